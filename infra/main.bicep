@@ -1,0 +1,280 @@
+// Everything one environment of the envelope signing service runs on, in one subscription-scope
+// deployment: a resource group with the Function App (Flex Consumption, Node 22, user-assigned
+// managed identity), its storage account, Key Vault, Application Insights with Log Analytics, and
+// the role assignments that tie them together.
+//
+//   azd up                                  (azure.yaml, parameters from main.parameters.json)
+//   az deployment sub create --location <region> --template-file infra/main.bicep \
+//     --parameters environmentName=<name> location=<region> operatorPrincipalId=<object id>
+//
+// docs/deploy.md walks through both; .github/workflows/deploy.yml runs the second on every push to
+// main. No secret is a parameter default or an output: secrets live in Key Vault only.
+targetScope = 'subscription'
+
+metadata description = 'Envelope signing service on Azure Functions (Flex Consumption) with managed identity, Key Vault and Application Insights.'
+
+@minLength(1)
+@maxLength(40)
+@description('Name of the environment, such as prod or staging. It names the resource group (rg-<name>) and seeds the other resource names, so one subscription can hold several environments.')
+param environmentName string
+
+@minLength(1)
+@description('Azure region of every resource. It must offer the Flex Consumption plan with Node 22: az functionapp list-flexconsumption-locations.')
+@metadata({
+  azd: {
+    type: 'location'
+  }
+})
+param location string
+
+@description('Name of the resource group to create; empty means rg-<environmentName>.')
+param resourceGroupName string = ''
+
+@description('Comma-separated origins allowed to call the API and to upload to Blob storage from a browser, such as https://sign.example.com; empty or * allows any origin (the API authenticates with bearer tokens, not cookies).')
+param allowedOrigins string = ''
+
+@description('Object id of the operator (a person or an Entra ID group) who creates invitation codes and rotates secrets. It gets Storage Table Data Contributor on the storage account and Key Vault Secrets Officer on the vault. Empty assigns nothing.')
+param operatorPrincipalId string = ''
+
+@allowed([
+  ''
+  'User'
+  'Group'
+  'ServicePrincipal'
+])
+@description('Kind of principal operatorPrincipalId is; empty means User.')
+param operatorPrincipalType string = ''
+
+@allowed([
+  ''
+  'off'
+  'optional'
+  'required'
+])
+@description('Cloudflare Turnstile on Register and Login: off (tokens are ignored), optional (a token that is sent is verified) or required. Put the secret turnstile-secret-key in Key Vault before turning it on. Empty means off.')
+param turnstileMode string = ''
+
+@description('URL of an RFC 3161 timestamp authority; seals then carry a signature timestamp (PAdES B-T). Empty seals without one.')
+param tsaUrl string = ''
+
+@description('JWT iss claim of the access tokens.')
+param jwtIssuer string = 'envelope-signing-service'
+
+@description('JWT aud claim of the access tokens.')
+param jwtAudience string = 'envelope-api'
+
+@minValue(60)
+@maxValue(86400)
+@description('Lifetime of an access token, seconds.')
+param jwtTtlSeconds int = 3600
+
+@minValue(10)
+@maxValue(15)
+@description('bcrypt cost of password hashes; each step doubles the time of a login.')
+param bcryptCost int = 12
+
+@minValue(1)
+@maxValue(86400)
+@description('Lifetime of an upload SAS URL, seconds.')
+param uploadUrlTtlSeconds int = 900
+
+@minValue(1024)
+@description('Largest document accepted, bytes (default 25 MiB).')
+param maxDocumentBytes int = 26214400
+
+@allowed([
+  2048
+  4096
+])
+@description('Memory of each Function App instance, MB.')
+param instanceMemoryMB int = 2048
+
+@minValue(1)
+@maxValue(1000)
+@description('Most instances the Function App scales out to; a ceiling on cost under load.')
+param maximumInstanceCount int = 40
+
+@minValue(0)
+@maxValue(20)
+@description('Instances kept warm for the HTTP functions. 0 scales to zero: nothing to pay while idle, a cold start of a few seconds on the first request.')
+param httpAlwaysReadyInstances int = 0
+
+@allowed([
+  'Standard_LRS'
+  'Standard_ZRS'
+  'Standard_GRS'
+  'Standard_GZRS'
+  'Standard_RAGRS'
+  'Standard_RAGZRS'
+])
+@description('Redundancy of the storage account that holds the documents.')
+param storageSkuName string = 'Standard_LRS'
+
+@minValue(30)
+@maxValue(730)
+@description('Days Log Analytics keeps logs and telemetry.')
+param logRetentionInDays int = 30
+
+@description('Daily log ingestion cap, GB; -1 means no cap.')
+param logDailyQuotaGb int = 1
+
+@description('Purge protection on the Key Vault: deleted secrets and the vault itself stay recoverable for 90 days. Once on, it cannot be turned off.')
+param keyVaultPurgeProtection bool = true
+
+@description('Extra tags for every resource.')
+param tags object = {}
+
+@secure()
+@description('Optional: writes the JWT signing key (at least 32 bytes) to Key Vault. Usually left empty and set with az keyvault secret set (docs/deploy.md).')
+param jwtSecret string = ''
+
+@secure()
+@description('Optional: writes the Cloudflare Turnstile secret key to Key Vault.')
+param turnstileSecretKey string = ''
+
+@secure()
+@description('Optional: writes the sealing certificate (base64 of a PKCS#12 file) to Key Vault.')
+param sealP12Base64 string = ''
+
+@secure()
+@description('Optional: writes the passphrase of the sealing certificate to Key Vault.')
+param sealP12Passphrase string = ''
+
+var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
+var allTags = union(tags, { 'azd-env-name': environmentName })
+var functionAppName = 'func-${resourceToken}'
+var deploymentContainerName = 'app-package'
+
+// Names of the secrets in Key Vault; the app settings reference them (functionapp.bicep).
+var secretNames = {
+  jwtSecret: 'jwt-secret'
+  turnstileSecretKey: 'turnstile-secret-key'
+  sealP12Base64: 'seal-p12-base64'
+  sealP12Passphrase: 'seal-p12-passphrase'
+}
+
+resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
+  name: empty(resourceGroupName) ? 'rg-${environmentName}' : resourceGroupName
+  location: location
+  tags: allTags
+}
+
+module identity 'modules/identity.bicep' = {
+  name: 'identity'
+  scope: rg
+  params: {
+    name: 'id-${resourceToken}'
+    location: location
+    tags: allTags
+  }
+}
+
+module monitoring 'modules/monitoring.bicep' = {
+  name: 'monitoring'
+  scope: rg
+  params: {
+    logAnalyticsName: 'log-${resourceToken}'
+    applicationInsightsName: 'appi-${resourceToken}'
+    location: location
+    tags: allTags
+    retentionInDays: logRetentionInDays
+    dailyQuotaGb: logDailyQuotaGb
+  }
+}
+
+module storage 'modules/storage.bicep' = {
+  name: 'storage'
+  scope: rg
+  params: {
+    name: 'st${resourceToken}'
+    location: location
+    tags: allTags
+    skuName: storageSkuName
+    allowedOrigins: empty(allowedOrigins) ? ['*'] : split(replace(allowedOrigins, ' ', ''), ',')
+    deploymentContainerName: deploymentContainerName
+  }
+}
+
+module keyVault 'modules/keyvault.bicep' = {
+  name: 'keyvault'
+  scope: rg
+  params: {
+    name: 'kv-${resourceToken}'
+    location: location
+    tags: allTags
+    enablePurgeProtection: keyVaultPurgeProtection
+    secretNames: secretNames
+    jwtSecret: jwtSecret
+    turnstileSecretKey: turnstileSecretKey
+    sealP12Base64: sealP12Base64
+    sealP12Passphrase: sealP12Passphrase
+  }
+}
+
+module roles 'modules/roles.bicep' = {
+  name: 'roles'
+  scope: rg
+  params: {
+    storageAccountName: storage.outputs.name
+    keyVaultName: keyVault.outputs.name
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    appPrincipalId: identity.outputs.principalId
+    operatorPrincipalId: operatorPrincipalId
+    operatorPrincipalType: empty(operatorPrincipalType) ? 'User' : operatorPrincipalType
+  }
+}
+
+module functionApp 'modules/functionapp.bicep' = {
+  name: 'functionapp'
+  scope: rg
+  // The app's first start needs its storage and Key Vault roles in place.
+  dependsOn: [
+    roles
+  ]
+  params: {
+    name: functionAppName
+    planName: 'plan-${resourceToken}'
+    location: location
+    tags: allTags
+    identityId: identity.outputs.id
+    identityClientId: identity.outputs.clientId
+    storageAccountName: storage.outputs.name
+    deploymentContainerName: deploymentContainerName
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    keyVaultName: keyVault.outputs.name
+    secretNames: secretNames
+    instanceMemoryMB: instanceMemoryMB
+    maximumInstanceCount: maximumInstanceCount
+    httpAlwaysReadyInstances: httpAlwaysReadyInstances
+    allowedOrigins: empty(allowedOrigins) ? '*' : allowedOrigins
+    jwtIssuer: jwtIssuer
+    jwtAudience: jwtAudience
+    jwtTtlSeconds: jwtTtlSeconds
+    bcryptCost: bcryptCost
+    turnstileMode: empty(turnstileMode) ? 'off' : turnstileMode
+    tsaUrl: tsaUrl
+    uploadUrlTtlSeconds: uploadUrlTtlSeconds
+    maxDocumentBytes: maxDocumentBytes
+  }
+}
+
+@description('Region of the deployment.')
+output AZURE_LOCATION string = location
+
+@description('Entra ID tenant of the subscription.')
+output AZURE_TENANT_ID string = tenant().tenantId
+
+@description('Resource group holding the environment.')
+output AZURE_RESOURCE_GROUP string = rg.name
+
+@description('Name of the Function App (the deploy target).')
+output AZURE_FUNCTION_APP_NAME string = functionApp.outputs.name
+
+@description('Base URL of the API; GET <API_BASE_URL>/health answers {"status":"ok"}.')
+output API_BASE_URL string = 'https://${functionApp.outputs.defaultHostName}/api'
+
+@description('Name of the storage account (STORAGE_ACCOUNT_NAME for npm run invite).')
+output STORAGE_ACCOUNT_NAME string = storage.outputs.name
+
+@description('Name of the Key Vault holding the secrets.')
+output AZURE_KEY_VAULT_NAME string = keyVault.outputs.name

@@ -1,0 +1,226 @@
+// The Function App on the Flex Consumption plan (Linux, Node 22), running as its user-assigned
+// managed identity.
+//
+// Flex Consumption moved the runtime, scale and deployment settings into properties.functionAppConfig
+// and rejects the app settings and site properties that used to carry them (FUNCTIONS_WORKER_RUNTIME,
+// WEBSITE_NODE_DEFAULT_VERSION, WEBSITE_RUN_FROM_PACKAGE, WEBSITE_CONTENT*, linuxFxVersion,
+// alwaysOn, ...): none of them is set here, and tests/infra checks that none creeps back in.
+// https://learn.microsoft.com/azure/azure-functions/functions-app-settings#flex-consumption-plan-deprecations
+
+@description('Name of the Function App (globally unique; it is the host name <name>.azurewebsites.net).')
+param name string
+
+@description('Name of the Flex Consumption plan.')
+param planName string
+
+@description('Azure region of the plan and the app.')
+param location string
+
+@description('Tags for the plan and the app.')
+param tags object = {}
+
+@description('Resource id of the app\'s user-assigned managed identity.')
+param identityId string
+
+@description('Client id of the app\'s user-assigned managed identity.')
+param identityClientId string
+
+@description('Name of the storage account: the app\'s data, the host storage and the deployment container.')
+param storageAccountName string
+
+@description('Name of the blob container the plan deploys the app package from.')
+param deploymentContainerName string
+
+@description('Name of the Application Insights component the app reports to.')
+param applicationInsightsName string
+
+@description('Name of the Key Vault the app settings reference.')
+param keyVaultName string
+
+@description('Names of the secrets in the vault: { jwtSecret, turnstileSecretKey, sealP12Base64, sealP12Passphrase }.')
+param secretNames object
+
+@allowed([
+  2048
+  4096
+])
+@description('Memory of each instance, MB.')
+param instanceMemoryMB int = 2048
+
+@minValue(1)
+@maxValue(1000)
+@description('Most instances the app scales out to.')
+param maximumInstanceCount int = 40
+
+@minValue(0)
+@maxValue(20)
+@description('Instances kept running for the HTTP functions; 0 scales to zero (no idle compute cost, cold starts of a few seconds).')
+param httpAlwaysReadyInstances int = 0
+
+@description('Comma-separated origins allowed to call the API (ALLOWED_ORIGINS); * allows any.')
+param allowedOrigins string
+
+@description('JWT iss claim (JWT_ISSUER).')
+param jwtIssuer string
+
+@description('JWT aud claim (JWT_AUDIENCE).')
+param jwtAudience string
+
+@description('Lifetime of an access token, seconds (JWT_TTL_SECONDS).')
+param jwtTtlSeconds int
+
+@description('bcrypt cost of password hashes (BCRYPT_COST).')
+param bcryptCost int
+
+@allowed([
+  'off'
+  'optional'
+  'required'
+])
+@description('Cloudflare Turnstile: off (tokens ignored), optional (a token that is sent is verified) or required.')
+param turnstileMode string
+
+@description('RFC 3161 timestamp authority for PAdES B-T seals (TSA_URL); empty seals without a timestamp.')
+param tsaUrl string
+
+@description('Lifetime of an upload SAS URL, seconds (UPLOAD_URL_TTL_SECONDS).')
+param uploadUrlTtlSeconds int
+
+@description('Largest document accepted, bytes (MAX_DOCUMENT_BYTES).')
+param maxDocumentBytes int
+
+resource storageAccount 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+  name: storageAccountName
+}
+
+resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: applicationInsightsName
+}
+
+resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
+  name: planName
+  location: location
+  tags: tags
+  kind: 'functionapp'
+  sku: {
+    name: 'FC1'
+    tier: 'FlexConsumption'
+  }
+  properties: {
+    reserved: true
+  }
+}
+
+// App settings (CONTRACT §8). Secrets are Key Vault references, resolved by the platform with the
+// identity in keyVaultReferenceIdentity; the values never pass through a deployment.
+var baseSettings = {
+  // Functions host storage over the managed identity: no connection string, no key.
+  AzureWebJobsStorage__accountName: storageAccount.name
+  AzureWebJobsStorage__credential: 'managedidentity'
+  AzureWebJobsStorage__clientId: identityClientId
+  // DefaultAzureCredential in the app picks the user-assigned identity by this client id.
+  AZURE_CLIENT_ID: identityClientId
+  APPLICATIONINSIGHTS_CONNECTION_STRING: applicationInsights.properties.ConnectionString
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
+  // With STORAGE_ACCOUNT_NAME and no STORAGE_CONNECTION_STRING the app uses the managed identity
+  // and user-delegation SAS.
+  STORAGE_ACCOUNT_NAME: storageAccount.name
+  JWT_SECRET: '@Microsoft.KeyVault(VaultName=${keyVaultName};SecretName=${secretNames.jwtSecret})'
+  JWT_ISSUER: jwtIssuer
+  JWT_AUDIENCE: jwtAudience
+  JWT_TTL_SECONDS: string(jwtTtlSeconds)
+  BCRYPT_COST: string(bcryptCost)
+  SEAL_P12_BASE64: '@Microsoft.KeyVault(VaultName=${keyVaultName};SecretName=${secretNames.sealP12Base64})'
+  SEAL_P12_PASSPHRASE: '@Microsoft.KeyVault(VaultName=${keyVaultName};SecretName=${secretNames.sealP12Passphrase})'
+  UPLOAD_URL_TTL_SECONDS: string(uploadUrlTtlSeconds)
+  MAX_DOCUMENT_BYTES: string(maxDocumentBytes)
+  ALLOWED_ORIGINS: allowedOrigins
+}
+
+// Turnstile settings only when it is on: with no secret the service ignores tokens (CONTRACT §2).
+var turnstileOnSettings = {
+  TURNSTILE_SECRET_KEY: '@Microsoft.KeyVault(VaultName=${keyVaultName};SecretName=${secretNames.turnstileSecretKey})'
+  TURNSTILE_REQUIRED: turnstileMode == 'required' ? 'true' : 'false'
+}
+var turnstileSettings = turnstileMode == 'off' ? {} : turnstileOnSettings
+
+var timestampSettings = empty(tsaUrl) ? {} : { TSA_URL: tsaUrl }
+
+var appSettings = union(baseSettings, turnstileSettings, timestampSettings)
+
+// Always-ready instances for the HTTP trigger group; none by default, so an idle app costs nothing.
+var httpAlwaysReady = {
+  name: 'http'
+  instanceCount: httpAlwaysReadyInstances
+}
+var alwaysReady = httpAlwaysReadyInstances == 0 ? [] : [httpAlwaysReady]
+
+resource site 'Microsoft.Web/sites@2024-04-01' = {
+  name: name
+  location: location
+  // azd finds the app to deploy `api` to by this tag (azure.yaml).
+  tags: union(tags, { 'azd-service-name': 'api' })
+  kind: 'functionapp,linux'
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identityId}': {}
+    }
+  }
+  properties: {
+    serverFarmId: plan.id
+    httpsOnly: true
+    publicNetworkAccess: 'Enabled'
+    // Key Vault references resolve with the user-assigned identity, not a system-assigned one.
+    keyVaultReferenceIdentity: identityId
+    siteConfig: {
+      minTlsVersion: '1.2'
+      http20Enabled: true
+      // The app answers CORS itself from ALLOWED_ORIGINS; platform CORS stays off so it cannot
+      // override those headers.
+      appSettings: [
+        for setting in items(appSettings): {
+          name: setting.key
+          value: setting.value
+        }
+      ]
+    }
+    functionAppConfig: {
+      deployment: {
+        storage: {
+          type: 'blobContainer'
+          value: '${storageAccount.properties.primaryEndpoints.blob}${deploymentContainerName}'
+          authentication: {
+            type: 'UserAssignedIdentity'
+            userAssignedIdentityResourceId: identityId
+          }
+        }
+      }
+      scaleAndConcurrency: {
+        instanceMemoryMB: instanceMemoryMB
+        maximumInstanceCount: maximumInstanceCount
+        alwaysReady: alwaysReady
+      }
+      runtime: {
+        name: 'node'
+        version: '22'
+      }
+    }
+  }
+}
+
+// No publishing with a user name and password: deployments authenticate with Entra ID
+// (OpenID Connect in the workflow, `az login` or `azd auth login` on a laptop).
+resource scmBasicAuth 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = {
+  parent: site
+  name: 'scm'
+  properties: {
+    allow: false
+  }
+}
+
+@description('Name of the Function App.')
+output name string = site.name
+
+@description('Default host name of the app, without scheme.')
+output defaultHostName string = site.properties.defaultHostName

@@ -1,0 +1,158 @@
+// The storage account: the service's data (tables and the `documents` and `sealed` containers), the
+// Functions host's own storage (AzureWebJobsStorage) and the Flex Consumption deployment container.
+// Shared-key access is off, so nothing can use an account key or a key-signed SAS: the app signs
+// user-delegation SAS with its managed identity, and operators use their Entra ID sign-in.
+
+@minLength(3)
+@maxLength(24)
+@description('Name of the storage account (3 to 24 lower-case letters and digits, globally unique).')
+param name string
+
+@description('Azure region of the account.')
+param location string
+
+@description('Tags for the account.')
+param tags object = {}
+
+@allowed([
+  'Standard_LRS'
+  'Standard_ZRS'
+  'Standard_GRS'
+  'Standard_GZRS'
+  'Standard_RAGRS'
+  'Standard_RAGZRS'
+])
+@description('Redundancy of the account. ZRS or GZRS keep documents through a zone outage where the region offers zones.')
+param skuName string = 'Standard_LRS'
+
+@description('Origins allowed to upload to and read from Blob storage in a browser (Blob CORS); [\'*\'] allows any, [] none.')
+param allowedOrigins string[] = []
+
+@description('Name of the blob container the Flex Consumption plan deploys the app package to.')
+param deploymentContainerName string
+
+@minValue(1)
+@maxValue(365)
+@description('Days a deleted blob or container can still be restored.')
+param softDeleteDays int = 7
+
+// The service's containers and tables (CONTRACT §3-§6, §10): documents holds the uploaded
+// originals, sealed the sealed PDFs.
+var containerNames = [
+  'documents'
+  'sealed'
+]
+var tableNames = [
+  'users'
+  'invitations'
+  'envelopes'
+  'seals'
+  'loginAttempts'
+]
+
+// Browsers upload with PUT and read the SAS URLs with GET (CONTRACT §4).
+var corsRule = {
+  allowedOrigins: allowedOrigins
+  allowedMethods: [
+    'GET'
+    'HEAD'
+    'PUT'
+    'OPTIONS'
+  ]
+  allowedHeaders: [
+    'content-type'
+    'x-ms-*'
+  ]
+  exposedHeaders: [
+    'content-length'
+    'content-type'
+    'etag'
+    'x-ms-*'
+  ]
+  maxAgeInSeconds: 3600
+}
+var corsRules = empty(allowedOrigins) ? [] : [corsRule]
+
+resource account 'Microsoft.Storage/storageAccounts@2023-05-01' = {
+  name: name
+  location: location
+  tags: tags
+  kind: 'StorageV2'
+  sku: {
+    name: skuName
+  }
+  properties: {
+    accessTier: 'Hot'
+    // No account keys: every caller authenticates with Entra ID.
+    allowSharedKeyAccess: false
+    defaultToOAuthAuthentication: true
+    allowBlobPublicAccess: false
+    allowCrossTenantReplication: false
+    minimumTlsVersion: 'TLS1_2'
+    supportsHttpsTrafficOnly: true
+    publicNetworkAccess: 'Enabled'
+    networkAcls: {
+      defaultAction: 'Allow'
+      bypass: 'AzureServices'
+    }
+    dnsEndpointType: 'Standard'
+  }
+}
+
+resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01' = {
+  parent: account
+  name: 'default'
+  properties: {
+    cors: {
+      corsRules: corsRules
+    }
+    deleteRetentionPolicy: {
+      enabled: true
+      days: softDeleteDays
+    }
+    containerDeleteRetentionPolicy: {
+      enabled: true
+      days: softDeleteDays
+    }
+  }
+}
+
+resource containers 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = [
+  for containerName in containerNames: {
+    parent: blobService
+    name: containerName
+    properties: {
+      publicAccess: 'None'
+    }
+  }
+]
+
+resource deploymentContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+  parent: blobService
+  name: deploymentContainerName
+  properties: {
+    publicAccess: 'None'
+  }
+}
+
+resource tableService 'Microsoft.Storage/storageAccounts/tableServices@2023-05-01' = {
+  parent: account
+  name: 'default'
+  properties: {}
+}
+
+resource tables 'Microsoft.Storage/storageAccounts/tableServices/tables@2023-05-01' = [
+  for tableName in tableNames: {
+    parent: tableService
+    name: tableName
+  }
+]
+
+@description('Name of the storage account (the app\'s STORAGE_ACCOUNT_NAME).')
+output name string = account.name
+
+@description('Resource id of the storage account.')
+output id string = account.id
+
+@description('Blob endpoint, ending in a slash.')
+output blobEndpoint string = account.properties.primaryEndpoints.blob

@@ -1,0 +1,14 @@
+/**
+ * Jest runs the compiled ES modules in dist/ (`npm test` builds first), so tests exercise exactly the
+ * JavaScript that `npm start` and the Functions host run, worker threads included.
+ * @type {import('jest').Config}
+ */
+export default {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/dist/tests'],
+  testMatch: ['**/*.test.js'],
+  globalSetup: '<rootDir>/dist/tests/support/globalSetup.js',
+  globalTeardown: '<rootDir>/dist/tests/support/globalTeardown.js',
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

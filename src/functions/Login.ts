@@ -1,0 +1,24 @@
+/** POST /api/Login (spec §4, CONTRACT §2). */
+import type { HttpRequest, HttpResponseInit } from '@azure/functions';
+import { login } from '../lib/auth/accounts.js';
+import { loginRequest } from '../lib/auth/schemas.js';
+import { readJsonBody } from '../lib/http/body.js';
+import { httpFunction } from '../lib/http/register.js';
+import { clientIp } from '../lib/http/requestInfo.js';
+import { json } from '../lib/http/respond.js';
+import { getServices } from '../lib/services.js';
+
+export async function loginUser(request: HttpRequest): Promise<HttpResponseInit> {
+  const body = await readJsonBody(request, loginRequest);
+  const services = getServices();
+  const result = await login({ ...services, throttle: services.loginThrottle, request: body, remoteIp: clientIp(request) });
+  return json(200, result, { noStore: true });
+}
+
+httpFunction('Login', {
+  methods: ['POST'],
+  authLevel: 'anonymous',
+  route: 'Login',
+  access: 'public',
+  handler: loginUser,
+});

@@ -1,0 +1,29 @@
+/** PUT and PATCH /api/envelopes/{id} (spec §4, CONTRACT §3, §5): signers and status; both methods behave the same. */
+import type { HttpRequest, HttpResponseInit } from '@azure/functions';
+import { envelopeETag, type Actor } from '../lib/envelopes/model.js';
+import { updateEnvelopeRequest } from '../lib/envelopes/schemas.js';
+import { updateEnvelope } from '../lib/envelopes/update.js';
+import { toEnvelopeView } from '../lib/envelopes/view.js';
+import { readJsonBody } from '../lib/http/body.js';
+import { httpFunction } from '../lib/http/register.js';
+import { json } from '../lib/http/respond.js';
+import { getServices } from '../lib/services.js';
+import { readOwnedEnvelope } from '../lib/envelopes/get.js';
+
+export async function updateOwnEnvelope(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
+  const services = getServices();
+  const envelopeId = request.params.id ?? '';
+  // An unknown envelope is 404 whatever the body says.
+  await readOwnedEnvelope(services.envelopes, caller.userId, envelopeId);
+  const body = await readJsonBody(request, updateEnvelopeRequest);
+  const record = await updateEnvelope({ services, envelopeId, request: body, actor: caller, ifMatch: request.headers.get('if-match') });
+  return json(200, await toEnvelopeView(record, services.storage.sas), { noStore: true, headers: { ETag: envelopeETag(record) } });
+}
+
+httpFunction('UpdateEnvelope', {
+  methods: ['PUT', 'PATCH'],
+  authLevel: 'anonymous',
+  route: 'envelopes/{id}',
+  access: 'bearer',
+  handler: updateOwnEnvelope,
+});

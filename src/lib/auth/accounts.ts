@@ -1,0 +1,93 @@
+/**
+ * Register and Login (spec §4, CONTRACT §2).
+ */
+import { uuidv7 } from '../ids.js';
+import { AppError } from '../errors.js';
+import type { Config } from '../config.js';
+import type { InvitationRepository } from '../storage/invitationRepository.js';
+import { isUsable } from '../storage/invitationRepository.js';
+import { emailTaken, type UserRepository } from '../storage/userRepository.js';
+import type { LoginRequest, RegisterRequest } from './schemas.js';
+import { issueAccessToken } from './jwt.js';
+import { dummyHash, hashPassword, verifyPassword } from './password.js';
+import { verifyCaptcha } from './turnstile.js';
+import type { LoginThrottle } from './loginThrottle.js';
+
+export interface AccountDependencies {
+  users: UserRepository;
+  invitations: InvitationRepository;
+  config: Config;
+}
+
+export interface RegisterOptions extends AccountDependencies {
+  request: RegisterRequest;
+  remoteIp: string | null;
+  now?: Date;
+}
+
+/**
+ * Creates an account.
+ * Order (CONTRACT §2): the captcha, then the invitation code (403 telling nothing else), then the
+ * e-mail address (409, the code not consumed), then the code is consumed atomically, then the user is
+ * inserted; if that insert loses a race for the address, the code's use is given back.
+ * @returns the new userId
+ * @throws AppError 403 (invalid captcha or invitation), 409 (address taken), 503 (captcha unavailable)
+ */
+export async function register({ users, invitations, config, request, remoteIp, now = new Date() }: RegisterOptions): Promise<{ userId: string }> {
+  const captcha = await verifyCaptcha(config.turnstile, { token: request.turnstileToken, remoteIp });
+  if (captcha === 'failed') throw new AppError('forbidden', 'The captcha was not solved.', { type: 'captcha-failed' });
+
+  const invitation = await invitations.find(request.invitationCode);
+  if (invitation === null || !isUsable(invitation, now)) throw invalidInvitation();
+  if ((await users.findByEmail(request.email)) !== null) throw emailTaken();
+
+  // Hash before consuming the code so a slow hash does not hold a use that may be given back.
+  const passwordHash = await hashPassword(request.password, config.bcryptCost);
+  if ((await invitations.consume(request.invitationCode, now)) !== 'consumed') throw invalidInvitation();
+  const userId = uuidv7();
+  try {
+    await users.insert({ userId, email: request.email, role: 'user', passwordHash, createdAt: now.toISOString() });
+  } catch (error) {
+    await invitations.release(request.invitationCode);
+    throw error;
+  }
+  return { userId };
+}
+
+function invalidInvitation(): AppError {
+  return new AppError('forbidden', 'The invitation code is invalid, expired or used up.', { type: 'invalid-invitation' });
+}
+
+export interface LoginOptions extends AccountDependencies {
+  request: LoginRequest;
+  remoteIp: string | null;
+  throttle?: LoginThrottle;
+}
+
+export interface LoginResult {
+  token: string;
+  user: { userId: string; email: string; role: 'user' };
+}
+
+/**
+ * Checks credentials and issues an access token.
+ * Unknown address and wrong password give the same error and run the same bcrypt comparison (against
+ * a dummy hash when the user does not exist), so neither body nor timing tells them apart.
+ * @throws AppError 401 (invalid credentials or captcha), 429 (throttled, with Retry-After), 503 (captcha unavailable)
+ */
+export async function login({ users, config, request, remoteIp, throttle }: LoginOptions): Promise<LoginResult> {
+  const captcha = await verifyCaptcha(config.turnstile, { token: request.turnstileToken, remoteIp });
+  if (captcha === 'failed') {
+    throw new AppError('unauthorized', 'The captcha was not solved.', { type: 'captcha-failed' });
+  }
+  await throttle?.assertAllowed(request.email);
+  const user = await users.findByEmail(request.email);
+  const matches = await verifyPassword(request.password, user?.passwordHash ?? (await dummyHash(config.bcryptCost)));
+  if (user === null || !matches) {
+    await throttle?.recordFailure(request.email);
+    throw new AppError('unauthorized', 'The e-mail address or password is wrong.', { type: 'invalid-credentials' });
+  }
+  await throttle?.recordSuccess(request.email);
+  const { token } = await issueAccessToken({ sub: user.userId, email: user.email, role: user.role }, config.jwt);
+  return { token, user: { userId: user.userId, email: user.email, role: user.role } };
+}

@@ -1,0 +1,170 @@
+/**
+ * The service's settings (CONTRACT §8), read from the environment (Function App settings in Azure,
+ * `local.settings.json` / generated secrets on a laptop) and parsed once with zod.
+ * A missing or invalid required setting stops start-up with one line naming it.
+ */
+import { z } from 'zod';
+
+const DEFAULT_TURNSTILE_VERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+function integer(defaultValue: number, min: number, max: number) {
+  return optionalText.pipe(
+    z
+      .string()
+      .regex(/^-?\d+$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(z.number().int().min(min).max(max))
+      .optional()
+      .transform((value) => value ?? defaultValue),
+  );
+}
+
+const booleanFlag = optionalText.pipe(
+  z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .transform((value) => value === 'true' || value === '1'),
+);
+
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+/** Environment variables and how each one is parsed. Keys are the setting names users see. */
+const environmentSchema = z.object({
+  STORAGE_CONNECTION_STRING: optionalText,
+  STORAGE_ACCOUNT_NAME: optionalText.pipe(
+    z.string().regex(/^[a-z0-9]{3,24}$/, 'must be 3 to 24 lower-case letters and digits').optional(),
+  ),
+  JWT_SECRET: optionalText.pipe(
+    z
+      .string({ error: 'is required (at least 32 bytes)' })
+      .refine((value) => Buffer.byteLength(value, 'utf8') >= 32, 'must be at least 32 bytes'),
+  ),
+  JWT_ISSUER: optionalText.transform((value) => value ?? 'envelope-signing-service'),
+  JWT_AUDIENCE: optionalText.transform((value) => value ?? 'envelope-api'),
+  JWT_TTL_SECONDS: integer(3600, 60, 86_400),
+  BCRYPT_COST: integer(12, 10, 15),
+  TURNSTILE_SECRET_KEY: optionalText,
+  TURNSTILE_VERIFY_URL: optionalText.pipe(httpUrl.optional()).transform((value) => value ?? DEFAULT_TURNSTILE_VERIFY_URL),
+  TURNSTILE_REQUIRED: booleanFlag,
+  SEAL_P12_BASE64: optionalText.pipe(
+    z.string({ error: 'is required (base64 of a PKCS#12 file)' }).regex(/^[A-Za-z0-9+/=\s]+$/, 'must be base64'),
+  ),
+  SEAL_P12_PASSPHRASE: z.string().optional().transform((value) => value ?? ''),
+  TSA_URL: optionalText.pipe(httpUrl.optional()),
+  UPLOAD_URL_TTL_SECONDS: integer(900, 1, 86_400),
+  MAX_DOCUMENT_BYTES: integer(26_214_400, 1024, 2_147_483_647),
+  ALLOWED_ORIGINS: optionalText.transform((value) =>
+    (value ?? '*')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter((origin) => origin !== ''),
+  ),
+  PORT: integer(7071, 0, 65_535),
+});
+
+export interface Config {
+  storage:
+    | { kind: 'connectionString'; connectionString: string }
+    | { kind: 'managedIdentity'; accountName: string };
+  jwt: {
+    /** HS256 key bytes (at least 32). */
+    secret: Uint8Array;
+    issuer: string;
+    audience: string;
+    /** Token lifetime, seconds. */
+    ttlSeconds: number;
+  };
+  bcryptCost: number;
+  turnstile: { secretKey: string | undefined; verifyUrl: string; required: boolean };
+  seal: { p12: Uint8Array; passphrase: string };
+  /** RFC 3161 timestamp authority; unset means PAdES B-B seals without a timestamp. */
+  tsaUrl: string | undefined;
+  /** Lifetime of an upload SAS, seconds. */
+  uploadUrlTtlSeconds: number;
+  /** Largest document accepted, bytes. */
+  maxDocumentBytes: number;
+  /** CORS origins for the API and the Blob service; `['*']` allows any. */
+  allowedOrigins: string[];
+  /** Port of the local host (not used in Azure). */
+  port: number;
+}
+
+/** Thrown when a setting is missing or invalid; `message` is the one line to print. */
+export class ConfigError extends Error {
+  constructor(readonly setting: string, problem: string) {
+    super(`Invalid setting ${setting}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses the settings from `env`.
+ * @throws ConfigError naming the first setting that is missing or invalid
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = environmentSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const setting = String(issue?.path[0] ?? 'environment');
+    throw new ConfigError(setting, issue?.message ?? 'invalid');
+  }
+  const values = parsed.data;
+  return {
+    storage: loadStorageSettings(env),
+    jwt: {
+      secret: new TextEncoder().encode(values.JWT_SECRET),
+      issuer: values.JWT_ISSUER,
+      audience: values.JWT_AUDIENCE,
+      ttlSeconds: values.JWT_TTL_SECONDS,
+    },
+    bcryptCost: values.BCRYPT_COST,
+    turnstile: {
+      secretKey: values.TURNSTILE_SECRET_KEY,
+      verifyUrl: values.TURNSTILE_VERIFY_URL,
+      required: values.TURNSTILE_REQUIRED,
+    },
+    seal: { p12: Buffer.from(values.SEAL_P12_BASE64, 'base64'), passphrase: values.SEAL_P12_PASSPHRASE },
+    tsaUrl: values.TSA_URL,
+    uploadUrlTtlSeconds: values.UPLOAD_URL_TTL_SECONDS,
+    maxDocumentBytes: values.MAX_DOCUMENT_BYTES,
+    allowedOrigins: values.ALLOWED_ORIGINS,
+    port: values.PORT,
+  };
+}
+
+const storageSchema = environmentSchema.pick({ STORAGE_CONNECTION_STRING: true, STORAGE_ACCOUNT_NAME: true });
+
+/**
+ * Only the storage settings, for commands that need nothing else (`npm run invite`).
+ * A connection string wins over an account name; neither means `UseDevelopmentStorage=true`.
+ * @throws ConfigError naming the invalid setting
+ */
+export function loadStorageSettings(env: NodeJS.ProcessEnv = process.env): Config['storage'] {
+  const parsed = storageSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(String(issue?.path[0] ?? 'environment'), issue?.message ?? 'invalid');
+  }
+  const values = parsed.data;
+  return values.STORAGE_CONNECTION_STRING !== undefined || values.STORAGE_ACCOUNT_NAME === undefined
+    ? { kind: 'connectionString', connectionString: values.STORAGE_CONNECTION_STRING ?? 'UseDevelopmentStorage=true' }
+    : { kind: 'managedIdentity', accountName: values.STORAGE_ACCOUNT_NAME };
+}
+
+let cached: Config | undefined;
+
+/** The settings of this process, parsed on first use and kept. @throws ConfigError */
+export function getConfig(): Config {
+  cached ??= loadConfig();
+  return cached;
+}
+
+/** Forgets the parsed settings so the next {@link getConfig} reads the environment again (tests, local host start-up). */
+export function resetConfig(): void {
+  cached = undefined;
+}

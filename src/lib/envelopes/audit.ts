@@ -1,0 +1,21 @@
+/**
+ * The audit trail of an envelope (CONTRACT §10): `GET /api/envelopes/{id}/audit`.
+ */
+import type { Services } from '../services.js';
+import { readOwnedEnvelope } from './get.js';
+import type { AuditEvent } from './model.js';
+
+export interface ListAuditEventsOptions {
+  services: Services;
+  ownerId: string;
+  envelopeId: string;
+}
+
+/**
+ * The caller's envelope's events, oldest first.
+ * @throws AppError 404 for a missing envelope or another owner's, as for the envelope itself
+ */
+export async function listAuditEvents({ services, ownerId, envelopeId }: ListAuditEventsOptions): Promise<AuditEvent[]> {
+  await readOwnedEnvelope(services.envelopes, ownerId, envelopeId);
+  return await services.envelopes.events(ownerId, envelopeId);
+}

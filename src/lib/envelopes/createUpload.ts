@@ -1,0 +1,69 @@
+/**
+ * GetUploadUrl (spec §4, CONTRACT §4): creates the draft envelope and a SAS URL to upload its document.
+ */
+import { AppError } from '../errors.js';
+import { uuidv7 } from '../ids.js';
+import type { Services } from '../services.js';
+import { CONTAINERS } from '../storage/clients.js';
+import type { Actor, AuditEvent, EnvelopeRecord } from './model.js';
+import type { UploadRequest } from './schemas.js';
+
+export interface CreateEnvelopeUploadOptions {
+  services: Services;
+  request: UploadRequest;
+  actor: Actor;
+  now?: Date;
+}
+
+export interface UploadTicket {
+  /** SAS URL for `PUT` with `x-ms-blob-type: BlockBlob`: create and write this one blob, nothing else. */
+  uploadUrl: string;
+  envelopeId: string;
+  /** `<envelopeId>/<filename>` in container `documents`. */
+  blobName: string;
+  /** When `uploadUrl` stops working. */
+  expiresAt: string;
+}
+
+/**
+ * Creates a draft envelope with no signers for `request.filename` and returns where to upload it.
+ * @throws AppError 415 when `mimetype` is not `application/pdf`
+ */
+export async function createEnvelopeUpload({ services, request, actor, now = new Date() }: CreateEnvelopeUploadOptions): Promise<UploadTicket> {
+  if (request.mimetype.split(';')[0]!.trim().toLowerCase() !== 'application/pdf') {
+    throw new AppError('unsupported_media_type', 'Only PDF documents are accepted: mimetype must be application/pdf.', {
+      type: 'unsupported-document-type',
+    });
+  }
+  const id = uuidv7();
+  const at = now.toISOString();
+  const blobName = `${id}/${request.filename}`;
+  const record: EnvelopeRecord = {
+    id,
+    ownerId: actor.userId,
+    status: 'draft',
+    documentName: request.filename,
+    blobName,
+    signers: [],
+    createdAt: at,
+    updatedAt: at,
+    completedAt: null,
+    hash: null,
+    originalSha256: null,
+    version: 1,
+    auditSequence: 1,
+  };
+  const event: AuditEvent = {
+    sequence: 1,
+    type: 'envelope.created',
+    at,
+    actorId: actor.userId,
+    ip: actor.ip,
+    userAgent: actor.userAgent,
+    details: { documentName: request.filename, blobName },
+  };
+  const ttl = services.config.uploadUrlTtlSeconds;
+  const uploadUrl = await services.storage.sas.blobUrl(CONTAINERS.documents, blobName, { access: 'createWrite', expiresInSeconds: ttl });
+  await services.envelopes.create(record, event);
+  return { uploadUrl, envelopeId: id, blobName, expiresAt: new Date(now.getTime() + ttl * 1000).toISOString() };
+}

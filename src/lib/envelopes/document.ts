@@ -1,0 +1,76 @@
+/**
+ * The uploaded original document, checked whenever it is used (CONTRACT §4): a SAS cannot limit size
+ * or type, so nothing about the blob is trusted until read.
+ */
+import { AppError } from '../errors.js';
+import type { Services } from '../services.js';
+import { storageStatus } from '../storage/keys.js';
+import type { EnvelopeRecord } from './model.js';
+
+/** How far into the file the `%PDF-` header may start, bytes (CONTRACT §4). */
+export const HEADER_WINDOW_BYTES = 1024;
+const PDF_HEADER = Buffer.from('%PDF-', 'latin1');
+
+export interface DocumentCheckOptions {
+  services: Services;
+  record: EnvelopeRecord;
+}
+
+/**
+ * Checks that the document is uploaded, within `MAX_DOCUMENT_BYTES`, and starts like a PDF, reading
+ * only its properties and first {@link HEADER_WINDOW_BYTES} bytes.
+ * @throws AppError 409 (not uploaded yet), 413 (too large), 415 (no `%PDF-` header)
+ */
+export async function checkDocument({ services, record }: DocumentCheckOptions): Promise<void> {
+  const blob = services.storage.containers.documents.getBlockBlobClient(record.blobName);
+  const size = await documentSize(services, record);
+  const head = size === 0 ? Buffer.alloc(0) : await blob.downloadToBuffer(0, Math.min(size, HEADER_WINDOW_BYTES));
+  assertPdfHeader(head);
+}
+
+/**
+ * Reads the whole document after the checks of {@link checkDocument}.
+ * @returns the document's bytes
+ * @throws AppError 409, 413, 415 as {@link checkDocument}
+ */
+export async function readDocument({ services, record }: DocumentCheckOptions): Promise<Uint8Array> {
+  const blob = services.storage.containers.documents.getBlockBlobClient(record.blobName);
+  const size = await documentSize(services, record);
+  let bytes: Buffer;
+  try {
+    bytes = size === 0 ? Buffer.alloc(0) : await blob.downloadToBuffer(0, size);
+  } catch (error) {
+    if (storageStatus(error) === 404) throw notUploaded();
+    throw error;
+  }
+  assertPdfHeader(bytes.subarray(0, HEADER_WINDOW_BYTES));
+  return bytes;
+}
+
+async function documentSize(services: Services, record: EnvelopeRecord): Promise<number> {
+  const blob = services.storage.containers.documents.getBlockBlobClient(record.blobName);
+  let size: number;
+  try {
+    size = (await blob.getProperties()).contentLength ?? 0;
+  } catch (error) {
+    if (storageStatus(error) === 404) throw notUploaded();
+    throw error;
+  }
+  const max = services.config.maxDocumentBytes;
+  if (size > max) {
+    throw new AppError('payload_too_large', `The document is ${size} bytes; at most ${max} bytes are accepted.`, { type: 'document-too-large' });
+  }
+  return size;
+}
+
+function assertPdfHeader(head: Buffer): void {
+  if (head.indexOf(PDF_HEADER) === -1) {
+    throw new AppError('unsupported_media_type', `The uploaded document is not a PDF: no %PDF- header in its first ${HEADER_WINDOW_BYTES} bytes.`, {
+      type: 'document-not-pdf',
+    });
+  }
+}
+
+function notUploaded(): AppError {
+  return new AppError('conflict', 'The document has not been uploaded yet: PUT it to the uploadUrl first.', { type: 'document-not-uploaded' });
+}

@@ -1,0 +1,76 @@
+/**
+ * The one error type of the domain. Library code throws `AppError(code, detail)`; the HTTP layer
+ * turns it into an RFC 9457 problem response through the single table in `src/lib/http/problem.ts`.
+ * Anything else that is thrown is a bug and becomes a 500 with a correlation id.
+ */
+
+/** Every way a request can fail that is not a bug, with the HTTP status it maps to (CONTRACT §1). */
+export const errorStatus = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  too_many_requests: 429,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+/** One field-level complaint, `path` in dotted form (`signers.0.email`), as in CONTRACT §1. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  /** Short, stable slug naming the specific problem (`document-encrypted`); becomes `urn:problem:<slug>`. Defaults to the code with dashes. */
+  type?: string;
+  /** Field-level complaints for validation failures. */
+  errors?: FieldError[];
+  /** Seconds, sent as `Retry-After` (429, 503). */
+  retryAfterSeconds?: number;
+  /** Extra response headers (`WWW-Authenticate` with an RFC 6750 error code). */
+  headers?: Record<string, string>;
+  /** The underlying fault, kept for the log only: never sent to the client. */
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly detail: string;
+  readonly type: string;
+  readonly errors: FieldError[] | undefined;
+  readonly retryAfterSeconds: number | undefined;
+  readonly headers: Record<string, string>;
+
+  /**
+   * @param code what kind of failure, which fixes the HTTP status
+   * @param detail a sentence a person understands; sent to the client, so it must never contain
+   *   secrets, storage error texts or another owner's data
+   */
+  constructor(code: ErrorCode, detail: string, options: AppErrorOptions = {}) {
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.detail = detail;
+    this.type = `urn:problem:${options.type ?? code.replaceAll('_', '-')}`;
+    this.errors = options.errors;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.headers = options.headers ?? {};
+  }
+
+  get status(): number {
+    return errorStatus[this.code];
+  }
+}
+
+/** True when `value` is an {@link AppError}, optionally of the given code. */
+export function isAppError(value: unknown, code?: ErrorCode): value is AppError {
+  return value instanceof AppError && (code === undefined || value.code === code);
+}

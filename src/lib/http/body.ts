@@ -1,0 +1,69 @@
+/**
+ * Request bodies: media type, size and JSON syntax checked before the zod schema (CONTRACT §1).
+ */
+import type { HttpRequest } from '@azure/functions';
+import type { z } from 'zod';
+import { AppError, type FieldError } from '../errors.js';
+
+/** Largest JSON request body, bytes (CONTRACT §1). */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Reads the body as JSON and validates it with `schema`.
+ * @throws AppError 415 when the media type is not JSON, 413 when over {@link MAX_JSON_BODY_BYTES}
+ *   (checked from `Content-Length` before reading, and while reading), 400 for malformed JSON or a
+ *   body the schema refuses (each complaint in `errors`, unknown fields named).
+ */
+export async function readJsonBody<Schema extends z.ZodType>(request: HttpRequest, schema: Schema): Promise<z.infer<Schema>> {
+  const mediaType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(mediaType)) {
+    throw new AppError('unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json.');
+  }
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > MAX_JSON_BODY_BYTES) throw tooLarge();
+  const text = await readCapped(request);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new AppError('bad_request', 'The request body is not valid JSON.', { type: 'malformed-json' });
+  }
+  return parseWith(schema, value);
+}
+
+/**
+ * Validates `value` with `schema`.
+ * @throws AppError 400 (`validation-failed`) listing every complaint as `{path, message}`
+ */
+export function parseWith<Schema extends z.ZodType>(schema: Schema, value: unknown, what = 'request body'): z.infer<Schema> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const errors: FieldError[] = result.error.issues.flatMap((issue) => {
+    const base = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: [...base, key].join('.'), message: 'is not a known field' }));
+    }
+    return [{ path: base.join('.') || '(root)', message: issue.message }];
+  });
+  const first = errors[0]!;
+  throw new AppError('bad_request', `The ${what} is invalid: ${first.path} ${first.message}.`, {
+    type: 'validation-failed',
+    errors,
+  });
+}
+
+async function readCapped(request: HttpRequest): Promise<string> {
+  if (request.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    total += chunk.byteLength;
+    if (total > MAX_JSON_BODY_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+}
+
+function tooLarge(): AppError {
+  return new AppError('payload_too_large', `The request body is larger than ${MAX_JSON_BODY_BYTES} bytes.`);
+}

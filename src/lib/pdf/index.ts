@@ -1,0 +1,38 @@
+/**
+ * Everything PDF, behind one small interface: sealing a completed envelope's document (CONTRACT §6)
+ * and creating a development sealing certificate. Nothing outside `src/lib/pdf` imports
+ * @libpdf/core; the PDF work itself runs in a worker thread (`workerPool.ts`), so this module is
+ * cheap to import.
+ */
+import { sealWorkers } from './workerPool.js';
+import type { SealOptions, SealResult } from './types.js';
+
+export type { CompletionCertificate, SealOptions, SealResult } from './types.js';
+export { createDevelopmentSealingCertificate } from './developmentCertificate.js';
+
+/**
+ * Flattens the document's form fields, appends the certificate-of-completion page(s) and seals the
+ * result with a PAdES baseline signature (`ETSI.CAdES.detached`, SHA-256, signing-certificate-v2;
+ * B-T with an RFC 3161 timestamp when `timestampAuthorityUrl` is set, else B-B) made with the
+ * sealing P12 (CONTRACT §6 steps 1 to 3). Signatures the document already carries stay valid: the
+ * changes are incremental updates, and a signed document that cannot be updated that way is refused.
+ * A document that opens with the empty password (owner restrictions only) is sealed without its
+ * protection (CONTRACT §4).
+ *
+ * Bounds (CONTRACT §4): at most 30 s and 512 MiB of memory per seal, run in a reused worker thread,
+ * one seal at a time per process, in order of arrival; exceeding a bound never takes the process down.
+ *
+ * @returns the sealed bytes and the page counts (original, certificate)
+ * @throws AppError `unprocessable` (422) with type `document-encrypted` (needs a password, or is
+ *   encrypted and signed), `document-damaged` (cannot be parsed, or the sealed file would not be
+ *   valid), `document-certified` (a certification signature forbids adding pages) or
+ *   `document-too-complex` (over 30 s or 512 MiB, or a decompression bomb)
+ * @throws AppError `service_unavailable` (503, Retry-After 30 s) with type
+ *   `timestamp-authority-unavailable` when the TSA fails, answers an error, or takes over 10 s
+ * @throws `options.signal.reason` when aborted
+ * @throws Error for faults of the service itself, e.g. a sealing P12 that does not open with its passphrase
+ */
+export async function sealDocument(options: SealOptions): Promise<SealResult> {
+  const { signal, ...job } = options;
+  return await sealWorkers.run(job, signal);
+}

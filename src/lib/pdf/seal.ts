@@ -1,0 +1,202 @@
+/**
+ * The seal pipeline (CONTRACT §6), run inside a seal worker: check, load, flatten, append the
+ * certificate of completion, sign with PAdES. Nothing here bounds time or memory; `workerPool.ts`
+ * does, from the outside.
+ *
+ * Documents that already carry signatures: everything this service adds (flattened form fields,
+ * certificate pages, the seal) is written as incremental updates after the original bytes, so the
+ * earlier signatures still cover exactly the bytes they signed and stay valid. Signature fields are
+ * never flattened. Such a document is refused (422) when an incremental update is impossible:
+ * when it is encrypted (removing the protection rewrites the file), when it needs repair, or when it
+ * carries a certification signature (DocMDP, ISO 32000-1 §12.8.2.2), which forbids adding pages.
+ * Unsigned documents are also updated incrementally when they can be (the original bytes stay a
+ * prefix of the sealed file), and rewritten in full when they are encrypted or were repaired.
+ */
+import { createHash } from 'node:crypto';
+import { HttpTimestampAuthority, P12Signer, PDF, PlaceholderError, SignerError } from '@libpdf/core';
+import type { DigestAlgorithm, PdfObject, PdfRef, TimestampAuthority } from '@libpdf/core';
+import { AppError, isAppError } from '../errors.js';
+import { appendCertificatePages } from './certificatePage.js';
+import { checkInflateBudget, tooComplex } from './inflateBudget.js';
+import type { SealJob, SealResult } from './types.js';
+
+/** How long the timestamp authority may take to answer, in milliseconds. */
+export const TIMESTAMP_TIMEOUT_MS = 10_000;
+/** Bytes reserved for the CMS signature: the signature, the sealing certificate and, with a TSA, its token and certificates. */
+const SIGNATURE_RESERVE = { plain: 16 * 1024, withTimestamp: 32 * 1024 };
+
+function damaged(cause: unknown): AppError {
+  return new AppError(
+    'unprocessable',
+    'The document could not be read as a PDF: it is damaged or uses structures the service cannot process.',
+    { type: 'document-damaged', cause },
+  );
+}
+
+function encrypted(detail: string): AppError {
+  return new AppError('unprocessable', detail, { type: 'document-encrypted' });
+}
+
+const NEEDS_PASSWORD =
+  'The document is protected with a password. Upload a copy without a password to open it.';
+
+/** Errors of the document's own making become 422; errors from allocation become "too complex". */
+function classify(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  if (error instanceof RangeError && /allocat|array length|buffer/i.test(error.message)) return tooComplex(error);
+  return damaged(error);
+}
+
+let cachedSigner: { key: string; signer: P12Signer } | undefined;
+
+/** The signer for this P12 and passphrase, created once per worker (P12Signer.create is slow). */
+async function signerFor(p12: Uint8Array, passphrase: string): Promise<P12Signer> {
+  const key = createHash('sha256').update(p12).update('\0').update(passphrase).digest('hex');
+  if (cachedSigner?.key === key) return cachedSigner.signer;
+  try {
+    const signer = await P12Signer.create(p12, passphrase);
+    cachedSigner = { key, signer };
+    return signer;
+  } catch (cause) {
+    // A configuration fault, not the document's: a 500 for the operator, never a 4xx.
+    throw new Error('The sealing certificate (SEAL_P12_BASE64 / SEAL_P12_PASSPHRASE) could not be opened.', { cause });
+  }
+}
+
+/** An RFC 3161 client that answers every failure (error status, refusal, timeout, no listener) with one 503. */
+class BoundedTimestampAuthority implements TimestampAuthority {
+  private readonly inner: HttpTimestampAuthority;
+
+  constructor(url: string) {
+    this.inner = new HttpTimestampAuthority(url, { timeout: TIMESTAMP_TIMEOUT_MS });
+  }
+
+  async timestamp(digest: Uint8Array, algorithm: DigestAlgorithm): Promise<Uint8Array> {
+    try {
+      return await this.inner.timestamp(digest, algorithm);
+    } catch (cause) {
+      throw new AppError(
+        'service_unavailable',
+        'The timestamp authority did not answer, so the document was not sealed. Try again later.',
+        { type: 'timestamp-authority-unavailable', retryAfterSeconds: 30, cause },
+      );
+    }
+  }
+}
+
+/** True when the bytes declare encryption (/Encrypt in a trailer or cross-reference stream dictionary). */
+function declaresEncryption(document: Uint8Array): boolean {
+  return /\/Encrypt\s*(?:\d+\s+\d+\s+R|<<)/.test(Buffer.from(document.buffer, document.byteOffset, document.byteLength).toString('latin1'));
+}
+
+async function load(document: Uint8Array): Promise<PDF> {
+  let pdf: PDF;
+  try {
+    pdf = await PDF.load(document);
+  } catch (cause) {
+    // Opening an encrypted document with the wrong (empty) password can fail anywhere in parsing.
+    if (declaresEncryption(document)) throw encrypted(NEEDS_PASSWORD);
+    throw classify(cause);
+  }
+  // PDF.load does not throw when the empty password does not open the document.
+  if (pdf.isEncrypted && !pdf.isAuthenticated) throw encrypted(NEEDS_PASSWORD);
+  return pdf;
+}
+
+/** A field name not used in the document, for the seal's signature field. */
+function sealFieldName(pdf: PDF): string {
+  const names = new Set(pdf.getForm()?.getFields().map((field) => field.name) ?? []);
+  let name = 'EnvelopeSeal';
+  for (let index = 2; names.has(name); index++) name = `EnvelopeSeal${index}`;
+  return name;
+}
+
+/**
+ * Flattens every form field except signature fields into page content, and drops XFA so that
+ * viewers that render XFA show the same flattened content.
+ */
+function flattenForm(pdf: PDF): void {
+  const form = pdf.getForm();
+  if (form === null) return;
+  form.flatten({ skipSignatures: true });
+  const resolve = (ref: PdfRef): PdfObject | null => pdf.getObject(ref);
+  const catalog = pdf.getCatalog();
+  const acroForm = catalog.getDict('AcroForm', resolve);
+  if (acroForm?.has('XFA') === true) acroForm.delete('XFA');
+  if (catalog.has('NeedsRendering')) catalog.delete('NeedsRendering');
+}
+
+/**
+ * Seals one document (CONTRACT §6 steps 1 to 3). See the module comment for signed documents.
+ * @throws AppError 422 document-encrypted / document-damaged / document-certified / document-too-complex,
+ *   503 timestamp-authority-unavailable; a plain Error for faults of the service (bad sealing certificate)
+ */
+export async function seal(job: SealJob): Promise<SealResult> {
+  await checkInflateBudget(job.document);
+  const signer = await signerFor(job.sealingP12, job.sealingPassphrase);
+  const pdf = await load(job.document);
+
+  let originalPageCount: number;
+  let certificatePageCount: number;
+  let prepared: Uint8Array;
+  try {
+    originalPageCount = pdf.getPageCount();
+    if (originalPageCount === 0) throw damaged(new Error('The document has no pages.'));
+    const resolve = (ref: PdfRef): PdfObject | null => pdf.getObject(ref);
+    const signed = pdf.getForm()?.getSignatureFields().some((field) => field.isSigned()) ?? false;
+    if (pdf.getCatalog().getDict('Perms', resolve)?.has('DocMDP') === true) {
+      throw new AppError(
+        'unprocessable',
+        'The document carries a certification signature that does not allow pages to be added, so it cannot be sealed without breaking that signature.',
+        { type: 'document-certified' },
+      );
+    }
+    if (signed && pdf.isEncrypted) {
+      throw encrypted(
+        'The document is encrypted and already signed: removing its protection to seal it would break the existing signature. Upload an unencrypted copy.',
+      );
+    }
+    if (signed && pdf.canSaveIncrementally() !== null) {
+      throw damaged(new Error(`A signed document cannot be updated incrementally (${String(pdf.canSaveIncrementally())}).`));
+    }
+    // Owner-password-only protection: the seal must cover the whole file, so the protection goes (CONTRACT §4).
+    if (pdf.isEncrypted) pdf.removeProtection();
+    flattenForm(pdf);
+    certificatePageCount = appendCertificatePages(pdf, job.certificate, originalPageCount);
+    prepared = await pdf.save({ incremental: pdf.canSaveIncrementally() === null, subsetFonts: true });
+  } catch (error) {
+    throw classify(error);
+  }
+
+  let sealed: Uint8Array;
+  try {
+    const document = await PDF.load(prepared);
+    const timestampAuthority =
+      job.timestampAuthorityUrl === undefined ? undefined : new BoundedTimestampAuthority(job.timestampAuthorityUrl);
+    const result = await document.sign({
+      signer,
+      fieldName: sealFieldName(document),
+      reason: `Sealed on completion of envelope ${job.certificate.envelopeId}`,
+      subFilter: 'ETSI.CAdES.detached',
+      digestAlgorithm: 'SHA-256',
+      estimatedSize: timestampAuthority === undefined ? SIGNATURE_RESERVE.plain : SIGNATURE_RESERVE.withTimestamp,
+      ...(timestampAuthority === undefined ? {} : { timestampAuthority }),
+    });
+    sealed = result.bytes;
+  } catch (error) {
+    if (isAppError(error) || error instanceof SignerError || error instanceof PlaceholderError) throw error;
+    throw classify(error);
+  }
+
+  // The sealed file must read back cleanly with every page (CONTRACT §4: a repaired document is
+  // sealed only if the sealed file is valid).
+  try {
+    const check = await PDF.load(sealed);
+    if (check.recoveredViaBruteForce || check.getPageCount() !== originalPageCount + certificatePageCount) {
+      throw new Error('The sealed document does not read back with all its pages.');
+    }
+  } catch (error) {
+    throw damaged(error);
+  }
+  return { sealed, originalPageCount, certificatePageCount };
+}

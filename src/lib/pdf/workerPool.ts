@@ -1,0 +1,174 @@
+/**
+ * Runs seals in a worker thread, within the bounds of CONTRACT §4: whatever the document, a seal
+ * takes at most 30 seconds and 512 MiB of memory, else it fails with 422 document-too-complex, and
+ * it never takes the process down.
+ *
+ * - Time: a seal still running after {@link SEAL_BOUNDS}.timeoutMs is stopped by terminating its
+ *   worker (which interrupts even a synchronous loop).
+ * - Memory: the worker's V8 heap is capped with `resourceLimits` (exceeding it ends the worker with
+ *   ERR_WORKER_OUT_OF_MEMORY, not the process). Typed arrays live outside that heap, so a watchdog
+ *   samples the process's resident set every 25 ms while a seal runs and terminates the worker when
+ *   it has grown by more than {@link SEAL_BOUNDS}.memoryBytes since the seal started. Decompression
+ *   bombs are refused before parsing by `inflateBudget.ts`; the watchdog catches what it cannot see.
+ * - One worker, reused: seals run one at a time, in order of arrival (so the memory bound holds for
+ *   the process), and a completed seal does not pay the worker's start-up (about 0.2 s) again. The
+ *   idle worker is unref'd, so it never keeps a process (a test run, a CLI) alive. A terminated
+ *   worker is replaced on the next seal.
+ */
+import { Worker } from 'node:worker_threads';
+import { deserializeError } from './protocol.js';
+import type { SealRequest, SealResponse } from './protocol.js';
+import { tooComplex } from './inflateBudget.js';
+import type { SealJob, SealResult } from './types.js';
+
+const MiB = 1024 * 1024;
+
+/** The bounds of one seal (CONTRACT §4). */
+export const SEAL_BOUNDS = {
+  /** Wall-clock time of one seal in the worker, milliseconds. */
+  timeoutMs: 30_000,
+  /** Growth of the process's resident set during one seal, bytes. */
+  memoryBytes: 512 * MiB,
+  /** V8 old-generation heap of the worker, MiB (part of the 512 MiB). */
+  heapMb: 384,
+  /** V8 young-generation heap of the worker, MiB. */
+  youngHeapMb: 32,
+  /** How often the resident set is sampled, milliseconds. */
+  watchIntervalMs: 25,
+} as const;
+
+interface Pending {
+  job: SealJob;
+  signal: AbortSignal | undefined;
+  resolve: (result: SealResult) => void;
+  reject: (error: unknown) => void;
+  onAbort: () => void;
+}
+
+interface Running extends Pending {
+  id: number;
+  timer: NodeJS.Timeout;
+  watchdog: NodeJS.Timeout;
+}
+
+class SealWorkerPool {
+  private worker: Worker | undefined;
+  private running: Running | undefined;
+  private readonly queue: Pending[] = [];
+  private nextId = 1;
+
+  /** Queues a seal; rejects with `signal.reason` when aborted (queued or running). */
+  run(job: SealJob, signal: AbortSignal | undefined): Promise<SealResult> {
+    return new Promise<SealResult>((resolve, reject) => {
+      if (signal?.aborted === true) {
+        reject(signal.reason);
+        return;
+      }
+      const pending: Pending = {
+        job,
+        signal,
+        resolve,
+        reject,
+        onAbort: () => {
+          const queued = this.queue.indexOf(pending);
+          if (queued >= 0) {
+            this.queue.splice(queued, 1);
+            reject(signal?.reason);
+          } else if (this.running === pending) {
+            this.stopRunning(signal?.reason);
+          }
+        },
+      };
+      signal?.addEventListener('abort', pending.onAbort, { once: true });
+      this.queue.push(pending);
+      this.startNext();
+    });
+  }
+
+  private startNext(): void {
+    if (this.running !== undefined) return;
+    const pending = this.queue.shift();
+    if (pending === undefined) return;
+    let worker: Worker;
+    try {
+      worker = this.worker ?? this.startWorker();
+    } catch (error) {
+      pending.signal?.removeEventListener('abort', pending.onAbort);
+      pending.reject(error);
+      this.startNext();
+      return;
+    }
+    const id = this.nextId++;
+    const baseline = process.memoryUsage.rss();
+    const running: Running = {
+      ...pending,
+      id,
+      timer: setTimeout(() => this.stopRunning(tooComplex(new Error(`Seal took longer than ${SEAL_BOUNDS.timeoutMs} ms.`))), SEAL_BOUNDS.timeoutMs),
+      watchdog: setInterval(() => {
+        const grown = process.memoryUsage.rss() - baseline;
+        if (grown > SEAL_BOUNDS.memoryBytes) {
+          this.stopRunning(tooComplex(new Error(`Seal grew the resident set by ${Math.round(grown / MiB)} MiB.`)));
+        }
+      }, SEAL_BOUNDS.watchIntervalMs),
+    };
+    running.timer.unref();
+    running.watchdog.unref();
+    this.running = running;
+    // A running seal keeps the process alive until it answers.
+    worker.ref();
+    const request: SealRequest = { id, job: pending.job };
+    worker.postMessage(request);
+  }
+
+  private settle(outcome: { ok: true; result: SealResult } | { ok: false; error: unknown }): void {
+    const running = this.running;
+    if (running === undefined) return;
+    this.running = undefined;
+    clearTimeout(running.timer);
+    clearInterval(running.watchdog);
+    running.signal?.removeEventListener('abort', running.onAbort);
+    this.worker?.unref();
+    if (outcome.ok) running.resolve(outcome.result);
+    else running.reject(outcome.error);
+    this.startNext();
+  }
+
+  /** Ends the running seal with `error`, terminating its worker (a new one serves the next seal). */
+  private stopRunning(error: unknown): void {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.settle({ ok: false, error });
+    if (worker !== undefined) {
+      worker.terminate().catch(() => {
+        // Already gone: nothing left to stop.
+      });
+    }
+  }
+
+  private startWorker(): Worker {
+    const worker = new Worker(new URL('./sealWorker.js', import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: SEAL_BOUNDS.heapMb, maxYoungGenerationSizeMb: SEAL_BOUNDS.youngHeapMb },
+    });
+    worker.unref();
+    worker.on('message', (response: SealResponse) => {
+      if (this.worker !== worker || this.running?.id !== response.id) return;
+      if (response.ok) this.settle({ ok: true, result: response.result });
+      else this.settle({ ok: false, error: deserializeError(response.error) });
+    });
+    worker.on('error', (error: Error & { code?: string }) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      this.settle({ ok: false, error: error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? tooComplex(error) : error });
+    });
+    worker.on('exit', (exitCode: number) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      this.settle({ ok: false, error: new Error(`The seal worker stopped unexpectedly (exit code ${exitCode}).`) });
+    });
+    this.worker = worker;
+    return worker;
+  }
+}
+
+/** The process's one pool. */
+export const sealWorkers = new SealWorkerPool();

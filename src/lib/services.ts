@@ -1,0 +1,51 @@
+/**
+ * The repositories and settings a request needs, built once per process from {@link getConfig} and
+ * {@link getStorage}.
+ */
+import { getConfig, type Config } from './config.js';
+import { getStorage, type Storage } from './storage/clients.js';
+import { EnvelopeRepository } from './storage/envelopeRepository.js';
+import { InvitationRepository } from './storage/invitationRepository.js';
+import { SealRepository } from './storage/sealRepository.js';
+import { UserRepository } from './storage/userRepository.js';
+import { LoginThrottle } from './auth/loginThrottle.js';
+
+export interface Services {
+  config: Config;
+  storage: Storage;
+  users: UserRepository;
+  invitations: InvitationRepository;
+  envelopes: EnvelopeRepository;
+  seals: SealRepository;
+  loginThrottle: LoginThrottle;
+}
+
+let cached: Services | undefined;
+
+/** The services of this process. @throws ConfigError when a setting is missing or invalid */
+export function getServices(): Services {
+  if (cached === undefined) {
+    cached = createServices(getConfig(), getStorage());
+    if (cached.config.turnstile.secretKey === undefined) {
+      console.warn('TURNSTILE_SECRET_KEY is not set: captcha tokens sent to Register and Login are ignored.');
+    }
+  }
+  return cached;
+}
+
+/** Forgets the services (tests that change settings). */
+export function resetServices(): void {
+  cached = undefined;
+}
+
+export function createServices(config: Config, storage: Storage): Services {
+  return {
+    config,
+    storage,
+    users: new UserRepository(storage.tables.users),
+    invitations: new InvitationRepository(storage.tables.invitations),
+    envelopes: new EnvelopeRepository(storage.tables.envelopes),
+    seals: new SealRepository(storage.tables.seals),
+    loginThrottle: new LoginThrottle(storage.tables.loginAttempts),
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Table and Blob clients for the configured storage account, created once per process.
+ *
+ * - `STORAGE_CONNECTION_STRING` (or nothing: `UseDevelopmentStorage=true`): shared-key clients, and SAS
+ *   URLs signed with the account key.
+ * - `STORAGE_ACCOUNT_NAME` alone: `DefaultAzureCredential` (the Function App's managed identity), and
+ *   user-delegation SAS, because such an account allows no shared-key access.
+ */
+import { TableClient, TableServiceClient } from '@azure/data-tables';
+import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
+import type { AccessToken, GetTokenOptions, TokenCredential } from '@azure/core-auth';
+import { getConfig, type Config } from '../config.js';
+import { createSasSigner, type SasSigner } from './sas.js';
+
+/** Table names (CONTRACT storage layout, README "Storage layout"). */
+export const TABLES = {
+  users: 'users',
+  invitations: 'invitations',
+  envelopes: 'envelopes',
+  seals: 'seals',
+  loginAttempts: 'loginAttempts',
+} as const;
+
+/** Blob containers: originals as uploaded, sealed PDFs as produced by completion. */
+export const CONTAINERS = {
+  documents: 'documents',
+  sealed: 'sealed',
+} as const;
+
+export interface Storage {
+  tables: Record<keyof typeof TABLES, TableClient>;
+  tableService: TableServiceClient;
+  blobService: BlobServiceClient;
+  containers: Record<keyof typeof CONTAINERS, ContainerClient>;
+  sas: SasSigner;
+}
+
+let cached: Storage | undefined;
+
+/** The storage clients of this process, built from {@link getConfig} on first use. */
+export function getStorage(): Storage {
+  cached ??= createStorage(getConfig().storage);
+  return cached;
+}
+
+/** Forgets the clients so the next {@link getStorage} builds them from the current settings (tests). */
+export function resetStorage(): void {
+  cached = undefined;
+}
+
+/**
+ * Builds clients for one storage account.
+ * @param credential only for `managedIdentity`; defaults to `DefaultAzureCredential`
+ */
+export function createStorage(settings: Config['storage'], credential?: TokenCredential): Storage {
+  if (settings.kind === 'connectionString') {
+    const connectionString = settings.connectionString;
+    const insecure = /(^|;)\s*UseDevelopmentStorage=true/i.test(connectionString) || /Endpoint=http:\/\//i.test(connectionString);
+    const tableOptions = { allowInsecureConnection: insecure };
+    const blobService = BlobServiceClient.fromConnectionString(connectionString);
+    return assemble(
+      (name) => TableClient.fromConnectionString(connectionString, name, tableOptions),
+      TableServiceClient.fromConnectionString(connectionString, tableOptions),
+      blobService,
+      createSasSigner({ kind: 'sharedKey', blobService }),
+    );
+  }
+  const tokenCredential = credential ?? defaultCredential();
+  const tableUrl = `https://${settings.accountName}.table.core.windows.net`;
+  const blobService = new BlobServiceClient(`https://${settings.accountName}.blob.core.windows.net`, tokenCredential);
+  return assemble(
+    (name) => new TableClient(tableUrl, name, tokenCredential),
+    new TableServiceClient(tableUrl, tokenCredential),
+    blobService,
+    createSasSigner({ kind: 'userDelegation', blobService }),
+  );
+}
+
+function assemble(
+  table: (name: string) => TableClient,
+  tableService: TableServiceClient,
+  blobService: BlobServiceClient,
+  sas: SasSigner,
+): Storage {
+  const tables = Object.fromEntries(Object.entries(TABLES).map(([key, name]) => [key, table(name)])) as Storage['tables'];
+  const containers = Object.fromEntries(
+    Object.entries(CONTAINERS).map(([key, name]) => [key, blobService.getContainerClient(name)]),
+  ) as Storage['containers'];
+  return { tables, tableService, blobService, containers, sas };
+}
+
+/**
+ * `DefaultAzureCredential` from `@azure/identity`, imported on the first token request so that local
+ * development, tests and cold starts with a connection string never load it.
+ */
+class LazyDefaultAzureCredential implements TokenCredential {
+  private inner: Promise<TokenCredential> | undefined;
+
+  async getToken(scopes: string | string[], options?: GetTokenOptions): Promise<AccessToken | null> {
+    this.inner ??= import('@azure/identity').then((identity) => new identity.DefaultAzureCredential());
+    return await (await this.inner).getToken(scopes, options);
+  }
+}
+
+function defaultCredential(): TokenCredential {
+  return new LazyDefaultAzureCredential();
+}

@@ -1,0 +1,110 @@
+/**
+ * Blob SAS URLs (CONTRACT §3, §4). Two signing paths behind one interface, giving the same
+ * permissions and lifetimes: the account key (connection strings, Azurite) or a user delegation key
+ * (managed identity; the account allows no shared-key access).
+ */
+import {
+  BlobSASPermissions,
+  SASProtocol,
+  generateBlobSASQueryParameters,
+  type BlobServiceClient,
+  type UserDelegationKey,
+} from '@azure/storage-blob';
+
+/**
+ * `read`: download one blob (document and sealed URLs). `createWrite`: create or overwrite one blob,
+ * nothing else: no read, list or delete (upload URLs, CONTRACT §4).
+ */
+export type SasAccess = 'read' | 'createWrite';
+
+export interface BlobSasOptions {
+  access: SasAccess;
+  /** Lifetime from now, seconds (1 to 86400). */
+  expiresInSeconds: number;
+}
+
+export interface SasSigner {
+  /**
+   * A URL for one blob carrying a SAS limited to that blob, `access` and `expiresInSeconds`.
+   * HTTPS-only unless the storage endpoint itself is plain HTTP (Azurite on a laptop).
+   */
+  blobUrl(containerName: string, blobName: string, options: BlobSasOptions): Promise<string>;
+}
+
+export type SasSignerSettings =
+  | { kind: 'sharedKey'; blobService: BlobServiceClient }
+  | { kind: 'userDelegation'; blobService: BlobServiceClient; now?: () => Date };
+
+const permissionsFor: Record<SasAccess, string> = { read: 'r', createWrite: 'cw' };
+
+/** Creates the signer for the storage account's credential type. */
+export function createSasSigner(settings: SasSignerSettings): SasSigner {
+  return settings.kind === 'sharedKey'
+    ? new SharedKeySasSigner(settings.blobService)
+    : new UserDelegationSasSigner(settings.blobService, settings.now ?? (() => new Date()));
+}
+
+function protocolFor(blobService: BlobServiceClient): SASProtocol {
+  return blobService.url.startsWith('https:') ? SASProtocol.Https : SASProtocol.HttpsAndHttp;
+}
+
+class SharedKeySasSigner implements SasSigner {
+  constructor(private readonly blobService: BlobServiceClient) {}
+
+  async blobUrl(containerName: string, blobName: string, options: BlobSasOptions): Promise<string> {
+    const blob = this.blobService.getContainerClient(containerName).getBlockBlobClient(blobName);
+    return await blob.generateSasUrl({
+      permissions: BlobSASPermissions.parse(permissionsFor[options.access]),
+      expiresOn: new Date(Date.now() + options.expiresInSeconds * 1000),
+      protocol: protocolFor(this.blobService),
+    });
+  }
+}
+
+/** How long a user delegation key is requested for, and how much validity it must still have to be reused. */
+const KEY_LIFETIME_MS = 2 * 24 * 3600 * 1000;
+const KEY_MIN_REMAINING_MS = 24 * 3600 * 1000 + 5 * 60 * 1000;
+const CLOCK_SKEW_MS = 5 * 60 * 1000;
+
+class UserDelegationSasSigner implements SasSigner {
+  private key: Promise<UserDelegationKey> | undefined;
+  private keyExpiresAt = 0;
+
+  constructor(
+    private readonly blobService: BlobServiceClient,
+    private readonly now: () => Date,
+  ) {}
+
+  async blobUrl(containerName: string, blobName: string, options: BlobSasOptions): Promise<string> {
+    const now = this.now();
+    const key = await this.delegationKey(now);
+    const query = generateBlobSASQueryParameters(
+      {
+        containerName,
+        blobName,
+        permissions: BlobSASPermissions.parse(permissionsFor[options.access]),
+        startsOn: new Date(now.getTime() - CLOCK_SKEW_MS),
+        expiresOn: new Date(now.getTime() + options.expiresInSeconds * 1000),
+        protocol: protocolFor(this.blobService),
+      },
+      key,
+      this.blobService.accountName,
+    );
+    const blob = this.blobService.getContainerClient(containerName).getBlockBlobClient(blobName);
+    return `${blob.url}?${query.toString()}`;
+  }
+
+  /** The cached user delegation key, renewed while it still has at least a day (the longest SAS) left. */
+  private async delegationKey(now: Date): Promise<UserDelegationKey> {
+    if (this.key === undefined || this.keyExpiresAt - now.getTime() < KEY_MIN_REMAINING_MS) {
+      const expiresOn = new Date(now.getTime() + KEY_LIFETIME_MS);
+      const request = this.blobService.getUserDelegationKey(new Date(now.getTime() - CLOCK_SKEW_MS), expiresOn);
+      this.key = request;
+      this.keyExpiresAt = expiresOn.getTime();
+      request.catch(() => {
+        if (this.key === request) this.key = undefined;
+      });
+    }
+    return await this.key;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * End-to-end test support: the API on the local host over real HTTP against the suite's Azurite, and
+ * a small client that speaks to it as any HTTP client would.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { createInvitation } from '../../src/lib/auth/invitations.js';
+import { getServices } from '../../src/lib/services.js';
+import { startService, type RunningService } from '../../src/local/service.js';
+
+/** Folder of the shared corpus of real PDFs (read-only). */
+export const CORPUS_DIR = path.resolve(process.cwd(), '../shared/corpus/pdf');
+
+export async function corpusPdf(name: string): Promise<Buffer> {
+  return await readFile(path.join(CORPUS_DIR, name));
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string;
+  json?: unknown;
+  /** Raw body, sent as is. */
+  body?: string | Uint8Array;
+  headers?: Record<string, string>;
+}
+
+export class ApiClient {
+  constructor(readonly apiUrl: string) {}
+
+  async request<T = any>(method: string, route: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== undefined) headers.Authorization = `Bearer ${options.token}`;
+    let body: string | Uint8Array | undefined = options.body;
+    if (options.json !== undefined) {
+      headers['Content-Type'] ??= 'application/json';
+      body = JSON.stringify(options.json);
+    }
+    const response = await fetch(`${this.apiUrl}${route}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if (/json/.test(response.headers.get('content-type') ?? '')) parsed = JSON.parse(text);
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+}
+
+export interface TestUser {
+  email: string;
+  password: string;
+  userId: string;
+  token: string;
+}
+
+export interface TestService {
+  service: RunningService;
+  api: ApiClient;
+  /** A new invitation code (one use unless told otherwise). */
+  invitation(uses?: number, expiresInSeconds?: number): Promise<string>;
+  /** Registers and logs in a new user with a unique address. */
+  newUser(): Promise<TestUser>;
+  close(): Promise<void>;
+}
+
+/** Starts the API on a free port. Call in `beforeAll`, close in `afterAll`. */
+export async function startTestService(): Promise<TestService> {
+  const service = await startService({ port: 0 });
+  const api = new ApiClient(service.apiUrl);
+  const invitation = async (uses = 1, expiresInSeconds?: number) =>
+    (await createInvitation({ invitations: getServices().invitations, uses, ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }) })).code;
+  return {
+    service,
+    api,
+    invitation,
+    async newUser() {
+      const email = `user-${randomUUID()}@example.com`;
+      const password = `pw-${randomUUID()}`;
+      const registered = await api.request('POST', '/Register', { json: { email, password, invitationCode: await invitation() } });
+      if (registered.status !== 201) throw new Error(`register failed: ${registered.status} ${registered.text}`);
+      const loggedIn = await api.request('POST', '/Login', { json: { email, password } });
+      if (loggedIn.status !== 200) throw new Error(`login failed: ${loggedIn.status} ${loggedIn.text}`);
+      return { email, password, userId: registered.body.userId, token: loggedIn.body.token };
+    },
+    close: () => service.close(),
+  };
+}
+
+/** PUTs `bytes` to an upload SAS URL as a browser or curl would. */
+export async function putToSas(uploadUrl: string, bytes: Uint8Array, contentType = 'application/pdf'): Promise<Response> {
+  return await fetch(uploadUrl, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob', 'Content-Type': contentType }, body: bytes });
+}
+
+/** Creates an envelope for `user` and uploads `bytes` as its document. */
+export async function createEnvelopeWithDocument(api: ApiClient, user: TestUser, bytes: Uint8Array | null, filename = 'contract.pdf'): Promise<string> {
+  const ticket = await api.request('POST', '/GetUploadUrl', { token: user.token, json: { filename, mimetype: 'application/pdf' } });
+  if (ticket.status !== 201) throw new Error(`GetUploadUrl failed: ${ticket.status} ${ticket.text}`);
+  if (bytes !== null) {
+    const put = await putToSas(ticket.body.uploadUrl, bytes);
+    if (put.status !== 201) throw new Error(`upload failed: ${put.status} ${await put.text()}`);
+  }
+  return ticket.body.envelopeId;
+}
+
+/** Problem details as the contract requires (CONTRACT §1). */
+export function expectProblem(response: ApiResponse, status: number): void {
+  const body = response.body as { type?: unknown; title?: unknown; status?: unknown; detail?: unknown };
+  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text}`);
+  if (!(response.headers.get('content-type') ?? '').startsWith('application/problem+json')) {
+    throw new Error(`expected application/problem+json, got ${response.headers.get('content-type')}`);
+  }
+  if (typeof body.type !== 'string' || typeof body.title !== 'string' || body.status !== status || typeof body.detail !== 'string' || body.detail === '') {
+    throw new Error(`not a problem details body: ${response.text}`);
+  }
+}

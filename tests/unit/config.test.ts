@@ -1,0 +1,52 @@
+/** Settings (CONTRACT §8): defaults, and one line naming a bad setting. */
+import { describe, expect, test } from '@jest/globals';
+import { ConfigError, loadConfig } from '../../src/lib/config.js';
+
+const minimal = { JWT_SECRET: 'x'.repeat(32), SEAL_P12_BASE64: 'AAAA' };
+
+function failure(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  test('applies the contract defaults', () => {
+    const config = loadConfig(minimal);
+    expect(config.storage).toEqual({ kind: 'connectionString', connectionString: 'UseDevelopmentStorage=true' });
+    expect(config.jwt).toMatchObject({ issuer: 'envelope-signing-service', audience: 'envelope-api', ttlSeconds: 3600 });
+    expect(config.bcryptCost).toBe(12);
+    expect(config.uploadUrlTtlSeconds).toBe(900);
+    expect(config.maxDocumentBytes).toBe(26_214_400);
+    expect(config.turnstile).toEqual({ secretKey: undefined, verifyUrl: 'https://challenges.cloudflare.com/turnstile/v0/siteverify', required: false });
+    expect(config.tsaUrl).toBeUndefined();
+    expect(config.port).toBe(7071);
+  });
+
+  test('uses managed identity when only STORAGE_ACCOUNT_NAME is set, the connection string when both are', () => {
+    expect(loadConfig({ ...minimal, STORAGE_ACCOUNT_NAME: 'envelopes01' }).storage).toEqual({ kind: 'managedIdentity', accountName: 'envelopes01' });
+    expect(loadConfig({ ...minimal, STORAGE_ACCOUNT_NAME: 'envelopes01', STORAGE_CONNECTION_STRING: 'UseDevelopmentStorage=true' }).storage.kind).toBe('connectionString');
+  });
+
+  test.each([
+    [{ JWT_SECRET: 'x'.repeat(31) }, 'JWT_SECRET'],
+    [{ JWT_SECRET: '' }, 'JWT_SECRET'],
+    [{ BCRYPT_COST: '9' }, 'BCRYPT_COST'],
+    [{ BCRYPT_COST: 'twelve' }, 'BCRYPT_COST'],
+    [{ UPLOAD_URL_TTL_SECONDS: '0' }, 'UPLOAD_URL_TTL_SECONDS'],
+    [{ UPLOAD_URL_TTL_SECONDS: '86401' }, 'UPLOAD_URL_TTL_SECONDS'],
+    [{ TSA_URL: 'ftp://tsa.example' }, 'TSA_URL'],
+    [{ TURNSTILE_REQUIRED: 'yes' }, 'TURNSTILE_REQUIRED'],
+    [{ SEAL_P12_BASE64: '' }, 'SEAL_P12_BASE64'],
+    [{ STORAGE_ACCOUNT_NAME: 'Bad_Name' }, 'STORAGE_ACCOUNT_NAME'],
+  ])('refuses %j naming the setting', (override, setting) => {
+    const error = failure({ ...minimal, ...override });
+    expect(error.setting).toBe(setting);
+    expect(error.message).toMatch(new RegExp(`^Invalid setting ${setting}: `));
+    expect(error.message).not.toContain('\n');
+  });
+});
