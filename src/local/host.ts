@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { HttpRequest, HttpResponse, InvocationContext, type HttpResponseInit, type LogHandler } from '@azure/functions';
+import functions, { type HttpResponseInit, type LogHandler } from '@azure/functions';
 import { MAX_JSON_BODY_BYTES } from '../lib/http/body.js';
 import { AppError } from '../lib/errors.js';
 import { problemResponse } from '../lib/http/problem.js';
@@ -26,6 +26,10 @@ interface CompiledRoute {
 }
 
 const ROUTE_PREFIX = '/api/';
+
+// @azure/functions is CommonJS, and Node's ES module loader cannot see these classes as named exports.
+const { HttpRequest, HttpResponse, InvocationContext } = functions;
+type HttpResponse = InstanceType<typeof HttpResponse>;
 
 /** Creates (but does not start) an HTTP server for `routes`. */
 export function createLocalHost(routes: readonly RegisteredRoute[], options: LocalHostOptions): http.Server {

@@ -47,6 +47,16 @@ export interface RegisteredRoute {
 /** Every function registered so far in this process, in registration order. */
 export const registeredRoutes: RegisteredRoute[] = [];
 
+let registerWithFunctionsHost = true;
+
+/**
+ * Outside the Functions host (`npm start`, tests) `app.http` only warns that it registers nothing; the
+ * local host turns that call off before it imports the function files.
+ */
+export function disableFunctionsHostRegistration(): void {
+  registerWithFunctionsHost = false;
+}
+
 /** Registers one HTTP function (see the module comment). */
 export function httpFunction(name: string, options: HttpFunctionOptions): void {
   const handler = async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
@@ -59,5 +69,5 @@ export function httpFunction(name: string, options: HttpFunctionOptions): void {
     }
   };
   registeredRoutes.push({ name, methods: options.methods, authLevel: options.authLevel, route: options.route, access: options.access, handler });
-  app.http(name, { methods: options.methods, authLevel: options.authLevel, route: options.route, handler });
+  if (registerWithFunctionsHost) app.http(name, { methods: options.methods, authLevel: options.authLevel, route: options.route, handler });
 }

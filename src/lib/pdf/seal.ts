@@ -13,8 +13,8 @@
  * prefix of the sealed file), and rewritten in full when they are encrypted or were repaired.
  */
 import { createHash } from 'node:crypto';
-import { HttpTimestampAuthority, P12Signer, PDF, PlaceholderError, SignerError } from '@libpdf/core';
-import type { DigestAlgorithm, PdfObject, PdfRef, TimestampAuthority } from '@libpdf/core';
+import { HttpTimestampAuthority, P12Signer, PDF, PdfArray, PdfDict, PdfRef, PlaceholderError, SignerError } from '@libpdf/core';
+import type { DigestAlgorithm, PdfObject, TimestampAuthority } from '@libpdf/core';
 import { AppError, isAppError } from '../errors.js';
 import { appendCertificatePages } from './certificatePage.js';
 import { checkInflateBudget, tooComplex } from './inflateBudget.js';
@@ -103,6 +103,37 @@ async function load(document: Uint8Array): Promise<PDF> {
   return pdf;
 }
 
+/** Most objects a repaired document may have reachable from its catalog before the check gives up. */
+const REACHABLE_OBJECT_LIMIT = 250_000;
+
+/**
+ * Whether every object reachable from the catalog (pages, their content streams, resources,
+ * annotations, ...) exists. A document the engine had to rebuild from its objects (no usable
+ * cross-reference table) may be a truncated upload whose pages point at objects that were cut off:
+ * sealing it would seal pages with missing content, so it is refused instead.
+ */
+function isComplete(pdf: PDF): boolean {
+  const seen = new Set<string>();
+  const stack: PdfObject[] = [pdf.getCatalog()];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (value instanceof PdfRef) {
+      const key = `${value.objectNumber} ${value.generation}`;
+      if (seen.has(key)) continue;
+      if (seen.size >= REACHABLE_OBJECT_LIMIT) return true;
+      seen.add(key);
+      const target = pdf.getObject(value);
+      if (target === null) return false;
+      stack.push(target);
+    } else if (value instanceof PdfDict) {
+      for (const [name, entry] of value) if (name.value !== 'Parent' && name.value !== 'P') stack.push(entry);
+    } else if (value instanceof PdfArray) {
+      for (const entry of value) stack.push(entry);
+    }
+  }
+  return true;
+}
+
 /** A field name not used in the document, for the seal's signature field. */
 function sealFieldName(pdf: PDF): string {
   const names = new Set(pdf.getForm()?.getFields().map((field) => field.name) ?? []);
@@ -142,6 +173,13 @@ export async function seal(job: SealJob): Promise<SealResult> {
   try {
     originalPageCount = pdf.getPageCount();
     if (originalPageCount === 0) throw damaged(new Error('The document has no pages.'));
+    if (pdf.recoveredViaBruteForce && !isComplete(pdf)) {
+      throw new AppError(
+        'unprocessable',
+        'The document is incomplete (it may have been cut off during upload): some of its content is missing. Upload the complete file.',
+        { type: 'document-damaged' },
+      );
+    }
     const resolve = (ref: PdfRef): PdfObject | null => pdf.getObject(ref);
     const signed = pdf.getForm()?.getSignatureFields().some((field) => field.isSigned()) ?? false;
     if (pdf.getCatalog().getDict('Perms', resolve)?.has('DocMDP') === true) {

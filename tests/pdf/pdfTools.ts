@@ -1,0 +1,237 @@
+/**
+ * Helpers for the PDF tests: the corpus, a development sealing certificate, certificates of
+ * completion, and independent verification of sealed files with poppler (pdfsig, pdftotext,
+ * pdfinfo, pdffonts), qpdf and openssl, run with execFile.
+ */
+import { execFile } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from '@jest/globals';
+import { createDevelopmentSealingCertificate } from '../../src/lib/pdf/index.js';
+import type { CompletionCertificate } from '../../src/lib/pdf/index.js';
+
+/** The shared corpus of real PDFs (never modified). */
+export const corpusDir = path.resolve(process.cwd(), '../shared/corpus/pdf');
+
+export async function corpusFile(name: string): Promise<Uint8Array> {
+  return new Uint8Array(await readFile(path.join(corpusDir, name)));
+}
+
+export async function corpusFiles(): Promise<string[]> {
+  return (await readdir(corpusDir)).filter((name) => name.toLowerCase().endsWith('.pdf')).sort();
+}
+
+export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
+export interface Sealer {
+  sealingP12: Uint8Array;
+  sealingPassphrase: string;
+}
+
+let sealer: Promise<Sealer> | undefined;
+
+/** One development sealing certificate per test file. */
+export function developmentSealer(): Promise<Sealer> {
+  sealer ??= createDevelopmentSealingCertificate({ commonName: 'Envelope service test seal' }).then(({ p12Base64, passphrase }) => ({
+    sealingP12: new Uint8Array(Buffer.from(p12Base64, 'base64')),
+    sealingPassphrase: passphrase,
+  }));
+  return sealer;
+}
+
+/** Signer names that must survive as text: Chinese, Arabic, Hebrew, Cyrillic, Greek, Latin with diacritics. */
+export const internationalSigners = [
+  { name: '王小明', email: 'wang.xiaoming@example.cn', role: 'signer' },
+  { name: 'محمد عبد الله', email: 'mohammed@example.sa', role: 'approver' },
+  { name: 'דוד כהן', email: 'david.cohen@example.il', role: 'viewer' },
+  { name: 'Пётр Чайковский', email: 'pyotr@example.ru', role: 'cc' },
+  { name: 'Γιώργος Παπαδόπουλος', email: 'giorgos@example.gr', role: 'signer' },
+  { name: 'Zoë Ångström-Løvås', email: 'zoe@example.no', role: 'signer' },
+];
+
+/** A certificate of completion for `document`, with fresh ids and the document's real SHA-256. */
+export function certificateFor(document: Uint8Array, overrides: Partial<CompletionCertificate> = {}): CompletionCertificate {
+  const ownerId = randomUUID();
+  return {
+    envelopeId: randomUUID(),
+    documentName: 'Agreement 合同 اتفاقية.pdf',
+    ownerEmail: 'owner@example.com',
+    signers: internationalSigners.map((signer) => ({ id: randomUUID(), ...signer })),
+    createdAt: '2026-11-22T10:15:30.123Z',
+    completedAt: '2026-11-22T11:02:03.456Z',
+    originalSha256: sha256(document),
+    events: [
+      { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorId: ownerId },
+      { sequence: 2, type: 'envelope.signers_replaced', at: '2026-11-22T10:20:00.000Z', actorId: ownerId },
+      { sequence: 3, type: 'envelope.sent', at: '2026-11-22T10:21:00.000Z', actorId: ownerId },
+    ],
+    ...overrides,
+  };
+}
+
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a tool without a shell; never throws for a non-zero exit. */
+export function run(command: string, args: string[]): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (error !== null && typeof error.code !== 'number') {
+        reject(error);
+        return;
+      }
+      resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
+    });
+  });
+}
+
+/** A temporary folder for one test file's PDFs. */
+export async function scratchDir(): Promise<{ write: (name: string, bytes: Uint8Array) => Promise<string>; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pdf-test-'));
+  return {
+    write: async (name, bytes) => {
+      const file = path.join(dir, name);
+      await writeFile(file, bytes);
+      return file;
+    },
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+export interface SignatureReport {
+  fieldName: string;
+  valid: boolean;
+  totalDocumentSigned: boolean;
+  subFilter: string;
+  hashAlgorithm: string;
+}
+
+/** pdfsig's view of every signature (certificate trust not checked: the test certificate is self-signed). */
+export async function pdfsig(file: string): Promise<SignatureReport[]> {
+  const { stdout } = await run('pdfsig', ['-nocert', file]);
+  return stdout
+    .split(/^Signature #\d+:$/m)
+    .slice(1)
+    .map((block) => ({
+      fieldName: /Signature Field Name: (.*)$/m.exec(block)?.[1] ?? '',
+      valid: /Signature Validation: Signature is Valid\./.test(block),
+      totalDocumentSigned: /^\s*- Total document signed$/m.test(block),
+      subFilter: /Signature Type: (.*)$/m.exec(block)?.[1] ?? '',
+      hashAlgorithm: /Signing Hash Algorithm: (.*)$/m.exec(block)?.[1] ?? '',
+    }));
+}
+
+/** Poppler's complaints about a file, positions removed so that the same problem compares equal wherever it sits. */
+export async function popplerProblems(file: string): Promise<Set<string>> {
+  const outputs = await Promise.all([run('pdftotext', [file, '/dev/null']), run('pdfinfo', [file])]);
+  const lines = outputs.flatMap(({ stderr }) => stderr.split('\n'));
+  return new Set(
+    lines
+      .map((line) => line.replaceAll(file, '<file>').replace(/\(\d+\)/g, '(n)').replace(/\b\d+\b/g, 'n').trim())
+      .filter((line) => line !== ''),
+  );
+}
+
+export async function pdftotext(file: string, options: string[] = []): Promise<string> {
+  return (await run('pdftotext', [...options, file, '-'])).stdout;
+}
+
+export async function pdfinfo(file: string): Promise<{ pages: number; encrypted: boolean }> {
+  const { stdout } = await run('pdfinfo', [file]);
+  return {
+    pages: Number(/^Pages:\s+(\d+)/m.exec(stdout)?.[1] ?? Number.NaN),
+    encrypted: /^Encrypted:\s+yes/m.test(stdout),
+  };
+}
+
+/** qpdf --check: exit code 0 (clean), 3 (warnings) or 2 (errors), and its warning lines (file name removed). */
+export async function qpdfCheck(file: string): Promise<{ code: number; warnings: Set<string> }> {
+  const { code, stdout, stderr } = await run('qpdf', ['--check', file]);
+  const warnings = new Set(
+    `${stdout}\n${stderr}`
+      .split('\n')
+      .filter((line) => /^WARNING|error/i.test(line))
+      .map((line) => line.replaceAll(file, '<file>').replace(/\(\w+ \d+\)|offset \d+|\d+/g, 'n')),
+  );
+  return { code, warnings };
+}
+
+/** Field types (/Tx, /Btn, /Ch, /Sig) of the AcroForm fields qpdf finds, one per widget. */
+export async function formFieldTypes(file: string): Promise<string[]> {
+  const { stdout, code } = await run('qpdf', ['--json', '--json-key=acroform', file]);
+  if (code !== 0 && code !== 3) return [];
+  const json = JSON.parse(stdout) as { acroform?: { fields?: { fieldtype?: string }[] } };
+  return (json.acroform?.fields ?? []).map((field) => field.fieldtype ?? '');
+}
+
+/** Text-field and choice values of a form, as qpdf reads them (`u:` prefix removed). */
+export async function formValues(file: string): Promise<string[]> {
+  const { stdout } = await run('qpdf', ['--json', '--json-key=acroform', file]);
+  const json = JSON.parse(stdout) as { acroform?: { fields?: { fieldtype?: string; value?: unknown }[] } };
+  return (json.acroform?.fields ?? [])
+    .filter((field) => (field.fieldtype === '/Tx' || field.fieldtype === '/Ch') && typeof field.value === 'string')
+    .map((field) => String(field.value).replace(/^u:/, ''));
+}
+
+const collapse = (text: string): string => text.replace(/[\s\u202A-\u202E]+/g, ' ');
+
+/**
+ * Every check CONTRACT §6 asks of a sealed file, against its original, with the real tools:
+ * pdfsig (every signature valid, the seal covering the whole document, ETSI.CAdES.detached, SHA-256),
+ * qpdf --check (no errors, no warnings the original did not have), poppler (no complaint the
+ * original did not have), pdfinfo (pages = original + certificate), no form fields but signatures,
+ * and the certificate's text (envelope id, signer names, original SHA-256) extractable.
+ */
+export async function expectValidSeal(options: {
+  original: string;
+  sealed: string;
+  certificate: CompletionCertificate;
+  originalPageCount: number;
+  certificatePageCount: number;
+  earlierSignatures?: number;
+}): Promise<void> {
+  const { original, sealed, certificate } = options;
+  const [signatures, check, originalCheck, problems, originalProblems, info, fields, text] = await Promise.all([
+    pdfsig(sealed),
+    qpdfCheck(sealed),
+    qpdfCheck(original),
+    popplerProblems(sealed),
+    popplerProblems(original),
+    pdfinfo(sealed),
+    formFieldTypes(sealed),
+    pdftotext(sealed),
+  ]);
+
+  expect(signatures).toHaveLength((options.earlierSignatures ?? 0) + 1);
+  for (const signature of signatures) expect(signature).toMatchObject({ valid: true });
+  expect(signatures.at(-1)).toMatchObject({ totalDocumentSigned: true, subFilter: 'ETSI.CAdES.detached', hashAlgorithm: 'SHA-256' });
+
+  expect(check.code).not.toBe(2);
+  for (const warning of check.warnings) expect(originalCheck.warnings).toContain(warning);
+  for (const problem of problems) expect(originalProblems).toContain(problem);
+
+  expect(info.pages).toBe(options.originalPageCount + options.certificatePageCount);
+  expect(info.encrypted).toBe(false);
+  for (const type of fields) expect(type).toBe('/Sig');
+
+  const flat = collapse(text);
+  expect(flat).toContain(certificate.envelopeId);
+  expect(flat).toContain(certificate.originalSha256);
+  expect(flat).toContain(certificate.ownerEmail);
+  for (const signer of certificate.signers) {
+    expect(flat).toContain(signer.name);
+    expect(flat).toContain(signer.email);
+    expect(flat).toContain(signer.id);
+  }
+  for (const event of certificate.events) expect(flat).toContain(event.type);
+}
+
+/** Whether `prefix` is the start of `bytes` (an incremental update keeps the original bytes). */
+export function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  return bytes.length >= prefix.length && Buffer.from(bytes.buffer, bytes.byteOffset, prefix.length).equals(prefix);
+}
