@@ -141,6 +141,10 @@ param sealP12Base64 string = ''
 param sealP12Passphrase string = ''
 
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
+// Empty parameters mean the default (azd and the workflow pass '' for an unset variable); spelled
+// out so the modules get exactly their allowed values.
+var turnstile = turnstileMode == 'required' ? 'required' : (turnstileMode == 'optional' ? 'optional' : 'off')
+var operatorKind = operatorPrincipalType == 'Group' ? 'Group' : (operatorPrincipalType == 'ServicePrincipal' ? 'ServicePrincipal' : 'User')
 var allTags = union(tags, { 'azd-env-name': environmentName })
 var functionAppName = 'func-${resourceToken}'
 var deploymentContainerName = 'app-package'
@@ -220,7 +224,7 @@ module roles 'modules/roles.bicep' = {
     applicationInsightsName: monitoring.outputs.applicationInsightsName
     appPrincipalId: identity.outputs.principalId
     operatorPrincipalId: operatorPrincipalId
-    operatorPrincipalType: empty(operatorPrincipalType) ? 'User' : operatorPrincipalType
+    operatorPrincipalType: operatorKind
   }
 }
 
@@ -251,7 +255,7 @@ module functionApp 'modules/functionapp.bicep' = {
     jwtAudience: jwtAudience
     jwtTtlSeconds: jwtTtlSeconds
     bcryptCost: bcryptCost
-    turnstileMode: empty(turnstileMode) ? 'off' : turnstileMode
+    turnstileMode: turnstile
     tsaUrl: tsaUrl
     uploadUrlTtlSeconds: uploadUrlTtlSeconds
     maxDocumentBytes: maxDocumentBytes

@@ -178,12 +178,6 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
       http20Enabled: true
       // The app answers CORS itself from ALLOWED_ORIGINS; platform CORS stays off so it cannot
       // override those headers.
-      appSettings: [
-        for setting in items(appSettings): {
-          name: setting.key
-          value: setting.value
-        }
-      ]
     }
     functionAppConfig: {
       deployment: {
@@ -207,6 +201,13 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
       }
     }
   }
+}
+
+// The app settings, as a whole: a deployment replaces them, so what is set here is all there is.
+resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
+  parent: site
+  name: 'appsettings'
+  properties: appSettings
 }
 
 // No publishing with a user name and password: deployments authenticate with Entra ID

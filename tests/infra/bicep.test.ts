@@ -729,7 +729,8 @@ const flexRule: FileRule = (file) => {
   for (const string of nodesOfType(file.root, 'string')) {
     const literal = stringParts(string).literal;
     const hit = literal === undefined ? undefined : forbidden.get(literal.toLowerCase());
-    if (hit !== undefined && string.parent?.type !== 'object_property') {
+    const isKey = string.parent?.type === 'object_property' && named(string.parent)[0]?.id === string.id;
+    if (hit !== undefined && !isKey) {
       findings.push(finding('flex', file, string, `app setting ${hit} must not be set on Flex Consumption (or by this service)`));
     }
   }
@@ -861,9 +862,15 @@ function guidsIn(node: Node | undefined, file: BicepFile): string[] {
   const add = (value: Value) => {
     for (const text of stringsIn(value)) for (const match of text.matchAll(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi)) guids.add(match[0].toLowerCase());
   };
-  walk(node, (child) => {
-    if (child.type === 'string' || child.type === 'member_expression' || child.type === 'identifier') add(evaluate(child, file));
-  });
+  const visit = (child: Node) => {
+    // A member expression is evaluated whole (roleIds.keyVaultSecretsUser), never its parts.
+    if (child.type === 'string' || child.type === 'member_expression' || child.type === 'identifier') {
+      add(evaluate(child, file));
+      return;
+    }
+    for (const grandchild of child.children) if (grandchild !== null) visit(grandchild);
+  };
+  visit(node);
   return [...guids];
 }
 

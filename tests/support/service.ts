@@ -45,7 +45,7 @@ export class ApiClient {
     const response = await fetch(`${this.apiUrl}${route}`, { method, headers, ...(body === undefined ? {} : { body }) });
     const text = await response.text();
     let parsed: unknown = text;
-    if (/json/.test(response.headers.get('content-type') ?? '')) parsed = JSON.parse(text);
+    if (text !== '' && /json/.test(response.headers.get('content-type') ?? '')) parsed = JSON.parse(text);
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   }
 }

@@ -37,9 +37,12 @@ export async function createDevelopmentSealingCertificate(options: { commonName:
   notAfter.setUTCFullYear(notAfter.getUTCFullYear() + VALIDITY_YEARS);
   certificate.validity.notBefore = notBefore;
   certificate.validity.notAfter = notAfter;
+  // UTF8String, so any common name survives (forge encodes the value itself). forge compares
+  // valueTagClass with asn1.Type values although @types/node-forge declares it an asn1.Class.
+  const utf8 = forge.asn1.Type.UTF8 as number as forge.asn1.Class;
   const subject = [
-    { name: 'commonName', value: options.commonName },
-    { name: 'organizationName', value: 'Envelope signing service (local development)' },
+    { name: 'commonName', value: options.commonName, valueTagClass: utf8 },
+    { name: 'organizationName', value: 'Envelope signing service (local development)', valueTagClass: utf8 },
   ];
   certificate.setSubject(subject);
   certificate.setIssuer(subject);
@@ -54,7 +57,8 @@ export async function createDevelopmentSealingCertificate(options: { commonName:
   const p12 = forge.pkcs12.toPkcs12Asn1(privateKey, [certificate], passphrase, {
     algorithm: 'aes256',
     generateLocalKeyId: true,
-    friendlyName: options.commonName,
+    // forge encodes the BMPString of a friendly name wrongly beyond Latin-1 (the MAC then fails): keep it ASCII.
+    friendlyName: 'envelope-seal',
   });
   const p12Base64 = Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary').toString('base64');
   return { p12Base64, passphrase };

@@ -45,7 +45,8 @@ interface Pending {
   onAbort: () => void;
 }
 
-interface Running extends Pending {
+interface Running {
+  pending: Pending;
   id: number;
   timer: NodeJS.Timeout;
   watchdog: NodeJS.Timeout;
@@ -74,7 +75,7 @@ class SealWorkerPool {
           if (queued >= 0) {
             this.queue.splice(queued, 1);
             reject(signal?.reason);
-          } else if (this.running === pending) {
+          } else if (this.running?.pending === pending) {
             this.stopRunning(signal?.reason);
           }
         },
@@ -101,7 +102,7 @@ class SealWorkerPool {
     const id = this.nextId++;
     const baseline = process.memoryUsage.rss();
     const running: Running = {
-      ...pending,
+      pending,
       id,
       timer: setTimeout(() => this.stopRunning(tooComplex(new Error(`Seal took longer than ${SEAL_BOUNDS.timeoutMs} ms.`))), SEAL_BOUNDS.timeoutMs),
       watchdog: setInterval(() => {
@@ -126,10 +127,11 @@ class SealWorkerPool {
     this.running = undefined;
     clearTimeout(running.timer);
     clearInterval(running.watchdog);
-    running.signal?.removeEventListener('abort', running.onAbort);
+    const { pending } = running;
+    pending.signal?.removeEventListener('abort', pending.onAbort);
     this.worker?.unref();
-    if (outcome.ok) running.resolve(outcome.result);
-    else running.reject(outcome.error);
+    if (outcome.ok) pending.resolve(outcome.result);
+    else pending.reject(outcome.error);
     this.startNext();
   }
 

@@ -1,0 +1,83 @@
+/**
+ * Crash safety of completion (CONTRACT §6 step 5): what a crashed attempt leaves behind (a sealed blob
+ * stored, the envelope not yet updated) is reused when it was made from the same envelope version and
+ * replaced when the envelope changed since; failures change nothing.
+ */
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { getServices } from '../../src/lib/services.js';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, startTestService, type TestService, type TestUser } from '../support/service.js';
+
+let env: TestService;
+let user: TestUser;
+
+beforeAll(async () => {
+  env = await startTestService();
+  user = await env.newUser();
+});
+afterAll(async () => {
+  await env.close();
+});
+
+async function draftWithSigner(): Promise<{ id: string; etag: string }> {
+  const id = await createEnvelopeWithDocument(env.api, user, await corpusPdf('normal.pdf'));
+  const updated = await env.api.request('PUT', `/envelopes/${id}`, { token: user.token, json: { signers: [{ email: 'a@example.com', name: 'A' }] } });
+  return { id, etag: updated.headers.get('etag')! };
+}
+
+function sealedBlob(id: string) {
+  return getServices().storage.containers.sealed.getBlockBlobClient(`${id}/contract.pdf`);
+}
+
+describe('completion after a crash', () => {
+  test('reuses a sealed blob left by a crashed attempt on the same envelope version', async () => {
+    const { id, etag } = await draftWithSigner();
+    const leftOver = Buffer.from('%PDF-1.7 sealed by the attempt that crashed');
+    const leftOverHash = createHash('sha256').update(leftOver).digest('hex');
+    await sealedBlob(id).uploadData(leftOver, {
+      metadata: { envelopeversion: etag.replaceAll('"', ''), sha256: leftOverHash, originalsha256: 'a'.repeat(64), completedat: '2026-11-22T10:00:00.000Z' },
+    });
+    const completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
+    expect(completed.status).toBe(200);
+    expect(completed.body.hash).toBe(leftOverHash);
+    const envelope = await env.api.request('GET', `/envelopes/${id}`, { token: user.token });
+    expect(envelope.body).toMatchObject({ status: 'completed', hash: leftOverHash, completedAt: '2026-11-22T10:00:00.000Z' });
+  });
+
+  test('replaces a sealed blob made from an older version (the signers changed after the crash)', async () => {
+    const { id } = await draftWithSigner();
+    await sealedBlob(id).uploadData(Buffer.from('stale'), { metadata: { envelopeversion: '1', sha256: 'b'.repeat(64), originalsha256: 'c'.repeat(64), completedat: '2026-11-22T10:00:00.000Z' } });
+    const completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
+    expect(completed.status).toBe(200);
+    const stored = await sealedBlob(id).downloadToBuffer();
+    expect(createHash('sha256').update(stored).digest('hex')).toBe(completed.body.hash);
+    expect(stored.subarray(0, 5).toString()).toBe('%PDF-');
+  });
+});
+
+describe('a failed completion changes nothing', () => {
+  test('an encrypted document: 422, the envelope, its audit trail and the original stay as they were, and nothing is sealed', async () => {
+    const original = await corpusPdf('encrypted_new.pdf');
+    const id = await createEnvelopeWithDocument(env.api, user, original);
+    await env.api.request('PUT', `/envelopes/${id}`, { token: user.token, json: { signers: [{ email: 'a@example.com', name: 'A' }] } });
+    const before = await env.api.request('GET', `/envelopes/${id}`, { token: user.token });
+    const auditBefore = await env.api.request('GET', `/envelopes/${id}/audit`, { token: user.token });
+
+    const failed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
+    expectProblem(failed, 422);
+
+    const after = await env.api.request('GET', `/envelopes/${id}`, { token: user.token });
+    const { documentUrl: _before, ...beforeFields } = before.body;
+    const { documentUrl: _after, ...afterFields } = after.body;
+    expect(afterFields).toEqual(beforeFields);
+    expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
+    expect((await env.api.request('GET', `/envelopes/${id}/audit`, { token: user.token })).body).toEqual(auditBefore.body);
+    expect(Buffer.from(await (await fetch(after.body.documentUrl)).arrayBuffer()).equals(original)).toBe(true);
+    expect(await sealedBlob(id).exists()).toBe(false);
+
+    // A retry after the document is fixed succeeds.
+    const ticketUrl = (await getServices().storage.sas.blobUrl('documents', `${id}/contract.pdf`, { access: 'createWrite', expiresInSeconds: 60 }));
+    expect((await putToSas(ticketUrl, await corpusPdf('normal.pdf'))).status).toBe(201);
+    expect((await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token })).status).toBe(200);
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * The route table (issue: hold against attackers, item 3): every function's methods, authLevel and need
+ * for a token, asserted so that a new function that forgets its guard fails here, and proven over HTTP:
+ * every protected route answers 401 without a token.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { loadFunctions } from '../../src/local/loadFunctions.js';
+import type { RegisteredRoute } from '../../src/lib/http/register.js';
+import { expectProblem, startTestService, type TestService } from '../support/service.js';
+
+/** The whole API surface. A new function must be added here, with its access, or this test fails. */
+const expected = [
+  { name: 'CompleteEnvelope', route: 'envelopes/{id}/complete', methods: ['POST'], access: 'bearer' },
+  { name: 'GetAuditTrail', route: 'envelopes/{id}/audit', methods: ['GET'], access: 'bearer' },
+  { name: 'GetEnvelope', route: 'envelopes/{id}', methods: ['GET'], access: 'bearer' },
+  { name: 'GetUploadUrl', route: 'GetUploadUrl', methods: ['POST'], access: 'bearer' },
+  { name: 'Health', route: 'health', methods: ['GET'], access: 'public' },
+  { name: 'ListEnvelopes', route: 'envelopes', methods: ['GET'], access: 'bearer' },
+  { name: 'Login', route: 'Login', methods: ['POST'], access: 'public' },
+  { name: 'Register', route: 'Register', methods: ['POST'], access: 'public' },
+  { name: 'UpdateEnvelope', route: 'envelopes/{id}', methods: ['PUT', 'PATCH'], access: 'bearer' },
+  { name: 'VerifySeal', route: 'verify/{sha256}', methods: ['GET'], access: 'public' },
+];
+
+let routes: readonly RegisteredRoute[];
+let env: TestService;
+
+beforeAll(async () => {
+  env = await startTestService();
+  routes = await loadFunctions();
+});
+afterAll(async () => {
+  await env.close();
+});
+
+describe('route table', () => {
+  test('registers exactly the expected functions, each anonymous at the platform with its declared access', () => {
+    const actual = routes
+      .map(({ name, route, methods, access, authLevel }) => ({ name, route, methods: [...methods].sort(), access, authLevel }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+    expect(actual).toEqual(expected.map((entry) => ({ ...entry, methods: [...entry.methods].sort(), authLevel: 'anonymous' })));
+  });
+
+  test('no two functions claim the same method and route', () => {
+    const keys = routes.flatMap((route) => route.methods.map((method) => `${method} ${route.route.toLowerCase()}`));
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  test.each(expected.filter((entry) => entry.access === 'bearer').flatMap((entry) => entry.methods.map((method) => [method, entry.route] as const)))(
+    '%s /api/%s answers 401 with WWW-Authenticate without a token, and with a forged one',
+    async (method, route) => {
+      const path = `/${route.replace('{id}', '01a200d3-a1e6-709a-8ed4-fc8ee3c3c6df')}`;
+      const json = method === 'GET' ? undefined : {};
+      const missing = await env.api.request(method, path, json === undefined ? {} : { json });
+      expectProblem(missing, 401);
+      expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+      const forged = await env.api.request(method, path, { token: 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', ...(json === undefined ? {} : { json }) });
+      expectProblem(forged, 401);
+      expect(forged.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    },
+  );
+});

@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { isAppError } from '../../src/lib/errors.js';
+import { sealDocument } from '../../src/lib/pdf/index.js';
+import { pdfWithContentStream, pdfWithHiddenObjectStreamBomb, zlibBomb } from './craftedPdfs.js';
+import { certificateFor, corpusFile, developmentSealer } from './pdfTools.js';
+import type { Sealer } from './pdfTools.js';
+
+const GiB = 1024 ** 3;
+let sealer: Sealer;
+
+beforeAll(async () => {
+  sealer = await developmentSealer();
+});
+
+/** The AppError a seal of `document` fails with, and how long it took (ms). */
+async function refusal(document: Uint8Array): Promise<{ status: number; type: string; detail: string; elapsed: number }> {
+  const started = Date.now();
+  try {
+    await sealDocument({ document, certificate: certificateFor(document), ...sealer });
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return { status: error.status, type: error.type, detail: error.detail, elapsed: Date.now() - started };
+  }
+  throw new Error('The document was sealed, not refused.');
+}
+
+describe('documents the service refuses (CONTRACT §4)', () => {
+  test.each(['encrypted_new.pdf', 'encrypted_old.pdf'])('refuses %s, which needs a password, with 422 document-encrypted', async (name) => {
+    const answer = await refusal(await corpusFile(name));
+    expect(answer).toMatchObject({ status: 422, type: 'urn:problem:document-encrypted' });
+    expect(answer.detail).toMatch(/password/);
+  });
+
+  test('refuses a truncated PDF (upload cut off) with 422 document-damaged', async () => {
+    const normal = await corpusFile('normal.pdf');
+    expect(await refusal(normal.subarray(0, Math.floor(normal.length / 2)))).toMatchObject({ status: 422, type: 'urn:problem:document-damaged' });
+  });
+
+  test('refuses zero bytes, random bytes and a bare header with 422 document-damaged', async () => {
+    for (const document of [new Uint8Array(0), randomBytes(64 * 1024), Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(4096)])]) {
+      expect(await refusal(document)).toMatchObject({ status: 422, type: 'urn:problem:document-damaged' });
+    }
+  });
+
+  test('refuses a zip bomb (a 4 MB content stream inflating to 4 GiB) with 422 document-too-complex, fast', async () => {
+    const bomb = pdfWithContentStream(zlibBomb(4 * GiB), '/FlateDecode');
+    expect(bomb.length).toBeLessThan(8 * 1024 * 1024);
+    const answer = await refusal(bomb);
+    expect(answer).toMatchObject({ status: 422, type: 'urn:problem:document-too-complex' });
+    expect(answer.elapsed).toBeLessThan(30_000);
+  });
+
+  test('refuses a nested zip bomb (/FlateDecode twice) with 422 document-too-complex', async () => {
+    const inner = zlibBomb(4 * GiB);
+    const bomb = pdfWithContentStream(zlibBomb(0, inner), '[/FlateDecode /FlateDecode]');
+    expect(await refusal(bomb)).toMatchObject({ status: 422, type: 'urn:problem:document-too-complex' });
+  });
+
+  test('stops a bomb the pre-scan cannot see (an object stream behind /ASCIIHexDecode) with the memory watchdog, and the process lives on', async () => {
+    const answer = await refusal(pdfWithHiddenObjectStreamBomb(4 * GiB));
+    expect(answer).toMatchObject({ status: 422, type: 'urn:problem:document-too-complex' });
+    expect(answer.elapsed).toBeLessThan(30_000);
+    // The worker that held the bomb is gone; the next seal gets a fresh one.
+    const document = await corpusFile('normal.pdf');
+    const { originalPageCount } = await sealDocument({ document, certificate: certificateFor(document), ...sealer });
+    expect(originalPageCount).toBe(2);
+  });
+});
