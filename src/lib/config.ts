@@ -107,6 +107,7 @@ export class ConfigError extends Error {
  * @throws ConfigError naming the first setting that is missing or invalid
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  assertKeyVaultReferencesResolved(env);
   const parsed = environmentSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -135,6 +136,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedOrigins: values.ALLOWED_ORIGINS,
     port: values.PORT,
   };
+}
+
+/**
+ * App Service passes an unresolved Key Vault reference through as its literal text
+ * (`@Microsoft.KeyVault(...)`), which would otherwise pass as a 32-byte JWT key.
+ * @throws ConfigError naming the first setting that still holds a reference
+ */
+function assertKeyVaultReferencesResolved(env: NodeJS.ProcessEnv): void {
+  for (const name of Object.keys(environmentSchema.shape)) {
+    if (env[name]?.trim().startsWith('@Microsoft.KeyVault(')) {
+      throw new ConfigError(name, 'is an unresolved Key Vault reference; check the identity\'s access to the vault');
+    }
+  }
 }
 
 const storageSchema = environmentSchema.pick({ STORAGE_CONNECTION_STRING: true, STORAGE_ACCOUNT_NAME: true });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { sealDocument } from '../../src/lib/pdf/index.js';
 import type { CompletionCertificate } from '../../src/lib/pdf/index.js';
-import { certificateFor, corpusFile, developmentSealer, internationalSigners, pdfinfo, pdftotext, run, scratchDir } from './pdfTools.js';
+import { certificateFor, collapse, corpusFile, developmentSealer, internationalSigners, pdfinfo, pdftotext, run, scratchDir } from './pdfTools.js';
 import type { Sealer } from './pdfTools.js';
 
 let sealer: Sealer;
@@ -15,8 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await scratch.remove();
 });
-
-const collapse = (text: string): string => text.replace(/[\s\u202A-\u202E]+/g, ' ');
 
 async function sealNormal(overrides: Partial<CompletionCertificate>) {
   const document = await corpusFile('normal.pdf');
@@ -118,6 +116,11 @@ describe('certificate of completion (CONTRACT §10)', () => {
     // The e-mail is broken across lines but nothing of it is lost.
     expect(certificateText.replace(/\s+/g, '')).toContain(longEmail);
     for (const box of await wordBoxes(file, result.originalPageCount + 1)) expect(box.xMax).toBeLessThanOrEqual(545);
+  });
+
+  test('keeps a SHA-256 on one line whatever its digits (the widest hex digits fill the whole value column)', async () => {
+    const { certificateText } = await sealNormal({ originalSha256: 'bdbd'.repeat(16) });
+    expect(certificateText.split('\n')).toContain('bdbd'.repeat(16));
   });
 
   test('draws characters no font covers (Korean, emoji) as a placeholder glyph, keeping the real characters in the text', async () => {

@@ -77,10 +77,10 @@ export interface CommandResult {
   stderr: string;
 }
 
-/** Runs a tool without a shell; never throws for a non-zero exit. */
-export function run(command: string, args: string[]): Promise<CommandResult> {
+/** Runs a tool without a shell (in `cwd`, default the system's temporary folder); never throws for a non-zero exit. */
+export function run(command: string, args: string[], cwd: string = os.tmpdir()): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (error !== null && typeof error.code !== 'number') {
         reject(error);
         return;
@@ -182,7 +182,18 @@ export async function formValues(file: string): Promise<string[]> {
     .map((field) => String(field.value).replace(/^u:/, ''));
 }
 
-const collapse = (text: string): string => text.replace(/[\s\u202A-\u202E]+/g, ' ');
+/** Extracted text with poppler's bidi embedding marks removed and white space collapsed. */
+export const collapse = (text: string): string => text.replace(/[\u202A-\u202E]/g, '').replace(/\s+/g, ' ');
+
+/**
+ * Dumps the signatures' CMS blobs with `pdfsig -dump`, which writes `<file name>.sig<n>` into its
+ * working folder: run in the PDF's own folder. @returns the path of signature `index`'s dump
+ */
+export async function dumpSignature(file: string, index: number): Promise<string> {
+  const { code } = await run('pdfsig', ['-nocert', '-dump', path.basename(file)], path.dirname(file));
+  if (code !== 0) throw new Error(`pdfsig -dump failed on ${file}`);
+  return `${file}.sig${index}`;
+}
 
 /**
  * Every check CONTRACT §6 asks of a sealed file, against its original, with the real tools:

@@ -4,6 +4,7 @@ import {
   certificateFor,
   corpusFile,
   developmentSealer,
+  dumpSignature,
   expectValidSeal,
   formValues,
   pdfinfo,
@@ -80,8 +81,7 @@ describe('sealDocument (CONTRACT §6)', () => {
     const { sealed } = await sealCorpusFile('normal.pdf');
     const [signature] = await pdfsig(sealed);
     expect(signature).toMatchObject({ subFilter: 'ETSI.CAdES.detached', hashAlgorithm: 'SHA-256' });
-    expect((await run('pdfsig', ['-nocert', '-dump', sealed])).code).toBe(0);
-    const cms = (await run('openssl', ['asn1parse', '-inform', 'DER', '-in', `${sealed}.sig0`])).stdout;
+    const cms = (await run('openssl', ['asn1parse', '-inform', 'DER', '-in', await dumpSignature(sealed, 0)])).stdout;
     expect(cms).toMatch(/:pkcs7-signedData/);
     expect(cms).toMatch(/:sha256\b/);
     // Signed attributes of a CAdES signature (ETSI EN 319 122-1): content type, message digest, signing-certificate-v2.
@@ -123,7 +123,7 @@ describe('createDevelopmentSealingCertificate', () => {
     expect(stdout).toMatch(/Public-Key: \(2048 bit\)/);
     expect(stdout).toMatch(/Signature Algorithm: sha256WithRSAEncryption/);
     expect(stdout).toMatch(/Key Usage: critical\s+Digital Signature, Non Repudiation/);
-    expect(stdout).toMatch(/Subject: CN = Local seal 測試/);
+    expect(stdout).toMatch(/Subject: CN ?= ?Local seal 測試/);
     const notBefore = new Date(/Not Before: (.*)$/m.exec(stdout)?.[1] ?? '');
     const notAfter = new Date(/Not After : (.*)$/m.exec(stdout)?.[1] ?? '');
     expect(notAfter.getUTCFullYear() - notBefore.getUTCFullYear()).toBe(5);

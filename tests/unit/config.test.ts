@@ -43,6 +43,7 @@ describe('loadConfig', () => {
     [{ TURNSTILE_REQUIRED: 'yes' }, 'TURNSTILE_REQUIRED'],
     [{ SEAL_P12_BASE64: '' }, 'SEAL_P12_BASE64'],
     [{ STORAGE_ACCOUNT_NAME: 'Bad_Name' }, 'STORAGE_ACCOUNT_NAME'],
+    [{ JWT_SECRET: '@Microsoft.KeyVault(SecretUri=https://vault.vault.azure.net/secrets/jwt-secret/)' }, 'JWT_SECRET'],
   ])('refuses %j naming the setting', (override, setting) => {
     const error = failure({ ...minimal, ...override });
     expect(error.setting).toBe(setting);

@@ -34,6 +34,8 @@ const styles = {
   heading: { face: 'bold', size: 12, gray: 0 },
   label: { face: 'bold', size: 9, gray: 0.35 },
   value: { face: 'regular', size: 9.5, gray: 0 },
+  /** 64 hex digits fit one line at this size whatever the digits (the widest is under 0.62 em). */
+  digest: { face: 'regular', size: 8.5, gray: 0 },
   signerName: { face: 'bold', size: 10.5, gray: 0 },
   tableHead: { face: 'bold', size: 8, gray: 0.35 },
   tableCell: { face: 'regular', size: 8.5, gray: 0 },
@@ -136,11 +138,11 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
   const painter = new TextPainter(pdf);
   const flow = new Flow(pdf, painter);
   const full = (text: string, style: Style): Cell => cell(text, style, 0, CONTENT_WIDTH);
-  const field = (label: string, value: string): void =>
+  const field = (label: string, value: string, valueStyle: Style = styles.value): void =>
     flow.row(
       [
         cell(label, styles.label, 0, LABEL_WIDTH - COLUMN_GAP),
-        cell(value, styles.value, LABEL_WIDTH, CONTENT_WIDTH - LABEL_WIDTH),
+        cell(value, valueStyle, LABEL_WIDTH, CONTENT_WIDTH - LABEL_WIDTH),
       ],
       2,
     );
@@ -170,7 +172,7 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
   field('Owner', certificate.ownerEmail);
   field('Created', certificate.createdAt);
   field('Completed', certificate.completedAt);
-  field('Original SHA-256', certificate.originalSha256);
+  field('Original SHA-256', certificate.originalSha256, styles.digest);
   field('Original pages', String(originalPageCount));
 
   heading(`Signers (${certificate.signers.length})`);

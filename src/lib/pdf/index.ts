@@ -25,8 +25,9 @@ export { createDevelopmentSealingCertificate } from './developmentCertificate.js
  * @returns the sealed bytes and the page counts (original, certificate)
  * @throws AppError `unprocessable` (422) with type `document-encrypted` (needs a password, or is
  *   encrypted and signed), `document-damaged` (cannot be parsed, or the sealed file would not be
- *   valid), `document-certified` (a certification signature forbids adding pages) or
- *   `document-too-complex` (over 30 s or 512 MiB, or a decompression bomb)
+ *   valid), `document-certified` (a certification signature forbids adding pages),
+ *   `document-signed-not-extensible` (signed, but linearized or damaged, so the seal could not be
+ *   an incremental update) or `document-too-complex` (over 30 s or 512 MiB, or a decompression bomb)
  * @throws AppError `service_unavailable` (503, Retry-After 30 s) with type
  *   `timestamp-authority-unavailable` when the TSA fails, answers an error, or takes over 10 s
  * @throws `options.signal.reason` when aborted

@@ -8,7 +8,8 @@
  * earlier signatures still cover exactly the bytes they signed and stay valid. Signature fields are
  * never flattened. Such a document is refused (422) when an incremental update is impossible:
  * when it is encrypted (removing the protection rewrites the file), when it needs repair, or when it
- * carries a certification signature (DocMDP, ISO 32000-1 §12.8.2.2), which forbids adding pages.
+ * carries a certification signature (DocMDP, ISO 32000-1 §12.8.2.2), which forbids adding pages,
+ * or when @libpdf/core cannot append to it (a linearized file: it would rewrite it in full).
  * Unsigned documents are also updated incrementally when they can be (the original bytes stay a
  * prefix of the sealed file), and rewritten in full when they are encrypted or were repaired.
  */
@@ -159,7 +160,8 @@ function flattenForm(pdf: PDF): void {
 
 /**
  * Seals one document (CONTRACT §6 steps 1 to 3). See the module comment for signed documents.
- * @throws AppError 422 document-encrypted / document-damaged / document-certified / document-too-complex,
+ * @throws AppError 422 document-encrypted / document-damaged / document-certified /
+ *   document-signed-not-extensible / document-too-complex,
  *   503 timestamp-authority-unavailable; a plain Error for faults of the service (bad sealing certificate)
  */
 export async function seal(job: SealJob): Promise<SealResult> {
@@ -194,8 +196,13 @@ export async function seal(job: SealJob): Promise<SealResult> {
         'The document is encrypted and already signed: removing its protection to seal it would break the existing signature. Upload an unencrypted copy.',
       );
     }
-    if (signed && pdf.canSaveIncrementally() !== null) {
-      throw damaged(new Error(`A signed document cannot be updated incrementally (${String(pdf.canSaveIncrementally())}).`));
+    const blocker = pdf.canSaveIncrementally();
+    if (signed && blocker !== null) {
+      throw new AppError(
+        'unprocessable',
+        'The document already carries a signature, and it is stored in a way (linearized for fast web view, or damaged) that the service cannot extend without breaking that signature.',
+        { type: 'document-signed-not-extensible', cause: new Error(`Incremental update blocked: ${blocker}`) },
+      );
     }
     // Owner-password-only protection: the seal must cover the whole file, so the protection goes (CONTRACT §4).
     if (pdf.isEncrypted) pdf.removeProtection();

@@ -130,7 +130,7 @@ function arabicPositionalForms(chars: readonly string[]): string[] {
  * explicit bidi formatting characters (which could make a name display as something else) and
  * invisible characters are removed, runs of white space collapse to one space.
  */
-export function cleanText(text: string): string {
+function cleanText(text: string): string {
   return text
     .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, REPLACEMENT)
     .normalize('NFC')
@@ -172,7 +172,7 @@ class FontCatalog {
 const catalog = new FontCatalog();
 
 /** Turns text into glyphs in logical order: cleaning, Arabic shaping, font fallback per character. */
-export function toGlyphs(text: string, face: Face): Glyph[] {
+function toGlyphs(text: string, face: Face): Glyph[] {
   const primary: FontId = face === 'bold' ? 'latinBold' : 'latin';
   const chain: readonly FontId[] = [primary, ...FALLBACK_CHAIN];
   const chars = [...cleanText(text)];
@@ -207,7 +207,7 @@ const widthOf = (glyphs: readonly Glyph[]): number => glyphs.reduce((sum, glyph)
  * between ideographs, and inside a word only when the word alone is wider than a line (long
  * e-mail addresses, identifiers). Always returns at least one line.
  */
-export function wrapGlyphs(glyphs: readonly Glyph[], maxWidth: number): Line[] {
+function wrapGlyphs(glyphs: readonly Glyph[], maxWidth: number): Line[] {
   // Segments: a word with the spaces after it, or one ideograph; never broken unless too wide.
   const segments: Glyph[][] = [];
   let current: Glyph[] = [];
