@@ -22,6 +22,8 @@ export interface AzuriteOptions {
   tablePort?: number;
   /** Milliseconds to wait for all services to listen. Default 30000. */
   startTimeoutMs?: number;
+  /** Further Azurite CLI options (for example `--oauth basic --cert c.pem --key k.pem` for HTTPS and OAuth). */
+  extraArgs?: string[];
 }
 
 export interface RunningAzurite {
@@ -53,6 +55,7 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
     '--queuePort', String(options.queuePort ?? 0),
     '--tablePort', String(options.tablePort ?? 0),
     ...(options.location === undefined ? ['--inMemoryPersistence'] : ['--location', options.location]),
+    ...(options.extraArgs ?? []),
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];

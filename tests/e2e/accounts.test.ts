@@ -232,6 +232,12 @@ describe('POST /api/Login (CONTRACT §2)', () => {
     expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.5);
   });
 
+  test('an address with characters that Table Storage keys forbid gets 401, not a fault', async () => {
+    for (const email of ['a/b#c?d\\e@example.com', 'tab\tin@example.com', 'ünïcödé@example.com']) {
+      expectProblem(await login(email, 'some password'), 401);
+    }
+  });
+
   test('the password is not trimmed or case-folded', async () => {
     const account = await newAccount();
     expectProblem(await login(account.email, ` ${account.password}`), 401);
@@ -249,6 +255,8 @@ describe('POST /api/Login (CONTRACT §2)', () => {
       expect(Number.isInteger(retryAfter)).toBe(true);
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(900);
+      // Seconds until the window (opened by the first failure, moments ago) closes.
+      expect(retryAfter).toBeGreaterThan(870);
       expect(throttled.text).not.toContain(account.email);
       // And every attempt after that, right or wrong.
       expectProblem(await login(account.email, 'wrong password'), 429);
@@ -260,6 +268,13 @@ describe('POST /api/Login (CONTRACT §2)', () => {
       for (let attempt = 1; attempt <= 4; attempt++) expectProblem(await login(account.email, 'wrong password'), 401);
       expect((await login(account.email, account.password)).status).toBe(200);
       for (let attempt = 1; attempt <= 5; attempt++) expectProblem(await login(account.email, 'wrong password'), 401);
+      expectProblem(await login(account.email, account.password), 429);
+    });
+
+    test('parallel attempts get no more than 5 password checks: of 12 at once, 5 get 401 and 7 get 429', async () => {
+      const account = await newAccount();
+      const answers = await Promise.all(Array.from({ length: 12 }, () => login(account.email, 'wrong password')));
+      expect(answers.map((answer) => answer.status).sort()).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
       expectProblem(await login(account.email, account.password), 429);
     });
 

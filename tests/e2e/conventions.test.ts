@@ -227,6 +227,19 @@ describe('response headers (CONTRACT §1)', () => {
     for (const response of [login, ticket, get, complete]) expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
+  test('Cache-Control: no-store on every other response that carries a signed URL (update, list)', async () => {
+    const id = await newDraft();
+    const responses = [
+      await api.request('PUT', `/envelopes/${id}`, { token: user.token, json: { signers: [] } }),
+      await api.request('PATCH', `/envelopes/${id}`, { token: user.token, json: { signers: [] } }),
+      await api.request('GET', '/envelopes', { token: user.token }),
+    ];
+    for (const response of responses) {
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+
   test('X-Content-Type-Options: nosniff on every response, success or error', async () => {
     const id = await newDraft();
     const responses = [

@@ -269,6 +269,16 @@ describe.each(['PUT', 'PATCH'] as const)('%s /api/envelopes/{id} signers (CONTRA
     await expectUnchanged(id, before);
   });
 
+  test('two entries claiming the same signer id get 400 (one identity, one signer)', async () => {
+    const id = await draft();
+    const signerId = (await send(id, [ada])).body.signers[0].id;
+    const before = await get(id);
+    const response = await send(id, [{ ...ada, id: signerId }, { ...charles, recipientId: signerId }]);
+    expectProblem(response, 400);
+    expect(response.body.errors).toContainEqual({ path: 'signers.1.recipientId', message: expect.any(String) });
+    await expectUnchanged(id, before);
+  });
+
   test('null and {} entries are dropped', async () => {
     const id = await draft();
     const response = await send(id, [null, ada, {}, charles, null]);
@@ -579,6 +589,20 @@ describe('audit trail, basics (CONTRACT §10)', () => {
       originalSha256: createHash('sha256').update(pdf).digest('hex'),
       sealedSha256: completed.body.hash,
     });
+  });
+
+  test('replacing 100 signers with long addresses by 100 others records one event with all 200 (no 500)', async () => {
+    const id = await draft();
+    // 249-character addresses: the event's details exceed what one Table Storage property holds (32K characters).
+    const address = (prefix: string, index: number) => `${prefix}${String(index).padStart(3, '0')}${'a'.repeat(56)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(56)}.com`;
+    const list = (prefix: string) => Array.from({ length: 100 }, (_unused, index) => ({ email: address(prefix, index), name: `Signer ${index}` }));
+    expect((await update(id, { signers: list('x') })).status).toBe(200);
+    const replaced = await update(id, { signers: list('y') });
+    expect(replaced.status).toBe(200);
+    const events = await audit(id);
+    expect(events.map((event) => event.sequence)).toEqual([1, 2, 3]);
+    expect(events[2].details.added.map((entry: { email: string }) => entry.email)).toEqual(list('y').map((signer) => signer.email));
+    expect(events[2].details.removed.map((entry: { email: string }) => entry.email)).toEqual(list('x').map((signer) => signer.email));
   });
 
   test('removing a signer records it under removed', async () => {

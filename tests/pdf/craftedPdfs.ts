@@ -109,3 +109,33 @@ export function pdfWithHiddenObjectStreamBomb(zeros: number): Buffer {
   pdf.add(`startxref\n${xrefOffset}\n%%EOF\n`);
   return pdf.bytes();
 }
+
+/**
+ * `original` with one incremental update that gives its catalog `/Perms /DocMDP`: the mark of a
+ * certification signature that forbids changes (ISO 32000-1 §12.8.2.2, /P 1). The signature
+ * dictionary is a stand-in (no real CMS): what matters is how a sealer treats the permission.
+ * @param catalog the catalog's object number and dictionary, as `qpdf --show-object` prints them
+ * @param trailer the trailer dictionary, as `qpdf --show-object=trailer` prints it
+ */
+export function withDocMdpPermission(original: Buffer, catalog: { number: number; dictionary: string }, trailer: string): Buffer {
+  const size = Number(/\/Size (\d+)/.exec(trailer)?.[1]);
+  const previous = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(original.toString('latin1'))?.[1]);
+  if (!Number.isInteger(size) || !Number.isInteger(previous)) throw new Error('Cannot read the trailer of the original.');
+  const signature = size;
+  const parts: Buffer[] = [original, Buffer.from('\n')];
+  let position = original.length + 1;
+  const offsets: [number, number][] = [];
+  const add = (number: number, body: string): void => {
+    offsets.push([number, position]);
+    const text = Buffer.from(`${number} 0 obj\n${body}\nendobj\n`, 'latin1');
+    parts.push(text);
+    position += text.length;
+  };
+  add(catalog.number, catalog.dictionary.replace(/>>\s*$/, ` /Perms << /DocMDP ${signature} 0 R >> >>`));
+  add(signature, '<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /adbe.pkcs7.detached /ByteRange [0 0 0 0] /Contents <00> ' +
+    '/Reference [ << /Type /SigRef /TransformMethod /DocMDP /TransformParams << /Type /TransformParams /P 1 /V /1.2 >> >> ] >>');
+  const sections = offsets.map(([number, offset]) => `${number} 1\n${String(offset).padStart(10, '0')} 00000 n \n`).join('');
+  const root = /\/Root \d+ \d+ R/.exec(trailer)?.[0] ?? '';
+  parts.push(Buffer.from(`xref\n0 1\n0000000000 65535 f \n${sections}trailer\n<< /Size ${size + 1} ${root} /Prev ${previous} >>\nstartxref\n${position}\n%%EOF\n`, 'latin1'));
+  return Buffer.concat(parts);
+}

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { isAppError } from '../../src/lib/errors.js';
 import { sealDocument } from '../../src/lib/pdf/index.js';
-import { pdfWithContentStream, pdfWithHiddenObjectStreamBomb, zlibBomb } from './craftedPdfs.js';
-import { certificateFor, corpusFile, developmentSealer } from './pdfTools.js';
+import { pdfWithContentStream, pdfWithHiddenObjectStreamBomb, withDocMdpPermission, zlibBomb } from './craftedPdfs.js';
+import { certificateFor, corpusDir, corpusFile, developmentSealer, run, scratchDir } from './pdfTools.js';
 import type { Sealer } from './pdfTools.js';
 
 const GiB = 1024 ** 3;
@@ -30,6 +31,24 @@ describe('documents the service refuses (CONTRACT §4)', () => {
     const answer = await refusal(await corpusFile(name));
     expect(answer).toMatchObject({ status: 422, type: 'urn:problem:document-encrypted' });
     expect(answer.detail).toMatch(/password/);
+  });
+
+  test('refuses a document certified against changes (DocMDP) with 422 document-certified: adding pages would break it', async () => {
+    const file = path.join(corpusDir, 'normal.pdf');
+    const trailer = (await run('qpdf', ['--show-object=trailer', file])).stdout;
+    const number = Number(/\/Root (\d+) 0 R/.exec(trailer)?.[1]);
+    const dictionary = (await run('qpdf', [`--show-object=${number}`, file])).stdout.trim();
+    const certified = withDocMdpPermission(Buffer.from(await corpusFile('normal.pdf')), { number, dictionary }, trailer);
+    // The crafted update is well-formed: qpdf reads it and finds the permission in the catalog.
+    const scratch = await scratchDir();
+    try {
+      const crafted = await scratch.write('certified.pdf', certified);
+      expect((await run('qpdf', ['--check', crafted])).code).not.toBe(2);
+      expect((await run('qpdf', [`--show-object=${number}`, crafted])).stdout).toMatch(/\/Perms << \/DocMDP \d+ 0 R >>/);
+    } finally {
+      await scratch.remove();
+    }
+    expect(await refusal(certified)).toMatchObject({ status: 422, type: 'urn:problem:document-certified' });
   });
 
   test('refuses a truncated PDF (upload cut off) with 422 document-damaged', async () => {

@@ -92,6 +92,21 @@ describe('RFC 3161 signature timestamp (PAdES B-T, CONTRACT §6 step 3)', () => 
     }
   });
 
+  test('a TSA that never answers gives 503 timestamp-authority-unavailable after about 10 s, not a hang', async () => {
+    const silent = await startTimestampAuthority({ failWith: 'silence' });
+    try {
+      const started = Date.now();
+      const error = await failure(silent.url);
+      const elapsed = Date.now() - started;
+      expect(error).toMatchObject({ status: 503, type: 'urn:problem:timestamp-authority-unavailable', retryAfterSeconds: 30 });
+      expect(silent.requests).toBe(1);
+      expect(elapsed).toBeGreaterThanOrEqual(9_000);
+      expect(elapsed).toBeLessThan(20_000);
+    } finally {
+      await silent.close();
+    }
+  }, 40_000);
+
   test('a TSA that is not listening gives 503 timestamp-authority-unavailable', async () => {
     const error = await failure(await unusedLoopbackUrl());
     expect(error).toMatchObject({ status: 503, type: 'urn:problem:timestamp-authority-unavailable', retryAfterSeconds: 30 });

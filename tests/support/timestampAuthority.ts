@@ -2,7 +2,7 @@
  * A real RFC 3161 timestamp authority on loopback, for tests: a node:http server that answers
  * `application/timestamp-query` requests with `openssl ts -reply`, signing with a throwaway CA and
  * TSA certificate that it generates with openssl into a temporary folder. It can also answer every
- * request with HTTP 500, to test a failing TSA.
+ * request with an HTTP error, or never answer, to test a failing TSA.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -28,9 +28,10 @@ export interface TimestampAuthority {
 
 /**
  * Starts a TSA on 127.0.0.1 with a random port.
- * @param options.failWith an HTTP status to answer every request with instead of a timestamp
+ * @param options.failWith an HTTP status to answer every request with instead of a timestamp, or
+ *   `'silence'` to read requests and never answer them (until `close()`)
  */
-export async function startTimestampAuthority(options: { failWith?: number } = {}): Promise<TimestampAuthority> {
+export async function startTimestampAuthority(options: { failWith?: number | 'silence' } = {}): Promise<TimestampAuthority> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'test-tsa-'));
   const file = (name: string): string => path.join(dir, name);
   const openssl = async (...args: string[]): Promise<void> => {
@@ -80,6 +81,10 @@ export async function startTimestampAuthority(options: { failWith?: number } = {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
+      if (options.failWith === 'silence') {
+        requests++;
+        return;
+      }
       if (options.failWith !== undefined) {
         requests++;
         response.writeHead(options.failWith, { 'content-type': 'text/plain' }).end('failing on purpose');

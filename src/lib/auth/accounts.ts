@@ -80,11 +80,11 @@ export async function login({ users, config, request, remoteIp, throttle }: Logi
   if (captcha === 'failed') {
     throw new AppError('unauthorized', 'The captcha was not solved.', { type: 'captcha-failed' });
   }
-  await throttle?.assertAllowed(request.email);
+  // Counted before the password is checked, so parallel attempts cannot exceed the limit (CONTRACT §2).
+  await throttle?.beginAttempt(request.email);
   const user = await users.findByEmail(request.email);
   const matches = await verifyPassword(request.password, user?.passwordHash ?? (await dummyHash(config.bcryptCost)));
   if (user === null || !matches) {
-    await throttle?.recordFailure(request.email);
     throw new AppError('unauthorized', 'The e-mail address or password is wrong.', { type: 'invalid-credentials' });
   }
   await throttle?.recordSuccess(request.email);

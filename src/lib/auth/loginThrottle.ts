@@ -6,6 +6,10 @@
  * inside it, and every one after, gets 429 with `Retry-After` (seconds until the window closes) without
  * the password being checked or counted; a successful login closes the window. Unknown addresses are
  * counted the same way, so a 429 never tells whether an account exists.
+ *
+ * Each attempt is counted before its password is checked ({@link LoginThrottle.beginAttempt}), with an
+ * ETag-conditional write, so parallel attempts cannot all pass the check and get more than
+ * {@link MAX_FAILURES} passwords tried per window; a success then closes the window.
  */
 import type { TableClient } from '@azure/data-tables';
 import { AppError } from '../errors.js';
@@ -17,7 +21,8 @@ export const MAX_FAILURES = 5;
 export const WINDOW_SECONDS = 15 * 60;
 
 const ROW_KEY = 'window';
-const MAX_ATTEMPTS = 10;
+/** Conditional writes tried before {@link LoginThrottle.beginAttempt} gives up. */
+const MAX_ATTEMPTS = 20;
 
 interface WindowEntity {
   partitionKey: string;
@@ -35,32 +40,31 @@ export class LoginThrottle {
   ) {}
 
   /**
+   * Counts one attempt as a failure before its password is checked, opening a new window when none is
+   * open; a successful login then closes the window ({@link recordSuccess}). Atomic: of any number of
+   * concurrent attempts, at most {@link MAX_FAILURES} per window get through.
    * @throws AppError `too_many_requests` (429, `Retry-After` = seconds until the window closes) when the
-   *   account already has {@link MAX_FAILURES} failures in its open window
+   *   account already has {@link MAX_FAILURES} failures in its open window (that attempt is not
+   *   counted), or when so many attempts arrive at once that the window stays contended after
+   *   {@link MAX_ATTEMPTS} conditional writes (never a pass)
    */
-  async assertAllowed(email: string): Promise<void> {
-    const window = await this.read(email);
-    if (window === null) return;
-    const remainingMs = window.windowStart + WINDOW_SECONDS * 1000 - this.now();
-    if (remainingMs > 0 && window.failures >= MAX_FAILURES) {
-      throw new AppError('too_many_requests', 'Too many failed logins for this account; wait before trying again.', {
-        type: 'login-throttled',
-        retryAfterSeconds: Math.ceil(remainingMs / 1000),
-      });
-    }
-  }
-
-  /** Counts one failure, opening a new window when none is open. */
-  async recordFailure(email: string): Promise<void> {
+  async beginAttempt(email: string): Promise<void> {
     const partitionKey = textKey(email);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const now = this.now();
       const window = await this.read(email);
+      const remainingMs = window === null ? 0 : window.windowStart + WINDOW_SECONDS * 1000 - now;
+      if (window !== null && remainingMs > 0 && window.failures >= MAX_FAILURES) {
+        throw new AppError('too_many_requests', 'Too many failed logins for this account; wait before trying again.', {
+          type: 'login-throttled',
+          retryAfterSeconds: Math.ceil(remainingMs / 1000),
+        });
+      }
       try {
         if (window === null) {
           await this.table.createEntity<WindowEntity>({ partitionKey, rowKey: ROW_KEY, windowStart: now, failures: 1 });
         } else {
-          const open = window.windowStart + WINDOW_SECONDS * 1000 > now;
+          const open = remainingMs > 0;
           await this.table.updateEntity<WindowEntity>(
             { partitionKey, rowKey: ROW_KEY, windowStart: open ? window.windowStart : now, failures: open ? window.failures + 1 : 1 },
             'Replace',
@@ -71,8 +75,14 @@ export class LoginThrottle {
       } catch (error) {
         const status = storageStatus(error);
         if (status !== 409 && status !== 412) throw error;
+        // Spreads the retries of attempts that collided.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * (attempt + 1)));
       }
     }
+    throw new AppError('too_many_requests', 'Too many login attempts for this account at once; retry shortly.', {
+      type: 'login-throttled',
+      retryAfterSeconds: 1,
+    });
   }
 
   /** Closes the window after a successful login. */

@@ -49,12 +49,22 @@ const signerList = z
       .max(MAX_SIGNERS, `must hold at most ${MAX_SIGNERS} signers`)
       .superRefine((signers, context) => {
         const seen = new Map<string, number>();
+        // One signer's identity cannot be kept by two entries (CONTRACT §3: ids identify signers).
+        const seenIds = new Map<string, number>();
         signers.forEach((signer, index) => {
           const first = seen.get(signer.email);
           if (first !== undefined) {
             context.addIssue({ code: 'custom', path: [index, 'email'], message: `repeats the e-mail address of signer ${first}` });
           } else {
             seen.set(signer.email, index);
+          }
+          const id = signer.id ?? signer.recipientId;
+          if (id === undefined) return;
+          const firstWithId = seenIds.get(id);
+          if (firstWithId !== undefined) {
+            context.addIssue({ code: 'custom', path: [index, signer.id === undefined ? 'recipientId' : 'id'], message: `repeats the id of signer ${firstWithId}` });
+          } else {
+            seenIds.set(id, index);
           }
         });
       }),

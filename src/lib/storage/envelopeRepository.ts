@@ -46,7 +46,10 @@ export interface EnvelopePage {
   nextCursor: string | undefined;
 }
 
-/** Largest string property Table Storage accepts is 64 KiB (32K UTF-16 units); signer lists are split below that. */
+/**
+ * Largest string property Table Storage accepts is 64 KiB (32K UTF-16 units); signer lists and large
+ * audit details (100 signers replaced by 100 others) are split below that.
+ */
 const CHUNK_CHARS = 30_000;
 
 type EnvelopeEntity = Record<string, unknown> & { partitionKey: string; rowKey: string };
@@ -141,7 +144,7 @@ export class EnvelopeRepository {
         actorId: (entity.actorId as string | undefined) ?? null,
         ip: (entity.ip as string | undefined) ?? null,
         userAgent: (entity.userAgent as string | undefined) ?? null,
-        details: JSON.parse(String(entity.details)) as Record<string, unknown>,
+        details: JSON.parse(readDetails(entity)) as Record<string, unknown>,
       });
     }
     return events;
@@ -225,10 +228,25 @@ function eventEntity(record: EnvelopeRecord, event: AuditEvent): EnvelopeEntity 
     sequence: event.sequence,
     type: event.type,
     at: event.at,
-    details: JSON.stringify(event.details),
   };
+  const detailsJson = JSON.stringify(event.details);
+  if (detailsJson.length <= CHUNK_CHARS) {
+    entity.details = detailsJson;
+  } else {
+    const chunks = Math.ceil(detailsJson.length / CHUNK_CHARS);
+    entity.detailsChunks = chunks;
+    for (let index = 0; index < chunks; index++) entity[`details${index}`] = detailsJson.slice(index * CHUNK_CHARS, (index + 1) * CHUNK_CHARS);
+  }
   if (event.actorId !== null) entity.actorId = event.actorId;
   if (event.ip !== null) entity.ip = event.ip;
   if (event.userAgent !== null) entity.userAgent = event.userAgent.slice(0, 1024);
   return entity;
+}
+
+/** An event's `details` JSON: one `details` property, or `detailsChunks` parts when it was too large for one. */
+function readDetails(entity: Record<string, unknown>): string {
+  if (entity.detailsChunks === undefined) return String(entity.details);
+  let json = '';
+  for (let index = 0; index < Number(entity.detailsChunks); index++) json += String(entity[`details${index}`] ?? '');
+  return json;
 }

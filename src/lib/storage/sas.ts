@@ -24,6 +24,8 @@ export interface BlobSasOptions {
 }
 
 export interface SasSigner {
+  /** Which key signs: the account key, or a user delegation key obtained with the managed identity. */
+  readonly kind: 'sharedKey' | 'userDelegation';
   /**
    * A URL for one blob carrying a SAS limited to that blob, `access` and `expiresInSeconds`.
    * HTTPS-only unless the storage endpoint itself is plain HTTP (Azurite on a laptop).
@@ -33,7 +35,16 @@ export interface SasSigner {
 
 export type SasSignerSettings =
   | { kind: 'sharedKey'; blobService: BlobServiceClient }
-  | { kind: 'userDelegation'; blobService: BlobServiceClient; now?: () => Date };
+  | {
+      kind: 'userDelegation';
+      blobService: BlobServiceClient;
+      now?: () => Date;
+      /**
+       * SAS service version to sign for; default the SDK's own. Only tests set it: Azurite 3.35 (the
+       * newest that runs on Node 20) validates user-delegation SAS up to version 2025-07-05.
+       */
+      version?: string;
+    };
 
 const permissionsFor: Record<SasAccess, string> = { read: 'r', createWrite: 'cw' };
 
@@ -41,7 +52,7 @@ const permissionsFor: Record<SasAccess, string> = { read: 'r', createWrite: 'cw'
 export function createSasSigner(settings: SasSignerSettings): SasSigner {
   return settings.kind === 'sharedKey'
     ? new SharedKeySasSigner(settings.blobService)
-    : new UserDelegationSasSigner(settings.blobService, settings.now ?? (() => new Date()));
+    : new UserDelegationSasSigner(settings.blobService, settings.now ?? (() => new Date()), settings.version);
 }
 
 function protocolFor(blobService: BlobServiceClient): SASProtocol {
@@ -49,6 +60,8 @@ function protocolFor(blobService: BlobServiceClient): SASProtocol {
 }
 
 class SharedKeySasSigner implements SasSigner {
+  readonly kind = 'sharedKey';
+
   constructor(private readonly blobService: BlobServiceClient) {}
 
   async blobUrl(containerName: string, blobName: string, options: BlobSasOptions): Promise<string> {
@@ -67,12 +80,14 @@ const KEY_MIN_REMAINING_MS = 24 * 3600 * 1000 + 5 * 60 * 1000;
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 class UserDelegationSasSigner implements SasSigner {
+  readonly kind = 'userDelegation';
   private key: Promise<UserDelegationKey> | undefined;
   private keyExpiresAt = 0;
 
   constructor(
     private readonly blobService: BlobServiceClient,
     private readonly now: () => Date,
+    private readonly version: string | undefined,
   ) {}
 
   async blobUrl(containerName: string, blobName: string, options: BlobSasOptions): Promise<string> {
@@ -86,6 +101,7 @@ class UserDelegationSasSigner implements SasSigner {
         startsOn: new Date(now.getTime() - CLOCK_SKEW_MS),
         expiresOn: new Date(now.getTime() + options.expiresInSeconds * 1000),
         protocol: protocolFor(this.blobService),
+        ...(this.version === undefined ? {} : { version: this.version }),
       },
       key,
       this.blobService.accountName,
