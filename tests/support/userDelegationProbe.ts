@@ -45,11 +45,13 @@ async function main(): Promise<void> {
   let clock = Date.now();
   let keyRequests = 0;
   const counted = new BlobServiceClient(process.argv[2]!, new AzuriteOAuthCredential());
-  const getKey = counted.getUserDelegationKey.bind(counted);
-  counted.getUserDelegationKey = async (...args) => {
-    keyRequests++;
-    return await getKey(...args);
-  };
+  const getKey = counted.getUserDelegationKey.bind(counted) as (...args: unknown[]) => Promise<unknown>;
+  Object.assign(counted, {
+    getUserDelegationKey: async (...args: unknown[]) => {
+      keyRequests++;
+      return await getKey(...args);
+    },
+  });
   const timed = createSasSigner({ kind: 'userDelegation', blobService: counted, now: () => new Date(clock), version: '2025-07-05' });
   const keyRequestsAfter: number[] = [];
   for (const advanceHours of [0, 1, 23, 1]) {

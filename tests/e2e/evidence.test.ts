@@ -1,0 +1,206 @@
+/**
+ * Evidence that holds up (CONTRACT §6 step 2, §10): the audit trail over HTTP, the certificate of
+ * completion inside the sealed PDF, trusted timestamps from an RFC 3161 authority, and verification by
+ * hash.
+ */
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { resetConfig } from '../../src/lib/config.js';
+import { resetServices } from '../../src/lib/services.js';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { startTimestampAuthority, type TimestampAuthority } from '../support/timestampAuthority.js';
+import { tempFile, tool } from '../support/tools.js';
+
+let env: TestService;
+let user: TestUser;
+
+beforeAll(async () => {
+  env = await startTestService();
+  user = await env.newUser();
+});
+afterAll(async () => {
+  await env.close();
+});
+
+const agent = { 'User-Agent': 'evidence-test/1.0', 'X-Forwarded-For': '198.51.100.23:5123' };
+
+async function sealedText(signedUrl: string): Promise<{ file: string; text: string; bytes: Buffer }> {
+  const bytes = Buffer.from(await (await fetch(signedUrl)).arrayBuffer());
+  const file = await tempFile(bytes);
+  return { file, bytes, text: (await tool('pdftotext', [file, '-'])).stdout };
+}
+
+describe('audit trail', () => {
+  test('upload, two signer changes, send and complete give exactly those five events, in order, with who and from where', async () => {
+    const ticket = await env.api.request('POST', '/GetUploadUrl', { token: user.token, headers: agent, json: { filename: 'lease.pdf', mimetype: 'application/pdf' } });
+    const id = ticket.body.envelopeId as string;
+    await fetch(ticket.body.uploadUrl, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob', 'Content-Type': 'application/pdf' }, body: await corpusPdf('normal.pdf') });
+    const first = await env.api.request('PUT', `/envelopes/${id}`, { token: user.token, headers: agent, json: { signers: [{ email: 'a@example.com', name: 'A' }] } });
+    const aId = first.body.signers[0].id as string;
+    const second = await env.api.request('PATCH', `/envelopes/${id}`, {
+      token: user.token,
+      headers: agent,
+      json: { signers: [{ id: aId, email: 'a@example.com', name: 'A' }, { email: 'b@example.com', name: 'B', role: 'approver' }] },
+    });
+    const bId = second.body.signers[1].id as string;
+    // Refused requests leave no event.
+    expect((await env.api.request('PUT', `/envelopes/${id}`, { token: user.token, json: { status: 'completed' } })).status).toBe(409);
+    expect((await env.api.request('PUT', `/envelopes/${id}`, { token: user.token, json: { signers: [{ email: 'bad' }] } })).status).toBe(400);
+    expect((await env.api.request('PUT', `/envelopes/${id}`, { token: user.token, headers: agent, json: { status: 'sent' } })).status).toBe(200);
+    const completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token, headers: agent });
+    expect(completed.status).toBe(200);
+    // Repeating a complete is not a change and leaves no event.
+    expect((await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token })).status).toBe(200);
+
+    const audit = await env.api.request('GET', `/envelopes/${id}/audit`, { token: user.token });
+    expect(audit.status).toBe(200);
+    const events = audit.body as Record<string, unknown>[];
+    // The IP is the last X-Forwarded-For entry, the one the front end (here the local host) appends;
+    // what the client itself sent (198.51.100.23) is not trusted.
+    const common = { actorId: user.userId, ip: '127.0.0.1', userAgent: 'evidence-test/1.0', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) };
+    const original = createHash('sha256').update(await corpusPdf('normal.pdf')).digest('hex');
+    expect(events).toEqual([
+      { sequence: 1, type: 'envelope.created', ...common, details: { documentName: 'lease.pdf', blobName: `${id}/lease.pdf` } },
+      { sequence: 2, type: 'envelope.signers_replaced', ...common, details: { added: [{ id: aId, email: 'a@example.com' }], removed: [] } },
+      { sequence: 3, type: 'envelope.signers_replaced', ...common, details: { added: [{ id: bId, email: 'b@example.com' }], removed: [] } },
+      { sequence: 4, type: 'envelope.sent', ...common, details: { from: 'draft', to: 'sent' } },
+      { sequence: 5, type: 'envelope.completed', ...common, details: { originalSha256: original, sealedSha256: completed.body.hash } },
+    ]);
+    const times = events.map((event) => Date.parse(event.at as string));
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+  });
+
+  test('without X-Forwarded-For and User-Agent the event says null', async () => {
+    // The local host always appends the peer address, as Azure's front end does; the user agent can be absent.
+    const ticket = await env.api.request('POST', '/GetUploadUrl', { token: user.token, headers: { 'User-Agent': '' }, json: { filename: 'x.pdf', mimetype: 'application/pdf' } });
+    const events = (await env.api.request('GET', `/envelopes/${ticket.body.envelopeId}/audit`, { token: user.token })).body as { ip: string | null; userAgent: string | null }[];
+    expect(events[0]!.userAgent).toBeNull();
+    expect(events[0]!.ip).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
+  });
+
+  test("another owner's audit trail is 404, as a missing envelope", async () => {
+    const id = await createEnvelopeWithDocument(env.api, user, null);
+    const stranger = await env.newUser();
+    const theirs = await env.api.request('GET', `/envelopes/${id}/audit`, { token: stranger.token });
+    const missing = await env.api.request('GET', '/envelopes/01a200d3-a1e6-709a-8ed4-fc8ee3c3c6df/audit', { token: stranger.token });
+    expectProblem(theirs, 404);
+    expect(theirs.body).toEqual(missing.body);
+  });
+});
+
+describe('certificate of completion', () => {
+  test('the sealed PDF shows the envelope id, document name, owner, every signer with id and role, and the original SHA-256', async () => {
+    const id = await createEnvelopeWithDocument(env.api, user, await corpusPdf('with_update_sections.pdf'), 'Kaufvertrag über 3 Häuser.pdf');
+    const signers = [
+      { email: 'wang@example.com', name: '王小明', role: 'signer' },
+      { email: 'layla@example.com', name: 'ليلى أحمد', role: 'approver' },
+      { email: 'long@example.com', name: `Maximiliane ${'von und zu '.repeat(16)}Ende`, role: 'cc' },
+    ];
+    const updated = await env.api.request('PUT', `/envelopes/${id}`, { token: user.token, json: { signers } });
+    const completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
+    expect(completed.status).toBe(200);
+    const { text, file } = await sealedText(completed.body.signedUrl);
+    const flat = text.replace(/\s+/g, ' ');
+    expect(flat).toContain(id);
+    expect(flat).toContain('Kaufvertrag über 3 Häuser.pdf');
+    expect(flat).toContain(user.email);
+    expect(flat).toContain(createHash('sha256').update(await corpusPdf('with_update_sections.pdf')).digest('hex'));
+    for (const signer of updated.body.signers as { id: string; email: string; role: string }[]) {
+      expect(flat).toContain(signer.id);
+      expect(flat).toContain(signer.email);
+    }
+    expect(flat).toContain('王小明');
+    expect(flat.replace(/\s/g, '')).toContain('Maximiliane'.concat('vonundzu'.repeat(16), 'Ende'));
+    const pages = async (path: string) => Number(/Pages:\s+(\d+)/.exec((await tool('pdfinfo', [path])).stdout)?.[1]);
+    expect(await pages(file)).toBeGreaterThan(await pages(await tempFile(await corpusPdf('with_update_sections.pdf'))));
+  });
+});
+
+describe('timestamps', () => {
+  let tsa: TimestampAuthority;
+
+  beforeAll(async () => {
+    tsa = await startTimestampAuthority();
+  });
+  afterAll(async () => {
+    await tsa.close();
+    delete process.env.TSA_URL;
+    resetConfig();
+    resetServices();
+  });
+
+  function useTsa(url: string | undefined): void {
+    if (url === undefined) delete process.env.TSA_URL;
+    else process.env.TSA_URL = url;
+    resetConfig();
+    resetServices();
+  }
+
+  test('with TSA_URL the seal carries an RFC 3161 signature timestamp (PAdES B-T)', async () => {
+    useTsa(tsa.url);
+    const id = await createEnvelopeWithDocument(env.api, user, await corpusPdf('normal.pdf'));
+    await env.api.request('PUT', `/envelopes/${id}`, { token: user.token, json: { signers: [{ email: 'a@example.com', name: 'A' }] } });
+    const before = tsa.requests;
+    const completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
+    expect(completed.status).toBe(200);
+    expect(tsa.requests).toBe(before + 1);
+    const { file } = await sealedText(completed.body.signedUrl);
+    const report = (await tool('pdfsig', ['-nocert', file])).stdout;
+    expect(report).toContain('Signature is Valid.');
+    // pdfsig 22.12 (Debian 12) does not print timestamps, so the CMS is read with openssl; the token's
+    // signature and imprint are verified with `openssl ts -verify` in tests/pdf/timestamp.test.ts.
+    await tool('pdfsig', ['-nocert', '-dump', path.basename(file)], path.dirname(file));
+    const cms = (await tool('openssl', ['asn1parse', '-inform', 'DER', '-in', `${file}.sig0`])).stdout;
+    expect(cms).toContain(':id-smime-aa-timeStampToken');
+    expect(cms).toContain(':id-smime-ct-TSTInfo');
+  });
+
+  test('a TSA that fails makes completion 503 and leaves the envelope as it was; a retry succeeds once it answers', async () => {
+    const failing = await startTimestampAuthority({ failWith: 500 });
+    try {
+      useTsa(failing.url);
+      const id = await createEnvelopeWithDocument(env.api, user, await corpusPdf('normal.pdf'));
+      await env.api.request('PUT', `/envelopes/${id}`, { token: user.token, json: { signers: [{ email: 'a@example.com', name: 'A' }] } });
+      const before = await env.api.request('GET', `/envelopes/${id}`, { token: user.token });
+      const failed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
+      expectProblem(failed, 503);
+      expect(failed.headers.get('retry-after')).toMatch(/^\d+$/);
+      const after = await env.api.request('GET', `/envelopes/${id}`, { token: user.token });
+      expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
+      expect(after.body.status).toBe('draft');
+      useTsa(tsa.url);
+      expect((await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token })).status).toBe(200);
+    } finally {
+      await failing.close();
+    }
+  });
+});
+
+describe('verification by hash', () => {
+  test('answers for a sealed PDF with exactly envelopeId, completedAt and documentName; 404 for the original and unknown hashes', async () => {
+    useNoTsa();
+    const original = await corpusPdf('normal.pdf');
+    const id = await createEnvelopeWithDocument(env.api, user, original, 'nda.pdf');
+    await env.api.request('PUT', `/envelopes/${id}`, { token: user.token, json: { signers: [{ email: 'a@example.com', name: 'A' }] } });
+    const completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
+    const envelope = await env.api.request('GET', `/envelopes/${id}`, { token: user.token });
+
+    const verified = await env.api.request('GET', `/verify/${completed.body.hash}`);
+    expect(verified.status).toBe(200);
+    expect(verified.body).toEqual({ envelopeId: id, completedAt: envelope.body.completedAt, documentName: 'nda.pdf' });
+    expect((await env.api.request('GET', `/verify/${(completed.body.hash as string).toUpperCase()}`)).status).toBe(200);
+
+    for (const hash of [createHash('sha256').update(original).digest('hex'), 'f'.repeat(64), 'not-a-hash', `${completed.body.hash}0`]) {
+      const missing = await env.api.request('GET', `/verify/${hash}`);
+      expectProblem(missing, 404);
+      expect(missing.text).not.toContain(id);
+    }
+  });
+});
+
+function useNoTsa(): void {
+  delete process.env.TSA_URL;
+  resetConfig();
+  resetServices();
+}
