@@ -1,0 +1,127 @@
+/**
+ * Benchmark data, written straight through the repositories (setup, not measured): users with a
+ * known password and tokens, an owner with 100 envelopes, an owner with 10,000, other owners beside
+ * them, and accounts for the login storm.
+ */
+import { randomUUID } from 'node:crypto';
+import { issueAccessToken } from '../../src/lib/auth/jwt.js';
+import { hashPassword } from '../../src/lib/auth/password.js';
+import type { AuditEvent, EnvelopeRecord } from '../../src/lib/envelopes/model.js';
+import { uuidv7 } from '../../src/lib/ids.js';
+import type { Services } from '../../src/lib/services.js';
+
+export interface SeededUser {
+  userId: string;
+  email: string;
+  password: string;
+  /** A valid access token for the user. */
+  token: string;
+}
+
+export interface SeedPlan {
+  /** Envelopes of the small owner (the list's 100 case; the hot read reads one of them). */
+  smallOwnerEnvelopes: number;
+  /** Envelopes of the large owner (the list's 10,000 case). */
+  largeOwnerEnvelopes: number;
+  /** Other owners, each with {@link otherOwnerEnvelopes} envelopes, so the table holds more than the two. */
+  otherOwners: number;
+  otherOwnerEnvelopes: number;
+  /** Accounts for the login storm (one per concurrent login, so the per-account throttle never trips). */
+  loginUsers: number;
+  /** Envelope writes in flight at once. */
+  concurrency: number;
+}
+
+export interface Seed {
+  smallOwner: SeededUser;
+  largeOwner: SeededUser;
+  /** The envelope the hot-read benchmark reads (the small owner's newest). */
+  hotEnvelopeId: string;
+  loginUsers: SeededUser[];
+  envelopesWritten: number;
+}
+
+/** Runs `task(index)` for index 0..count-1, at most `limit` at a time. */
+export async function forEachLimit(count: number, limit: number, task: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+}
+
+export async function seed(services: Services, plan: SeedPlan, onProgress: (message: string) => void): Promise<Seed> {
+  const password = `bench-${randomUUID()}`;
+  // One hash at the configured cost serves every account: they share the password.
+  const passwordHash = await hashPassword(password, services.config.bcryptCost);
+  const newUser = async (label: string): Promise<SeededUser> => {
+    const userId = uuidv7();
+    const email = `bench-${label}-${userId}@example.com`;
+    await services.users.insert({ userId, email, role: 'user', passwordHash, createdAt: new Date().toISOString() });
+    const { token } = await issueAccessToken({ sub: userId, email, role: 'user' }, services.config.jwt);
+    return { userId, email, password, token };
+  };
+
+  const smallOwner = await newUser('small');
+  const largeOwner = await newUser('large');
+  const others = await Promise.all(Array.from({ length: plan.otherOwners }, (_, index) => newUser(`other${index}`)));
+  const loginUsers = await Promise.all(Array.from({ length: plan.loginUsers }, (_, index) => newUser(`login${index}`)));
+
+  const jobs: { owner: SeededUser; count: number }[] = [
+    { owner: largeOwner, count: plan.largeOwnerEnvelopes },
+    ...others.map((owner) => ({ owner, count: plan.otherOwnerEnvelopes })),
+    { owner: smallOwner, count: plan.smallOwnerEnvelopes },
+  ];
+  const total = jobs.reduce((sum, job) => sum + job.count, 0);
+  const queue = jobs.flatMap((job) => Array.from({ length: job.count }, () => job.owner));
+  let written = 0;
+  let hotEnvelopeId = '';
+  let lastReport = Date.now();
+  await forEachLimit(queue.length, plan.concurrency, async (index) => {
+    const owner = queue[index]!;
+    const { record, event } = envelopeFor(owner, index);
+    await services.envelopes.create(record, event);
+    if (owner === smallOwner) hotEnvelopeId = record.id > hotEnvelopeId ? record.id : hotEnvelopeId;
+    written++;
+    if (Date.now() - lastReport > 5_000) {
+      lastReport = Date.now();
+      onProgress(`seeding: ${written}/${total} envelopes`);
+    }
+  });
+  return { smallOwner, largeOwner, hotEnvelopeId, loginUsers, envelopesWritten: written };
+}
+
+/** A realistic envelope row: a draft or sent envelope with two signers, and its creation event. */
+function envelopeFor(owner: SeededUser, index: number): { record: EnvelopeRecord; event: AuditEvent } {
+  const id = uuidv7();
+  const at = new Date().toISOString();
+  const documentName = `contract-${index}.pdf`;
+  const record: EnvelopeRecord = {
+    id,
+    ownerId: owner.userId,
+    status: index % 3 === 0 ? 'sent' : 'draft',
+    documentName,
+    blobName: `${id}/${documentName}`,
+    signers: [
+      { id: randomUUID(), email: `signer-a-${index}@example.com`, name: `Signer A ${index}`, role: 'signer' },
+      { id: randomUUID(), email: `signer-b-${index}@example.com`, name: `Signer B ${index}`, role: 'approver' },
+    ],
+    createdAt: at,
+    updatedAt: at,
+    completedAt: null,
+    hash: null,
+    originalSha256: null,
+    version: 1,
+    auditSequence: 1,
+  };
+  const event: AuditEvent = {
+    sequence: 1,
+    type: 'envelope.created',
+    at,
+    actorId: owner.userId,
+    ip: '127.0.0.1',
+    userAgent: 'bench-seed',
+    details: { documentName, blobName: record.blobName },
+  };
+  return { record, event };
+}
