@@ -13,7 +13,9 @@ import { createDevelopmentSealingCertificate } from '../../src/lib/pdf/index.js'
 import type { CompletionCertificate } from '../../src/lib/pdf/index.js';
 
 /** The shared corpus of real PDFs (never modified). */
-export const corpusDir = path.resolve(process.cwd(), '../shared/corpus/pdf');
+import { CORPUS_DIR } from '../support/corpus.js';
+
+export const corpusDir = CORPUS_DIR;
 
 export async function corpusFile(name: string): Promise<Uint8Array> {
   return new Uint8Array(await readFile(path.join(corpusDir, name)));

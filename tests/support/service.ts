@@ -9,8 +9,9 @@ import { createInvitation } from '../../src/lib/auth/invitations.js';
 import { getServices } from '../../src/lib/services.js';
 import { startService, type RunningService } from '../../src/local/service.js';
 
-/** Folder of the shared corpus of real PDFs (read-only). */
-export const CORPUS_DIR = path.resolve(process.cwd(), '../shared/corpus/pdf');
+import { CORPUS_DIR } from './corpus.js';
+
+export { CORPUS_DIR };
 
 export async function corpusPdf(name: string): Promise<Buffer> {
   return await readFile(path.join(CORPUS_DIR, name));

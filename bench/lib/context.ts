@@ -1,0 +1,47 @@
+/** What every benchmark suite is given, and what it gives back. */
+import type { Seed, SeedPlan } from './seed.js';
+
+export interface Plan {
+  quick: boolean;
+  seed: SeedPlan;
+  hotRead: { connections: number[]; rounds: number; seconds: number; warmupSeconds: number };
+  list: { rounds: number; seconds: number; pageSize: number };
+  completion: { rounds: number; generatedPages: number };
+  coldStart: { rounds: number };
+  loginStorm: { logins: number; readers: number; rounds: number; seconds: number };
+}
+
+export interface BenchContext {
+  plan: Plan;
+  /** Environment of the service and the measurement processes. */
+  env: NodeJS.ProcessEnv;
+  /** The service's base URL, ending in `/api`. */
+  apiUrl: string;
+  /** The hot-read baseline server's URL. */
+  baselineUrl: string;
+  seed: Seed;
+  bcryptCost: number;
+  /** Scratch folder for generated documents. */
+  tmpDir: string;
+}
+
+/** One target of the issue, checked against a measured ratio. */
+export interface TargetCheck {
+  id: string;
+  target: string;
+  /** The measured figure (median of rounds). */
+  value: number;
+  limit: number;
+  comparison: '>=' | '<=';
+  met: boolean;
+}
+
+export function check(id: string, target: string, value: number, comparison: '>=' | '<=', limit: number): TargetCheck {
+  return { id, target, value, limit, comparison, met: comparison === '>=' ? value >= limit : value <= limit };
+}
+
+/** A suite's figures (free-form, written to results.json) and its target checks. */
+export interface SuiteResult<Figures> {
+  figures: Figures;
+  targets: TargetCheck[];
+}

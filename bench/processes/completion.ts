@@ -1,0 +1,142 @@
+/**
+ * Completion of one document, timed in-process, against the floor of loading and saving the same
+ * bytes with the same PDF library (@libpdf/core) in the same process. A fresh process per document,
+ * so that its resident set tells about that document alone.
+ *
+ * Argv: JSON {name, path, rounds, warmupPath}. Each round creates a fresh envelope (completing one
+ * twice seals nothing the second time), uploads the document, and times `completeEnvelope` (read
+ * the original, flatten, certificate page, PAdES seal in the seal worker, store the sealed blob,
+ * update the envelope) and, alternating with it, `PDF.load` + `save` of the same bytes.
+ *
+ * Memory: the resident set is sampled every 2 ms during each completion; growth is the peak minus
+ * the resident set just before it. The seal worker is started (and its fonts and signer loaded) by
+ * a warm-up completion of a small document first, as in a serving instance, whose one worker is
+ * reused; that warm-up's own growth is reported apart as the worker's start-up cost.
+ */
+import { readFile } from 'node:fs/promises';
+import { PDF } from '@libpdf/core';
+import { completeEnvelope } from '../../src/lib/envelopes/complete.js';
+import type { Actor, AuditEvent, EnvelopeRecord } from '../../src/lib/envelopes/model.js';
+import { uuidv7 } from '../../src/lib/ids.js';
+import { getServices } from '../../src/lib/services.js';
+import { failToParent, finishWithResult } from '../lib/child.js';
+
+interface Options {
+  name: string;
+  path: string;
+  rounds: number;
+  warmupPath: string;
+}
+
+export interface CompletionProcessResult {
+  name: string;
+  bytes: number;
+  pages: number;
+  /** Wall time of each measured completion, ms. */
+  completeMs: number[];
+  /** Wall time of each load + save, ms. */
+  floorMs: number[];
+  /** Peak resident-set growth during each measured completion, bytes. */
+  rssGrowth: number[];
+  /** Growth during the warm-up completion, which started the seal worker, bytes. */
+  warmupRssGrowth: number;
+  /** Resident set before the warm-up, bytes. */
+  idleRss: number;
+  /** The process's peak resident set over its whole life, bytes. */
+  maxRss: number;
+}
+
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+
+try {
+  const options = JSON.parse(process.argv[2] ?? '{}') as Options;
+  const services = getServices();
+  const owner = uuidv7();
+  const actor: Actor = { userId: owner, email: 'bench-completion@example.com', ip: '127.0.0.1', userAgent: 'bench' };
+  const document = new Uint8Array(await readFile(options.path));
+  const warmup = new Uint8Array(await readFile(options.warmupPath));
+
+  const newEnvelope = async (bytes: Uint8Array, documentName: string): Promise<string> => {
+    const id = uuidv7();
+    const at = new Date().toISOString();
+    const record: EnvelopeRecord = {
+      id,
+      ownerId: owner,
+      status: 'sent',
+      documentName,
+      blobName: `${id}/${documentName}`,
+      signers: [{ id: uuidv7(), email: 'signer@example.com', name: 'Sam Signer', role: 'signer' }],
+      createdAt: at,
+      updatedAt: at,
+      completedAt: null,
+      hash: null,
+      originalSha256: null,
+      version: 1,
+      auditSequence: 1,
+    };
+    const event: AuditEvent = { sequence: 1, type: 'envelope.created', at, actorId: owner, ip: null, userAgent: null, details: { documentName, blobName: record.blobName } };
+    await services.envelopes.create(record, event);
+    await services.storage.containers.documents.getBlockBlobClient(record.blobName).uploadData(bytes, { blobHTTPHeaders: { blobContentType: 'application/pdf' } });
+    return id;
+  };
+
+  const timedCompletion = async (envelopeId: string): Promise<{ ms: number; growth: number }> => {
+    gc();
+    const before = process.memoryUsage.rss();
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage.rss());
+    }, 2);
+    const started = performance.now();
+    try {
+      await completeEnvelope({ services, envelopeId, actor, ifMatch: null });
+    } finally {
+      clearInterval(sampler);
+    }
+    const ms = performance.now() - started;
+    peak = Math.max(peak, process.memoryUsage.rss());
+    return { ms, growth: peak - before };
+  };
+
+  const timedFloor = async (): Promise<{ ms: number; pages: number }> => {
+    const started = performance.now();
+    const pdf = await PDF.load(document);
+    await pdf.save();
+    return { ms: performance.now() - started, pages: pdf.getPageCount() };
+  };
+
+  // Envelopes first, so that storage writes do not fall inside the measured memory.
+  const warmupId = await newEnvelope(warmup, 'warmup.pdf');
+  const ids: string[] = [];
+  for (let round = 0; round < options.rounds; round++) ids.push(await newEnvelope(document, `${options.name}.pdf`));
+
+  gc();
+  const idleRss = process.memoryUsage.rss();
+  const warm = await timedCompletion(warmupId);
+  const result: CompletionProcessResult = {
+    name: options.name,
+    bytes: document.byteLength,
+    pages: 0,
+    completeMs: [],
+    floorMs: [],
+    rssGrowth: [],
+    warmupRssGrowth: warm.growth,
+    idleRss,
+    maxRss: 0,
+  };
+  // The floor gets its warm-up too: the library's first run in this thread compiles its code.
+  await timedFloor();
+  for (const id of ids) {
+    const completion = await timedCompletion(id);
+    result.completeMs.push(completion.ms);
+    result.rssGrowth.push(completion.growth);
+    const floor = await timedFloor();
+    result.floorMs.push(floor.ms);
+    result.pages = floor.pages;
+    process.stderr.write(`[bench]   ${options.name}: complete ${Math.round(completion.ms)} ms, load+save ${Math.round(floor.ms)} ms, RSS +${Math.round(completion.growth / 1048576)} MiB\n`);
+  }
+  result.maxRss = process.resourceUsage().maxRSS * 1024;
+  finishWithResult(result);
+} catch (error) {
+  failToParent(error);
+}
