@@ -39,24 +39,28 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const otherStatuses: Record<string, number> = {};
   let clients = 0;
   const started = performance.now();
-  const instance = autocannon({
-    url: options.url,
-    method: options.method ?? 'GET',
-    headers: options.headers ?? {},
-    ...(options.body === undefined ? {} : { body: options.body }),
-    connections: options.connections,
-    duration: options.durationSeconds,
-    timeout: 30,
-    ...(options.setupClient === undefined ? {} : { setupClient: (client: autocannon.Client) => options.setupClient!(client, clients++) }),
+  let finished: (error: unknown, result: autocannon.Result) => void = () => undefined;
+  const done = new Promise<autocannon.Result>((resolve, reject) => {
+    finished = (error, result) => (error ? reject(error) : resolve(result));
   });
-  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+  const instance = autocannon(
+    {
+      url: options.url,
+      method: options.method ?? 'GET',
+      headers: options.headers ?? {},
+      ...(options.body === undefined ? {} : { body: options.body }),
+      connections: options.connections,
+      duration: options.durationSeconds,
+      timeout: 30,
+      ...(options.setupClient === undefined ? {} : { setupClient: (client: autocannon.Client) => options.setupClient!(client, clients++) }),
+    },
+    (error, result) => finished(error, result),
+  );
+  instance.on('response', (_client, statusCode, _bytes, responseTime) => {
     if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
     else otherStatuses[String(statusCode)] = (otherStatuses[String(statusCode)] ?? 0) + 1;
   });
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    instance.on('done', resolve);
-    instance.on('error', reject);
-  });
+  const result = await done;
   const elapsed = result.duration > 0 ? result.duration : (performance.now() - started) / 1000;
   const failedStatuses = Object.values(otherStatuses).reduce((sum, count) => sum + count, 0);
   return {

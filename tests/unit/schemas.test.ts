@@ -96,3 +96,23 @@ describe('list query', () => {
     expect(refusedPaths(listEnvelopesQuery, { ownerId: 'someone' })).toContain('ownerId');
   });
 });
+
+describe('long text in Table Storage properties', () => {
+  test('splits on whole code points and reads back the same text', async () => {
+    const { CHUNK_CHARS, readLongText, writeLongText } = await import('../../src/lib/storage/longText.js');
+    const text = `${'a'.repeat(CHUNK_CHARS - 1)}😀${'名'.repeat(CHUNK_CHARS)}😀`;
+    const entity: Record<string, unknown> = {};
+    writeLongText(entity, 'signers', text);
+    expect(entity.signersParts).toBe(3);
+    for (let index = 0; index < 3; index++) {
+      const part = entity[`signers${index}`] as string;
+      expect(part.length).toBeLessThanOrEqual(CHUNK_CHARS);
+      expect(part.isWellFormed()).toBe(true);
+    }
+    expect(readLongText(entity, 'signers')).toBe(text);
+    const short: Record<string, unknown> = {};
+    writeLongText(short, 'details', '{"a":1}');
+    expect(short).toEqual({ details: '{"a":1}' });
+    expect(readLongText(short, 'details')).toBe('{"a":1}');
+  });
+});

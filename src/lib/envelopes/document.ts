@@ -5,6 +5,7 @@
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { storageStatus } from '../storage/keys.js';
+import { inspectDocument } from '../pdf/index.js';
 import type { EnvelopeRecord } from './model.js';
 
 /** How far into the file the `%PDF-` header may start, bytes (CONTRACT §4). */
@@ -17,15 +18,14 @@ export interface DocumentCheckOptions {
 }
 
 /**
- * Checks that the document is uploaded, within `MAX_DOCUMENT_BYTES`, and starts like a PDF, reading
- * only its properties and first {@link HEADER_WINDOW_BYTES} bytes.
- * @throws AppError 409 (not uploaded yet), 413 (too large), 415 (no `%PDF-` header)
+ * Checks that the document is uploaded, within `MAX_DOCUMENT_BYTES`, starts like a PDF and can be
+ * sealed (parses, opens without a password, no signature that sealing would break): what sending an
+ * envelope requires (CONTRACT §4, §5).
+ * @throws AppError 409 (not uploaded yet), 413 (too large), 415 (no `%PDF-` header), 422 (cannot be sealed)
  */
 export async function checkDocument({ services, record }: DocumentCheckOptions): Promise<void> {
-  const blob = services.storage.containers.documents.getBlockBlobClient(record.blobName);
-  const size = await documentSize(services, record);
-  const head = size === 0 ? Buffer.alloc(0) : await blob.downloadToBuffer(0, Math.min(size, HEADER_WINDOW_BYTES));
-  assertPdfHeader(head);
+  const document = await readDocument({ services, record });
+  await inspectDocument({ document });
 }
 
 /**

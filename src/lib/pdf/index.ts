@@ -5,9 +5,9 @@
  * cheap to import.
  */
 import { sealWorkers } from './workerPool.js';
-import type { SealOptions, SealResult } from './types.js';
+import type { InspectOptions, SealOptions, SealResult } from './types.js';
 
-export type { CompletionCertificate, SealOptions, SealResult } from './types.js';
+export type { CompletionCertificate, InspectOptions, SealOptions, SealResult } from './types.js';
 export { createDevelopmentSealingCertificate } from './developmentCertificate.js';
 
 /**
@@ -36,4 +36,17 @@ export { createDevelopmentSealingCertificate } from './developmentCertificate.js
 export async function sealDocument(options: SealOptions): Promise<SealResult> {
   const { signal, ...job } = options;
   return await sealWorkers.run(job, signal);
+}
+
+/**
+ * Checks, without changing anything, that a document can be sealed: it parses (or is repairable into a
+ * complete document), opens without a password, and carries no signature that sealing would break
+ * (CONTRACT §4: the document is checked whenever it is used, sending included). Same worker and bounds
+ * as {@link sealDocument}.
+ * @returns the document's page count
+ * @throws AppError `unprocessable` (422) with the types of {@link sealDocument}
+ */
+export async function inspectDocument(options: InspectOptions): Promise<{ pageCount: number }> {
+  const { originalPageCount } = await sealWorkers.run({ inspectOnly: true, document: options.document }, options.signal);
+  return { pageCount: originalPageCount };
 }

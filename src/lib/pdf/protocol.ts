@@ -4,11 +4,11 @@
  */
 import { AppError, isAppError } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
-import type { SealJob, SealResult } from './types.js';
+import type { SealResult, WorkerJob } from './types.js';
 
 export interface SealRequest {
   id: number;
-  job: SealJob;
+  job: WorkerJob;
 }
 
 export type SerializedError =

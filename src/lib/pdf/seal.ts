@@ -159,21 +159,17 @@ function flattenForm(pdf: PDF): void {
 }
 
 /**
- * Seals one document (CONTRACT §6 steps 1 to 3). See the module comment for signed documents.
+ * Loads a document and applies every check that decides whether it can be sealed, without changing
+ * it (CONTRACT §4: "the document is checked whenever it is used"). Used on its own when an envelope is
+ * sent, and as the first step of {@link seal}.
  * @throws AppError 422 document-encrypted / document-damaged / document-certified /
- *   document-signed-not-extensible / document-too-complex,
- *   503 timestamp-authority-unavailable; a plain Error for faults of the service (bad sealing certificate)
+ *   document-signed-not-extensible / document-too-complex
  */
-export async function seal(job: SealJob): Promise<SealResult> {
-  await checkInflateBudget(job.document);
-  const signer = await signerFor(job.sealingP12, job.sealingPassphrase);
-  const pdf = await load(job.document);
-
-  let originalPageCount: number;
-  let certificatePageCount: number;
-  let prepared: Uint8Array;
+async function openForSealing(document: Uint8Array): Promise<{ pdf: PDF; originalPageCount: number }> {
+  await checkInflateBudget(document);
+  const pdf = await load(document);
   try {
-    originalPageCount = pdf.getPageCount();
+    const originalPageCount = pdf.getPageCount();
     if (originalPageCount === 0) throw damaged(new Error('The document has no pages.'));
     if (pdf.recoveredViaBruteForce && !isComplete(pdf)) {
       throw new AppError(
@@ -204,6 +200,34 @@ export async function seal(job: SealJob): Promise<SealResult> {
         { type: 'document-signed-not-extensible', cause: new Error(`Incremental update blocked: ${blocker}`) },
       );
     }
+    return { pdf, originalPageCount };
+  } catch (error) {
+    throw classify(error);
+  }
+}
+
+/**
+ * Checks that a document can be sealed (see {@link openForSealing}).
+ * @returns its page count
+ */
+export async function inspect(document: Uint8Array): Promise<{ pageCount: number }> {
+  const { originalPageCount } = await openForSealing(document);
+  return { pageCount: originalPageCount };
+}
+
+/**
+ * Seals one document (CONTRACT §6 steps 1 to 3). See the module comment for signed documents.
+ * @throws AppError 422 document-encrypted / document-damaged / document-certified /
+ *   document-signed-not-extensible / document-too-complex,
+ *   503 timestamp-authority-unavailable; a plain Error for faults of the service (bad sealing certificate)
+ */
+export async function seal(job: SealJob): Promise<SealResult> {
+  const signer = await signerFor(job.sealingP12, job.sealingPassphrase);
+  const { pdf, originalPageCount } = await openForSealing(job.document);
+
+  let certificatePageCount: number;
+  let prepared: Uint8Array;
+  try {
     // Owner-password-only protection: the seal must cover the whole file, so the protection goes (CONTRACT §4).
     if (pdf.isEncrypted) pdf.removeProtection();
     flattenForm(pdf);

@@ -7,7 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import { serializeError } from './protocol.js';
 import type { SealRequest, SealResponse } from './protocol.js';
-import { seal } from './seal.js';
+import { inspect, seal } from './seal.js';
 
 const port = parentPort;
 if (port === null) throw new Error('sealWorker.js runs only as a worker thread.');
@@ -16,7 +16,11 @@ port.on('message', (request: SealRequest) => {
   void (async () => {
     let response: SealResponse;
     try {
-      const result = await seal(request.job);
+      const job = request.job;
+      const result =
+        'inspectOnly' in job
+          ? { sealed: new Uint8Array(0), originalPageCount: (await inspect(job.document)).pageCount, certificatePageCount: 0 }
+          : await seal(job);
       // Transfer only a buffer that holds exactly the sealed bytes (never a shared pool).
       const { sealed } = result;
       const owned = sealed.byteOffset === 0 && sealed.byteLength === sealed.buffer.byteLength ? sealed : sealed.slice();

@@ -46,3 +46,19 @@ export interface SealResult {
 
 /** A seal request as the worker receives it (everything but the signal, which stays in the main thread). */
 export type SealJob = Omit<SealOptions, 'signal'>;
+
+/** An inspection request: only the checks that decide whether the document can be sealed. */
+export interface InspectJob {
+  inspectOnly: true;
+  document: Uint8Array;
+}
+
+/** Input of `inspectDocument`. */
+export interface InspectOptions {
+  /** The PDF bytes (already checked by the caller: size limit, `%PDF-` header). */
+  document: Uint8Array;
+  signal?: AbortSignal;
+}
+
+/** What the worker is asked to do. */
+export type WorkerJob = SealJob | InspectJob;

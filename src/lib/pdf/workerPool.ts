@@ -19,7 +19,7 @@ import { Worker } from 'node:worker_threads';
 import { deserializeError } from './protocol.js';
 import type { SealRequest, SealResponse } from './protocol.js';
 import { tooComplex } from './inflateBudget.js';
-import type { SealJob, SealResult } from './types.js';
+import type { SealResult, WorkerJob } from './types.js';
 
 const MiB = 1024 * 1024;
 
@@ -38,7 +38,7 @@ export const SEAL_BOUNDS = {
 } as const;
 
 interface Pending {
-  job: SealJob;
+  job: WorkerJob;
   signal: AbortSignal | undefined;
   resolve: (result: SealResult) => void;
   reject: (error: unknown) => void;
@@ -59,7 +59,7 @@ class SealWorkerPool {
   private nextId = 1;
 
   /** Queues a seal; rejects with `signal.reason` when aborted (queued or running). */
-  run(job: SealJob, signal: AbortSignal | undefined): Promise<SealResult> {
+  run(job: WorkerJob, signal: AbortSignal | undefined): Promise<SealResult> {
     return new Promise<SealResult>((resolve, reject) => {
       if (signal?.aborted === true) {
         reject(signal.reason);

@@ -17,6 +17,7 @@ import { odata, type TableClient, type TableEntityResult, type TransactionAction
 import { AppError } from '../errors.js';
 import type { AuditEvent, EnvelopeRecord, EnvelopeStatus, Signer } from '../envelopes/model.js';
 import { storageStatus } from './keys.js';
+import { readLongText, writeLongText } from './longText.js';
 
 /** Thrown by {@link EnvelopeRepository.replace} when the envelope changed since it was read. */
 export class EnvelopeChangedError extends Error {
@@ -144,7 +145,7 @@ export class EnvelopeRepository {
         actorId: (entity.actorId as string | undefined) ?? null,
         ip: (entity.ip as string | undefined) ?? null,
         userAgent: (entity.userAgent as string | undefined) ?? null,
-        details: JSON.parse(readDetails(entity)) as Record<string, unknown>,
+        details: JSON.parse(readLongText(entity, 'details')) as Record<string, unknown>,
       });
     }
     return events;
@@ -188,12 +189,7 @@ function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
     version: record.version,
     auditSequence: record.auditSequence,
   };
-  const signersJson = JSON.stringify(record.signers);
-  const chunks = Math.max(1, Math.ceil(signersJson.length / CHUNK_CHARS));
-  entity.signerChunks = chunks;
-  for (let index = 0; index < chunks; index++) {
-    entity[`signers${index}`] = signersJson.slice(index * CHUNK_CHARS, (index + 1) * CHUNK_CHARS);
-  }
+  writeLongText(entity, 'signers', JSON.stringify(record.signers));
   if (record.completedAt !== null) entity.completedAt = record.completedAt;
   if (record.hash !== null) entity.hash = record.hash;
   if (record.originalSha256 !== null) entity.originalSha256 = record.originalSha256;
@@ -201,8 +197,7 @@ function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
 }
 
 function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
-  let signersJson = '';
-  for (let index = 0; index < Number(entity.signerChunks); index++) signersJson += String(entity[`signers${index}`] ?? '');
+  const signersJson = readLongText(entity, 'signers');
   return {
     id: String(entity.id),
     ownerId: String(entity.ownerId),
@@ -229,24 +224,10 @@ function eventEntity(record: EnvelopeRecord, event: AuditEvent): EnvelopeEntity 
     type: event.type,
     at: event.at,
   };
-  const detailsJson = JSON.stringify(event.details);
-  if (detailsJson.length <= CHUNK_CHARS) {
-    entity.details = detailsJson;
-  } else {
-    const chunks = Math.ceil(detailsJson.length / CHUNK_CHARS);
-    entity.detailsChunks = chunks;
-    for (let index = 0; index < chunks; index++) entity[`details${index}`] = detailsJson.slice(index * CHUNK_CHARS, (index + 1) * CHUNK_CHARS);
-  }
+  writeLongText(entity, 'details', JSON.stringify(event.details));
   if (event.actorId !== null) entity.actorId = event.actorId;
   if (event.ip !== null) entity.ip = event.ip;
   if (event.userAgent !== null) entity.userAgent = event.userAgent.slice(0, 1024);
   return entity;
 }
 
-/** An event's `details` JSON: one `details` property, or `detailsChunks` parts when it was too large for one. */
-function readDetails(entity: Record<string, unknown>): string {
-  if (entity.detailsChunks === undefined) return String(entity.details);
-  let json = '';
-  for (let index = 0; index < Number(entity.detailsChunks); index++) json += String(entity[`details${index}`] ?? '');
-  return json;
-}

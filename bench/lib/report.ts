@@ -1,0 +1,146 @@
+/** Writes `results.json` and the readable `results.md` table of every figure and ratio. */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { TargetCheck } from './context.js';
+import type { Summary } from './stats.js';
+import type { HotReadLevel } from '../suites/hotRead.js';
+import type { ListFigures } from '../suites/list.js';
+import type { CompletionFigures } from '../suites/completion.js';
+import type { ColdStartFigures } from '../suites/coldStart.js';
+import type { LoginStormFigures } from '../suites/loginStorm.js';
+
+export interface Results {
+  meta: {
+    startedAt: string;
+    mode: 'quick' | 'full';
+    durationSeconds: number;
+    node: string;
+    platform: string;
+    cpus: string;
+    bcryptCost: number;
+    seededEnvelopes: number;
+  };
+  hotRead?: HotReadLevel[];
+  list?: ListFigures;
+  completion?: CompletionFigures[];
+  coldStart?: ColdStartFigures;
+  loginStorm?: LoginStormFigures;
+  targets: TargetCheck[];
+}
+
+const fmt = (value: number, digits = 1): string => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const spread = (summary: Summary): string => `${fmt(summary.spreadPct, 0)}%`;
+const mib = (bytes: number): string => `${fmt(bytes / 1048576, 1)} MiB`;
+const ratio = (summary: Summary): string => `**${fmt(summary.median, 2)}** (${fmt(summary.min, 2)}–${fmt(summary.max, 2)})`;
+
+export function toMarkdown(results: Results): string {
+  const { meta } = results;
+  const lines: string[] = [
+    '# Benchmark results',
+    '',
+    `Run ${meta.startedAt}, \`${meta.mode}\` mode, ${Math.round(meta.durationSeconds)} s in all. Node ${meta.node} on ${meta.platform}, ${meta.cpus}. ` +
+      `bcrypt cost ${meta.bcryptCost}. Azurite in memory, ${meta.seededEnvelopes} envelopes seeded.`,
+    '',
+    'Every figure is the median of its rounds; "spread" is (max − min) / median over those rounds. A ratio is taken round by',
+    'round (both sides measured back to back in the same round) and shown as the median, with the lowest and highest round in',
+    'brackets. Absolute times depend on this shared, noisy machine; compare ratios, not times, between runs.',
+    '',
+    '## Targets',
+    '',
+    '| target | measured | limit | met |',
+    '| --- | --- | --- | --- |',
+    ...results.targets.map((target) => `| ${target.target} | ${fmt(target.value, 2)} | ${target.comparison} ${target.limit} | ${target.met ? 'yes' : '**no**'} |`),
+  ];
+
+  if (results.hotRead !== undefined) {
+    const rounds = results.hotRead[0]?.service.throughput.rounds ?? 0;
+    lines.push(
+      '',
+      `## Hot read: \`GET /api/envelopes/{id}\` vs a bare \`node:http\` point read (${rounds} rounds)`,
+      '',
+      '| connections | service req/s (spread) | baseline req/s (spread) | throughput ratio | service p50 / p99 ms | baseline p50 / p99 ms | errors |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
+      ...results.hotRead.map(
+        (level) =>
+          `| ${level.connections} | ${fmt(level.service.throughput.median, 0)} (${spread(level.service.throughput)}) | ${fmt(level.baseline.throughput.median, 0)} (${spread(level.baseline.throughput)}) | ${ratio(level.throughputRatio)} | ` +
+          `${fmt(level.service.p50Ms.median)} / ${fmt(level.service.p99Ms.median)} | ${fmt(level.baseline.p50Ms.median)} / ${fmt(level.baseline.p99Ms.median)} | ${level.service.failed + level.baseline.failed} |`,
+      ),
+    );
+  }
+
+  if (results.list !== undefined) {
+    const list = results.list;
+    lines.push(
+      '',
+      `## List: first page of ${list.pageSize}, one connection (${list.small.p50Ms.rounds} rounds)`,
+      '',
+      '| owner | p50 ms (spread) | p99 ms | pages/s |',
+      '| --- | --- | --- | --- |',
+      `| ${list.small.envelopes} envelopes | ${fmt(list.small.p50Ms.median)} (${spread(list.small.p50Ms)}) | ${fmt(list.small.p99Ms.median)} | ${fmt(list.small.throughput.median)} |`,
+      `| ${list.large.envelopes} envelopes | ${fmt(list.large.p50Ms.median)} (${spread(list.large.p50Ms)}) | ${fmt(list.large.p99Ms.median)} | ${fmt(list.large.throughput.median)} |`,
+      '',
+      `Ratio (${list.large.envelopes} / ${list.small.envelopes}, p50): ${ratio(list.latencyRatio)}`,
+    );
+  }
+
+  if (results.completion !== undefined) {
+    const rounds = results.completion[0]?.completeMs.rounds ?? 0;
+    lines.push(
+      '',
+      `## Completion vs load + save with @libpdf/core in the same process (${rounds} rounds per document)`,
+      '',
+      '| document | size | pages | complete ms (spread) | load+save ms (spread) | time ratio | peak RSS growth | growth / size | worker start-up growth |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      ...results.completion.map(
+        (entry) =>
+          `| ${entry.document} | ${mib(entry.bytes)} | ${entry.pages} | ${fmt(entry.completeMs.median, 0)} (${spread(entry.completeMs)}) | ${fmt(entry.floorMs.median, 0)} (${spread(entry.floorMs)}) | ` +
+          `${ratio(entry.timeRatio)} | ${mib(entry.peakRssGrowthBytes)} | ${fmt(entry.rssGrowthRatio, 1)} | ${mib(entry.workerStartRssGrowthBytes)} |`,
+      ),
+    );
+  }
+
+  if (results.coldStart !== undefined) {
+    const cold = results.coldStart;
+    lines.push(
+      '',
+      `## Cold start: a fresh process importing every function module vs only the three Azure SDKs (${cold.functions.importMs.rounds} rounds)`,
+      '',
+      '| measure | all function modules ms (spread) | three SDKs ms (spread) | ratio |',
+      '| --- | --- | --- | --- |',
+      `| import time | ${fmt(cold.functions.importMs.median, 0)} (${spread(cold.functions.importMs)}) | ${fmt(cold.baseline.importMs.median, 0)} (${spread(cold.baseline.importMs)}) | ${ratio(cold.importRatio)} |`,
+      `| from process start | ${fmt(cold.functions.sinceProcessStartMs.median, 0)} (${spread(cold.functions.sinceProcessStartMs)}) | ${fmt(cold.baseline.sinceProcessStartMs.median, 0)} (${spread(cold.baseline.sinceProcessStartMs)}) | ${ratio(cold.sinceProcessStartRatio)} |`,
+      '',
+      `Heavy packages loaded at import: ${cold.heavyPackagesLoaded.length === 0 ? 'none' : cold.heavyPackagesLoaded.join(', ')}. ` +
+        `Packages loaded at import: ${cold.packagesLoaded.join(', ')}.`,
+    );
+  }
+
+  if (results.loginStorm !== undefined) {
+    const storm = results.loginStorm;
+    lines.push(
+      '',
+      `## Login storm: ${storm.concurrentLogins} concurrent logins at bcrypt cost ${storm.bcryptCost} (${storm.passwordBackend}) while ${storm.readerConnections} connections read envelopes (${storm.logins.throughput.rounds} rounds)`,
+      '',
+      '| figure | value (spread) |',
+      '| --- | --- |',
+      `| logins/s during the storm | ${fmt(storm.logins.throughput.median, 1)} (${spread(storm.logins.throughput)}) |`,
+      `| login p50 / p99 ms | ${fmt(storm.logins.p50Ms.median, 0)} / ${fmt(storm.logins.p99Ms.median, 0)} |`,
+      `| raw verifications/s at cost ${storm.bcryptCost}, ${storm.concurrentLogins} in flight, own process | ${fmt(storm.rawHashing.verificationsPerSecond.median, 1)} (${spread(storm.rawHashing.verificationsPerSecond)}) |`,
+      `| login throughput / raw hashing throughput | ${ratio(storm.loginThroughputRatio)} |`,
+      `| event-loop delay while hashing (raw process), max ms | ${fmt(storm.rawHashing.eventLoopDelayMaxMs.median, 1)} |`,
+      `| readers idle: req/s, p99 ms | ${fmt(storm.readersIdle.throughput.median, 0)}, ${fmt(storm.readersIdle.p99Ms.median)} (${spread(storm.readersIdle.p99Ms)}) |`,
+      `| readers during the storm: req/s, p99 ms | ${fmt(storm.readersDuringStorm.throughput.median, 0)}, ${fmt(storm.readersDuringStorm.p99Ms.median)} (${spread(storm.readersDuringStorm.p99Ms)}) |`,
+      `| readers' p99 during the storm / idle | ${ratio(storm.readerP99Ratio)} |`,
+      `| failed logins (non-2xx or errors) | ${storm.logins.failed}${Object.keys(storm.logins.otherStatuses).length === 0 ? '' : ` ${JSON.stringify(storm.logins.otherStatuses)}`} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export async function writeResults(results: Results, outDir: string): Promise<{ json: string; markdown: string }> {
+  const json = path.join(outDir, 'results.json');
+  const markdown = path.join(outDir, 'results.md');
+  await writeFile(json, `${JSON.stringify(results, null, 2)}\n`);
+  await writeFile(markdown, toMarkdown(results));
+  return { json, markdown };
+}

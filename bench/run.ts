@@ -1,0 +1,194 @@
+/**
+ * `npm run bench [-- --quick] [-- --only=hotRead,list,completion,coldStart,loginStorm] [-- --out=DIR]`
+ *
+ * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
+ * data through the repositories, runs every benchmark against a baseline measured in the same run,
+ * and writes `bench/results.json` and `bench/results.md`. Progress goes to stderr.
+ *
+ * Processes: this one generates load (autocannon) and seeds; the service, the hot-read baseline
+ * server and each one-shot measurement (completion, cold start, raw hashing) run in processes of
+ * their own, so the load generator never shares an event loop with what it measures.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createDevelopmentSealingCertificate } from '../src/lib/pdf/index.js';
+import { getServices } from '../src/lib/services.js';
+import { ensureStorage } from '../src/lib/storage/setup.js';
+import { startAzurite, type RunningAzurite } from '../src/local/azurite.js';
+import { startChild, type RunningChild } from './lib/child.js';
+import type { BenchContext, Plan } from './lib/context.js';
+import { elapsedSeconds, progress } from './lib/progress.js';
+import { writeResults, toMarkdown, type Results } from './lib/report.js';
+import { seed } from './lib/seed.js';
+import { benchColdStart } from './suites/coldStart.js';
+import { benchCompletion } from './suites/completion.js';
+import { benchHotRead } from './suites/hotRead.js';
+import { benchList } from './suites/list.js';
+import { benchLoginStorm } from './suites/loginStorm.js';
+
+const SUITES = ['coldStart', 'hotRead', 'list', 'loginStorm', 'completion'] as const;
+type SuiteName = (typeof SUITES)[number];
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
+  const seedPlan = {
+    smallOwnerEnvelopes: 100,
+    largeOwnerEnvelopes: suites.includes('list') ? 10_000 : 0,
+    otherOwners: 5,
+    otherOwnerEnvelopes: quick ? 100 : 400,
+    loginUsers: 20,
+    concurrency: 8,
+  };
+  return quick
+    ? {
+        quick,
+        seed: seedPlan,
+        hotRead: { connections: [10, 50], rounds: 3, seconds: 2, warmupSeconds: 1 },
+        list: { rounds: 3, seconds: 1.5, pageSize: 100 },
+        completion: { rounds: 2, generatedPages: 1000 },
+        coldStart: { rounds: 5 },
+        loginStorm: { logins: 20, readers: 10, rounds: 2, seconds: 3 },
+      }
+    : {
+        quick,
+        seed: seedPlan,
+        hotRead: { connections: [10, 50], rounds: 5, seconds: 8, warmupSeconds: 3 },
+        list: { rounds: 5, seconds: 4, pageSize: 100 },
+        completion: { rounds: 5, generatedPages: 1000 },
+        coldStart: { rounds: 15 },
+        loginStorm: { logins: 20, readers: 10, rounds: 5, seconds: 8 },
+      };
+}
+
+function parseArguments(argv: string[]): { quick: boolean; suites: SuiteName[]; outDir: string } {
+  let quick = false;
+  let suites: SuiteName[] = [...SUITES];
+  let outDir = path.join(REPO_ROOT, 'bench');
+  for (const argument of argv) {
+    if (argument === '--quick') quick = true;
+    else if (argument.startsWith('--only=')) {
+      suites = argument.slice('--only='.length).split(',').map((name) => {
+        if (!SUITES.includes(name as SuiteName)) throw new Error(`Unknown suite ${name}; known: ${SUITES.join(', ')}`);
+        return name as SuiteName;
+      });
+    } else if (argument.startsWith('--out=')) outDir = path.resolve(argument.slice('--out='.length));
+    else throw new Error(`Unknown argument ${argument}. Usage: npm run bench [-- --quick] [-- --only=${SUITES.join(',')}] [-- --out=DIR]`);
+  }
+  return { quick, suites, outDir };
+}
+
+async function main(): Promise<void> {
+  const { quick, suites, outDir } = parseArguments(process.argv.slice(2));
+  const plan = planFor(quick, suites);
+  const startedAt = new Date().toISOString();
+  const tmpDir = await mkdtemp(path.join(os.tmpdir(), 'envelope-bench-'));
+  let azurite: RunningAzurite | undefined;
+  let service: RunningChild<{ apiUrl: string }> | undefined;
+  let baseline: RunningChild<{ url: string }> | undefined;
+  try {
+    progress(`${quick ? 'quick' : 'full'} run of ${suites.join(', ')}: starting Azurite (in memory)`);
+    azurite = await startAzurite();
+    const certificate = await createDevelopmentSealingCertificate({ commonName: 'Envelope Signing Service (benchmark)' });
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      STORAGE_CONNECTION_STRING: azurite.connectionString,
+      JWT_SECRET: randomBytes(48).toString('base64url'),
+      SEAL_P12_BASE64: certificate.p12Base64,
+      SEAL_P12_PASSPHRASE: certificate.passphrase,
+      ALLOWED_ORIGINS: '*',
+    };
+    // The configured bcrypt cost (BCRYPT_COST, default 12) is kept; nothing else from outside.
+    for (const name of ['STORAGE_ACCOUNT_NAME', 'TURNSTILE_SECRET_KEY', 'TSA_URL', 'NODE_OPTIONS']) delete env[name];
+    Object.assign(process.env, env);
+    for (const name of ['STORAGE_ACCOUNT_NAME', 'TURNSTILE_SECRET_KEY', 'TSA_URL']) delete process.env[name];
+    const services = getServices();
+    await ensureStorage(services.storage, { allowedOrigins: ['*'] });
+
+    progress(`seeding ${plan.seed.smallOwnerEnvelopes + plan.seed.largeOwnerEnvelopes + plan.seed.otherOwners * plan.seed.otherOwnerEnvelopes} envelopes and ${plan.seed.loginUsers + plan.seed.otherOwners + 2} users (bcrypt cost ${services.config.bcryptCost})`);
+    const seeded = await seed(services, plan.seed, progress);
+    progress(`seeded ${seeded.envelopesWritten} envelopes; starting the service and the baseline server`);
+    // BENCH_SERVICE_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the service.
+    const serviceArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter((arg) => arg !== '') ?? [];
+    service = await startChild<{ apiUrl: string }>('serviceHost', { env, execArgv: serviceArgs });
+    baseline = await startChild<{ url: string }>('baselineServer', { env, args: [seeded.smallOwner.userId, seeded.hotEnvelopeId] });
+
+    const context: BenchContext = {
+      plan,
+      env,
+      apiUrl: service.ready.apiUrl,
+      baselineUrl: baseline.ready.url,
+      seed: seeded,
+      bcryptCost: services.config.bcryptCost,
+      tmpDir,
+    };
+    const results: Results = {
+      meta: {
+        startedAt,
+        mode: quick ? 'quick' : 'full',
+        durationSeconds: 0,
+        node: process.version,
+        platform: `${process.platform} ${process.arch}`,
+        cpus: `${os.availableParallelism()} × ${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}`,
+        bcryptCost: services.config.bcryptCost,
+        seededEnvelopes: seeded.envelopesWritten,
+      },
+      targets: [],
+    };
+    for (const suite of suites) {
+      progress(`— ${suite} —`);
+      switch (suite) {
+        case 'coldStart': {
+          const { figures, targets } = await benchColdStart(context);
+          results.coldStart = figures;
+          results.targets.push(...targets);
+          break;
+        }
+        case 'hotRead': {
+          const { figures, targets } = await benchHotRead(context);
+          results.hotRead = figures;
+          results.targets.push(...targets);
+          break;
+        }
+        case 'list': {
+          const { figures, targets } = await benchList(context);
+          results.list = figures;
+          results.targets.push(...targets);
+          break;
+        }
+        case 'loginStorm': {
+          const { figures, targets } = await benchLoginStorm(context);
+          results.loginStorm = figures;
+          results.targets.push(...targets);
+          break;
+        }
+        case 'completion': {
+          const { figures, targets } = await benchCompletion(context);
+          results.completion = figures;
+          results.targets.push(...targets);
+          break;
+        }
+      }
+    }
+    results.meta.durationSeconds = Math.round(elapsedSeconds());
+    const written = await writeResults(results, outDir);
+    process.stdout.write(toMarkdown(results));
+    progress(`done in ${results.meta.durationSeconds} s: ${path.relative(process.cwd(), written.json)}, ${path.relative(process.cwd(), written.markdown)}`);
+  } finally {
+    await baseline?.stop().catch(() => undefined);
+    await service?.stop().catch(() => undefined);
+    await azurite?.stop().catch(() => undefined);
+    await rm(tmpDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,546 @@
+/**
+ * The OpenAPI 3.1 document of the service, generated from the zod schemas that validate requests
+ * (`src/lib/auth/schemas.ts`, `src/lib/envelopes/schemas.ts`) and those that describe responses
+ * (`./responses.ts`) with `@asteasolutions/zod-to-openapi`. Served at `GET /api/openapi.json`,
+ * written to `docs/openapi.json` by `npm run openapi`, rendered at `GET /api/docs`.
+ *
+ * Sources: the spec (`spec/envelope-signing-api.md` §4, §5, §7) for paths, fields and success codes,
+ * and CONTRACT.md for everything the spec leaves open (errors §1, accounts §2, envelopes §3-§7,
+ * evidence §10). Paths are those of the functions in `src/functions`, below the server URL `/api`; a
+ * test holds the two to the same set.
+ */
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { loginRequest, registerRequest } from '../auth/schemas.js';
+import { listEnvelopesQuery, updateEnvelopeRequest, uploadRequest } from '../envelopes/schemas.js';
+import { CONSOLE_ASSETS, DOCS_ASSETS } from '../web/pages.js';
+import {
+  auditTrailResponse,
+  completeResponse,
+  envelopeListResponse,
+  envelopeResponse,
+  healthResponse,
+  loginResponse,
+  problemResponseSchema,
+  registerResponse,
+  sealVerificationResponse,
+  uploadTicketResponse,
+} from './responses.js';
+
+/** The document's `info.version`: the version of the API as this codebase implements it. */
+export const API_VERSION = '0.1.0';
+
+/** Name of the bearer-token security scheme. */
+export const BEARER_AUTH = 'bearerAuth';
+
+// Request bodies get component names here (clones of the schemas the functions validate with; a
+// clone keeps every check, only the metadata differs).
+const registerBody = registerRequest.meta({ id: 'RegisterRequest', description: 'A new account (CONTRACT §2).' });
+const loginBody = loginRequest.meta({ id: 'LoginRequest', description: 'Credentials (CONTRACT §2).' });
+const uploadBody = uploadRequest.meta({ id: 'UploadRequest', description: 'The document to be uploaded (CONTRACT §4).' });
+const updateBody = updateEnvelopeRequest.meta({
+  id: 'UpdateEnvelopeRequest',
+  description: 'What is present is applied; `signers` replaces the whole list (spec §4 rules 3-5, CONTRACT §5).',
+});
+
+const ids = {
+  envelope: '0193a5b2-7c1e-7d3f-9a41-3f1c2b9e8d70',
+  owner: '0193a5b0-1f2e-7a6b-8c9d-0e1f2a3b4c5d',
+  signer: '5b0f3c52-8d1e-4b7a-9f3e-2c6d7a8b9e01',
+  hash: '3d5c7f0a9b8e6d4c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c',
+  original: '7e9b1c3d5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c',
+};
+const envelopeIdParam = z.object({
+  id: z.string().meta({ description: 'The envelope id (a UUID v7). Another owner\'s envelope is answered 404, exactly as a missing one.', examples: [ids.envelope] }),
+});
+
+const blob = 'https://account.blob.core.windows.net';
+const sas = 'sv=2025-01-05&se=2026-11-22T10%3A30%3A30Z&sr=b&sp=r&sig=REDACTED';
+
+const draftEnvelope = {
+  id: ids.envelope,
+  status: 'draft',
+  ownerId: ids.owner,
+  documentName: 'contract.pdf',
+  documentUrl: `${blob}/documents/${ids.envelope}/contract.pdf?${sas}`,
+  signers: [],
+  createdAt: '2026-11-22T10:15:30.123Z',
+  updatedAt: '2026-11-22T10:15:30.123Z',
+  completedAt: null,
+  signedUrl: null,
+  hash: null,
+};
+const completedEnvelope = {
+  ...draftEnvelope,
+  status: 'completed',
+  signers: [{ id: ids.signer, recipientId: ids.signer, email: 'bob@example.com', name: 'Bob Builder', role: 'signer' }],
+  updatedAt: '2026-11-22T10:20:02.456Z',
+  completedAt: '2026-11-22T10:20:02.456Z',
+  signedUrl: `${blob}/sealed/${ids.envelope}/contract.pdf?${sas}`,
+  hash: ids.hash,
+};
+
+const json = 'application/json';
+const problemJson = 'application/problem+json';
+
+// A type alias, not an interface: OpenAPI objects allow `x-` extension keys, which an interface would not.
+type HeaderObject = {
+  description: string;
+  required: boolean;
+  schema: { type: 'string'; const?: string; pattern?: string };
+};
+
+const headers = {
+  noStore: { description: '`no-store`: the body carries a token or a signed URL.', required: true, schema: { type: 'string', const: 'no-store' } },
+  etag: { description: 'Strong ETag of this envelope version; send it as `If-Match` to update only that version.', required: true, schema: { type: 'string' } },
+  retryAfter: { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
+  wwwAuthenticate: {
+    description: '`Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent.',
+    required: true,
+    schema: { type: 'string', pattern: '^Bearer' },
+  },
+} satisfies Record<string, HeaderObject>;
+
+/** A problem-details response (CONTRACT §1) with the given description and, where they apply, its headers. */
+function problem(status: number, description: string, example?: Record<string, unknown>): ResponseConfig {
+  const responseHeaders: Record<string, HeaderObject> | undefined =
+    status === 401 ? { 'WWW-Authenticate': headers.wwwAuthenticate } : status === 429 || status === 503 ? { 'Retry-After': headers.retryAfter } : undefined;
+  return {
+    description,
+    ...(responseHeaders === undefined ? {} : { headers: responseHeaders }),
+    content: { [problemJson]: { schema: problemResponseSchema, ...(example === undefined ? {} : { example }) } },
+  };
+}
+
+const validationExample = {
+  type: 'urn:problem:validation-failed',
+  title: 'Bad Request',
+  status: 400,
+  detail: 'The request body is invalid: signers.0.email must be a valid e-mail address.',
+  errors: [{ path: 'signers.0.email', message: 'must be a valid e-mail address' }],
+};
+
+/** Answers every operation can give. */
+const common = {
+  500: problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has, and nothing else.', {
+    type: 'urn:problem:internal-error',
+    title: 'Internal Server Error',
+    status: 500,
+    detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
+    correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
+  }),
+};
+const storageUnavailable = problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.');
+const jsonBodyErrors = {
+  400: problem(400, 'The body is not JSON (`malformed-json`) or the schema refuses it (`validation-failed`, every complaint in `errors`, unknown fields named).', validationExample),
+  413: problem(413, 'The JSON body is larger than 1 MiB.'),
+  415: problem(415, 'The body is not sent as `application/json`.'),
+};
+const unauthorized = problem(401, 'No access token, or one that is invalid, expired or of a deleted account.');
+const notFound = problem(404, 'No envelope with this id, or another owner\'s (the same answer).');
+const bearer = [{ [BEARER_AUTH]: [] }];
+const documentErrors = {
+  409: problem(409, 'Refused by the lifecycle: the envelope is completed or voided (`envelope-closed`), the transition is not allowed (`invalid-transition`, the allowed ones in `detail`), it has no signer with role `signer` (`no-signer`), the document is not uploaded yet (`document-not-uploaded`), or concurrent requests kept it busy (`envelope-contended`).'),
+  412: problem(412, '`If-Match` names another version of the envelope (`etag-mismatch`): read it again.'),
+  413: problem(413, 'The uploaded document is larger than `MAX_DOCUMENT_BYTES` (`document-too-large`).'),
+  415: problem(415, 'The uploaded document is not a PDF: no `%PDF-` header in its first 1024 bytes (`document-not-pdf`).'),
+  422: problem(422, 'The document cannot be sealed: it cannot be parsed or repaired (`document-damaged`), needs a password (`document-encrypted`), forbids changes (`document-certified`, `document-signed-not-extensible`), or exceeds 30 s or 512 MiB (`document-too-complex`).'),
+};
+const ifMatch = z.object({
+  'If-Match': z.string().optional().meta({ description: 'The `ETag` of the version this change is based on; another version gives 412.', examples: ['"3"'] }),
+});
+
+const text = (contentType: string, description: string): ResponseConfig => ({
+  description,
+  content: { [contentType]: { schema: { type: 'string' } } },
+});
+
+/**
+ * Every operation of the service, keyed by the name of the function that serves it
+ * (`src/functions/<name>.ts`); `UpdateEnvelope` serves both PUT and PATCH.
+ */
+const operations: (RouteConfig & { operationId: string })[] = [
+  {
+    operationId: 'Register',
+    method: 'post',
+    path: '/Register',
+    tags: ['Accounts'],
+    summary: 'Create an account with an invitation code',
+    description:
+      'The invitation code is checked first: an invalid, expired or used-up code gives 403 and reveals nothing else. An address already registered gives 409 and does not consume the code. With a Turnstile secret configured, `turnstileToken` is verified (spec §4, CONTRACT §2).',
+    security: [],
+    request: {
+      body: {
+        required: true,
+        content: { [json]: { schema: registerBody, example: { email: 'ada@example.com', password: 'correct horse battery', invitationCode: 'inv_q3Xx7bqfVbQ1bG9m0hTQwZ8kL2pN4sRt' } } },
+      },
+    },
+    responses: {
+      201: {
+        description: 'The account is created; log in with `POST /api/Login`.',
+        content: { [json]: { schema: registerResponse, example: { message: 'Account created. Log in with POST /api/Login.', userId: ids.owner } } },
+      },
+      ...jsonBodyErrors,
+      403: problem(403, 'The invitation code is invalid, expired or used up (`invalid-invitation`), or the captcha failed (`captcha-failed`).'),
+      409: problem(409, 'The e-mail address is already registered; the invitation code is not consumed.'),
+      503: problem(503, 'Captcha verification (`captcha-unavailable`) or storage is unavailable.'),
+      ...common,
+    },
+  },
+  {
+    operationId: 'Login',
+    method: 'post',
+    path: '/Login',
+    tags: ['Accounts'],
+    summary: 'Log in for an access token',
+    description:
+      'An unknown address and a wrong password give the same 401. After 5 failures for one account within 15 minutes of its first failure, further attempts get 429 until the window closes (spec §4, CONTRACT §2).',
+    security: [],
+    request: { body: { required: true, content: { [json]: { schema: loginBody, example: { email: 'ada@example.com', password: 'correct horse battery' } } } } },
+    responses: {
+      200: {
+        description: 'An access token (JWT) and the user.',
+        headers: { 'Cache-Control': headers.noStore },
+        content: {
+          [json]: {
+            schema: loginResponse,
+            example: {
+              token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkzYTViMC0xZjJlLTdhNmItOGM5ZC0wZTFmMmEzYjRjNWQifQ.c2lnbmF0dXJl',
+              user: { userId: ids.owner, email: 'ada@example.com', role: 'user' },
+            },
+          },
+        },
+      },
+      ...jsonBodyErrors,
+      401: problem(401, 'Wrong e-mail address or password (`invalid-credentials`), or the captcha failed (`captcha-failed`).'),
+      429: problem(429, 'Too many failed logins for this account; `Retry-After` is the seconds until the window closes.'),
+      503: problem(503, 'Captcha verification (`captcha-unavailable`) or storage is unavailable.'),
+      ...common,
+    },
+  },
+  {
+    operationId: 'GetUploadUrl',
+    method: 'post',
+    path: '/GetUploadUrl',
+    tags: ['Envelopes'],
+    summary: 'Create a draft envelope and get a URL to upload its PDF',
+    description:
+      'Creates the envelope in `draft` with no signers. Then send the file straight to Blob storage: `PUT <uploadUrl>` with the PDF as body and the headers `x-ms-blob-type: BlockBlob` and `Content-Type: application/pdf` (Blob storage answers 201; browsers may do this, CORS allows it from `ALLOWED_ORIGINS`). The document is checked when it is used (send, complete) (spec §4 rule 1, CONTRACT §4).',
+    security: bearer,
+    request: { body: { required: true, content: { [json]: { schema: uploadBody, example: { filename: 'contract.pdf', mimetype: 'application/pdf' } } } } },
+    responses: {
+      201: {
+        description: 'The draft envelope exists; upload its document to `uploadUrl`.',
+        headers: {
+          'Cache-Control': headers.noStore,
+          Location: { description: 'The new envelope, `/api/envelopes/{envelopeId}`.', required: true, schema: { type: 'string' } },
+        },
+        content: {
+          [json]: {
+            schema: uploadTicketResponse,
+            example: {
+              uploadUrl: `${blob}/documents/${ids.envelope}/contract.pdf?sv=2025-01-05&se=2026-11-22T10%3A30%3A30Z&sr=b&sp=cw&sig=REDACTED`,
+              envelopeId: ids.envelope,
+              blobName: `${ids.envelope}/contract.pdf`,
+              expiresAt: '2026-11-22T10:30:30.123Z',
+            },
+          },
+        },
+      },
+      ...jsonBodyErrors,
+      401: unauthorized,
+      415: problem(415, 'The body is not sent as `application/json`, or `mimetype` is not `application/pdf` (`unsupported-document-type`).'),
+      503: storageUnavailable,
+      ...common,
+    },
+  },
+  {
+    operationId: 'ListEnvelopes',
+    method: 'get',
+    path: '/envelopes',
+    tags: ['Envelopes'],
+    summary: 'List the caller\'s envelopes, newest first',
+    description:
+      'At most `limit` (default 1000) envelopes; when more exist, the `Link` header names the next page. The cost of a page does not grow with the owner\'s number of envelopes (spec §4, CONTRACT §7).',
+    security: bearer,
+    request: { query: listEnvelopesQuery },
+    responses: {
+      200: {
+        description: 'The envelopes of this page, newest first.',
+        headers: {
+          'Cache-Control': headers.noStore,
+          Link: { description: '`<...&cursor=...>; rel="next"` when more envelopes exist.', required: false, schema: { type: 'string' } },
+        },
+        content: { [json]: { schema: envelopeListResponse, example: [completedEnvelope, draftEnvelope] } },
+      },
+      400: problem(400, 'A query parameter is invalid or unknown (`validation-failed`), or `cursor` is not one this service issued.'),
+      401: unauthorized,
+      503: storageUnavailable,
+      ...common,
+    },
+  },
+  {
+    operationId: 'GetEnvelope',
+    method: 'get',
+    path: '/envelopes/{id}',
+    tags: ['Envelopes'],
+    summary: 'Read an envelope',
+    security: bearer,
+    request: { params: envelopeIdParam },
+    responses: {
+      200: {
+        description: 'The envelope, with fresh read-only SAS URLs.',
+        headers: { 'Cache-Control': headers.noStore, ETag: headers.etag },
+        content: { [json]: { schema: envelopeResponse, example: draftEnvelope } },
+      },
+      401: unauthorized,
+      404: notFound,
+      503: storageUnavailable,
+      ...common,
+    },
+  },
+  ...(['put', 'patch'] as const).map((method) => ({
+    operationId: method === 'put' ? 'UpdateEnvelope' : 'PatchEnvelope',
+    method,
+    path: '/envelopes/{id}',
+    tags: ['Envelopes'],
+    summary: `${method === 'put' ? 'Update' : 'Update (PATCH)'} an envelope: signers and status`,
+    description:
+      '`PUT` and `PATCH` behave the same. `signers` replaces the whole list (`null` and `{}` entries are dropped); an entry whose `id` or `recipientId` names a current signer keeps that identity. `status` moves `draft` to `sent` (needs the uploaded, valid document and a signer with role `signer`) or `draft`/`sent` to `voided`. Completed and voided envelopes refuse every change (spec §4, CONTRACT §3, §5).',
+    security: bearer,
+    request: {
+      params: envelopeIdParam,
+      headers: ifMatch,
+      body: {
+        required: true,
+        content: {
+          [json]: {
+            schema: updateBody,
+            examples: {
+              signers: { summary: 'Name the signers', value: { signers: [{ email: 'bob@example.com', name: 'Bob Builder', role: 'signer' }] } },
+              send: { summary: 'Send the envelope', value: { status: 'sent' } },
+              keep: { summary: 'Keep a signer, add another', value: { signers: [{ id: ids.signer, email: 'bob@example.com', name: 'Bob Builder' }, { email: 'carol@example.com', name: 'Carol', role: 'cc' }] } },
+            },
+          },
+        },
+      },
+    },
+    responses: {
+      200: {
+        description: 'The updated envelope.',
+        headers: { 'Cache-Control': headers.noStore, ETag: headers.etag },
+        content: { [json]: { schema: envelopeResponse, example: { ...draftEnvelope, signers: completedEnvelope.signers } } },
+      },
+      ...jsonBodyErrors,
+      401: unauthorized,
+      404: notFound,
+      ...documentErrors,
+      413: problem(413, 'The JSON body is larger than 1 MiB, or (when sending) the uploaded document is larger than `MAX_DOCUMENT_BYTES` (`document-too-large`).'),
+      415: problem(415, 'The body is not sent as `application/json`, or (when sending) the uploaded document is not a PDF (`document-not-pdf`).'),
+      503: storageUnavailable,
+      ...common,
+    },
+  })),
+  {
+    operationId: 'CompleteEnvelope',
+    method: 'post',
+    path: '/envelopes/{id}/complete',
+    tags: ['Envelopes'],
+    summary: 'Complete an envelope: flatten, certify and seal its PDF',
+    description:
+      'Flattens every form field, appends a certificate-of-completion page and seals the result with a PAdES baseline signature (B-T with a timestamp authority configured). Safe to retry: completing a completed envelope answers 200 with the same `hash` and a fresh `signedUrl`, whatever `If-Match` says. No body (spec §4, CONTRACT §6).',
+    security: bearer,
+    request: { params: envelopeIdParam, headers: ifMatch },
+    responses: {
+      200: {
+        description: 'The envelope is completed; `signedUrl` reads the sealed PDF, whose SHA-256 is `hash`.',
+        headers: { 'Cache-Control': headers.noStore, ETag: headers.etag },
+        content: {
+          [json]: {
+            schema: completeResponse,
+            example: { message: 'Envelope completed: the document is flattened and sealed.', signedUrl: completedEnvelope.signedUrl, hash: ids.hash },
+          },
+        },
+      },
+      401: unauthorized,
+      404: notFound,
+      ...documentErrors,
+      503: problem(503, 'Storage or the timestamp authority (`timestamp-authority-unavailable`) is unavailable; nothing was changed.'),
+      ...common,
+    },
+  },
+  {
+    operationId: 'GetAuditTrail',
+    method: 'get',
+    path: '/envelopes/{id}/audit',
+    tags: ['Evidence'],
+    summary: 'Read an envelope\'s audit trail',
+    description: 'One event per successful change, oldest first, numbered 1, 2, 3, ... without gaps (CONTRACT §10).',
+    security: bearer,
+    request: { params: envelopeIdParam },
+    responses: {
+      200: {
+        description: 'The events, oldest first.',
+        headers: { 'Cache-Control': headers.noStore },
+        content: {
+          [json]: {
+            schema: auditTrailResponse,
+            example: [
+              { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorId: ids.owner, ip: '203.0.113.7', userAgent: 'curl/8.5.0', details: { documentName: 'contract.pdf', blobName: `${ids.envelope}/contract.pdf` } },
+              { sequence: 2, type: 'envelope.signers_replaced', at: '2026-11-22T10:16:01.001Z', actorId: ids.owner, ip: '203.0.113.7', userAgent: 'curl/8.5.0', details: { added: [{ id: ids.signer, email: 'bob@example.com' }], removed: [] } },
+              { sequence: 3, type: 'envelope.completed', at: '2026-11-22T10:20:02.456Z', actorId: ids.owner, ip: '203.0.113.7', userAgent: 'curl/8.5.0', details: { originalSha256: ids.original, sealedSha256: ids.hash } },
+            ],
+          },
+        },
+      },
+      401: unauthorized,
+      404: notFound,
+      503: storageUnavailable,
+      ...common,
+    },
+  },
+  {
+    operationId: 'VerifySeal',
+    method: 'get',
+    path: '/verify/{sha256}',
+    tags: ['Evidence'],
+    summary: 'Check whether this service sealed a PDF',
+    description:
+      'Public: the answer names only what the sealed PDF\'s own certificate page prints, and a SHA-256 cannot be guessed, so it tells nothing to someone without the document (CONTRACT §10).',
+    security: [],
+    request: {
+      params: z.object({
+        sha256: z.string().meta({ description: 'Hex SHA-256 of the whole sealed PDF (`sha256sum sealed.pdf`).', examples: [ids.hash] }),
+      }),
+    },
+    responses: {
+      200: {
+        description: 'This service sealed a PDF with this SHA-256.',
+        content: { [json]: { schema: sealVerificationResponse, example: { envelopeId: ids.envelope, completedAt: '2026-11-22T10:20:02.456Z', documentName: 'contract.pdf' } } },
+      },
+      404: problem(404, 'This service sealed no document with this SHA-256 (`seal-not-found`): originals and anything else included.'),
+      503: storageUnavailable,
+      ...common,
+    },
+  },
+  {
+    operationId: 'Health',
+    method: 'get',
+    path: '/health',
+    tags: ['Service'],
+    summary: 'Whether the service and its storage answer',
+    security: [],
+    responses: {
+      200: { description: 'Table and Blob storage answer.', content: { [json]: { schema: healthResponse, example: { status: 'ok' } } } },
+      503: problem(503, 'Storage does not answer (`storage-unavailable`).'),
+      ...common,
+    },
+  },
+  {
+    operationId: 'OpenApiDocument',
+    method: 'get',
+    path: '/openapi.json',
+    tags: ['Service'],
+    summary: 'This document',
+    security: [],
+    responses: {
+      200: { description: 'The OpenAPI 3.1 document of the service.', content: { [json]: { schema: { type: 'object' } } } },
+      ...common,
+    },
+  },
+  {
+    operationId: 'ApiDocs',
+    method: 'get',
+    path: '/docs',
+    tags: ['Pages'],
+    summary: 'The API reference (HTML)',
+    description: 'This document rendered by Swagger UI, served from the service itself: no external requests.',
+    security: [],
+    responses: { 200: text('text/html', 'The page.'), ...common },
+  },
+  {
+    operationId: 'ApiDocsAsset',
+    method: 'get',
+    path: '/docs/{file}',
+    tags: ['Pages'],
+    summary: 'A script or style sheet of the API reference',
+    security: [],
+    request: { params: z.object({ file: z.enum(Object.keys(DOCS_ASSETS) as [string, ...string[]]) }) },
+    responses: {
+      200: { description: 'The file.', content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } } } },
+      404: problem(404, 'Not a file of the page (`asset-not-found`).'),
+      ...common,
+    },
+  },
+  {
+    operationId: 'Console',
+    method: 'get',
+    path: '/console',
+    tags: ['Pages'],
+    summary: 'The console (HTML): try the whole flow from a browser',
+    description:
+      'Register with an invitation code, log in, list envelopes, upload a PDF straight to its SAS URL with a progress bar, edit signers, send, complete, and download the sealed PDF with its SHA-256. Static HTML, CSS and a small script; no external requests.',
+    security: [],
+    responses: { 200: text('text/html', 'The page.'), ...common },
+  },
+  {
+    operationId: 'ConsoleAsset',
+    method: 'get',
+    path: '/console/{file}',
+    tags: ['Pages'],
+    summary: 'A script or style sheet of the console',
+    security: [],
+    request: { params: z.object({ file: z.enum(Object.keys(CONSOLE_ASSETS) as [string, ...string[]]) }) },
+    responses: {
+      200: { description: 'The file.', content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } } } },
+      404: problem(404, 'Not a file of the page (`asset-not-found`).'),
+      ...common,
+    },
+  },
+];
+
+const description = `The API behind an e-signature product: people register with an invitation code, log in for a JWT, upload a PDF straight to Azure Blob Storage through a SAS URL, name the signers of the envelope, and complete it: the service flattens the PDF's form fields, appends a certificate of completion, seals the result with a PAdES signature and returns the sealed document's address and SHA-256.
+
+Conventions (CONTRACT §1): request and response bodies are JSON (\`application/json; charset=utf-8\`), at most 1 MiB; unknown fields in a request body are refused with 400. Every error is RFC 9457 \`application/problem+json\` (schema \`Problem\`). Timestamps are ISO 8601 UTC with milliseconds; envelope and user ids are UUID v7. Paths are matched case-insensitively. Every response sends \`X-Content-Type-Options: nosniff\`.
+
+Try it: \`GET /api/console\` is a small page for the whole flow; \`GET /api/docs\` renders this document.`;
+
+/**
+ * Builds the document (a fresh object on every call; deterministic, so the committed copy can be
+ * compared with it).
+ * @returns an OpenAPI 3.1.0 document: `paths` keyed below the server URL `/api`
+ */
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', BEARER_AUTH, {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'The `token` of `POST /api/Login`: `Authorization: Bearer <token>` (RFC 6750). HS256, `typ: at+jwt` (RFC 9068), valid `JWT_TTL_SECONDS` (default 3600).',
+  });
+  for (const operation of operations) registry.registerPath(operation);
+  const generator = new OpenApiGeneratorV31(registry.definitions, { sortComponents: 'alphabetically' });
+  const document = generator.generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Envelope Signing Service API',
+      version: API_VERSION,
+      description,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/api', description: 'This service' }],
+    tags: [
+      { name: 'Accounts', description: 'Registration with an invitation code, and login (CONTRACT §2).' },
+      { name: 'Envelopes', description: 'Upload, signers, lifecycle and completion (CONTRACT §3-§7).' },
+      { name: 'Evidence', description: 'Audit trail and seal verification (CONTRACT §10).' },
+      { name: 'Service', description: 'Health and this document.' },
+      { name: 'Pages', description: 'The API reference and the console, for browsers.' },
+    ],
+  });
+  return JSON.parse(JSON.stringify(document)) as Record<string, unknown>;
+}
+
+/** The document as `npm run openapi` writes it to `docs/openapi.json`: two-space JSON and a final newline. */
+export function serializeOpenApiDocument(document: Record<string, unknown> = buildOpenApiDocument()): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
