@@ -12,6 +12,14 @@ import { startAzurite, type RunningAzurite } from './azurite.js';
 import { startService, type RunningService } from './service.js';
 import { applyLocalSecrets, applyLocalSettingsFile } from './settings.js';
 
+/** A port from the environment (0 lets the system choose), or the Azurite default. @throws ConfigError */
+function portSetting(name: string, fallback: number): number {
+  const value = process.env[name]?.trim();
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) throw new ConfigError(name, 'must be a port number from 0 to 65535');
+  return Number(value);
+}
+
 async function main(): Promise<void> {
   const root = process.cwd();
   await applyLocalSettingsFile(root);
@@ -36,7 +44,12 @@ async function main(): Promise<void> {
     const storageConfigured = process.env.STORAGE_CONNECTION_STRING?.trim() || process.env.STORAGE_ACCOUNT_NAME?.trim();
     loadConfig({ ...process.env, ...(storageConfigured ? {} : { STORAGE_CONNECTION_STRING: 'UseDevelopmentStorage=true' }) });
     if (!storageConfigured) {
-      azurite = await startAzurite({ location: path.join(root, '.azurite'), blobPort: 10000, queuePort: 10001, tablePort: 10002 });
+      azurite = await startAzurite({
+        location: path.join(root, '.azurite'),
+        blobPort: portSetting('AZURITE_BLOB_PORT', 10000),
+        queuePort: portSetting('AZURITE_QUEUE_PORT', 10001),
+        tablePort: portSetting('AZURITE_TABLE_PORT', 10002),
+      });
       process.env.STORAGE_CONNECTION_STRING = azurite.connectionString;
       console.log(`Azure Storage (Azurite) at ${azurite.blobEndpoint} (blob) and ${azurite.tableEndpoint} (table), data in .azurite/`);
     }

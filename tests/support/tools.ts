@@ -16,9 +16,9 @@ export interface ToolResult {
 }
 
 /** Runs `command` and returns its exit code and output; never throws for a non-zero exit. */
-export async function tool(command: string, args: string[], cwd?: string): Promise<ToolResult> {
+export async function tool(command: string, args: string[], cwd?: string, env?: NodeJS.ProcessEnv): Promise<ToolResult> {
   try {
-    const { stdout, stderr } = await run(command, args, { maxBuffer: 64 * 1024 * 1024, ...(cwd === undefined ? {} : { cwd }) });
+    const { stdout, stderr } = await run(command, args, { maxBuffer: 64 * 1024 * 1024, ...(cwd === undefined ? {} : { cwd }), ...(env === undefined ? {} : { env }) });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
