@@ -176,8 +176,11 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
     siteConfig: {
       minTlsVersion: '1.2'
       http20Enabled: true
-      // The app answers CORS itself from ALLOWED_ORIGINS; platform CORS stays off so it cannot
-      // override those headers.
+      // Browsers on other origins: the platform answers CORS, preflights included (the functions
+      // register no OPTIONS method), from the same list as the Blob service's CORS (ALLOWED_ORIGINS).
+      cors: {
+        allowedOrigins: split(replace(allowedOrigins, ' ', ''), ',')
+      }
     }
     functionAppConfig: {
       deployment: {
