@@ -8,7 +8,7 @@ export interface Plan {
   list: { rounds: number; seconds: number; pageSize: number };
   completion: { rounds: number; generatedPages: number };
   coldStart: { rounds: number };
-  loginStorm: { logins: number; readers: number; rounds: number; seconds: number };
+  loginStorm: { logins: number; readers: number; rounds: number; seconds: number; rawSeconds: number };
 }
 
 export interface BenchContext {
@@ -19,6 +19,8 @@ export interface BenchContext {
   apiUrl: string;
   /** The hot-read baseline server's URL. */
   baselineUrl: string;
+  /** Process ids, for CPU accounting (undefined where unknown). */
+  pids: { service: number | undefined; baseline: number | undefined; azurite: number | undefined };
   seed: Seed;
   bcryptCost: number;
   /** Scratch folder for generated documents. */

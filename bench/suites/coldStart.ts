@@ -21,6 +21,7 @@ export const HEAVY_PACKAGES = [
   '@embedpdf/fonts-arabic',
   '@embedpdf/fonts-hebrew',
   '@expo-google-fonts/noto-sans-sc',
+  '@asteasolutions/zod-to-openapi',
 ];
 
 interface ColdStartRun {
@@ -32,10 +33,10 @@ interface ColdStartRun {
 export interface ColdStartFigures {
   functions: { importMs: Summary; sinceProcessStartMs: Summary };
   baseline: { importMs: Summary; sinceProcessStartMs: Summary };
-  /** Import time of all function modules / of the three SDKs, round by round. */
-  importRatio: Summary;
-  /** The same, counted from the process's start (Node's own start-up included on both sides). */
+  /** Time from the process's start until every module is imported (Node's own start-up included on both sides), functions / SDKs: the target's figure. */
   sinceProcessStartRatio: Summary;
+  /** The imports alone, without Node's start-up, functions / SDKs. */
+  importRatio: Summary;
   packagesLoaded: string[];
   heavyPackagesLoaded: string[];
 }
@@ -72,7 +73,13 @@ export async function benchColdStart(context: BenchContext): Promise<SuiteResult
   return {
     figures,
     targets: [
-      check('coldStart.import', 'Importing every function module: at most 1.5 times importing the three Azure SDKs', figures.importRatio.median, '<=', 1.5),
+      check(
+        'coldStart',
+        'A fresh process importing every function module: at most 1.5 times one importing the three Azure SDKs (from process start)',
+        figures.sinceProcessStartRatio.median,
+        '<=',
+        1.5,
+      ),
       check('coldStart.heavyModules', 'Heavy packages (PDF, signing, bcrypt) loaded when the function modules are imported (count)', heavyPackagesLoaded.length, '<=', 0),
     ],
   };

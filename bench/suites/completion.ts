@@ -4,6 +4,7 @@
  * the peak resident-set growth against the document's size. One fresh process per document
  * (`processes/completion.ts`).
  */
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { check, type BenchContext, type SuiteResult, type TargetCheck } from '../lib/context.js';
@@ -13,8 +14,12 @@ import { progress } from '../lib/progress.js';
 import { pairedRatio, round, summarize, type Summary } from '../lib/stats.js';
 import type { CompletionProcessResult } from '../processes/completion.js';
 
-/** The corpus of real PDFs shared by the project (read-only). */
-export const CORPUS_DIR = path.resolve(process.cwd(), '../shared/corpus/pdf');
+/**
+ * The corpus of real PDFs, found as the tests find it: `CORPUS_DIR` when set, else the team's shared
+ * copy beside the repository, else the copy vendored in `tests/corpus/pdf`.
+ */
+const SHARED_CORPUS_DIR = path.resolve(process.cwd(), '../shared/corpus/pdf');
+export const CORPUS_DIR = process.env.CORPUS_DIR ?? (existsSync(SHARED_CORPUS_DIR) ? SHARED_CORPUS_DIR : path.resolve(process.cwd(), 'tests/corpus/pdf'));
 const CORPUS_DOCUMENTS = ['normal', 'fill_form', 'us_constitution', 'linearized_with_object_streams'];
 
 export interface CompletionFigures {

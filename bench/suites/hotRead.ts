@@ -4,28 +4,60 @@
  * first, and the ratio is taken round by round.
  */
 import { check, type BenchContext, type SuiteResult } from '../lib/context.js';
+import { cpuTimeMs } from '../lib/cpu.js';
 import { runLoad, type LoadResult } from '../lib/load.js';
 import { progress } from '../lib/progress.js';
 import { pairedRatio, summarize, type Summary } from '../lib/stats.js';
 
+interface Side {
+  throughput: Summary;
+  p50Ms: Summary;
+  p99Ms: Summary;
+  failed: number;
+  /** CPU time per successful request of the server process and of Azurite, ms (Linux only). */
+  serverCpuMsPerRequest?: Summary;
+  azuriteCpuMsPerRequest?: Summary;
+}
+
+interface Measured extends LoadResult {
+  serverCpuMs: number | undefined;
+  azuriteCpuMs: number | undefined;
+}
+
 export interface HotReadLevel {
   connections: number;
-  service: { throughput: Summary; p50Ms: Summary; p99Ms: Summary; failed: number };
-  baseline: { throughput: Summary; p50Ms: Summary; p99Ms: Summary; failed: number };
+  service: Side;
+  baseline: Side;
   /** Service throughput / baseline throughput. */
   throughputRatio: Summary;
 }
 
 export async function benchHotRead(context: BenchContext): Promise<SuiteResult<HotReadLevel[]>> {
   const { plan, seed } = context;
+  /** Runs a load and counts the CPU time the server process and Azurite spent meanwhile. */
+  const measured = async (serverPid: number | undefined, run: () => Promise<LoadResult>): Promise<Measured> => {
+    const server = cpuTimeMs(serverPid);
+    const azurite = cpuTimeMs(context.pids.azurite);
+    const result = await run();
+    const serverAfter = cpuTimeMs(serverPid);
+    const azuriteAfter = cpuTimeMs(context.pids.azurite);
+    return {
+      ...result,
+      serverCpuMs: server === undefined || serverAfter === undefined ? undefined : serverAfter - server,
+      azuriteCpuMs: azurite === undefined || azuriteAfter === undefined ? undefined : azuriteAfter - azurite,
+    };
+  };
   const serviceLoad = (connections: number, seconds: number) =>
-    runLoad({
-      url: `${context.apiUrl}/envelopes/${seed.hotEnvelopeId}`,
-      headers: { Authorization: `Bearer ${seed.smallOwner.token}` },
-      connections,
-      durationSeconds: seconds,
-    });
-  const baselineLoad = (connections: number, seconds: number) => runLoad({ url: context.baselineUrl, connections, durationSeconds: seconds });
+    measured(context.pids.service, () =>
+      runLoad({
+        url: `${context.apiUrl}/envelopes/${seed.hotEnvelopeId}`,
+        headers: { Authorization: `Bearer ${seed.smallOwner.token}` },
+        connections,
+        durationSeconds: seconds,
+      }),
+    );
+  const baselineLoad = (connections: number, seconds: number) =>
+    measured(context.pids.baseline, () => runLoad({ url: context.baselineUrl, connections, durationSeconds: seconds }));
 
   const probe = await fetch(`${context.apiUrl}/envelopes/${seed.hotEnvelopeId}`, { headers: { Authorization: `Bearer ${seed.smallOwner.token}` } });
   if (probe.status !== 200) throw new Error(`hot read probe answered ${probe.status}: ${await probe.text()}`);
@@ -35,8 +67,8 @@ export async function benchHotRead(context: BenchContext): Promise<SuiteResult<H
     progress(`hot read, ${connections} connections: warm-up`);
     await baselineLoad(connections, plan.hotRead.warmupSeconds);
     await serviceLoad(connections, plan.hotRead.warmupSeconds);
-    const service: LoadResult[] = [];
-    const baseline: LoadResult[] = [];
+    const service: Measured[] = [];
+    const baseline: Measured[] = [];
     for (let round = 0; round < plan.hotRead.rounds; round++) {
       if (round % 2 === 0) {
         baseline.push(await baselineLoad(connections, plan.hotRead.seconds));
@@ -50,12 +82,21 @@ export async function benchHotRead(context: BenchContext): Promise<SuiteResult<H
           `(p99 ${service.at(-1)!.p99.toFixed(1)} ms), baseline ${Math.round(baseline.at(-1)!.throughput)} req/s (p99 ${baseline.at(-1)!.p99.toFixed(1)} ms)`,
       );
     }
-    const describe = (results: LoadResult[]) => ({
-      throughput: summarize(results.map((result) => result.throughput)),
-      p50Ms: summarize(results.map((result) => result.p50)),
-      p99Ms: summarize(results.map((result) => result.p99)),
-      failed: results.reduce((sum, result) => sum + result.failed, 0),
-    });
+    const perRequest = (results: Measured[], key: 'serverCpuMs' | 'azuriteCpuMs'): Summary | undefined =>
+      results.every((result) => result[key] !== undefined && result.ok > 0) ? summarize(results.map((result) => result[key]! / result.ok)) : undefined;
+    const describe = (results: Measured[]): Side => {
+      const side: Side = {
+        throughput: summarize(results.map((result) => result.throughput)),
+        p50Ms: summarize(results.map((result) => result.p50)),
+        p99Ms: summarize(results.map((result) => result.p99)),
+        failed: results.reduce((sum, result) => sum + result.failed, 0),
+      };
+      const server = perRequest(results, 'serverCpuMs');
+      const azurite = perRequest(results, 'azuriteCpuMs');
+      if (server !== undefined) side.serverCpuMsPerRequest = server;
+      if (azurite !== undefined) side.azuriteCpuMsPerRequest = azurite;
+      return side;
+    };
     levels.push({
       connections,
       service: describe(service),

@@ -10,13 +10,18 @@ import { expectProblem, startTestService, type TestService } from '../support/se
 
 /** The whole API surface. A new function must be added here, with its access, or this test fails. */
 const expected = [
+  { name: 'ApiDocs', route: 'docs', methods: ['GET'], access: 'public' },
+  { name: 'ApiDocsAsset', route: 'docs/{file}', methods: ['GET'], access: 'public' },
   { name: 'CompleteEnvelope', route: 'envelopes/{id}/complete', methods: ['POST'], access: 'bearer' },
+  { name: 'Console', route: 'console', methods: ['GET'], access: 'public' },
+  { name: 'ConsoleAsset', route: 'console/{file}', methods: ['GET'], access: 'public' },
   { name: 'GetAuditTrail', route: 'envelopes/{id}/audit', methods: ['GET'], access: 'bearer' },
   { name: 'GetEnvelope', route: 'envelopes/{id}', methods: ['GET'], access: 'bearer' },
   { name: 'GetUploadUrl', route: 'GetUploadUrl', methods: ['POST'], access: 'bearer' },
   { name: 'Health', route: 'health', methods: ['GET'], access: 'public' },
   { name: 'ListEnvelopes', route: 'envelopes', methods: ['GET'], access: 'bearer' },
   { name: 'Login', route: 'Login', methods: ['POST'], access: 'public' },
+  { name: 'OpenApiDocument', route: 'openapi.json', methods: ['GET'], access: 'public' },
   { name: 'Register', route: 'Register', methods: ['POST'], access: 'public' },
   { name: 'UpdateEnvelope', route: 'envelopes/{id}', methods: ['PUT', 'PATCH'], access: 'bearer' },
   { name: 'VerifySeal', route: 'verify/{sha256}', methods: ['GET'], access: 'public' },

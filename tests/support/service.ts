@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createInvitation } from '../../src/lib/auth/invitations.js';
 import { getServices } from '../../src/lib/services.js';
 import { startService, type RunningService } from '../../src/local/service.js';
+import { checkResponse } from './openapiValidator.js';
 
 import { CORPUS_DIR } from './corpus.js';
 
@@ -32,6 +33,11 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * An HTTP client of the API. Every response is checked against the OpenAPI document
+ * (`tests/support/openapiValidator.ts`): a status, header or body the document does not describe
+ * makes the request throw, so every end-to-end test also proves the document right.
+ */
 export class ApiClient {
   constructor(readonly apiUrl: string) {}
 
@@ -47,6 +53,7 @@ export class ApiClient {
     const text = await response.text();
     let parsed: unknown = text;
     if (text !== '' && /json/.test(response.headers.get('content-type') ?? '')) parsed = JSON.parse(text);
+    checkResponse({ method, url: response.url, status: response.status, headers: response.headers, text, body: parsed });
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   }
 }

@@ -10,7 +10,10 @@ import { clientIp, userAgent } from './requestInfo.js';
 
 /**
  * The caller of a protected route: token verified (algorithm, type, issuer, audience, expiry) and the
- * account still existing, so tokens of a deleted user stop working.
+ * account still existing, so tokens of a deleted user stop working: at once on the instance that
+ * deleted the user, within 5 s (`TOKEN_USER_CACHE_MS`, userRepository.ts) on the others, which may
+ * answer the existence check from memory for an account they found that recently (it saves a
+ * storage read on nearly every request).
  * @throws AppError 401 with `WWW-Authenticate: Bearer` (and `error="invalid_token"` when a token was sent)
  */
 export async function authenticate(request: HttpRequest, services: Services): Promise<Actor> {
@@ -26,7 +29,7 @@ export async function authenticate(request: HttpRequest, services: Services): Pr
     });
   }
   const claims = await verifyAccessToken(match[1]!, services.config.jwt);
-  const user = await services.users.findByEmail(claims.email);
+  const user = await services.users.findForToken(claims.email);
   if (user === null || user.userId !== claims.sub) {
     throw new AppError('unauthorized', 'The access token is invalid.', {
       type: 'invalid-token',

@@ -7,7 +7,8 @@ import { AppError, errorStatus } from '../errors.js';
 import { ConfigError } from '../config.js';
 import { withStandardHeaders } from './respond.js';
 
-const titles: Record<number, string> = {
+/** The `title` of each status (its reason phrase, RFC 9110 §15). */
+export const problemTitles: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
@@ -36,7 +37,7 @@ export interface ProblemDetails {
 /** A problem response for an {@link AppError}: status from the single code table, `Retry-After` where given. */
 export function problemResponse(error: AppError, headers: Record<string, string> = {}): HttpResponseInit {
   const status = errorStatus[error.code];
-  const body: ProblemDetails = { type: error.type, title: titles[status] ?? 'Error', status, detail: error.detail };
+  const body: ProblemDetails = { type: error.type, title: problemTitles[status] ?? 'Error', status, detail: error.detail };
   if (error.errors !== undefined) body.errors = error.errors;
   const extra: Record<string, string> = { ...error.headers, ...headers };
   if (error.retryAfterSeconds !== undefined) extra['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
@@ -68,7 +69,7 @@ export function toProblemResponse(error: unknown, context: InvocationContext): H
   context.error(`Unexpected error, correlation id ${correlationId}:`, summary);
   return problemInit(500, {
     type: 'urn:problem:internal-error',
-    title: titles[500]!,
+    title: problemTitles[500]!,
     status: 500,
     detail: `An unexpected error occurred. Quote correlation id ${correlationId} when reporting it.`,
     correlationId,

@@ -13,6 +13,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteCo
 import { z } from 'zod';
 import { loginRequest, registerRequest } from '../auth/schemas.js';
 import { listEnvelopesQuery, updateEnvelopeRequest, uploadRequest } from '../envelopes/schemas.js';
+import { problemTitles } from '../http/problem.js';
 import { CONSOLE_ASSETS, DOCS_ASSETS } from '../web/pages.js';
 import {
   auditTrailResponse,
@@ -101,50 +102,105 @@ const headers = {
   },
 } satisfies Record<string, HeaderObject>;
 
-/** A problem-details response (CONTRACT §1) with the given description and, where they apply, its headers. */
-function problem(status: number, description: string, example?: Record<string, unknown>): ResponseConfig {
+/**
+ * Problems the service answers with, by slug (`urn:problem:<slug>`), with the `detail` the code sends:
+ * the examples of the error responses.
+ */
+const problems = {
+  'validation-failed': {
+    detail: 'The request body is invalid: signers.0.email must be a valid e-mail address.',
+    errors: [{ path: 'signers.0.email', message: 'must be a valid e-mail address' }],
+  },
+  'query-validation-failed': { type: 'validation-failed', detail: 'The query is invalid: limit must be a whole number from 1 to 1000.', errors: [{ path: 'limit', message: 'must be a whole number from 1 to 1000' }] },
+  'malformed-json': { detail: 'The request body is not valid JSON.' },
+  'invalid-cursor': { detail: 'The cursor is invalid for this query; start again without it.' },
+  'payload-too-large': { detail: 'The request body is larger than 1048576 bytes.' },
+  'unsupported-media-type': { detail: 'The request body must be JSON, sent with Content-Type: application/json.' },
+  'unsupported-document-type': { detail: 'Only PDF documents are accepted: mimetype must be application/pdf.' },
+  'missing-token': { detail: 'This endpoint needs an access token: send Authorization: Bearer <token>.' },
+  'invalid-token': { detail: 'The access token has expired.' },
+  'invalid-credentials': { detail: 'The e-mail address or password is wrong.' },
+  'captcha-failed': { detail: 'The captcha was not solved.' },
+  'invalid-invitation': { detail: 'The invitation code is invalid, expired or used up.' },
+  'email-already-registered': { detail: 'An account with this e-mail address already exists.' },
+  'login-throttled': { detail: 'Too many failed logins for this account; wait before trying again.' },
+  'envelope-not-found': { detail: 'No envelope with this id exists.' },
+  'seal-not-found': { detail: 'This service sealed no document with this SHA-256.' },
+  'asset-not-found': { detail: 'No such file.' },
+  'envelope-closed': { detail: 'The envelope is completed; it can no longer be changed.' },
+  'invalid-transition': { detail: 'The envelope is sent; its status can change to voided only, not draft.' },
+  'no-signer': { detail: 'The envelope needs at least one signer with role "signer" first.' },
+  'document-not-uploaded': { detail: 'The document has not been uploaded yet: PUT it to the uploadUrl first.' },
+  'envelope-contended': { detail: 'The envelope is being changed by other requests at the same time; retry.' },
+  'etag-mismatch': { detail: 'The envelope has changed since the ETag in If-Match; read it again.' },
+  'document-too-large': { detail: 'The document is 30000000 bytes; at most 26214400 bytes are accepted.' },
+  'document-not-pdf': { detail: 'The uploaded document is not a PDF: no %PDF- header in its first 1024 bytes.' },
+  'document-damaged': { detail: 'The document could not be read as a PDF: it is damaged or uses structures the service cannot process.' },
+  'document-encrypted': { detail: 'The document is protected with a password. Upload a copy without a password to open it.' },
+  'document-too-complex': {
+    detail: 'The document is too complex to seal within the service limits (30 seconds and 512 MiB of memory); it may contain a decompression bomb.',
+  },
+  'storage-unavailable': { detail: 'Storage is unavailable right now; retry shortly.' },
+  'captcha-unavailable': { detail: 'Captcha verification is unavailable right now; retry shortly.' },
+  'timestamp-authority-unavailable': { detail: 'The timestamp authority did not answer, so the document was not sealed. Try again later.' },
+  'internal-error': {
+    detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
+    correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
+  },
+} satisfies Record<string, { type?: string; detail: string; errors?: { path: string; message: string }[]; correlationId?: string }>;
+
+type ProblemSlug = keyof typeof problems;
+
+/**
+ * A problem-details response (CONTRACT §1): the description, the headers that come with the status
+ * (`WWW-Authenticate` for 401, `Retry-After` for 429 and 503) and one example per problem slug.
+ */
+function problem(status: number, description: string, slugs: ProblemSlug[]): ResponseConfig {
   const responseHeaders: Record<string, HeaderObject> | undefined =
     status === 401 ? { 'WWW-Authenticate': headers.wwwAuthenticate } : status === 429 || status === 503 ? { 'Retry-After': headers.retryAfter } : undefined;
+  const examples = Object.fromEntries(
+    slugs.map((slug) => {
+      const { type, ...rest } = { type: slug, ...problems[slug] };
+      return [slug, { summary: type, value: { type: `urn:problem:${type}`, title: problemTitles[status], status, ...rest } }];
+    }),
+  );
   return {
     description,
     ...(responseHeaders === undefined ? {} : { headers: responseHeaders }),
-    content: { [problemJson]: { schema: problemResponseSchema, ...(example === undefined ? {} : { example }) } },
+    content: { [problemJson]: { schema: problemResponseSchema, examples } },
   };
 }
 
-const validationExample = {
-  type: 'urn:problem:validation-failed',
-  title: 'Bad Request',
-  status: 400,
-  detail: 'The request body is invalid: signers.0.email must be a valid e-mail address.',
-  errors: [{ path: 'signers.0.email', message: 'must be a valid e-mail address' }],
-};
-
 /** Answers every operation can give. */
 const common = {
-  500: problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has, and nothing else.', {
-    type: 'urn:problem:internal-error',
-    title: 'Internal Server Error',
-    status: 500,
-    detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
-    correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
-  }),
+  500: problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has, and nothing else.', ['internal-error']),
 };
-const storageUnavailable = problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.');
+const storageUnavailable = problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']);
 const jsonBodyErrors = {
-  400: problem(400, 'The body is not JSON (`malformed-json`) or the schema refuses it (`validation-failed`, every complaint in `errors`, unknown fields named).', validationExample),
-  413: problem(413, 'The JSON body is larger than 1 MiB.'),
-  415: problem(415, 'The body is not sent as `application/json`.'),
+  400: problem(400, 'The body is not JSON (`malformed-json`) or the schema refuses it (`validation-failed`, every complaint in `errors`, unknown fields named).', [
+    'validation-failed',
+    'malformed-json',
+  ]),
+  413: problem(413, 'The JSON body is larger than 1 MiB.', ['payload-too-large']),
+  415: problem(415, 'The body is not sent as `application/json`.', ['unsupported-media-type']),
 };
-const unauthorized = problem(401, 'No access token, or one that is invalid, expired or of a deleted account.');
-const notFound = problem(404, 'No envelope with this id, or another owner\'s (the same answer).');
+const unauthorized = problem(401, 'No access token, or one that is invalid, expired or of a deleted account.', ['missing-token', 'invalid-token']);
+const notFound = problem(404, 'No envelope with this id, or another owner\'s (the same answer).', ['envelope-not-found']);
 const bearer = [{ [BEARER_AUTH]: [] }];
 const documentErrors = {
-  409: problem(409, 'Refused by the lifecycle: the envelope is completed or voided (`envelope-closed`), the transition is not allowed (`invalid-transition`, the allowed ones in `detail`), it has no signer with role `signer` (`no-signer`), the document is not uploaded yet (`document-not-uploaded`), or concurrent requests kept it busy (`envelope-contended`).'),
-  412: problem(412, '`If-Match` names another version of the envelope (`etag-mismatch`): read it again.'),
-  413: problem(413, 'The uploaded document is larger than `MAX_DOCUMENT_BYTES` (`document-too-large`).'),
-  415: problem(415, 'The uploaded document is not a PDF: no `%PDF-` header in its first 1024 bytes (`document-not-pdf`).'),
-  422: problem(422, 'The document cannot be sealed: it cannot be parsed or repaired (`document-damaged`), needs a password (`document-encrypted`), forbids changes (`document-certified`, `document-signed-not-extensible`), or exceeds 30 s or 512 MiB (`document-too-complex`).'),
+  409: problem(
+    409,
+    'Refused by the lifecycle: the envelope is completed or voided (`envelope-closed`), the transition is not allowed (`invalid-transition`, the allowed ones in `detail`), it has no signer with role `signer` (`no-signer`), the document is not uploaded yet (`document-not-uploaded`), or concurrent requests kept it busy (`envelope-contended`).',
+    ['envelope-closed', 'invalid-transition', 'no-signer', 'document-not-uploaded', 'envelope-contended'],
+  ),
+  412: problem(412, '`If-Match` names another version of the envelope (`etag-mismatch`): read it again.', ['etag-mismatch']),
+  413: problem(413, 'The uploaded document is larger than `MAX_DOCUMENT_BYTES` (`document-too-large`).', ['document-too-large']),
+  415: problem(415, 'The uploaded document is not a PDF: no `%PDF-` header in its first 1024 bytes (`document-not-pdf`).', ['document-not-pdf']),
+  422: problem(
+    422,
+    'The document cannot be sealed: it cannot be parsed or repaired (`document-damaged`), needs a password (`document-encrypted`), forbids changes (`document-certified`, `document-signed-not-extensible`), or exceeds 30 s or 512 MiB (`document-too-complex`).',
+    ['document-damaged', 'document-encrypted', 'document-too-complex'],
+  ),
 };
 const ifMatch = z.object({
   'If-Match': z.string().optional().meta({ description: 'The `ETag` of the version this change is based on; another version gives 412.', examples: ['"3"'] }),
@@ -181,9 +237,12 @@ const operations: (RouteConfig & { operationId: string })[] = [
         content: { [json]: { schema: registerResponse, example: { message: 'Account created. Log in with POST /api/Login.', userId: ids.owner } } },
       },
       ...jsonBodyErrors,
-      403: problem(403, 'The invitation code is invalid, expired or used up (`invalid-invitation`), or the captcha failed (`captcha-failed`).'),
-      409: problem(409, 'The e-mail address is already registered; the invitation code is not consumed.'),
-      503: problem(503, 'Captcha verification (`captcha-unavailable`) or storage is unavailable.'),
+      403: problem(403, 'The invitation code is invalid, expired or used up (`invalid-invitation`), or the captcha failed (`captcha-failed`).', [
+        'invalid-invitation',
+        'captcha-failed',
+      ]),
+      409: problem(409, 'The e-mail address is already registered (`email-already-registered`); the invitation code is not consumed.', ['email-already-registered']),
+      503: problem(503, 'Captcha verification (`captcha-unavailable`) or storage is unavailable.', ['captcha-unavailable', 'storage-unavailable']),
       ...common,
     },
   },
@@ -212,9 +271,9 @@ const operations: (RouteConfig & { operationId: string })[] = [
         },
       },
       ...jsonBodyErrors,
-      401: problem(401, 'Wrong e-mail address or password (`invalid-credentials`), or the captcha failed (`captcha-failed`).'),
-      429: problem(429, 'Too many failed logins for this account; `Retry-After` is the seconds until the window closes.'),
-      503: problem(503, 'Captcha verification (`captcha-unavailable`) or storage is unavailable.'),
+      401: problem(401, 'Wrong e-mail address or password (`invalid-credentials`), or the captcha failed (`captcha-failed`).', ['invalid-credentials', 'captcha-failed']),
+      429: problem(429, 'Too many failed logins for this account (`login-throttled`); `Retry-After` is the seconds until the window closes.', ['login-throttled']),
+      503: problem(503, 'Captcha verification (`captcha-unavailable`) or storage is unavailable.', ['captcha-unavailable', 'storage-unavailable']),
       ...common,
     },
   },
@@ -249,7 +308,10 @@ const operations: (RouteConfig & { operationId: string })[] = [
       },
       ...jsonBodyErrors,
       401: unauthorized,
-      415: problem(415, 'The body is not sent as `application/json`, or `mimetype` is not `application/pdf` (`unsupported-document-type`).'),
+      415: problem(415, 'The body is not sent as `application/json`, or `mimetype` is not `application/pdf` (`unsupported-document-type`).', [
+        'unsupported-media-type',
+        'unsupported-document-type',
+      ]),
       503: storageUnavailable,
       ...common,
     },
@@ -273,7 +335,10 @@ const operations: (RouteConfig & { operationId: string })[] = [
         },
         content: { [json]: { schema: envelopeListResponse, example: [completedEnvelope, draftEnvelope] } },
       },
-      400: problem(400, 'A query parameter is invalid or unknown (`validation-failed`), or `cursor` is not one this service issued.'),
+      400: problem(400, 'A query parameter is invalid or unknown (`validation-failed`), or `cursor` is not one this service issued (`invalid-cursor`).', [
+        'query-validation-failed',
+        'invalid-cursor',
+      ]),
       401: unauthorized,
       503: storageUnavailable,
       ...common,
@@ -335,8 +400,14 @@ const operations: (RouteConfig & { operationId: string })[] = [
       401: unauthorized,
       404: notFound,
       ...documentErrors,
-      413: problem(413, 'The JSON body is larger than 1 MiB, or (when sending) the uploaded document is larger than `MAX_DOCUMENT_BYTES` (`document-too-large`).'),
-      415: problem(415, 'The body is not sent as `application/json`, or (when sending) the uploaded document is not a PDF (`document-not-pdf`).'),
+      413: problem(413, 'The JSON body is larger than 1 MiB, or (when sending) the uploaded document is larger than `MAX_DOCUMENT_BYTES` (`document-too-large`).', [
+        'payload-too-large',
+        'document-too-large',
+      ]),
+      415: problem(415, 'The body is not sent as `application/json`, or (when sending) the uploaded document is not a PDF (`document-not-pdf`).', [
+        'unsupported-media-type',
+        'document-not-pdf',
+      ]),
       503: storageUnavailable,
       ...common,
     },
@@ -365,7 +436,10 @@ const operations: (RouteConfig & { operationId: string })[] = [
       401: unauthorized,
       404: notFound,
       ...documentErrors,
-      503: problem(503, 'Storage or the timestamp authority (`timestamp-authority-unavailable`) is unavailable; nothing was changed.'),
+      503: problem(503, 'Storage or the timestamp authority (`timestamp-authority-unavailable`) is unavailable; nothing was changed.', [
+        'storage-unavailable',
+        'timestamp-authority-unavailable',
+      ]),
       ...common,
     },
   },
@@ -418,7 +492,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
         description: 'This service sealed a PDF with this SHA-256.',
         content: { [json]: { schema: sealVerificationResponse, example: { envelopeId: ids.envelope, completedAt: '2026-11-22T10:20:02.456Z', documentName: 'contract.pdf' } } },
       },
-      404: problem(404, 'This service sealed no document with this SHA-256 (`seal-not-found`): originals and anything else included.'),
+      404: problem(404, 'This service sealed no document with this SHA-256 (`seal-not-found`): originals and anything else included.', ['seal-not-found']),
       503: storageUnavailable,
       ...common,
     },
@@ -432,7 +506,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     security: [],
     responses: {
       200: { description: 'Table and Blob storage answer.', content: { [json]: { schema: healthResponse, example: { status: 'ok' } } } },
-      503: problem(503, 'Storage does not answer (`storage-unavailable`).'),
+      503: problem(503, 'Storage does not answer (`storage-unavailable`).', ['storage-unavailable']),
       ...common,
     },
   },
@@ -468,7 +542,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     request: { params: z.object({ file: z.enum(Object.keys(DOCS_ASSETS) as [string, ...string[]]) }) },
     responses: {
       200: { description: 'The file.', content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } } } },
-      404: problem(404, 'Not a file of the page (`asset-not-found`).'),
+      404: problem(404, 'Not a file of the page (`asset-not-found`).', ['asset-not-found']),
       ...common,
     },
   },
@@ -493,7 +567,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     request: { params: z.object({ file: z.enum(Object.keys(CONSOLE_ASSETS) as [string, ...string[]]) }) },
     responses: {
       200: { description: 'The file.', content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } } } },
-      404: problem(404, 'Not a file of the page (`asset-not-found`).'),
+      404: problem(404, 'Not a file of the page (`asset-not-found`).', ['asset-not-found']),
       ...common,
     },
   },

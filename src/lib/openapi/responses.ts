@@ -18,7 +18,7 @@ import type { ProblemDetails } from '../http/problem.js';
 /** ISO 8601 UTC with milliseconds (CONTRACT §1). */
 const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
 /** UUID version 7 (RFC 9562 §5.7): envelope and user identifiers (CONTRACT §1). */
-const uuidV7 = z.uuid({ version: 'v7' });
+const uuidV7 = z.uuid({ version: 'v7' }).meta({ description: 'UUID version 7 (time-ordered).' });
 /** Lower-case hex SHA-256. */
 const sha256Hex = z
   .string()
@@ -137,7 +137,7 @@ export const healthResponse = z.strictObject({ status: z.literal('ok') }).meta({
 /** Every error response: RFC 9457 problem details (CONTRACT §1). */
 export const problemResponseSchema = z
   .strictObject({
-    type: z.string().meta({ description: 'Stable URI naming the problem, `urn:problem:<slug>`.', examples: ['urn:problem:validation-failed'] }),
+    type: z.string().meta({ description: 'Stable URI naming the problem, `urn:problem:<slug>`; the slugs are named in each response\'s description.' }),
     title: z.string().meta({ description: 'The HTTP status\'s reason phrase.' }),
     status: z.int().min(400).max(599).meta({ description: 'The HTTP status code, repeated.' }),
     detail: z.string().min(1).meta({ description: 'What went wrong, in a sentence a person understands.' }),

@@ -1,14 +1,22 @@
 /**
  * Everything PDF, behind one small interface: sealing a completed envelope's document (CONTRACT §6)
  * and creating a development sealing certificate. Nothing outside `src/lib/pdf` imports
- * @libpdf/core; the PDF work itself runs in a worker thread (`workerPool.ts`), so this module is
- * cheap to import.
+ * @libpdf/core; the PDF work itself runs in a worker thread (`workerPool.ts`), and node-forge loads
+ * only when a development certificate is made, so this module is cheap to import.
  */
 import { sealWorkers } from './workerPool.js';
 import type { InspectOptions, SealOptions, SealResult } from './types.js';
 
 export type { CompletionCertificate, InspectOptions, SealOptions, SealResult } from './types.js';
-export { createDevelopmentSealingCertificate } from './developmentCertificate.js';
+
+/**
+ * A self-signed sealing certificate for local development (see `developmentCertificate.ts`).
+ * node-forge, which builds it, loads on this first call, not when the functions are imported.
+ */
+export async function createDevelopmentSealingCertificate(options: { commonName: string }): Promise<{ p12Base64: string; passphrase: string }> {
+  const { createDevelopmentSealingCertificate: create } = await import('./developmentCertificate.js');
+  return await create(options);
+}
 
 /**
  * Flattens the document's form fields, appends the certificate-of-completion page(s) and seals the

@@ -13,7 +13,7 @@
  * worker's memory watchdog (see `workerPool.ts`) bounds those.
  */
 import { Buffer } from 'node:buffer';
-import { constants, createInflate } from 'node:zlib';
+import { constants, createInflate, inflateSync } from 'node:zlib';
 import type { Inflate } from 'node:zlib';
 import { AppError } from '../errors.js';
 
@@ -35,6 +35,12 @@ const ENDSTREAM = Buffer.from('endstream');
 const OBJ = Buffer.from(' obj');
 /** How far back from `stream` the stream's dictionary is looked for. */
 const DICTIONARY_WINDOW = 64 * 1024;
+/**
+ * Output of one synchronous inflate, at most: a stream that inflates to more (or fails) is counted
+ * again by the streaming decoders, which hold only a chunk at a time. Most streams are far smaller,
+ * and one `inflateSync` call costs a fraction of a decoder stream's set-up and events.
+ */
+const SYNC_OUTPUT_LIMIT = 16 * MiB;
 
 /** The error for a document that exceeds a bound (CONTRACT §4). */
 export function tooComplex(cause?: unknown): AppError {
@@ -70,7 +76,8 @@ export async function checkInflateBudget(document: Uint8Array, budget: InflateBu
     const layers = flateLayers(bytes, keyword);
     const data = bytes.subarray(dataStart, dataEnd);
     if (layers === 0 && !startsWithZlibHeader(data)) continue;
-    const size = await inflatedSize(data, Math.max(layers, 1), Math.min(budget.perStreamBytes, budget.totalBytes - total) + 1);
+    const limit = Math.min(budget.perStreamBytes, budget.totalBytes - total) + 1;
+    const size = inflatedSizeSync(data, Math.max(layers, 1), limit) ?? (await inflatedSize(data, Math.max(layers, 1), limit));
     total += size;
     if (size > budget.perStreamBytes || total > budget.totalBytes) throw tooComplex();
   }
@@ -97,6 +104,23 @@ function startsWithZlibHeader(data: Buffer): boolean {
   const cmf = data[0];
   const flg = data[1];
   return cmf !== undefined && flg !== undefined && (cmf & 0x0f) === 8 && (cmf >> 4) <= 7 && (cmf * 256 + flg) % 31 === 0;
+}
+
+/**
+ * Inflated size of `data` through `layers` zlib decoders when every layer inflates whole, without
+ * error, to at most `limit` and {@link SYNC_OUTPUT_LIMIT} bytes; otherwise `undefined` (count it with
+ * {@link inflatedSize}, which also counts what damaged data yields before the damage).
+ */
+function inflatedSizeSync(data: Buffer, layers: number, limit: number): number | undefined {
+  let current = data;
+  try {
+    for (let layer = 0; layer < layers; layer++) {
+      current = inflateSync(current, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: Math.min(limit, SYNC_OUTPUT_LIMIT) });
+    }
+  } catch {
+    return undefined;
+  }
+  return current.length;
 }
 
 /**

@@ -1,0 +1,102 @@
+/**
+ * The pages over plain HTTP (issue: API reference and console, items 3 and 4): `GET /api/docs` and
+ * `GET /api/console` and their files are served by the service itself with the right Content-Type and
+ * a Content-Security-Policy that allows no external source; the asset routes serve their allow-list
+ * and nothing else. (The pages working in a browser: tests/browser.)
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { getServices } from '../../src/lib/services.js';
+import { expectProblem, startTestService, type ApiResponse, type TestService } from '../support/service.js';
+
+let env: TestService;
+let blobOrigin: string;
+
+beforeAll(async () => {
+  env = await startTestService();
+  blobOrigin = new URL(getServices().storage.blobService.url).origin;
+});
+afterAll(async () => {
+  await env.close();
+});
+
+const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+/** The policy's directives as a map: `script-src` → `["'self'"]`. */
+function directives(response: ApiResponse): Map<string, string[]> {
+  const policy = response.headers.get('content-security-policy') ?? '';
+  return new Map(
+    policy
+      .split(';')
+      .map((part) => part.trim().split(/\s+/))
+      .filter((words) => words[0] !== '')
+      .map(([name, ...values]) => [name!, values]),
+  );
+}
+
+/** Every `src` and `href` of an HTML page. */
+function references(html: string): string[] {
+  return [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((match) => match[1]!);
+}
+
+describe('pages', () => {
+  test.each([
+    ['/docs', 'API reference'],
+    ['/console', 'Console'],
+  ])('GET /api%s is HTML with a policy that allows no external source and no inline script', async (route, title) => {
+    const response = await env.api.request('GET', route);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.text).toContain(`<title>${title}`);
+    const policy = directives(response);
+    expect(policy.get('default-src')).toEqual(["'none'"]);
+    expect(policy.get('script-src')).toEqual(["'self'"]);
+    expect(policy.get('style-src')).toEqual(["'self'"]);
+    expect(policy.get('frame-ancestors')).toEqual(["'none'"]);
+    // Only the console may reach Blob storage (upload and download); nothing else is external.
+    expect(policy.get('connect-src')).toEqual(route === '/console' ? ["'self'", blobOrigin] : ["'self'"]);
+    expect([...policy.values()].flat().filter((source) => /^(https?:|\*)/.test(source) && source !== blobOrigin)).toEqual([]);
+    // Every script, style sheet and link of the page stays on this service.
+    expect(references(response.text).filter((reference) => !reference.startsWith('/api/') && !reference.startsWith('#') && reference !== 'data:,')).toEqual([]);
+    expect(response.text).not.toMatch(/<script>(?!<\/script>)|<script [^>]*>[^<]+<\/script>|\son[a-z]+="/i);
+  });
+
+  test.each([
+    ['/docs/swagger-ui-bundle.js', 'text/javascript; charset=utf-8', path.join(swaggerUiDir, 'swagger-ui-bundle.js')],
+    ['/docs/swagger-ui.css', 'text/css; charset=utf-8', path.join(swaggerUiDir, 'swagger-ui.css')],
+    ['/docs/docs.js', 'text/javascript; charset=utf-8', 'src/web/docs/docs.js'],
+    ['/docs/docs.css', 'text/css; charset=utf-8', 'src/web/docs/docs.css'],
+    ['/console/console.js', 'text/javascript; charset=utf-8', 'src/web/console/console.js'],
+    ['/console/console.css', 'text/css; charset=utf-8', 'src/web/console/console.css'],
+  ])('GET /api%s serves the file as %s', async (route, contentType, file) => {
+    const response = await env.api.request('GET', route);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(contentType);
+    expect(response.text).toBe(await readFile(path.resolve(process.cwd(), file), 'utf8'));
+  });
+
+  test.each([
+    '/docs/index.html',
+    '/docs/swagger-ui-bundle.js.map',
+    '/docs/package.json',
+    '/docs/..%2F..%2Fpackage.json',
+    '/docs/__proto__',
+    '/docs/SWAGGER-UI.CSS',
+    '/console/index.html',
+    '/console/..%2Fdocs%2Fdocs.js',
+    '/console/constructor',
+  ])('GET /api%s is 404: only allow-listed files are served', async (route) => {
+    const response = await env.api.request('GET', route);
+    expectProblem(response, 404);
+  });
+
+  test('the pages are public and answer only GET', async () => {
+    for (const route of ['/docs', '/console', '/openapi.json', '/docs/docs.js']) {
+      expect((await env.api.request('GET', route)).status).toBe(200);
+      expectProblem(await env.api.request('POST', route, { json: {} }), 405);
+    }
+  });
+});
