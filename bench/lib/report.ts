@@ -104,6 +104,23 @@ export function toMarkdown(results: Results): string {
     );
   }
 
+  if (results.completion !== undefined && results.completion.some((entry) => entry.sealPhasesMs !== undefined)) {
+    const phases = Object.keys(results.completion.find((entry) => entry.sealPhasesMs !== undefined)!.sealPhasesMs);
+    lines.push(
+      '',
+      'Where a seal\'s time goes: the steps of `src/lib/pdf/seal.ts` replayed one at a time on the main thread (median of 3 passes, ms; ' +
+        '"rest of complete" is the complete time less their sum: storage reads and writes, the worker hand-off, the envelope update).',
+      '',
+      `| document | ${phases.join(' | ')} | sum | load+save | rest of complete |`,
+      `| --- | ${phases.map(() => '---').join(' | ')} | --- | --- | --- |`,
+      ...results.completion.map((entry) => {
+        const values = phases.map((phase) => entry.sealPhasesMs[phase] ?? Number.NaN);
+        const sum = values.reduce((total, value) => total + value, 0);
+        return `| ${entry.document} | ${values.map((value) => fmt(value, 0)).join(' | ')} | ${fmt(sum, 0)} | ${fmt(entry.floorMs.median, 0)} | ${fmt(entry.completeMs.median - sum, 0)} |`;
+      }),
+    );
+  }
+
   if (results.coldStart !== undefined) {
     const cold = results.coldStart;
     lines.push(

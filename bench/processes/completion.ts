@@ -20,6 +20,8 @@ import type { Actor, AuditEvent, EnvelopeRecord } from '../../src/lib/envelopes/
 import { uuidv7 } from '../../src/lib/ids.js';
 import { getServices } from '../../src/lib/services.js';
 import { failToParent, finishWithResult } from '../lib/child.js';
+import { SEAL_PHASES, timeSealPhases, type SealPhase } from '../lib/sealPhases.js';
+import { median } from '../lib/stats.js';
 
 interface Options {
   name: string;
@@ -44,6 +46,8 @@ export interface CompletionProcessResult {
   idleRss: number;
   /** The process's peak resident set over its whole life, bytes. */
   maxRss: number;
+  /** Median time of each step of the seal, replayed on the main thread after the rounds, ms. */
+  sealPhasesMs: Record<SealPhase, number>;
 }
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
@@ -123,6 +127,7 @@ try {
     warmupRssGrowth: warm.growth,
     idleRss,
     maxRss: 0,
+    sealPhasesMs: {} as Record<SealPhase, number>,
   };
   // The floor gets its warm-up too: the library's first run in this thread compiles its code.
   await timedFloor();
@@ -136,6 +141,22 @@ try {
     process.stderr.write(`[bench]   ${options.name}: complete ${Math.round(completion.ms)} ms, load+save ${Math.round(floor.ms)} ms, RSS +${Math.round(completion.growth / 1048576)} MiB\n`);
   }
   result.maxRss = process.resourceUsage().maxRSS * 1024;
+
+  // Attribution, after the measured rounds (so it does not touch their memory figures).
+  const certificate = {
+    envelopeId: ids[0] ?? warmupId,
+    documentName: `${options.name}.pdf`,
+    ownerEmail: actor.email,
+    signers: [{ id: uuidv7(), name: 'Sam Signer', email: 'signer@example.com', role: 'signer' }],
+    createdAt: new Date().toISOString(),
+    completedAt: new Date().toISOString(),
+    originalSha256: '0'.repeat(64),
+    events: [{ sequence: 1, type: 'envelope.created', at: new Date().toISOString(), actorId: owner }],
+  };
+  const p12 = services.config.seal.p12;
+  const passes = [];
+  for (let pass = 0; pass < 3; pass++) passes.push(await timeSealPhases(document, certificate, p12, services.config.seal.passphrase));
+  for (const phase of SEAL_PHASES) result.sealPhasesMs[phase] = median(passes.map((times) => times[phase]));
   finishWithResult(result);
 } catch (error) {
   failToParent(error);

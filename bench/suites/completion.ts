@@ -37,6 +37,8 @@ export interface CompletionFigures {
   /** Growth of the warm-up completion in the same process, which also started the seal worker, bytes. */
   workerStartRssGrowthBytes: number;
   maxRssBytes: number;
+  /** Median time of each step of the seal replayed on its own (attribution only), ms. */
+  sealPhasesMs: Record<string, number>;
 }
 
 export async function benchCompletion(context: BenchContext): Promise<SuiteResult<CompletionFigures[]>> {
@@ -71,6 +73,7 @@ export async function benchCompletion(context: BenchContext): Promise<SuiteResul
       rssGrowthRatio: round(peak / result.bytes, 1),
       workerStartRssGrowthBytes: result.warmupRssGrowth,
       maxRssBytes: result.maxRss,
+      sealPhasesMs: Object.fromEntries(Object.entries(result.sealPhasesMs).map(([phase, ms]) => [phase, round(ms, 1)])),
     };
     figures.push(entry);
     progress(`completion: ${document.name}: ${entry.completeMs.median} ms vs floor ${entry.floorMs.median} ms (x${entry.timeRatio.median}), RSS +${round(peak / 1048576, 1)} MiB (x${entry.rssGrowthRatio} the size)`);

@@ -2,7 +2,7 @@
  * Access tokens: JWT signed HS256 (CONTRACT §2), shaped as RFC 9068 (`typ: at+jwt`) and verified as
  * RFC 8725 advises: one pinned algorithm, required `exp`/`iat`/`sub`, `iss` and `aud` checked.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID, webcrypto } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { AppError } from '../errors.js';
 import type { Config } from '../config.js';
@@ -24,6 +24,21 @@ export interface IssuedToken {
   expiresIn: number;
 }
 
+const hmacKeys = new WeakMap<Uint8Array, Promise<webcrypto.CryptoKey>>();
+
+/**
+ * The HS256 key for `secret`, imported once per process: given raw bytes, jose imports them again on
+ * every call, one more WebCrypto job (on libuv's thread pool) per request.
+ */
+function hmacKey(secret: Uint8Array): Promise<webcrypto.CryptoKey> {
+  let key = hmacKeys.get(secret);
+  if (key === undefined) {
+    key = webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    hmacKeys.set(secret, key);
+  }
+  return key;
+}
+
 /** Signs an access token for `claims`, valid `jwt.ttlSeconds` from now. */
 export async function issueAccessToken(claims: TokenClaims, jwt: Config['jwt']): Promise<IssuedToken> {
   const token = await new SignJWT({ email: claims.email, role: claims.role })
@@ -34,7 +49,7 @@ export async function issueAccessToken(claims: TokenClaims, jwt: Config['jwt']):
     .setIssuedAt()
     .setExpirationTime(`${jwt.ttlSeconds}s`)
     .setJti(randomUUID())
-    .sign(jwt.secret);
+    .sign(await hmacKey(jwt.secret));
   return { token, expiresIn: jwt.ttlSeconds };
 }
 
@@ -46,7 +61,7 @@ export async function issueAccessToken(claims: TokenClaims, jwt: Config['jwt']):
  */
 export async function verifyAccessToken(token: string, jwt: Config['jwt']): Promise<TokenClaims> {
   try {
-    const { payload } = await jwtVerify(token, jwt.secret, {
+    const { payload } = await jwtVerify(token, await hmacKey(jwt.secret), {
       algorithms: ['HS256'],
       typ: TOKEN_TYPE,
       issuer: jwt.issuer,
