@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { issueAccessToken } from '../../src/lib/auth/jwt.js';
 import { hashPassword } from '../../src/lib/auth/password.js';
 import type { AuditEvent, EnvelopeRecord } from '../../src/lib/envelopes/model.js';
+import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { uuidv7 } from '../../src/lib/ids.js';
 import type { Services } from '../../src/lib/services.js';
 
@@ -93,35 +94,15 @@ export async function seed(services: Services, plan: SeedPlan, onProgress: (mess
 
 /** A realistic envelope row: a draft or sent envelope with two signers, and its creation event. */
 function envelopeFor(owner: SeededUser, index: number): { record: EnvelopeRecord; event: AuditEvent } {
-  const id = uuidv7();
-  const at = new Date().toISOString();
-  const documentName = `contract-${index}.pdf`;
+  const actor = { userId: owner.userId, email: owner.email, ip: '127.0.0.1', userAgent: 'bench-seed' };
+  const draft = newDraftEnvelope({ actor, documentName: `contract-${index}.pdf`, now: new Date() });
   const record: EnvelopeRecord = {
-    id,
-    ownerId: owner.userId,
+    ...draft.record,
     status: index % 3 === 0 ? 'sent' : 'draft',
-    documentName,
-    blobName: `${id}/${documentName}`,
     signers: [
       { id: randomUUID(), email: `signer-a-${index}@example.com`, name: `Signer A ${index}`, role: 'signer' },
       { id: randomUUID(), email: `signer-b-${index}@example.com`, name: `Signer B ${index}`, role: 'approver' },
     ],
-    createdAt: at,
-    updatedAt: at,
-    completedAt: null,
-    hash: null,
-    originalSha256: null,
-    version: 1,
-    auditSequence: 1,
   };
-  const event: AuditEvent = {
-    sequence: 1,
-    type: 'envelope.created',
-    at,
-    actorId: owner.userId,
-    ip: '127.0.0.1',
-    userAgent: 'bench-seed',
-    details: { documentName, blobName: record.blobName },
-  };
-  return { record, event };
+  return { record, event: draft.event };
 }

@@ -16,6 +16,7 @@
 import { readFile } from 'node:fs/promises';
 import { PDF } from '@libpdf/core';
 import { completeEnvelope } from '../../src/lib/envelopes/complete.js';
+import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import type { Actor, AuditEvent, EnvelopeRecord } from '../../src/lib/envelopes/model.js';
 import { uuidv7 } from '../../src/lib/ids.js';
 import { getServices } from '../../src/lib/services.js';
@@ -61,24 +62,14 @@ try {
   const warmup = new Uint8Array(await readFile(options.warmupPath));
 
   const newEnvelope = async (bytes: Uint8Array, documentName: string): Promise<string> => {
-    const id = uuidv7();
-    const at = new Date().toISOString();
+    const draft = newDraftEnvelope({ actor, documentName, now: new Date() });
+    const { id } = draft.record;
     const record: EnvelopeRecord = {
-      id,
-      ownerId: owner,
+      ...draft.record,
       status: 'sent',
-      documentName,
-      blobName: `${id}/${documentName}`,
       signers: [{ id: uuidv7(), email: 'signer@example.com', name: 'Sam Signer', role: 'signer' }],
-      createdAt: at,
-      updatedAt: at,
-      completedAt: null,
-      hash: null,
-      originalSha256: null,
-      version: 1,
-      auditSequence: 1,
     };
-    const event: AuditEvent = { sequence: 1, type: 'envelope.created', at, actorId: owner, ip: null, userAgent: null, details: { documentName, blobName: record.blobName } };
+    const event: AuditEvent = draft.event;
     await services.envelopes.create(record, event);
     await services.storage.containers.documents.getBlockBlobClient(record.blobName).uploadData(bytes, { blobHTTPHeaders: { blobContentType: 'application/pdf' } });
     return id;

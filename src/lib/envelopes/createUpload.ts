@@ -35,14 +35,33 @@ export async function createEnvelopeUpload({ services, request, actor, now = new
       type: 'unsupported-document-type',
     });
   }
+  const { record, event } = newDraftEnvelope({ actor, documentName: request.filename, now });
+  const { id, blobName } = record;
+  const ttl = services.config.uploadUrlTtlSeconds;
+  const uploadUrl = await services.storage.sas.blobUrl(CONTAINERS.documents, blobName, { access: 'createWrite', expiresInSeconds: ttl });
+  await services.envelopes.create(record, event);
+  return { uploadUrl, envelopeId: id, blobName, expiresAt: new Date(now.getTime() + ttl * 1000).toISOString() };
+}
+
+export interface NewDraftEnvelopeOptions {
+  actor: Actor;
+  documentName: string;
+  now: Date;
+}
+
+/**
+ * A new draft envelope with no signers (spec §4 rule 2) and its first audit event,
+ * `envelope.created` (CONTRACT §10), ready for `EnvelopeRepository.create`.
+ */
+export function newDraftEnvelope({ actor, documentName, now }: NewDraftEnvelopeOptions): { record: EnvelopeRecord; event: AuditEvent } {
   const id = uuidv7();
   const at = now.toISOString();
-  const blobName = `${id}/${request.filename}`;
+  const blobName = `${id}/${documentName}`;
   const record: EnvelopeRecord = {
     id,
     ownerId: actor.userId,
     status: 'draft',
-    documentName: request.filename,
+    documentName,
     blobName,
     signers: [],
     createdAt: at,
@@ -60,10 +79,7 @@ export async function createEnvelopeUpload({ services, request, actor, now = new
     actorId: actor.userId,
     ip: actor.ip,
     userAgent: actor.userAgent,
-    details: { documentName: request.filename, blobName },
+    details: { documentName, blobName },
   };
-  const ttl = services.config.uploadUrlTtlSeconds;
-  const uploadUrl = await services.storage.sas.blobUrl(CONTAINERS.documents, blobName, { access: 'createWrite', expiresInSeconds: ttl });
-  await services.envelopes.create(record, event);
-  return { uploadUrl, envelopeId: id, blobName, expiresAt: new Date(now.getTime() + ttl * 1000).toISOString() };
+  return { record, event };
 }
