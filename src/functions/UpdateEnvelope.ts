@@ -8,13 +8,10 @@ import { readJsonBody } from '../lib/http/body.js';
 import { httpFunction } from '../lib/http/register.js';
 import { json } from '../lib/http/respond.js';
 import { getServices } from '../lib/services.js';
-import { readOwnedEnvelope } from '../lib/envelopes/get.js';
 
 export async function updateOwnEnvelope(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
   const services = getServices();
   const envelopeId = request.params.id ?? '';
-  // An unknown envelope is 404 whatever the body says.
-  await readOwnedEnvelope(services.envelopes, caller.userId, envelopeId);
   const body = await readJsonBody(request, updateEnvelopeRequest);
   const record = await updateEnvelope({ services, envelopeId, request: body, actor: caller, ifMatch: request.headers.get('if-match') });
   return json(200, await toEnvelopeView(record, services.storage.sas), { noStore: true, headers: { ETag: envelopeETag(record) } });
