@@ -123,6 +123,12 @@ describe('certificate of completion (CONTRACT §10)', () => {
     expect(certificateText.split('\n')).toContain('bdbd'.repeat(16));
   });
 
+  test('keeps an actor id on the line of its audit event whatever its digits (the widest hex digits)', async () => {
+    const actorId = 'bdbdbdbd-bdbd-7bdb-bdbd-bdbdbdbdbdbd';
+    const { certificateText } = await sealNormal({ events: [{ sequence: 1, type: 'envelope.signers_replaced', at: '2026-11-22T10:20:00.000Z', actorId }] });
+    expect(certificateText).toMatch(/envelope\.signers_replaced\s+bdbdbdbd-bdbd-7bdb-bdbd-bdbdbdbdbdbd\n/);
+  });
+
   test('draws characters no font covers (Korean, emoji) as a placeholder glyph, keeping the real characters in the text', async () => {
     const { certificateText } = await sealNormal({ signers: [{ id: randomUUID(), name: '김민준 🖋️ Kim', email: 'kim@example.kr', role: 'signer' }] });
     expect(collapse(certificateText)).toContain('김민준');

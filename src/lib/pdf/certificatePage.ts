@@ -38,7 +38,7 @@ const styles = {
   digest: { face: 'regular', size: 8.5, gray: 0 },
   signerName: { face: 'bold', size: 10.5, gray: 0 },
   tableHead: { face: 'bold', size: 8, gray: 0.35 },
-  tableCell: { face: 'regular', size: 8.5, gray: 0 },
+  tableCell: { face: 'regular', size: 8, gray: 0 },
   footer: { face: 'regular', size: 7.5, gray: 0.4 },
 } satisfies Record<string, Style>;
 
@@ -187,7 +187,10 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
   });
 
   heading(`Audit trail (${certificate.events.length} ${certificate.events.length === 1 ? 'event' : 'events'})`);
-  const columns = { sequence: 0, time: 30, type: 166, actor: 318 };
+  // Points from the left margin. The actor column holds a UUID on one line whatever its digits (36
+  // characters of the widest hex digits, `b` and `d`, at 8 pt need about 168 pt); the time column an
+  // ISO 8601 timestamp, the type column `envelope.signers_replaced`.
+  const columns = { sequence: 0, time: 26, type: 150, actor: 292 };
   const tableRow = (values: [string, string, string, string], style: Style): void =>
     flow.row(
       [
