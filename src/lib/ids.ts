@@ -2,7 +2,7 @@
  * Identifiers (CONTRACT §1): UUIDs; envelope ids (and every other id we mint) UUID version 7, which is
  * time-ordered (RFC 9562 §5.7).
  */
-import { v7, validate, version } from 'uuid';
+import { v7, validate } from 'uuid';
 
 /** A new UUID version 7, monotonic within this process. */
 export function uuidv7(): string {
@@ -12,9 +12,4 @@ export function uuidv7(): string {
 /** Whether `value` is a UUID in canonical text form (any version). */
 export function isUuid(value: string): boolean {
   return validate(value) && value === value.toLowerCase();
-}
-
-/** Whether `value` is a canonical UUID version 7. */
-export function isUuidV7(value: string): boolean {
-  return isUuid(value) && version(value) === 7;
 }
