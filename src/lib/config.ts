@@ -65,6 +65,26 @@ const environmentSchema = z.object({
       .filter((origin) => origin !== ''),
   ),
   PORT: integer(7071, 0, 65_535),
+  PUBLIC_BASE_URL: optionalText.pipe(httpUrl.optional()),
+  SMTP_URL: optionalText.pipe(z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional()),
+  ACS_EMAIL_ENDPOINT: optionalText.pipe(z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).optional()),
+  EMAIL_FROM: optionalText.transform((value) => value ?? 'Envelope Signing <no-reply@localhost>'),
+  ENVELOPE_TTL_DAYS: integer(30, 1, 365),
+  SWEEP_SCHEDULE: optionalText.transform((value) => value ?? '0 */5 * * * *').pipe(
+    z.string().regex(/^\S+( \S+){5}$/, 'must be an NCRONTAB expression with six fields, seconds first'),
+  ),
+  WEBHOOK_RETRY_SECONDS: optionalText.transform((value) => value ?? '5,300,1800,7200,18000,36000,36000').pipe(
+    z
+      .string()
+      .regex(/^\s*\d{1,6}\s*(,\s*\d{1,6}\s*){0,19}$/, 'must be a comma-separated list of 1 to 20 whole numbers of seconds')
+      .transform((value) => value.split(',').map((part) => Number(part.trim()))),
+  ),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: booleanFlag,
+  REMINDER_DAY_SECONDS: integer(86_400, 1, 86_400),
+  MAIL_CATCHER_SMTP_PORT: integer(1025, 0, 65_535),
+  MAIL_CATCHER_WEB_PORT: integer(1080, 0, 65_535),
+  /** Set by App Service on every Function App: tells Azure from a laptop. */
+  WEBSITE_SITE_NAME: optionalText,
 });
 
 export interface Config {
@@ -92,6 +112,28 @@ export interface Config {
   allowedOrigins: string[];
   /** Port of the local host (not used in Azure). */
   port: number;
+  /** Origin that links in e-mails point at, without a trailing slash (`<publicBaseUrl>/api/sign#<token>`). */
+  publicBaseUrl: string;
+  email: {
+    /** nodemailer SMTP URL; wins over `acsEndpoint`. */
+    smtpUrl: string | undefined;
+    /** Azure Communication Services e-mail endpoint, used with the managed identity when `smtpUrl` is unset. */
+    acsEndpoint: string | undefined;
+    /** Sender of every e-mail (RFC 5322 mailbox). */
+    from: string;
+  };
+  /** Default lifetime of a sent envelope when `expiresAt` is unset, days (1 to 365). */
+  envelopeTtlDays: number;
+  /** NCRONTAB schedule of the sweeper: six fields, seconds first. */
+  sweepSchedule: string;
+  /** Delays between webhook delivery attempts, seconds; after the last, the delivery is `failed`. */
+  webhookRetrySeconds: number[];
+  /** Allow `http:` and loopback/private addresses as webhook targets (development only). */
+  webhookAllowPrivateNetworks: boolean;
+  /** Length of a "day" for `remindEveryDays`, seconds (86400 unless a test lowers it). */
+  reminderDaySeconds: number;
+  /** Local host only: the mail catcher's SMTP and web ports (0 picks free ones). */
+  mailCatcher: { smtpPort: number; webPort: number };
 }
 
 /** Thrown when a setting is missing or invalid; `message` is the one line to print. */
@@ -135,7 +177,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxDocumentBytes: values.MAX_DOCUMENT_BYTES,
     allowedOrigins: values.ALLOWED_ORIGINS,
     port: values.PORT,
+    publicBaseUrl: publicBaseUrl(values.PUBLIC_BASE_URL, values.WEBSITE_SITE_NAME, values.PORT),
+    email: { smtpUrl: values.SMTP_URL, acsEndpoint: values.ACS_EMAIL_ENDPOINT, from: values.EMAIL_FROM },
+    envelopeTtlDays: values.ENVELOPE_TTL_DAYS,
+    sweepSchedule: values.SWEEP_SCHEDULE,
+    webhookRetrySeconds: values.WEBHOOK_RETRY_SECONDS,
+    webhookAllowPrivateNetworks: values.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    reminderDaySeconds: values.REMINDER_DAY_SECONDS,
+    mailCatcher: { smtpPort: values.MAIL_CATCHER_SMTP_PORT, webPort: values.MAIL_CATCHER_WEB_PORT },
   };
+}
+
+/**
+ * `PUBLIC_BASE_URL` without a trailing slash; on a laptop it defaults to the local host's address.
+ * @throws ConfigError in Azure (App Service sets WEBSITE_SITE_NAME) when it is unset: links in
+ *   e-mails must point at the public address
+ */
+function publicBaseUrl(value: string | undefined, siteName: string | undefined, port: number): string {
+  if (value !== undefined) return value.replace(/\/+$/, '');
+  if (siteName !== undefined) throw new ConfigError('PUBLIC_BASE_URL', 'is required in Azure (the origin that links in e-mails point at)');
+  return `http://127.0.0.1:${port}`;
 }
 
 /**

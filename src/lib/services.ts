@@ -9,6 +9,7 @@ import { InvitationRepository } from './storage/invitationRepository.js';
 import { SealRepository } from './storage/sealRepository.js';
 import { UserRepository } from './storage/userRepository.js';
 import { LoginThrottle } from './auth/loginThrottle.js';
+import { SigningLinkRepository } from './recipients/signingLinks.js';
 
 export interface Services {
   config: Config;
@@ -18,6 +19,7 @@ export interface Services {
   envelopes: EnvelopeRepository;
   seals: SealRepository;
   loginThrottle: LoginThrottle;
+  signingLinks: SigningLinkRepository;
 }
 
 let cached: Services | undefined;
@@ -47,5 +49,6 @@ export function createServices(config: Config, storage: Storage): Services {
     envelopes: new EnvelopeRepository(storage.tables.envelopes),
     seals: new SealRepository(storage.tables.seals),
     loginThrottle: new LoginThrottle(storage.tables.loginAttempts),
+    signingLinks: new SigningLinkRepository(storage.tables.signingLinks),
   };
 }

@@ -19,6 +19,7 @@ export const TABLES = {
   envelopes: 'envelopes',
   seals: 'seals',
   loginAttempts: 'loginAttempts',
+  signingLinks: 'signingLinks',
 } as const;
 
 /** Blob containers: originals as uploaded, sealed PDFs as produced by completion. */

@@ -1,0 +1,91 @@
+/**
+ * The transactional outbox (CONTRACT §12.1, §12.2): what a change must tell people (e-mails) and the
+ * owner's systems (webhook events) is written in the same entity-group transaction as the change
+ * itself, as one outbox batch row beside the envelope (table `envelopes`, PartitionKey = ownerId,
+ * RowKey `outbox_<batchId>`). After the transaction commits, the batch is dispatched: one Azure
+ * Storage queue message per message of the batch. A process that dies in between loses nothing: the
+ * sweeper re-queues batches still undispatched after 1 minute.
+ *
+ * One batch per request keeps the transaction within Table Storage's 100 entities whatever the
+ * number of recipients (a parallel send to 100 signers is one batch of 100 invitations).
+ *
+ * These are the shapes the domain (envelopes, recipients) produces; `src/lib/notifications` stores,
+ * dispatches and sends them.
+ */
+
+/** E-mail types (CONTRACT §12.1). */
+export const EMAIL_TYPES = ['invitation', 'reminder', 'completed', 'declined', 'voided', 'expired'] as const;
+export type EmailType = (typeof EMAIL_TYPES)[number];
+
+/** One e-mail to send. Everything the e-mail says is captured at the time of the change. */
+export interface EmailMessage {
+  kind: 'email';
+  type: EmailType;
+  envelopeId: string;
+  /** The recipient it goes to, or `null` for the owner. Its `lastEmail` follows this e-mail. */
+  recipientId: string | null;
+  to: { email: string; name: string | null };
+  documentName: string;
+  ownerEmail: string;
+  /** The envelope's `expiresAt` when the e-mail was written, or `null`. */
+  expiresAt: string | null;
+  /** The decline reason (`declined`), else `null`. */
+  reason: string | null;
+  /** The recipient's name who declined (`declined`), else `null`. */
+  declinedBy: string | null;
+  /**
+   * The salt of the recipient's signing link, for e-mails that carry the link (invitation, reminder,
+   * a recipient's completed e-mail); the sender derives the token (`recipients/signingLinks.ts`) and
+   * records the link before sending. `null` for e-mails without a link.
+   */
+  linkSalt: string | null;
+}
+
+/** Webhook event types (CONTRACT §12.2). */
+export const WEBHOOK_EVENT_TYPES = [
+  'envelope.sent',
+  'envelope.completed',
+  'envelope.declined',
+  'envelope.voided',
+  'envelope.expired',
+  'recipient.opened',
+  'recipient.signed',
+  'recipient.approved',
+  'recipient.viewed',
+  'recipient.declined',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** The body of a webhook event (CONTRACT §12.2), exactly as delivered. Never a token or a SAS URL. */
+export interface WebhookEventBody {
+  /** UUID, the same across retries (`webhook-id`). */
+  id: string;
+  type: WebhookEventType;
+  createdAt: string;
+  data: {
+    envelopeId: string;
+    /** The envelope's status right after the event. */
+    status: string;
+    recipient?: { id: string; email: string; name: string; role: string; status: string };
+    hash?: string;
+    reason?: string;
+  };
+}
+
+/** One event for the owner's webhooks; fanned out to each subscribed webhook when dispatched. */
+export interface WebhookEventMessage {
+  kind: 'event';
+  event: WebhookEventBody;
+}
+
+export type OutboxMessage = EmailMessage | WebhookEventMessage;
+
+/** What one request must tell: written with the change, in its transaction. */
+export interface OutboxBatch {
+  /** UUIDv7. */
+  id: string;
+  ownerId: string;
+  envelopeId: string;
+  createdAt: string;
+  messages: OutboxMessage[];
+}
