@@ -138,11 +138,16 @@ try {
     envelopeId: ids[0] ?? warmupId,
     documentName: `${options.name}.pdf`,
     ownerEmail: actor.email,
-    signers: [{ id: uuidv7(), name: 'Sam Signer', email: 'signer@example.com', role: 'signer' }],
+    recipients: [{
+      id: uuidv7(), name: 'Sam Signer', email: 'signer@example.com', role: 'signer', routingOrder: 1, status: 'created',
+      actedAt: null, ip: null, userAgent: null, identification: null, signature: null,
+    }],
     createdAt: new Date().toISOString(),
+    sentAt: null,
     completedAt: new Date().toISOString(),
-    originalSha256: '0'.repeat(64),
-    events: [{ sequence: 1, type: 'envelope.created', at: new Date().toISOString(), actorId: owner }],
+    documentSha256: '0'.repeat(64),
+    pageCount: 1,
+    events: [{ sequence: 1, type: 'envelope.created', at: new Date().toISOString(), actorEmail: owner }],
   };
   const p12 = services.config.seal.p12;
   const passes = [];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { sealDocument } from '../../src/lib/pdf/index.js';
 import type { CompletionCertificate } from '../../src/lib/pdf/index.js';
-import { certificateFor, collapse, corpusFile, developmentSealer, internationalSigners, pdfinfo, pdftotext, run, scratchDir } from './pdfTools.js';
+import { certificateFor, collapse, recipientFor, corpusFile, developmentSealer, internationalSigners, pdfinfo, pdftotext, run, scratchDir } from './pdfTools.js';
 import type { Sealer } from './pdfTools.js';
 
 let sealer: Sealer;
@@ -43,10 +43,10 @@ describe('certificate of completion (CONTRACT §10)', () => {
     const { certificate, result, certificateText } = await sealNormal({});
     expect(result.certificatePageCount).toBeGreaterThanOrEqual(1);
     const text = collapse(certificateText);
-    for (const value of [certificate.envelopeId, certificate.documentName, certificate.ownerEmail, certificate.createdAt, certificate.completedAt, certificate.originalSha256]) {
+    for (const value of [certificate.envelopeId, certificate.documentName, certificate.ownerEmail, certificate.createdAt, certificate.completedAt, certificate.documentSha256]) {
       expect(text).toContain(value);
     }
-    for (const signer of certificate.signers) {
+    for (const signer of certificate.recipients) {
       for (const value of [signer.name, signer.email, signer.role, signer.id]) expect(text).toContain(value);
     }
     for (const event of certificate.events) {
@@ -76,18 +76,18 @@ describe('certificate of completion (CONTRACT §10)', () => {
       ...(internationalSigners[index % internationalSigners.length] ?? { name: '', email: '', role: 'signer' }),
       email: `signer${index}@example.com`,
     }));
-    const actor = randomUUID();
+    const actor = 'owner@example.com';
     const events = Array.from({ length: 400 }, (_, index) => ({
       sequence: index + 1,
       type: index % 2 === 0 ? 'envelope.signers_replaced' : 'envelope.sent',
       at: new Date(Date.UTC(2026, 10, 22, 10, 0, index)).toISOString(),
-      actorId: index % 5 === 0 ? null : actor,
+      actorEmail: index % 5 === 0 ? null : actor,
     }));
-    const { certificate, result, file, certificateText } = await sealNormal({ signers, events });
+    const { certificate, result, file, certificateText } = await sealNormal({ recipients: signers.map(recipientFor), events });
     expect(result.certificatePageCount).toBeGreaterThan(5);
     expect((await pdfinfo(file)).pages).toBe(result.originalPageCount + result.certificatePageCount);
     const text = collapse(certificateText);
-    for (const signer of certificate.signers) {
+    for (const signer of certificate.recipients) {
       expect(text).toContain(signer.email);
       expect(text).toContain(signer.id);
     }
@@ -109,7 +109,7 @@ describe('certificate of completion (CONTRACT §10)', () => {
     const longEmail = `${'very.long.local.part.'.repeat(6)}end@${'sub-domain.'.repeat(6)}example.com`;
     const { file, result, certificateText } = await sealNormal({
       documentName: `${'Master services agreement with schedules and annexes '.repeat(4)}.pdf`,
-      signers: [{ id: randomUUID(), name: longName, email: longEmail, role: 'signer' }],
+      recipients: [recipientFor({ id: randomUUID(), name: longName, email: longEmail, role: 'signer' })],
     });
     const text = collapse(certificateText);
     for (const word of longName.split(' ')) expect(text).toContain(word);
@@ -119,24 +119,24 @@ describe('certificate of completion (CONTRACT §10)', () => {
   });
 
   test('keeps a SHA-256 on one line whatever its digits (the widest hex digits fill the whole value column)', async () => {
-    const { certificateText } = await sealNormal({ originalSha256: 'bdbd'.repeat(16) });
+    const { certificateText } = await sealNormal({ documentSha256: 'bdbd'.repeat(16) });
     expect(certificateText.split('\n')).toContain('bdbd'.repeat(16));
   });
 
   test('keeps an actor id on the line of its audit event whatever its digits (the widest hex digits)', async () => {
     const actorId = 'bdbdbdbd-bdbd-7bdb-bdbd-bdbdbdbdbdbd';
-    const { certificateText } = await sealNormal({ events: [{ sequence: 1, type: 'envelope.signers_replaced', at: '2026-11-22T10:20:00.000Z', actorId }] });
+    const { certificateText } = await sealNormal({ events: [{ sequence: 1, type: 'envelope.signers_replaced', at: '2026-11-22T10:20:00.000Z', actorEmail: actorId }] });
     expect(certificateText).toMatch(/envelope\.signers_replaced\s+bdbdbdbd-bdbd-7bdb-bdbd-bdbdbdbdbdbd\n/);
   });
 
   test('draws characters no font covers (Korean, emoji) as a placeholder glyph, keeping the real characters in the text', async () => {
-    const { certificateText } = await sealNormal({ signers: [{ id: randomUUID(), name: '김민준 🖋️ Kim', email: 'kim@example.kr', role: 'signer' }] });
+    const { certificateText } = await sealNormal({ recipients: [recipientFor({ id: randomUUID(), name: '김민준 🖋️ Kim', email: 'kim@example.kr', role: 'signer' })] });
     expect(collapse(certificateText)).toContain('김민준');
     expect(collapse(certificateText)).toContain('Kim');
   });
 
   test('removes bidi override characters, so a name cannot be made to display as something else', async () => {
-    const { certificateText } = await sealNormal({ signers: [{ id: randomUUID(), name: 'Eve \u202Egnp.exe\u202C Mallory', email: 'eve@example.com', role: 'signer' }] });
+    const { certificateText } = await sealNormal({ recipients: [recipientFor({ id: randomUUID(), name: 'Eve \u202Egnp.exe\u202C Mallory', email: 'eve@example.com', role: 'signer' })] });
     expect(certificateText).not.toContain('\u202E');
     expect(collapse(certificateText)).toContain('Eve gnp.exe Mallory');
   });

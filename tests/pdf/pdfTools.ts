@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from '@jest/globals';
 import { createDevelopmentSealingCertificate } from '../../src/lib/pdf/index.js';
-import type { CompletionCertificate } from '../../src/lib/pdf/index.js';
+import type { CertificateRecipient, CompletionCertificate } from '../../src/lib/pdf/index.js';
 
 /** The shared corpus of real PDFs (never modified). */
 import { CORPUS_DIR } from '../support/corpus.js';
@@ -54,20 +54,27 @@ export const internationalSigners = [
 ];
 
 /** A certificate of completion for `document`, with fresh ids and the document's real SHA-256. */
+/** A certificate block for a recipient who was not asked to act (completed from draft). */
+export function recipientFor(recipient: { id: string; name: string; email: string; role: string }): CertificateRecipient {
+  return { ...recipient, routingOrder: 1, status: 'created', actedAt: null, ip: null, userAgent: null, identification: null, signature: null };
+}
+
 export function certificateFor(document: Uint8Array, overrides: Partial<CompletionCertificate> = {}): CompletionCertificate {
-  const ownerId = randomUUID();
+  const ownerEmail = 'owner@example.com';
   return {
     envelopeId: randomUUID(),
     documentName: 'Agreement 合同 اتفاقية.pdf',
     ownerEmail: 'owner@example.com',
-    signers: internationalSigners.map((signer) => ({ id: randomUUID(), ...signer })),
+    recipients: internationalSigners.map((signer) => recipientFor({ id: randomUUID(), ...signer })),
     createdAt: '2026-11-22T10:15:30.123Z',
+    sentAt: '2026-11-22T10:21:00.000Z',
     completedAt: '2026-11-22T11:02:03.456Z',
-    originalSha256: sha256(document),
+    documentSha256: sha256(document),
+    pageCount: 1,
     events: [
-      { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorId: ownerId },
-      { sequence: 2, type: 'envelope.signers_replaced', at: '2026-11-22T10:20:00.000Z', actorId: ownerId },
-      { sequence: 3, type: 'envelope.sent', at: '2026-11-22T10:21:00.000Z', actorId: ownerId },
+      { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorEmail: ownerEmail },
+      { sequence: 2, type: 'envelope.signers_replaced', at: '2026-11-22T10:20:00.000Z', actorEmail: ownerEmail },
+      { sequence: 3, type: 'envelope.sent', at: '2026-11-22T10:21:00.000Z', actorEmail: ownerEmail },
     ],
     ...overrides,
   };
@@ -238,9 +245,9 @@ export async function expectValidSeal(options: {
 
   const flat = collapse(text);
   expect(flat).toContain(certificate.envelopeId);
-  expect(flat).toContain(certificate.originalSha256);
+  expect(flat).toContain(certificate.documentSha256);
   expect(flat).toContain(certificate.ownerEmail);
-  for (const signer of certificate.signers) {
+  for (const signer of certificate.recipients) {
     expect(flat).toContain(signer.name);
     expect(flat).toContain(signer.email);
     expect(flat).toContain(signer.id);

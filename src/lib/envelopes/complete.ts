@@ -14,7 +14,7 @@ import type { Services } from '../services.js';
 import { storageStatus } from '../storage/keys.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { AppError } from '../errors.js';
-import { sealDocument } from '../pdf/index.js';
+import { inspectDocument, sealDocument } from '../pdf/index.js';
 import { readDocument } from './document.js';
 import { readOwnedEnvelope } from './get.js';
 import { COMPLETABLE, assertHasSigner, ifMatchSatisfied } from './lifecycle.js';
@@ -130,11 +130,16 @@ async function storeSealedDocument(services: Services, record: EnvelopeRecord, a
       documentName: record.documentName,
       // Only the owner can complete an envelope, so the actor's e-mail is the owner's.
       ownerEmail: actor.email,
-      signers: record.signers.map(({ id, name, email, role }) => ({ id, name, email, role })),
+      documentSha256: originalSha256,
+      pageCount: (await inspectDocument({ document: original })).pageCount,
+      sentAt: null,
+      recipients: record.signers.map(({ id, name, email, role }) => ({
+        id, name, email, role, routingOrder: 1, status: 'created', actedAt: null, ip: null, userAgent: null, identification: null, signature: null,
+      })),
       createdAt: record.createdAt,
       completedAt,
-      originalSha256,
-      events: events.map(({ sequence, type, at, actorId }) => ({ sequence, type, at, actorId })),
+      // Only the owner changes an envelope before the recipients issue: every actor is the owner.
+      events: events.map(({ sequence, type, at, actorId }) => ({ sequence, type, at, actorEmail: actorId === null ? null : actor.email })),
     },
     sealingP12: config.seal.p12,
     sealingPassphrase: config.seal.passphrase,

@@ -172,12 +172,12 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
   field('Owner', certificate.ownerEmail);
   field('Created', certificate.createdAt);
   field('Completed', certificate.completedAt);
-  field('Original SHA-256', certificate.originalSha256, styles.digest);
+  field('Original SHA-256', certificate.documentSha256, styles.digest);
   field('Original pages', String(originalPageCount));
 
-  heading(`Signers (${certificate.signers.length})`);
-  if (certificate.signers.length === 0) flow.row([full('No signers.', styles.value)]);
-  certificate.signers.forEach((signer, index) => {
+  heading(`Signers (${certificate.recipients.length})`);
+  if (certificate.recipients.length === 0) flow.row([full('No signers.', styles.value)]);
+  certificate.recipients.forEach((signer, index) => {
     flow.keep(lineHeight(styles.signerName) + 3 * lineHeight(styles.value));
     flow.row([cell(`${index + 1}.`, styles.signerName, 0, 24), cell(signer.name, styles.signerName, 24, CONTENT_WIDTH - 24)], 2);
     field('E-mail', signer.email);
@@ -204,9 +204,9 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
   if (certificate.events.length === 0) {
     flow.row([full('No events.', styles.value)]);
   } else {
-    tableRow(['#', 'Time (UTC)', 'Event', 'Actor ID'], styles.tableHead);
+    tableRow(['#', 'Time (UTC)', 'Event', 'Actor'], styles.tableHead);
     for (const event of certificate.events) {
-      tableRow([String(event.sequence), event.at, event.type, event.actorId ?? '(none)'], styles.tableCell);
+      tableRow([String(event.sequence), event.at, event.type, event.actorEmail ?? 'system'], styles.tableCell);
     }
   }
 

@@ -7,7 +7,7 @@
 import { sealWorkers } from './workerPool.js';
 import type { InspectOptions, SealOptions, SealResult } from './types.js';
 
-export type { CompletionCertificate, InspectOptions, SealOptions, SealResult } from './types.js';
+export type { CertificateRecipient, CompletionCertificate, FieldDrawing, FieldType, InspectOptions, SealOptions, SealResult, SignatureValue } from './types.js';
 
 /**
  * A self-signed sealing certificate for local development (see `developmentCertificate.ts`).

@@ -3,26 +3,82 @@
  * and the main thread share them without the main thread loading @libpdf/core.
  */
 
-/** What the certificate of completion shows (CONTRACT §6 step 2, §10). */
+/** A signature as the recipient adopted it (CONTRACT §11.2): typed text, or ink strokes. */
+export type SignatureValue =
+  | { typed: string }
+  /** 1 to 50 strokes of 2 to 1000 points; x and y are fractions 0 to 1 of the field's rectangle, origin top-left. */
+  | { strokes: [number, number][][] };
+
+/** One recipient's block on the certificate of completion (CONTRACT §10). */
+export interface CertificateRecipient {
+  id: string;
+  name: string;
+  email: string;
+  /** `signer`, `approver`, `viewer` or `cc`. */
+  role: string;
+  routingOrder: number;
+  /** Final status (CONTRACT §11.1): `signed`, `approved`, `viewed`, `sent`, ... */
+  status: string;
+  /** ISO 8601 UTC with milliseconds, or `null` when the recipient did not act. */
+  actedAt: string | null;
+  /** Client address and user agent of the recipient's action, `null` when unknown. */
+  ip: string | null;
+  userAgent: string | null;
+  /** How the recipient was identified, in words ("Signing link sent to ada@example.com"); `null` when not asked to act. */
+  identification: string | null;
+  /** A signer's adopted signature (the first signature value it gave), drawn on its block; else `null`. */
+  signature: SignatureValue | null;
+}
+
+/** What the certificate of completion shows (CONTRACT §6 step 3, §10). */
 export interface CompletionCertificate {
   envelopeId: string;
   documentName: string;
   ownerEmail: string;
-  signers: { id: string; name: string; email: string; role: string }[];
+  /** Lower-case hex SHA-256 of the frozen original document. */
+  documentSha256: string;
+  /** Pages of the frozen original document. */
+  pageCount: number;
   /** ISO 8601 UTC with milliseconds. */
   createdAt: string;
+  /** ISO 8601 UTC with milliseconds; `null` for an envelope completed from `draft`. */
+  sentAt: string | null;
   /** ISO 8601 UTC with milliseconds. */
   completedAt: string;
-  /** Lower-case hex SHA-256 of the original document. */
-  originalSha256: string;
-  /** The audit trail so far, oldest first. */
-  events: { sequence: number; type: string; at: string; actorId: string | null }[];
+  recipients: CertificateRecipient[];
+  /** The audit trail so far, oldest first; `actorEmail` `null` means the system (the sweeper). */
+  events: { sequence: number; type: string; at: string; actorEmail: string | null }[];
+}
+
+/** Field types (CONTRACT §11.2). */
+export type FieldType = 'signature' | 'initials' | 'date_signed' | 'name' | 'email' | 'text' | 'checkbox';
+
+/**
+ * A recipient's field value to draw into the page content (CONTRACT §6 step 2). The rectangle is in
+ * fractions 0 to 1 of the page as a viewer displays it (the crop box, after the page's `/Rotate`),
+ * origin top-left. Nothing outside the rectangle changes.
+ */
+export interface FieldDrawing {
+  /** 1-based page number of the original document. */
+  page: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  type: FieldType;
+  /**
+   * `signature`/`initials`: a {@link SignatureValue}; `text`, `date_signed` (`YYYY-MM-DD`), `name`,
+   * `email`: the text; `checkbox`: `true` draws a tick, `false` nothing.
+   */
+  value: SignatureValue | string | boolean;
 }
 
 /** Input of `sealDocument`. */
 export interface SealOptions {
   /** The original PDF bytes (already checked by the caller: size limit, `%PDF-` header in the first 1024 bytes). */
   document: Uint8Array;
+  /** Recipients' field values, drawn into the original pages before the certificate is appended. */
+  fieldDrawings?: FieldDrawing[];
   /** Appended as page(s) before sealing. */
   certificate: CompletionCertificate;
   /** PKCS#12 file with the sealing key and certificate (`SEAL_P12_BASE64`, decoded). */
