@@ -10,6 +10,8 @@ import { SealRepository } from './storage/sealRepository.js';
 import { UserRepository } from './storage/userRepository.js';
 import { LoginThrottle } from './auth/loginThrottle.js';
 import { SigningLinkRepository } from './recipients/signingLinks.js';
+import { OutboxStore } from './notifications/outboxRepository.js';
+import { DueIndex } from './storage/dueIndex.js';
 
 export interface Services {
   config: Config;
@@ -20,6 +22,8 @@ export interface Services {
   seals: SealRepository;
   loginThrottle: LoginThrottle;
   signingLinks: SigningLinkRepository;
+  dueIndex: DueIndex;
+  outbox: OutboxStore;
 }
 
 let cached: Services | undefined;
@@ -41,6 +45,7 @@ export function resetServices(): void {
 }
 
 export function createServices(config: Config, storage: Storage): Services {
+  const dueIndex = new DueIndex(storage.tables.dueIndex);
   return {
     config,
     storage,
@@ -50,5 +55,7 @@ export function createServices(config: Config, storage: Storage): Services {
     seals: new SealRepository(storage.tables.seals),
     loginThrottle: new LoginThrottle(storage.tables.loginAttempts),
     signingLinks: new SigningLinkRepository(storage.tables.signingLinks),
+    dueIndex,
+    outbox: new OutboxStore(storage.tables.envelopes, storage.queues, dueIndex),
   };
 }

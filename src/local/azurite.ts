@@ -1,5 +1,5 @@
 /**
- * Starts Azurite (Blob and Table; the Queue service is not used but Azurite's CLI starts it too) as a
+ * Starts Azurite (Blob, Queue and Table) as a
  * child process and waits until every service listens. Used by `npm start` (data kept on disk) and by
  * the test suite (in memory, random ports).
  */
@@ -29,6 +29,7 @@ export interface AzuriteOptions {
 export interface RunningAzurite {
   blobEndpoint: string;
   tableEndpoint: string;
+  queueEndpoint: string;
   /** Connection string for the SDK clients, with explicit endpoints. */
   connectionString: string;
   /** Stops Azurite and waits for the process to exit. */
@@ -89,12 +90,14 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
 
   const blobEndpoint = `${endpoints.Blob!}/${AZURITE_ACCOUNT_NAME}`;
   const tableEndpoint = `${endpoints.Table!}/${AZURITE_ACCOUNT_NAME}`;
+  const queueEndpoint = `${endpoints.Queue!}/${AZURITE_ACCOUNT_NAME}`;
   return {
     blobEndpoint,
     tableEndpoint,
+    queueEndpoint,
     connectionString:
       `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT_NAME};AccountKey=${AZURITE_ACCOUNT_KEY};` +
-      `BlobEndpoint=${blobEndpoint};TableEndpoint=${tableEndpoint};`,
+      `BlobEndpoint=${blobEndpoint};QueueEndpoint=${queueEndpoint};TableEndpoint=${tableEndpoint};`,
     stop: () => stopChild(child),
   };
 }

@@ -8,12 +8,24 @@ export type EnvelopeStatus = (typeof ENVELOPE_STATUSES)[number];
 export const SIGNER_ROLES = ['signer', 'approver', 'viewer', 'cc'] as const;
 export type SignerRole = (typeof SIGNER_ROLES)[number];
 
+/** The newest e-mail to a recipient (CONTRACT §11.1 `lastEmail`). */
+export interface LastEmail {
+  type: 'invitation' | 'reminder' | 'completed' | 'voided';
+  /** `queued` when written to the outbox, `sent` once the mail server accepted it, `failed` after the last retry. */
+  status: 'queued' | 'sent' | 'failed';
+  /** ISO 8601 UTC with milliseconds: when it reached this status. */
+  at: string;
+  /** The outbox batch that carries it (internal: never shown). */
+  batchId: string;
+}
+
 /** A recipient of the envelope. `recipientId` always equals `id` in responses (CONTRACT §3). */
 export interface Signer {
   id: string;
   email: string;
   name: string;
   role: SignerRole;
+  lastEmail?: LastEmail | null;
 }
 
 /** Everything stored about an envelope. */
@@ -45,7 +57,7 @@ export interface EnvelopeView {
   ownerId: string;
   documentName: string;
   documentUrl: string;
-  signers: (Signer & { recipientId: string })[];
+  signers: SignerView[];
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -86,7 +98,10 @@ export function envelopeETag(record: Pick<EnvelopeRecord, 'version'>): string {
   return `"${record.version}"`;
 }
 
+/** A signer as responses show it. */
+export type SignerView = Pick<Signer, 'id' | 'email' | 'name' | 'role'> & { recipientId: string };
+
 /** Shows a signer as responses do, with `recipientId` equal to `id`. */
-export function viewSigner(signer: Signer): Signer & { recipientId: string } {
+export function viewSigner(signer: Signer): SignerView {
   return { id: signer.id, recipientId: signer.id, email: signer.email, name: signer.name, role: signer.role };
 }

@@ -1,5 +1,5 @@
 /**
- * Table and Blob clients for the configured storage account, created once per process.
+ * Table, Blob and Queue clients for the configured storage account, created once per process.
  *
  * - `STORAGE_CONNECTION_STRING` (or nothing: `UseDevelopmentStorage=true`): shared-key clients, and SAS
  *   URLs signed with the account key.
@@ -8,6 +8,7 @@
  */
 import { TableClient, TableServiceClient } from '@azure/data-tables';
 import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
+import { QueueServiceClient, type QueueClient } from '@azure/storage-queue';
 import type { AccessToken, GetTokenOptions, TokenCredential } from '@azure/core-auth';
 import { getConfig, type Config } from '../config.js';
 import { createSasSigner, type SasSigner } from './sas.js';
@@ -20,6 +21,17 @@ export const TABLES = {
   seals: 'seals',
   loginAttempts: 'loginAttempts',
   signingLinks: 'signingLinks',
+  dueIndex: 'dueIndex',
+} as const;
+
+/**
+ * Azure Storage queues (CONTRACT §12): outbox messages for the queue-triggered functions. E-mail and
+ * webhook events have queues of their own, so a failing e-mail never holds back a webhook. The
+ * Functions host moves a message that failed 5 times to `<queue>-poison`.
+ */
+export const QUEUES = {
+  email: 'outbox-email',
+  events: 'outbox-events',
 } as const;
 
 /** Blob containers: originals as uploaded, sealed PDFs as produced by completion. */
@@ -33,6 +45,8 @@ export interface Storage {
   tableService: TableServiceClient;
   blobService: BlobServiceClient;
   containers: Record<keyof typeof CONTAINERS, ContainerClient>;
+  queueService: QueueServiceClient;
+  queues: Record<keyof typeof QUEUES, QueueClient>;
   sas: SasSigner;
 }
 
@@ -63,6 +77,7 @@ export function createStorage(settings: Config['storage'], credential?: TokenCre
       (name) => TableClient.fromConnectionString(connectionString, name, tableOptions),
       TableServiceClient.fromConnectionString(connectionString, tableOptions),
       blobService,
+      QueueServiceClient.fromConnectionString(connectionString),
       createSasSigner({ kind: 'sharedKey', blobService }),
     );
   }
@@ -73,6 +88,7 @@ export function createStorage(settings: Config['storage'], credential?: TokenCre
     (name) => new TableClient(tableUrl, name, tokenCredential),
     new TableServiceClient(tableUrl, tokenCredential),
     blobService,
+    new QueueServiceClient(`https://${settings.accountName}.queue.core.windows.net`, tokenCredential),
     createSasSigner({ kind: 'userDelegation', blobService }),
   );
 }
@@ -81,13 +97,15 @@ function assemble(
   table: (name: string) => TableClient,
   tableService: TableServiceClient,
   blobService: BlobServiceClient,
+  queueService: QueueServiceClient,
   sas: SasSigner,
 ): Storage {
   const tables = Object.fromEntries(Object.entries(TABLES).map(([key, name]) => [key, table(name)])) as Storage['tables'];
   const containers = Object.fromEntries(
     Object.entries(CONTAINERS).map(([key, name]) => [key, blobService.getContainerClient(name)]),
   ) as Storage['containers'];
-  return { tables, tableService, blobService, containers, sas };
+  const queues = Object.fromEntries(Object.entries(QUEUES).map(([key, name]) => [key, queueService.getQueueClient(name)])) as Storage['queues'];
+  return { tables, tableService, blobService, containers, queueService, queues, sas };
 }
 
 /**

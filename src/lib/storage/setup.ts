@@ -1,5 +1,5 @@
 /**
- * Creates the tables and containers the service uses and sets Blob CORS, so browsers can PUT to an
+ * Creates the tables, containers and queues (with their `-poison` queues) the service uses and sets Blob CORS, so browsers can PUT to an
  * upload SAS (CONTRACT §4). Idempotent. In Azure the Bicep templates do the same; the local host and
  * the tests call this at start.
  */
@@ -15,6 +15,10 @@ export async function ensureStorage(storage: Storage, options: EnsureStorageOpti
   await Promise.all([
     ...Object.values(storage.tables).map((table) => table.createTable()),
     ...Object.values(storage.containers).map((container) => container.createIfNotExists()),
+    ...Object.values(storage.queues).flatMap((queue) => [
+      queue.createIfNotExists(),
+      storage.queueService.getQueueClient(`${queue.name}-poison`).createIfNotExists(),
+    ]),
   ]);
   await storage.blobService.setProperties({
     cors: [

@@ -1,0 +1,49 @@
+/**
+ * A recipient's `lastEmail` (CONTRACT §11.1) follows the newest e-mail to it: `queued` when the
+ * change that wrote it committed (set by the domain in that change), then `sent` or `failed` as the
+ * queue-triggered sender reports. An outcome for an older e-mail than the newest is ignored.
+ */
+import type { Services } from '../services.js';
+import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
+
+export interface EmailOutcome {
+  ownerId: string;
+  envelopeId: string;
+  recipientId: string;
+  /** The outbox batch of the e-mail. */
+  batchId: string;
+  status: 'sent' | 'failed';
+  /** ISO 8601 UTC with milliseconds. */
+  at: string;
+}
+
+const MAX_ATTEMPTS = 20;
+
+/**
+ * Records the outcome of an e-mail on its recipient, when that e-mail is still the recipient's newest.
+ * Read-modify-write with the envelope's ETag, retried on contention; records no audit event (an
+ * e-mail's delivery is not a change of the envelope).
+ * @returns whether the recipient's `lastEmail` changed
+ */
+export async function recordEmailOutcome(services: Services, outcome: EmailOutcome): Promise<boolean> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const stored = await services.envelopes.read(outcome.ownerId, outcome.envelopeId);
+    const signer = stored?.record.signers.find((candidate) => candidate.id === outcome.recipientId);
+    const last = signer?.lastEmail;
+    if (stored === null || signer === undefined || last == null || last.batchId !== outcome.batchId || last.status === outcome.status) return false;
+    const next = {
+      ...stored.record,
+      signers: stored.record.signers.map((candidate) =>
+        candidate.id === outcome.recipientId ? { ...candidate, lastEmail: { ...last, status: outcome.status, at: outcome.at } } : candidate,
+      ),
+    };
+    try {
+      await services.envelopes.replace(stored, next, []);
+      return true;
+    } catch (error) {
+      if (!(error instanceof EnvelopeChangedError)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * (attempt + 1)));
+    }
+  }
+  throw new Error(`lastEmail of recipient ${outcome.recipientId} not recorded: envelope ${outcome.envelopeId} stayed contended`);
+}
