@@ -1,48 +1,70 @@
 /**
  * Request bodies of Register and Login (spec §4, CONTRACT §2). Strict: unknown fields are refused.
+ * Lengths count characters (code points) and the `pattern`s state the rest, so that the OpenAPI
+ * document accepts exactly what these schemas accept (`src/lib/http/fields.ts`), with one exception
+ * JSON Schema cannot express: the password's limit in bytes.
  */
 import { z } from 'zod';
+import { characterCount, characters, emailAddress, MAX_EMAIL_LENGTH, trimmedTextPattern } from '../http/fields.js';
 import { MAX_PASSWORD_BYTES } from './password.js';
 
-/** Trimmed, lower-cased, valid, at most 254 characters (CONTRACT §2). */
-export const emailAddress = z
-  .string({ error: 'is required' })
-  .trim()
-  .toLowerCase()
-  .pipe(z.email({ error: 'must be a valid e-mail address' }).max(254, 'must be at most 254 characters'))
-  .meta({ format: 'email', maxLength: 254, description: 'Trimmed and lower-cased; a valid address of at most 254 characters.', examples: ['ada@example.com'] });
+/** Shortest new password, characters (CONTRACT §2). */
+export const MIN_PASSWORD_LENGTH = 8;
 
-/** At least 8 characters, at most 72 bytes of UTF-8 (bcrypt's limit: longer is refused, never truncated). */
+/** Trimmed, valid, at most 254 characters, then lower-cased (CONTRACT §2). */
+export const emailAddressField = emailAddress('Trimmed, then a valid address of at most 254 characters, then lower-cased.', 'ada@example.com');
+
+/**
+ * At least 8 characters, at most 72 bytes of UTF-8 (bcrypt's limit: longer is refused, never truncated).
+ * JSON Schema counts characters, never bytes, and no pattern of reasonable size counts UTF-8 bytes
+ * (characters weigh 1 to 4 bytes), so the document states `maxLength` 72, the most characters 72
+ * bytes can hold, and says in words that the service counts bytes: every password the service accepts
+ * passes the document; one of 72 characters or fewer that needs more than 72 bytes passes the
+ * document and gets 400.
+ */
 export const newPassword = z
   .string({ error: 'is required' })
-  .min(8, 'must be at least 8 characters')
+  .refine((value) => characterCount(value) >= MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
   .refine((value) => Buffer.byteLength(value, 'utf8') <= MAX_PASSWORD_BYTES, `must be at most ${MAX_PASSWORD_BYTES} bytes in UTF-8`)
   .meta({
-    description: `At least 8 characters and at most ${MAX_PASSWORD_BYTES} bytes in UTF-8 (bcrypt's limit: longer is refused, never truncated).`,
+    minLength: MIN_PASSWORD_LENGTH,
+    maxLength: MAX_PASSWORD_BYTES,
+    description:
+      `At least ${MIN_PASSWORD_LENGTH} characters and at most ${MAX_PASSWORD_BYTES} bytes in UTF-8 (bcrypt's limit: a longer password is refused with 400, never truncated). ` +
+      `A character takes 1 byte in ASCII and 2 to 4 bytes beyond it. JSON Schema cannot count bytes, so \`maxLength\` states the most characters ${MAX_PASSWORD_BYTES} bytes can hold: ` +
+      `a password within it that needs more than ${MAX_PASSWORD_BYTES} bytes (37 characters like \`é\`, for instance) passes this schema and is refused by the service.`,
     examples: ['correct horse battery'],
   });
 
-const turnstileToken = z
-  .string()
-  .max(2048, 'must be at most 2048 characters')
+const turnstileToken = characters(0, 2048)
   .optional()
-  .meta({ description: 'Cloudflare Turnstile token; verified only when the service has a Turnstile secret (CONTRACT §2).' });
+  .meta({ description: 'Cloudflare Turnstile token, at most 2048 characters: verified when the service has a Turnstile secret, else ignored. An empty string counts as no token.' });
 
 export const registerRequest = z.strictObject({
-  email: emailAddress,
+  email: emailAddressField,
   password: newPassword,
-  invitationCode: z
-    .string({ error: 'is required' })
-    .min(1, 'is required')
-    .max(200, 'must be at most 200 characters')
-    .meta({ description: 'From an operator (`npm run invite`); single-use unless created with more uses.', examples: ['inv_q3Xx7bqfVbQ1bG9m0hTQwZ8kL2pN4sRt'] }),
+  invitationCode: characters(1, 200).meta({
+    description:
+      'From an operator (`npm run invite`): `inv_` and 32 base64url characters. Any other value is answered like an unknown, expired or used-up code: 403 `invalid-invitation`.',
+    examples: ['inv_q3Xx7bqfVbQ1bG9m0hTQwZ8kL2pN4sRt'],
+  }),
   turnstileToken,
 });
 export type RegisterRequest = z.infer<typeof registerRequest>;
 
 export const loginRequest = z.strictObject({
-  email: z.string({ error: 'is required' }).trim().toLowerCase().min(1, 'is required').max(254, 'must be at most 254 characters'),
-  password: z.string({ error: 'is required' }).min(1, 'is required').max(1024, 'must be at most 1024 characters'),
+  email: z
+    .string({ error: 'is required' })
+    .trim()
+    .refine((value) => value !== '', 'is required')
+    .refine((value) => characterCount(value) <= MAX_EMAIL_LENGTH, `must be at most ${MAX_EMAIL_LENGTH} characters`)
+    .toLowerCase()
+    .meta({
+      pattern: trimmedTextPattern(MAX_EMAIL_LENGTH),
+      description: `Trimmed, then 1 to ${MAX_EMAIL_LENGTH} characters, then lower-cased; any text is accepted here (an address not registered gets 401).`,
+      examples: ['ada@example.com'],
+    }),
+  password: characters(1, 1024).meta({ description: 'The account\'s password: 1 to 1024 characters.' }),
   turnstileToken,
 });
 export type LoginRequest = z.infer<typeof loginRequest>;

@@ -3,6 +3,7 @@
  * are refused, so a client can never set `ownerId`, `hash`, `createdAt`, ... (mass assignment).
  */
 import { z } from 'zod';
+import { characters, emailAddress, trimmedTextPattern } from '../http/fields.js';
 import { ENVELOPE_STATUSES, SIGNER_ROLES } from './model.js';
 
 /** At most this many signers on one envelope (CONTRACT §3). */
@@ -12,41 +13,51 @@ export const MAX_SIGNER_NAME = 200;
 /** Longest document file name, characters (CONTRACT §4). */
 export const MAX_FILENAME = 200;
 
-const signerId = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(100, 'must be at most 100 characters')
-  .meta({ description: 'The id of a current signer keeps that identity; any other value, or none, gets a new UUID.' });
+const signerId = characters(1, 100).meta({
+  description: 'The id of a current signer keeps that identity; any other value, or none, gets a new UUID.',
+});
+
+/** JSON Schema `pattern` of the filename rules below (`src/lib/http/fields.ts`: the document accepts exactly what they accept). */
+const FILENAME_PATTERN = `^(?!\\.\\.)(?!\\s)[^\\\\/\\u0000-\\u001F\\u007F-\\u009F]{1,${MAX_FILENAME - 4}}\\.[Pp][Dd][Ff]$`;
+/** JSON Schema `pattern` of what `createEnvelopeUpload` takes for a PDF (anything else is 415, not 400). */
+const PDF_MIMETYPE_PATTERN = '^\\s*[Aa][Pp][Pp][Ll][Ii][Cc][Aa][Tt][Ii][Oo][Nn]/[Pp][Dd][Ff]\\s*(?:;[\\s\\S]*)?$';
 
 export const signerInput = z
   .strictObject({
     id: signerId.optional(),
     recipientId: signerId.optional(),
-    email: z
-      .string({ error: 'is required' })
-      .trim()
-      .toLowerCase()
-      .pipe(z.email({ error: 'must be a valid e-mail address' }).max(254, 'must be at most 254 characters'))
-      .meta({ format: 'email', maxLength: 254, description: 'Trimmed and lower-cased; unique within the envelope.', examples: ['bob@example.com'] }),
+    email: emailAddress('Trimmed, then a valid address of at most 254 characters, then lower-cased; unique within the envelope.', 'bob@example.com'),
     name: z
       .string({ error: 'is required' })
       .trim()
       .min(1, 'is required')
       .refine((name) => [...name].length <= MAX_SIGNER_NAME, `must be at most ${MAX_SIGNER_NAME} characters`)
       .refine((name) => !/[\u0000-\u001f\u007f]/.test(name), 'must not contain control characters')
-      .meta({ description: `1 to ${MAX_SIGNER_NAME} characters after trimming, no control characters.`, examples: ['Bob Builder'] }),
+      .meta({
+        pattern: trimmedTextPattern(MAX_SIGNER_NAME, '\\u0000-\\u001F\\u007F'),
+        description: `1 to ${MAX_SIGNER_NAME} characters after trimming, no control characters.`,
+        examples: ['Bob Builder'],
+      }),
     role: z.enum(SIGNER_ROLES, { error: `must be one of ${SIGNER_ROLES.join(', ')}` }).default('signer'),
   })
   .refine((signer) => signer.id === undefined || signer.recipientId === undefined || signer.id === signer.recipientId, {
     message: 'must equal id when both are sent',
     path: ['recipientId'],
   })
-  .meta({ description: 'A signer in a request: `id` or `recipientId` (equal when both are sent) names an existing signer.' });
+  .meta({
+    id: 'SignerInput',
+    description: 'A signer in a request: `id` or `recipientId` names an existing signer. When both are sent they must be equal (400 otherwise), a rule JSON Schema cannot state.',
+  });
 export type SignerInput = z.infer<typeof signerInput>;
 
 /**
  * `null` and `{}` entries are dropped before validation (spec §4 rule 3): a preprocess step rather than
- * a transform of `unknown[]`, so that the OpenAPI document shows the signer items.
+ * a transform of `unknown[]`, so that refusals name the signer's field (`signers.0.email`).
+ *
+ * The document states the list as JSON Schema sees the body, before the drop: items are `null`, `{}`
+ * or a `SignerInput`, and at most 100 items are signers (`maxContains` over the non-empty objects),
+ * so that a list of 100 signers and some `null`s passes the document as it passes the service. The
+ * count is checked here rather than with `.max()`, whose `maxItems` would count the dropped entries.
  */
 const signerList = z
   .preprocess(
@@ -56,8 +67,8 @@ const signerList = z
         : entries,
     z
       .array(signerInput, { error: 'must be an array' })
-      .max(MAX_SIGNERS, `must hold at most ${MAX_SIGNERS} signers`)
       .superRefine((signers, context) => {
+        if (signers.length > MAX_SIGNERS) context.addIssue({ code: 'custom', path: [], message: `must hold at most ${MAX_SIGNERS} signers` });
         const seen = new Map<string, number>();
         // One signer's identity cannot be kept by two entries (CONTRACT §3: ids identify signers).
         const seenIds = new Map<string, number>();
@@ -79,14 +90,23 @@ const signerList = z
         });
       }),
   )
-  .meta({ description: `Replaces the whole list: at most ${MAX_SIGNERS}, e-mail addresses and ids unique; \`null\` and \`{}\` entries are dropped.` });
+  .meta({
+    type: 'array',
+    items: { anyOf: [{ type: 'null' }, { type: 'object', maxProperties: 0 }, { $ref: '#/components/schemas/SignerInput' }] },
+    contains: { type: 'object', minProperties: 1 },
+    minContains: 0,
+    maxContains: MAX_SIGNERS,
+    description:
+      `Replaces the whole list. \`null\` and \`{}\` entries are dropped; at most ${MAX_SIGNERS} signers remain. ` +
+      'E-mail addresses (compared after trimming and lower-casing) and ids must be unique within the list (400 otherwise), a rule JSON Schema cannot state.',
+  });
 
 export const updateEnvelopeRequest = z.strictObject({
   signers: signerList.optional(),
   status: z
     .enum(ENVELOPE_STATUSES, { error: `must be one of ${ENVELOPE_STATUSES.join(', ')}` })
     .optional()
-    .meta({ description: '`sent` or `voided` (CONTRACT §5); completing is `POST /api/envelopes/{id}/complete`.' }),
+    .meta({ description: 'The status to move to: `sent` or `voided`; the current status is a no-op. Completing is `POST /api/envelopes/{id}/complete`.' }),
 });
 export type UpdateEnvelopeRequest = z.infer<typeof updateEnvelopeRequest>;
 
@@ -101,14 +121,18 @@ export const uploadRequest = z.strictObject({
     .refine((name) => name.trim() === name, 'must not start or end with white space')
     .refine((name) => /\.pdf$/i.test(name) && name.length > 4, 'must end in .pdf')
     .meta({
-      description: `1 to ${MAX_FILENAME} characters ending in \`.pdf\`: no path separators, no control characters, no leading \`..\`, no surrounding white space.`,
+      minLength: 5,
+      maxLength: MAX_FILENAME,
+      pattern: FILENAME_PATTERN,
+      description: `5 to ${MAX_FILENAME} characters ending in \`.pdf\` (any case): no path separators (\`/\`, \`\\\`), no control characters (U+0000 to U+001F, U+007F to U+009F), no leading \`..\`, no leading white space.`,
       examples: ['contract.pdf'],
     }),
-  mimetype: z
-    .string({ error: 'is required' })
-    .min(1, 'is required')
-    .max(255, 'must be at most 255 characters')
-    .meta({ description: 'Must be `application/pdf` (else 415).', examples: ['application/pdf'] }),
+  mimetype: characters(1, 255).meta({
+    pattern: PDF_MIMETYPE_PATTERN,
+    description:
+      '`application/pdf`, in any case, with optional white space and parameters (`application/pdf; charset=binary`). The service answers any other value of 1 to 255 characters with 415 `unsupported-document-type` rather than 400.',
+    examples: ['application/pdf'],
+  }),
 });
 export type UploadRequest = z.infer<typeof uploadRequest>;
 
@@ -120,16 +144,18 @@ export const listEnvelopesQuery = z.strictObject({
     .meta({ description: 'Only envelopes in this state.' }),
   limit: z
     .string()
-    .regex(/^\d{1,4}$/, 'must be a whole number from 1 to 1000')
+    // 1 to 1000 in at most four digits, leading zeros allowed ("0050" is 50).
+    .regex(/^(?:0{0,3}[1-9]|0{0,2}[1-9][0-9]|0?[1-9][0-9]{2}|1000)$/, 'must be a whole number from 1 to 1000')
     .transform(Number)
-    .pipe(z.number().int().min(1, 'must be a whole number from 1 to 1000').max(1000, 'must be a whole number from 1 to 1000'))
     .optional()
-    .meta({ description: 'Page size, a whole number from 1 to 1000 (default 1000).', examples: ['50'] }),
+    .meta({ description: 'Page size, a whole number from 1 to 1000 written in at most four digits (default 1000).', examples: ['50'] }),
   cursor: z
     .string()
-    .min(1)
-    .max(400, 'is not a cursor this service issued')
+    .regex(/^[A-Za-z0-9_-]{1,200}$/, 'is not a cursor this service issued')
     .optional()
-    .meta({ description: 'Opaque: copy it from the `Link: <...>; rel="next"` header of the previous page.' }),
+    .meta({
+      description:
+        'Opaque: copy it from the `Link: <...>; rel="next"` header of the previous page. A cursor issued for another `status` filter, or never issued, gets 400 `invalid-cursor`.',
+    }),
 });
 export type ListEnvelopesQuery = z.infer<typeof listEnvelopesQuery>;

@@ -12,7 +12,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { loginRequest, registerRequest } from '../auth/schemas.js';
-import { listEnvelopesQuery, updateEnvelopeRequest, uploadRequest } from '../envelopes/schemas.js';
+import { listEnvelopesQuery, signerInput, updateEnvelopeRequest, uploadRequest } from '../envelopes/schemas.js';
 import { problemTitles } from '../http/problem.js';
 import { CONSOLE_ASSETS, DOCS_ASSETS } from '../web/pages.js';
 import {
@@ -36,12 +36,12 @@ export const BEARER_AUTH = 'bearerAuth';
 
 // Request bodies get component names here (clones of the schemas the functions validate with; a
 // clone keeps every check, only the metadata differs).
-const registerBody = registerRequest.meta({ id: 'RegisterRequest', description: 'A new account (CONTRACT §2).' });
-const loginBody = loginRequest.meta({ id: 'LoginRequest', description: 'Credentials (CONTRACT §2).' });
-const uploadBody = uploadRequest.meta({ id: 'UploadRequest', description: 'The document to be uploaded (CONTRACT §4).' });
+const registerBody = registerRequest.meta({ id: 'RegisterRequest', description: 'A new account.' });
+const loginBody = loginRequest.meta({ id: 'LoginRequest', description: 'Credentials.' });
+const uploadBody = uploadRequest.meta({ id: 'UploadRequest', description: 'The document to be uploaded.' });
 const updateBody = updateEnvelopeRequest.meta({
   id: 'UpdateEnvelopeRequest',
-  description: 'What is present is applied; `signers` replaces the whole list (spec §4 rules 3-5, CONTRACT §5).',
+  description: 'What is present is applied; `signers` replaces the whole list.',
 });
 
 const ids = {
@@ -223,7 +223,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     tags: ['Accounts'],
     summary: 'Create an account with an invitation code',
     description:
-      'The invitation code is checked first: an invalid, expired or used-up code gives 403 and reveals nothing else. An address already registered gives 409 and does not consume the code. With a Turnstile secret configured, `turnstileToken` is verified (spec §4, CONTRACT §2).',
+      'The invitation code is checked first: an invalid, expired or used-up code gives 403 and reveals nothing else. An address already registered gives 409 and does not consume the code. With a Turnstile secret configured, `turnstileToken` is verified.',
     security: [],
     request: {
       body: {
@@ -253,7 +253,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     tags: ['Accounts'],
     summary: 'Log in for an access token',
     description:
-      'An unknown address and a wrong password give the same 401. After 5 failures for one account within 15 minutes of its first failure, further attempts get 429 until the window closes (spec §4, CONTRACT §2).',
+      'An unknown address and a wrong password give the same 401. After 5 failures for one account within 15 minutes of its first failure, further attempts get 429 until the window closes.',
     security: [],
     request: { body: { required: true, content: { [json]: { schema: loginBody, example: { email: 'ada@example.com', password: 'correct horse battery' } } } } },
     responses: {
@@ -284,7 +284,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     tags: ['Envelopes'],
     summary: 'Create a draft envelope and get a URL to upload its PDF',
     description:
-      'Creates the envelope in `draft` with no signers. Then send the file straight to Blob storage: `PUT <uploadUrl>` with the PDF as body and the headers `x-ms-blob-type: BlockBlob` and `Content-Type: application/pdf` (Blob storage answers 201; browsers may do this, CORS allows it from `ALLOWED_ORIGINS`). The document is checked when it is used (send, complete) (spec §4 rule 1, CONTRACT §4).',
+      'Creates the envelope in `draft` with no signers. Then send the file straight to Blob storage: `PUT <uploadUrl>` with the PDF as body and the headers `x-ms-blob-type: BlockBlob` and `Content-Type: application/pdf` (Blob storage answers 201; browsers may do this, CORS allows it from `ALLOWED_ORIGINS`). The document is checked when it is used (send, complete).',
     security: bearer,
     request: { body: { required: true, content: { [json]: { schema: uploadBody, example: { filename: 'contract.pdf', mimetype: 'application/pdf' } } } } },
     responses: {
@@ -323,7 +323,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     tags: ['Envelopes'],
     summary: 'List the caller\'s envelopes, newest first',
     description:
-      'At most `limit` (default 1000) envelopes; when more exist, the `Link` header names the next page. The cost of a page does not grow with the owner\'s number of envelopes (spec §4, CONTRACT §7).',
+      'At most `limit` (default 1000) envelopes; when more exist, the `Link` header names the next page. The cost of a page does not grow with the owner\'s number of envelopes.',
     security: bearer,
     request: { query: listEnvelopesQuery },
     responses: {
@@ -371,7 +371,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     tags: ['Envelopes'],
     summary: `${method === 'put' ? 'Update' : 'Update (PATCH)'} an envelope: signers and status`,
     description:
-      '`PUT` and `PATCH` behave the same. `signers` replaces the whole list (`null` and `{}` entries are dropped); an entry whose `id` or `recipientId` names a current signer keeps that identity. `status` moves `draft` to `sent` (needs the uploaded, valid document and a signer with role `signer`) or `draft`/`sent` to `voided`. Completed and voided envelopes refuse every change (spec §4, CONTRACT §3, §5).',
+      '`PUT` and `PATCH` behave the same. `signers` replaces the whole list (`null` and `{}` entries are dropped); an entry whose `id` or `recipientId` names a current signer keeps that identity. `status` moves `draft` to `sent` (needs the uploaded, valid document and a signer with role `signer`) or `draft`/`sent` to `voided`. Completed and voided envelopes refuse every change.',
     security: bearer,
     request: {
       params: envelopeIdParam,
@@ -419,7 +419,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     tags: ['Envelopes'],
     summary: 'Complete an envelope: flatten, certify and seal its PDF',
     description:
-      'Flattens every form field, appends a certificate-of-completion page and seals the result with a PAdES baseline signature (B-T with a timestamp authority configured). Safe to retry: completing a completed envelope answers 200 with the same `hash` and a fresh `signedUrl`, whatever `If-Match` says. No body (spec §4, CONTRACT §6).',
+      'Flattens every form field, appends a certificate-of-completion page and seals the result with a PAdES baseline signature (B-T with a timestamp authority configured). Safe to retry: completing a completed envelope answers 200 with the same `hash` and a fresh `signedUrl`, whatever `If-Match` says. No body.',
     security: bearer,
     request: { params: envelopeIdParam, headers: ifMatch },
     responses: {
@@ -449,7 +449,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     path: '/envelopes/{id}/audit',
     tags: ['Evidence'],
     summary: 'Read an envelope\'s audit trail',
-    description: 'One event per successful change, oldest first, numbered 1, 2, 3, ... without gaps (CONTRACT §10).',
+    description: 'One event per successful change, oldest first, numbered 1, 2, 3, ... without gaps.',
     security: bearer,
     request: { params: envelopeIdParam },
     responses: {
@@ -480,7 +480,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     tags: ['Evidence'],
     summary: 'Check whether this service sealed a PDF',
     description:
-      'Public: the answer names only what the sealed PDF\'s own certificate page prints, and a SHA-256 cannot be guessed, so it tells nothing to someone without the document (CONTRACT §10).',
+      'Public: the answer names only what the sealed PDF\'s own certificate page prints, and a SHA-256 cannot be guessed, so it tells nothing to someone without the document.',
     security: [],
     request: {
       params: z.object({
@@ -575,9 +575,11 @@ const operations: (RouteConfig & { operationId: string })[] = [
 
 const description = `The API behind an e-signature product: people register with an invitation code, log in for a JWT, upload a PDF straight to Azure Blob Storage through a SAS URL, name the signers of the envelope, and complete it: the service flattens the PDF's form fields, appends a certificate of completion, seals the result with a PAdES signature and returns the sealed document's address and SHA-256.
 
-Conventions (CONTRACT §1): request and response bodies are JSON (\`application/json; charset=utf-8\`), at most 1 MiB; unknown fields in a request body are refused with 400. Every error is RFC 9457 \`application/problem+json\` (schema \`Problem\`). Timestamps are ISO 8601 UTC with milliseconds; envelope and user ids are UUID v7. Paths are matched case-insensitively. Every response sends \`X-Content-Type-Options: nosniff\`.
+Conventions: request and response bodies are JSON (\`application/json; charset=utf-8\`), at most 1 MiB; unknown fields in a request body are refused with 400. Every error is RFC 9457 \`application/problem+json\` (schema \`Problem\`). Timestamps are ISO 8601 UTC with milliseconds; envelope and user ids are UUID v7. Paths are matched case-insensitively. Every response sends \`X-Content-Type-Options: nosniff\`.
 
-Try it: \`GET /api/console\` is a small page for the whole flow; \`GET /api/docs\` renders this document.`;
+Limits: every limit a request body or query has is stated in its schema (\`minLength\`, \`maxLength\`, \`pattern\`, \`maxContains\`, enums), with lengths in characters (Unicode code points), so that a client or gateway validating against this document accepts what the service accepts. Three rules are beyond JSON Schema and stated in words where they apply: the password's limit in bytes, unique e-mail addresses and ids within a signer list, and \`id\` equal to \`recipientId\` when a signer carries both. Unknown query parameters are refused with 400.
+
+The project's own reference, with every rule and setting, is \`docs/api.md\` in the repository. Try it: \`GET /api/console\` is a small page for the whole flow; \`GET /api/docs\` renders this document.`;
 
 /**
  * Builds the document (a fresh object on every call; deterministic, so the committed copy can be
@@ -593,7 +595,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     description: 'The `token` of `POST /api/Login`: `Authorization: Bearer <token>` (RFC 6750). HS256, `typ: at+jwt` (RFC 9068), valid `JWT_TTL_SECONDS` (default 3600).',
   });
   for (const operation of operations) registry.registerPath(operation);
-  const generator = new OpenApiGeneratorV31(registry.definitions, { sortComponents: 'alphabetically' });
+  // The signer list's schema refers to `SignerInput` by name (its items may also be `null` or `{}`), so
+  // the component is generated from the schema itself, which carries that id.
+  const generator = new OpenApiGeneratorV31([{ type: 'schema', schema: signerInput }, ...registry.definitions], { sortComponents: 'alphabetically' });
   const document = generator.generateDocument({
     openapi: '3.1.0',
     info: {
@@ -604,9 +608,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     servers: [{ url: '/api', description: 'This service' }],
     tags: [
-      { name: 'Accounts', description: 'Registration with an invitation code, and login (CONTRACT §2).' },
-      { name: 'Envelopes', description: 'Upload, signers, lifecycle and completion (CONTRACT §3-§7).' },
-      { name: 'Evidence', description: 'Audit trail and seal verification (CONTRACT §10).' },
+      { name: 'Accounts', description: 'Registration with an invitation code, and login.' },
+      { name: 'Envelopes', description: 'Upload, signers, lifecycle and completion.' },
+      { name: 'Evidence', description: 'Audit trail and seal verification.' },
       { name: 'Service', description: 'Health and this document.' },
       { name: 'Pages', description: 'The API reference and the console, for browsers.' },
     ],

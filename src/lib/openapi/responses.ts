@@ -27,7 +27,7 @@ const sha256Hex = z
 /** A read-only SAS URL of a blob, valid 15 minutes from the response (CONTRACT §3). */
 const readUrl = z.url().meta({ description: 'Read-only SAS URL of the blob, valid 15 minutes from the response.' });
 
-export const envelopeStatus = z.enum(ENVELOPE_STATUSES).meta({ id: 'EnvelopeStatus', description: 'Lifecycle state (CONTRACT §5).' });
+export const envelopeStatus = z.enum(ENVELOPE_STATUSES).meta({ id: 'EnvelopeStatus', description: 'Lifecycle state.' });
 export const signerRole = z.enum(SIGNER_ROLES).meta({ id: 'SignerRole', description: 'What the recipient does with the envelope.' });
 
 /** A signer as responses show it: `recipientId` always equals `id` (CONTRACT §3). */
@@ -39,7 +39,7 @@ export const signerResponse = z
     name: z.string().min(1).max(200),
     role: signerRole,
   })
-  .meta({ id: 'Signer', description: 'A recipient of the envelope (spec §2, CONTRACT §3).' });
+  .meta({ id: 'Signer', description: 'A recipient of the envelope.' });
 
 /** The envelope in every response (CONTRACT §3 table). */
 export const envelopeResponse = z
@@ -56,7 +56,7 @@ export const envelopeResponse = z
     signedUrl: readUrl.nullable().meta({ description: 'Read-only SAS URL of the sealed PDF, valid 15 minutes; `null` until completed.' }),
     hash: sha256Hex.nullable().meta({ description: 'SHA-256 of the sealed PDF; `null` until completed.' }),
   })
-  .meta({ id: 'Envelope', description: 'An envelope: one document, its signers and its state (spec §2, CONTRACT §3).' });
+  .meta({ id: 'Envelope', description: 'An envelope: one document, its signers and its state.' });
 
 export const envelopeListResponse = z.array(envelopeResponse).meta({ id: 'EnvelopeList', description: 'The caller\'s envelopes, newest first.' });
 
@@ -106,7 +106,7 @@ export const auditEventResponse = z
     z.strictObject({ ...auditBase, type: z.literal('envelope.voided'), details: statusChange }),
     z.strictObject({ ...auditBase, type: z.literal('envelope.completed'), details: z.strictObject({ originalSha256: sha256Hex, sealedSha256: sha256Hex }) }),
   ])
-  .meta({ id: 'AuditEvent', description: 'One successful change of an envelope (CONTRACT §10).' });
+  .meta({ id: 'AuditEvent', description: 'One successful change of an envelope.' });
 
 export const auditTrailResponse = z.array(auditEventResponse).meta({ id: 'AuditTrail', description: 'An envelope\'s audit events, oldest first.' });
 
