@@ -5,13 +5,21 @@
  * access, and its examples are accepted both by its own schemas and by the zod schemas the functions
  * validate requests with. (That every response matches it is checked by every end-to-end test, through
  * ApiClient.)
+ *
+ * And (CONTRACT §1, issue 10 item 6) a client or gateway that validates requests against it accepts
+ * exactly what the service accepts: tricky bodies and queries sent over HTTP, each judged by the
+ * service and by the document's own schemas (ajv), must get the same verdict, apart from the rules the
+ * document states in words only. (`tests/unit/schemas.test.ts` compares the document with the zod
+ * schemas over every character and generated bodies.)
  */
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import fc from 'fast-check';
 import type { z } from 'zod';
 import { loginRequest, registerRequest } from '../../src/lib/auth/schemas.js';
 import { listEnvelopesQuery, updateEnvelopeRequest, uploadRequest } from '../../src/lib/envelopes/schemas.js';
@@ -19,7 +27,7 @@ import { BEARER_AUTH, buildOpenApiDocument, serializeOpenApiDocument } from '../
 import type { RegisteredRoute } from '../../src/lib/http/register.js';
 import { loadFunctions } from '../../src/local/loadFunctions.js';
 import { OpenApiResponseValidator } from '../support/openapiValidator.js';
-import { ApiClient, startTestService, type TestService } from '../support/service.js';
+import { ApiClient, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 
 type JsonObject = Record<string, any>;
 
@@ -230,5 +238,211 @@ describe('ApiClient checks every response against the document', () => {
     await withFakeApi(200, jsonType, '[]', async (api) => {
       expect((await api.request('GET', '/envelopes')).body).toEqual([]);
     });
+  });
+});
+
+describe('a client validating against the document accepts exactly what the service accepts', () => {
+  let user: TestUser;
+  let check: OpenApiResponseValidator;
+  beforeAll(async () => {
+    user = await env.newUser();
+    check = new OpenApiResponseValidator(served);
+  });
+
+  /**
+   * The service's verdict on a request's form: refused with 400 (the schema, malformed JSON, a cursor),
+   * 413 or 415 (a media type). Any other answer (2xx, or 401, 403, 409 for credentials, invitation
+   * codes, the envelope's state) means the request passed every check of its form.
+   */
+  const refusedForForm = (response: ApiResponse) => [400, 413, 415].includes(response.status);
+  const bodySchema = (route: string, method: string) => served.paths[route][method].requestBody.content['application/json'].schema as JsonObject;
+  const documentAccepts = (schema: JsonObject, value: unknown) => check.validateValue(schema, value) === null;
+
+  /**
+   * What a case expects: `same` (the service and the document agree, whatever they say), or a rule
+   * the document states in words only, where the service refuses with 400 naming it and the document
+   * accepts.
+   */
+  type Expectation = 'same' | { beyond: RegExp };
+
+  /** Both verdicts on one request, compared as `expectation` says; a line for each disagreement. */
+  function judge(name: string, response: ApiResponse, accepted: boolean, expectation: Expectation): string[] {
+    const refused = refusedForForm(response);
+    if (expectation === 'same') {
+      return refused === !accepted ? [] : [`${name}: the service answered ${response.status}, the document ${accepted ? 'accepts' : 'refuses'} (${response.text.slice(0, 200)})`];
+    }
+    const problem = response.body as { type?: string; errors?: { path: string; message: string }[] };
+    const named = response.status === 400 && [problem.type ?? '', ...(problem.errors ?? []).map((error) => error.message)].some((text) => expectation.beyond.test(text));
+    return named && accepted ? [] : [`${name}: expected the service to refuse for ${expectation.beyond} and the document to accept; got ${response.status} and ${accepted}`];
+  }
+
+  const emoji = '😀';
+  const address = (length: number, unique: string) => `${unique}${'a'.repeat(64 - unique.length)}@${'b'.repeat(length - 64 - 1 - 4)}.com`;
+
+  test('POST /api/Register', async () => {
+    const schema = bodySchema('/Register', 'post');
+    const cases: [string, (code: string, unique: string) => JsonObject, Expectation][] = [
+      ['white space and capitals around the address', (code, unique) => ({ email: `  Ada.${unique}@Example.COM \t`, password: 'correct horse', invitationCode: code }), 'same'],
+      ['an address of 254 characters', (code, unique) => ({ email: address(254, unique), password: 'correct horse', invitationCode: code }), 'same'],
+      ['an address of 255 characters', (code, unique) => ({ email: address(255, unique), password: 'correct horse', invitationCode: code }), 'same'],
+      ['U+212A KELVIN SIGN in the address', (code, unique) => ({ email: `\u212Aate.${unique}@example.com`, password: 'correct horse', invitationCode: code }), 'same'],
+      ['a password of 8 emoji (32 bytes)', (code, unique) => ({ email: `${unique}@example.com`, password: emoji.repeat(8), invitationCode: code }), 'same'],
+      ['a password of 4 emoji (8 UTF-16 code units)', (code, unique) => ({ email: `${unique}@example.com`, password: emoji.repeat(4), invitationCode: code }), 'same'],
+      ['a password of 72 ASCII characters', (code, unique) => ({ email: `${unique}@example.com`, password: 'a'.repeat(72), invitationCode: code }), 'same'],
+      ['a password of 73 ASCII characters', (code, unique) => ({ email: `${unique}@example.com`, password: 'a'.repeat(73), invitationCode: code }), 'same'],
+      ['a password of 36 é (72 bytes)', (code, unique) => ({ email: `${unique}@example.com`, password: 'é'.repeat(36), invitationCode: code }), 'same'],
+      ['a password of 37 é (74 bytes, 37 characters)', (code, unique) => ({ email: `${unique}@example.com`, password: 'é'.repeat(37), invitationCode: code }), { beyond: /^must be at most 72 bytes in UTF-8$/ }],
+      ['an empty turnstileToken (no token)', (code, unique) => ({ email: `${unique}@example.com`, password: 'correct horse', invitationCode: code, turnstileToken: '' }), 'same'],
+      ['an invitation code of another shape (403, not a form error)', (_code, unique) => ({ email: `${unique}@example.com`, password: 'correct horse', invitationCode: 'inv_nope' }), 'same'],
+      ['an unknown field', (code, unique) => ({ email: `${unique}@example.com`, password: 'correct horse', invitationCode: code, role: 'admin' }), 'same'],
+    ];
+    const failures: string[] = [];
+    const statuses = new Set<number>();
+    for (const [name, make, expectation] of cases) {
+      const body = make(await env.invitation(), `r${randomUUID().slice(0, 8)}`);
+      const response = await env.api.request('POST', '/Register', { json: body });
+      statuses.add(response.status);
+      failures.push(...judge(name, response, documentAccepts(schema, body), expectation));
+    }
+    expect(failures).toEqual([]);
+    // The cases reach both sides of every verdict: accounts created, forms refused, a code refused.
+    expect([...statuses].sort()).toEqual([201, 400, 403]);
+  });
+
+  test('POST /api/Login', async () => {
+    const schema = bodySchema('/Login', 'post');
+    const cases: [string, JsonObject][] = [
+      // (Not 254 of them: a login address of more than 383 bytes in UTF-8 makes a Table Storage key
+      // longer than storage allows, a fault of the storage layer reported on its own.)
+      ['an address of 100 U+0130, each lower-cased into two characters', { email: 'İ'.repeat(100), password: 'x' }],
+      ['an address of 255 characters', { email: 'İ'.repeat(255), password: 'x' }],
+      ['an address of white space only', { email: ' \t ', password: 'x' }],
+      ['a password of 1024 emoji', { email: `${randomUUID()}@example.com`, password: emoji.repeat(1024) }],
+      ['a password of 1025 characters', { email: `${randomUUID()}@example.com`, password: 'a'.repeat(1025) }],
+      ['the right credentials with white space and capitals around the address', { email: ` ${user.email.toUpperCase()} `, password: user.password }],
+    ];
+    const failures: string[] = [];
+    const statuses = new Set<number>();
+    for (const [name, body] of cases) {
+      const response = await env.api.request('POST', '/Login', { json: body });
+      statuses.add(response.status);
+      failures.push(...judge(name, response, documentAccepts(schema, body), 'same'));
+    }
+    expect(failures).toEqual([]);
+    expect([...statuses].sort()).toEqual([200, 400, 401]);
+  });
+
+  const upload = async (body: JsonObject) => await env.api.request('POST', '/GetUploadUrl', { token: user.token, json: body });
+
+  test('POST /api/GetUploadUrl', async () => {
+    const schema = bodySchema('/GetUploadUrl', 'post');
+    const pdf = 'application/pdf';
+    const cases: [string, JsonObject][] = [
+      ['a plain name', { filename: 'contract.pdf', mimetype: pdf }],
+      ['196 emoji and .PDF (200 characters, 396 code units)', { filename: `${emoji.repeat(196)}.PDF`, mimetype: pdf }],
+      ['197 emoji and .pdf', { filename: `${emoji.repeat(197)}.pdf`, mimetype: pdf }],
+      ['white space inside', { filename: 'a b .pdf', mimetype: pdf }],
+      ['white space in front', { filename: '\u3000a.pdf', mimetype: pdf }],
+      ['a C1 control character', { filename: 'a\u0085.pdf', mimetype: pdf }],
+      ['a leading ..', { filename: '..a.pdf', mimetype: pdf }],
+      ['a path separator', { filename: 'a\\b.pdf', mimetype: pdf }],
+      ['.pdf alone', { filename: '.pdf', mimetype: pdf }],
+      ['a PDF media type in capitals with white space and a parameter', { filename: 'a.pdf', mimetype: ' Application/PDF ; charset=binary' }],
+      ['another media type (415)', { filename: 'a.pdf', mimetype: 'application/x-pdf' }],
+      ['U+0130 in the media type (415)', { filename: 'a.pdf', mimetype: 'appl\u0130cation/pdf' }],
+      ['a media type of 256 characters', { filename: 'a.pdf', mimetype: `application/pdf;${'a'.repeat(240)}` }],
+    ];
+    const failures: string[] = [];
+    const statuses = new Set<number>();
+    for (const [name, body] of cases) {
+      const response = await upload(body);
+      statuses.add(response.status);
+      failures.push(...judge(name, response, documentAccepts(schema, body), 'same'));
+    }
+    expect(failures).toEqual([]);
+    expect([...statuses].sort()).toEqual([201, 400, 415]);
+  });
+
+  test('POST /api/GetUploadUrl with generated file names and media types (fast-check)', async () => {
+    const schema = bodySchema('/GetUploadUrl', 'post');
+    const character = fc.constantFrom('a', '.', ' ', '\u3000', '/', '\\', '\u0000', '\u0085', 'é', emoji, '\ud800', 'P', 'd', 'F');
+    const filename = fc
+      .tuple(fc.array(character, { maxLength: 5 }), fc.constantFrom('.pdf', '.PDF', '.pdf ', '.txt', ''))
+      .map(([characters, end]) => `${characters.join('')}${end}`);
+    const mimetype = fc.constantFrom('application/pdf', 'APPLICATION/PDF;x', ' application/pdf', 'application/pdfx', 'text/plain', '');
+    const failures: string[] = [];
+    await fc.assert(
+      fc.asyncProperty(filename, mimetype, async (name, type) => {
+        const body = { filename: name, mimetype: type };
+        failures.push(...judge(JSON.stringify(body), await upload(body), documentAccepts(schema, body), 'same'));
+      }),
+      { numRuns: 60, seed: 20261122 },
+    );
+    expect(failures).toEqual([]);
+  });
+
+  test('PUT and PATCH /api/envelopes/{id}', async () => {
+    const schema = bodySchema('/envelopes/{id}', 'put');
+    expect(bodySchema('/envelopes/{id}', 'patch')).toEqual(schema);
+    const signer = (index: number, extra: JsonObject = {}) => ({ email: `s${index}@example.com`, name: `Signer ${index}`, ...extra });
+    const signers = (count: number) => Array.from({ length: count }, (_, index) => signer(index));
+    const cases: [string, JsonObject, Expectation][] = [
+      ['null and {} entries, which are dropped', { signers: [null, {}, signer(1), null] }, 'same'],
+      ['100 signers and dropped entries', { signers: [null, {}, ...signers(100), null] }, 'same'],
+      ['101 signers and dropped entries', { signers: [null, ...signers(101)] }, 'same'],
+      ['an array as an entry', { signers: [[]] }, 'same'],
+      ['a name with white space and control characters around it', { signers: [signer(1, { name: '\tBob\n' })] }, 'same'],
+      ['a NUL in a name', { signers: [signer(1, { name: 'Bo\u0000b' })] }, 'same'],
+      ['a name of 200 emoji with white space around', { signers: [signer(1, { name: ` ${emoji.repeat(200)} ` })] }, 'same'],
+      ['a name of 201 emoji', { signers: [signer(1, { name: emoji.repeat(201) })] }, 'same'],
+      ['an id of 100 emoji', { signers: [signer(1, { id: emoji.repeat(100) })] }, 'same'],
+      ['every role', { signers: ['signer', 'approver', 'viewer', 'cc'].map((role, index) => signer(index, { role })) }, 'same'],
+      ['an unknown role', { signers: [signer(1, { role: 'owner' })] }, 'same'],
+      ['an unknown field in a signer', { signers: [signer(1, { ownerId: 'me' })] }, 'same'],
+      ['signers: null', { signers: null }, 'same'],
+      ['the current status (a no-op)', { status: 'draft' }, 'same'],
+      ['status completed (409: only complete completes)', { status: 'completed' }, 'same'],
+      ['an unknown status', { status: 'archived' }, 'same'],
+      ['an empty body', {}, 'same'],
+      ['one address twice, in other capitals', { signers: [signer(1), { ...signer(2), email: ' S1@Example.com' }] }, { beyond: /^repeats the e-mail address of signer 0$/ }],
+      ['one id twice', { signers: [signer(1, { id: 'x' }), signer(2, { recipientId: 'x' })] }, { beyond: /^repeats the id of signer 0$/ }],
+      ['id and recipientId that differ', { signers: [signer(1, { id: 'x', recipientId: 'y' })] }, { beyond: /^must equal id when both are sent$/ }],
+    ];
+    const failures: string[] = [];
+    const statuses = new Set<number>();
+    for (const [index, [name, body, expectation]] of cases.entries()) {
+      const created = await upload({ filename: 'a.pdf', mimetype: 'application/pdf' });
+      const response = await env.api.request(index % 2 === 0 ? 'PUT' : 'PATCH', `/envelopes/${created.body.envelopeId}`, { token: user.token, json: body });
+      statuses.add(response.status);
+      failures.push(...judge(name, response, documentAccepts(schema, body), expectation));
+    }
+    expect(failures).toEqual([]);
+    expect([...statuses].sort()).toEqual([200, 400, 409]);
+  });
+
+  test('GET /api/envelopes: limit, cursor and status', async () => {
+    const parameters = new Map((served.paths['/envelopes'].get.parameters as JsonObject[]).map((parameter) => [parameter.name as string, parameter.schema as JsonObject]));
+    const cases: [string, Record<string, string>, Expectation][] = [
+      ['limit with leading zeros', { limit: '0050' }, 'same'],
+      ['limit 1000', { limit: '1000' }, 'same'],
+      ['limit 0', { limit: '0' }, 'same'],
+      ['limit in five digits', { limit: '01000' }, 'same'],
+      ['limit with a sign', { limit: '+5' }, 'same'],
+      ['a cursor of 201 characters', { cursor: 'A'.repeat(201) }, 'same'],
+      ['a cursor that is not base64url', { cursor: 'not a cursor!' }, 'same'],
+      ['a status in capitals', { status: 'Draft' }, 'same'],
+      ['a status', { status: 'voided' }, 'same'],
+      ['a cursor of the right shape that this service never issued', { cursor: 'QUJD' }, { beyond: /^urn:problem:invalid-cursor$/ }],
+    ];
+    const failures: string[] = [];
+    const statuses = new Set<number>();
+    for (const [name, query, expectation] of cases) {
+      const response = await env.api.request('GET', `/envelopes?${new URLSearchParams(query).toString()}`, { token: user.token });
+      statuses.add(response.status);
+      const accepted = Object.entries(query).every(([parameter, value]) => documentAccepts(parameters.get(parameter)!, value));
+      failures.push(...judge(name, response, accepted, expectation));
+    }
+    expect(failures).toEqual([]);
+    expect([...statuses].sort()).toEqual([200, 400]);
   });
 });
