@@ -42,7 +42,7 @@ async function writeCorpusTable(rows: Outcome[]): Promise<void> {
   const lines = [
     '# Corpus sweep',
     '',
-    'Written by `tests/pdf/corpus.test.ts` (`npm test`), which runs every file of `../shared/corpus/pdf` through',
+    'Written by `tests/pdf/corpus.test.ts` (`npm test`), which runs every file of the corpus (`tests/corpus/pdf`) through',
     '`sealDocument` and checks each result with independent tools: `pdfsig` (every signature valid, the seal',
     'covering the whole document, `ETSI.CAdES.detached`, SHA-256), `qpdf --check` (no errors, no warning the',
     'original did not have), `pdftotext`/`pdfinfo` (no complaint the original did not have, pages = original +',
@@ -53,7 +53,7 @@ async function writeCorpusTable(rows: Outcome[]): Promise<void> {
     '',
     '"Incremental update" means the original bytes are kept unchanged at the start of the sealed file (earlier',
     'signatures stay valid); "rewritten" means the engine had to write the document anew: it was encrypted',
-    '(the protection is removed, CONTRACT §4) or had to be repaired (damaged cross-reference data), which is',
+    '(the protection is removed) or had to be repaired (damaged cross-reference data), which is',
     'allowed because the sealed file is valid and complete.',
     '',
     '| file | outcome | details | why |',
