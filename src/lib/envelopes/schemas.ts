@@ -106,7 +106,7 @@ export const updateEnvelopeRequest = z.strictObject({
   status: z
     .enum(ENVELOPE_STATUSES, { error: `must be one of ${ENVELOPE_STATUSES.join(', ')}` })
     .optional()
-    .meta({ description: 'The status to move to: `sent` or `voided`; the current status is a no-op. Completing is `POST /api/envelopes/{id}/complete`.' }),
+    .meta({ description: 'The status to move to: `sent` or `voided`. The current status of a `draft` or `sent` envelope changes nothing. Completing is `POST /api/envelopes/{id}/complete`.' }),
 });
 export type UpdateEnvelopeRequest = z.infer<typeof updateEnvelopeRequest>;
 
