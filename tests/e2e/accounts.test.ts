@@ -92,6 +92,11 @@ describe('POST /api/Register (CONTRACT §2)', () => {
   });
 
   describe('e-mail addresses', () => {
+    test('a login address of 254 non-ASCII characters (longer than a Table key as base64) gets 401, never 500', async () => {
+      const login = await env.api.request('POST', '/Login', { json: { email: 'é'.repeat(254), password: PASSWORD } });
+      expectProblem(login, 401);
+    });
+
     test('an address already registered gets 409 and the invitation code is not consumed', async () => {
       const code = await env.invitation();
       const taken = await register({ email: user.email, password: PASSWORD, invitationCode: code });

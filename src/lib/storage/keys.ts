@@ -3,15 +3,23 @@
  * text from users (e-mail addresses) is encoded when it holds anything outside a safe set.
  */
 
+import { createHash } from 'node:crypto';
+
 const SAFE_KEY = /^[a-z0-9._+@-]+$/;
+
+/** Longest key {@link textKey} writes as text, UTF-16 units: Table Storage keys hold at most 1 KiB (512 units). */
+const MAX_TEXT_KEY = 400;
 
 /**
  * A key for user text: the text itself when it only holds `a-z 0-9 . _ + @ -` (readable in Storage
- * Explorer), else `:` followed by base64url of its UTF-8 bytes. The two forms cannot collide because
- * `:` is not in the safe set.
+ * Explorer), else `:` followed by base64url of its UTF-8 bytes; when that would be longer than
+ * {@link MAX_TEXT_KEY} (an address of 254 non-ASCII characters), `~` followed by the hex SHA-256 of
+ * the UTF-8 bytes. The forms cannot collide because neither `:` nor `~` is in the safe set.
  */
 export function textKey(text: string): string {
-  return SAFE_KEY.test(text) ? text : `:${Buffer.from(text, 'utf8').toString('base64url')}`;
+  if (SAFE_KEY.test(text) && text.length <= MAX_TEXT_KEY) return text;
+  const encoded = `:${Buffer.from(text, 'utf8').toString('base64url')}`;
+  return encoded.length <= MAX_TEXT_KEY ? encoded : `~${createHash('sha256').update(text, 'utf8').digest('hex')}`;
 }
 
 /** Maps a storage error status to what it means for the domain: 404, 409, 412 or something else. */
