@@ -16,14 +16,16 @@ export async function sendEmail(entry: unknown, context: InvocationContext): Pro
   const pointer = parsePointer(entry);
   // Nothing can be done with it; failing keeps it, in the poison queue, for an operator to see.
   if (pointer === null) throw new Error('The queue message is not an outbox pointer {ownerId, batchId, index}.');
-  await sendOutboxEmail({
+  const transport = getEmailTransport();
+  const result = await sendOutboxEmail({
     services: getServices(),
-    transport: getEmailTransport(),
+    transport,
     pointer,
     dequeueCount: Number(context.triggerMetadata?.dequeueCount ?? 1),
     invocationId: context.invocationId,
     log: (message) => context.log(message),
   });
+  if (result === 'sent') context.debug(`E-mail ${pointer.batchId}.${pointer.index} accepted by ${transport.description}.`);
 }
 
 queueFunction('SendEmail', {

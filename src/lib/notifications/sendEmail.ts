@@ -43,7 +43,7 @@ export interface SendOutboxEmailOptions {
   dequeueCount: number;
   /** The invocation's id: the holder of the claim. */
   invocationId: string;
-  /** Where to log what happened (never a token). */
+  /** Where to log drops, skips and final failures (never a token). */
   log?: (message: string) => void;
   now?: () => Date;
 }
@@ -93,7 +93,6 @@ export async function sendOutboxEmail({ services, transport, pointer, dequeueCou
   // keeps other deliveries off the message until it expires.
   await services.outbox.setState(pointer, 'sent');
   if (message.recipientId !== null) await recordOutcome(services, batch.ownerId, batch.id, message, 'sent', now());
-  log(`E-mail ${name} (${message.type}) accepted by ${transport.description}.`);
   return 'sent';
 }
 
