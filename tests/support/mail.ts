@@ -37,10 +37,8 @@ export interface CaughtEmail {
   from: string;
   /** Recipient addresses. */
   to: string[];
-  /** Reply-To addresses (empty when none). */
-  replyTo: string[];
-  /** Header names (lower-case) and values, as parsed. */
-  headers: Record<string, unknown>;
+  /** Header names (lower-case) and values, as the mail catcher keeps them: text headers only (no address headers; see {@link emailSource}). */
+  headers: Record<string, string | string[]>;
   /** Number of attachments. */
   attachments: number;
   /** When the mail catcher received it (ISO 8601, second precision). */
@@ -81,8 +79,7 @@ interface MailDevEmail {
   html?: string;
   from?: { address: string }[];
   to?: { address: string }[];
-  replyTo?: { address: string }[];
-  headers?: Record<string, unknown>;
+  headers?: Record<string, string | string[]>;
   attachments?: unknown[];
   time: string;
 }
@@ -138,6 +135,13 @@ export function signingLinkIn(email: CaughtEmail): SigningLink {
   return { url, token: url.slice(url.indexOf('#') + 1) };
 }
 
+/** The e-mail as it went over SMTP (RFC 5322 source: every header, the MIME parts). */
+export async function emailSource(email: CaughtEmail, catcherUrl: string = mailCatcherUrl()): Promise<string> {
+  const response = await fetch(`${catcherUrl}/api/email/${encodeURIComponent(email.id)}/source`);
+  if (!response.ok) throw new Error(`mail catcher answered ${response.status} to GET /api/email/${email.id}/source`);
+  return await response.text();
+}
+
 /** Waits for the newest matching e-mail to `address` and returns its signing link (see {@link signingLinkIn}). */
 export async function waitForSigningLink(address: string, options: WaitOptions = {}, catcherUrl: string = mailCatcherUrl()): Promise<SigningLink & { email: CaughtEmail }> {
   const email = await waitForEmail(address, options, catcherUrl);
@@ -152,7 +156,6 @@ function toCaughtEmail(raw: MailDevEmail): CaughtEmail {
     html: raw.html ?? '',
     from: raw.from?.[0]?.address ?? '',
     to: (raw.to ?? []).map((entry) => entry.address),
-    replyTo: (raw.replyTo ?? []).map((entry) => entry.address),
     headers: raw.headers ?? {},
     attachments: raw.attachments?.length ?? 0,
     time: raw.time,

@@ -92,7 +92,6 @@ export function renderEmail(message: EmailMessage, options: RenderEmailOptions):
               ...(link === null
                 ? [{ kind: 'paragraph', text: `Ask ${owner} for a copy of the sealed PDF.` } as Block]
                 : [
-                    { kind: 'paragraph', text: 'Download the sealed PDF through your link:' } as Block,
                     { kind: 'link', label: 'Download the sealed PDF', url: link } as Block,
                     { kind: 'paragraph', text: `${personalLink} It works for 30 days.` } as Block,
                   ]),

@@ -109,7 +109,6 @@ async function deliver(services: Services, transport: EmailTransport, ownerId: s
   const rendered = renderEmail(message, { publicBaseUrl: config.publicBaseUrl, signingLink: link });
   await transport.send({
     id,
-    from: config.email.from,
     to: message.to,
     replyTo: message.recipientId === null ? null : message.ownerEmail,
     ...rendered,

@@ -1,7 +1,8 @@
 /**
  * How e-mails leave the service (CONTRACT §12.1): through `SMTP_URL` with nodemailer, else through
  * Azure Communication Services at `ACS_EMAIL_ENDPOINT` with the managed identity
- * (`DefaultAzureCredential`), always from `EMAIL_FROM`. Both libraries are imported on the first
+ * (`DefaultAzureCredential`), always from `EMAIL_FROM` (an RFC 5322 mailbox, `Name <address>`;
+ * Communication Services takes only the address, which must belong to a domain connected to it). Both libraries are imported on the first
  * send, so a cold start loads neither.
  *
  * With neither setting, the service still starts (HTTP functions do not need e-mail) and logs one
@@ -24,8 +25,6 @@ export interface OutgoingEmail {
    * `Message-ID`, and the source of the Communication Services operation id.
    */
   id: string;
-  /** RFC 5322 mailbox, `Name <address>` or `address` (`EMAIL_FROM`). */
-  from: string;
   to: { email: string; name: string | null };
   /** Where replies go (the owner, for e-mails to recipients), or `null`. */
   replyTo: string | null;
@@ -67,8 +66,8 @@ const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, sock
 
 /** The transport for the e-mail settings: SMTP wins over Communication Services; neither → every send throws. */
 export function createEmailTransport(settings: Config['email'], options: CreateEmailTransportOptions = {}): EmailTransport {
-  if (settings.smtpUrl !== undefined) return smtpTransport(settings.smtpUrl);
-  if (settings.acsEndpoint !== undefined) return acsTransport(settings.acsEndpoint, options);
+  if (settings.smtpUrl !== undefined) return smtpTransport(settings.smtpUrl, settings.from);
+  if (settings.acsEndpoint !== undefined) return acsTransport(settings.acsEndpoint, settings.from, options);
   return {
     configured: false,
     description: 'none (SMTP_URL and ACS_EMAIL_ENDPOINT are unset)',
@@ -76,7 +75,7 @@ export function createEmailTransport(settings: Config['email'], options: CreateE
   };
 }
 
-function smtpTransport(smtpUrl: string): EmailTransport {
+function smtpTransport(smtpUrl: string, from: string): EmailTransport {
   const url = new URL(smtpUrl);
   let transporter: Promise<import('nodemailer').Transporter> | undefined;
   return {
@@ -87,8 +86,8 @@ function smtpTransport(smtpUrl: string): EmailTransport {
       await (
         await transporter
       ).sendMail({
-        messageId: `<${email.id}@${domainOf(email.from)}>`,
-        from: email.from,
+        messageId: `<${email.id}@${domainOf(from)}>`,
+        from,
         to: { name: email.to.name ?? '', address: email.to.email },
         ...(email.replyTo === null ? {} : { replyTo: email.replyTo }),
         subject: email.subject,
@@ -99,7 +98,7 @@ function smtpTransport(smtpUrl: string): EmailTransport {
   };
 }
 
-function acsTransport(endpoint: string, options: CreateEmailTransportOptions): EmailTransport {
+function acsTransport(endpoint: string, from: string, options: CreateEmailTransportOptions): EmailTransport {
   let client: Promise<import('@azure/communication-email').EmailClient> | undefined;
   const connect = async () => {
     const { EmailClient } = await import('@azure/communication-email');
@@ -115,7 +114,7 @@ function acsTransport(endpoint: string, options: CreateEmailTransportOptions): E
         await client
       ).beginSend(
         {
-          senderAddress: addressOf(email.from),
+          senderAddress: addressOf(from),
           content: { subject: email.subject, plainText: email.text, html: email.html },
           recipients: { to: [{ address: email.to.email, ...(email.to.name === null ? {} : { displayName: email.to.name }) }] },
           ...(email.replyTo === null ? {} : { replyTo: [{ address: email.replyTo }] }),
