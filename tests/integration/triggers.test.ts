@@ -150,6 +150,26 @@ describe('queue functions', () => {
     expect(invocations).toHaveLength(0);
   });
 
+  test('a queue that does not exist yet is polled until it does, with the fault logged once', async () => {
+    const name = `test-${randomUUID().slice(0, 8)}`;
+    const queue = queueService.getQueueClient(name);
+    const invocations: Invocation[] = [];
+    const lines: string[] = [];
+    const runner = new QueueTriggerRunner(queueService, [{ name: 'Later', queueName: name, handler: recorder(0, invocations) }], {
+      settings: FAST,
+      logHandler: (_level, ...args) => lines.push(args.join(' ')),
+    });
+    runner.start();
+    runners.push(runner);
+    await waitUntil(() => lines.length > 0, 10_000, 'the fault to be logged');
+    await new Promise((resolve) => setTimeout(resolve, 500)); // several more polls fail meanwhile
+    expect(lines).toEqual([expect.stringMatching(new RegExp(`^Queue ${name}: cannot receive messages .*; retrying\\.$`))]);
+    await queue.create();
+    await queue.sendMessage(Buffer.from('"late"').toString('base64'));
+    await waitUntil(() => invocations.length === 1, 10_000, 'the message');
+    expect(invocations[0]!.entry).toBe('late');
+  });
+
   test('close waits for the functions that are running and stops polling', async () => {
     const { name, queue } = await newQueue();
     let finished = 0;
