@@ -47,6 +47,10 @@ export async function startMailCatcher(options: MailCatcherOptions): Promise<Run
     silent: true,
   });
   let servers;
+  // MailDev announces its web address with console.info whatever `silent` says; the caller prints
+  // the address in its own words.
+  const info = console.info;
+  console.info = () => undefined;
   try {
     servers = await maildev.start();
   } catch (error) {
@@ -55,6 +59,8 @@ export async function startMailCatcher(options: MailCatcherOptions): Promise<Run
     throw new Error(
       `the mail catcher could not listen on SMTP port ${options.smtpPort} and web port ${options.webPort}: ${error instanceof Error ? error.message : String(error)}`,
     );
+  } finally {
+    console.info = info;
   }
   const smtpPort = servers.smtp.getAddress().port;
   const webPort = servers.api?.getAddress()?.port;
