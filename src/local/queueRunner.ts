@@ -158,11 +158,11 @@ export class QueueTriggerRunner {
         continue;
       }
       delay = this.settings.minPollingIntervalMs;
-      await Promise.all(messages.map((message) => this.process(fn, queue, poison, message)));
+      await Promise.all(messages.map((message) => this.handle(fn, queue, poison, message)));
     }
   }
 
-  private async process(fn: RegisteredQueueFunction, queue: QueueClient, poison: QueueClient, message: DequeuedMessageItem): Promise<void> {
+  private async handle(fn: RegisteredQueueFunction, queue: QueueClient, poison: QueueClient, message: DequeuedMessageItem): Promise<void> {
     if (message.dequeueCount > this.settings.maxDequeueCount) {
       await this.settle(fn, () => this.moveToPoison(fn, queue, poison, message));
       return;
