@@ -231,6 +231,19 @@ export function loadStorageSettings(env: NodeJS.ProcessEnv = process.env): Confi
     : { kind: 'managedIdentity', accountName: values.STORAGE_ACCOUNT_NAME };
 }
 
+const sweepScheduleSchema = environmentSchema.pick({ SWEEP_SCHEDULE: true });
+
+/**
+ * Only `SWEEP_SCHEDULE`, for registering the timer function when its module loads (before, and
+ * whatever, the rest of the settings).
+ * @throws ConfigError naming SWEEP_SCHEDULE when it is not six-field NCRONTAB
+ */
+export function loadSweepSchedule(env: NodeJS.ProcessEnv = process.env): string {
+  const parsed = sweepScheduleSchema.safeParse(env);
+  if (!parsed.success) throw new ConfigError('SWEEP_SCHEDULE', parsed.error.issues[0]?.message ?? 'invalid');
+  return parsed.data.SWEEP_SCHEDULE;
+}
+
 let cached: Config | undefined;
 
 /** The settings of this process, parsed on first use and kept. @throws ConfigError */

@@ -1,40 +1,66 @@
 /**
- * Starts the API on a local host against the configured storage: used by `npm start` and the
- * end-to-end tests, so both run the same start-up.
+ * Starts the service on a local host against the configured storage: used by `npm start` and the
+ * end-to-end tests, so both run the same start-up. Besides the HTTP functions it runs the queue and
+ * timer functions of `src/functions` as the Functions host would (`queueRunner.ts`, `timerRunner.ts`,
+ * with `host.json`'s queue settings).
  */
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { LogHandler } from '@azure/functions';
-import { getServices } from '../lib/services.js';
+import { loadConfig, resetConfig } from '../lib/config.js';
+import { getEmailTransport, resetEmailTransport } from '../lib/notifications/transport.js';
+import { getServices, resetServices } from '../lib/services.js';
+import { resetStorage } from '../lib/storage/clients.js';
 import { ensureStorage } from '../lib/storage/setup.js';
+import { registeredQueueFunctions, registeredTimerFunctions } from '../lib/triggers/register.js';
 import { createLocalHost } from './host.js';
 import { loadFunctions } from './loadFunctions.js';
+import { QueueTriggerRunner, readQueueRunnerSettings, type QueueRunnerSettings } from './queueRunner.js';
+import { TimerTriggerRunner } from './timerRunner.js';
+
+/** The project's `host.json` (from `dist/src/local`). */
+export const HOST_JSON = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../host.json');
 
 export interface StartServiceOptions {
   /** 0 picks a free port. */
   port: number;
   /** Interface to listen on; default 127.0.0.1. */
   hostname?: string;
+  /** Where function logs go; default the console (without debug and trace lines). */
   logHandler?: LogHandler;
+  /** Run the queue and timer functions; default true. */
+  triggers?: boolean;
+  /** Overrides of `host.json`'s queue settings (tests shorten the visibility timeout). */
+  queueSettings?: Partial<QueueRunnerSettings>;
 }
 
 export interface RunningService {
   /** Base URL of the API, ending in `/api`. */
   apiUrl: string;
+  /** Origin that links in e-mails point at (`PUBLIC_BASE_URL`). */
+  publicBaseUrl: string;
   server: http.Server;
   close(): Promise<void>;
 }
 
+/** Console output without debug and trace lines. */
+const consoleLog: LogHandler = (level, ...args) => {
+  if (level === 'error' || level === 'critical') console.error(...args);
+  else if (level === 'warning') console.warn(...args);
+  else if (level === 'information') console.log(...args);
+};
+
 /**
- * Reads the settings, creates missing tables and containers, sets Blob CORS, loads every function and
- * listens.
+ * Loads every function, listens, then reads the settings, creates missing tables, containers and
+ * queues, sets Blob CORS and starts the queue and timer functions. When PUBLIC_BASE_URL is unset,
+ * it becomes this host's address (with the port actually bound) until {@link RunningService.close}.
  * @throws ConfigError for a missing or invalid setting; storage errors when storage does not answer
  */
-export async function startService({ port, hostname = '127.0.0.1', logHandler }: StartServiceOptions): Promise<RunningService> {
-  const services = getServices();
-  await ensureStorage(services.storage, { allowedOrigins: services.config.allowedOrigins });
+export async function startService({ port, hostname = '127.0.0.1', logHandler = consoleLog, triggers = true, queueSettings = {} }: StartServiceOptions): Promise<RunningService> {
   const routes = await loadFunctions();
-  const server = createLocalHost(routes, { allowedOrigins: services.config.allowedOrigins, ...(logHandler === undefined ? {} : { logHandler }) });
+  const server = createLocalHost(routes, { allowedOrigins: loadConfig().allowedOrigins, logHandler });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, hostname, () => {
@@ -43,13 +69,50 @@ export async function startService({ port, hostname = '127.0.0.1', logHandler }:
     });
   });
   const address = server.address() as AddressInfo;
-  return {
-    apiUrl: `http://${hostname}:${address.port}/api`,
-    server,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+  const closeServer = () =>
+    new Promise<void>((resolve, reject) => {
+      server.close((error) => (error ? reject(error) : resolve()));
+      server.closeAllConnections();
+    });
+
+  const setBaseUrl = !process.env.PUBLIC_BASE_URL?.trim();
+  if (setBaseUrl) process.env.PUBLIC_BASE_URL = `http://${hostname}:${address.port}`;
+  const restoreBaseUrl = () => {
+    if (setBaseUrl) delete process.env.PUBLIC_BASE_URL;
   };
+  // Settings and clients built before this point would not know PUBLIC_BASE_URL.
+  resetConfig();
+  resetStorage();
+  resetServices();
+  resetEmailTransport();
+
+  let queueRunner: QueueTriggerRunner | undefined;
+  let timerRunner: TimerTriggerRunner | undefined;
+  try {
+    const services = getServices();
+    await ensureStorage(services.storage, { allowedOrigins: services.config.allowedOrigins });
+    if (triggers) {
+      getEmailTransport();
+      const settings = { ...(await readQueueRunnerSettings(HOST_JSON)), ...queueSettings };
+      queueRunner = new QueueTriggerRunner(services.storage.queueService, registeredQueueFunctions, { settings, logHandler });
+      timerRunner = new TimerTriggerRunner(registeredTimerFunctions, { logHandler });
+      timerRunner.start();
+      queueRunner.start();
+    }
+    return {
+      apiUrl: `http://${hostname}:${address.port}/api`,
+      publicBaseUrl: services.config.publicBaseUrl,
+      server,
+      async close() {
+        await Promise.all([queueRunner?.close(), timerRunner?.close()]);
+        await closeServer();
+        restoreBaseUrl();
+      },
+    };
+  } catch (error) {
+    await Promise.all([queueRunner?.close(), timerRunner?.close()]);
+    await closeServer().catch(() => undefined);
+    restoreBaseUrl();
+    throw error;
+  }
 }

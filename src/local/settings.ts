@@ -51,3 +51,8 @@ export async function applyLocalSecrets(root: string): Promise<boolean> {
   for (const [name, value] of Object.entries(secrets)) process.env[name] ??= value;
   return generated;
 }
+
+/** A connection string with its secrets (account key, SAS signature) replaced by `<redacted>`, for printing. */
+export function redactConnectionString(connectionString: string): string {
+  return connectionString.replace(/((?:^|;)\s*(?:AccountKey|SharedAccessSignature)\s*=)[^;]*/gi, '$1<redacted>');
+}

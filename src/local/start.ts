@@ -1,16 +1,20 @@
 /**
- * `npm start`: the service on a laptop (CONTRACT §9). Starts Azurite with its data under `.azurite/`
- * (unless STORAGE_CONNECTION_STRING or STORAGE_ACCOUNT_NAME is set), generates local secrets on first
- * run, serves the API at http://127.0.0.1:${PORT:-7071}/api, prints a first invitation code, and stops
- * everything on Ctrl-C.
+ * `npm start`: the service on a laptop (CONTRACT §9). Starts Azurite (Blob, Queue and Table) with its
+ * data under `.azurite/` (unless STORAGE_CONNECTION_STRING or STORAGE_ACCOUNT_NAME is set) and a mail
+ * catcher keeping e-mails under `.local/mail/` (unless SMTP_URL is set), generates local secrets on
+ * first run, serves the API at http://127.0.0.1:${PORT:-7071}/api with the queue and timer
+ * functions, prints the addresses, the storage connection string and a first invitation code, keeps
+ * `.local/runtime.json` for `npm run invite` while it runs, and stops everything on Ctrl-C.
  */
 import path from 'node:path';
 import { createInvitation } from '../lib/auth/invitations.js';
-import { ConfigError, loadConfig } from '../lib/config.js';
+import { ConfigError, loadConfig, type Config } from '../lib/config.js';
 import { getServices } from '../lib/services.js';
 import { startAzurite, type RunningAzurite } from './azurite.js';
+import { startMailCatcher, type RunningMailCatcher } from './mailCatcher.js';
+import { removeRuntimeFile, writeRuntimeFile } from './runtimeFile.js';
 import { startService, type RunningService } from './service.js';
-import { applyLocalSecrets, applyLocalSettingsFile } from './settings.js';
+import { applyLocalSecrets, applyLocalSettingsFile, redactConnectionString } from './settings.js';
 
 /** A port from the environment (0 lets the system choose), or the Azurite default. @throws ConfigError */
 function portSetting(name: string, fallback: number): number {
@@ -20,29 +24,40 @@ function portSetting(name: string, fallback: number): number {
   return Number(value);
 }
 
+function describeStorage(storage: Config['storage']): string {
+  return storage.kind === 'managedIdentity'
+    ? `Storage: account ${storage.accountName} with your Azure identity (STORAGE_ACCOUNT_NAME)`
+    : `Storage connection string (from your settings, secrets redacted): ${redactConnectionString(storage.connectionString)}`;
+}
+
 async function main(): Promise<void> {
   const root = process.cwd();
   await applyLocalSettingsFile(root);
   if (await applyLocalSecrets(root)) console.log('Generated local secrets (JWT key, self-signed sealing certificate) in .local/secrets.json');
 
   let azurite: RunningAzurite | undefined;
+  let mailCatcher: RunningMailCatcher | undefined;
   let service: RunningService | undefined;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     console.log('\nStopping...');
+    removeRuntimeFile(root, process.pid);
     await service?.close().catch(() => undefined);
+    await mailCatcher?.stop().catch(() => undefined);
     await azurite?.stop().catch(() => undefined);
     process.exit(code);
   };
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
+  // However the process ends, a runtime file it wrote must not outlive it.
+  process.on('exit', () => removeRuntimeFile(root, process.pid));
 
   try {
     // Validate the settings before starting anything (one line naming a bad setting).
     const storageConfigured = process.env.STORAGE_CONNECTION_STRING?.trim() || process.env.STORAGE_ACCOUNT_NAME?.trim();
-    loadConfig({ ...process.env, ...(storageConfigured ? {} : { STORAGE_CONNECTION_STRING: 'UseDevelopmentStorage=true' }) });
+    const settings = loadConfig({ ...process.env, ...(storageConfigured ? {} : { STORAGE_CONNECTION_STRING: 'UseDevelopmentStorage=true' }) });
     if (!storageConfigured) {
       azurite = await startAzurite({
         location: path.join(root, '.azurite'),
@@ -51,12 +66,32 @@ async function main(): Promise<void> {
         tablePort: portSetting('AZURITE_TABLE_PORT', 10002),
       });
       process.env.STORAGE_CONNECTION_STRING = azurite.connectionString;
-      console.log(`Azure Storage (Azurite) at ${azurite.blobEndpoint} (blob) and ${azurite.tableEndpoint} (table), data in .azurite/`);
+      console.log(`Azure Storage (Azurite) at ${azurite.blobEndpoint} (blob), ${azurite.queueEndpoint} (queue) and ${azurite.tableEndpoint} (table), data in .azurite/`);
+      console.log(`Storage connection string: ${azurite.connectionString}`);
+    } else {
+      console.log(describeStorage(loadConfig().storage));
     }
-    service = await startService({ port: loadConfig().port });
-    const invitation = await createInvitation({ invitations: getServices().invitations, expiresInSeconds: 7 * 86_400 });
+    if (settings.email.smtpUrl === undefined) {
+      mailCatcher = await startMailCatcher({ smtpPort: settings.mailCatcher.smtpPort, webPort: settings.mailCatcher.webPort, mailDirectory: path.join(root, '.local', 'mail') });
+      process.env.SMTP_URL = mailCatcher.smtpUrl;
+      console.log(`Mail catcher (every e-mail the service sends): ${mailCatcher.webUrl} (SMTP at ${mailCatcher.smtpUrl})`);
+    } else {
+      console.log(`E-mail goes to the SMTP server of SMTP_URL (${new URL(settings.email.smtpUrl).host}); no mail catcher.`);
+    }
+    service = await startService({ port: settings.port });
+    const services = getServices();
+    await writeRuntimeFile(root, {
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      apiUrl: service.apiUrl,
+      mailCatcherUrl: mailCatcher?.webUrl ?? null,
+      storage: services.config.storage,
+    });
+    const invitation = await createInvitation({ invitations: services.invitations, expiresInSeconds: 7 * 86_400 });
     console.log(`API listening at ${service.apiUrl}`);
     console.log(`Health: ${service.apiUrl}/health`);
+    console.log(`Links in e-mails point at ${service.publicBaseUrl}; queue and timer functions run here (sweeper schedule ${services.config.sweepSchedule}).`);
+    console.log('Create more invitation codes beside it with: npm run --silent invite');
     console.log(`Invitation code (one registration, valid 7 days): ${invitation.code}`);
     console.log('Press Ctrl-C to stop.');
   } catch (error) {
@@ -66,6 +101,9 @@ async function main(): Promise<void> {
       console.error(`Could not start: ${error instanceof Error ? error.message : String(error)}`);
       if (azurite === undefined && !process.env.STORAGE_CONNECTION_STRING) {
         console.error('If Azurite already runs on ports 10000-10002, set STORAGE_CONNECTION_STRING=UseDevelopmentStorage=true to use it.');
+      }
+      if (mailCatcher === undefined && /mail catcher/.test(String(error))) {
+        console.error('Set MAIL_CATCHER_SMTP_PORT and MAIL_CATCHER_WEB_PORT to free ports (0 picks them), or SMTP_URL to use your own SMTP server.');
       }
     }
     await stop(1);

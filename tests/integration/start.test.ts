@@ -1,16 +1,25 @@
 /**
  * `npm start` as a newcomer runs it (CONTRACT §9, README): on an empty folder it generates local
- * secrets, starts Azurite with data on disk, serves the API, prints its address and an invitation
- * code; the README's curl session works as written against it; Ctrl-C stops everything; a restart
- * keeps data and secrets. A bad setting stops it with one line naming the setting.
+ * secrets, starts Azurite (Blob, Queue, Table) with data on disk and a mail catcher, serves the API
+ * with its queue and timer functions, prints its address, the complete storage connection string,
+ * the mail catcher's address and an invitation code; `npm run invite` beside it needs no settings;
+ * an e-mail the service sends shows in the mail catcher; the README's curl session works as written
+ * against it; Ctrl-C stops everything; a restart keeps data, secrets and e-mails. A bad setting stops
+ * it with one line naming the setting.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { mkdtemp, readFile, symlink } from 'node:fs/promises';
+import { mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { uuidv7 } from '../../src/lib/ids.js';
+import { OutboxStore } from '../../src/lib/notifications/outboxRepository.js';
+import { createStorage } from '../../src/lib/storage/clients.js';
+import { DueIndex } from '../../src/lib/storage/dueIndex.js';
+import { emailsTo, waitForEmail } from '../support/mail.js';
 import { tool } from '../support/tools.js';
 
 const START = path.resolve('dist/src/local/start.js');
@@ -18,13 +27,29 @@ let root: string;
 
 /** A clean environment: nothing of the test suite's settings leaks into the started service. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, AZURITE_BLOB_PORT: '0', AZURITE_QUEUE_PORT: '0', AZURITE_TABLE_PORT: '0', PORT: '0', BCRYPT_COST: '10', ...extra };
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    AZURITE_BLOB_PORT: '0',
+    AZURITE_QUEUE_PORT: '0',
+    AZURITE_TABLE_PORT: '0',
+    MAIL_CATCHER_SMTP_PORT: '0',
+    MAIL_CATCHER_WEB_PORT: '0',
+    PORT: '0',
+    BCRYPT_COST: '10',
+    ...extra,
+  };
 }
 
 interface Started {
   child: ChildProcess;
   apiUrl: string;
   code: string;
+  /** The storage connection string it printed. */
+  connectionString: string;
+  /** The mail catcher's web address and SMTP URL it printed. */
+  mailCatcherUrl: string;
+  smtpUrl: string;
   output: string[];
 }
 
@@ -35,13 +60,19 @@ async function start(): Promise<Started> {
   return await new Promise<Started>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not started within 30 s:\n${output.join('\n')}`)), 30_000);
     let apiUrl = '';
+    let connectionString = '';
+    let mailCatcherUrl = '';
+    let smtpUrl = '';
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
       output.push(line);
       apiUrl = /API listening at (\S+)/.exec(line)?.[1] ?? apiUrl;
+      connectionString = /^Storage connection string: (\S+)$/.exec(line)?.[1] ?? connectionString;
+      const catcher = /^Mail catcher \(every e-mail the service sends\): (\S+) \(SMTP at (\S+)\)$/.exec(line);
+      if (catcher !== null) [, mailCatcherUrl, smtpUrl] = catcher as unknown as [string, string, string];
       const code = /Invitation code .*: (inv_\S+)/.exec(line)?.[1];
       if (code !== undefined) {
         clearTimeout(timer);
-        resolve({ child, apiUrl, code, output });
+        resolve({ child, apiUrl, code, connectionString, mailCatcherUrl, smtpUrl, output });
       }
     });
     child.once('exit', (exitCode) => reject(new Error(`exited with ${exitCode}:\n${output.join('\n')}`)));
@@ -92,6 +123,77 @@ describe('npm start on an empty folder', () => {
     expect(first.output.some((line) => line.includes('TURNSTILE_SECRET_KEY is not set'))).toBe(true);
   });
 
+  test('prints the complete storage connection string, which reaches the Blob, Queue and Table storage it uses', async () => {
+    expect(first.connectionString).toMatch(/^DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=[A-Za-z0-9+/=]{88};BlobEndpoint=http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;QueueEndpoint=http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;TableEndpoint=http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;$/);
+    const storage = createStorage({ kind: 'connectionString', connectionString: first.connectionString });
+    const queues: string[] = [];
+    for await (const queue of storage.queueService.listQueues()) queues.push(queue.name);
+    expect(queues).toEqual(expect.arrayContaining(['outbox-email', 'outbox-email-poison', 'outbox-events', 'outbox-events-poison']));
+    expect(await storage.containers.documents.exists()).toBe(true);
+    const runtime = path.join(root, '.local/runtime.json');
+    expect(statSync(runtime).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(runtime, 'utf8'))).toMatchObject({
+      pid: first.child.pid,
+      apiUrl: first.apiUrl,
+      mailCatcherUrl: first.mailCatcherUrl,
+      storage: { kind: 'connectionString', connectionString: first.connectionString },
+    });
+  });
+
+  test('prints the mail catcher, whose web page and API show the e-mails the queue function sends through SMTP_URL', async () => {
+    expect(first.mailCatcherUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(first.smtpUrl).toMatch(/^smtp:\/\/127\.0\.0\.1:\d+$/);
+    const page = await fetch(first.mailCatcherUrl, { headers: { Accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<html');
+    // A change's outbox batch, written to the storage npm start printed and dispatched to its queue.
+    const storage = createStorage({ kind: 'connectionString', connectionString: first.connectionString });
+    const outbox = new OutboxStore(storage.tables.envelopes, storage.queues, new DueIndex(storage.tables.dueIndex));
+    const owner = `owner-${randomUUID()}@example.com`;
+    const batch = {
+      id: uuidv7(),
+      ownerId: randomUUID(),
+      envelopeId: uuidv7(),
+      createdAt: new Date().toISOString(),
+      messages: [
+        {
+          kind: 'email' as const,
+          type: 'expired' as const,
+          envelopeId: uuidv7(),
+          recipientId: null,
+          to: { email: owner, name: null },
+          documentName: 'Lease.pdf',
+          ownerEmail: owner,
+          expiresAt: new Date().toISOString(),
+          reason: null,
+          declinedBy: null,
+          linkSalt: null,
+        },
+      ],
+    };
+    await storage.tables.envelopes.submitTransaction([await outbox.prepare(batch)]);
+    expect(await outbox.dispatch(batch)).toBe(true);
+    const email = await waitForEmail(owner, {}, first.mailCatcherUrl);
+    expect(email.subject).toBe('Expired: Lease.pdf');
+    expect(email.text).toContain(batch.messages[0]!.envelopeId);
+    // Nothing went to the test suite's own SMTP server.
+    expect(await emailsTo(owner)).toHaveLength(0);
+  });
+
+  test('npm run invite beside it finds its storage with no settings at all', async () => {
+    const result = await tool(process.execPath, [path.resolve('dist/src/local/invite.js')], root, { PATH: process.env.PATH, HOME: process.env.HOME });
+    expect(result.stderr).toContain(`Using the storage of the npm start running in this folder (process ${first.child.pid}`);
+    expect(result.code).toBe(0);
+    const code = result.stdout.trim().split('\n').at(-1)!;
+    expect(code).toMatch(/^inv_[A-Za-z0-9_-]{32}$/);
+    const registered = await fetch(`${first.apiUrl}/Register`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: `grace-${randomUUID()}@example.com`, password: 'another long password', invitationCode: code }),
+    });
+    expect(registered.status).toBe(201);
+  });
+
   test("the README's curl session works as written", async () => {
     const result = await tool('bash', ['-e', '-c', await readmeSession()], root, { ...process.env, API: first.apiUrl, CODE: first.code });
     expect(result.code).toBe(0);
@@ -107,8 +209,11 @@ describe('npm start on an empty folder', () => {
     const token = JSON.parse(
       await (await fetch(`${first.apiUrl}/Login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'ada@example.com', password: 'correct horse battery' }) })).text(),
     ).token as string;
+    const caught = (await (await fetch(`${first.mailCatcherUrl}/api/email`)).json()) as { subject: string }[];
     expect(await stop(first)).toBe(0);
     await expect(fetch(`${first.apiUrl}/health`)).rejects.toThrow();
+    await expect(fetch(first.mailCatcherUrl)).rejects.toThrow();
+    expect(existsSync(path.join(root, '.local/runtime.json'))).toBe(false);
 
     const second = await start();
     try {
@@ -116,9 +221,28 @@ describe('npm start on an empty folder', () => {
       expect(list.status).toBe(200);
       expect(((await list.json()) as { status: string }[]).map((envelope) => envelope.status)).toEqual(['completed']);
       expect(second.code).not.toBe(first.code);
+      const kept = (await (await fetch(`${second.mailCatcherUrl}/api/email`)).json()) as { subject: string }[];
+      expect(kept.map((email) => email.subject)).toEqual(caught.map((email) => email.subject));
+      expect(caught.length).toBeGreaterThan(0);
     } finally {
       expect(await stop(second)).toBe(0);
     }
+  });
+
+  test('npm run invite recognises a runtime file left by an npm start that was killed, and says so', async () => {
+    const dead = spawn(process.execPath, ['-e', '']);
+    const pid = dead.pid!;
+    await new Promise((resolve) => dead.once('exit', resolve));
+    await writeFile(
+      path.join(root, '.local/runtime.json'),
+      JSON.stringify({ pid, startedAt: '2026-01-01T00:00:00.000Z', apiUrl: 'http://127.0.0.1:1/api', mailCatcherUrl: null, storage: { kind: 'connectionString', connectionString: 'UseDevelopmentStorage=true' } }),
+    );
+    const result = await tool(process.execPath, [path.resolve('dist/src/local/invite.js')], root, { PATH: process.env.PATH, HOME: process.env.HOME });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `invite: .local/runtime.json was left by an npm start (process ${pid}, started 2026-01-01T00:00:00.000Z) that no longer runs: start npm start again in this folder, or set STORAGE_CONNECTION_STRING.`,
+    ]);
   });
 });
 

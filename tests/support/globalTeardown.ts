@@ -1,4 +1,4 @@
-/** Jest global teardown: stops the Azurite of {@link globalSetup}. */
+/** Jest global teardown: stops the Azurite and the mail catcher of {@link globalSetup}. */
 export default async function globalTeardown(): Promise<void> {
-  await globalThis.testAzurite?.stop();
+  await Promise.all([globalThis.testAzurite?.stop(), globalThis.testMailCatcher?.stop()]);
 }

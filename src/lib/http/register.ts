@@ -57,6 +57,11 @@ export function disableFunctionsHostRegistration(): void {
   registerWithFunctionsHost = false;
 }
 
+/** Whether registrations also go to the Functions host (`false` once the local host turned it off). */
+export function registersWithFunctionsHost(): boolean {
+  return registerWithFunctionsHost;
+}
+
 /** Registers one HTTP function (see the module comment). */
 export function httpFunction(name: string, options: HttpFunctionOptions): void {
   const handler = async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {

@@ -6,7 +6,10 @@
  * split by `writeLongText`), `dispatchedAt` (set once every message is on its queue), and per message
  * `state<index>`: `sent` or `failed` once the queue-triggered function finished with it. Each message's
  * state is its own property, written with an unconditional merge, so the functions working on the
- * messages of one batch never contend.
+ * messages of one batch never contend. While a sender works on a message, its `state<index>` holds
+ * a claim, `sending <until ISO 8601> <holder>` ({@link OutboxStore.claim}), which {@link OutboxStore.read}
+ * shows as no state: a second delivery of the same queue message (a re-dispatch, or the queue's own
+ * at-least-once delivery) then waits instead of sending the e-mail twice.
  *
  * Lifecycle: {@link OutboxStore.prepare} before the transaction (records a due-index entry one minute
  * ahead, so the sweeper re-queues the batch if this process dies before dispatching it) and returns
@@ -25,6 +28,9 @@ export const OUTBOX_REDISPATCH_SECONDS = 60;
 /** The due-index kind of undispatched outbox batches. */
 export const OUTBOX_DUE_KIND = 'outbox';
 
+/** Seconds a sender's claim on a message keeps other deliveries of it waiting (longer than any send takes). */
+export const OUTBOX_CLAIM_SECONDS = 300;
+
 /** What a queue message carries: where to find one message of a batch. Never the message itself. */
 export interface OutboxPointer {
   ownerId: string;
@@ -39,6 +45,26 @@ export type MessageState = 'sent' | 'failed';
 export interface StoredOutboxBatch extends OutboxBatch {
   dispatchedAt: string | null;
   states: (MessageState | null)[];
+}
+
+/** What {@link OutboxStore.claim} found. */
+export type OutboxClaim =
+  /** The caller holds the message until it sets its state or releases it. */
+  | { outcome: 'claimed'; batch: StoredOutboxBatch }
+  /** The message already has a state: nothing to do. */
+  | { outcome: 'done'; state: MessageState }
+  /** Another sender holds it (until `until`). */
+  | { outcome: 'busy'; until: string }
+  /** No such batch or message. */
+  | { outcome: 'gone' };
+
+/** Decodes a pointer from its queue message value (already base64-decoded and JSON-parsed by the host), or `null`. */
+export function parsePointer(value: unknown): OutboxPointer | null {
+  const candidate = value as Partial<OutboxPointer> | null;
+  if (typeof candidate !== 'object' || candidate === null) return null;
+  if (typeof candidate.ownerId !== 'string' || candidate.ownerId === '' || typeof candidate.batchId !== 'string' || candidate.batchId === '') return null;
+  if (typeof candidate.index !== 'number' || !Number.isInteger(candidate.index) || candidate.index < 0) return null;
+  return { ownerId: candidate.ownerId, batchId: candidate.batchId, index: candidate.index };
 }
 
 export function outboxRowKey(batchId: string): string {
@@ -106,7 +132,11 @@ export class OutboxStore {
 
   /** The stored batch, or `null` when it does not exist (its change failed). */
   async read(ownerId: string, batchId: string): Promise<StoredOutboxBatch | null> {
-    let entity: Record<string, unknown>;
+    return (await this.readEntity(ownerId, batchId))?.batch ?? null;
+  }
+
+  private async readEntity(ownerId: string, batchId: string): Promise<{ batch: StoredOutboxBatch; entity: Record<string, unknown>; etag: string } | null> {
+    let entity: Record<string, unknown> & { etag: string };
     try {
       entity = await this.table.getEntity<Record<string, unknown>>(ownerId, outboxRowKey(batchId));
     } catch (error) {
@@ -114,15 +144,61 @@ export class OutboxStore {
       throw error;
     }
     const messages = JSON.parse(readLongText(entity, 'messages')) as OutboxMessage[];
-    return {
+    const batch: StoredOutboxBatch = {
       id: batchId,
       ownerId,
       envelopeId: String(entity.envelopeId),
       createdAt: String(entity.createdAt),
       messages,
       dispatchedAt: (entity.dispatchedAt as string | undefined) ?? null,
-      states: messages.map((_, index) => (entity[`state${index}`] as MessageState | undefined) ?? null),
+      states: messages.map((_, index) => finalState(entity[`state${index}`])),
     };
+    return { batch, entity, etag: entity.etag };
+  }
+
+  /**
+   * Claims one message for `holder` (an invocation id) for {@link OUTBOX_CLAIM_SECONDS}, unless it
+   * has a state or another holder's claim is still running. ETag-conditional, retried on contention
+   * with the other messages of the batch. Claiming a message one already holds renews the claim.
+   */
+  async claim(pointer: OutboxPointer, holder: string, now: Date = new Date()): Promise<OutboxClaim> {
+    for (;;) {
+      const found = await this.readEntity(pointer.ownerId, pointer.batchId);
+      if (found === null || pointer.index >= found.batch.messages.length) return { outcome: 'gone' };
+      const state = found.batch.states[pointer.index];
+      if (state != null) return { outcome: 'done', state };
+      const current = parseClaim(found.entity[`state${pointer.index}`]);
+      if (current !== null && current.holder !== holder && Date.parse(current.until) > now.getTime()) return { outcome: 'busy', until: current.until };
+      const until = new Date(now.getTime() + OUTBOX_CLAIM_SECONDS * 1000).toISOString();
+      try {
+        await this.table.updateEntity(
+          { partitionKey: pointer.ownerId, rowKey: outboxRowKey(pointer.batchId), [`state${pointer.index}`]: `sending ${until} ${holder}` },
+          'Merge',
+          { etag: found.etag },
+        );
+        return { outcome: 'claimed', batch: found.batch };
+      } catch (error) {
+        if (storageStatus(error) === 412) continue;
+        if (storageStatus(error) === 404) return { outcome: 'gone' };
+        throw error;
+      }
+    }
+  }
+
+  /** Gives up `holder`'s claim on a message (its send failed and will be retried); no-op if not held. */
+  async release(pointer: OutboxPointer, holder: string): Promise<void> {
+    for (;;) {
+      const found = await this.readEntity(pointer.ownerId, pointer.batchId);
+      if (found === null || parseClaim(found.entity[`state${pointer.index}`])?.holder !== holder) return;
+      try {
+        await this.table.updateEntity({ partitionKey: pointer.ownerId, rowKey: outboxRowKey(pointer.batchId), [`state${pointer.index}`]: '' }, 'Merge', { etag: found.etag });
+        return;
+      } catch (error) {
+        if (storageStatus(error) === 412) continue;
+        if (storageStatus(error) === 404) return;
+        throw error;
+      }
+    }
   }
 
   /** Records what became of one message (unconditional merge of its own property). */
@@ -138,4 +214,14 @@ export class OutboxStore {
     const dueAt = new Date(Date.parse(batch.createdAt) + OUTBOX_REDISPATCH_SECONDS * 1000).toISOString();
     return { kind: OUTBOX_DUE_KIND, dueAt, ownerId: batch.ownerId, id: batch.id };
   }
+}
+
+/** The final state a `state<index>` property holds, or `null` (unset, empty or a claim). */
+function finalState(value: unknown): MessageState | null {
+  return value === 'sent' || value === 'failed' ? value : null;
+}
+
+function parseClaim(value: unknown): { until: string; holder: string } | null {
+  const match = typeof value === 'string' ? /^sending (\S+) (\S+)$/.exec(value) : null;
+  return match === null ? null : { until: match[1]!, holder: match[2]! };
 }

@@ -1,0 +1,111 @@
+/**
+ * The sweeper (CONTRACT §12.3): one timer-triggered function (`Sweep`, on `SWEEP_SCHEDULE`) that runs
+ * a list of steps, each doing the work that has fallen due, read from the due index (table
+ * `dueIndex`), never by scanning envelopes: a sweep costs what is due, not what exists. Steps are
+ * independent: one that fails is logged and the others still run; the sweep then fails so the host
+ * records it. Each step handles at most {@link SWEEP_STEP_LIMIT} items per sweep and leaves the
+ * rest for the next one.
+ *
+ * Sweeps on several instances at once are safe: every step's work is idempotent (a batch dispatched
+ * twice sends each e-mail once, see `sendEmail.ts`).
+ *
+ * Steps so far: {@link redispatchDueOutbox}.
+ */
+import type { Services } from '../services.js';
+import type { DueEntry } from '../storage/dueIndex.js';
+import { OUTBOX_DUE_KIND } from './outboxRepository.js';
+
+/** Most items one step handles in one sweep. */
+export const SWEEP_STEP_LIMIT = 500;
+
+/** Items a step works on at once. */
+const CONCURRENCY = 16;
+
+export interface SweepStepContext {
+  services: Services;
+  /** The sweep's clock: work due at or before it is done. */
+  now: Date;
+  log: (message: string) => void;
+}
+
+export interface SweepStep {
+  name: string;
+  /** Does what is due; resolves to the number of due items it handled. */
+  run(context: SweepStepContext): Promise<number>;
+}
+
+/**
+ * Re-dispatches outbox batches still undispatched one minute after their change (CONTRACT §12.1):
+ * for each due `outbox` entry, a batch that does not exist (its change failed) or was dispatched
+ * already only loses its entry; any other is dispatched again (`OutboxStore.dispatch`, which removes
+ * the entry once every message is on its queue, and leaves it for the next sweep otherwise).
+ */
+export const redispatchDueOutbox: SweepStep = {
+  name: 'outbox',
+  async run({ services, now, log }) {
+    const due = await services.dueIndex.due(OUTBOX_DUE_KIND, now.toISOString(), SWEEP_STEP_LIMIT);
+    await forEachConcurrently(due, CONCURRENCY, async (entry: DueEntry) => {
+      const batch = await services.outbox.read(entry.ownerId, entry.id);
+      if (batch === null || batch.dispatchedAt !== null) {
+        await services.dueIndex.remove(entry);
+        return;
+      }
+      if (await services.outbox.dispatch(batch, log)) {
+        await services.dueIndex.remove(entry);
+        log(`Sweep: outbox batch ${batch.id} of envelope ${batch.envelopeId} dispatched again.`);
+      }
+    });
+    return due.length;
+  },
+};
+
+/** Every step of a sweep, in order. */
+export const SWEEP_STEPS: readonly SweepStep[] = [redispatchDueOutbox];
+
+export interface RunSweepOptions {
+  services: Services;
+  now?: Date;
+  steps?: readonly SweepStep[];
+  log?: (message: string) => void;
+}
+
+/** What each step handled. */
+export type SweepReport = Record<string, number>;
+
+/**
+ * Runs every step (see the module comment).
+ * @returns the number of items each step handled
+ * @throws AggregateError of the steps' errors when any step failed (after all steps ran)
+ */
+export async function runSweep({ services, now = new Date(), steps = SWEEP_STEPS, log = () => undefined }: RunSweepOptions): Promise<SweepReport> {
+  const report: SweepReport = {};
+  const errors: unknown[] = [];
+  for (const step of steps) {
+    try {
+      report[step.name] = await step.run({ services, now, log });
+    } catch (error) {
+      errors.push(error);
+      log(`Sweep step ${step.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (errors.length > 0) throw new AggregateError(errors, `Sweep: ${errors.length} step(s) failed`);
+  return report;
+}
+
+/** Runs `work` on every item, at most `limit` at a time; rejects with the first failure after all settled. */
+async function forEachConcurrently<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const failures: unknown[] = [];
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      try {
+        await work(item);
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failures.length > 0) throw failures[0];
+}

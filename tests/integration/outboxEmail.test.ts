@@ -1,0 +1,249 @@
+/**
+ * E-mails from the outbox to the mail server, end to end on the local host (CONTRACT §12.1, §12.3):
+ * a batch written in a change's transaction, dispatched to the `outbox-email` queue, sent by the
+ * `SendEmail` queue function through a real SMTP server, at most once, retried by the queue when the
+ * server refuses, `failed` and in the poison queue after 5 dequeues; a dispatch that fails after the
+ * transaction is repaired by the `Sweep` timer function.
+ *
+ * This file runs its own Azurite (the queues of the suite's Azurite are consumed by every test
+ * process's service) and its own SMTP server: `smtp-server` refusing the recipients a test names, and
+ * relaying every accepted message unchanged to the suite's mail catcher, where the helpers read it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { QueueClient } from '@azure/storage-queue';
+import nodemailer from 'nodemailer';
+import { SMTPServer } from 'smtp-server';
+import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
+import { uuidv7 } from '../../src/lib/ids.js';
+import type { EmailMessage, OutboxBatch } from '../../src/lib/notifications/outbox.js';
+import { OUTBOX_DUE_KIND, OutboxStore } from '../../src/lib/notifications/outboxRepository.js';
+import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../../src/lib/recipients/signingLinks.js';
+import { getServices, type Services } from '../../src/lib/services.js';
+import { QUEUES } from '../../src/lib/storage/clients.js';
+import { startAzurite, type RunningAzurite } from '../../src/local/azurite.js';
+import { startService, type RunningService } from '../../src/local/service.js';
+import { emailsTo, signingLinkIn, waitForEmail } from '../support/mail.js';
+
+const SETTINGS = ['STORAGE_CONNECTION_STRING', 'SMTP_URL', 'SWEEP_SCHEDULE'] as const;
+const saved = Object.fromEntries(SETTINGS.map((name) => [name, process.env[name]]));
+
+let azurite: RunningAzurite;
+let smtp: SMTPServer;
+let service: RunningService;
+let services: Services;
+/** RCPT TO attempts per address, accepted or not. */
+const attempts = new Map<string, number>();
+/** Address → how many attempts the SMTP server refuses (451) before accepting; Infinity refuses for good. */
+const refusals = new Map<string, number>();
+
+beforeAll(async () => {
+  azurite = await startAzurite();
+  const relay = nodemailer.createTransport(saved.SMTP_URL!);
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      const count = (attempts.get(address.address) ?? 0) + 1;
+      attempts.set(address.address, count);
+      if (count <= (refusals.get(address.address) ?? 0)) {
+        callback(Object.assign(new Error('Try again later'), { responseCode: 451 }));
+      } else callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const envelope = { from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address, to: session.envelope.rcptTo.map((entry) => entry.address) };
+        relay.sendMail({ envelope, raw: Buffer.concat(chunks) }).then(() => callback(), (error: Error) => callback(error));
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  Object.assign(process.env, {
+    STORAGE_CONNECTION_STRING: azurite.connectionString,
+    SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+    SWEEP_SCHEDULE: '*/1 * * * * *',
+  });
+  service = await startService({
+    port: 0,
+    logHandler: () => undefined,
+    queueSettings: { visibilityTimeoutSeconds: 1, minPollingIntervalMs: 25, maxPollingIntervalMs: 200 },
+  });
+  services = getServices();
+});
+
+afterAll(async () => {
+  await service?.close();
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await azurite?.stop();
+  for (const name of SETTINGS) {
+    if (saved[name] === undefined) delete process.env[name];
+    else process.env[name] = saved[name];
+  }
+});
+
+/** Polls `condition` every 50 ms until it holds. @throws Error after `timeoutMs` */
+async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function queueLength(name: string): Promise<number> {
+  return (await services.storage.queueService.getQueueClient(name).getProperties()).approximateMessagesCount ?? 0;
+}
+
+interface Scenario {
+  batch: OutboxBatch;
+  message: EmailMessage;
+  ownerId: string;
+  envelopeId: string;
+  recipientId: string;
+}
+
+/**
+ * A draft envelope with one recipient whose `lastEmail` is a queued invitation, and the outbox batch
+ * of that invitation, committed in one transaction as a change would (but not dispatched).
+ */
+async function committedInvitation({ createdAt = new Date() }: { createdAt?: Date } = {}): Promise<Scenario> {
+  const ownerId = randomUUID();
+  const { record, event } = newDraftEnvelope({ actor: { userId: ownerId, email: 'owner@example.com', ip: null, userAgent: null }, documentName: 'Lease <2026>.pdf', now: createdAt });
+  await services.envelopes.create(record, event);
+  const recipientId = randomUUID();
+  const batchId = uuidv7();
+  const message: EmailMessage = {
+    kind: 'email',
+    type: 'invitation',
+    envelopeId: record.id,
+    recipientId,
+    to: { email: `ada-${randomUUID()}@example.com`, name: 'Ada Lovelace' },
+    documentName: record.documentName,
+    ownerEmail: 'owner@example.com',
+    expiresAt: '2031-01-01T00:00:00.000Z',
+    reason: null,
+    declinedBy: null,
+    linkSalt: newLinkSalt(),
+  };
+  const stored = (await services.envelopes.read(ownerId, record.id))!;
+  await services.envelopes.replace(
+    stored,
+    { ...stored.record, signers: [{ id: recipientId, email: message.to.email, name: 'Ada Lovelace', role: 'signer', lastEmail: { type: 'invitation', status: 'queued', at: createdAt.toISOString(), batchId } }] },
+    [],
+  );
+  const batch: OutboxBatch = { id: batchId, ownerId, envelopeId: record.id, createdAt: createdAt.toISOString(), messages: [message] };
+  await services.storage.tables.envelopes.submitTransaction([await services.outbox.prepare(batch)]);
+  return { batch, message, ownerId, envelopeId: record.id, recipientId };
+}
+
+async function lastEmailOf(scenario: Scenario) {
+  return (await services.envelopes.read(scenario.ownerId, scenario.envelopeId))!.record.signers[0]!.lastEmail;
+}
+
+describe('an outbox e-mail', () => {
+  test('is sent once dispatched, with a signing link recorded before it went out; its state and the lastEmail become sent', async () => {
+    const scenario = await committedInvitation();
+    expect(await services.outbox.dispatch(scenario.batch)).toBe(true);
+    const email = await waitForEmail(scenario.message.to.email);
+    expect(email.subject).toBe('Please review and sign: Lease <2026>.pdf');
+    const { token, url } = signingLinkIn(email);
+    expect(url).toBe(`${process.env.PUBLIC_BASE_URL}/api/sign#${token}`);
+    expect(token).toBe(signingToken(signingLinkKey(services.config.jwt.secret), scenario.message.linkSalt!));
+    expect(await services.signingLinks.find(tokenSha256(token))).toEqual({
+      tokenSha256: tokenSha256(token),
+      ownerId: scenario.ownerId,
+      envelopeId: scenario.envelopeId,
+      recipientId: scenario.recipientId,
+    });
+    await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 10_000, 'lastEmail sent');
+    expect((await services.outbox.read(scenario.ownerId, scenario.batch.id))!.states).toEqual(['sent']);
+    expect(await services.dueIndex.due(OUTBOX_DUE_KIND, new Date(Date.now() + 3_600_000).toISOString(), 1000)).not.toContainEqual(expect.objectContaining({ id: scenario.batch.id }));
+    // The raw token is nowhere in storage: not in the outbox row, not in the link table.
+    const row = await services.storage.tables.envelopes.getEntity(scenario.ownerId, `outbox_${scenario.batch.id}`);
+    expect(JSON.stringify(row)).not.toContain(token);
+  });
+
+  test('dispatched three times at once goes out once', async () => {
+    const scenario = await committedInvitation();
+    await Promise.all([services.outbox.dispatch(scenario.batch), services.outbox.dispatch(scenario.batch), services.outbox.dispatch(scenario.batch)]);
+    await waitForEmail(scenario.message.to.email);
+    await waitUntil(async () => (await queueLength(QUEUES.email)) === 0, 20_000, 'every copy of the message to be handled');
+    expect(await emailsTo(scenario.message.to.email)).toHaveLength(1);
+    expect(attempts.get(scenario.message.to.email)).toBe(1);
+  });
+
+  test('refused twice by the SMTP server is retried by the queue and sent on the third attempt', async () => {
+    const scenario = await committedInvitation();
+    refusals.set(scenario.message.to.email, 2);
+    await services.outbox.dispatch(scenario.batch);
+    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: 30_000 });
+    expect(attempts.get(scenario.message.to.email)).toBe(3);
+    expect(signingLinkIn(email).token).toBe(signingToken(signingLinkKey(services.config.jwt.secret), scenario.message.linkSalt!));
+    await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 10_000, 'lastEmail sent');
+    expect((await services.outbox.read(scenario.ownerId, scenario.batch.id))!.states).toEqual(['sent']);
+  });
+
+  test('refused for good: 5 attempts, then failed on the outbox and the recipient, and the message in outbox-email-poison', async () => {
+    const scenario = await committedInvitation();
+    refusals.set(scenario.message.to.email, Number.POSITIVE_INFINITY);
+    const poison = services.storage.queueService.getQueueClient(`${QUEUES.email}-poison`);
+    const before = await queueLength(poison.name);
+    await services.outbox.dispatch(scenario.batch);
+    await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'failed', 40_000, 'lastEmail failed');
+    await waitUntil(async () => (await queueLength(poison.name)) === before + 1, 10_000, 'the poison message');
+    expect(attempts.get(scenario.message.to.email)).toBe(5);
+    expect((await services.outbox.read(scenario.ownerId, scenario.batch.id))!.states).toEqual(['failed']);
+    const poisoned = (await poison.peekMessages({ numberOfMessages: 32 })).peekedMessageItems.map((item) => JSON.parse(Buffer.from(item.messageText, 'base64').toString('utf8')) as unknown);
+    expect(poisoned).toContainEqual({ ownerId: scenario.ownerId, batchId: scenario.batch.id, index: 0 });
+    expect(await emailsTo(scenario.message.to.email)).toHaveLength(0);
+  });
+});
+
+describe('the sweeper', () => {
+  test('dispatches a batch whose dispatch failed after its transaction, once it is a minute old', async () => {
+    // The change committed two minutes ago; its dispatch could not reach the queue.
+    const scenario = await committedInvitation({ createdAt: new Date(Date.now() - 120_000) });
+    const closedPort = new QueueClient(`http://127.0.0.1:9/devstoreaccount1/${QUEUES.email}`, undefined, { retryOptions: { maxTries: 1 } });
+    const failingOutbox = new OutboxStore(services.storage.tables.envelopes, { email: closedPort, events: closedPort }, services.dueIndex);
+    const warnings: string[] = [];
+    expect(await failingOutbox.dispatch(scenario.batch, (line) => warnings.push(line))).toBe(false);
+    expect(warnings).toEqual([expect.stringContaining(`Outbox batch ${scenario.batch.id} not dispatched yet`)]);
+    expect((await services.outbox.read(scenario.ownerId, scenario.batch.id))!.dispatchedAt).toBeNull();
+
+    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: 20_000 });
+    expect(email.subject).toContain('Lease <2026>.pdf');
+    await waitUntil(async () => (await services.outbox.read(scenario.ownerId, scenario.batch.id))!.dispatchedAt !== null, 10_000, 'dispatchedAt');
+    await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 10_000, 'lastEmail sent');
+    await waitUntil(async () => (await queueLength(QUEUES.email)) === 0, 20_000, 'the queue to drain');
+    expect(await emailsTo(scenario.message.to.email)).toHaveLength(1);
+  });
+
+  test('leaves a batch alone until it is a minute old', async () => {
+    const scenario = await committedInvitation();
+    const due = await services.dueIndex.due(OUTBOX_DUE_KIND, new Date().toISOString(), 1000);
+    expect(due.map((entry) => entry.id)).not.toContain(scenario.batch.id);
+    await new Promise((resolve) => setTimeout(resolve, 2_500)); // two sweeps run meanwhile
+    expect(await emailsTo(scenario.message.to.email)).toHaveLength(0);
+    expect((await services.outbox.read(scenario.ownerId, scenario.batch.id))!.dispatchedAt).toBeNull();
+  });
+
+  test("drops the due entry of a batch whose change never committed, and sends nothing", async () => {
+    const batch: OutboxBatch = {
+      id: uuidv7(),
+      ownerId: randomUUID(),
+      envelopeId: uuidv7(),
+      createdAt: new Date(Date.now() - 120_000).toISOString(),
+      messages: [],
+    };
+    // prepare() records the due entry; the transaction that would have added the row never ran.
+    await services.outbox.prepare(batch);
+    const isDue = async () => (await services.dueIndex.due(OUTBOX_DUE_KIND, new Date().toISOString(), 1000)).some((entry) => entry.id === batch.id);
+    expect(await isDue()).toBe(true);
+    await waitUntil(async () => !(await isDue()), 10_000, 'the sweeper to drop the entry');
+    expect(await services.outbox.read(batch.ownerId, batch.id)).toBeNull();
+  });
+});

@@ -1,0 +1,261 @@
+/**
+ * The local host runs queue and timer functions as the Functions host does (CONTRACT §12.3), against
+ * the suite's real Azurite: base64 JSON decoded, trigger metadata, delete on success, retry after the
+ * visibility timeout with a growing dequeue count, `<queue>-poison` after 5 dequeues, NCRONTAB
+ * schedules with seconds. Each test uses queues of its own.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, test } from '@jest/globals';
+import type { InvocationContext, Timer } from '@azure/functions';
+import { QueueServiceClient } from '@azure/storage-queue';
+import { MAX_DEQUEUE_COUNT } from '../../src/lib/notifications/sendEmail.js';
+import type { RegisteredQueueFunction, RegisteredTimerFunction } from '../../src/lib/triggers/register.js';
+import { QueueTriggerRunner, readQueueRunnerSettings, type QueueRunnerSettings } from '../../src/local/queueRunner.js';
+import { HOST_JSON } from '../../src/local/service.js';
+import { parseSchedule, TimerTriggerRunner } from '../../src/local/timerRunner.js';
+
+const queueService = QueueServiceClient.fromConnectionString(process.env.STORAGE_CONNECTION_STRING!);
+const FAST: Partial<QueueRunnerSettings> = { visibilityTimeoutSeconds: 1, leaseSeconds: 30, minPollingIntervalMs: 25, maxPollingIntervalMs: 200 };
+const quiet = () => undefined;
+
+let runners: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(runners.map((runner) => runner.close()));
+  runners = [];
+});
+
+/** Polls `condition` every 25 ms until it holds. @throws Error after `timeoutMs` */
+async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function newQueue() {
+  const name = `test-${randomUUID().slice(0, 8)}`;
+  const queue = queueService.getQueueClient(name);
+  await queue.create();
+  return { name, queue, poison: queueService.getQueueClient(`${name}-poison`) };
+}
+
+async function messagesIn(queue: ReturnType<typeof queueService.getQueueClient>): Promise<number> {
+  if (!(await queue.exists())) return 0;
+  return (await queue.getProperties()).approximateMessagesCount ?? 0;
+}
+
+interface Invocation {
+  entry: unknown;
+  metadata: Record<string, unknown>;
+  at: number;
+}
+
+function runQueue(fn: RegisteredQueueFunction, settings: Partial<QueueRunnerSettings> = FAST): QueueTriggerRunner {
+  const runner = new QueueTriggerRunner(queueService, [fn], { settings, logHandler: quiet });
+  runner.start();
+  runners.push(runner);
+  return runner;
+}
+
+function recorder(failTimes: number, invocations: Invocation[]) {
+  return async (entry: unknown, context: InvocationContext) => {
+    invocations.push({ entry, metadata: { ...context.triggerMetadata }, at: Date.now() });
+    if (invocations.length <= failTimes) throw new Error(`failure ${invocations.length}`);
+  };
+}
+
+describe('queue functions', () => {
+  test('get the base64 JSON message parsed, with the trigger metadata the host gives, and the message is deleted after success', async () => {
+    const { name, queue, poison } = await newQueue();
+    const invocations: Invocation[] = [];
+    const sent = await queue.sendMessage(Buffer.from(JSON.stringify({ ownerId: 'o', batchId: 'b', index: 2 })).toString('base64'));
+    runQueue({ name: 'Recorder', queueName: name, handler: recorder(0, invocations) });
+    await waitUntil(async () => invocations.length === 1 && (await messagesIn(queue)) === 0, 10_000, 'the message to be handled and deleted');
+    const [first] = invocations;
+    expect(first!.entry).toEqual({ ownerId: 'o', batchId: 'b', index: 2 });
+    expect(first!.metadata).toMatchObject({
+      id: sent.messageId,
+      dequeueCount: 1,
+      queueTrigger: Buffer.from(JSON.stringify({ ownerId: 'o', batchId: 'b', index: 2 })).toString('base64'),
+      insertionTime: sent.insertedOn.toISOString(),
+      expirationTime: sent.expiresOn.toISOString(),
+    });
+    expect(typeof first!.metadata.popReceipt).toBe('string');
+    expect(Date.parse(String(first!.metadata.nextVisibleTime))).toBeGreaterThan(Date.now());
+    expect(await poison.exists()).toBe(false);
+  });
+
+  test('text that is not JSON arrives as a string', async () => {
+    const { name, queue } = await newQueue();
+    const invocations: Invocation[] = [];
+    await queue.sendMessage(Buffer.from('plain words').toString('base64'));
+    runQueue({ name: 'Recorder', queueName: name, handler: recorder(0, invocations) });
+    await waitUntil(() => invocations.length === 1, 10_000, 'the message');
+    expect(invocations[0]!.entry).toBe('plain words');
+  });
+
+  test('a function that fails twice gets the message again after the visibility timeout, with a growing dequeue count, then succeeds', async () => {
+    const { name, queue, poison } = await newQueue();
+    const invocations: Invocation[] = [];
+    const sent = await queue.sendMessage(Buffer.from('"work"').toString('base64'));
+    runQueue({ name: 'FlakyTwice', queueName: name, handler: recorder(2, invocations) }, { ...FAST, visibilityTimeoutSeconds: 2 });
+    await waitUntil(async () => invocations.length === 3 && (await messagesIn(queue)) === 0, 20_000, 'three attempts and the delete');
+    expect(invocations.map((invocation) => invocation.metadata.dequeueCount)).toEqual([1, 2, 3]);
+    expect(new Set(invocations.map((invocation) => invocation.metadata.id))).toEqual(new Set([sent.messageId]));
+    expect(invocations.every((invocation) => invocation.entry === 'work')).toBe(true);
+    // Not before the visibility timeout (Azurite counts whole seconds: allow for rounding down).
+    expect(invocations[1]!.at - invocations[0]!.at).toBeGreaterThanOrEqual(1_000);
+    expect(invocations[2]!.at - invocations[1]!.at).toBeGreaterThanOrEqual(1_000);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // nothing more may happen: the message is gone
+    expect(invocations).toHaveLength(3);
+    expect(await poison.exists()).toBe(false);
+  });
+
+  test('a function that always fails runs 5 times, then the message moves to <queue>-poison unchanged', async () => {
+    const { name, queue, poison } = await newQueue();
+    const invocations: Invocation[] = [];
+    const text = Buffer.from(JSON.stringify({ n: 1 })).toString('base64');
+    await queue.sendMessage(text);
+    runQueue({ name: 'AlwaysFails', queueName: name, handler: recorder(Number.POSITIVE_INFINITY, invocations) }, { ...FAST, visibilityTimeoutSeconds: 0 });
+    await waitUntil(async () => (await messagesIn(poison)) === 1, 20_000, 'the poison message');
+    expect(invocations.map((invocation) => invocation.metadata.dequeueCount)).toEqual([1, 2, 3, 4, 5]);
+    expect(await messagesIn(queue)).toBe(0);
+    const poisoned = await poison.receiveMessages();
+    expect(poisoned.receivedMessageItems.map((message) => message.messageText)).toEqual([text]);
+    expect(MAX_DEQUEUE_COUNT).toBe(5);
+  });
+
+  test('a message already dequeued 5 times by runs that died goes to the poison queue without running', async () => {
+    const { name, queue, poison } = await newQueue();
+    await queue.sendMessage(Buffer.from('"crashy"').toString('base64'));
+    for (let attempt = 0; attempt < 5; attempt++) {
+      // Each receive counts a dequeue; making it visible again at once stands for a run that died.
+      const [message] = (await queue.receiveMessages({ visibilityTimeout: 30 })).receivedMessageItems;
+      await queue.updateMessage(message!.messageId, message!.popReceipt, undefined, 0);
+    }
+    const invocations: Invocation[] = [];
+    runQueue({ name: 'NeverRuns', queueName: name, handler: recorder(0, invocations) });
+    await waitUntil(async () => (await messagesIn(poison)) === 1, 10_000, 'the poison message');
+    expect(invocations).toHaveLength(0);
+    expect(await messagesIn(queue)).toBe(0);
+  });
+
+  test('text that is not base64 fails the invocation without running the function', async () => {
+    const { name, queue, poison } = await newQueue();
+    await queue.sendMessage('not base64!');
+    const invocations: Invocation[] = [];
+    runQueue({ name: 'NeverRuns', queueName: name, handler: recorder(0, invocations) }, { ...FAST, visibilityTimeoutSeconds: 0 });
+    await waitUntil(async () => (await messagesIn(poison)) === 1, 20_000, 'the poison message');
+    expect(invocations).toHaveLength(0);
+  });
+
+  test('a queue that does not exist yet is polled until it does, with the fault logged once', async () => {
+    const name = `test-${randomUUID().slice(0, 8)}`;
+    const queue = queueService.getQueueClient(name);
+    const invocations: Invocation[] = [];
+    const lines: string[] = [];
+    const runner = new QueueTriggerRunner(queueService, [{ name: 'Later', queueName: name, handler: recorder(0, invocations) }], {
+      settings: FAST,
+      logHandler: (_level, ...args) => lines.push(args.join(' ')),
+    });
+    runner.start();
+    runners.push(runner);
+    await waitUntil(() => lines.length > 0, 10_000, 'the fault to be logged');
+    await new Promise((resolve) => setTimeout(resolve, 500)); // several more polls fail meanwhile
+    expect(lines).toEqual([expect.stringMatching(new RegExp(`^Queue ${name}: cannot receive messages .*; retrying\\.$`))]);
+    await queue.create();
+    await queue.sendMessage(Buffer.from('"late"').toString('base64'));
+    await waitUntil(() => invocations.length === 1, 10_000, 'the message');
+    expect(invocations[0]!.entry).toBe('late');
+  });
+
+  test('close waits for the functions that are running and stops polling', async () => {
+    const { name, queue } = await newQueue();
+    let finished = 0;
+    let started = 0;
+    const runner = runQueue({
+      name: 'Slow',
+      queueName: name,
+      handler: async () => {
+        started++;
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        finished++;
+      },
+    });
+    await queue.sendMessage(Buffer.from('1').toString('base64'));
+    await waitUntil(() => started === 1, 10_000, 'the function to start');
+    await runner.close();
+    expect(finished).toBe(1);
+    expect(await messagesIn(queue)).toBe(0);
+    await queue.sendMessage(Buffer.from('2').toString('base64'));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(started).toBe(1);
+  });
+});
+
+describe("host.json's queue settings", () => {
+  test('are what the local host applies: 5 dequeues, base64, a one-minute visibility timeout, polling at most every second', async () => {
+    const settings = await readQueueRunnerSettings(HOST_JSON);
+    expect(settings).toMatchObject({ maxDequeueCount: MAX_DEQUEUE_COUNT, messageEncoding: 'base64', visibilityTimeoutSeconds: 60, batchSize: 16, maxPollingIntervalMs: 1000 });
+  });
+});
+
+describe('timer functions', () => {
+  function runTimers(functions: RegisteredTimerFunction[]): TimerTriggerRunner {
+    const runner = new TimerTriggerRunner(functions, { logHandler: quiet });
+    runner.start();
+    runners.push(runner);
+    return runner;
+  }
+
+  test('run on a six-field schedule with seconds, with the timer object the host passes; a throwing run does not stop the schedule', async () => {
+    const timers: { timer: Timer; at: number }[] = [];
+    const runner = runTimers([
+      {
+        name: 'EverySecond',
+        schedule: '*/1 * * * * *',
+        handler: async (timer) => {
+          timers.push({ timer, at: Date.now() });
+          throw new Error('a failing run');
+        },
+      },
+    ]);
+    await waitUntil(() => timers.length >= 3, 10_000, 'three runs');
+    await runner.close();
+    const count = timers.length;
+    expect(timers.every(({ timer }) => timer.isPastDue === false && !Number.isNaN(Date.parse(timer.scheduleStatus.next)))).toBe(true);
+    expect(Date.parse(timers[1]!.timer.scheduleStatus.next)).toBeGreaterThan(timers[1]!.at);
+    expect(timers[2]!.at - timers[1]!.at).toBeGreaterThanOrEqual(500);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(timers).toHaveLength(count);
+  });
+
+  test('a run still going when the next occurrence comes makes that occurrence skip', async () => {
+    let running = 0;
+    let overlapped = false;
+    let runs = 0;
+    runTimers([
+      {
+        name: 'Slow',
+        schedule: '* * * * * *',
+        handler: async () => {
+          runs++;
+          running++;
+          if (running > 1) overlapped = true;
+          await new Promise((resolve) => setTimeout(resolve, 1_500));
+          running--;
+        },
+      },
+    ]);
+    await waitUntil(() => runs >= 2, 10_000, 'two runs');
+    expect(overlapped).toBe(false);
+  });
+
+  test('schedules that are not six-field NCRONTAB are refused', () => {
+    expect(() => parseSchedule('*/5 * * * *')).toThrow(/six fields/);
+    expect(() => parseSchedule('0 */5 * * * * 2030')).toThrow(/six fields/);
+    expect(() => parseSchedule('0 61 * * * *')).toThrow(/not a valid NCRONTAB/);
+    expect(parseSchedule('0 */5 * * * *').nextRun()!.getUTCSeconds()).toBe(0);
+  });
+});

@@ -1,0 +1,150 @@
+/** The words of every e-mail (CONTRACT §12.1): subjects, text and HTML, links, escaping. */
+import { describe, expect, test } from '@jest/globals';
+import { renderEmail } from '../../src/lib/notifications/emailMessages.js';
+import { EMAIL_TYPES, type EmailMessage, type EmailType } from '../../src/lib/notifications/outbox.js';
+
+const BASE = 'https://sign.example.com';
+const TOKEN = 'Q0ZfS3R5bGVfdG9rZW5fZm9yX3Rlc3RzX29ubHlfMTIz';
+const LINK = `${BASE}/api/sign#${TOKEN}`;
+const ENVELOPE_ID = '0190a6f2-7c1e-7abc-8def-0123456789ab';
+
+function message(type: EmailType, overrides: Partial<EmailMessage> = {}): EmailMessage {
+  const toOwner = type === 'declined' || type === 'expired';
+  return {
+    kind: 'email',
+    type,
+    envelopeId: ENVELOPE_ID,
+    recipientId: toOwner ? null : 'r-1',
+    to: toOwner ? { email: 'owner@example.com', name: null } : { email: 'ada@example.com', name: 'Ada Lovelace' },
+    documentName: 'Lease agreement.pdf',
+    ownerEmail: 'owner@example.com',
+    expiresAt: '2026-03-01T17:30:00.000Z',
+    reason: type === 'declined' ? 'The rent is wrong.\nPlease fix clause 4.' : null,
+    declinedBy: type === 'declined' ? 'Ada Lovelace' : null,
+    linkSalt: null,
+    ...overrides,
+  };
+}
+
+function linkFor(type: EmailType, recipientId: string | null): string | null {
+  return type === 'invitation' || type === 'reminder' || (type === 'completed' && recipientId !== null) ? LINK : null;
+}
+
+/** Every e-mail the service writes: each type, and the completed e-mail to the owner and to a recipient. */
+const cases: [string, EmailMessage][] = [
+  ...EMAIL_TYPES.map((type) => [type, message(type)] as [string, EmailMessage]),
+  ['completed (owner)', message('completed', { recipientId: null, to: { email: 'owner@example.com', name: null } })],
+];
+
+describe.each(cases)('the %s e-mail', (_name, email) => {
+  const rendered = renderEmail(email, { publicBaseUrl: BASE, signingLink: linkFor(email.type, email.recipientId) });
+
+  test('names the document in its subject, on one line', () => {
+    expect(rendered.subject).toContain('Lease agreement.pdf');
+    expect(rendered.subject).not.toMatch(/[\r\n]/);
+  });
+
+  test('names the document, the envelope id and the owner in its text and its HTML', () => {
+    for (const part of [rendered.text, rendered.html]) {
+      expect(part).toContain('Lease agreement.pdf');
+      expect(part).toContain(ENVELOPE_ID);
+      expect(part).toContain('owner@example.com');
+    }
+  });
+
+  test('is a whole HTML document that loads nothing from outside', () => {
+    expect(rendered.html.startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(rendered.html).toContain('<meta charset="utf-8">');
+    expect(rendered.html).not.toMatch(/\ssrc=|<link\b|<img\b|<script\b|<style\b|url\(|@import/i);
+    // Every link is absolute, from PUBLIC_BASE_URL.
+    for (const [, href] of rendered.html.matchAll(/href="([^"]*)"/g)) expect(href!.startsWith(`${BASE}/api/`)).toBe(true);
+  });
+
+  test('carries the signing link exactly when it is a recipient e-mail that needs one, and the token nowhere else', () => {
+    const expected = linkFor(email.type, email.recipientId);
+    if (expected === null) {
+      expect(rendered.text).not.toContain('/api/sign');
+      expect(rendered.html).not.toContain('/api/sign');
+    } else {
+      expect(rendered.text).toContain(`\n${LINK}\n`);
+      expect(rendered.html).toContain(`href="${LINK}"`);
+    }
+    expect(rendered.subject).not.toContain(TOKEN);
+    expect(rendered.text.split(LINK).join('')).not.toContain(TOKEN);
+    expect(rendered.html.split(LINK).join('')).not.toContain(TOKEN);
+  });
+});
+
+describe('what each e-mail says', () => {
+  test('invitation and reminder ask to act through the link and give the expiry', () => {
+    for (const type of ['invitation', 'reminder'] as const) {
+      const rendered = renderEmail(message(type), { publicBaseUrl: BASE, signingLink: LINK });
+      expect(rendered.text).toContain('Hello Ada Lovelace,');
+      expect(rendered.text).toContain('1 March 2026 at 17:30 UTC');
+      expect(rendered.html).toContain('1 March 2026 at 17:30 UTC');
+      expect(rendered.text).toContain('please do not forward it');
+    }
+    expect(renderEmail(message('invitation'), { publicBaseUrl: BASE, signingLink: LINK }).subject).toBe('Please review and sign: Lease agreement.pdf');
+    expect(renderEmail(message('reminder'), { publicBaseUrl: BASE, signingLink: LINK }).subject).toBe('Reminder: please review and sign: Lease agreement.pdf');
+  });
+
+  test('an invitation or a reminder without a link is refused', () => {
+    expect(() => renderEmail(message('invitation'), { publicBaseUrl: BASE, signingLink: null })).toThrow(/signing link/);
+    expect(() => renderEmail(message('reminder'), { publicBaseUrl: BASE, signingLink: null })).toThrow(/signing link/);
+  });
+
+  test("a recipient's completed e-mail offers the sealed PDF through the signing link", () => {
+    const rendered = renderEmail(message('completed'), { publicBaseUrl: BASE, signingLink: LINK });
+    expect(rendered.subject).toBe('Completed: Lease agreement.pdf');
+    expect(rendered.text).toContain(`Download the sealed PDF:\n${LINK}`);
+    expect(rendered.html).toMatch(new RegExp(`<a href="${LINK.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"[^>]*>Download the sealed PDF</a>`));
+  });
+
+  test("the owner's completed e-mail points at the console, not at a signing link", () => {
+    const rendered = renderEmail(message('completed', { recipientId: null, to: { email: 'owner@example.com', name: null } }), { publicBaseUrl: BASE, signingLink: null });
+    expect(rendered.text).toContain(`${BASE}/api/console`);
+    expect(rendered.text).toContain('Hello,');
+  });
+
+  test('declined names who declined and quotes the reason, line by line', () => {
+    const rendered = renderEmail(message('declined'), { publicBaseUrl: BASE, signingLink: null });
+    expect(rendered.subject).toBe('Declined: Lease agreement.pdf');
+    expect(rendered.text).toContain('Ada Lovelace declined "Lease agreement.pdf"');
+    expect(rendered.text).toContain('> The rent is wrong.\n> Please fix clause 4.');
+    expect(rendered.html).toContain('The rent is wrong.<br>Please fix clause 4.');
+  });
+
+  test('voided and expired say so in the subject and the text', () => {
+    const voided = renderEmail(message('voided'), { publicBaseUrl: BASE, signingLink: null });
+    expect(voided.subject).toBe('Voided: Lease agreement.pdf');
+    expect(voided.text).toContain('owner@example.com has voided "Lease agreement.pdf"');
+    const expired = renderEmail(message('expired'), { publicBaseUrl: BASE, signingLink: null });
+    expect(expired.subject).toBe('Expired: Lease agreement.pdf');
+    expect(expired.text).toContain('expired on 1 March 2026 at 17:30 UTC');
+  });
+});
+
+describe('text people typed', () => {
+  const hostile = message('declined', {
+    documentName: '<script>alert("x")</script> & Co\'s.pdf\r\nBcc: victim@example.com',
+    declinedBy: '<b>Mallory</b>\u202Egpj.exe',
+    reason: '<img src=x onerror=alert(1)>\u0007\r\nsecond line',
+  });
+  const rendered = renderEmail(hostile, { publicBaseUrl: BASE, signingLink: null });
+
+  test('is escaped in the HTML', () => {
+    expect(rendered.html).not.toContain('<script>');
+    expect(rendered.html).not.toContain('<img');
+    expect(rendered.html).not.toContain('<b>Mallory');
+    expect(rendered.html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; Co&#39;s.pdf');
+    expect(rendered.html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+
+  test('cannot add lines to the subject or headers, nor reorder text with bidirectional controls', () => {
+    expect(rendered.subject).toBe('Declined: <script>alert("x")</script> & Co\'s.pdf Bcc: victim@example.com');
+    expect(rendered.text).not.toContain('\nBcc:');
+    expect(rendered.text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202a-\u202e]/);
+    expect(rendered.text).toContain('<b>Mallory</b> gpj.exe declined');
+    expect(rendered.text).toContain('> <img src=x onerror=alert(1)>\n> second line');
+  });
+});
