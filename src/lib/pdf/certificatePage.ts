@@ -15,7 +15,7 @@
  *
  * Runs only inside a seal worker (it uses @libpdf/core).
  */
-import { ops } from '@libpdf/core';
+import { PdfArray, PdfNumber, ops } from '@libpdf/core';
 import type { PDF, PDFPage } from '@libpdf/core';
 import type { Operator } from './pageGeometry.js';
 import { inkOperators } from './ink.js';
@@ -101,6 +101,10 @@ class Flow {
 
   private newPage(): PageContent {
     const page = this.pdf.addPage({ width: this.size.width, height: this.size.height });
+    // Explicit, so that nothing is inherited from the page tree (a /Rotate or /CropBox on the root
+    // /Pages node would otherwise turn or cut the certificate).
+    page.dict.set('CropBox', new PdfArray([0, 0, this.size.width, this.size.height].map((value) => PdfNumber.of(value))));
+    page.dict.set('Rotate', PdfNumber.of(0));
     const content = { page, operators: [] };
     this.pages.push(content);
     this.y = this.size.logicalHeight - MARGIN.top;
@@ -203,6 +207,26 @@ class CertificateWriter {
     );
   }
 
+  /**
+   * Two short fields side by side: the first in the label and value columns, the second from the
+   * middle of the value column. Used where both values are short (role and routing order, status
+   * and time), so that a recipient's block stays compact.
+   */
+  fieldPair(first: [string, string], second: [string, string]): Row {
+    const valueWidth = this.contentWidth - LABEL_WIDTH;
+    const secondX = LABEL_WIDTH + Math.round(valueWidth * 0.4);
+    const secondLabelWidth = 84;
+    return this.textRow(
+      [
+        this.cell(first[0], styles.label, 0, LABEL_WIDTH - COLUMN_GAP),
+        this.cell(first[1], styles.value, LABEL_WIDTH, secondX - LABEL_WIDTH - COLUMN_GAP),
+        this.cell(second[0], styles.label, secondX, secondLabelWidth - COLUMN_GAP),
+        this.cell(second[1], styles.value, secondX + secondLabelWidth, this.contentWidth - secondX - secondLabelWidth),
+      ],
+      2.5,
+    );
+  }
+
   rule(): Row {
     return {
       height: 7,
@@ -287,10 +311,8 @@ class CertificateWriter {
         3,
       ),
       this.field('E-mail', recipient.email),
-      this.field('Role', recipient.role),
-      this.field('Routing order', String(recipient.routingOrder)),
-      this.field('Status', recipient.status),
-      this.field('Acted', recipient.actedAt === null ? '—' : formatTime(recipient.actedAt)),
+      this.fieldPair(['Role', recipient.role], ['Routing order', String(recipient.routingOrder)]),
+      this.fieldPair(['Status', recipient.status], ['Acted', recipient.actedAt === null ? '—' : formatTime(recipient.actedAt)]),
       this.field('IP address', recipient.ip ?? '—'),
       this.field('User agent', recipient.userAgent ?? '—'),
       this.field('Identified by', recipient.identification ?? '—'),

@@ -309,6 +309,8 @@ function shapeItem(analysis: Analysis, item: Item, context: string, contextStart
     buffer.clearContents();
     buffer.addText(context, item.start - contextStart, item.end - item.start);
     buffer.setDirection(rtl ? harfbuzz.Direction.RTL : harfbuzz.Direction.LTR);
+    // Joiners and variation selectors do their work in shaping and leave no glyph behind.
+    buffer.setFlags(harfbuzz.BufferFlag.REMOVE_DEFAULT_IGNORABLES);
     buffer.guessSegmentProperties();
     harfbuzz.shape(font, buffer);
     for (const glyph of buffer.getGlyphInfosAndPositions()) {

@@ -142,13 +142,20 @@ export class TextPainter {
         properties.set('ActualText', PdfString.fromString(cluster.text));
         operators.push(ops.beginMarkedContentProps('/Span', properties));
       }
-      for (const glyph of cluster.glyphs) {
+      // Where each glyph goes; the main glyph (on the baseline) is drawn first and the marks after it,
+      // so that extraction meets the cluster's text before any raised or lowered mark.
+      const placed = cluster.glyphs.map((glyph) => {
+        const target = pen + glyph.dx;
+        pen += glyph.advance;
+        return { glyph, target };
+      });
+      placed.sort((a, b) => Number(b.glyph.dy === 0 && b.glyph.advance > 0) - Number(a.glyph.dy === 0 && a.glyph.advance > 0));
+      for (const { glyph, target } of placed) {
         if (Math.abs(glyph.dy - rise) > 1e-4) {
           flush();
           rise = glyph.dy;
           operators.push(ops.setTextRise(round(rise * size)));
         }
-        const target = pen + glyph.dx;
         const shift = Math.round((target - pdfPen) * 100000) / 100;
         if (Math.abs(shift) >= 0.01) {
           flushBytes();
@@ -157,7 +164,6 @@ export class TextPainter {
         }
         bytes.push((glyph.gid >> 8) & 0xff, glyph.gid & 0xff);
         pdfPen = target + this.fonts.width(run.font, glyph.gid) / 1000;
-        pen += glyph.advance;
       }
       if (actualText) {
         flush();
