@@ -301,7 +301,8 @@ class CertificateWriter {
   }
 
   recipientBlock(recipient: CertificateRecipient, index: number): Row[] {
-    const numberWidth = 22;
+    // Room for "100." in bold.
+    const numberWidth = 30;
     const rows: Row[] = [
       this.textRow(
         [
