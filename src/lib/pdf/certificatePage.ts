@@ -45,7 +45,7 @@ const styles = {
   heading: { face: 'bold', size: 12, gray: 0 },
   label: { face: 'bold', size: 8.5, gray: 0.35 },
   value: { face: 'regular', size: 9, gray: 0 },
-  /** 64 hex digits fit one line at this size whatever the digits (the widest is under 0.62 em). */
+  /** A SHA-256 in hex: 8 pt where 64 digits fit the value column, smaller on narrow pages. */
   digest: { face: 'regular', size: 8, gray: 0 },
   recipientName: { face: 'bold', size: 10.5, gray: 0 },
   caption: { face: 'regular', size: 7.5, gray: 0.4 },
@@ -205,6 +205,14 @@ class CertificateWriter {
       [this.cell(label, styles.label, 0, LABEL_WIDTH - COLUMN_GAP), this.cell(value, valueStyle, LABEL_WIDTH, this.contentWidth - LABEL_WIDTH)],
       2.5,
     );
+  }
+
+  /** A field whose value (a hex digest) stays on one line: smaller type on a narrow page. */
+  digestField(label: string, value: string): Row {
+    const valueWidth = this.contentWidth - LABEL_WIDTH;
+    const width = layoutSingleLine(value, styles.digest.face).width;
+    const size = width > 0 ? Math.min(styles.digest.size, valueWidth / width) : styles.digest.size;
+    return this.field(label, value, { ...styles.digest, size });
   }
 
   /**
@@ -389,7 +397,7 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
   flow.row(writer.field('Envelope ID', certificate.envelopeId));
   flow.row(writer.field('Document', certificate.documentName));
   flow.row(writer.field('Owner', certificate.ownerEmail));
-  flow.row(writer.field('Document SHA-256', certificate.documentSha256, styles.digest));
+  flow.row(writer.digestField('Document SHA-256', certificate.documentSha256));
   flow.row(writer.field('Pages', String(certificate.pageCount)));
   flow.row(writer.field('Created', formatTime(certificate.createdAt)));
   flow.row(writer.field('Sent', certificate.sentAt === null ? '— (completed by the owner without sending)' : formatTime(certificate.sentAt)));

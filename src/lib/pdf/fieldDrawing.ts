@@ -32,8 +32,12 @@ import type { FieldDrawing, SignatureValue } from './types.js';
 
 /** Smallest font size, in points, at which a text value is kept on one line before it wraps. */
 export const MIN_FONT_SIZE = 6;
-/** Line height and the text's extent around its baseline, in em (room for accents, marks and descenders). */
-const LINE_HEIGHT = 1.2;
+/**
+ * Line height and the room below the baseline, in em: Noto's glyphs reach about 1.05 em above the
+ * baseline (accented capitals, Indic and Thai marks) and 0.3 em below it, so a line of text stays
+ * inside its box.
+ */
+const LINE_HEIGHT = 1.35;
 const DESCENT = 0.3;
 
 const clamp = (value: number): number => (Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0);
