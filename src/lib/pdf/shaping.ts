@@ -237,6 +237,9 @@ function assignFonts(codePoints: readonly CodePoint[], primary: FontId): (FontId
 // ---------------------------------------------------------------------------------------------
 // Analysis of a paragraph: code points, fonts, bidi levels
 
+/** Characters of right-to-left scripts (bidi classes R and AL) and the right-to-left marks. */
+const RIGHT_TO_LEFT = /[\u0590-\u08FF\u200F\u202B\u202E\u2067\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
+
 interface Analysis {
   text: string;
   codePoints: CodePoint[];
@@ -255,7 +258,8 @@ function analyse(text: string, face: Face): Analysis {
     offset += length;
   }
   const fonts = assignFonts(codePoints, PRIMARY[face]);
-  const levels = text.length === 0 ? new Uint8Array(0) : bidi.getEmbeddingLevels(text, 'auto').levels;
+  // Text without right-to-left characters is all at level 0 (UAX #9 rules P2, P3, W1–W7, N1–N2, I1).
+  const levels = RIGHT_TO_LEFT.test(text) ? bidi.getEmbeddingLevels(text, 'auto').levels : new Uint8Array(text.length);
   return { text, codePoints, fonts, levels };
 }
 
@@ -313,15 +317,19 @@ function shapeItem(analysis: Analysis, item: Item, context: string, contextStart
     buffer.setFlags(harfbuzz.BufferFlag.REMOVE_DEFAULT_IGNORABLES);
     buffer.guessSegmentProperties();
     harfbuzz.shape(font, buffer);
-    for (const glyph of buffer.getGlyphInfosAndPositions()) {
+    // (getGlyphInfosAndPositions is several times slower: it defines hidden properties on every glyph.)
+    const infos = buffer.getGlyphInfos();
+    const positions = buffer.getGlyphPositions();
+    infos.forEach((info, index) => {
+      const position = positions[index];
       glyphs.push({
-        gid: glyph.codepoint,
-        cluster: glyph.cluster + contextStart,
-        advance: (glyph.xAdvance ?? 0) / upem,
-        dx: (glyph.xOffset ?? 0) / upem,
-        dy: (glyph.yOffset ?? 0) / upem,
+        gid: info.codepoint,
+        cluster: info.cluster + contextStart,
+        advance: (position?.xAdvance ?? 0) / upem,
+        dx: (position?.xOffset ?? 0) / upem,
+        dy: (position?.yOffset ?? 0) / upem,
       });
-    }
+    });
   }
   const width = glyphs.reduce((sum, glyph) => sum + glyph.advance, 0);
   return { font: item.font ?? 'sans', rtl, text: analysis.text, start: item.start, end: item.end, glyphs, width };
