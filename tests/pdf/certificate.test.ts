@@ -20,7 +20,7 @@ afterAll(async () => {
   await scratch.remove();
 });
 
-/** Names in every script CONTRACT §10 lists (and emoji), each with its own e-mail address. */
+/** Names in every script CONTRACT §10 lists, emoji and a few more scripts, each with its own e-mail address. */
 const everyScript = [
   { name: 'Ada Lovelace', email: 'latin@example.com' },
   { name: 'Γιώργος Παπαδόπουλος', email: 'greek@example.gr' },
@@ -34,7 +34,10 @@ const everyScript = [
   { name: 'বাংলা নাম', email: 'bengali@example.bd' },
   { name: 'தமிழ் பெயர்', email: 'tamil@example.in' },
   { name: 'สมชาย ใจดี', email: 'thai@example.th' },
-  { name: 'Fan 🖋️ 👩‍💻 🇫🇷', email: 'emoji@example.com' },
+  { name: 'Fan 🖋️ 👩‍💻 🇫🇷 1️⃣', email: 'emoji@example.com' },
+  { name: 'Արամ Խաչատրյան', email: 'armenian@example.am' },
+  { name: 'ნინო ბერიძე', email: 'georgian@example.ge' },
+  { name: 'ሰላም ተስፋዬ', email: 'ethiopic@example.et' },
 ];
 
 const strokes: [number, number][][] = [
@@ -296,6 +299,9 @@ describe('certificate of completion (CONTRACT §10)', () => {
       [
         'Caveat-Regular',
         'NotoEmoji-Regular',
+        'NotoSansArmenian-Regular',
+        'NotoSansEthiopic-Regular',
+        'NotoSansGeorgian-Regular',
         'NotoNaskhArabic-Regular',
         'NotoSans-Bold',
         'NotoSans-Regular',

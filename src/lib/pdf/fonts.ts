@@ -12,7 +12,8 @@
  * | Noto Naskh Arabic | Arabic (joining, lam-alef and other ligatures, marks) |
  * | Noto Sans Hebrew | Hebrew |
  * | Noto Sans Bengali, Tamil, Telugu, Kannada, Malayalam, Gujarati, Gurmukhi, Oriya, Sinhala | those Indic scripts |
- * | Noto Sans Thai | Thai |
+ * | Noto Sans Thai, Lao, Khmer, Myanmar | those scripts of South-East Asia |
+ * | Noto Sans Armenian, Georgian, Ethiopic, Thaana | those scripts |
  * | Noto Sans SC | Chinese (Han), Japanese kana, Bopomofo |
  * | Noto Sans KR | Korean (Hangul) |
  * | Noto Emoji | emoji (monochrome outlines) |
@@ -38,6 +39,13 @@ export type FontId =
   | 'oriya'
   | 'sinhala'
   | 'thai'
+  | 'lao'
+  | 'khmer'
+  | 'myanmar'
+  | 'armenian'
+  | 'georgian'
+  | 'ethiopic'
+  | 'thaana'
   | 'cjk'
   | 'korean'
   | 'emoji'
@@ -59,6 +67,13 @@ export const FONT_FILES: Readonly<Record<FontId, string>> = {
   oriya: 'NotoSansOriya-Regular.ttf',
   sinhala: 'NotoSansSinhala-Regular.ttf',
   thai: 'NotoSansThai-Regular.ttf',
+  lao: 'NotoSansLao-Regular.ttf',
+  khmer: 'NotoSansKhmer-Regular.ttf',
+  myanmar: 'NotoSansMyanmar-Regular.ttf',
+  armenian: 'NotoSansArmenian-Regular.ttf',
+  georgian: 'NotoSansGeorgian-Regular.ttf',
+  ethiopic: 'NotoSansEthiopic-Regular.ttf',
+  thaana: 'NotoSansThaana-Regular.ttf',
   cjk: 'NotoSansSC-Regular.ttf',
   korean: 'NotoSansKR-Regular.ttf',
   emoji: 'NotoEmoji-Regular.ttf',
@@ -86,6 +101,13 @@ export const SCRIPT_FONTS: Readonly<Record<string, FontId>> = {
   Oriya: 'oriya',
   Sinhala: 'sinhala',
   Thai: 'thai',
+  Lao: 'lao',
+  Khmer: 'khmer',
+  Myanmar: 'myanmar',
+  Armenian: 'armenian',
+  Georgian: 'georgian',
+  Ethiopic: 'ethiopic',
+  Thaana: 'thaana',
   Han: 'cjk',
   Hiragana: 'cjk',
   Katakana: 'cjk',
@@ -112,6 +134,13 @@ export const FALLBACK_ORDER: readonly FontId[] = [
   'oriya',
   'sinhala',
   'thai',
+  'lao',
+  'khmer',
+  'myanmar',
+  'armenian',
+  'georgian',
+  'ethiopic',
+  'thaana',
   'emoji',
   'cjk',
   'korean',

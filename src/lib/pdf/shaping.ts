@@ -192,10 +192,11 @@ function assignFonts(codePoints: readonly CodePoint[], primary: FontId): (FontId
     const next = codePoints[index + 1]?.value;
     const previous = codePoints[index - 1]?.value;
     if (IGNORABLE.test(char)) return undefined;
+    const keycap = /[0-9#*]/.test(char) && (next === KEYCAP || (next === VS16 && codePoints[index + 2]?.value === KEYCAP));
     const emoji =
+      keycap ||
       (EMOJI_PRESENTATION.test(char) && value > 0xff) ||
-      ((PICTOGRAPHIC.test(char) || next === KEYCAP) && next === VS16) ||
-      (PICTOGRAPHIC.test(char) && previous === ZWJ);
+      (PICTOGRAPHIC.test(char) && (next === VS16 || previous === ZWJ));
     if (emoji && covers('emoji', value)) return 'emoji';
     const script = scriptOf(value);
     if (script === null) return undefined;
