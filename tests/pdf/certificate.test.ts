@@ -276,6 +276,19 @@ describe('certificate of completion (CONTRACT §10)', () => {
     }
   });
 
+  test('continues a value taller than a page (a user agent of kilobytes) on the next page instead of running off it', async () => {
+    const userAgent = Array.from({ length: 900 }, (_, index) => `Token${index}/1.0`).join(' ');
+    const recipient = { ...actedRecipient({ name: 'Long Agent', email: 'agent@example.com', role: 'viewer' }), userAgent };
+    const { file, firstPage, certificateText } = await sealNormal({ recipients: [recipient] });
+    const text = collapse(certificateText);
+    expect(text).toContain('Token0/1.0 Token1/1.0');
+    expect(text).toContain('Token898/1.0 Token899/1.0');
+    for (const box of await wordBoxes(file, firstPage)) {
+      expect(box.yMin).toBeGreaterThanOrEqual(40);
+      expect(box.yMax).toBeLessThanOrEqual(772);
+    }
+  });
+
   test('keeps a SHA-256 on one line whatever its digits (the widest hex digits fill the whole value column)', async () => {
     const { certificateText } = await sealNormal({ documentSha256: 'bdbd'.repeat(16) });
     expect(certificateText.split('\n')).toContain('bdbd'.repeat(16));

@@ -71,6 +71,8 @@ export function formatTime(timestamp: string): string {
 interface Row {
   height: number;
   draw(target: PageContent, top: number): void;
+  /** The row as one row per line, for a row taller than a whole page (only text rows have it). */
+  lines?: () => Row[];
 }
 
 /** One page being filled: its operators, in logical units, drawn all at once at the end. */
@@ -144,6 +146,12 @@ class Flow {
 
   /** One row, on a new page when it does not fit on this one. */
   row(row: Row): void {
+    if (row.height > this.contentHeight && row.lines !== undefined) {
+      // Only an absurdly long value (a user agent of kilobytes) makes a row taller than a page: it
+      // continues line by line on the next.
+      for (const line of row.lines()) this.row(line);
+      return;
+    }
     if (this.remaining() < row.height) this.newPage();
     this.draw(row);
   }
@@ -193,6 +201,13 @@ class CertificateWriter {
           });
         }
       },
+      lines: () =>
+        Array.from({ length: lines }, (_, index) =>
+          this.textRow(
+            cells.map((c) => ({ ...c, lines: c.lines.slice(index, index + 1) })),
+            index === lines - 1 ? gap : 0,
+          ),
+        ),
     };
   }
 
@@ -371,7 +386,9 @@ class CertificateWriter {
  */
 export function appendCertificatePages(pdf: PDF, certificate: CompletionCertificate, originalPageCount: number): number {
   const last = pdf.getPage(originalPageCount - 1);
-  const displayed = last === null ? { width: 612, height: 792 } : displayedPage(pdf, last);
+  let displayed = last === null ? { width: 612, height: 792 } : displayedPage(pdf, last);
+  // A degenerate page box (empty, or not finite): US Letter, as viewers assume for a page without one.
+  if (!(displayed.width >= 1 && displayed.height >= 1 && Number.isFinite(displayed.width * displayed.height))) displayed = { width: 612, height: 792 };
   const width = Math.round(displayed.width * 100) / 100;
   const height = Math.round(displayed.height * 100) / 100;
   const shortSide = Math.min(width, height);
