@@ -17,10 +17,7 @@ export const HEAVY_PACKAGES = [
   '@node-rs/bcrypt',
   '@azure/identity',
   'bidi-js',
-  '@embedpdf/fonts-latin',
-  '@embedpdf/fonts-arabic',
-  '@embedpdf/fonts-hebrew',
-  '@expo-google-fonts/noto-sans-sc',
+  'harfbuzzjs',
   '@asteasolutions/zod-to-openapi',
 ];
 

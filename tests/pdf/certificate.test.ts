@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import * as harfbuzz from 'harfbuzzjs';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { sealDocument } from '../../src/lib/pdf/index.js';
-import type { CompletionCertificate } from '../../src/lib/pdf/index.js';
-import { certificateFor, collapse, recipientFor, corpusFile, developmentSealer, internationalSigners, pdfinfo, pdftotext, run, scratchDir } from './pdfTools.js';
+import type { CertificateRecipient, CompletionCertificate, SignatureValue } from '../../src/lib/pdf/index.js';
+import { pdfWithPages } from './geometryPdfs.js';
+import type { PageSpec } from './geometryPdfs.js';
+import { certificateFor, collapse, corpusFile, developmentSealer, internationalSigners, pdfinfo, pdftotext, recipientFor, run, scratchDir } from './pdfTools.js';
 import type { Sealer } from './pdfTools.js';
 
 let sealer: Sealer;
@@ -16,106 +20,273 @@ afterAll(async () => {
   await scratch.remove();
 });
 
-async function sealNormal(overrides: Partial<CompletionCertificate>) {
-  const document = await corpusFile('normal.pdf');
+/** Names in every script CONTRACT §10 lists, emoji and a few more scripts, each with its own e-mail address. */
+const everyScript = [
+  { name: 'Ada Lovelace', email: 'latin@example.com' },
+  { name: 'Γιώργος Παπαδόπουλος', email: 'greek@example.gr' },
+  { name: 'Пётр Чайковский', email: 'cyrillic@example.ru' },
+  { name: 'محمد عبد الله', email: 'arabic@example.sa' },
+  { name: 'דוד כהן', email: 'hebrew@example.il' },
+  { name: '王小明', email: 'chinese@example.cn' },
+  { name: '山田 やまだ タロウ', email: 'japanese@example.jp' },
+  { name: '김민준', email: 'korean@example.kr' },
+  { name: 'अनुच्छेद क्षत्रिय', email: 'devanagari@example.in' },
+  { name: 'বাংলা নাম', email: 'bengali@example.bd' },
+  { name: 'தமிழ் பெயர்', email: 'tamil@example.in' },
+  { name: 'สมชาย ใจดี', email: 'thai@example.th' },
+  { name: 'Fan 🖋️ 👩‍💻 🇫🇷 1️⃣', email: 'emoji@example.com' },
+  { name: 'Արամ Խաչատրյան', email: 'armenian@example.am' },
+  { name: 'ნინო ბერიძე', email: 'georgian@example.ge' },
+  { name: 'ሰላም ተስፋዬ', email: 'ethiopic@example.et' },
+];
+
+const strokes: [number, number][][] = [
+  [[0.05, 0.6], [0.1, 0.2], [0.18, 0.75], [0.25, 0.3], [0.32, 0.7], [0.4, 0.4], [0.5, 0.5], [0.7, 0.3], [0.9, 0.6]],
+  [[0.2, 0.85], [0.8, 0.8]],
+];
+
+/** A recipient who acted, as a completed envelope's certificate shows it. */
+function actedRecipient(options: { name: string; email: string; role?: string; signature?: SignatureValue | null }): CertificateRecipient {
+  const role = options.role ?? 'signer';
+  return {
+    id: randomUUID(),
+    name: options.name,
+    email: options.email,
+    role,
+    routingOrder: 2,
+    status: role === 'signer' ? 'signed' : role === 'approver' ? 'approved' : 'viewed',
+    actedAt: '2026-11-22T13:37:06.789Z',
+    ip: '203.0.113.42',
+    userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
+    identification: `Signing link sent to ${options.email}`,
+    signature: options.signature === undefined ? (role === 'signer' ? { typed: options.name } : null) : options.signature,
+  };
+}
+
+async function seal(document: Uint8Array, overrides: Partial<CompletionCertificate>) {
   const certificate = certificateFor(document, overrides);
   const result = await sealDocument({ document, certificate, ...sealer });
   const file = await scratch.write(`${certificate.envelopeId}.pdf`, result.sealed);
-  const certificateText = await pdftotext(file, ['-f', String(result.originalPageCount + 1)]);
-  return { certificate, result, file, certificateText };
+  const firstPage = result.originalPageCount + 1;
+  const certificateText = await pdftotext(file, ['-f', String(firstPage)]);
+  return { certificate, result, file, firstPage, certificateText };
 }
 
-/** Word boxes of the certificate pages, from `pdftotext -bbox`. */
-async function wordBoxes(file: string, firstPage: number): Promise<{ page: number; xMin: number; xMax: number; yMin: number; yMax: number }[]> {
+async function sealNormal(overrides: Partial<CompletionCertificate>) {
+  return await seal(await corpusFile('normal.pdf'), overrides);
+}
+
+interface WordBox {
+  page: number;
+  text: string;
+  xMin: number;
+  xMax: number;
+  yMin: number;
+  yMax: number;
+}
+
+/** Word boxes of the pages from `firstPage` on, from `pdftotext -bbox` (page coordinates as displayed, origin top-left). */
+async function wordBoxes(file: string, firstPage: number): Promise<WordBox[]> {
   const html = await pdftotext(file, ['-bbox', '-f', String(firstPage)]);
-  const boxes: { page: number; xMin: number; xMax: number; yMin: number; yMax: number }[] = [];
+  const boxes: WordBox[] = [];
   let page = firstPage - 1;
   for (const line of html.split('\n')) {
     if (line.includes('<page ')) page++;
-    const match = /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)"/.exec(line);
-    if (match !== null) boxes.push({ page, xMin: Number(match[1]), yMin: Number(match[2]), xMax: Number(match[3]), yMax: Number(match[4]) });
+    const match = /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*)<\/word>/.exec(line);
+    if (match !== null) {
+      const text = (match[5] ?? '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+      boxes.push({ page, text, xMin: Number(match[1]), yMin: Number(match[2]), xMax: Number(match[3]), yMax: Number(match[4]) });
+    }
   }
   return boxes;
 }
 
+/** Size and rotation of one page, from pdfinfo. */
+async function pageSize(file: string, page: number): Promise<{ width: number; height: number; rotation: number }> {
+  const { stdout } = await run('pdfinfo', ['-f', String(page), '-l', String(page), file]);
+  const size = new RegExp(`^Page\\s+${page} size:\\s+([\\d.]+) x ([\\d.]+) pts`, 'm').exec(stdout);
+  const rotation = new RegExp(`^Page\\s+${page} rot:\\s+(\\d+)`, 'm').exec(stdout);
+  return { width: Number(size?.[1]), height: Number(size?.[2]), rotation: Number(rotation?.[1]) };
+}
+
+/** Every glyph MuPDF draws on the pages from `firstPage` on (`mutool trace`): its font and glyph id. */
+async function drawnGlyphs(file: string, firstPage: number, lastPage: number): Promise<{ font: string; glyph: number }[]> {
+  const { stdout } = await run('mutool', ['trace', file, `${firstPage}-${lastPage}`]);
+  const glyphs: { font: string; glyph: number }[] = [];
+  let font = '';
+  for (const line of stdout.split('\n')) {
+    const span = /<span font="([^"]*)"/.exec(line);
+    if (span !== null) font = span[1] ?? '';
+    const glyph = /<g [^>]*glyph="(\d+)"/.exec(line);
+    if (glyph !== null) glyphs.push({ font, glyph: Number(glyph[1]) });
+  }
+  return glyphs;
+}
+
 describe('certificate of completion (CONTRACT §10)', () => {
-  test('shows envelope, document, owner, times, original SHA-256, every signer and every event as extractable text', async () => {
-    const { certificate, result, certificateText } = await sealNormal({});
+  test('shows the envelope, every recipient and every audit event as extractable text', async () => {
+    const recipients = [
+      actedRecipient({ name: 'Ada Lovelace', email: 'ada@example.com', signature: { typed: 'Ada Lovelace' } }),
+      actedRecipient({ name: 'Charles Babbage', email: 'charles@example.com', role: 'approver' }),
+      { ...recipientFor({ id: randomUUID(), name: 'Carol Copy', email: 'carol@example.com', role: 'cc' }), status: 'sent' },
+    ];
+    const { certificate, result, certificateText } = await sealNormal({ recipients, pageCount: 2 });
     expect(result.certificatePageCount).toBeGreaterThanOrEqual(1);
     const text = collapse(certificateText);
-    for (const value of [certificate.envelopeId, certificate.documentName, certificate.ownerEmail, certificate.createdAt, certificate.completedAt, certificate.documentSha256]) {
-      expect(text).toContain(value);
+    for (const value of [certificate.envelopeId, certificate.documentName, certificate.ownerEmail, certificate.documentSha256]) expect(text).toContain(value);
+    expect(text).toMatch(/Pages 2\b/);
+    expect(text).toContain('Created 2026-11-22 10:15:30 UTC');
+    expect(text).toContain('Sent 2026-11-22 10:21:00 UTC');
+    expect(text).toContain('Completed 2026-11-22 11:02:03 UTC');
+    for (const recipient of certificate.recipients) {
+      for (const value of [recipient.name, recipient.email, recipient.role, recipient.id, recipient.status]) expect(text).toContain(value);
     }
-    for (const signer of certificate.recipients) {
-      for (const value of [signer.name, signer.email, signer.role, signer.id]) expect(text).toContain(value);
-    }
-    for (const event of certificate.events) {
-      expect(text).toContain(event.type);
-      expect(text).toContain(event.at);
-    }
+    expect(text).toContain('Routing order 2');
+    expect(text).toContain('Acted 2026-11-22 13:37:06 UTC');
+    expect(text).toContain('IP address 203.0.113.42');
+    expect(text).toContain('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36');
+    expect(text).toContain('Identified by Signing link sent to ada@example.com');
+    // The typed signature is drawn (in the handwriting font) besides the name.
+    expect(text.split('Ada Lovelace').length - 1).toBeGreaterThanOrEqual(2);
+    for (const event of certificate.events) expect(text).toContain(event.type);
   });
 
-  test('embeds its fonts subsetted, with ToUnicode maps, covering Chinese, Arabic, Hebrew, Cyrillic and Greek', async () => {
-    const { file, result } = await sealNormal({});
-    const { stdout } = await run('pdffonts', ['-f', String(result.originalPageCount + 1), file]);
-    const fonts = stdout.split('\n').slice(2).filter((line) => line.trim() !== '');
-    const noto = fonts.filter((line) => /\+Noto/.test(line));
-    expect(noto.map((line) => /\+(Noto[\w-]+)/.exec(line)?.[1]).sort()).toEqual(
-      ['NotoNaskhArabic', 'NotoSans-Bold', 'NotoSans-Regular', 'NotoSansHebrew', 'NotoSansSC-Regular'].sort(),
-    );
-    // emb, sub and uni all "yes": embedded, subsetted, with a ToUnicode map.
-    for (const line of noto) expect(line).toMatch(/yes\s+yes\s+yes/);
-    // The Chinese font alone is over 10 MB; subsetted, the whole sealed file stays small.
-    const original = await corpusFile('normal.pdf');
-    expect(result.sealed.length - original.length).toBeLessThan(400 * 1024);
+  test('prints every time as `2026-11-22 13:37:06 UTC`, never as an ISO 8601 timestamp', async () => {
+    const { certificateText } = await sealNormal({ recipients: [actedRecipient({ name: 'Ada', email: 'ada@example.com' })] });
+    const text = collapse(certificateText);
+    expect(text).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
+    expect(text).toContain('2026-11-22 10:20:00 UTC');
+    expect(text.match(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/g)?.length).toBeGreaterThanOrEqual(7);
   });
 
-  test('flows over as many pages as 100 signers and 400 events need, each page numbered, nothing lost', async () => {
-    const signers = Array.from({ length: 100 }, (_, index) => ({
-      id: randomUUID(),
-      ...(internationalSigners[index % internationalSigners.length] ?? { name: '', email: '', role: 'signer' }),
-      email: `signer${index}@example.com`,
-    }));
-    const actor = 'owner@example.com';
+  test('names each event\'s actor by e-mail, and the sweeper as `system`', async () => {
+    const { certificateText } = await sealNormal({
+      events: [
+        { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorEmail: 'owner@example.com' },
+        { sequence: 2, type: 'recipient.signed', at: '2026-11-22T10:16:00.000Z', actorEmail: 'signer.one@example.org' },
+        { sequence: 3, type: 'envelope.expired', at: '2026-12-22T10:16:00.000Z', actorEmail: null },
+      ],
+    });
+    const lines = certificateText.split('\n').map((line) => line.trim());
+    const row = (sequence: string, time: string, type: string, actor: string): void => {
+      const at = lines.indexOf(type);
+      expect(at).toBeGreaterThan(-1);
+      // pdftotext reads the table row by row: sequence, time, type, actor.
+      expect(lines.slice(at - 4, at + 4)).toEqual(expect.arrayContaining([sequence, time, type, actor]));
+    };
+    row('1', '2026-11-22 10:15:30 UTC', 'envelope.created', 'owner@example.com');
+    row('2', '2026-11-22 10:16:00 UTC', 'recipient.signed', 'signer.one@example.org');
+    row('3', '2026-12-22 10:16:00 UTC', 'envelope.expired', 'system');
+  });
+
+  describe('pages of the size and orientation of the document\'s last page', () => {
+    const cases: [string, PageSpec[], { width: number; height: number }][] = [
+      ['Letter after A4', [{ mediaBox: [0, 0, 595, 842] }, { mediaBox: [0, 0, 612, 792] }], { width: 612, height: 792 }],
+      ['A4 landscape', [{ mediaBox: [0, 0, 842, 595] }], { width: 842, height: 595 }],
+      ['A4 portrait turned by /Rotate 90 (displayed landscape)', [{ mediaBox: [0, 0, 595, 842], rotate: 90 }], { width: 842, height: 595 }],
+      ['a crop box offset inside the media box', [{ mediaBox: [-20, -20, 700, 900], cropBox: [30, 40, 530, 740] }], { width: 500, height: 700 }],
+      ['rotation and crop box inherited from the page tree', [{ mediaBox: [0, 0, 842, 595], cropBox: [100, 50, 742, 545], rotate: 270, inherit: true }], { width: 495, height: 642 }],
+    ];
+    test.each(cases)('%s', async (_name, pages, expected) => {
+      const document = new Uint8Array(pdfWithPages(pages));
+      const recipients = internationalSigners.map((signer) => actedRecipient(signer));
+      const { result, file, firstPage, certificateText } = await seal(document, { recipients, pageCount: pages.length });
+      for (let page = firstPage; page < firstPage + result.certificatePageCount; page++) {
+        expect(await pageSize(file, page)).toEqual({ ...expected, rotation: 0 });
+      }
+      for (const recipient of recipients) expect(collapse(certificateText)).toContain(recipient.name);
+      for (const box of await wordBoxes(file, firstPage)) {
+        expect(box.xMin).toBeGreaterThanOrEqual(0);
+        expect(box.xMax).toBeLessThanOrEqual(expected.width);
+        expect(box.yMin).toBeGreaterThanOrEqual(0);
+        expect(box.yMax).toBeLessThanOrEqual(expected.height);
+      }
+    });
+  });
+
+  test('flows 100 recipients and 400 events over numbered pages, never splitting a recipient\'s block', async () => {
+    const recipients = Array.from({ length: 100 }, (_, index) => {
+      const person = everyScript[index % everyScript.length] ?? { name: 'Nobody', email: 'nobody@example.com' };
+      const role = ['signer', 'approver', 'viewer', 'signer'][index % 4] ?? 'signer';
+      return actedRecipient({
+        name: person.name,
+        email: `r${index}.${person.email}`,
+        role,
+        signature: role !== 'signer' ? null : index % 8 === 0 ? { strokes } : { typed: person.name },
+      });
+    });
     const events = Array.from({ length: 400 }, (_, index) => ({
       sequence: index + 1,
-      type: index % 2 === 0 ? 'envelope.signers_replaced' : 'envelope.sent',
+      type: index % 2 === 0 ? 'recipient.signed' : 'envelope.sent',
       at: new Date(Date.UTC(2026, 10, 22, 10, 0, index)).toISOString(),
-      actorEmail: index % 5 === 0 ? null : actor,
+      actorEmail: index % 5 === 0 ? null : `r${index % 100}.actor@example.com`,
     }));
-    const { certificate, result, file, certificateText } = await sealNormal({ recipients: signers.map(recipientFor), events });
-    expect(result.certificatePageCount).toBeGreaterThan(5);
+    const { certificate, result, file, firstPage, certificateText } = await sealNormal({ recipients, events });
+    expect(result.certificatePageCount).toBeGreaterThan(10);
     expect((await pdfinfo(file)).pages).toBe(result.originalPageCount + result.certificatePageCount);
     const text = collapse(certificateText);
-    for (const signer of certificate.recipients) {
-      expect(text).toContain(signer.email);
-      expect(text).toContain(signer.id);
+    for (const recipient of certificate.recipients) {
+      expect(text).toContain(recipient.email);
+      expect(text).toContain(recipient.id);
     }
-    for (const event of certificate.events) expect(text).toContain(event.at);
+    for (const event of certificate.events) expect(text).toContain(`${event.sequence} ${event.at.slice(0, 10)} ${event.at.slice(11, 19)} UTC`);
     for (let page = 1; page <= result.certificatePageCount; page++) expect(text).toContain(`Page ${page} of ${result.certificatePageCount}`);
-    // Every word inside the A4 page (595 × 842 pt), none in the margins.
-    const boxes = await wordBoxes(file, result.originalPageCount + 1);
+
+    const boxes = await wordBoxes(file, firstPage);
+    // Every word inside the Letter page's margins.
     for (const box of boxes) {
-      expect(box.xMin).toBeGreaterThanOrEqual(50);
-      expect(box.xMax).toBeLessThanOrEqual(545);
+      expect(box.xMin).toBeGreaterThanOrEqual(45);
+      expect(box.xMax).toBeLessThanOrEqual(567);
       expect(box.yMin).toBeGreaterThanOrEqual(40);
-      expect(box.yMax).toBeLessThanOrEqual(820);
+      expect(box.yMax).toBeLessThanOrEqual(772);
+    }
+    // A block runs from its number ("17.") to its recipient id: both on the same page, and every
+    // page's first block number follows the previous page's last.
+    const numberPage = new Map<number, number>();
+    for (const box of boxes) {
+      const number = /^(\d+)\.$/.exec(box.text);
+      if (number !== null && box.xMin < 60) numberPage.set(Number(number[1]), box.page);
+    }
+    certificate.recipients.forEach((recipient, index) => {
+      const idBox = boxes.find((box) => box.text === recipient.id);
+      expect(idBox).toBeDefined();
+      expect(numberPage.get(index + 1)).toBe(idBox?.page);
+      if (recipient.role === 'signer') {
+        // A signer's block ends with its signature and caption, on the same page too.
+        const caption = boxes.filter((box) => box.page === idBox?.page && (box.text === 'Drawn' || box.text === 'Typed') && (box.yMin > (idBox?.yMax ?? 0)));
+        expect(caption.length).toBeGreaterThanOrEqual(1);
+      }
+    });
+  });
+
+  test('breaks a long e-mail address at `@` or `.`, not inside a word', async () => {
+    const email = 'first.middle.lastname.department@subdomain.example-company.example.com';
+    const { file, firstPage } = await sealNormal({
+      events: [{ sequence: 1, type: 'envelope.signers_replaced', at: '2026-11-22T10:20:00.000Z', actorEmail: email }],
+    });
+    // The actor column is narrower than the address: it takes more than one line.
+    const pieces = (await wordBoxes(file, firstPage)).filter((box) => box.xMin > 300 && email.includes(box.text) && box.text.length > 3);
+    pieces.sort((a, b) => a.yMin - b.yMin);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.map((piece) => piece.text).join('')).toBe(email);
+    for (let index = 1; index < pieces.length; index++) {
+      const before = pieces[index - 1]?.text ?? '';
+      const after = pieces[index]?.text ?? '';
+      expect(before.endsWith('@') || after.startsWith('.')).toBe(true);
     }
   });
 
-  test('wraps long names, e-mails and document names inside the page instead of cutting them', async () => {
-    const longName = 'Maria del Carmen Esperanza Guadalupe de los Santos Villanueva-Rodríguez y Fernández de Córdoba ' +
-      'Hohenzollern-Sigmaringen 慕容雪儿 عبد الرحمن بن عبد العزيز';
-    const longEmail = `${'very.long.local.part.'.repeat(6)}end@${'sub-domain.'.repeat(6)}example.com`;
-    const { file, result, certificateText } = await sealNormal({
-      documentName: `${'Master services agreement with schedules and annexes '.repeat(4)}.pdf`,
-      recipients: [recipientFor({ id: randomUUID(), name: longName, email: longEmail, role: 'signer' })],
-    });
+  test('continues a value taller than a page (a user agent of kilobytes) on the next page instead of running off it', async () => {
+    const userAgent = Array.from({ length: 900 }, (_, index) => `Token${index}/1.0`).join(' ');
+    const recipient = { ...actedRecipient({ name: 'Long Agent', email: 'agent@example.com', role: 'viewer' }), userAgent };
+    const { file, firstPage, certificateText } = await sealNormal({ recipients: [recipient] });
     const text = collapse(certificateText);
-    for (const word of longName.split(' ')) expect(text).toContain(word);
-    // The e-mail is broken across lines but nothing of it is lost.
-    expect(certificateText.replace(/\s+/g, '')).toContain(longEmail);
-    for (const box of await wordBoxes(file, result.originalPageCount + 1)) expect(box.xMax).toBeLessThanOrEqual(545);
+    expect(text).toContain('Token0/1.0 Token1/1.0');
+    expect(text).toContain('Token898/1.0 Token899/1.0');
+    for (const box of await wordBoxes(file, firstPage)) {
+      expect(box.yMin).toBeGreaterThanOrEqual(40);
+      expect(box.yMax).toBeLessThanOrEqual(772);
+    }
   });
 
   test('keeps a SHA-256 on one line whatever its digits (the widest hex digits fill the whole value column)', async () => {
@@ -123,16 +294,90 @@ describe('certificate of completion (CONTRACT §10)', () => {
     expect(certificateText.split('\n')).toContain('bdbd'.repeat(16));
   });
 
-  test('keeps an actor id on the line of its audit event whatever its digits (the widest hex digits)', async () => {
-    const actorId = 'bdbdbdbd-bdbd-7bdb-bdbd-bdbdbdbdbdbd';
-    const { certificateText } = await sealNormal({ events: [{ sequence: 1, type: 'envelope.signers_replaced', at: '2026-11-22T10:20:00.000Z', actorEmail: actorId }] });
-    expect(certificateText).toMatch(/envelope\.signers_replaced\s+bdbdbdbd-bdbd-7bdb-bdbd-bdbdbdbdbdbd\n/);
+  test('draws every script with real glyphs that extract as the original characters', async () => {
+    const recipients = everyScript.map((person) => actedRecipient(person));
+    const { file, result, firstPage, certificateText } = await sealNormal({ recipients });
+    const text = collapse(certificateText);
+    for (const person of everyScript) expect(text).toContain(person.name);
+    expect(certificateText).not.toContain('\uFFFD');
+    // Every glyph drawn is a real glyph of its font: none is .notdef (glyph 0).
+    const glyphs = await drawnGlyphs(file, firstPage, result.originalPageCount + result.certificatePageCount);
+    expect(glyphs.length).toBeGreaterThan(1000);
+    expect(glyphs.filter((glyph) => glyph.glyph === 0)).toEqual([]);
+    // One font per script family, all embedded as subsets with a ToUnicode map (emb, sub, uni: yes).
+    const { stdout } = await run('pdffonts', ['-f', String(firstPage), file]);
+    const fonts = stdout.split('\n').slice(2).filter((line) => line.trim() !== '');
+    const names = [...new Set(fonts.map((line) => /^[A-Z]{6}\+([\w-]+)/.exec(line)?.[1]))].sort();
+    expect(names).toEqual(
+      [
+        'Caveat-Regular',
+        'NotoEmoji-Regular',
+        'NotoSansArmenian-Regular',
+        'NotoSansEthiopic-Regular',
+        'NotoSansGeorgian-Regular',
+        'NotoNaskhArabic-Regular',
+        'NotoSans-Bold',
+        'NotoSans-Regular',
+        'NotoSansBengali-Regular',
+        'NotoSansHebrew-Regular',
+        'NotoSansKR-Regular',
+        'NotoSansSC-Regular',
+        'NotoSansTamil-Regular',
+        'NotoSansThai-Regular',
+      ].sort(),
+    );
+    for (const line of fonts) expect(line).toMatch(/CID TrueType\s+Identity-H\s+yes\s+yes\s+yes/);
   });
 
-  test('draws characters no font covers (Korean, emoji) as a placeholder glyph, keeping the real characters in the text', async () => {
-    const { certificateText } = await sealNormal({ recipients: [recipientFor({ id: randomUUID(), name: '김민준 🖋️ Kim', email: 'kim@example.kr', role: 'signer' })] });
-    expect(collapse(certificateText)).toContain('김민준');
-    expect(collapse(certificateText)).toContain('Kim');
+  test('joins Arabic letters and forms the lam-alef ligature', async () => {
+    const name = 'سلام لا';
+    const { file, firstPage, result, certificateText } = await sealNormal({
+      recipients: [actedRecipient({ name, email: 'lamalef@example.sa', role: 'viewer' })],
+      documentName: 'agreement.pdf',
+    });
+    expect(collapse(certificateText)).toContain(name);
+    // What HarfBuzz makes of the name in the vendored font, with and without the required ligatures
+    // (Noto Naskh Arabic draws lam-alef as a pair of ligature glyphs, `rlig`), and unjoined.
+    const font = new harfbuzz.Font(new harfbuzz.Face(new harfbuzz.Blob(await readFile('assets/fonts/NotoNaskhArabic-Regular.ttf'))));
+    const shape = (text: string, features: harfbuzz.Feature[] = []): number[] => {
+      const buffer = new harfbuzz.Buffer();
+      buffer.addText(text);
+      buffer.guessSegmentProperties();
+      harfbuzz.shape(font, buffer, features);
+      return buffer.getGlyphInfos().map((glyph) => glyph.codepoint);
+    };
+    const shaped = shape(name);
+    expect(shaped).not.toEqual(shape(name, [new harfbuzz.Feature('rlig', 0)]));
+    expect(shaped).not.toEqual(shape(name, [new harfbuzz.Feature('init', 0), new harfbuzz.Feature('medi', 0), new harfbuzz.Feature('fina', 0)]));
+    // The certificate draws exactly the shaped glyphs, right to left.
+    const drawn = (await drawnGlyphs(file, firstPage, result.originalPageCount + result.certificatePageCount))
+      .filter((glyph) => glyph.font.endsWith('+NotoNaskhArabic-Regular'))
+      .map((glyph) => glyph.glyph);
+    expect(drawn).toEqual(shaped);
+  });
+
+  test('embeds only the glyphs used: the sealed file stays small', async () => {
+    const recipients = everyScript.map((person) => actedRecipient(person));
+    const original = await corpusFile('normal.pdf');
+    const { result } = await sealNormal({ recipients });
+    // The Chinese and Korean fonts alone are 16 MB; subsetted, the whole certificate adds little.
+    expect(result.sealed.length - original.length).toBeLessThan(250 * 1024);
+  });
+
+  test('draws a drawn signature as vector strokes and a typed one in the handwriting font', async () => {
+    const { file, firstPage, result, certificateText } = await sealNormal({
+      recipients: [
+        actedRecipient({ name: 'Ink Signer', email: 'ink@example.com', signature: { strokes } }),
+        actedRecipient({ name: 'Typed Signer', email: 'typed@example.com', signature: { typed: 'Typed Signer' } }),
+      ],
+    });
+    const text = collapse(certificateText);
+    expect(text).toContain('Drawn by the signer');
+    expect(text).toContain('Typed by the signer');
+    const trace = (await run('mutool', ['trace', file, `${firstPage}-${result.originalPageCount + result.certificatePageCount}`])).stdout;
+    // Two strokes with round caps (the rules under the signatures have butt caps).
+    expect(trace.match(/<stroke_path [^>]*linecap="1,1,1"/g)?.length).toBe(2);
+    expect(trace).toMatch(/<span font="[A-Z]{6}\+Caveat-Regular"/);
   });
 
   test('removes bidi override characters, so a name cannot be made to display as something else', async () => {

@@ -1,25 +1,36 @@
 /**
- * The certificate-of-completion pages (CONTRACT §6 step 2 and §10): envelope id, document name,
- * owner e-mail, every signer's name, e-mail, role and id, the created and completed times, the
- * original document's SHA-256, and every audit event so far with its type and time. All of it is
- * real text. Long values wrap, and the content flows over as many A4 pages as it needs, each
- * with a footer "Page i of n".
+ * The certificate-of-completion pages (CONTRACT §6 step 3 and §10), appended after the document,
+ * each of the size and orientation of the document's last page as displayed (its crop box after
+ * /Rotate): the envelope (id, document name, owner e-mail, the frozen document's SHA-256 and page
+ * count, created, sent and completed times), one block per recipient that is never split across
+ * pages (name, e-mail, role, routing order, final status, when they acted, IP address and user
+ * agent, how they were identified, and a signer's signature as drawn or typed), then every audit
+ * event with its time, type and actor's e-mail (`system` for the sweeper). Times read
+ * `2026-11-22 13:37:06 UTC`.
+ *
+ * All of it is real, extractable text, shaped with HarfBuzz in the Noto fonts (`shaping.ts`). Long
+ * values wrap (e-mail addresses and ids at `@`, `.` and `-` first); the content flows over as many
+ * pages as it needs, each with a footer "Page i of n". Pages much smaller or larger than usual paper
+ * are drawn at a proportional scale, so that the layout keeps its proportions.
  *
  * Runs only inside a seal worker (it uses @libpdf/core).
  */
-import { grayscale } from '@libpdf/core';
+import { PdfArray, PdfNumber, ops } from '@libpdf/core';
 import type { PDF, PDFPage } from '@libpdf/core';
-import type { CompletionCertificate } from './types.js';
-import { TextPainter, layoutParagraph } from './textLayout.js';
+import type { Operator } from './pageGeometry.js';
+import { inkOperators } from './ink.js';
+import { displayedPage } from './pageGeometry.js';
+import { TextPainter, layoutParagraph, layoutSingleLine } from './textLayout.js';
 import type { Face, Line } from './textLayout.js';
+import type { CertificateRecipient, CompletionCertificate, SignatureValue } from './types.js';
 
-/** A4 portrait, in points. */
-const PAGE = { width: 595.28, height: 841.89 };
-const MARGIN = { left: 56, right: 56, top: 60, bottom: 64 };
-const CONTENT_WIDTH = PAGE.width - MARGIN.left - MARGIN.right;
-const FOOTER_Y = 36;
-const LABEL_WIDTH = 128;
+const MARGIN = { left: 50, right: 50, top: 56, bottom: 58 };
+const FOOTER_Y = 30;
+const LABEL_WIDTH = 112;
 const COLUMN_GAP = 8;
+/** The shorter side of the logical page (what the layout is designed for) stays within these bounds. */
+const SHORT_SIDE = { min: 480, max: 900 };
+const SIGNATURE_BOX = { width: 220, height: 56 };
 
 interface Style {
   face: Face;
@@ -30,61 +41,91 @@ interface Style {
 
 const styles = {
   title: { face: 'bold', size: 18, gray: 0 },
-  intro: { face: 'regular', size: 9, gray: 0.3 },
+  intro: { face: 'regular', size: 8.5, gray: 0.3 },
   heading: { face: 'bold', size: 12, gray: 0 },
-  label: { face: 'bold', size: 9, gray: 0.35 },
-  value: { face: 'regular', size: 9.5, gray: 0 },
-  /** 64 hex digits fit one line at this size whatever the digits (the widest is under 0.62 em). */
-  digest: { face: 'regular', size: 8.5, gray: 0 },
-  signerName: { face: 'bold', size: 10.5, gray: 0 },
-  tableHead: { face: 'bold', size: 8, gray: 0.35 },
-  tableCell: { face: 'regular', size: 8, gray: 0 },
-  footer: { face: 'regular', size: 7.5, gray: 0.4 },
+  label: { face: 'bold', size: 8.5, gray: 0.35 },
+  value: { face: 'regular', size: 9, gray: 0 },
+  /** A SHA-256 in hex: 8 pt where 64 digits fit the value column, smaller on narrow pages. */
+  digest: { face: 'regular', size: 8, gray: 0 },
+  recipientName: { face: 'bold', size: 10.5, gray: 0 },
+  caption: { face: 'regular', size: 7.5, gray: 0.4 },
+  tableHead: { face: 'bold', size: 7.5, gray: 0.35 },
+  tableCell: { face: 'regular', size: 7.5, gray: 0 },
+  footer: { face: 'regular', size: 7, gray: 0.4 },
 } satisfies Record<string, Style>;
 
-const lineHeight = (style: Style): number => style.size * 1.35;
+const lineHeight = (style: Style): number => style.size * 1.4;
 
-/** One column of a row: laid-out lines at an x offset from the left margin. */
-interface Cell {
-  x: number;
-  lines: Line[];
-  style: Style;
+/**
+ * A time as the certificate prints it: `2026-11-22 13:37:06 UTC` (CONTRACT §10), from an ISO 8601
+ * timestamp; a value that is not one is printed as given.
+ */
+export function formatTime(timestamp: string): string {
+  const date = new Date(timestamp);
+  if (Number.isNaN(date.getTime())) return timestamp;
+  const iso = date.toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 }
 
-function cell(text: string, style: Style, x: number, width: number): Cell {
-  return { x, lines: layoutParagraph(text, { face: style.face, size: style.size, maxWidth: width }), style };
+/** Something placed in the flow: its height, and how to draw it with its top at `top`. */
+interface Row {
+  height: number;
+  draw(target: PageContent, top: number): void;
+  /** The row as one row per line, for a row taller than a whole page (only text rows have it). */
+  lines?: () => Row[];
 }
 
-/** Places rows top to bottom, starting a new page whenever the next row does not fit. */
+/** One page being filled: its operators, in logical units, drawn all at once at the end. */
+interface PageContent {
+  page: PDFPage;
+  operators: Operator[];
+}
+
+/** Places rows top to bottom, starting a new page whenever the next row (or block) does not fit. */
 class Flow {
-  readonly pages: PDFPage[] = [];
+  readonly pages: PageContent[] = [];
   private y = 0;
+  /** Rows repeated at the top of every new page (a table's header), while set. */
+  repeatOnNewPage: Row[] = [];
 
   constructor(
     private readonly pdf: PDF,
-    private readonly painter: TextPainter,
+    private readonly size: { width: number; height: number; logicalWidth: number; logicalHeight: number },
   ) {}
 
-  private get page(): PDFPage {
-    const page = this.pages.at(-1);
-    if (page !== undefined) return page;
-    return this.newPage();
+  private get contentHeight(): number {
+    return this.size.logicalHeight - MARGIN.top - MARGIN.bottom;
   }
 
-  private newPage(): PDFPage {
-    const page = this.pdf.addPage({ width: PAGE.width, height: PAGE.height });
-    this.pages.push(page);
-    this.y = PAGE.height - MARGIN.top;
-    return page;
+  private get current(): PageContent {
+    return this.pages.at(-1) ?? this.newPage();
+  }
+
+  private newPage(): PageContent {
+    const page = this.pdf.addPage({ width: this.size.width, height: this.size.height });
+    // Explicit, so that nothing is inherited from the page tree (a /Rotate or /CropBox on the root
+    // /Pages node would otherwise turn or cut the certificate).
+    page.dict.set('CropBox', new PdfArray([0, 0, this.size.width, this.size.height].map((value) => PdfNumber.of(value))));
+    page.dict.set('Rotate', PdfNumber.of(0));
+    const content = { page, operators: [] };
+    this.pages.push(content);
+    this.y = this.size.logicalHeight - MARGIN.top;
+    for (const row of this.repeatOnNewPage) this.draw(row);
+    return content;
   }
 
   private remaining(): number {
     return this.pages.length === 0 ? 0 : this.y - MARGIN.bottom;
   }
 
+  private draw(row: Row): void {
+    row.draw(this.current, this.y);
+    this.y -= row.height;
+  }
+
   /** Vertical space, in points (dropped at the top of a page). */
   space(points: number): void {
-    if (this.pages.length > 0 && this.y < PAGE.height - MARGIN.top) this.y -= points;
+    if (this.pages.length > 0 && this.y < this.size.logicalHeight - MARGIN.top) this.y -= points;
   }
 
   /** Starts a new page unless `points` of vertical space are left on this one. */
@@ -93,132 +134,317 @@ class Flow {
   }
 
   /**
-   * A row of cells side by side, advancing by its tallest cell. Kept on one page when it fits on
-   * one; a row taller than a whole page continues line by line on the next.
+   * Rows that stay together on one page (a recipient's block, CONTRACT §10), on a new page when they
+   * do not fit on this one. Only a block taller than a whole page (which no realistic recipient
+   * makes) is split, row by row.
    */
-  row(cells: Cell[], gap = 0): void {
-    const step = Math.max(...cells.map((c) => lineHeight(c.style)));
-    const count = Math.max(...cells.map((c) => c.lines.length));
-    if (count * step <= PAGE.height - MARGIN.top - MARGIN.bottom) this.keep(count * step);
-    for (let index = 0; index < count; index++) {
-      if (this.remaining() < step) this.newPage();
-      const page = this.page;
-      const baseline = this.y - step * 0.8;
-      for (const c of cells) {
-        const line = c.lines[index];
-        if (line !== undefined && line.glyphs.length > 0) {
-          this.painter.drawLine(page, line, { x: MARGIN.left + c.x, y: baseline, size: c.style.size, gray: c.style.gray });
-        }
-      }
-      this.y -= step;
-    }
-    this.y -= gap;
+  block(rows: Row[]): void {
+    const total = rows.reduce((sum, row) => sum + row.height, 0);
+    if (total <= this.contentHeight) this.keep(total);
+    for (const row of rows) this.row(row);
   }
 
-  /** A thin horizontal rule across the content width. */
-  rule(): void {
-    if (this.remaining() < 6) return;
-    const y = this.y - 2;
-    this.page.drawLine({
-      start: { x: MARGIN.left, y },
-      end: { x: PAGE.width - MARGIN.right, y },
-      thickness: 0.5,
-      color: grayscale(0.75),
-    });
-    this.y -= 6;
+  /** One row, on a new page when it does not fit on this one. */
+  row(row: Row): void {
+    if (row.height > this.contentHeight && row.lines !== undefined) {
+      // Only an absurdly long value (a user agent of kilobytes) makes a row taller than a page: it
+      // continues line by line on the next.
+      for (const line of row.lines()) this.row(line);
+      return;
+    }
+    if (this.remaining() < row.height) this.newPage();
+    this.draw(row);
+  }
+}
+
+/** A column of a text row: laid-out lines at an x offset from the left margin. */
+interface Cell {
+  x: number;
+  lines: Line[];
+  style: Style;
+}
+
+/**
+ * Draws the certificate onto new pages. Holds the painter (fonts) and the logical page width.
+ */
+class CertificateWriter {
+  readonly flow: Flow;
+  private readonly contentWidth: number;
+
+  constructor(
+    private readonly painter: TextPainter,
+    pdf: PDF,
+    size: { width: number; height: number; logicalWidth: number; logicalHeight: number },
+  ) {
+    this.flow = new Flow(pdf, size);
+    this.contentWidth = size.logicalWidth - MARGIN.left - MARGIN.right;
+  }
+
+  cell(text: string, style: Style, x: number, width: number): Cell {
+    return { x, lines: layoutParagraph(text, { face: style.face, size: style.size, maxWidth: width }), style };
+  }
+
+  /** A row of cells side by side, as tall as its tallest cell plus `gap`. */
+  textRow(cells: Cell[], gap = 0): Row {
+    const lines = Math.max(...cells.map((c) => c.lines.length));
+    const step = Math.max(...cells.map((c) => lineHeight(c.style)));
+    return {
+      height: lines * step + gap,
+      draw: (target, top) => {
+        for (const c of cells) {
+          c.lines.forEach((line, index) => {
+            if (line.runs.length === 0) return;
+            const baseline = top - index * step - step * 0.76;
+            target.operators.push(
+              ...this.painter.lineOperators(target.page, line, { x: MARGIN.left + c.x, y: baseline, size: c.style.size, gray: c.style.gray }),
+            );
+          });
+        }
+      },
+      lines: () =>
+        Array.from({ length: lines }, (_, index) =>
+          this.textRow(
+            cells.map((c) => ({ ...c, lines: c.lines.slice(index, index + 1) })),
+            index === lines - 1 ? gap : 0,
+          ),
+        ),
+    };
+  }
+
+  full(text: string, style: Style, gap = 0): Row {
+    return this.textRow([this.cell(text, style, 0, this.contentWidth)], gap);
+  }
+
+  field(label: string, value: string, valueStyle: Style = styles.value): Row {
+    return this.textRow(
+      [this.cell(label, styles.label, 0, LABEL_WIDTH - COLUMN_GAP), this.cell(value, valueStyle, LABEL_WIDTH, this.contentWidth - LABEL_WIDTH)],
+      2.5,
+    );
+  }
+
+  /** A field whose value (a hex digest) stays on one line: smaller type on a narrow page. */
+  digestField(label: string, value: string): Row {
+    const valueWidth = this.contentWidth - LABEL_WIDTH;
+    const width = layoutSingleLine(value, styles.digest.face).width;
+    const size = width > 0 ? Math.min(styles.digest.size, valueWidth / width) : styles.digest.size;
+    return this.field(label, value, { ...styles.digest, size });
+  }
+
+  /**
+   * Two short fields side by side: the first in the label and value columns, the second from the
+   * middle of the value column. Used where both values are short (role and routing order, status
+   * and time), so that a recipient's block stays compact.
+   */
+  fieldPair(first: [string, string], second: [string, string]): Row {
+    const valueWidth = this.contentWidth - LABEL_WIDTH;
+    const secondX = LABEL_WIDTH + Math.round(valueWidth * 0.4);
+    const secondLabelWidth = 84;
+    return this.textRow(
+      [
+        this.cell(first[0], styles.label, 0, LABEL_WIDTH - COLUMN_GAP),
+        this.cell(first[1], styles.value, LABEL_WIDTH, secondX - LABEL_WIDTH - COLUMN_GAP),
+        this.cell(second[0], styles.label, secondX, secondLabelWidth - COLUMN_GAP),
+        this.cell(second[1], styles.value, secondX + secondLabelWidth, this.contentWidth - secondX - secondLabelWidth),
+      ],
+      2.5,
+    );
+  }
+
+  rule(): Row {
+    return {
+      height: 7,
+      draw: (target, top) => {
+        const y = top - 2.5;
+        target.operators.push(
+          ops.pushGraphicsState(),
+          ops.setStrokingGray(0.75),
+          ops.setLineWidth(0.5),
+          ops.moveTo(MARGIN.left, y),
+          ops.lineTo(MARGIN.left + this.contentWidth, y),
+          ops.stroke(),
+          ops.popGraphicsState(),
+        );
+      },
+    };
+  }
+
+  heading(text: string): void {
+    this.flow.space(14);
+    const heading = this.full(text, styles.heading, 2);
+    const rule = this.rule();
+    // A heading never ends a page: it stays with at least a few lines of what follows.
+    this.flow.keep(heading.height + rule.height + 3 * lineHeight(styles.value));
+    this.flow.row(heading);
+    this.flow.row(rule);
+  }
+
+  /** The "Signature" row: the signature as drawn (vector strokes) or typed (handwriting font) in a box. */
+  signatureRow(signature: SignatureValue): Row {
+    const width = Math.min(SIGNATURE_BOX.width, this.contentWidth - LABEL_WIDTH);
+    const height = SIGNATURE_BOX.height;
+    const label = this.cell('Signature', styles.label, 0, LABEL_WIDTH - COLUMN_GAP);
+    const caption = 'typed' in signature ? 'Typed by the signer, shown in a handwriting font' : 'Drawn by the signer';
+    const captionCell = this.cell(caption, styles.caption, LABEL_WIDTH, this.contentWidth - LABEL_WIDTH);
+    const typed = 'typed' in signature ? layoutSingleLine(signature.typed, 'handwriting') : undefined;
+    const captionHeight = captionCell.lines.length * lineHeight(styles.caption);
+    return {
+      height: height + captionHeight + 6,
+      draw: (target, top) => {
+        this.textRow([label]).draw(target, top);
+        const box = { x: MARGIN.left + LABEL_WIDTH, y: top - height, width, height };
+        target.operators.push(
+          ops.pushGraphicsState(),
+          ops.setStrokingGray(0.7),
+          ops.setLineWidth(0.5),
+          ops.moveTo(box.x, box.y + 0.5),
+          ops.lineTo(box.x + box.width, box.y + 0.5),
+          ops.stroke(),
+          ops.popGraphicsState(),
+        );
+        if (typed !== undefined) {
+          if (typed.width > 0) {
+            const size = Math.min(height * 0.6, (width * 0.96) / typed.width);
+            target.operators.push(
+              ...this.painter.lineOperators(target.page, typed, { x: box.x + 2, y: box.y + height * 0.3, size, gray: 0 }),
+            );
+          }
+        } else if ('strokes' in signature) {
+          target.operators.push(
+            ops.pushGraphicsState(),
+            ops.rectangle(box.x, box.y, box.width, box.height),
+            ops.clip(),
+            ops.endPath(),
+            ...inkOperators(signature.strokes, box, Math.max(0.6, height * 0.03)),
+            ops.popGraphicsState(),
+          );
+        }
+        this.textRow([captionCell]).draw(target, top - height - 3);
+      },
+    };
+  }
+
+  recipientBlock(recipient: CertificateRecipient, index: number): Row[] {
+    // Room for "100." in bold.
+    const numberWidth = 30;
+    const rows: Row[] = [
+      this.textRow(
+        [
+          this.cell(`${index + 1}.`, styles.recipientName, 0, numberWidth),
+          this.cell(recipient.name, styles.recipientName, numberWidth, this.contentWidth - numberWidth),
+        ],
+        3,
+      ),
+      this.field('E-mail', recipient.email),
+      this.fieldPair(['Role', recipient.role], ['Routing order', String(recipient.routingOrder)]),
+      this.fieldPair(['Status', recipient.status], ['Acted', recipient.actedAt === null ? '—' : formatTime(recipient.actedAt)]),
+      this.field('IP address', recipient.ip ?? '—'),
+      this.field('User agent', recipient.userAgent ?? '—'),
+      this.field('Identified by', recipient.identification ?? '—'),
+      this.field('Recipient ID', recipient.id),
+    ];
+    if (recipient.role === 'signer') {
+      rows.push(recipient.signature === null ? this.field('Signature', '—') : this.signatureRow(recipient.signature));
+    }
+    // The space after the block belongs to it, so that the next block starts clear of it.
+    rows.push({ height: 10, draw: () => undefined });
+    return rows;
+  }
+
+  auditTable(events: CompletionCertificate['events']): void {
+    // Columns, in points from the left margin: the time column holds `2026-11-22 13:37:06 UTC`, the
+    // type column `envelope.signers_replaced`, both on one line; the actor's e-mail gets the rest.
+    const columns = { sequence: 0, time: 24, type: 134, actor: 262 };
+    const tableRow = (values: [string, string, string, string], style: Style): Row =>
+      this.textRow(
+        [
+          this.cell(values[0], style, columns.sequence, columns.time - columns.sequence - COLUMN_GAP),
+          this.cell(values[1], style, columns.time, columns.type - columns.time - COLUMN_GAP),
+          this.cell(values[2], style, columns.type, columns.actor - columns.type - COLUMN_GAP),
+          this.cell(values[3], style, columns.actor, this.contentWidth - columns.actor),
+        ],
+        3,
+      );
+    if (events.length === 0) {
+      this.flow.row(this.full('No events.', styles.value));
+      return;
+    }
+    const header = tableRow(['#', 'Time', 'Event', 'Actor'], styles.tableHead);
+    this.flow.row(header);
+    this.flow.repeatOnNewPage = [header];
+    for (const event of events) {
+      this.flow.row(tableRow([String(event.sequence), formatTime(event.at), event.type, event.actorEmail ?? 'system'], styles.tableCell));
+    }
+    this.flow.repeatOnNewPage = [];
   }
 }
 
 /**
- * Appends the certificate-of-completion pages to `pdf`.
- * @param originalPageCount pages of the document before the certificate
+ * Appends the certificate-of-completion pages to `pdf`, each the displayed size of its last page
+ * (before the certificate), and embeds the fonts they use (subsetted).
+ * @param originalPageCount pages of the document before the certificate (at least 1)
  * @returns the number of pages appended (at least 1)
  */
 export function appendCertificatePages(pdf: PDF, certificate: CompletionCertificate, originalPageCount: number): number {
-  const painter = new TextPainter(pdf);
-  const flow = new Flow(pdf, painter);
-  const full = (text: string, style: Style): Cell => cell(text, style, 0, CONTENT_WIDTH);
-  const field = (label: string, value: string, valueStyle: Style = styles.value): void =>
-    flow.row(
-      [
-        cell(label, styles.label, 0, LABEL_WIDTH - COLUMN_GAP),
-        cell(value, valueStyle, LABEL_WIDTH, CONTENT_WIDTH - LABEL_WIDTH),
-      ],
-      2,
-    );
-  const heading = (text: string): void => {
-    flow.space(14);
-    flow.keep(lineHeight(styles.heading) + 6 + 3 * lineHeight(styles.value));
-    flow.row([full(text, styles.heading)], 2);
-    flow.rule();
-  };
+  const last = pdf.getPage(originalPageCount - 1);
+  let displayed = last === null ? { width: 612, height: 792 } : displayedPage(pdf, last);
+  // A degenerate page box (empty, or not finite): US Letter, as viewers assume for a page without one.
+  if (!(displayed.width >= 1 && displayed.height >= 1 && Number.isFinite(displayed.width * displayed.height))) displayed = { width: 612, height: 792 };
+  const width = Math.round(displayed.width * 100) / 100;
+  const height = Math.round(displayed.height * 100) / 100;
+  const shortSide = Math.min(width, height);
+  const scale = shortSide < SHORT_SIDE.min ? shortSide / SHORT_SIDE.min : shortSide > SHORT_SIDE.max ? shortSide / SHORT_SIDE.max : 1;
+  const size = { width, height, logicalWidth: width / scale, logicalHeight: height / scale };
 
-  flow.row([full('Certificate of completion', styles.title)], 6);
+  const painter = new TextPainter(pdf);
+  const writer = new CertificateWriter(painter, pdf, size);
+  const { flow } = writer;
+
+  flow.row(writer.full('Certificate of completion', styles.title, 6));
   flow.row(
-    [
-      full(
-        'This page was added by the envelope service when the envelope was completed. The document before it ' +
-          '(its form fields flattened into the page content) and this certificate are sealed together with the ' +
-          "service's PAdES signature: any change to either breaks the seal.",
-        styles.intro,
-      ),
-    ],
-    10,
+    writer.full(
+      'This certificate was added by the envelope service when the envelope was completed. The document before it ' +
+        "(its form fields flattened and the recipients' field values drawn into the page content) and this certificate " +
+        "are sealed together with the service's PAdES signature: any change to either breaks the seal.",
+      styles.intro,
+      8,
+    ),
   );
 
-  heading('Envelope');
-  field('Envelope ID', certificate.envelopeId);
-  field('Document', certificate.documentName);
-  field('Owner', certificate.ownerEmail);
-  field('Created', certificate.createdAt);
-  field('Completed', certificate.completedAt);
-  field('Original SHA-256', certificate.documentSha256, styles.digest);
-  field('Original pages', String(originalPageCount));
+  writer.heading('Envelope');
+  flow.row(writer.field('Envelope ID', certificate.envelopeId));
+  flow.row(writer.field('Document', certificate.documentName));
+  flow.row(writer.field('Owner', certificate.ownerEmail));
+  flow.row(writer.digestField('Document SHA-256', certificate.documentSha256));
+  flow.row(writer.field('Pages', String(certificate.pageCount)));
+  flow.row(writer.field('Created', formatTime(certificate.createdAt)));
+  flow.row(writer.field('Sent', certificate.sentAt === null ? '— (completed by the owner without sending)' : formatTime(certificate.sentAt)));
+  flow.row(writer.field('Completed', formatTime(certificate.completedAt)));
 
-  heading(`Signers (${certificate.recipients.length})`);
-  if (certificate.recipients.length === 0) flow.row([full('No signers.', styles.value)]);
-  certificate.recipients.forEach((signer, index) => {
-    flow.keep(lineHeight(styles.signerName) + 3 * lineHeight(styles.value));
-    flow.row([cell(`${index + 1}.`, styles.signerName, 0, 24), cell(signer.name, styles.signerName, 24, CONTENT_WIDTH - 24)], 2);
-    field('E-mail', signer.email);
-    field('Role', signer.role);
-    field('Signer ID', signer.id);
-    flow.space(6);
-  });
+  writer.heading(`Recipients (${certificate.recipients.length})`);
+  if (certificate.recipients.length === 0) flow.row(writer.full('No recipients.', styles.value));
+  certificate.recipients.forEach((recipient, index) => flow.block(writer.recipientBlock(recipient, index)));
 
-  heading(`Audit trail (${certificate.events.length} ${certificate.events.length === 1 ? 'event' : 'events'})`);
-  // Points from the left margin. The actor column holds a UUID on one line whatever its digits (36
-  // characters of the widest hex digits, `b` and `d`, at 8 pt need about 168 pt); the time column an
-  // ISO 8601 timestamp, the type column `envelope.signers_replaced`.
-  const columns = { sequence: 0, time: 26, type: 150, actor: 292 };
-  const tableRow = (values: [string, string, string, string], style: Style): void =>
-    flow.row(
-      [
-        cell(values[0], style, columns.sequence, columns.time - columns.sequence - COLUMN_GAP),
-        cell(values[1], style, columns.time, columns.type - columns.time - COLUMN_GAP),
-        cell(values[2], style, columns.type, columns.actor - columns.type - COLUMN_GAP),
-        cell(values[3], style, columns.actor, CONTENT_WIDTH - columns.actor),
-      ],
-      3,
-    );
-  if (certificate.events.length === 0) {
-    flow.row([full('No events.', styles.value)]);
-  } else {
-    tableRow(['#', 'Time (UTC)', 'Event', 'Actor'], styles.tableHead);
-    for (const event of certificate.events) {
-      tableRow([String(event.sequence), event.at, event.type, event.actorEmail ?? 'system'], styles.tableCell);
-    }
-  }
+  writer.heading(`Audit trail (${certificate.events.length} ${certificate.events.length === 1 ? 'event' : 'events'})`);
+  writer.auditTable(certificate.events);
 
   const total = flow.pages.length;
-  flow.pages.forEach((page, index) => {
-    const [footer] = layoutParagraph(
-      `Certificate of completion · Envelope ${certificate.envelopeId} · Page ${index + 1} of ${total}`,
-      { face: styles.footer.face, size: styles.footer.size, maxWidth: CONTENT_WIDTH },
-    );
+  flow.pages.forEach((content, index) => {
+    const [footer] = layoutParagraph(`Certificate of completion · Envelope ${certificate.envelopeId} · Page ${index + 1} of ${total}`, {
+      face: styles.footer.face,
+      size: styles.footer.size,
+      maxWidth: size.logicalWidth - MARGIN.left - MARGIN.right,
+    });
     if (footer !== undefined) {
-      painter.drawLine(page, footer, { x: MARGIN.left, y: FOOTER_Y, size: styles.footer.size, gray: styles.footer.gray });
+      content.operators.push(
+        ...painter.lineOperators(content.page, footer, { x: MARGIN.left, y: FOOTER_Y, size: styles.footer.size, gray: styles.footer.gray }),
+      );
     }
+    content.page.drawOperators(
+      scale === 1
+        ? content.operators
+        : [ops.pushGraphicsState(), ops.concatMatrix(scale, 0, 0, scale, 0, 0), ...content.operators, ops.popGraphicsState()],
+    );
   });
+  painter.finish();
   return total;
 }

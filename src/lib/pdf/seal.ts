@@ -18,6 +18,7 @@ import { HttpTimestampAuthority, P12Signer, PDF, PdfArray, PdfDict, PdfRef, Plac
 import type { DigestAlgorithm, PdfObject, TimestampAuthority } from '@libpdf/core';
 import { AppError, isAppError } from '../errors.js';
 import { appendCertificatePages } from './certificatePage.js';
+import { drawFieldValues } from './fieldDrawing.js';
 import { checkInflateBudget, tooComplex } from './inflateBudget.js';
 import type { SealJob, SealResult } from './types.js';
 
@@ -231,6 +232,7 @@ export async function seal(job: SealJob): Promise<SealResult> {
     // Owner-password-only protection: the seal must cover the whole file, so the protection goes (CONTRACT §4).
     if (pdf.isEncrypted) pdf.removeProtection();
     flattenForm(pdf);
+    if (job.fieldDrawings !== undefined && job.fieldDrawings.length > 0) drawFieldValues(pdf, job.fieldDrawings);
     certificatePageCount = appendCertificatePages(pdf, job.certificate, originalPageCount);
     prepared = await pdf.save({ incremental: pdf.canSaveIncrementally() === null, subsetFonts: true });
   } catch (error) {

@@ -1,0 +1,177 @@
+/**
+ * Draws the recipients' field values into the pages of the document (CONTRACT §6 step 2, §11.2),
+ * each inside its field's rectangle and clipped to it, so that nothing outside a rectangle changes:
+ *
+ * - `signature`, `initials`: ink strokes as smooth vector paths mapped onto the rectangle (the points
+ *   are fractions of it, as the signing pad recorded them), the stroke width proportional to the
+ *   rectangle's height; a typed value in the handwriting font (Caveat), falling back to the Noto fonts
+ *   for scripts it lacks, on one line, as large as the rectangle allows (it shrinks without limit:
+ *   a signature is never wrapped or cut).
+ * - `text`, `name`, `email`, `date_signed`: real text in Noto Sans (shaped like the certificate's, so
+ *   any script is drawn), on one line, as large as fits up to the rectangle's height; when it would
+ *   have to be smaller than {@link MIN_FONT_SIZE} on one line, it wraps onto several lines at the
+ *   largest size at which all of it fits the rectangle (below the minimum if need be). The whole value
+ *   is always drawn, and always extractable; only the clip guards the rectangle's edges.
+ * - `checkbox`: `true` draws a tick, `false` nothing.
+ *
+ * Rectangles are fractions 0 to 1 of the page as a viewer displays it (crop box after /Rotate),
+ * origin top-left; the drawing is upright as displayed, whatever the page's rotation and however its
+ * crop box sits in the media box.
+ *
+ * Runs only inside a seal worker (it uses @libpdf/core).
+ */
+import { ops } from '@libpdf/core';
+import type { PDF, PDFPage } from '@libpdf/core';
+import { inkOperators } from './ink.js';
+import type { Rect } from './ink.js';
+import { displayedPage, ownResources } from './pageGeometry.js';
+import type { Operator } from './pageGeometry.js';
+import { TextPainter, layoutParagraph, layoutSingleLine } from './textLayout.js';
+import type { Face, Line } from './textLayout.js';
+import type { FieldDrawing, SignatureValue } from './types.js';
+
+/** Smallest font size, in points, at which a text value is kept on one line before it wraps. */
+export const MIN_FONT_SIZE = 6;
+/**
+ * Line height and the room below the baseline, in em: Noto's glyphs reach about 1.05 em above the
+ * baseline (accented capitals, Indic and Thai marks) and 0.3 em below it, so a line of text stays
+ * inside its box.
+ */
+const LINE_HEIGHT = 1.35;
+const DESCENT = 0.3;
+
+const clamp = (value: number): number => (Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0);
+
+/** Lines of text placed in a rectangle: their size and baselines. */
+interface PlacedText {
+  lines: Line[];
+  size: number;
+}
+
+/**
+ * Fits `text` into a `width` × `height` box (points). One line at the largest size up to what the
+ * height allows; below `minimum` (when given) it wraps instead, at the largest size that fits.
+ */
+function fitText(text: string, face: Face, width: number, height: number, minimum: number | undefined): PlacedText {
+  const line = layoutSingleLine(text, face);
+  const tallest = height / LINE_HEIGHT;
+  const single = line.width > 0 ? Math.min(tallest, width / line.width) : tallest;
+  if (minimum === undefined || single >= minimum || single >= tallest) return { lines: [line], size: single };
+  // Several lines: shrink from the single-line height until every line fits the box.
+  for (let size = tallest; size > 0.5; size *= 0.94) {
+    const lines = layoutParagraph(text, { face, size, maxWidth: width });
+    const widest = Math.max(...lines.map((candidate) => candidate.width * size));
+    if (lines.length * size * LINE_HEIGHT <= height && widest <= width + 0.01) return { lines, size };
+  }
+  return { lines: [line], size: single };
+}
+
+/**
+ * Draws `drawings` into the pages of `pdf` (see the module comment). A drawing on a page the document
+ * does not have, or with an empty rectangle, is skipped (the service checks fields against the
+ * frozen document when the envelope is sent, CONTRACT §11.2).
+ */
+export function drawFieldValues(pdf: PDF, drawings: readonly FieldDrawing[]): void {
+  if (drawings.length === 0) return;
+  const painter = new TextPainter(pdf);
+  const pages = new Map<number, { page: PDFPage; operators: Operator[] }>();
+  for (const drawing of drawings) {
+    const page = Number.isInteger(drawing.page) ? pdf.getPage(drawing.page - 1) : null;
+    if (page === null) continue;
+    const x = clamp(drawing.x);
+    const y = clamp(drawing.y);
+    const width = Math.min(clamp(drawing.width), 1 - x);
+    const height = Math.min(clamp(drawing.height), 1 - y);
+    if (width <= 0 || height <= 0) continue;
+    let target = pages.get(drawing.page);
+    if (target === undefined) {
+      ownResources(pdf, page);
+      target = { page, operators: [] };
+      pages.set(drawing.page, target);
+    }
+    const displayed = displayedPage(pdf, page);
+    // The rectangle in displayed coordinates (origin bottom-left, y up).
+    const rect: Rect = {
+      x: x * displayed.width,
+      y: (1 - y - height) * displayed.height,
+      width: width * displayed.width,
+      height: height * displayed.height,
+    };
+    const content = valueOperators(painter, page, drawing, rect);
+    if (content.length === 0) continue;
+    target.operators.push(
+      ops.pushGraphicsState(),
+      ops.concatMatrix(...displayed.toUserSpace),
+      ops.rectangle(rect.x, rect.y, rect.width, rect.height),
+      ops.clip(),
+      ops.endPath(),
+      ...content,
+      ops.popGraphicsState(),
+    );
+  }
+  for (const { page, operators } of pages.values()) if (operators.length > 0) page.drawOperators(operators);
+  painter.finish();
+}
+
+/** The operators that draw one value in `rect` (displayed coordinates), or none. */
+function valueOperators(painter: TextPainter, page: PDFPage, drawing: FieldDrawing, rect: Rect): Operator[] {
+  const { type, value } = drawing;
+  switch (type) {
+    case 'checkbox':
+      return value === true ? tickOperators(rect) : [];
+    case 'signature':
+    case 'initials': {
+      const signature = asSignature(value);
+      if (signature === null) return [];
+      if ('strokes' in signature) return inkOperators(signature.strokes, rect, Math.max(0.5, rect.height * 0.035));
+      return textOperators(painter, page, signature.typed, 'handwriting', rect, undefined);
+    }
+    default: {
+      const text = typeof value === 'string' ? value : '';
+      return text.trim() === '' ? [] : textOperators(painter, page, text, 'regular', rect, MIN_FONT_SIZE);
+    }
+  }
+}
+
+function asSignature(value: FieldDrawing['value']): SignatureValue | null {
+  if (typeof value === 'string') return value.trim() === '' ? null : { typed: value };
+  if (typeof value !== 'object' || value === null) return null;
+  if ('strokes' in value && Array.isArray(value.strokes)) return value;
+  if ('typed' in value && typeof value.typed === 'string' && value.typed.trim() !== '') return value;
+  return null;
+}
+
+function textOperators(painter: TextPainter, page: PDFPage, text: string, face: Face, rect: Rect, minimum: number | undefined): Operator[] {
+  const padX = Math.min(2, rect.width * 0.04);
+  const padY = Math.min(1.5, rect.height * 0.06);
+  const box = { width: rect.width - 2 * padX, height: rect.height - 2 * padY };
+  const { lines, size } = fitText(text, face, box.width, box.height, minimum);
+  const blockHeight = lines.length * size * LINE_HEIGHT;
+  // Vertically centred; each line's baseline sits DESCENT em above the bottom of its line box.
+  const top = rect.y + padY + (box.height + blockHeight) / 2;
+  return lines.flatMap((line, index) =>
+    painter.lineOperators(page, line, {
+      x: rect.x + padX,
+      y: top - (index + 1) * size * LINE_HEIGHT + DESCENT * size,
+      size,
+    }),
+  );
+}
+
+/** A tick in the middle of `rect`, in a square of 80 % of its shorter side. */
+function tickOperators(rect: Rect): Operator[] {
+  const side = Math.min(rect.width, rect.height) * 0.8;
+  const left = rect.x + (rect.width - side) / 2;
+  const bottom = rect.y + (rect.height - side) / 2;
+  const at = (fx: number, fy: number): [number, number] => [left + fx * side, bottom + fy * side];
+  return [
+    ops.setStrokingGray(0),
+    ops.setLineWidth(Math.max(0.5, side * 0.12)),
+    ops.setLineCap(1),
+    ops.setLineJoin(1),
+    ops.moveTo(...at(0.18, 0.52)),
+    ops.lineTo(...at(0.42, 0.25)),
+    ops.lineTo(...at(0.84, 0.8)),
+    ops.stroke(),
+  ];
+}
