@@ -6,11 +6,13 @@
  * e-mail tests read links from a real mailbox, these tests derive the token the same way
  * (`signingToken(signingLinkKey(JWT_SECRET), salt)`), from the stored envelope.
  */
+import { randomUUID } from 'node:crypto';
 import { odata } from '@azure/data-tables';
 import type { EnvelopeRecord, Signer } from '../../src/lib/envelopes/model.js';
-import type { OutboxBatch } from '../../src/lib/notifications/outbox.js';
+import type { OutboxBatch, OutboxMessage } from '../../src/lib/notifications/outbox.js';
 import { signingLinkKey, signingToken } from '../../src/lib/recipients/signingLinks.js';
 import { getServices } from '../../src/lib/services.js';
+import { corpusPdf, createEnvelopeWithDocument, type ApiClient, type TestUser } from './service.js';
 
 /** The envelope as stored, internal fields included. */
 export async function storedEnvelope(ownerId: string, envelopeId: string): Promise<EnvelopeRecord> {
@@ -48,4 +50,44 @@ export async function outboxBatches(ownerId: string, envelopeId: string): Promis
     if (batch !== null) batches.push(batch);
   }
   return batches.sort((a, b) => a.id.localeCompare(b.id));
+}
+
+export interface SentEnvelopeOptions {
+  signers: Record<string, unknown>[];
+  /** Fields naming signers by the index of their entry in `signers` (`recipient`). */
+  fields?: (Record<string, unknown> & { recipient: number })[];
+  signingOrder?: 'parallel' | 'sequential';
+  pdf?: Uint8Array;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Creates an envelope with a document, signers and fields, and sends it in one request (as a client
+ * would: new signers named by UUIDs of its own choosing, which fields refer to).
+ * @returns the envelope id and the send's response body
+ */
+export async function sentEnvelope(api: ApiClient, owner: TestUser, options: SentEnvelopeOptions): Promise<{ id: string; envelope: any; recipientIds: string[] }> {
+  const id = await createEnvelopeWithDocument(api, owner, options.pdf ?? (await corpusPdf('normal.pdf')));
+  const recipientIds = options.signers.map(() => randomUUID());
+  const signers = options.signers.map((signer, index) => ({ id: recipientIds[index], ...signer }));
+  const fields = (options.fields ?? []).map(({ recipient, ...field }) => ({ recipientId: recipientIds[recipient], ...field }));
+  const response = await api.request('PUT', `/envelopes/${id}`, {
+    token: owner.token,
+    ...(options.headers === undefined ? {} : { headers: options.headers }),
+    json: { signers, fields, status: 'sent', ...(options.signingOrder === undefined ? {} : { signingOrder: options.signingOrder }) },
+  });
+  if (response.status !== 200) throw new Error(`send failed: ${response.status} ${response.text}`);
+  return { id, envelope: response.body, recipientIds };
+}
+
+/** The envelope's audit trail over HTTP. */
+export async function auditTrail(api: ApiClient, owner: TestUser, id: string): Promise<any[]> {
+  const response = await api.request('GET', `/envelopes/${id}/audit`, { token: owner.token });
+  if (response.status !== 200) throw new Error(`audit failed: ${response.status}`);
+  return response.body as any[];
+}
+
+/** Every message of the envelope's outbox batches, oldest batch first. */
+export async function outboxMessages(ownerId: string, envelopeId: string): Promise<OutboxMessage[]> {
+  return (await outboxBatches(ownerId, envelopeId)).flatMap((batch) => batch.messages);
 }
