@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { issueAccessToken } from '../../src/lib/auth/jwt.js';
 import { hashPassword } from '../../src/lib/auth/password.js';
-import type { AuditEvent, EnvelopeRecord } from '../../src/lib/envelopes/model.js';
+import { newSigner, type AuditEvent, type EnvelopeRecord } from '../../src/lib/envelopes/model.js';
 import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { uuidv7 } from '../../src/lib/ids.js';
 import type { Services } from '../../src/lib/services.js';
@@ -100,8 +100,8 @@ function envelopeFor(owner: SeededUser, index: number): { record: EnvelopeRecord
     ...draft.record,
     status: index % 3 === 0 ? 'sent' : 'draft',
     signers: [
-      { id: randomUUID(), email: `signer-a-${index}@example.com`, name: `Signer A ${index}`, role: 'signer' },
-      { id: randomUUID(), email: `signer-b-${index}@example.com`, name: `Signer B ${index}`, role: 'approver' },
+      newSigner({ id: randomUUID(), email: `signer-a-${index}@example.com`, name: `Signer A ${index}`, role: 'signer' }),
+      newSigner({ id: randomUUID(), email: `signer-b-${index}@example.com`, name: `Signer B ${index}`, role: 'approver' }),
     ],
   };
   return { record, event: draft.event };

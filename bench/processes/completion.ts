@@ -17,7 +17,7 @@ import { readFile } from 'node:fs/promises';
 import { PDF } from '@libpdf/core';
 import { completeEnvelope } from '../../src/lib/envelopes/complete.js';
 import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
-import type { Actor, AuditEvent, EnvelopeRecord } from '../../src/lib/envelopes/model.js';
+import { newSigner, type Actor, type AuditEvent, type EnvelopeRecord } from '../../src/lib/envelopes/model.js';
 import { uuidv7 } from '../../src/lib/ids.js';
 import { getServices } from '../../src/lib/services.js';
 import { failToParent, finishWithResult } from '../lib/child.js';
@@ -66,8 +66,8 @@ try {
     const { id } = draft.record;
     const record: EnvelopeRecord = {
       ...draft.record,
-      status: 'sent',
-      signers: [{ id: uuidv7(), email: 'signer@example.com', name: 'Sam Signer', role: 'signer' }],
+      // Completed from draft (the owner seals the document as it is): a sent one waits for its signer.
+      signers: [newSigner({ id: uuidv7(), email: 'signer@example.com', name: 'Sam Signer', role: 'signer' })],
     };
     const event: AuditEvent = draft.event;
     await services.envelopes.create(record, event);

@@ -34,14 +34,29 @@ describe('completion after a crash', () => {
     const { id, etag } = await draftWithSigner();
     const leftOver = Buffer.from('%PDF-1.7 sealed by the attempt that crashed');
     const leftOverHash = createHash('sha256').update(leftOver).digest('hex');
+    // Sealed from this version and from this very document (the attempt froze it before it crashed).
+    const originalSha256 = createHash('sha256').update(await corpusPdf('normal.pdf')).digest('hex');
     await sealedBlob(id).uploadData(leftOver, {
-      metadata: { envelopeversion: etag.replaceAll('"', ''), sha256: leftOverHash, originalsha256: 'a'.repeat(64), completedat: '2026-11-22T10:00:00.000Z' },
+      metadata: { envelopeversion: etag.replaceAll('"', ''), sha256: leftOverHash, originalsha256: originalSha256, completedat: '2026-11-22T10:00:00.000Z' },
     });
     const completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
     expect(completed.status).toBe(200);
     expect(completed.body.hash).toBe(leftOverHash);
     const envelope = await env.api.request('GET', `/envelopes/${id}`, { token: user.token });
     expect(envelope.body).toMatchObject({ status: 'completed', hash: leftOverHash, completedAt: '2026-11-22T10:00:00.000Z' });
+  });
+
+  test('does not reuse a blob of the same version sealed from another document (the upload changed after the crash): replaces it once stale', async () => {
+    const { id, etag } = await draftWithSigner();
+    const staleAt = String(Date.now() - 180_000);
+    await sealedBlob(id).uploadData(Buffer.from('%PDF-1.7 sealed from other bytes'), {
+      metadata: { envelopeversion: etag.replaceAll('"', ''), sha256: 'd'.repeat(64), originalsha256: 'e'.repeat(64), completedat: '2026-11-22T10:00:00.000Z', storedat: staleAt },
+    });
+    const completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
+    expect(completed.status).toBe(200);
+    const stored = await sealedBlob(id).downloadToBuffer();
+    expect(createHash('sha256').update(stored).digest('hex')).toBe(completed.body.hash);
+    expect(completed.body.hash).not.toBe('d'.repeat(64));
   });
 
   test('replaces a sealed blob made from an older version (the signers changed after the crash)', async () => {

@@ -86,9 +86,16 @@ describe('GET /api/envelopes/{id} (CONTRACT §3)', () => {
       ownerId: owner.userId,
       documentName: 'Lease 2026.pdf',
       documentUrl: expect.any(String),
+      documentSha256: null,
+      pageCount: null,
       signers: [],
+      fields: [],
+      signingOrder: 'parallel',
+      expiresAt: null,
+      remindEveryDays: null,
       createdAt: expect.stringMatching(ISO_MS),
       updatedAt: expect.stringMatching(ISO_MS),
+      sentAt: null,
       completedAt: null,
       signedUrl: null,
       hash: null,
@@ -222,7 +229,10 @@ describe.each(['PUT', 'PATCH'] as const)('%s /api/envelopes/{id} signers (CONTRA
     expect(response.status).toBe(200);
     expect(response.body.status).toBe('draft');
     expect(response.body.signers).toEqual([
-      { id: expect.stringMatching(UUID), recipientId: response.body.signers[0].id, email: 'grace@example.com', name: 'Grace Hopper', role: 'signer' },
+      {
+        id: expect.stringMatching(UUID), recipientId: response.body.signers[0].id, email: 'grace@example.com', name: 'Grace Hopper', role: 'signer',
+        routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null,
+      },
     ]);
     expect((await get(id)).body.signers).toEqual(response.body.signers);
   });
@@ -360,8 +370,13 @@ test('PUT and PATCH give the same envelope for the same requests (CONTRACT §5)'
     await update(id, { signers: [ada, charles] }, { method });
     const result = await update(id, { signers: [charles, { email: 'x@example.com', name: 'X' }], status: 'sent' }, { method });
     expect(result.status).toBe(200);
-    const { id: _id, createdAt: _createdAt, updatedAt: _updatedAt, documentUrl: _documentUrl, signers, ...rest } = result.body;
-    return { ...rest, signers: signers.map(({ id: _signerId, recipientId: _recipientId, ...signer }: Record<string, unknown>) => signer) };
+    const { id: _id, createdAt: _createdAt, updatedAt: _updatedAt, sentAt, expiresAt, documentUrl: _documentUrl, signers, ...rest } = result.body;
+    // Times differ between the two envelopes; the default expiry is the send time + ENVELOPE_TTL_DAYS (30).
+    expect(Date.parse(expiresAt) - Date.parse(sentAt)).toBe(30 * 86_400_000);
+    return {
+      ...rest,
+      signers: signers.map(({ id: _signerId, recipientId: _recipientId, lastEmail, ...signer }: Record<string, any>) => ({ ...signer, lastEmail: lastEmail && { ...lastEmail, at: 'at' } })),
+    };
   };
   expect(await shape('PATCH')).toEqual(await shape('PUT'));
 });
@@ -416,14 +431,22 @@ describe('lifecycle (CONTRACT §5)', () => {
     await expectUnchanged(id, before);
   });
 
-  test('signers can be replaced in draft and in sent, and the status stays', async () => {
+  test('signers can be replaced in draft; a sent envelope is locked (409 envelope-locked) unless the request repeats what it holds', async () => {
     const id = await draft();
     expect((await update(id, { signers: [ada] })).body.status).toBe('draft');
-    await update(id, { status: 'sent' });
-    const replaced = await update(id, { signers: [ada, charles] }, { method: 'PATCH' });
-    expect(replaced.status).toBe(200);
-    expect(replaced.body.status).toBe('sent');
-    expect(replaced.body.signers).toHaveLength(2);
+    const sent = await update(id, { status: 'sent' });
+    const before = await get(id);
+    const field = { recipientId: sent.body.signers[0].id, type: 'text', page: 1, x: 0, y: 0, width: 0.5, height: 0.1 };
+    for (const body of [{ signers: [ada, charles] }, { fields: [field] }, { signingOrder: 'sequential' }, { remindEveryDays: 2 }, { expiresAt: null }, { signers: [ada, charles], status: 'voided' }]) {
+      const locked = await update(id, body, { method: 'PATCH' });
+      expectProblem(locked, 409);
+      expect(locked.body.type).toBe('urn:problem:envelope-locked');
+    }
+    await expectUnchanged(id, before);
+    const { id: adaId, email, name, role } = sent.body.signers[0];
+    const repeated = await update(id, { signers: [{ id: adaId, email, name, role }], fields: [], signingOrder: 'parallel', status: 'sent' });
+    expect(repeated.status).toBe(200);
+    await expectUnchanged(id, before);
   });
 
   test.each(['draft', 'sent'])('%s → voided', async (from) => {
@@ -435,16 +458,44 @@ describe('lifecycle (CONTRACT §5)', () => {
     expect(response.body.status).toBe('voided');
   });
 
-  test.each(['draft', 'sent'])('%s → completed by POST .../complete: 200 {message, signedUrl, hash}', async (from) => {
+  test('sent → complete before the recipients acted: 409 recipients-pending naming them, and nothing changes', async () => {
     const id = await draft();
-    await update(id, { signers: [ada], ...(from === 'sent' ? { status: 'sent' } : {}) });
+    await update(id, { signers: [ada, charles, { email: 'vera@example.com', name: 'Vera Viewer', role: 'viewer' }], status: 'sent' });
+    const before = await get(id);
+    const response = await complete(id);
+    expectProblem(response, 409);
+    expect(response.body.type).toBe('urn:problem:recipients-pending');
+    expect(response.body.detail).toContain('Ada Lovelace <ada@example.com>');
+    expect(response.body.detail).toContain('Vera Viewer <vera@example.com>');
+    expect(response.body.detail).not.toContain('charles@example.com');
+    await expectUnchanged(id, before);
+  });
+
+  test('draft → complete with fields: 409 envelope-has-fields, and nothing changes', async () => {
+    const id = await draft();
+    const withSigner = await update(id, { signers: [ada] });
+    await update(id, { fields: [{ recipientId: withSigner.body.signers[0].id, type: 'signature', page: 1, x: 0.1, y: 0.1, width: 0.3, height: 0.1 }] });
+    const before = await get(id);
+    const response = await complete(id);
+    expectProblem(response, 409);
+    expect(response.body.type).toBe('urn:problem:envelope-has-fields');
+    await expectUnchanged(id, before);
+  });
+
+  test('draft → completed by POST .../complete: 200 {message, signedUrl, hash}, the document frozen', async () => {
+    const id = await draft();
+    await update(id, { signers: [ada] });
     const response = await complete(id);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ message: expect.any(String), signedUrl: expect.any(String), hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const sealed = Buffer.from(await (await fetch(response.body.signedUrl)).arrayBuffer());
     expect(createHash('sha256').update(sealed).digest('hex')).toBe(response.body.hash);
     const after = await get(id);
-    expect(after.body).toMatchObject({ status: 'completed', hash: response.body.hash, completedAt: expect.stringMatching(ISO_MS), signedUrl: expect.any(String) });
+    expect(after.body).toMatchObject({
+      status: 'completed', hash: response.body.hash, completedAt: expect.stringMatching(ISO_MS), signedUrl: expect.any(String),
+      documentSha256: createHash('sha256').update(pdf).digest('hex'), pageCount: expect.any(Number), sentAt: null,
+    });
+    expect(new URL(after.body.documentUrl).pathname).toContain('/originals/');
   });
 
   test('complete with only a cc recipient gets 409 and changes nothing', async () => {
@@ -536,7 +587,7 @@ describe('lifecycle (CONTRACT §5)', () => {
 });
 
 describe('audit trail, basics (CONTRACT §10)', () => {
-  test('upload, two signer changes, send and complete: created, signers_replaced ×2, sent, completed, sequence 1..5; refusals add nothing', async () => {
+  test('upload, two signer changes and complete from draft: created, signers_replaced ×2, completed, sequence 1..4; refusals add nothing', async () => {
     const headers = { 'User-Agent': 'contract-test/1.0' };
     const ticket = await api.request('POST', '/GetUploadUrl', { token: owner.token, json: { filename: 'audit.pdf', mimetype: 'application/pdf' }, headers });
     const id = ticket.body.envelopeId as string;
@@ -555,7 +606,6 @@ describe('audit trail, basics (CONTRACT §10)', () => {
 
     const second = await request('PATCH', `/envelopes/${id}`, { signers: [{ ...ada, id: adaId }, charles] });
     const charlesId = second.body.signers[1].id as string;
-    expect((await request('PATCH', `/envelopes/${id}`, { status: 'sent' })).status).toBe(200);
     const completed = await request('POST', `/envelopes/${id}/complete`);
     expect(completed.status).toBe(200);
     // Refused or repeated after completion.
@@ -567,8 +617,7 @@ describe('audit trail, basics (CONTRACT §10)', () => {
       [1, 'envelope.created'],
       [2, 'envelope.signers_replaced'],
       [3, 'envelope.signers_replaced'],
-      [4, 'envelope.sent'],
-      [5, 'envelope.completed'],
+      [4, 'envelope.completed'],
     ]);
     for (const event of events) {
       expect(event).toEqual({
@@ -576,6 +625,7 @@ describe('audit trail, basics (CONTRACT §10)', () => {
         type: expect.any(String),
         at: expect.stringMatching(ISO_MS),
         actorId: owner.userId,
+        actorEmail: owner.email,
         ip: expect.any(String),
         userAgent: 'contract-test/1.0',
         details: expect.any(Object),
@@ -585,7 +635,7 @@ describe('audit trail, basics (CONTRACT §10)', () => {
     expect(events[0].details).toEqual({ documentName: 'audit.pdf', blobName: `${id}/audit.pdf` });
     expect(events[1].details).toEqual({ added: [{ id: adaId, email: ada.email }], removed: [] });
     expect(events[2].details).toEqual({ added: [{ id: charlesId, email: charles.email }], removed: [] });
-    expect(events[4].details).toEqual({
+    expect(events[3].details).toEqual({
       originalSha256: createHash('sha256').update(pdf).digest('hex'),
       sealedSha256: completed.body.hash,
     });

@@ -39,6 +39,8 @@ async function sealedFieldTypes(file: string): Promise<string[]> {
 }
 
 const normalize = (text: string) => text.replace(/\s+/g, ' ');
+/** A recipient of a draft (CONTRACT §11.1). */
+const created = { routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null };
 
 describe.each([
   ['fill_form.pdf', 'fetch'],
@@ -71,8 +73,8 @@ describe.each([
     });
     expect(updated.status).toBe(200);
     expect(updated.body.signers).toEqual([
-      { id: expect.any(String), recipientId: updated.body.signers[0].id, email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' },
-      { id: expect.any(String), recipientId: updated.body.signers[1].id, email: 'cc@example.com', name: 'Charles', role: 'cc' },
+      { id: expect.any(String), recipientId: updated.body.signers[0].id, email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer', ...created },
+      { id: expect.any(String), recipientId: updated.body.signers[1].id, email: 'cc@example.com', name: 'Charles', role: 'cc', ...created },
     ]);
 
     const completed = await api.request('POST', `/envelopes/${id}/complete`, { token: user.token });

@@ -5,8 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ApiClient, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { nextLink } from '../support/contract.js';
-import type { EnvelopeRecord } from '../../src/lib/envelopes/model.js';
-import { uuidv7 } from '../../src/lib/ids.js';
+import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { getServices } from '../../src/lib/services.js';
 
 let env: TestService;
@@ -173,16 +172,12 @@ describe('GET /api/envelopes without limit (CONTRACT §7)', () => {
     const created: string[] = [];
     // 1001 envelopes through the repository (the API would take much longer), 50 at a time.
     for (let batch = 0; batch < 1001; batch += 50) {
-      const records: EnvelopeRecord[] = Array.from({ length: Math.min(50, 1001 - batch) }, () => {
-        const id = uuidv7();
-        created.push(id);
-        return {
-          id, ownerId: crowded.userId, status: 'draft', documentName: 'bulk.pdf', blobName: `${id}/bulk.pdf`, signers: [],
-          createdAt: at, updatedAt: at, completedAt: null, hash: null, originalSha256: null, version: 1, auditSequence: 1,
-        };
+      const drafts = Array.from({ length: Math.min(50, 1001 - batch) }, () => {
+        const draft = newDraftEnvelope({ actor: { userId: crowded.userId, email: crowded.email, ip: null, userAgent: null }, documentName: 'bulk.pdf', now: new Date(at) });
+        created.push(draft.record.id);
+        return draft;
       });
-      await Promise.all(records.map((record) =>
-        services.envelopes.create(record, { sequence: 1, type: 'envelope.created', at, actorId: crowded.userId, ip: null, userAgent: null, details: {} })));
+      await Promise.all(drafts.map(({ record, event }) => services.envelopes.create(record, event)));
     }
     const first = await list('', crowded);
     expect(first.status).toBe(200);

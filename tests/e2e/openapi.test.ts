@@ -24,6 +24,8 @@ import type { z } from 'zod';
 import { loginRequest, registerRequest } from '../../src/lib/auth/schemas.js';
 import { listEnvelopesQuery, updateEnvelopeRequest, uploadRequest } from '../../src/lib/envelopes/schemas.js';
 import { BEARER_AUTH, buildOpenApiDocument, serializeOpenApiDocument } from '../../src/lib/openapi/document.js';
+import { SIGNING_AUTH } from '../../src/lib/openapi/recipients.js';
+import { completeSigningRequest, declineSigningRequest } from '../../src/lib/recipients/schemas.js';
 import type { RegisteredRoute } from '../../src/lib/http/register.js';
 import { loadFunctions } from '../../src/local/loadFunctions.js';
 import { OpenApiResponseValidator } from '../support/openapiValidator.js';
@@ -93,14 +95,16 @@ describe('the document describes exactly the functions of src/functions', () => 
     expect(operationsOf(served).map(([key]) => key).sort()).toEqual(registered);
   });
 
-  test('bearer routes require the bearer JWT scheme, public routes nothing', () => {
+  test('bearer routes require the bearer JWT scheme, signing routes the signing-token scheme, public routes nothing', () => {
     expect(served.components.securitySchemes[BEARER_AUTH]).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(served.components.securitySchemes[SIGNING_AUTH]).toMatchObject({ type: 'http', scheme: 'bearer' });
     const operations = new Map(operationsOf(served));
     for (const route of routes) {
       for (const method of route.methods) {
         const operation = operations.get(`${method} /${route.route}`)!;
-        expect([`${method} /${route.route}`, operation.security]).toEqual([`${method} /${route.route}`, route.access === 'bearer' ? [{ [BEARER_AUTH]: [] }] : []]);
-        if (route.access === 'bearer') expect(operation.responses['401'].headers['WWW-Authenticate'].required).toBe(true);
+        const security = route.access === 'bearer' ? [{ [BEARER_AUTH]: [] }] : route.access === 'signing' ? [{ [SIGNING_AUTH]: [] }] : [];
+        expect([`${method} /${route.route}`, operation.security]).toEqual([`${method} /${route.route}`, security]);
+        if (route.access !== 'public') expect(operation.responses['401'].headers['WWW-Authenticate'].required).toBe(true);
       }
     }
   });
@@ -182,6 +186,8 @@ describe('examples', () => {
       ['/Login', loginRequest],
       ['/GetUploadUrl', uploadRequest],
       ['/envelopes/{id}', updateEnvelopeRequest],
+      ['/signing/complete', completeSigningRequest],
+      ['/signing/decline', declineSigningRequest],
     ];
     for (const [route, schema] of bodies) {
       for (const operation of Object.values(served.paths[route] as Record<string, JsonObject>)) {

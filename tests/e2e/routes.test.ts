@@ -13,16 +13,20 @@ const expected = [
   { name: 'ApiDocs', route: 'docs', methods: ['GET'], access: 'public' },
   { name: 'ApiDocsAsset', route: 'docs/{file}', methods: ['GET'], access: 'public' },
   { name: 'CompleteEnvelope', route: 'envelopes/{id}/complete', methods: ['POST'], access: 'bearer' },
+  { name: 'CompleteSigning', route: 'signing/complete', methods: ['POST'], access: 'signing' },
   { name: 'Console', route: 'console', methods: ['GET'], access: 'public' },
   { name: 'ConsoleAsset', route: 'console/{file}', methods: ['GET'], access: 'public' },
+  { name: 'DeclineSigning', route: 'signing/decline', methods: ['POST'], access: 'signing' },
   { name: 'GetAuditTrail', route: 'envelopes/{id}/audit', methods: ['GET'], access: 'bearer' },
   { name: 'GetEnvelope', route: 'envelopes/{id}', methods: ['GET'], access: 'bearer' },
+  { name: 'GetSigningView', route: 'signing', methods: ['GET'], access: 'signing' },
   { name: 'GetUploadUrl', route: 'GetUploadUrl', methods: ['POST'], access: 'bearer' },
   { name: 'Health', route: 'health', methods: ['GET'], access: 'public' },
   { name: 'ListEnvelopes', route: 'envelopes', methods: ['GET'], access: 'bearer' },
   { name: 'Login', route: 'Login', methods: ['POST'], access: 'public' },
   { name: 'OpenApiDocument', route: 'openapi.json', methods: ['GET'], access: 'public' },
   { name: 'Register', route: 'Register', methods: ['POST'], access: 'public' },
+  { name: 'ResendInvitation', route: 'envelopes/{id}/recipients/{recipientId}/resend', methods: ['POST'], access: 'bearer' },
   { name: 'UpdateEnvelope', route: 'envelopes/{id}', methods: ['PUT', 'PATCH'], access: 'bearer' },
   { name: 'VerifySeal', route: 'verify/{sha256}', methods: ['GET'], access: 'public' },
 ];
@@ -54,7 +58,7 @@ describe('route table', () => {
   test.each(expected.filter((entry) => entry.access === 'bearer').flatMap((entry) => entry.methods.map((method) => [method, entry.route] as const)))(
     '%s /api/%s answers 401 with WWW-Authenticate without a token, and with a forged one',
     async (method, route) => {
-      const path = `/${route.replace('{id}', '01a200d3-a1e6-709a-8ed4-fc8ee3c3c6df')}`;
+      const path = `/${route.replace('{id}', '01a200d3-a1e6-709a-8ed4-fc8ee3c3c6df').replace('{recipientId}', '01a200d3-a1e6-709a-8ed4-fc8ee3c3c6e0')}`;
       const json = method === 'GET' ? undefined : {};
       const missing = await env.api.request(method, path, json === undefined ? {} : { json });
       expectProblem(missing, 401);
@@ -62,6 +66,21 @@ describe('route table', () => {
       const forged = await env.api.request(method, path, { token: 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', ...(json === undefined ? {} : { json }) });
       expectProblem(forged, 401);
       expect(forged.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    },
+  );
+});
+
+describe('signing routes', () => {
+  test.each(expected.filter((entry) => entry.access === 'signing').flatMap((entry) => entry.methods.map((method) => [method, entry.route] as const)))(
+    '%s /api/%s answers 401 with error="invalid_token" without a signing token, with an unknown one, and with an owner JWT',
+    async (method, route) => {
+      const user = await env.newUser();
+      const json = method === 'GET' ? undefined : {};
+      for (const token of [undefined, 'A'.repeat(43), user.token]) {
+        const response = await env.api.request(method, `/${route}`, { ...(token === undefined ? {} : { token }), ...(json === undefined ? {} : { json }) });
+        expectProblem(response, 401);
+        expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+      }
     },
   );
 });

@@ -132,7 +132,10 @@ async function committedInvitation({ createdAt = new Date() }: { createdAt?: Dat
   const stored = (await services.envelopes.read(ownerId, record.id))!;
   await services.envelopes.replace(
     stored,
-    { ...stored.record, signers: [{ id: recipientId, email: message.to.email, name: 'Ada Lovelace', role: 'signer', lastEmail: { type: 'invitation', status: 'queued', at: createdAt.toISOString(), batchId } }] },
+    { ...stored.record, signers: [{
+      id: recipientId, email: message.to.email, name: 'Ada Lovelace', role: 'signer', routingOrder: 1, status: 'sent', actedAt: null, declineReason: null,
+      lastEmail: { type: 'invitation', status: 'queued', at: createdAt.toISOString(), batchId }, link: null, invitedAt: createdAt.toISOString(), remindersSent: 0,
+    }] },
     [],
   );
   const batch: OutboxBatch = { id: batchId, ownerId, envelopeId: record.id, createdAt: createdAt.toISOString(), messages: [message] };

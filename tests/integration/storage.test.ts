@@ -8,7 +8,9 @@ import { getServices, type Services } from '../../src/lib/services.js';
 import { ensureStorage } from '../../src/lib/storage/setup.js';
 import { EnvelopeChangedError } from '../../src/lib/storage/envelopeRepository.js';
 import { uuidv7 } from '../../src/lib/ids.js';
-import type { AuditEvent, EnvelopeRecord, EnvelopeStatus } from '../../src/lib/envelopes/model.js';
+import { newSigner, type AuditEvent, type EnvelopeRecord, type EnvelopeStatus, type RecipientAction } from '../../src/lib/envelopes/model.js';
+import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
+import { recipientActionRow } from '../../src/lib/storage/envelopeRepository.js';
 import { createInvitation } from '../../src/lib/auth/invitations.js';
 import { hashInvitationCode } from '../../src/lib/storage/invitationRepository.js';
 
@@ -22,15 +24,12 @@ beforeAll(async () => {
 const at = () => new Date().toISOString();
 
 function record(ownerId: string, overrides: Partial<EnvelopeRecord> = {}): EnvelopeRecord {
-  const id = uuidv7();
-  return {
-    id, ownerId, status: 'draft', documentName: 'a.pdf', blobName: `${id}/a.pdf`, signers: [], createdAt: at(), updatedAt: at(),
-    completedAt: null, hash: null, originalSha256: null, version: 1, auditSequence: 1, ...overrides,
-  };
+  const draft = newDraftEnvelope({ actor: { userId: ownerId, email: 'owner@example.com', ip: null, userAgent: null }, documentName: 'a.pdf', now: new Date() });
+  return { ...draft.record, ...overrides };
 }
 
 function event(sequence: number, type: AuditEvent['type'] = 'envelope.created'): AuditEvent {
-  return { sequence, type, at: at(), actorId: 'actor', ip: null, userAgent: null, details: {} };
+  return { sequence, type, at: at(), actorId: 'actor', actorEmail: 'actor@example.com', ip: null, userAgent: null, details: {} };
 }
 
 async function createMany(ownerId: string, count: number): Promise<EnvelopeRecord[]> {
@@ -46,8 +45,8 @@ async function createMany(ownerId: string, count: number): Promise<EnvelopeRecor
 describe('envelope repository', () => {
   test('reads back exactly what it stored, including 100 signers with long names (split across properties)', async () => {
     const ownerId = randomUUID();
-    const signers = Array.from({ length: 100 }, (_, index) => ({
-      id: uuidv7(), email: `${'s'.repeat(200)}${index}@example.com`, name: `名前${'ü'.repeat(190)}${index}`, role: 'signer' as const,
+    const signers = Array.from({ length: 100 }, (_, index) => newSigner({
+      id: uuidv7(), email: `${'s'.repeat(200)}${index}@example.com`, name: `名前${'ü'.repeat(190)}${index}`, role: 'signer',
     }));
     const created = record(ownerId, { signers });
     await services.envelopes.create(created, event(1));
@@ -99,6 +98,56 @@ describe('envelope repository', () => {
     const rejected = results.find((result) => result.status === 'rejected') as PromiseRejectedResult;
     expect(rejected.reason).toBeInstanceOf(EnvelopeChangedError);
     expect((await services.envelopes.events(ownerId, created!.id)).map((entry) => entry.sequence)).toEqual([1, 2]);
+  });
+
+  test('the events of one change are stored in as few rows as fit, and read back one by one, gapless', async () => {
+    const ownerId = randomUUID();
+    const [created] = await createMany(ownerId, 1);
+    const stored = (await services.envelopes.read(ownerId, created!.id))!;
+    // 101 events with long user agents (a send to 100 recipients): more than one transaction may hold as rows.
+    const events = Array.from({ length: 101 }, (_, index) => ({ ...event(index + 2, 'recipient.invited'), userAgent: 'u'.repeat(1024), details: { recipientId: String(index), email: `r${index}@example.com`, resend: false } }));
+    await services.envelopes.replace(stored, { ...stored.record, version: 2, auditSequence: 102 }, events);
+    const read = await services.envelopes.events(ownerId, created!.id);
+    expect(read.map((entry) => entry.sequence)).toEqual(Array.from({ length: 102 }, (_, index) => index + 1));
+    expect(read.slice(1)).toEqual(events);
+    const rows: string[] = [];
+    for await (const entity of services.storage.tables.envelopes.listEntities({ queryOptions: { filter: `PartitionKey eq '${ownerId}'` } })) rows.push(entity.rowKey!);
+    const eventRows = rows.filter((row) => row.startsWith('event_'));
+    expect(eventRows.length).toBeGreaterThan(1);
+    expect(eventRows.length).toBeLessThan(5);
+  });
+
+  test('reads event rows and envelope rows of the previous version (one event a row, no recipients fields)', async () => {
+    const ownerId = randomUUID();
+    const id = uuidv7();
+    const inverted = id.replace(/[0-9a-f]/g, (digit) => (15 - Number.parseInt(digit, 16)).toString(16));
+    const table = services.storage.tables.envelopes;
+    const legacy = {
+      partitionKey: ownerId, rowKey: `envelope_${inverted}`, id, ownerId, status: 'draft', documentName: 'old.pdf', blobName: `${id}/old.pdf`,
+      createdAt: at(), updatedAt: at(), version: 1, auditSequence: 1, signers: JSON.stringify([{ id: uuidv7(), email: 'old@example.com', name: 'Old', role: 'signer' }]),
+    };
+    await table.createEntity(legacy);
+    await table.createEntity({ partitionKey: ownerId, rowKey: `event_${id}_0000000001`, envelopeId: id, sequence: 1, type: 'envelope.created', at: at(), actorId: ownerId, details: '{"documentName":"old.pdf"}' });
+    const read = (await services.envelopes.read(ownerId, id))!.record;
+    expect(read).toMatchObject({ fields: [], signingOrder: 'parallel', expiresAt: null, documentSha256: null, ownerEmail: null });
+    expect(read.signers[0]).toMatchObject({ routingOrder: 1, status: 'created', lastEmail: null, link: null, remindersSent: 0 });
+    expect(await services.envelopes.events(ownerId, id)).toEqual([
+      { sequence: 1, type: 'envelope.created', at: expect.any(String), actorId: ownerId, actorEmail: null, ip: null, userAgent: null, details: { documentName: 'old.pdf' } },
+    ]);
+  });
+
+  test('a recipient\'s action row keeps its values, signature, IP and user agent; 5000-point strokes fit', async () => {
+    const ownerId = randomUUID();
+    const [created] = await createMany(ownerId, 1);
+    const stored = (await services.envelopes.read(ownerId, created!.id))!;
+    const strokes = Array.from({ length: 5 }, () => Array.from({ length: 1000 }, () => [Math.random(), Math.random()] as [number, number]));
+    const action: RecipientAction = {
+      recipientId: uuidv7(), status: 'signed', at: at(), ip: '203.0.113.9', userAgent: 'agent/1.0',
+      values: [{ fieldId: uuidv7(), value: { strokes } }, { fieldId: uuidv7(), value: 'x'.repeat(500) }, { fieldId: uuidv7(), value: true }],
+      signature: { strokes },
+    };
+    await services.envelopes.replace(stored, { ...stored.record, version: 2 }, [], [recipientActionRow(stored.record, action)]);
+    expect(await services.envelopes.actions(ownerId, created!.id)).toEqual([action]);
   });
 
   test('a cursor made for another status filter is refused', async () => {

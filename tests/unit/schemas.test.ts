@@ -54,7 +54,7 @@ describe('login request', () => {
 describe('update envelope request', () => {
   test('drops null and {} entries (spec §4 rule 3)', () => {
     const parsed = parseWith(updateEnvelopeRequest, { signers: [null, {}, signer('a@example.com')] });
-    expect(parsed.signers).toEqual([{ email: 'a@example.com', name: 'Someone', role: 'signer' }]);
+    expect(parsed.signers).toEqual([{ email: 'a@example.com', name: 'Someone', role: 'signer', routingOrder: 1 }]);
   });
   test.each([
     [{ signers: [signer('a@example.com', { id: 'x', recipientId: 'y' })] }, 'signers.0.recipientId'],

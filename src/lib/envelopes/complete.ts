@@ -1,28 +1,56 @@
 /**
- * Complete Envelope (spec §4, CONTRACT §6): flatten, append the certificate of completion, seal with
- * PAdES, store the sealed PDF, then mark the envelope completed.
+ * Completion (spec §4, CONTRACT §6): draw the recipients' values, append the certificate of
+ * completion, seal with PAdES, store the sealed PDF, then mark the envelope completed. One path for
+ * every way an envelope completes: the owner's `POST .../complete` (from `draft`, or from `sent` once
+ * every recipient who must act has acted, which retries a completion that failed), the last
+ * recipient's action (`recipients/act.ts`) and the sweeper ({@link retryCompletion}).
  *
- * Crash safety and concurrency (CONTRACT §6 step 5): the sealed blob is written only if absent (or if
- * it was sealed from an older version of the envelope, left by a crash before the envelope was
- * updated), and carries in its metadata the envelope version, hash and completion time it was made
- * from. The envelope becomes `completed` only after that blob is stored, with an ETag-conditional
- * write. So a crash at any point leaves the envelope as it was and a retry succeeds, and of two
- * concurrent completes one stores the blob and both answer with its hash.
+ * Crash safety and concurrency (CONTRACT §6 step 5): the sealed blob is stored before the envelope
+ * update that records it, and carries in its metadata the state it was sealed from (`envelopeversion`:
+ * the envelope version it started from, and for a recipient's action also that request's nonce), its
+ * hash, the original's hash, the completion time and when it was stored. The envelope becomes
+ * `completed` only after that blob is stored, with an ETag-conditional write. A stored blob is
+ * - reused when it was sealed from the same state (a retry after a crash, a concurrent complete);
+ * - replaced (conditional on its ETag) when it was sealed from an older version, whose update can
+ *   no longer succeed, or when it is older than {@link STALE_SEAL_MS} (its attempt died);
+ * - otherwise another request's, about to commit: this one retries.
+ * An attempt relies on its blob only within 60 s of storing it (renewed before the update when
+ * older), so a blob is never replaced under an update that records it.
  */
 import { createHash } from 'node:crypto';
 import type { Services } from '../services.js';
 import { storageStatus } from '../storage/keys.js';
-import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
+import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
 import { AppError } from '../errors.js';
-import { inspectDocument, sealDocument } from '../pdf/index.js';
-import { readDocument } from './document.js';
+import { sealDocument, type CertificateRecipient, type FieldDrawing } from '../pdf/index.js';
+import { allActed, pendingRecipients } from '../recipients/routing.js';
+import { Change, commitChange } from './change.js';
+import { freezeDocument, readFrozenDocument, refreshFrozenCopy, type FrozenDocument } from './freeze.js';
 import { readOwnedEnvelope } from './get.js';
-import { COMPLETABLE, assertHasSigner, ifMatchSatisfied } from './lifecycle.js';
-import { envelopeETag, type Actor, type AuditEvent, type EnvelopeRecord } from './model.js';
+import { assertHasSigner, ifMatchSatisfied } from './lifecycle.js';
+import {
+  envelopeETag,
+  isFinal,
+  mustAct,
+  ownerActor,
+  SYSTEM_ACTOR,
+  type Actor,
+  type AuditEvent,
+  type EnvelopeRecord,
+  type EventActor,
+  type FieldValue,
+  type RecipientAction,
+} from './model.js';
 import { backoff, preconditionFailed } from './update.js';
 import { signedDocumentUrl } from './view.js';
 
-const MAX_COMPLETE_ATTEMPTS = 5;
+const MAX_COMPLETE_ATTEMPTS = 8;
+/** A sealed blob stored longer ago than this by an attempt that did not commit is left over, milliseconds. */
+export const STALE_SEAL_MS = 120_000;
+/** Renew the claim on a sealed blob older than this before the envelope update, milliseconds. */
+const SEAL_REFRESH_AFTER_MS = 40_000;
+/** Due-index kind of completions to retry (CONTRACT §12.3): id = envelope id. */
+export const COMPLETION_DUE_KIND = 'completion';
 
 export interface CompleteEnvelopeOptions {
   services: Services;
@@ -31,6 +59,7 @@ export interface CompleteEnvelopeOptions {
   /** The request's `If-Match` header, or `null`. Ignored once the envelope is completed (retries are safe). */
   ifMatch: string | null;
   now?: () => Date;
+  log?: (message: string) => void;
 }
 
 export interface CompletionResult {
@@ -43,52 +72,47 @@ export interface CompletionResult {
   sealedNow: boolean;
 }
 
-interface SealedBlob {
+/** The sealed blob a completion records. */
+export interface SealedBlob {
   hash: string;
   originalSha256: string;
   completedAt: string;
+  etag: string;
+  /** When this attempt stored or last claimed it, milliseconds since the epoch. */
+  storedAt: number;
+}
+
+/** What identifies the state a blob is sealed from (see the module comment). */
+export interface SealKey {
+  /** The envelope version the completing request read. */
+  baseVersion: number;
+  /** A recipient's request: its nonce (its state is not stored yet); `null` for a stored state. */
+  nonce: string | null;
 }
 
 /**
  * Completes the caller's envelope, or answers for one already completed.
- * @throws AppError 404 (missing or another owner's), 409 (voided; no signer; document not uploaded),
- *   412 (If-Match stale), 413/415/422 (document unusable), 503 (timestamp authority unavailable)
+ * @throws AppError 404 (missing or another owner's), 409 (`envelope-closed`; `no-signer`;
+ *   `envelope-has-fields` from draft; `recipients-pending` from sent, naming them; document not
+ *   uploaded), 412 (If-Match stale), 413/415/422 (document unusable), 503 (timestamp authority unavailable)
  */
-export async function completeEnvelope({ services, envelopeId, actor, ifMatch, now = () => new Date() }: CompleteEnvelopeOptions): Promise<CompletionResult> {
+export async function completeEnvelope({ services, envelopeId, actor, ifMatch, now = () => new Date(), log }: CompleteEnvelopeOptions): Promise<CompletionResult> {
   for (let attempt = 0; attempt < MAX_COMPLETE_ATTEMPTS; attempt++) {
     const stored = await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId);
     const record = stored.record;
     if (record.status === 'completed') return await answerCompleted(services, record, false);
-    if (!COMPLETABLE.includes(record.status)) {
+    if (isFinal(record.status)) {
       throw new AppError('conflict', `The envelope is ${record.status}; only draft or sent envelopes can be completed.`, { type: 'envelope-closed' });
     }
     if (!ifMatchSatisfied(ifMatch, envelopeETag(record))) throw preconditionFailed();
-    assertHasSigner(record.signers);
-
-    const sealed = await storeSealedDocument(services, record, actor, now());
-    const event: AuditEvent = {
-      sequence: record.auditSequence + 1,
-      type: 'envelope.completed',
-      at: sealed.completedAt,
-      actorId: actor.userId,
-      ip: actor.ip,
-      userAgent: actor.userAgent,
-      details: { originalSha256: sealed.originalSha256, sealedSha256: sealed.hash },
-    };
-    const next: EnvelopeRecord = {
-      ...record,
-      status: 'completed',
-      completedAt: sealed.completedAt,
-      updatedAt: sealed.completedAt,
-      hash: sealed.hash,
-      originalSha256: sealed.originalSha256,
-      version: record.version + 1,
-      auditSequence: event.sequence,
-    };
     try {
-      await services.envelopes.replace(stored, next, [event]);
+      const next = await completeStored({ services, stored, actor: ownerActor(actor), owner: actor, now: now(), ...(log === undefined ? {} : { log }) });
       return await answerCompleted(services, next, true);
     } catch (error) {
+      if (error instanceof SealContendedError) {
+        await backoff(attempt + 5);
+        continue;
+      }
       if (!(error instanceof EnvelopeChangedError)) throw error;
       // Completed by a concurrent request (answered on the next turn), or changed meanwhile.
       if (ifMatch !== null) {
@@ -102,83 +126,298 @@ export async function completeEnvelope({ services, envelopeId, actor, ifMatch, n
   throw new AppError('conflict', 'The envelope is being changed by other requests at the same time; retry.', { type: 'envelope-contended' });
 }
 
+/**
+ * Retries the completion of an envelope whose recipients have all acted (the sweeper, CONTRACT
+ * §12.3), as the `system` actor. Does nothing for an envelope that is completed, closed, missing, or
+ * still waiting for someone; removes its `completion` due entry when it is done with it.
+ * @returns whether the envelope is completed now
+ * @throws what sealing throws (the entry stays, for the next sweep)
+ */
+export async function retryCompletion({ services, ownerId, envelopeId, now = () => new Date(), log }: { services: Services; ownerId: string; envelopeId: string; now?: () => Date; log?: (message: string) => void }): Promise<boolean> {
+  for (let attempt = 0; attempt < MAX_COMPLETE_ATTEMPTS; attempt++) {
+    const stored = await services.envelopes.read(ownerId, envelopeId);
+    if (stored === null) return false;
+    const record = stored.record;
+    if (record.status !== 'sent' || !allActed(record)) {
+      if (record.completionDueAt !== null && record.status !== 'sent') {
+        await services.dueIndex.remove({ kind: COMPLETION_DUE_KIND, dueAt: record.completionDueAt, ownerId, id: envelopeId });
+      }
+      return record.status === 'completed';
+    }
+    try {
+      const next = await completeStored({ services, stored, actor: SYSTEM_ACTOR, owner: null, now: now(), ...(log === undefined ? {} : { log }) });
+      await answerCompleted(services, next, true);
+      return true;
+    } catch (error) {
+      if (!(error instanceof EnvelopeChangedError)) throw error;
+      await backoff(attempt);
+    }
+  }
+  return false;
+}
+
+/**
+ * Completes a stored `draft` (freezing its document) or a `sent` envelope whose recipients have all acted.
+ * @throws EnvelopeChangedError when it changed meanwhile; SealContendedError when another request is sealing it
+ */
+async function completeStored({ services, stored, actor, owner, now, log }: { services: Services; stored: StoredEnvelope; actor: EventActor; owner: Actor | null; now: Date; log?: (message: string) => void }): Promise<EnvelopeRecord> {
+  const record = stored.record;
+  const change = new Change(record, now);
+  if (owner !== null) change.record.ownerEmail = owner.email;
+  let frozen: FrozenDocument | null = null;
+  if (record.status === 'draft') {
+    assertHasSigner(record.signers);
+    if (record.fields.length > 0) {
+      throw new AppError('conflict', 'The envelope has fields for its recipients to fill: send it (status "sent") so that they fill and sign them; complete seals a draft only as it is.', {
+        type: 'envelope-has-fields',
+      });
+    }
+    frozen = await freezeDocument({
+      services,
+      record,
+      stillDraft: async () => (await services.envelopes.read(record.ownerId, record.id))?.record.status === 'draft',
+    });
+    change.record.documentSha256 = frozen.documentSha256;
+    change.record.pageCount = frozen.pageCount;
+  } else {
+    const pending = pendingRecipients(record);
+    if (pending.length > 0) {
+      const names = pending.map((signer) => `${signer.name} <${signer.email}> (${signer.role}, ${signer.status})`);
+      throw new AppError('conflict', `Not every recipient has acted yet; waiting for ${pending.length}: ${names.join('; ')}.`, { type: 'recipients-pending' });
+    }
+  }
+  const sealed = await sealCompletion({
+    services,
+    change,
+    actor,
+    key: { baseVersion: record.version, nonce: null },
+    ...(frozen === null ? {} : { document: frozen.bytes }),
+  });
+  if (frozen !== null) await refreshFrozenCopy(services, record, frozen);
+  await refreshSealClaim(services, record, sealed);
+  return await commitChange(services, stored, change, log === undefined ? {} : { log });
+}
+
 /** Records the seal for verification (idempotent: repairs a crash after the envelope update) and signs the URL. */
-async function answerCompleted(services: Services, record: EnvelopeRecord, sealedNow: boolean): Promise<CompletionResult> {
+export async function answerCompleted(services: Services, record: EnvelopeRecord, sealedNow: boolean): Promise<CompletionResult> {
   const hash = record.hash!;
   await services.seals.put({ sha256: hash, envelopeId: record.id, completedAt: record.completedAt!, documentName: record.documentName });
   return { record, hash, signedUrl: await signedDocumentUrl(services.storage.sas, record), sealedNow };
 }
 
-/**
- * The sealed PDF for this version of the envelope: the one already stored if a concurrent or crashed
- * attempt made it from the same version, else a new one, stored only if the blob is still as seen.
- */
-async function storeSealedDocument(services: Services, record: EnvelopeRecord, actor: Actor, now: Date): Promise<SealedBlob> {
-  const blob = services.storage.containers.sealed.getBlockBlobClient(record.blobName);
-  const existing = await readSealedMetadata(services, record);
-  if (existing?.sealed !== undefined) return existing.sealed;
-
-  const original = await readDocument({ services, record });
-  const originalSha256 = sha256(original);
-  const completedAt = now.toISOString();
-  const events = await services.envelopes.events(record.ownerId, record.id);
-  const { config } = services;
-  const { sealed } = await sealDocument({
-    document: original,
-    certificate: {
-      envelopeId: record.id,
-      documentName: record.documentName,
-      // Only the owner can complete an envelope, so the actor's e-mail is the owner's.
-      ownerEmail: actor.email,
-      documentSha256: originalSha256,
-      pageCount: (await inspectDocument({ document: original })).pageCount,
-      sentAt: null,
-      recipients: record.signers.map(({ id, name, email, role }) => ({
-        id, name, email, role, routingOrder: 1, status: 'created', actedAt: null, ip: null, userAgent: null, identification: null, signature: null,
-      })),
-      createdAt: record.createdAt,
-      completedAt,
-      // Only the owner changes an envelope before the recipients issue: every actor is the owner.
-      events: events.map(({ sequence, type, at, actorId }) => ({ sequence, type, at, actorEmail: actorId === null ? null : actor.email })),
-    },
-    sealingP12: config.seal.p12,
-    sealingPassphrase: config.seal.passphrase,
-    ...(config.tsaUrl === undefined ? {} : { timestampAuthorityUrl: config.tsaUrl }),
-  });
-  const result: SealedBlob = { hash: sha256(sealed), originalSha256, completedAt };
-  try {
-    await blob.uploadData(sealed, {
-      blobHTTPHeaders: { blobContentType: 'application/pdf' },
-      metadata: { envelopeversion: String(record.version), sha256: result.hash, originalsha256: originalSha256, completedat: completedAt },
-      conditions: existing === null ? { ifNoneMatch: '*' } : { ifMatch: existing.etag },
-    });
-    return result;
-  } catch (error) {
-    const status = storageStatus(error);
-    if (status !== 409 && status !== 412) throw error;
-    // Another attempt stored a sealed blob first: use it if it was made from this version.
-    const winner = await readSealedMetadata(services, record);
-    if (winner?.sealed !== undefined) return winner.sealed;
-    throw new AppError('conflict', 'The envelope is being completed by another request; retry.', { type: 'envelope-contended' });
+/** Another request is sealing the same state right now (see the module comment); retry shortly. */
+export class SealContendedError extends EnvelopeChangedError {
+  constructor() {
+    super();
+    this.name = 'SealContendedError';
   }
 }
 
-/** The stored sealed blob's ETag and, when it was made from `record.version`, what it holds; `null` when absent. */
-async function readSealedMetadata(services: Services, record: EnvelopeRecord): Promise<{ etag: string; sealed: SealedBlob | undefined } | null> {
+export interface SealCompletionOptions {
+  services: Services;
+  /** The state to complete (its recipients' actions applied), with the events and action rows of this request so far. */
+  change: Change;
+  /** Who completes: the owner, the last recipient, or the system. */
+  actor: EventActor;
+  key: SealKey;
+  /** The frozen document's bytes, when the caller has them; else read from `originals`. */
+  document?: Uint8Array;
+}
+
+/**
+ * Seals `change.record` (or reuses the blob sealed from the same state) and applies the completion to
+ * the change: status `completed`, `envelope.completed` (CONTRACT §10), the `envelope.completed`
+ * webhook event, the `completed` e-mails to the owner and every recipient (each recipient's carrying
+ * its link; one is made for recipients without), and the removal of a `completion` due entry.
+ * Call {@link refreshSealClaim} just before committing the change.
+ * @throws AppError as `sealDocument` (422, 503); EnvelopeChangedError when a newer state was sealed;
+ *   SealContendedError when another request is sealing the same state
+ */
+export async function sealCompletion({ services, change, actor, key, document }: SealCompletionOptions): Promise<SealedBlob> {
+  const record = change.record;
+  const blob = services.storage.containers.sealed.getBlockBlobClient(record.blobName);
+  const keyText = key.nonce === null ? String(key.baseVersion) : `${key.baseVersion}:${key.nonce}`;
+  const existing = await readSealedMetadata(services, record.blobName);
+  let sealed: SealedBlob | null = null;
+  if (existing !== null && existing.key === keyText && existing.sealed !== undefined && existing.sealed.originalSha256 === record.documentSha256) {
+    sealed = existing.sealed;
+  } else {
+    const original = document ?? (await readFrozenDocument(services, record));
+    const completedAt = change.at;
+    const [storedEvents, storedActions] = await Promise.all([services.envelopes.events(record.ownerId, record.id), services.envelopes.actions(record.ownerId, record.id)]);
+    const pendingByRecipient = new Map(change.actions.map((action) => [action.recipientId, action]));
+    const actions = new Map(storedActions.map((action) => [action.recipientId, action]));
+    for (const [id, action] of pendingByRecipient) actions.set(id, action);
+    const events = [...storedEvents, ...change.pendingEvents()];
+    const { config } = services;
+    const { sealed: bytes } = await sealDocument({
+      document: original,
+      fieldDrawings: fieldDrawings(record, actions),
+      certificate: {
+        envelopeId: record.id,
+        documentName: record.documentName,
+        ownerEmail: record.ownerEmail ?? '',
+        documentSha256: record.documentSha256!,
+        pageCount: record.pageCount!,
+        createdAt: record.createdAt,
+        sentAt: record.sentAt,
+        completedAt,
+        recipients: certificateRecipients(record, actions),
+        events: events.map((event) => ({ sequence: event.sequence, type: event.type, at: event.at, actorEmail: eventActorEmail(record, event) })),
+      },
+      sealingP12: config.seal.p12,
+      sealingPassphrase: config.seal.passphrase,
+      ...(config.tsaUrl === undefined ? {} : { timestampAuthorityUrl: config.tsaUrl }),
+    });
+    const hash = sha256(bytes);
+    const storedAt = Date.now();
+    const conditions = uploadConditions(existing, key);
+    try {
+      const response = await blob.uploadData(bytes, {
+        blobHTTPHeaders: { blobContentType: 'application/pdf' },
+        metadata: { envelopeversion: keyText, sha256: hash, originalsha256: record.documentSha256!, completedat: completedAt, storedat: String(storedAt) },
+        conditions,
+      });
+      sealed = { hash, originalSha256: record.documentSha256!, completedAt, etag: response.etag!, storedAt };
+    } catch (error) {
+      const status = storageStatus(error);
+      if (status !== 409 && status !== 412) throw error;
+      // Another attempt stored a sealed blob first: use it if it was sealed from this state.
+      const winner = await readSealedMetadata(services, record.blobName);
+      if (winner?.key === keyText && winner.sealed !== undefined && winner.sealed.originalSha256 === record.documentSha256) {
+        sealed = winner.sealed;
+      } else {
+        throw new SealContendedError();
+      }
+    }
+  }
+
+  record.status = 'completed';
+  record.completedAt = sealed.completedAt;
+  record.closedAt = sealed.completedAt;
+  record.hash = sealed.hash;
+  record.originalSha256 = sealed.originalSha256;
+  change.event('envelope.completed', actor, { originalSha256: sealed.originalSha256, sealedSha256: sealed.hash });
+  change.webhook('envelope.completed', { hash: sealed.hash });
+  change.email('completed', null);
+  for (const signer of record.signers) {
+    if (signer.link === null) change.newLink(signer, services.config.jwt.secret);
+    change.email('completed', signer, { withLink: true });
+  }
+  if (record.completionDueAt !== null) {
+    change.dueDone.push({ kind: COMPLETION_DUE_KIND, dueAt: record.completionDueAt, ownerId: record.ownerId, id: record.id });
+    record.completionDueAt = null;
+  }
+  return sealed;
+}
+
+/**
+ * Renews the claim on the sealed blob when it was stored over 40 s ago (a slow request), so that no
+ * other attempt takes it for a leftover while this one records it.
+ * @throws SealContendedError when it was replaced meanwhile
+ */
+export async function refreshSealClaim(services: Services, record: Pick<EnvelopeRecord, 'blobName'>, sealed: SealedBlob): Promise<void> {
+  if (Date.now() - sealed.storedAt < SEAL_REFRESH_AFTER_MS) return;
+  const blob = services.storage.containers.sealed.getBlockBlobClient(record.blobName);
+  const properties = await blob.getProperties();
+  const storedAt = Date.now();
   try {
-    const properties = await services.storage.containers.sealed.getBlockBlobClient(record.blobName).getProperties();
+    await blob.setMetadata({ ...properties.metadata, storedat: String(storedAt) }, { conditions: { ifMatch: sealed.etag } });
+  } catch (error) {
+    const status = storageStatus(error);
+    if (status === 412 || status === 404) throw new SealContendedError();
+    throw error;
+  }
+}
+
+/** Where a new sealed blob may go, given what is stored (see the module comment). */
+function uploadConditions(existing: StoredSeal | null, key: SealKey): { ifNoneMatch: string } | { ifMatch: string } {
+  if (existing === null) return { ifNoneMatch: '*' };
+  if (existing.baseVersion < key.baseVersion) return { ifMatch: existing.etag };
+  if (existing.baseVersion > key.baseVersion) throw new EnvelopeChangedError();
+  if (Date.now() - existing.storedAt > STALE_SEAL_MS) return { ifMatch: existing.etag };
+  throw new SealContendedError();
+}
+
+interface StoredSeal {
+  etag: string;
+  key: string;
+  baseVersion: number;
+  storedAt: number;
+  /** What the blob holds, when its metadata is complete. */
+  sealed: SealedBlob | undefined;
+}
+
+/** The stored sealed blob's ETag, key and content; `null` when absent. */
+async function readSealedMetadata(services: Services, blobName: string): Promise<StoredSeal | null> {
+  try {
+    const properties = await services.storage.containers.sealed.getBlockBlobClient(blobName).getProperties();
     const metadata = properties.metadata ?? {};
-    const sameVersion = metadata.envelopeversion === String(record.version) && metadata.sha256 && metadata.originalsha256 && metadata.completedat;
+    const key = metadata.envelopeversion ?? '';
+    const storedAt = Number(metadata.storedat ?? properties.lastModified?.getTime() ?? 0);
+    const complete = metadata.sha256 && metadata.originalsha256 && metadata.completedat;
     return {
       etag: properties.etag!,
-      sealed: sameVersion
-        ? { hash: metadata.sha256!, originalSha256: metadata.originalsha256!, completedAt: metadata.completedat! }
+      key,
+      baseVersion: Number.parseInt(key, 10) || 0,
+      storedAt,
+      sealed: complete
+        ? { hash: metadata.sha256!, originalSha256: metadata.originalsha256!, completedAt: metadata.completedat!, etag: properties.etag!, storedAt }
         : undefined,
     };
   } catch (error) {
     if (storageStatus(error) === 404) return null;
     throw error;
   }
+}
+
+/**
+ * The recipients' field values to draw (CONTRACT §6 step 2, §11.2): what each signer sent, and for
+ * `date_signed`, `name` and `email` fields what the service fills in (the UTC date of the signer's
+ * action, its name, its e-mail address). Empty optional text is not drawn.
+ */
+export function fieldDrawings(record: Pick<EnvelopeRecord, 'fields' | 'signers'>, actions: Map<string, RecipientAction>): FieldDrawing[] {
+  const drawings: FieldDrawing[] = [];
+  for (const field of record.fields) {
+    const signer = record.signers.find((candidate) => candidate.id === field.recipientId);
+    const action = actions.get(field.recipientId);
+    if (signer === undefined || action === undefined || action.status !== 'signed') continue;
+    const place = { page: field.page, x: field.x, y: field.y, width: field.width, height: field.height, type: field.type };
+    let value: FieldValue['value'] | undefined;
+    if (field.type === 'date_signed') value = action.at.slice(0, 10);
+    else if (field.type === 'name') value = signer.name;
+    else if (field.type === 'email') value = signer.email;
+    else value = action.values.find((entry) => entry.fieldId === field.id)?.value;
+    if (value === undefined || value === '') continue;
+    drawings.push({ ...place, value });
+  }
+  return drawings;
+}
+
+/** Each recipient's block on the certificate (CONTRACT §10). */
+function certificateRecipients(record: EnvelopeRecord, actions: Map<string, RecipientAction>): CertificateRecipient[] {
+  return record.signers.map((signer) => {
+    const action = actions.get(signer.id);
+    return {
+      id: signer.id,
+      name: signer.name,
+      email: signer.email,
+      role: signer.role,
+      routingOrder: signer.routingOrder,
+      status: signer.status,
+      actedAt: signer.actedAt,
+      ip: action?.ip ?? null,
+      userAgent: action?.userAgent ?? null,
+      identification: mustAct(signer) && signer.invitedAt !== null ? `Signing link sent to ${signer.email}` : null,
+      signature: signer.role === 'signer' ? (action?.signature ?? null) : null,
+    };
+  });
+}
+
+/** The actor of an event by e-mail: recorded since recipients act; for events of older versions, the owner's. */
+function eventActorEmail(record: EnvelopeRecord, event: AuditEvent): string | null {
+  if (event.actorEmail !== null) return event.actorEmail;
+  return event.actorId === record.ownerId ? record.ownerEmail : null;
 }
 
 function sha256(bytes: Uint8Array): string {

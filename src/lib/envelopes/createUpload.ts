@@ -5,7 +5,7 @@ import { AppError } from '../errors.js';
 import { uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
 import { CONTAINERS } from '../storage/clients.js';
-import type { Actor, AuditEvent, EnvelopeRecord } from './model.js';
+import { ownerActor, type Actor, type AuditEvent, type EnvelopeRecord } from './model.js';
 import type { UploadRequest } from './schemas.js';
 
 export interface CreateEnvelopeUploadOptions {
@@ -60,25 +60,37 @@ export function newDraftEnvelope({ actor, documentName, now }: NewDraftEnvelopeO
   const record: EnvelopeRecord = {
     id,
     ownerId: actor.userId,
+    ownerEmail: actor.email,
     status: 'draft',
     documentName,
     blobName,
     signers: [],
+    fields: [],
+    signingOrder: 'parallel',
+    expiresAt: null,
+    remindEveryDays: null,
+    documentSha256: null,
+    pageCount: null,
     createdAt: at,
     updatedAt: at,
+    sentAt: null,
     completedAt: null,
+    closedAt: null,
+    completionDueAt: null,
     hash: null,
     originalSha256: null,
     version: 1,
     auditSequence: 1,
   };
+  const by = ownerActor(actor);
   const event: AuditEvent = {
     sequence: 1,
     type: 'envelope.created',
     at,
-    actorId: actor.userId,
-    ip: actor.ip,
-    userAgent: actor.userAgent,
+    actorId: by.id,
+    actorEmail: by.email,
+    ip: by.ip,
+    userAgent: by.userAgent,
     details: { documentName, blobName },
   };
   return { record, event };

@@ -1,89 +1,249 @@
 /**
- * The envelope lifecycle (CONTRACT §5) as pure functions: what an update changes, which events it
- * records, and which transitions are refused.
+ * The envelope lifecycle (CONTRACT §5) as functions of the state: what an owner's update changes,
+ * which events it records (CONTRACT §10, in its order: `signers_replaced`, `fields_replaced`,
+ * `settings_changed`, then `envelope.sent`), and which transitions are refused.
  */
-import { AppError } from '../errors.js';
-import { uuidv7 } from '../ids.js';
-import type { Actor, AuditEvent, EnvelopeRecord, EnvelopeStatus, Signer } from './model.js';
-import type { SignerInput, UpdateEnvelopeRequest } from './schemas.js';
+import type { Config } from '../config.js';
+import { AppError, type FieldError } from '../errors.js';
+import { isUuid, uuidv7 } from '../ids.js';
+import { routeAtSend, EXPIRY_DUE_KIND } from '../recipients/routing.js';
+import { Change } from './change.js';
+import {
+  isFinal,
+  mustAct,
+  newSigner,
+  ownerActor,
+  type Actor,
+  type EnvelopeRecord,
+  type EnvelopeStatus,
+  type Field,
+  type Signer,
+} from './model.js';
+import { MAX_EXPIRY_DAYS, type FieldInput, type SignerInput, type UpdateEnvelopeRequest } from './schemas.js';
 
 /** Status changes a `PUT`/`PATCH` may make, by current status (CONTRACT §5). `completed` is reached only by complete. */
 const updateTransitions: Record<EnvelopeStatus, EnvelopeStatus[]> = {
   draft: ['sent', 'voided'],
   sent: ['voided'],
   completed: [],
+  declined: [],
+  expired: [],
   voided: [],
 };
 
-/** Statuses from which `POST .../complete` seals the envelope. */
-export const COMPLETABLE: readonly EnvelopeStatus[] = ['draft', 'sent'];
+const DAY_MS = 86_400_000;
 
 export interface PlannedUpdate {
-  next: EnvelopeRecord;
-  events: AuditEvent[];
-  /** The update moves the envelope to `sent`, so its document must be checked first. */
+  change: Change;
+  /** The update sends the envelope: freeze the document, then {@link applySend}. */
   sends: boolean;
+  /** The update voids the envelope: {@link applyVoid}. */
+  voids: boolean;
 }
 
 /**
- * What `request` does to `current`: `null` when it changes nothing (no write, no event).
- * @throws AppError 409 for an envelope that is completed or voided, a transition the lifecycle does not
- *   allow (the allowed ones named in `detail`), or sending without a signer of role `signer`
+ * What `request` does to `current`, before the document is looked at: `null` when it changes nothing
+ * (no write, no event). Sending and voiding are completed by {@link applySend} and {@link applyVoid}.
+ * @throws AppError 409 `envelope-closed` (final status), `invalid-transition` (allowed ones named),
+ *   `envelope-locked` (a sent envelope's signers, fields or settings), `no-signer` (sending without a
+ *   signer of role `signer`); 400 `validation-failed` for fields naming no signer of role `signer`,
+ *   an `expiresAt` in the past or over a year ahead (or past at send)
  */
 export function planUpdate(current: EnvelopeRecord, request: UpdateEnvelopeRequest, actor: Actor, now: Date): PlannedUpdate | null {
   assertChangeable(current);
-  const at = now.toISOString();
-  const events: Omit<AuditEvent, 'sequence'>[] = [];
-  const base = { at, actorId: actor.userId, ip: actor.ip, userAgent: actor.userAgent };
-  let signers = current.signers;
-  let status = current.status;
-
-  if (request.signers !== undefined) {
-    const replaced = replaceSigners(current.signers, request.signers);
-    if (JSON.stringify(replaced) !== JSON.stringify(current.signers)) {
-      const oldIds = new Set(current.signers.map((signer) => signer.id));
-      const newIds = new Set(replaced.map((signer) => signer.id));
-      events.push({
-        ...base,
-        type: 'envelope.signers_replaced',
-        details: {
-          added: replaced.filter((signer) => !oldIds.has(signer.id)).map(({ id, email }) => ({ id, email })),
-          removed: current.signers.filter((signer) => !newIds.has(signer.id)).map(({ id, email }) => ({ id, email })),
-        },
-      });
-      signers = replaced;
-    }
-  }
-
-  if (request.status !== undefined && request.status !== current.status) {
+  const statusChange = request.status !== undefined && request.status !== current.status ? request.status : undefined;
+  if (statusChange !== undefined) {
     const allowed = updateTransitions[current.status];
-    if (!allowed.includes(request.status)) {
-      const hint = request.status === 'completed' ? ' Use POST /api/envelopes/{id}/complete to complete it.' : '';
-      throw new AppError(
-        'conflict',
-        `The envelope is ${current.status}; its status can change to ${allowed.join(' or ')} only, not ${request.status}.${hint}`,
-        { type: 'invalid-transition' },
-      );
+    if (!allowed.includes(statusChange)) {
+      const hint = statusChange === 'completed' ? ' Use POST /api/envelopes/{id}/complete to complete it.' : '';
+      throw new AppError('conflict', `The envelope is ${current.status}; its status can change to ${allowed.join(' or ')} only, not ${statusChange}.${hint}`, {
+        type: 'invalid-transition',
+      });
     }
-    if (request.status === 'sent') assertHasSigner(signers);
-    events.push({ ...base, type: request.status === 'sent' ? 'envelope.sent' : 'envelope.voided', details: { from: current.status, to: request.status } });
-    status = request.status;
   }
 
-  if (events.length === 0) return null;
-  const numbered = events.map((event, index) => ({ ...event, sequence: current.auditSequence + index + 1 }));
-  return {
-    next: { ...current, signers, status, updatedAt: at, version: current.version + 1, auditSequence: current.auditSequence + events.length },
-    events: numbered,
-    sends: status === 'sent' && current.status !== 'sent',
-  };
+  const change = new Change(current, now);
+  change.record.ownerEmail = actor.email;
+  if (current.status === 'sent') {
+    assertUnchangedWhileSent(current, request, actor, now);
+  } else {
+    applyEdits(change, request, actor, now);
+  }
+
+  const sends = statusChange === 'sent';
+  if (sends) {
+    assertHasSigner(change.record.signers);
+    const { expiresAt } = change.record;
+    if (expiresAt !== null && Date.parse(expiresAt) <= now.getTime()) {
+      throw validationFailed([{ path: 'expiresAt', message: `is ${expiresAt}, which has passed: set a later time (or null) to send` }]);
+    }
+  }
+  const voids = statusChange === 'voided';
+  if (!sends && !voids && !change.changed) return null;
+  return { change, sends, voids };
 }
 
 /**
- * @throws AppError 409 naming the current status when the envelope is completed or voided
+ * A sent envelope is locked (CONTRACT §5): what was sent is what gets signed. A request that repeats
+ * what the envelope already holds changes nothing and is accepted.
+ * @throws AppError 409 `envelope-locked`
+ */
+function assertUnchangedWhileSent(current: EnvelopeRecord, request: UpdateEnvelopeRequest, actor: Actor, now: Date): void {
+  if (request.signers === undefined && request.fields === undefined && request.signingOrder === undefined && request.expiresAt === undefined && request.remindEveryDays === undefined) {
+    return;
+  }
+  const scratch = new Change(current, now);
+  let changes = true;
+  try {
+    applyEdits(scratch, request, actor, now);
+    changes = scratch.changed;
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'bad_request') throw error;
+  }
+  if (changes) {
+    throw new AppError('conflict', 'The envelope is sent: its signers, fields and settings can no longer change (what was sent is what gets signed). Void it and start again.', {
+      type: 'envelope-locked',
+    });
+  }
+}
+
+/** Applies signers, fields and settings of `request` to a draft, recording their events in order. */
+function applyEdits(change: Change, request: UpdateEnvelopeRequest, actor: Actor, now: Date): void {
+  const record = change.record;
+  const errors: FieldError[] = [];
+  const by = ownerActor(actor);
+
+  // Signers (CONTRACT §3).
+  const before = record.signers;
+  let requestIds = new Map<string, string>();
+  if (request.signers !== undefined) {
+    const replaced = replaceSigners(before, request.signers);
+    requestIds = replaced.requestIds;
+    if (JSON.stringify(replaced.signers.map(signerIdentity)) !== JSON.stringify(before.map(signerIdentity))) {
+      const oldIds = new Set(before.map((signer) => signer.id));
+      const newIds = new Set(replaced.signers.map((signer) => signer.id));
+      change.event('envelope.signers_replaced', by, {
+        added: replaced.signers.filter((signer) => !oldIds.has(signer.id)).map(({ id, email }) => ({ id, email })),
+        removed: before.filter((signer) => !newIds.has(signer.id)).map(({ id, email }) => ({ id, email })),
+      });
+      record.signers = replaced.signers;
+    }
+  }
+
+  // Fields (CONTRACT §11.2): replaced when sent; else those of removed signers go with them.
+  const signerById = new Map(record.signers.map((signer, index) => [signer.id, { signer, index }]));
+  const beforeFields = record.fields;
+  let fields: Field[];
+  if (request.fields !== undefined) {
+    fields = replaceFields(beforeFields, request.fields, requestIds);
+    fields.forEach((field, index) => {
+      const target = signerById.get(field.recipientId);
+      if (target === undefined) {
+        errors.push({ path: `fields.${index}.recipientId`, message: 'names no signer of this envelope' });
+      } else if (target.signer.role !== 'signer') {
+        errors.push({ path: `fields.${index}.recipientId`, message: `names a recipient with role ${target.signer.role}; only a signer with role signer fills fields` });
+      }
+    });
+  } else {
+    fields = beforeFields.filter((field) => signerById.has(field.recipientId));
+    const reported = new Set<string>();
+    for (const field of fields) {
+      const target = signerById.get(field.recipientId)!;
+      if (target.signer.role !== 'signer' && !reported.has(target.signer.id)) {
+        reported.add(target.signer.id);
+        errors.push({ path: `signers.${target.index}.role`, message: `is ${target.signer.role}, but this signer has fields; only a signer with role signer fills fields (send fields without them)` });
+      }
+    }
+  }
+  if (JSON.stringify(fields) !== JSON.stringify(beforeFields)) {
+    record.fields = fields;
+    change.event('envelope.fields_replaced', by, { count: fields.length });
+  }
+
+  // Settings (CONTRACT §3).
+  const settings: Record<string, unknown> = {};
+  if (request.signingOrder !== undefined && request.signingOrder !== record.signingOrder) {
+    record.signingOrder = request.signingOrder;
+    settings.signingOrder = request.signingOrder;
+  }
+  if (request.expiresAt !== undefined && request.expiresAt !== record.expiresAt) {
+    if (request.expiresAt !== null) {
+      const time = Date.parse(request.expiresAt);
+      if (time <= now.getTime()) errors.push({ path: 'expiresAt', message: 'must be in the future' });
+      else if (time > now.getTime() + MAX_EXPIRY_DAYS * DAY_MS) errors.push({ path: 'expiresAt', message: `must be at most ${MAX_EXPIRY_DAYS} days ahead` });
+    }
+    record.expiresAt = request.expiresAt;
+    settings.expiresAt = request.expiresAt;
+  }
+  if (request.remindEveryDays !== undefined && request.remindEveryDays !== record.remindEveryDays) {
+    record.remindEveryDays = request.remindEveryDays;
+    settings.remindEveryDays = request.remindEveryDays;
+  }
+  if (errors.length > 0) throw validationFailed(errors);
+  if (Object.keys(settings).length > 0) change.event('envelope.settings_changed', by, settings);
+}
+
+/** What of a signer a request sets: a change of any of it is a change of the list. */
+function signerIdentity(signer: Signer): [string, string, string, string, number] {
+  return [signer.id, signer.email, signer.name, signer.role, signer.routingOrder];
+}
+
+export interface FrozenDocumentFacts {
+  documentSha256: string;
+  pageCount: number;
+}
+
+/**
+ * Completes a planned send (CONTRACT §5, §11.3): every field must fit the frozen document's pages;
+ * the envelope becomes `sent` with the frozen document's hash and page count, `expiresAt` (default
+ * send time + `ENVELOPE_TTL_DAYS`), `envelope.sent`, and the recipients routed and invited.
+ * @throws AppError 422 `field-outside-document` naming the fields on pages the document does not have
+ */
+export function applySend(change: Change, frozen: FrozenDocumentFacts, actor: Actor, config: Pick<Config, 'jwt' | 'reminderDaySeconds' | 'envelopeTtlDays'>): void {
+  const record = change.record;
+  const outside: FieldError[] = record.fields.flatMap((field, index) =>
+    field.page > frozen.pageCount ? [{ path: `fields.${index}.page`, message: `is ${field.page}, but the document has ${frozen.pageCount} page${frozen.pageCount === 1 ? '' : 's'}` }] : [],
+  );
+  if (outside.length > 0) {
+    throw new AppError('unprocessable', `${outside.length} field${outside.length === 1 ? ' is' : 's are'} on a page the document does not have (it has ${frozen.pageCount}): ${outside.map((error) => error.path).join(', ')}.`, {
+      type: 'field-outside-document',
+      errors: outside,
+    });
+  }
+  const by = ownerActor(actor);
+  record.status = 'sent';
+  record.documentSha256 = frozen.documentSha256;
+  record.pageCount = frozen.pageCount;
+  record.sentAt = change.at;
+  record.expiresAt ??= new Date(change.now.getTime() + config.envelopeTtlDays * DAY_MS).toISOString();
+  change.event('envelope.sent', by, { documentSha256: frozen.documentSha256, pageCount: frozen.pageCount });
+  change.webhook('envelope.sent');
+  routeAtSend(change, { config, actor: by });
+  change.due.push({ kind: EXPIRY_DUE_KIND, dueAt: record.expiresAt, ownerId: record.ownerId, id: record.id });
+}
+
+/**
+ * Voids the envelope (CONTRACT §5): every signing link stops working for actions; recipients already
+ * invited get the `voided` e-mail.
+ */
+export function applyVoid(change: Change, actor: Actor): void {
+  const record = change.record;
+  const wasSent = record.status === 'sent';
+  record.status = 'voided';
+  record.closedAt = change.at;
+  change.event('envelope.voided', ownerActor(actor), {});
+  change.webhook('envelope.voided');
+  if (!wasSent) return;
+  for (const signer of record.signers) {
+    if (mustAct(signer) && signer.invitedAt !== null) change.email('voided', signer);
+  }
+}
+
+/**
+ * @throws AppError 409 `envelope-closed` naming the current status when it is final (CONTRACT §5)
  */
 export function assertChangeable(record: EnvelopeRecord): void {
-  if (record.status === 'completed' || record.status === 'voided') {
+  if (isFinal(record.status)) {
     throw new AppError('conflict', `The envelope is ${record.status}; it can no longer be changed.`, { type: 'envelope-closed' });
   }
 }
@@ -98,20 +258,54 @@ export function assertHasSigner(signers: Signer[]): void {
 }
 
 /**
- * The new signer list: an entry whose `id` (or `recipientId`) names a current signer keeps that
- * identity; any other entry gets a new UUIDv7 (CONTRACT §3).
+ * The new signer list (CONTRACT §3): an entry whose `id` (or `recipientId`) names a current signer
+ * keeps that identity (and its state); an entry with another UUID gets that UUID (so that fields in
+ * the same request can name it); any other entry gets a new UUIDv7.
+ * @returns the list, and each id the request used mapped to the id it became
  */
-export function replaceSigners(current: Signer[], inputs: SignerInput[]): Signer[] {
-  const existing = new Set(current.map((signer) => signer.id));
-  return inputs.map((input) => {
+export function replaceSigners(current: Signer[], inputs: SignerInput[]): { signers: Signer[]; requestIds: Map<string, string> } {
+  const existing = new Map(current.map((signer) => [signer.id, signer]));
+  const requestIds = new Map<string, string>();
+  const taken = new Set(inputs.map((input) => input.id ?? input.recipientId).filter((id): id is string => id !== undefined));
+  const signers = inputs.map((input) => {
     const requested = input.id ?? input.recipientId;
-    return {
-      id: requested !== undefined && existing.has(requested) ? requested : uuidv7(),
-      email: input.email,
-      name: input.name,
-      role: input.role,
-    };
+    const kept = requested === undefined ? undefined : existing.get(requested);
+    const id = kept?.id ?? (requested !== undefined && isUuid(requested) ? requested : freshId(taken));
+    if (requested !== undefined) requestIds.set(requested, id);
+    const base = kept ?? newSigner({ id, email: input.email, name: input.name, role: input.role });
+    return { ...base, email: input.email, name: input.name, role: input.role, routingOrder: input.routingOrder };
   });
+  return { signers, requestIds };
+}
+
+/** The new field list (CONTRACT §11.2): ids as for signers; `recipientId` resolved through the request's signer ids. */
+function replaceFields(current: Field[], inputs: FieldInput[], requestIds: Map<string, string>): Field[] {
+  const existing = new Set(current.map((field) => field.id));
+  const taken = new Set(inputs.map((input) => input.id).filter((id): id is string => id !== undefined));
+  return inputs.map((input) => ({
+    id: input.id !== undefined && (existing.has(input.id) || isUuid(input.id)) ? input.id : freshId(taken),
+    recipientId: requestIds.get(input.recipientId) ?? input.recipientId,
+    type: input.type,
+    page: input.page,
+    x: input.x,
+    y: input.y,
+    width: input.width,
+    height: input.height,
+    required: input.required,
+    label: input.label ?? null,
+  }));
+}
+
+function freshId(taken: Set<string>): string {
+  const id = uuidv7();
+  taken.add(id);
+  return id;
+}
+
+/** 400 `validation-failed` listing every complaint (CONTRACT §1). */
+export function validationFailed(errors: FieldError[]): AppError {
+  const first = errors[0]!;
+  return new AppError('bad_request', `The request body is invalid: ${first.path} ${first.message}.`, { type: 'validation-failed', errors });
 }
 
 /**

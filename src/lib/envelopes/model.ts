@@ -1,12 +1,33 @@
 /**
- * The envelope as the domain sees it (spec §2, CONTRACT §3) and as responses show it.
+ * The envelope as the domain sees it (spec §2, CONTRACT §3, §11) and as responses show it.
+ *
+ * What is stored but never shown: a recipient's signing link (salt and token hash), when it was
+ * invited, how many reminders it had, the outbox batch of its newest e-mail; the owner's e-mail; when
+ * the envelope reached a final status. A recipient's submitted values, adopted signature, IP and user
+ * agent live in its action row (`RecipientAction`, `storage/envelopeRepository.ts`), not here.
  */
+import type { FieldType, SignatureValue } from '../pdf/types.js';
 
-export const ENVELOPE_STATUSES = ['draft', 'sent', 'completed', 'voided'] as const;
+export const ENVELOPE_STATUSES = ['draft', 'sent', 'completed', 'declined', 'expired', 'voided'] as const;
 export type EnvelopeStatus = (typeof ENVELOPE_STATUSES)[number];
+
+/** Statuses nothing can leave (CONTRACT §5). */
+export const FINAL_STATUSES: readonly EnvelopeStatus[] = ['completed', 'declined', 'expired', 'voided'];
 
 export const SIGNER_ROLES = ['signer', 'approver', 'viewer', 'cc'] as const;
 export type SignerRole = (typeof SIGNER_ROLES)[number];
+
+/** A recipient's status (CONTRACT §11.1). */
+export const RECIPIENT_STATUSES = ['created', 'waiting', 'sent', 'opened', 'signed', 'approved', 'viewed', 'declined'] as const;
+export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
+
+/** Statuses of a recipient who has acted: nothing more is asked of it. */
+export const ACTED_STATUSES: readonly RecipientStatus[] = ['signed', 'approved', 'viewed', 'declined'];
+
+export const SIGNING_ORDERS = ['parallel', 'sequential'] as const;
+export type SigningOrder = (typeof SIGNING_ORDERS)[number];
+
+export const FIELD_TYPES = ['signature', 'initials', 'date_signed', 'name', 'email', 'text', 'checkbox'] as const satisfies readonly FieldType[];
 
 /** The newest e-mail to a recipient (CONTRACT §11.1 `lastEmail`). */
 export interface LastEmail {
@@ -19,27 +40,82 @@ export interface LastEmail {
   batchId: string;
 }
 
+/**
+ * A recipient's current signing link (CONTRACT §11.3; `recipients/signingLinks.ts`): the salt the
+ * token derives from, and the token's SHA-256, the only token that works for this recipient.
+ */
+export interface SigningLinkState {
+  salt: string;
+  tokenSha256: string;
+}
+
 /** A recipient of the envelope. `recipientId` always equals `id` in responses (CONTRACT §3). */
 export interface Signer {
   id: string;
   email: string;
   name: string;
   role: SignerRole;
-  lastEmail?: LastEmail | null;
+  /** 1 to 100; recipients with the same number act together in `sequential` order (CONTRACT §11.3). */
+  routingOrder: number;
+  status: RecipientStatus;
+  /** When the recipient signed, approved, viewed or declined. */
+  actedAt: string | null;
+  declineReason: string | null;
+  lastEmail: LastEmail | null;
+  /** Internal: the current link, `null` until the recipient's turn (a `cc`'s: until completion). */
+  link: SigningLinkState | null;
+  /** Internal: when the newest invitation was queued (reminders count from it). */
+  invitedAt: string | null;
+  /** Internal: reminders sent since the newest invitation. */
+  remindersSent: number;
+}
+
+/** A place on the document that a signer fills (CONTRACT §11.2). */
+export interface Field {
+  id: string;
+  /** The signer (role `signer`) who fills it. */
+  recipientId: string;
+  type: FieldType;
+  /** 1-based page of the frozen document. */
+  page: number;
+  /** Fractions 0 to 1 of the page as a viewer displays it, origin top-left. */
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  required: boolean;
+  label: string | null;
 }
 
 /** Everything stored about an envelope. */
 export interface EnvelopeRecord {
   id: string;
   ownerId: string;
+  /** Internal: the owner's e-mail address, for e-mails, the signing view and the certificate. */
+  ownerEmail: string | null;
   status: EnvelopeStatus;
   documentName: string;
-  /** `<envelopeId>/<documentName>` in container `documents` (and, once sealed, in `sealed`). */
+  /** `<envelopeId>/<documentName>`: the upload in container `documents`, the frozen copy in `originals`, the seal in `sealed`. */
   blobName: string;
   signers: Signer[];
+  fields: Field[];
+  signingOrder: SigningOrder;
+  /** ISO 8601 UTC with milliseconds, or `null`. */
+  expiresAt: string | null;
+  /** 1 to 30, or `null`: no reminders. */
+  remindEveryDays: number | null;
+  /** Lower-case hex SHA-256 of the frozen document (container `originals`); `null` while `draft`. */
+  documentSha256: string | null;
+  /** Pages of the frozen document; `null` while `draft`. */
+  pageCount: number | null;
   createdAt: string;
   updatedAt: string;
+  sentAt: string | null;
   completedAt: string | null;
+  /** Internal: when the envelope reached a final status (signing links work for `GET` 30 days longer). */
+  closedAt: string | null;
+  /** Internal: the due-index entry (kind `completion`) left when a completion failed after the last action. */
+  completionDueAt: string | null;
   /** Lower-case hex SHA-256 of the sealed PDF. */
   hash: string | null;
   /** Lower-case hex SHA-256 of the original document as sealed. */
@@ -50,6 +126,20 @@ export interface EnvelopeRecord {
   auditSequence: number;
 }
 
+/** A recipient as responses show it (CONTRACT §3). */
+export interface SignerView {
+  id: string;
+  recipientId: string;
+  email: string;
+  name: string;
+  role: SignerRole;
+  routingOrder: number;
+  status: RecipientStatus;
+  actedAt: string | null;
+  declineReason: string | null;
+  lastEmail: { type: LastEmail['type']; status: LastEmail['status']; at: string } | null;
+}
+
 /** The envelope in every response (CONTRACT §3 table). */
 export interface EnvelopeView {
   id: string;
@@ -57,21 +147,41 @@ export interface EnvelopeView {
   ownerId: string;
   documentName: string;
   documentUrl: string;
+  documentSha256: string | null;
+  pageCount: number | null;
   signers: SignerView[];
+  fields: Field[];
+  signingOrder: SigningOrder;
+  expiresAt: string | null;
+  remindEveryDays: number | null;
   createdAt: string;
   updatedAt: string;
+  sentAt: string | null;
   completedAt: string | null;
   signedUrl: string | null;
   hash: string | null;
 }
 
 /** Audit event types (CONTRACT §10): no others. */
-export type AuditEventType =
-  | 'envelope.created'
-  | 'envelope.signers_replaced'
-  | 'envelope.sent'
-  | 'envelope.voided'
-  | 'envelope.completed';
+export const AUDIT_EVENT_TYPES = [
+  'envelope.created',
+  'envelope.signers_replaced',
+  'envelope.fields_replaced',
+  'envelope.settings_changed',
+  'envelope.sent',
+  'recipient.invited',
+  'recipient.reminded',
+  'recipient.opened',
+  'recipient.signed',
+  'recipient.approved',
+  'recipient.viewed',
+  'recipient.declined',
+  'envelope.declined',
+  'envelope.expired',
+  'envelope.voided',
+  'envelope.completed',
+] as const;
+export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
 /** One entry of an envelope's append-only audit trail (CONTRACT §10). */
 export interface AuditEvent {
@@ -79,13 +189,16 @@ export interface AuditEvent {
   sequence: number;
   type: AuditEventType;
   at: string;
+  /** The owner's userId, the recipient's id for its own action, or `system` (the sweeper). */
   actorId: string | null;
+  /** The actor's e-mail address; `null` for `system`. */
+  actorEmail: string | null;
   ip: string | null;
   userAgent: string | null;
   details: Record<string, unknown>;
 }
 
-/** Who made a change, as the request told (CONTRACT §10). */
+/** The owner making a request, as the bearer guard found it (CONTRACT §10). */
 export interface Actor {
   userId: string;
   email: string;
@@ -93,15 +206,95 @@ export interface Actor {
   userAgent: string | null;
 }
 
+/** Who an audit event names (CONTRACT §10): the owner, a recipient, or the system. */
+export interface EventActor {
+  /** The owner's userId, a recipient's id, or `system`. */
+  id: string;
+  /** `null` for the system. */
+  email: string | null;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** The actor id of the sweeper's events (CONTRACT §10). */
+export const SYSTEM_ACTOR: EventActor = { id: 'system', email: null, ip: null, userAgent: null };
+
+/** The owner as the actor of events. */
+export function ownerActor(actor: Actor): EventActor {
+  return { id: actor.userId, email: actor.email, ip: actor.ip, userAgent: actor.userAgent };
+}
+
+/** A signer's or approver's recorded action, and a signer's values: its action row (never shown). */
+export interface RecipientAction {
+  recipientId: string;
+  /** The status the action gave the recipient. */
+  status: 'signed' | 'approved' | 'viewed' | 'declined';
+  at: string;
+  ip: string | null;
+  userAgent: string | null;
+  /** A signer's values, as sent (CONTRACT §11.2); `[]` for the others. */
+  values: FieldValue[];
+  /** A signer's adopted signature (certificate of completion); `null` for the others. */
+  signature: SignatureValue | null;
+}
+
+/** A value of one field as a signer sent it (CONTRACT §11.2). */
+export interface FieldValue {
+  fieldId: string;
+  value: SignatureValue | string | boolean;
+}
+
 /** The strong ETag of an envelope version (RFC 9110 §8.8.3). */
 export function envelopeETag(record: Pick<EnvelopeRecord, 'version'>): string {
   return `"${record.version}"`;
 }
 
-/** A signer as responses show it. */
-export type SignerView = Pick<Signer, 'id' | 'email' | 'name' | 'role'> & { recipientId: string };
-
-/** Shows a signer as responses do, with `recipientId` equal to `id`. */
+/** Shows a signer as responses do, with `recipientId` equal to `id` and nothing internal. */
 export function viewSigner(signer: Signer): SignerView {
-  return { id: signer.id, recipientId: signer.id, email: signer.email, name: signer.name, role: signer.role };
+  const { lastEmail } = signer;
+  return {
+    id: signer.id,
+    recipientId: signer.id,
+    email: signer.email,
+    name: signer.name,
+    role: signer.role,
+    routingOrder: signer.routingOrder,
+    status: signer.status,
+    actedAt: signer.actedAt,
+    declineReason: signer.declineReason,
+    lastEmail: lastEmail === null ? null : { type: lastEmail.type, status: lastEmail.status, at: lastEmail.at },
+  };
+}
+
+/** A new recipient as a draft holds it: `created`, no link, no e-mail. */
+export function newSigner(fields: Pick<Signer, 'id' | 'email' | 'name' | 'role'> & { routingOrder?: number }): Signer {
+  return {
+    id: fields.id,
+    email: fields.email,
+    name: fields.name,
+    role: fields.role,
+    routingOrder: fields.routingOrder ?? 1,
+    status: 'created',
+    actedAt: null,
+    declineReason: null,
+    lastEmail: null,
+    link: null,
+    invitedAt: null,
+    remindersSent: 0,
+  };
+}
+
+/** Whether the recipient's role asks it to act (CONTRACT §11.1 "must act": signer, approver, viewer). */
+export function mustAct(signer: Pick<Signer, 'role'>): boolean {
+  return signer.role !== 'cc';
+}
+
+/** Whether the recipient has acted (signed, approved, viewed or declined). */
+export function hasActed(signer: Pick<Signer, 'status'>): boolean {
+  return ACTED_STATUSES.includes(signer.status);
+}
+
+/** Whether the envelope is in a final status. */
+export function isFinal(status: EnvelopeStatus): boolean {
+  return FINAL_STATUSES.includes(status);
 }

@@ -4,10 +4,23 @@
  */
 import { z } from 'zod';
 import { characters, emailAddress, trimmedTextPattern } from '../http/fields.js';
-import { ENVELOPE_STATUSES, SIGNER_ROLES } from './model.js';
+import { ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
 
 /** At most this many signers on one envelope (CONTRACT §3). */
 export const MAX_SIGNERS = 100;
+/** At most this many fields on one envelope (CONTRACT §11.2). */
+export const MAX_FIELDS = 500;
+/** Highest page number a field may name; the frozen document's page count is checked at send (CONTRACT §11.2). */
+export const MAX_FIELD_PAGE = 100_000;
+/** Longest field label, characters (CONTRACT §11.2). */
+export const MAX_FIELD_LABEL = 100;
+/** Highest routing order (CONTRACT §3). */
+export const MAX_ROUTING_ORDER = 100;
+/** Longest `expiresAt` ahead of now, days (CONTRACT §3). */
+export const MAX_EXPIRY_DAYS = 365;
+/** `remindEveryDays` bounds (CONTRACT §3). */
+export const MIN_REMIND_EVERY_DAYS = 1;
+export const MAX_REMIND_EVERY_DAYS = 30;
 /** Longest signer name, characters (CONTRACT §3). */
 export const MAX_SIGNER_NAME = 200;
 /** Longest document file name, characters (CONTRACT §4). */
@@ -39,6 +52,12 @@ export const signerInput = z
         examples: ['Bob Builder'],
       }),
     role: z.enum(SIGNER_ROLES, { error: `must be one of ${SIGNER_ROLES.join(', ')}` }).default('signer'),
+    routingOrder: z
+      .int({ error: `must be a whole number from 1 to ${MAX_ROUTING_ORDER}` })
+      .min(1, `must be a whole number from 1 to ${MAX_ROUTING_ORDER}`)
+      .max(MAX_ROUTING_ORDER, `must be a whole number from 1 to ${MAX_ROUTING_ORDER}`)
+      .default(1)
+      .meta({ description: 'With `signingOrder: sequential`, recipients act by ascending routing order, those with the same number together.' }),
   })
   .refine((signer) => signer.id === undefined || signer.recipientId === undefined || signer.id === signer.recipientId, {
     message: 'must equal id when both are sent',
@@ -101,8 +120,89 @@ const signerList = z
       'E-mail addresses (compared after trimming and lower-casing) and ids must be unique within the list (400 otherwise), a rule JSON Schema cannot state.',
   });
 
+const fieldId = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(100, 'must be at most 100 characters')
+  .meta({ description: 'The id of a current field keeps that identity; a new UUID is taken as the new field\'s id; anything else, or none, gets a new UUID.' });
+
+const fraction = (name: string) =>
+  z
+    .number({ error: 'must be a number from 0 to 1' })
+    .min(0, 'must be a number from 0 to 1')
+    .max(1, 'must be a number from 0 to 1')
+    .meta({ description: `${name}: a fraction 0 to 1 of the page as a viewer displays it (crop box, after /Rotate), origin top-left.` });
+
+/** Tolerance of `x + width <= 1` and `y + height <= 1` for binary fractions (0.1 + 0.9). */
+const EDGE_TOLERANCE = 1e-9;
+
+export const fieldInput = z
+  .strictObject({
+    id: fieldId.optional(),
+    recipientId: signerId.meta({ description: 'The signer (role `signer`) who fills the field: the id of a signer of the envelope, or of one in the same request.' }),
+    type: z.enum(FIELD_TYPES, { error: `must be one of ${FIELD_TYPES.join(', ')}` }),
+    page: z
+      .int({ error: `must be a whole number from 1 to ${MAX_FIELD_PAGE}` })
+      .min(1, `must be a whole number from 1 to ${MAX_FIELD_PAGE}`)
+      .max(MAX_FIELD_PAGE, `must be a whole number from 1 to ${MAX_FIELD_PAGE}`)
+      .meta({ description: '1-based page of the document; at send it must exist (else 422 `field-outside-document`).' }),
+    x: fraction('Left edge'),
+    y: fraction('Top edge'),
+    width: fraction('Width').refine((value) => value > 0, 'must be greater than 0'),
+    height: fraction('Height').refine((value) => value > 0, 'must be greater than 0'),
+    required: z.boolean({ error: 'must be true or false' }).default(true),
+    label: z
+      .string({ error: 'must be a string' })
+      .refine((label) => [...label].length <= MAX_FIELD_LABEL, `must be at most ${MAX_FIELD_LABEL} characters`)
+      .refine((label) => !/[\u0000-\u001f\u007f]/.test(label), 'must not contain control characters')
+      .nullable()
+      .optional()
+      .meta({ description: `At most ${MAX_FIELD_LABEL} characters; the field's accessible name on the signing page.` }),
+  })
+  .superRefine((field, context) => {
+    if (field.x + field.width > 1 + EDGE_TOLERANCE) context.addIssue({ code: 'custom', path: ['width'], message: 'x + width must be at most 1' });
+    if (field.y + field.height > 1 + EDGE_TOLERANCE) context.addIssue({ code: 'custom', path: ['height'], message: 'y + height must be at most 1' });
+  })
+  .meta({ description: 'A place on the document that a signer fills.' });
+export type FieldInput = z.infer<typeof fieldInput>;
+
+const fieldList = z
+  .array(fieldInput, { error: 'must be an array' })
+  .max(MAX_FIELDS, `must hold at most ${MAX_FIELDS} fields`)
+  .superRefine((fields, context) => {
+    const seenIds = new Map<string, number>();
+    fields.forEach((field, index) => {
+      if (field.id === undefined) return;
+      const first = seenIds.get(field.id);
+      if (first !== undefined) context.addIssue({ code: 'custom', path: [index, 'id'], message: `repeats the id of field ${first}` });
+      else seenIds.set(field.id, index);
+    });
+  })
+  .meta({ description: `Replaces the whole list: at most ${MAX_FIELDS}, ids unique.` });
+
+/** A timestamp in a request: ISO 8601 with a time zone, stored as UTC with milliseconds. */
+const requestTimestamp = z.iso
+  .datetime({ offset: true, error: 'must be an ISO 8601 date and time with a time zone (2026-12-31T23:59:59.000Z)' })
+  .transform((value) => new Date(value).toISOString());
+
 export const updateEnvelopeRequest = z.strictObject({
   signers: signerList.optional(),
+  fields: fieldList.optional(),
+  signingOrder: z
+    .enum(SIGNING_ORDERS, { error: `must be one of ${SIGNING_ORDERS.join(', ')}` })
+    .optional()
+    .meta({ description: '`parallel`: every recipient is invited at send; `sequential`: by ascending `routingOrder`, the next group once the previous one has acted.' }),
+  expiresAt: requestTimestamp
+    .nullable()
+    .optional()
+    .meta({ description: `When the sent envelope expires: in the future and at most ${MAX_EXPIRY_DAYS} days ahead (and still in the future at send); \`null\` clears it. Unset at send: send time + ENVELOPE_TTL_DAYS.` }),
+  remindEveryDays: z
+    .int({ error: `must be a whole number from ${MIN_REMIND_EVERY_DAYS} to ${MAX_REMIND_EVERY_DAYS}, or null` })
+    .min(MIN_REMIND_EVERY_DAYS, `must be a whole number from ${MIN_REMIND_EVERY_DAYS} to ${MAX_REMIND_EVERY_DAYS}, or null`)
+    .max(MAX_REMIND_EVERY_DAYS, `must be a whole number from ${MIN_REMIND_EVERY_DAYS} to ${MAX_REMIND_EVERY_DAYS}, or null`)
+    .nullable()
+    .optional()
+    .meta({ description: 'Remind recipients who have not acted every this many days after their invitation (at most 5 times); `null`: never.' }),
   status: z
     .enum(ENVELOPE_STATUSES, { error: `must be one of ${ENVELOPE_STATUSES.join(', ')}` })
     .optional()

@@ -1,13 +1,15 @@
 /**
- * Update Envelope, `PUT` and `PATCH` alike (spec §4, CONTRACT §3, §5): signers and status, with
- * If-Match and, without it, read-modify-write that never loses a concurrent update.
+ * Update Envelope, `PUT` and `PATCH` alike (spec §4, CONTRACT §3, §5, §11): signers, fields, settings
+ * and status, with If-Match and, without it, read-modify-write that never loses a concurrent update.
+ * Sending freezes the document (`freeze.ts`) and invites the recipients; voiding tells those invited.
  */
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
-import { checkDocument } from './document.js';
+import { commitChange } from './change.js';
+import { freezeDocument, refreshFrozenCopy } from './freeze.js';
 import { readOwnedEnvelope } from './get.js';
-import { ifMatchSatisfied, planUpdate } from './lifecycle.js';
+import { applySend, applyVoid, ifMatchSatisfied, planUpdate } from './lifecycle.js';
 import { envelopeETag, type Actor, type EnvelopeRecord } from './model.js';
 import type { UpdateEnvelopeRequest } from './schemas.js';
 
@@ -22,35 +24,51 @@ export interface UpdateEnvelopeOptions {
   /** The request's `If-Match` header, or `null`. */
   ifMatch: string | null;
   now?: () => Date;
+  log?: (message: string) => void;
 }
 
 /**
  * Applies `request` to the caller's envelope and returns it as stored afterwards.
- * @throws AppError 404 (missing or another owner's), 412 (If-Match stale), 409 (lifecycle refuses;
- *   document not uploaded; still contended after {@link MAX_UPDATE_ATTEMPTS}), 413/415/422 (document
- *   unusable, when sending)
+ * @throws AppError 404 (missing or another owner's), 412 (If-Match stale), 400 (fields naming no
+ *   signer, `expiresAt` out of bounds), 409 (lifecycle refuses: `envelope-closed`, `envelope-locked`,
+ *   `invalid-transition`, `no-signer`; document not uploaded; still contended after
+ *   {@link MAX_UPDATE_ATTEMPTS}), 413/415/422 (document unusable, or a field outside it, when sending)
  */
-export async function updateEnvelope({ services, envelopeId, request, actor, ifMatch, now = () => new Date() }: UpdateEnvelopeOptions): Promise<EnvelopeRecord> {
+export async function updateEnvelope({ services, envelopeId, request, actor, ifMatch, now = () => new Date(), log }: UpdateEnvelopeOptions): Promise<EnvelopeRecord> {
   for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
     const stored = await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId);
     if (!ifMatchSatisfied(ifMatch, envelopeETag(stored.record))) throw preconditionFailed();
     const plan = planUpdate(stored.record, request, actor, now());
     if (plan === null) return stored.record;
-    if (plan.sends) await checkDocument({ services, record: stored.record });
     try {
-      await services.envelopes.replace(stored, plan.next, plan.events);
-      return plan.next;
+      if (plan.sends) {
+        const record = stored.record;
+        const frozen = await freezeDocument({
+          services,
+          record,
+          stillDraft: async () => (await services.envelopes.read(record.ownerId, record.id))?.record.status === 'draft',
+        });
+        applySend(plan.change, frozen, actor, services.config);
+        await refreshFrozenCopy(services, record, frozen);
+      } else if (plan.voids) {
+        applyVoid(plan.change, actor);
+      }
+      return await commitChange(services, stored, plan.change, log === undefined ? {} : { log });
     } catch (error) {
       if (!(error instanceof EnvelopeChangedError)) throw error;
       if (ifMatch !== null) throw preconditionFailed();
       await backoff(attempt);
     }
   }
-  throw new AppError('conflict', 'The envelope is being changed by other requests at the same time; retry.', { type: 'envelope-contended' });
+  throw contended();
 }
 
 export function preconditionFailed(): AppError {
   return new AppError('precondition_failed', 'The envelope has changed since the ETag in If-Match; read it again.', { type: 'etag-mismatch' });
+}
+
+export function contended(): AppError {
+  return new AppError('conflict', 'The envelope is being changed by other requests at the same time; retry.', { type: 'envelope-contended' });
 }
 
 /** Random delay growing with the attempt, milliseconds: spreads retries of contending writers. */

@@ -9,14 +9,23 @@ import { viewSigner, type EnvelopeRecord, type EnvelopeView } from './model.js';
 export const READ_URL_TTL_SECONDS = 15 * 60;
 
 /** A read-only SAS URL of the sealed PDF, valid {@link READ_URL_TTL_SECONDS}. */
-export async function signedDocumentUrl(sas: SasSigner, record: EnvelopeRecord): Promise<string> {
+export async function signedDocumentUrl(sas: SasSigner, record: Pick<EnvelopeRecord, 'blobName'>): Promise<string> {
   return await sas.blobUrl(CONTAINERS.sealed, record.blobName, { access: 'read', expiresInSeconds: READ_URL_TTL_SECONDS });
+}
+
+/**
+ * A read-only SAS URL of the document, valid {@link READ_URL_TTL_SECONDS}: the frozen copy once the
+ * envelope has left `draft` (CONTRACT §4), the upload before.
+ */
+export async function documentUrl(sas: SasSigner, record: Pick<EnvelopeRecord, 'blobName' | 'documentSha256'>): Promise<string> {
+  const container = record.documentSha256 === null ? CONTAINERS.documents : CONTAINERS.originals;
+  return await sas.blobUrl(container, record.blobName, { access: 'read', expiresInSeconds: READ_URL_TTL_SECONDS });
 }
 
 /** The response shape of `record`, with read SAS URLs valid {@link READ_URL_TTL_SECONDS}. */
 export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Promise<EnvelopeView> {
-  const [documentUrl, signedUrl] = await Promise.all([
-    sas.blobUrl(CONTAINERS.documents, record.blobName, { access: 'read', expiresInSeconds: READ_URL_TTL_SECONDS }),
+  const [document, signedUrl] = await Promise.all([
+    documentUrl(sas, record),
     record.status === 'completed' ? signedDocumentUrl(sas, record) : Promise.resolve(null),
   ]);
   return {
@@ -24,10 +33,17 @@ export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Pr
     status: record.status,
     ownerId: record.ownerId,
     documentName: record.documentName,
-    documentUrl,
+    documentUrl: document,
+    documentSha256: record.documentSha256,
+    pageCount: record.pageCount,
     signers: record.signers.map(viewSigner),
+    fields: record.fields,
+    signingOrder: record.signingOrder,
+    expiresAt: record.expiresAt,
+    remindEveryDays: record.remindEveryDays,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
+    sentAt: record.sentAt,
     completedAt: record.completedAt,
     signedUrl,
     hash: record.hash,

@@ -3,7 +3,8 @@
  * {@link registeredRoutes}, so the local host and the route tests serve and check exactly what the
  * function files declare: the route table exists once, in `src/functions`.
  *
- * Every function must say whether it needs a bearer token (`access`); for `bearer` the guard runs
+ * Every function must say which credential it needs (`access`): `public` none, `bearer` an owner's
+ * access token (JWT), `signing` a recipient's signing token. For `bearer` and `signing` the guard runs
  * before the handler, which receives the authenticated caller, so no handler can forget it. Every
  * answer, including any thrown error, passes through one mapping to problem details.
  */
@@ -11,6 +12,7 @@ import { app, type HttpMethod, type HttpRequest, type HttpResponseInit, type Inv
 import type { Actor } from '../envelopes/model.js';
 import { getServices } from '../services.js';
 import { authenticate } from './bearer.js';
+import { authenticateSigningToken, type SigningCaller } from './signingToken.js';
 import { toProblemResponse } from './problem.js';
 import { withStandardHeaders } from './respond.js';
 
@@ -32,14 +34,19 @@ export interface BearerFunctionOptions extends CommonOptions {
   handler: (request: HttpRequest, context: InvocationContext, caller: Actor) => Promise<HttpResponseInit>;
 }
 
-export type HttpFunctionOptions = PublicFunctionOptions | BearerFunctionOptions;
+export interface SigningFunctionOptions extends CommonOptions {
+  access: 'signing';
+  handler: (request: HttpRequest, context: InvocationContext, caller: SigningCaller) => Promise<HttpResponseInit>;
+}
+
+export type HttpFunctionOptions = PublicFunctionOptions | BearerFunctionOptions | SigningFunctionOptions;
 
 export interface RegisteredRoute {
   name: string;
   methods: HttpMethod[];
   authLevel: 'anonymous';
   route: string;
-  access: 'public' | 'bearer';
+  access: HttpFunctionOptions['access'];
   /** The handler as registered with the host: guard and error mapping included. */
   handler: (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
 }
@@ -67,6 +74,7 @@ export function httpFunction(name: string, options: HttpFunctionOptions): void {
   const handler = async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     try {
       if (options.access === 'public') return withStandardHeaders(await options.handler(request, context));
+      if (options.access === 'signing') return withStandardHeaders(await options.handler(request, context, await authenticateSigningToken(request, getServices())));
       const caller = await authenticate(request, getServices());
       return withStandardHeaders(await options.handler(request, context, caller));
     } catch (error) {

@@ -15,6 +15,7 @@ import { loginRequest, registerRequest } from '../auth/schemas.js';
 import { listEnvelopesQuery, signerInput, updateEnvelopeRequest, uploadRequest } from '../envelopes/schemas.js';
 import { problemTitles } from '../http/problem.js';
 import { CONSOLE_ASSETS, DOCS_ASSETS } from '../web/pages.js';
+import { registerOperationsWithSigning } from './recipients.js';
 import {
   auditTrailResponse,
   completeResponse,
@@ -64,9 +65,16 @@ const draftEnvelope = {
   ownerId: ids.owner,
   documentName: 'contract.pdf',
   documentUrl: `${blob}/documents/${ids.envelope}/contract.pdf?${sas}`,
+  documentSha256: null,
+  pageCount: null,
   signers: [],
+  fields: [],
+  signingOrder: 'parallel',
+  expiresAt: null,
+  remindEveryDays: null,
   createdAt: '2026-11-22T10:15:30.123Z',
   updatedAt: '2026-11-22T10:15:30.123Z',
+  sentAt: null,
   completedAt: null,
   signedUrl: null,
   hash: null,
@@ -74,7 +82,17 @@ const draftEnvelope = {
 const completedEnvelope = {
   ...draftEnvelope,
   status: 'completed',
-  signers: [{ id: ids.signer, recipientId: ids.signer, email: 'bob@example.com', name: 'Bob Builder', role: 'signer' }],
+  documentUrl: `${blob}/originals/${ids.envelope}/contract.pdf?${sas}`,
+  documentSha256: ids.original,
+  pageCount: 3,
+  signers: [
+    {
+      id: ids.signer, recipientId: ids.signer, email: 'bob@example.com', name: 'Bob Builder', role: 'signer', routingOrder: 1, status: 'signed',
+      actedAt: '2026-11-22T10:20:01.002Z', declineReason: null, lastEmail: { type: 'completed', status: 'sent', at: '2026-11-22T10:20:03.100Z' },
+    },
+  ],
+  expiresAt: '2026-12-22T10:16:01.001Z',
+  sentAt: '2026-11-22T10:16:01.001Z',
   updatedAt: '2026-11-22T10:20:02.456Z',
   completedAt: '2026-11-22T10:20:02.456Z',
   signedUrl: `${blob}/sealed/${ids.envelope}/contract.pdf?${sas}`,
@@ -394,7 +412,15 @@ const operations: (RouteConfig & { operationId: string })[] = [
       200: {
         description: 'The updated envelope.',
         headers: { 'Cache-Control': headers.noStore, ETag: headers.etag },
-        content: { [json]: { schema: envelopeResponse, example: { ...draftEnvelope, signers: completedEnvelope.signers } } },
+        content: {
+          [json]: {
+            schema: envelopeResponse,
+            example: {
+              ...draftEnvelope,
+              signers: [{ ...completedEnvelope.signers[0], status: 'created', actedAt: null, lastEmail: null }],
+            },
+          },
+        },
       },
       ...jsonBodyErrors,
       401: unauthorized,
@@ -460,9 +486,9 @@ const operations: (RouteConfig & { operationId: string })[] = [
           [json]: {
             schema: auditTrailResponse,
             example: [
-              { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorId: ids.owner, ip: '203.0.113.7', userAgent: 'curl/8.5.0', details: { documentName: 'contract.pdf', blobName: `${ids.envelope}/contract.pdf` } },
-              { sequence: 2, type: 'envelope.signers_replaced', at: '2026-11-22T10:16:01.001Z', actorId: ids.owner, ip: '203.0.113.7', userAgent: 'curl/8.5.0', details: { added: [{ id: ids.signer, email: 'bob@example.com' }], removed: [] } },
-              { sequence: 3, type: 'envelope.completed', at: '2026-11-22T10:20:02.456Z', actorId: ids.owner, ip: '203.0.113.7', userAgent: 'curl/8.5.0', details: { originalSha256: ids.original, sealedSha256: ids.hash } },
+              { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', details: { documentName: 'contract.pdf', blobName: `${ids.envelope}/contract.pdf` } },
+              { sequence: 2, type: 'envelope.signers_replaced', at: '2026-11-22T10:16:01.001Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', details: { added: [{ id: ids.signer, email: 'bob@example.com' }], removed: [] } },
+              { sequence: 3, type: 'envelope.completed', at: '2026-11-22T10:20:02.456Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', details: { originalSha256: ids.original, sealedSha256: ids.hash } },
             ],
           },
         },
@@ -594,7 +620,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     bearerFormat: 'JWT',
     description: 'The `token` of `POST /api/Login`: `Authorization: Bearer <token>` (RFC 6750). HS256, `typ: at+jwt` (RFC 9068), valid `JWT_TTL_SECONDS` (default 3600).',
   });
-  for (const operation of operations) registry.registerPath(operation);
+  registerOperationsWithSigning(registry, operations, BEARER_AUTH);
   // The signer list's schema refers to `SignerInput` by name (its items may also be `null` or `{}`), so
   // the component is generated from the schema itself, which carries that id.
   const generator = new OpenApiGeneratorV31([{ type: 'schema', schema: signerInput }, ...registry.definitions], { sortComponents: 'alphabetically' });
@@ -609,7 +635,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     servers: [{ url: '/api', description: 'This service' }],
     tags: [
       { name: 'Accounts', description: 'Registration with an invitation code, and login.' },
-      { name: 'Envelopes', description: 'Upload, signers, lifecycle and completion.' },
+      { name: 'Envelopes', description: 'Upload, signers, fields, lifecycle and completion.' },
+      { name: 'Signing', description: 'The recipient\'s API, authenticated by the signing token of its e-mail link.' },
       { name: 'Evidence', description: 'Audit trail and seal verification.' },
       { name: 'Service', description: 'Health and this document.' },
       { name: 'Pages', description: 'The API reference and the console, for browsers.' },

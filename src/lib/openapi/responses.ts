@@ -12,7 +12,16 @@
 import { z } from 'zod';
 import type { LoginResult } from '../auth/accounts.js';
 import type { UploadTicket } from '../envelopes/createUpload.js';
-import { ENVELOPE_STATUSES, SIGNER_ROLES, type AuditEvent, type EnvelopeView } from '../envelopes/model.js';
+import {
+  ENVELOPE_STATUSES,
+  FIELD_TYPES,
+  RECIPIENT_STATUSES,
+  SIGNER_ROLES,
+  SIGNING_ORDERS,
+  type AuditEvent,
+  type EnvelopeView,
+  type Field,
+} from '../envelopes/model.js';
 import type { ProblemDetails } from '../http/problem.js';
 
 /** ISO 8601 UTC with milliseconds (CONTRACT §1). */
@@ -30,7 +39,13 @@ const readUrl = z.url().meta({ description: 'Read-only SAS URL of the blob, vali
 export const envelopeStatus = z.enum(ENVELOPE_STATUSES).meta({ id: 'EnvelopeStatus', description: 'Lifecycle state.' });
 export const signerRole = z.enum(SIGNER_ROLES).meta({ id: 'SignerRole', description: 'What the recipient does with the envelope.' });
 
-/** A signer as responses show it: `recipientId` always equals `id` (CONTRACT §3). */
+export const recipientStatus = z.enum(RECIPIENT_STATUSES).meta({
+  id: 'RecipientStatus',
+  description:
+    '`created` (draft), `waiting` (sequential order: an earlier group has not finished), `sent` (invited; a `cc` from the send on), `opened`, `signed`, `approved`, `viewed`, `declined`.',
+});
+
+/** A signer as responses show it: `recipientId` always equals `id` (CONTRACT §3, §11.1). */
 export const signerResponse = z
   .strictObject({
     id: z.uuid().meta({ description: 'Assigned by the service; send it back to keep the signer\'s identity.' }),
@@ -38,8 +53,36 @@ export const signerResponse = z
     email: z.email(),
     name: z.string().min(1).max(200),
     role: signerRole,
+    routingOrder: z.int().min(1).max(100).meta({ description: 'With `sequential` signing order, recipients act by ascending routing order.' }),
+    status: recipientStatus,
+    actedAt: timestamp.nullable().meta({ description: 'When the recipient signed, approved, viewed or declined; `null` before.' }),
+    declineReason: z.string().nullable().meta({ description: 'The reason given when declining; `null` otherwise.' }),
+    lastEmail: z
+      .strictObject({
+        type: z.enum(['invitation', 'reminder', 'completed', 'voided']),
+        status: z.enum(['queued', 'sent', 'failed']).meta({ description: '`queued` when written, `sent` once the mail server accepted it, `failed` after the last retry.' }),
+        at: timestamp,
+      })
+      .nullable()
+      .meta({ description: 'The newest e-mail to this recipient; `null` when none.' }),
   })
-  .meta({ id: 'Signer', description: 'A recipient of the envelope.' });
+  .meta({ id: 'Signer', description: 'A recipient of the envelope and where it stands.' });
+
+/** A field as responses show it . */
+export const fieldResponse = z
+  .strictObject({
+    id: z.uuid().meta({ description: 'Assigned by the service unless a new UUID was sent; send it back to keep the field\'s identity.' }),
+    recipientId: z.uuid().meta({ description: 'The signer who fills it.' }),
+    type: z.enum(FIELD_TYPES),
+    page: z.int().min(1).meta({ description: '1-based page.' }),
+    x: z.number().min(0).max(1),
+    y: z.number().min(0).max(1),
+    width: z.number().gt(0).max(1),
+    height: z.number().gt(0).max(1),
+    required: z.boolean(),
+    label: z.string().max(100).nullable(),
+  })
+  .meta({ id: 'Field', description: 'A place on the document that a signer fills: fractions 0 to 1 of the page as displayed, origin top-left.' });
 
 /** The envelope in every response (CONTRACT §3 table). */
 export const envelopeResponse = z
@@ -48,15 +91,22 @@ export const envelopeResponse = z
     status: envelopeStatus,
     ownerId: z.uuid().meta({ description: 'The owner\'s userId.' }),
     documentName: z.string().meta({ description: 'The uploaded file\'s name.' }),
-    documentUrl: readUrl.meta({ description: 'Read-only SAS URL of the original document, valid 15 minutes from the response.' }),
+    documentUrl: readUrl.meta({ description: 'Read-only SAS URL of the document, valid 15 minutes from the response: the upload while `draft`, the frozen copy once sent or completed.' }),
+    documentSha256: sha256Hex.nullable().meta({ description: 'SHA-256 of the frozen document; `null` while `draft`.' }),
+    pageCount: z.int().min(1).nullable().meta({ description: 'Pages of the frozen document; `null` while `draft`.' }),
     signers: z.array(signerResponse).meta({ description: '`[]` when none.' }),
+    fields: z.array(fieldResponse).meta({ description: '`[]` when none.' }),
+    signingOrder: z.enum(SIGNING_ORDERS),
+    expiresAt: timestamp.nullable().meta({ description: 'When a sent envelope expires; `null` in `draft` unless set.' }),
+    remindEveryDays: z.int().min(1).max(30).nullable(),
     createdAt: timestamp,
     updatedAt: timestamp,
+    sentAt: timestamp.nullable().meta({ description: '`null` until sent.' }),
     completedAt: timestamp.nullable().meta({ description: '`null` until completed.' }),
     signedUrl: readUrl.nullable().meta({ description: 'Read-only SAS URL of the sealed PDF, valid 15 minutes; `null` until completed.' }),
     hash: sha256Hex.nullable().meta({ description: 'SHA-256 of the sealed PDF; `null` until completed.' }),
   })
-  .meta({ id: 'Envelope', description: 'An envelope: one document, its signers and its state.' });
+  .meta({ id: 'Envelope', description: 'An envelope: one document, its signers and fields, and its state.' });
 
 export const envelopeListResponse = z.array(envelopeResponse).meta({ id: 'EnvelopeList', description: 'The caller\'s envelopes, newest first.' });
 
@@ -87,24 +137,36 @@ const addedOrRemoved = z.array(z.strictObject({ id: z.uuid(), email: z.email() }
 const auditBase = {
   sequence: z.int().min(1).meta({ description: '1, 2, 3, ... per envelope, without gaps.' }),
   at: timestamp,
-  actorId: z.uuid().nullable(),
+  actorId: z.string().nullable().meta({ description: 'The owner\'s userId, the recipient\'s id for its own action, or `system`.' }),
+  actorEmail: z.email().nullable().meta({ description: 'The actor\'s e-mail address; `null` for `system`.' }),
   ip: z.string().nullable().meta({ description: 'The client address as the request gave it; `null` when absent.' }),
   userAgent: z.string().nullable().meta({ description: 'The `User-Agent` header (at most 1024 characters); `null` when absent.' }),
 };
-const statusChange = z.strictObject({ from: envelopeStatus, to: envelopeStatus });
+const recipientOnly = z.strictObject({ recipientId: z.string() });
+const event = <Type extends string, Details extends z.ZodType>(type: Type, details: Details) => z.strictObject({ ...auditBase, type: z.literal(type), details });
 
 /** One audit event (CONTRACT §10): the shape of `details` follows `type`. */
 export const auditEventResponse = z
   .discriminatedUnion('type', [
-    z.strictObject({ ...auditBase, type: z.literal('envelope.created'), details: z.strictObject({ documentName: z.string(), blobName: z.string() }) }),
-    z.strictObject({
-      ...auditBase,
-      type: z.literal('envelope.signers_replaced'),
-      details: z.strictObject({ added: addedOrRemoved, removed: addedOrRemoved }),
-    }),
-    z.strictObject({ ...auditBase, type: z.literal('envelope.sent'), details: statusChange }),
-    z.strictObject({ ...auditBase, type: z.literal('envelope.voided'), details: statusChange }),
-    z.strictObject({ ...auditBase, type: z.literal('envelope.completed'), details: z.strictObject({ originalSha256: sha256Hex, sealedSha256: sha256Hex }) }),
+    event('envelope.created', z.strictObject({ documentName: z.string(), blobName: z.string() })),
+    event('envelope.signers_replaced', z.strictObject({ added: addedOrRemoved, removed: addedOrRemoved })),
+    event('envelope.fields_replaced', z.strictObject({ count: z.int().min(0) })),
+    event(
+      'envelope.settings_changed',
+      z.strictObject({ signingOrder: z.enum(SIGNING_ORDERS).optional(), expiresAt: timestamp.nullable().optional(), remindEveryDays: z.int().nullable().optional() }),
+    ),
+    event('envelope.sent', z.strictObject({ documentSha256: sha256Hex, pageCount: z.int().min(1) })),
+    event('recipient.invited', z.strictObject({ recipientId: z.string(), email: z.email(), resend: z.boolean() })),
+    event('recipient.reminded', z.strictObject({ recipientId: z.string(), email: z.email() })),
+    event('recipient.opened', recipientOnly),
+    event('recipient.signed', recipientOnly),
+    event('recipient.approved', recipientOnly),
+    event('recipient.viewed', recipientOnly),
+    event('recipient.declined', z.strictObject({ recipientId: z.string(), reason: z.string() })),
+    event('envelope.declined', recipientOnly),
+    event('envelope.expired', z.strictObject({})),
+    event('envelope.voided', z.strictObject({})),
+    event('envelope.completed', z.strictObject({ originalSha256: sha256Hex, sealedSha256: sha256Hex })),
   ])
   .meta({ id: 'AuditEvent', description: 'One successful change of an envelope.' });
 
@@ -156,6 +218,7 @@ type Matches<Schema extends z.ZodType, Type> = z.output<Schema> extends Type ? S
 const matches = <T extends true>(value: T): T => value;
 matches<Matches<typeof envelopeResponse, EnvelopeView>>(true);
 matches<Matches<typeof signerResponse, EnvelopeView['signers'][number]>>(true);
+matches<Matches<typeof fieldResponse, Field>>(true);
 matches<Matches<typeof auditEventResponse, AuditEvent>>(true);
 matches<Matches<typeof uploadTicketResponse, UploadTicket>>(true);
 matches<Matches<typeof loginResponse, LoginResult>>(true);

@@ -34,9 +34,14 @@ export const QUEUES = {
   events: 'outbox-events',
 } as const;
 
-/** Blob containers: originals as uploaded, sealed PDFs as produced by completion. */
+/**
+ * Blob containers: `documents` as uploaded (through create/write SAS URLs), `originals` the frozen
+ * copies of envelopes that left `draft` (CONTRACT §4: no SAS ever grants more than read on it),
+ * `sealed` the PDFs completion produces.
+ */
 export const CONTAINERS = {
   documents: 'documents',
+  originals: 'originals',
   sealed: 'sealed',
 } as const;
 

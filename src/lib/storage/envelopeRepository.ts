@@ -1,21 +1,29 @@
 /**
- * Envelopes and their audit trails, table `envelopes`. All rows of one owner share PartitionKey =
- * ownerId, so that:
+ * Envelopes, their audit trails and their recipients' actions, table `envelopes`. All rows of one
+ * owner share PartitionKey = ownerId, so that:
  * - reading an envelope is a point read on (ownerId from the token, id): another owner's envelope is
  *   simply not found (CONTRACT §3);
- * - the envelope, its status-index row and its audit event change in one entity-group transaction:
- *   a failed request leaves no event, a successful one exactly one (CONTRACT §10);
+ * - the envelope, its status-index row, the audit events of the change, a recipient's action row and
+ *   the change's outbox batch are written in one entity-group transaction: a failed request leaves
+ *   nothing, a successful one all of it (CONTRACT §10, §12.1);
  * - a page of the owner's list is one range query whose cost does not grow with their total (CONTRACT §7).
  *
  * RowKeys:
  * - `envelope_<inverted id>`: the envelope. UUIDv7 ids sort by creation time; each hex digit is
  *   inverted (`f - d`) so that ascending RowKey order is newest first.
  * - `status_<status>_<inverted id>`: a copy of the envelope for listing by status.
- * - `event_<id>_<sequence, 10 digits>`: audit events, oldest first.
+ * - `event_<id>_<sequence, 10 digits>`: the audit events of one change, oldest first, numbered from
+ *   the row's sequence on. One change writes one row (or a few, when its events are large: a send
+ *   to 100 recipients records 101 events), so a transaction stays within Table Storage's 100
+ *   entities whatever the number of recipients. Rows of older versions hold one event each.
+ * - `action_<id>_<recipientId>`: what a recipient did (signed, approved, viewed, declined), when, from
+ *   which IP and user agent, with a signer's values and adopted signature (deflated, binary parts).
+ * - `outbox_<batchId>`: outbox batches (`notifications/outboxRepository.ts`).
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { odata, type TableClient, type TableEntityResult, type TransactionAction } from '@azure/data-tables';
 import { AppError } from '../errors.js';
-import type { AuditEvent, EnvelopeRecord, EnvelopeStatus, Signer } from '../envelopes/model.js';
+import type { AuditEvent, EnvelopeRecord, EnvelopeStatus, Field, RecipientAction, Signer, SigningOrder } from '../envelopes/model.js';
 import { storageStatus } from './keys.js';
 import { readLongText, writeLongText } from './longText.js';
 
@@ -48,10 +56,14 @@ export interface EnvelopePage {
 }
 
 /**
- * Largest string property Table Storage accepts is 64 KiB (32K UTF-16 units); signer lists and large
- * audit details (100 signers replaced by 100 others) are split below that.
+ * Most characters of audit-event JSON in one event row: well below the 1 MiB an entity holds (strings
+ * count two bytes a character), so a change's events take one row, or a few when they are large.
  */
-const CHUNK_CHARS = 30_000;
+const EVENT_ROW_CHARS = 150_000;
+/** Largest binary property, bytes (Table Storage allows 64 KiB). */
+const BINARY_PART_BYTES = 60_000;
+/** Most deflated bytes of one recipient's values: the rest of the 1 MiB entity holds the other properties. */
+export const MAX_ACTION_BYTES = 900_000;
 
 type EnvelopeEntity = Record<string, unknown> & { partitionKey: string; rowKey: string };
 
@@ -64,7 +76,7 @@ export class EnvelopeRepository {
     await this.table.submitTransaction([
       ['create', envelope],
       ['create', { ...envelope, rowKey: statusRowKey(record.status, record.id) }],
-      ['create', eventEntity(record, event)],
+      ...eventEntities(record, [event]).map((entity): TransactionAction => ['create', entity]),
     ]);
   }
 
@@ -80,11 +92,12 @@ export class EnvelopeRepository {
   }
 
   /**
-   * Replaces `previous` with `next` and appends `events` (one per change the request made),
-   * atomically, only if the envelope is still as read.
+   * Replaces `previous` with `next` and appends `events` (those of the request's changes, in order),
+   * with `extra` rows (a recipient's action row, the change's outbox batch) in the same entity-group
+   * transaction, only if the envelope is still as read.
    * @throws EnvelopeChangedError when it changed in between
    */
-  async replace(previous: StoredEnvelope, next: EnvelopeRecord, events: AuditEvent[]): Promise<void> {
+  async replace(previous: StoredEnvelope, next: EnvelopeRecord, events: AuditEvent[], extra: TransactionAction[] = []): Promise<void> {
     const envelope = toEntity(next, envelopeRowKey(next.id));
     const actions: TransactionAction[] = [['update', envelope, 'Replace', { etag: previous.etag }]];
     if (previous.record.status === next.status) {
@@ -93,7 +106,8 @@ export class EnvelopeRepository {
       actions.push(['delete', { partitionKey: next.ownerId, rowKey: statusRowKey(previous.record.status, next.id) }]);
       actions.push(['create', { ...envelope, rowKey: statusRowKey(next.status, next.id) }]);
     }
-    for (const event of events) actions.push(['create', eventEntity(next, event)]);
+    for (const entity of eventEntities(next, events)) actions.push(['create', entity]);
+    actions.push(...extra);
     try {
       await this.table.submitTransaction(actions);
     } catch (error) {
@@ -132,17 +146,23 @@ export class EnvelopeRepository {
     return { records: pageRows.map(fromEntity), nextCursor: encodeCursor(pageRows.at(-1)!.rowKey) };
   }
 
-  /** The envelope's audit events, oldest first. */
+  /** The envelope's audit events, oldest first (event rows expanded). */
   async events(ownerId: string, id: string): Promise<AuditEvent[]> {
     const prefix = `event_${id}_`;
     const filter = odata`PartitionKey eq ${ownerId} and RowKey gt ${prefix} and RowKey lt ${`${prefix}~`}`;
     const events: AuditEvent[] = [];
     for await (const entity of this.table.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) {
+      if (entity.events !== undefined || entity.eventsParts !== undefined) {
+        events.push(...(JSON.parse(readLongText(entity, 'events')) as AuditEvent[]));
+        continue;
+      }
+      // A row of an older version: one event in properties of its own.
       events.push({
         sequence: Number(entity.sequence),
         type: entity.type as AuditEvent['type'],
         at: String(entity.at),
         actorId: (entity.actorId as string | undefined) ?? null,
+        actorEmail: (entity.actorEmail as string | undefined) ?? null,
         ip: (entity.ip as string | undefined) ?? null,
         userAgent: (entity.userAgent as string | undefined) ?? null,
         details: JSON.parse(readLongText(entity, 'details')) as Record<string, unknown>,
@@ -150,6 +170,57 @@ export class EnvelopeRepository {
     }
     return events;
   }
+
+  /** The recipients' recorded actions of the envelope (one per recipient who acted). */
+  async actions(ownerId: string, id: string): Promise<RecipientAction[]> {
+    const prefix = `action_${id}_`;
+    const filter = odata`PartitionKey eq ${ownerId} and RowKey gt ${prefix} and RowKey lt ${`${prefix}~`}`;
+    const actions: RecipientAction[] = [];
+    for await (const entity of this.table.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) actions.push(actionFromEntity(entity));
+    return actions;
+  }
+}
+
+/**
+ * The transaction action that records a recipient's action (add it to the change's transaction).
+ * @throws AppError 413 when the deflated values exceed {@link MAX_ACTION_BYTES}
+ */
+export function recipientActionRow(record: Pick<EnvelopeRecord, 'ownerId' | 'id'>, action: RecipientAction): TransactionAction {
+  const entity: EnvelopeEntity = {
+    partitionKey: record.ownerId,
+    rowKey: `action_${record.id}_${action.recipientId}`,
+    envelopeId: record.id,
+    recipientId: action.recipientId,
+    status: action.status,
+    at: action.at,
+  };
+  if (action.ip !== null) entity.ip = action.ip;
+  if (action.userAgent !== null) entity.userAgent = action.userAgent.slice(0, 1024);
+  const packed = deflateRawSync(Buffer.from(JSON.stringify({ values: action.values, signature: action.signature }), 'utf8'));
+  if (packed.byteLength > MAX_ACTION_BYTES) {
+    throw new AppError('payload_too_large', 'The values are too large to record; send fewer or shorter strokes.', { type: 'values-too-large' });
+  }
+  let parts = 0;
+  for (let start = 0; start < packed.byteLength; start += BINARY_PART_BYTES, parts++) {
+    entity[`data${parts}`] = new Uint8Array(packed.subarray(start, start + BINARY_PART_BYTES));
+  }
+  entity.dataParts = parts;
+  return ['upsert', entity, 'Replace'];
+}
+
+function actionFromEntity(entity: Record<string, unknown>): RecipientAction {
+  const chunks: Uint8Array[] = [];
+  for (let index = 0; index < Number(entity.dataParts ?? 0); index++) chunks.push(entity[`data${index}`] as Uint8Array);
+  const data = JSON.parse(inflateRawSync(Buffer.concat(chunks)).toString('utf8')) as Pick<RecipientAction, 'values' | 'signature'>;
+  return {
+    recipientId: String(entity.recipientId),
+    status: entity.status as RecipientAction['status'],
+    at: String(entity.at),
+    ip: (entity.ip as string | undefined) ?? null,
+    userAgent: (entity.userAgent as string | undefined) ?? null,
+    values: data.values,
+    signature: data.signature,
+  };
 }
 
 /** Inverts each hex digit so that newer UUIDv7s sort first. */
@@ -175,6 +246,9 @@ function decodeCursor(cursor: string): string | null {
   return /^(envelope|status_[a-z]+)_[0-9a-f-]{36}$/.test(rowKey) ? rowKey : null;
 }
 
+/** Optional scalar properties of the envelope row: absent when `null`. */
+const NULLABLE_TEXT = ['ownerEmail', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256'] as const;
+
 function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   const entity: EnvelopeEntity = {
     partitionKey: record.ownerId,
@@ -184,50 +258,97 @@ function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
     status: record.status,
     documentName: record.documentName,
     blobName: record.blobName,
+    signingOrder: record.signingOrder,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     version: record.version,
     auditSequence: record.auditSequence,
   };
   writeLongText(entity, 'signers', JSON.stringify(record.signers));
-  if (record.completedAt !== null) entity.completedAt = record.completedAt;
-  if (record.hash !== null) entity.hash = record.hash;
-  if (record.originalSha256 !== null) entity.originalSha256 = record.originalSha256;
+  if (record.fields.length > 0) writeLongText(entity, 'fields', JSON.stringify(record.fields));
+  for (const name of NULLABLE_TEXT) {
+    const value = record[name];
+    if (value !== null) entity[name] = value;
+  }
+  if (record.pageCount !== null) entity.pageCount = record.pageCount;
+  if (record.remindEveryDays !== null) entity.remindEveryDays = record.remindEveryDays;
   return entity;
 }
 
 function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
-  const signersJson = readLongText(entity, 'signers');
+  const text = (name: string): string | null => (entity[name] as string | undefined) ?? null;
+  const hasFields = entity.fields !== undefined || entity.fieldsParts !== undefined;
   return {
     id: String(entity.id),
     ownerId: String(entity.ownerId),
+    ownerEmail: text('ownerEmail'),
     status: entity.status as EnvelopeStatus,
     documentName: String(entity.documentName),
     blobName: String(entity.blobName),
-    signers: JSON.parse(signersJson) as Signer[],
+    signers: (JSON.parse(readLongText(entity, 'signers')) as Partial<Signer>[]).map(withSignerDefaults),
+    fields: hasFields ? (JSON.parse(readLongText(entity, 'fields')) as Field[]) : [],
+    signingOrder: ((entity.signingOrder as SigningOrder | undefined) ?? 'parallel'),
+    expiresAt: text('expiresAt'),
+    remindEveryDays: entity.remindEveryDays === undefined ? null : Number(entity.remindEveryDays),
+    documentSha256: text('documentSha256'),
+    pageCount: entity.pageCount === undefined ? null : Number(entity.pageCount),
     createdAt: String(entity.createdAt),
     updatedAt: String(entity.updatedAt),
-    completedAt: (entity.completedAt as string | undefined) ?? null,
-    hash: (entity.hash as string | undefined) ?? null,
-    originalSha256: (entity.originalSha256 as string | undefined) ?? null,
+    sentAt: text('sentAt'),
+    completedAt: text('completedAt'),
+    closedAt: text('closedAt'),
+    completionDueAt: text('completionDueAt'),
+    hash: text('hash'),
+    originalSha256: text('originalSha256'),
     version: Number(entity.version),
     auditSequence: Number(entity.auditSequence),
   };
 }
 
-function eventEntity(record: EnvelopeRecord, event: AuditEvent): EnvelopeEntity {
-  const entity: EnvelopeEntity = {
-    partitionKey: record.ownerId,
-    rowKey: `event_${record.id}_${String(event.sequence).padStart(10, '0')}`,
-    envelopeId: record.id,
-    sequence: event.sequence,
-    type: event.type,
-    at: event.at,
+/** A signer as stored, with the defaults of fields that rows of older versions lack. */
+function withSignerDefaults(stored: Partial<Signer>): Signer {
+  return {
+    id: String(stored.id),
+    email: String(stored.email),
+    name: String(stored.name),
+    role: stored.role ?? 'signer',
+    routingOrder: stored.routingOrder ?? 1,
+    status: stored.status ?? 'created',
+    actedAt: stored.actedAt ?? null,
+    declineReason: stored.declineReason ?? null,
+    lastEmail: stored.lastEmail ?? null,
+    link: stored.link ?? null,
+    invitedAt: stored.invitedAt ?? null,
+    remindersSent: stored.remindersSent ?? 0,
   };
-  writeLongText(entity, 'details', JSON.stringify(event.details));
-  if (event.actorId !== null) entity.actorId = event.actorId;
-  if (event.ip !== null) entity.ip = event.ip;
-  if (event.userAgent !== null) entity.userAgent = event.userAgent.slice(0, 1024);
-  return entity;
 }
 
+/** The rows of a change's events: as few as {@link EVENT_ROW_CHARS} allows, each named by its first sequence. */
+function eventEntities(record: EnvelopeRecord, events: AuditEvent[]): EnvelopeEntity[] {
+  const rows: AuditEvent[][] = [];
+  let current: AuditEvent[] = [];
+  let size = 0;
+  for (const event of events) {
+    const stored = { ...event, userAgent: event.userAgent?.slice(0, 1024) ?? null };
+    const length = JSON.stringify(stored).length;
+    if (current.length > 0 && size + length > EVENT_ROW_CHARS) {
+      rows.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(stored);
+    size += length;
+  }
+  if (current.length > 0) rows.push(current);
+  return rows.map((row) => {
+    const entity: EnvelopeEntity = {
+      partitionKey: record.ownerId,
+      rowKey: `event_${record.id}_${String(row[0]!.sequence).padStart(10, '0')}`,
+      envelopeId: record.id,
+      sequence: row[0]!.sequence,
+      count: row.length,
+    };
+    writeLongText(entity, 'events', JSON.stringify(row));
+    return entity;
+  });
+}

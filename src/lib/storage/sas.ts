@@ -49,6 +49,14 @@ export type SasSignerSettings =
 
 const permissionsFor: Record<SasAccess, string> = { read: 'r', createWrite: 'cw' };
 
+/** Containers no SAS may write to: frozen documents (CONTRACT §4) and sealed PDFs. */
+const READ_ONLY_CONTAINERS = new Set(['originals', 'sealed']);
+
+function permissionsOf(containerName: string, access: SasAccess): BlobSASPermissions {
+  if (access !== 'read' && READ_ONLY_CONTAINERS.has(containerName)) throw new RangeError(`No SAS grants ${access} on container ${containerName}.`);
+  return BlobSASPermissions.parse(permissionsFor[access]);
+}
+
 /** Creates the signer for the storage account's credential type. */
 export function createSasSigner(settings: SasSignerSettings): SasSigner {
   return settings.kind === 'sharedKey'
@@ -101,7 +109,7 @@ class SharedKeySasSigner implements SasSigner {
       {
         containerName,
         blobName,
-        permissions: BlobSASPermissions.parse(permissionsFor[options.access]),
+        permissions: permissionsOf(containerName, options.access),
         expiresOn: new Date(Date.now() + options.expiresInSeconds * 1000),
         protocol: protocolFor(this.blobService),
       },
@@ -137,7 +145,7 @@ class UserDelegationSasSigner implements SasSigner {
       {
         containerName,
         blobName,
-        permissions: BlobSASPermissions.parse(permissionsFor[options.access]),
+        permissions: permissionsOf(containerName, options.access),
         startsOn: new Date(now.getTime() - CLOCK_SKEW_MS),
         expiresOn: new Date(now.getTime() + options.expiresInSeconds * 1000),
         protocol: protocolFor(this.blobService),

@@ -1,0 +1,223 @@
+/**
+ * One request's change of an envelope, gathered before it is written: the next state, its audit
+ * events (CONTRACT §10), what it tells people and the owner's systems (outbox messages, CONTRACT §12),
+ * recipients' action rows, new signing links and due-index entries. {@link commitChange} writes it in
+ * one entity-group transaction, conditional on the envelope's ETag, then does what follows a commit.
+ */
+import type { Services } from '../services.js';
+import { uuidv7 } from '../ids.js';
+import type { EmailMessage, OutboxBatch, OutboxMessage, WebhookEventBody, WebhookEventType } from '../notifications/outbox.js';
+import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../recipients/signingLinks.js';
+import type { DueEntry } from '../storage/dueIndex.js';
+import { recipientActionRow, type StoredEnvelope } from '../storage/envelopeRepository.js';
+import type { AuditEvent, AuditEventType, EnvelopeRecord, EventActor, LastEmail, RecipientAction, Signer } from './model.js';
+
+/** A webhook event whose `data.status` is the envelope's status once the whole change is applied (CONTRACT §12.2). */
+interface PendingWebhook {
+  id: string;
+  type: WebhookEventType;
+  recipient: WebhookEventBody['data']['recipient'] | undefined;
+  hash: string | undefined;
+  reason: string | undefined;
+}
+
+/** The parts of a finished change, as {@link commitChange} writes them. */
+export interface FinishedChange {
+  next: EnvelopeRecord;
+  events: AuditEvent[];
+  batch: OutboxBatch | null;
+  actions: RecipientAction[];
+  /** Recipients whose signing link is new: their `signingLinks` rows are written after the commit. */
+  newLinks: string[];
+  /** Due-index entries written before the transaction. */
+  due: DueEntry[];
+  /** Due-index entries removed after the commit. */
+  dueDone: DueEntry[];
+}
+
+export class Change {
+  /** The next state; mutate it through the methods, or directly for plain fields. */
+  readonly record: EnvelopeRecord;
+  readonly at: string;
+  readonly batchId = uuidv7();
+  private readonly events: Omit<AuditEvent, 'sequence'>[] = [];
+  private readonly emails: EmailMessage[] = [];
+  private readonly webhooks: PendingWebhook[] = [];
+  readonly actions: RecipientAction[] = [];
+  private readonly links = new Set<string>();
+  readonly due: DueEntry[] = [];
+  readonly dueDone: DueEntry[] = [];
+  /** Set when something changed that records no event (a setting equal to the old, ...). */
+  private touched = false;
+  private readonly baseSequence: number;
+
+  constructor(base: EnvelopeRecord, readonly now: Date) {
+    this.record = structuredClone(base);
+    this.at = now.toISOString();
+    this.baseSequence = base.auditSequence;
+  }
+
+  /** Whether the change changes anything (an audit event, or a silent change). */
+  get changed(): boolean {
+    return this.events.length > 0 || this.touched;
+  }
+
+  /** The events recorded so far, numbered after the base's last sequence (for the certificate). */
+  pendingEvents(): AuditEvent[] {
+    return this.events.map((event, index) => ({ ...event, sequence: this.baseSequence + index + 1 }));
+  }
+
+  /** Records an audit event, in order (CONTRACT §10). */
+  event(type: AuditEventType, actor: EventActor, details: Record<string, unknown>): void {
+    this.events.push({ type, at: this.at, actorId: actor.id, actorEmail: actor.email, ip: actor.ip, userAgent: actor.userAgent, details });
+  }
+
+  /** Marks a change that records no event. */
+  touch(): void {
+    this.touched = true;
+  }
+
+  signer(id: string): Signer {
+    const signer = this.record.signers.find((candidate) => candidate.id === id);
+    if (signer === undefined) throw new Error(`no recipient ${id} on envelope ${this.record.id}`);
+    return signer;
+  }
+
+  /**
+   * Gives the recipient a new signing link (CONTRACT §11.3): a new salt, and the hash of the token it
+   * derives; the old token stops working. The `signingLinks` row is written after the commit.
+   */
+  newLink(signer: Signer, jwtSecret: Uint8Array): void {
+    const salt = newLinkSalt();
+    signer.link = { salt, tokenSha256: tokenSha256(signingToken(signingLinkKey(jwtSecret), salt)) };
+    this.links.add(signer.id);
+  }
+
+  /**
+   * Queues an e-mail (CONTRACT §12.1). One to a recipient becomes its `lastEmail` (`queued`).
+   * `recipient` null: the owner.
+   */
+  email(type: EmailMessage['type'], to: Signer | null, extra: { reason?: string; declinedBy?: string; withLink?: boolean } = {}): void {
+    const record = this.record;
+    this.emails.push({
+      kind: 'email',
+      type,
+      envelopeId: record.id,
+      recipientId: to === null ? null : to.id,
+      to: to === null ? { email: record.ownerEmail ?? '', name: null } : { email: to.email, name: to.name },
+      documentName: record.documentName,
+      ownerEmail: record.ownerEmail ?? '',
+      expiresAt: record.expiresAt,
+      reason: extra.reason ?? null,
+      declinedBy: extra.declinedBy ?? null,
+      linkSalt: to !== null && extra.withLink === true ? (to.link?.salt ?? null) : null,
+    });
+    if (to !== null && (type === 'invitation' || type === 'reminder' || type === 'completed' || type === 'voided')) {
+      const lastEmail: LastEmail = { type, status: 'queued', at: this.at, batchId: this.batchId };
+      to.lastEmail = lastEmail;
+    }
+  }
+
+  /** Queues a webhook event (CONTRACT §12.2); `recipient` is shown with its status at this point of the change. */
+  webhook(type: WebhookEventType, extra: { recipient?: Signer; hash?: string; reason?: string } = {}): void {
+    const { recipient } = extra;
+    this.webhooks.push({
+      id: uuidv7(),
+      type,
+      recipient: recipient === undefined ? undefined : { id: recipient.id, email: recipient.email, name: recipient.name, role: recipient.role, status: recipient.status },
+      hash: extra.hash,
+      reason: extra.reason,
+    });
+  }
+
+  /** Records a recipient's action row with the change. */
+  action(action: RecipientAction): void {
+    this.actions.push(action);
+  }
+
+  /** The change ready to be written: version, `updatedAt` and sequence numbers advanced. */
+  finish(): FinishedChange {
+    const events = this.pendingEvents();
+    const next: EnvelopeRecord = {
+      ...this.record,
+      updatedAt: this.at,
+      version: this.record.version + 1,
+      auditSequence: this.baseSequence + events.length,
+    };
+    const messages: OutboxMessage[] = [
+      ...this.emails,
+      ...this.webhooks.map((webhook): OutboxMessage => ({
+        kind: 'event',
+        event: {
+          id: webhook.id,
+          type: webhook.type,
+          createdAt: this.at,
+          data: {
+            envelopeId: next.id,
+            status: next.status,
+            ...(webhook.recipient === undefined ? {} : { recipient: webhook.recipient }),
+            ...(webhook.hash === undefined ? {} : { hash: webhook.hash }),
+            ...(webhook.reason === undefined ? {} : { reason: webhook.reason }),
+          },
+        },
+      })),
+    ];
+    return {
+      next,
+      events,
+      batch: messages.length === 0 ? null : { id: this.batchId, ownerId: next.ownerId, envelopeId: next.id, createdAt: this.at, messages },
+      actions: this.actions,
+      newLinks: [...this.links],
+      due: this.due,
+      dueDone: this.dueDone,
+    };
+  }
+}
+
+export interface CommitOptions {
+  /** Where faults after the commit are reported (they change nothing the caller answers). */
+  log?: (message: string) => void;
+}
+
+/**
+ * Writes a change: its due-index entries first, then the envelope, its events, action rows and outbox
+ * batch in one transaction conditional on `base`'s ETag; after the commit, the new signing links'
+ * rows (best effort: the e-mail sender writes them again before sending), the outbox dispatch, and the
+ * removal of due entries that are done.
+ * @returns the envelope as stored
+ * @throws EnvelopeChangedError when the envelope changed since `base` was read (nothing is written)
+ */
+export async function commitChange(services: Services, base: StoredEnvelope, change: Change, options: CommitOptions = {}): Promise<EnvelopeRecord> {
+  const log = options.log ?? ((message: string) => console.warn(message));
+  const finished = change.finish();
+  const { next, batch } = finished;
+  for (const entry of finished.due) await services.dueIndex.put(entry);
+  const extra = batch === null ? [] : [await services.outbox.prepare(batch)];
+  for (const action of finished.actions) extra.push(recipientActionRow(next, action));
+  await services.envelopes.replace(base, next, finished.events, extra);
+
+  await Promise.all(
+    finished.newLinks.map(async (recipientId) => {
+      const link = next.signers.find((signer) => signer.id === recipientId)?.link;
+      if (link == null) return;
+      try {
+        await services.signingLinks.ensure({ tokenSha256: link.tokenSha256, ownerId: next.ownerId, envelopeId: next.id, recipientId });
+      } catch (error) {
+        log(`Signing link of recipient ${recipientId} (envelope ${next.id}) not recorded yet; the e-mail sender records it: ${describe(error)}`);
+      }
+    }),
+  );
+  if (batch !== null) await services.outbox.dispatch(batch, log);
+  for (const entry of finished.dueDone) {
+    try {
+      await services.dueIndex.remove(entry);
+    } catch (error) {
+      log(`Due-index entry ${entry.kind} of envelope ${next.id} not removed (the sweeper drops it): ${describe(error)}`);
+    }
+  }
+  return next;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

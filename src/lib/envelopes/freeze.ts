@@ -1,0 +1,142 @@
+/**
+ * The frozen document (CONTRACT §4): when an envelope leaves `draft`, the uploaded blob is copied,
+ * after the checks of `document.ts`, to the same blob name in the container `originals`, on which no
+ * SAS ever grants anything but read. From then on `documentUrl`, the signing view and the seal read
+ * only that copy, so a later PUT to the upload URL (a SAS cannot be revoked) changes nothing.
+ *
+ * Crash safety. The copy is written before the envelope update that records its SHA-256, so a crash
+ * in between leaves a copy that no envelope refers to (the envelope is still `draft`). A retry:
+ * - finds no copy: writes one (create-if-absent);
+ * - finds a copy with the same SHA-256 (metadata `sha256`): uses it (renewing its claim time);
+ * - finds a copy with another SHA-256 (the upload changed since the crashed attempt): replaces it,
+ *   conditional on its ETag, but only once it is older than {@link STALE_AFTER_MS} and the envelope is
+ *   still `draft`; a younger one may belong to a concurrent send about to commit, so the request gets
+ *   409 `envelope-contended` and may retry.
+ * A send relies on a copy only within {@link COMMIT_WINDOW_MS} of its write (metadata `frozenat`):
+ * {@link refreshFrozenCopy}, called just before the envelope update, renews that claim with an
+ * ETag-conditional metadata write when it is older (a long seal), and fails if the copy was replaced.
+ * As a copy is replaced only after {@link STALE_AFTER_MS}, twice the window, the copy an envelope
+ * records is the copy the container holds.
+ */
+import { createHash } from 'node:crypto';
+import { AppError } from '../errors.js';
+import { inspectDocument } from '../pdf/index.js';
+import type { Services } from '../services.js';
+import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
+import { storageStatus } from '../storage/keys.js';
+import { readDocument } from './document.js';
+import type { EnvelopeRecord } from './model.js';
+
+/** How long after its write a frozen copy may be relied on by an envelope update, milliseconds. */
+export const COMMIT_WINDOW_MS = 60_000;
+/** Renew the claim on a copy older than this before relying on it, milliseconds. */
+const REFRESH_AFTER_MS = 40_000;
+/** A copy older than this, of an envelope still in `draft`, is left over by a crashed attempt, milliseconds. */
+export const STALE_AFTER_MS = 2 * COMMIT_WINDOW_MS;
+
+/** The frozen copy this request wrote or verified. */
+export interface FrozenDocument {
+  /** The document's bytes, as hashed. */
+  bytes: Uint8Array;
+  documentSha256: string;
+  pageCount: number;
+  /** ETag of the copy in `originals`. */
+  etag: string;
+  /** When the claim on the copy was written, milliseconds since the epoch (local clock). */
+  frozenAt: number;
+}
+
+export interface FreezeOptions {
+  services: Services;
+  record: EnvelopeRecord;
+  /** Whether the envelope is still the draft this request read (checked before replacing a left-over copy). */
+  stillDraft: () => Promise<boolean>;
+  now?: () => number;
+}
+
+/**
+ * Checks the upload (CONTRACT §4) and freezes it: writes or verifies the copy in `originals`.
+ * @throws AppError 409 (`document-not-uploaded`; `envelope-contended` while another request freezes
+ *   other bytes), 413, 415, 422 as `checkDocument`
+ * @throws EnvelopeChangedError when the envelope is no longer the draft read (the caller retries)
+ */
+export async function freezeDocument({ services, record, stillDraft, now = Date.now }: FreezeOptions): Promise<FrozenDocument> {
+  const bytes = await readDocument({ services, record });
+  const { pageCount } = await inspectDocument({ document: bytes });
+  const documentSha256 = createHash('sha256').update(bytes).digest('hex');
+  const blob = services.storage.containers.originals.getBlockBlobClient(record.blobName);
+  const write = async (conditions: { ifNoneMatch: string } | { ifMatch: string }): Promise<FrozenDocument> => {
+    const frozenAt = now();
+    const response = await blob.uploadData(bytes, {
+      blobHTTPHeaders: { blobContentType: 'application/pdf' },
+      metadata: { sha256: documentSha256, pagecount: String(pageCount), frozenat: String(frozenAt) },
+      conditions,
+    });
+    return { bytes, documentSha256, pageCount, etag: response.etag!, frozenAt };
+  };
+
+  try {
+    return await write({ ifNoneMatch: '*' });
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+  const existing = await blob.getProperties();
+  const metadata = existing.metadata ?? {};
+  const writtenAt = Number(metadata.frozenat ?? existing.lastModified?.getTime() ?? 0);
+  if (metadata.sha256 === documentSha256) {
+    // The same bytes: whoever else relies on the copy relies on these bytes too.
+    return await refreshFrozenCopy(services, record, { bytes, documentSha256, pageCount, etag: existing.etag!, frozenAt: writtenAt }, now);
+  }
+  if (!(await stillDraft())) throw new EnvelopeChangedError();
+  if (now() - writtenAt < STALE_AFTER_MS) throw contended();
+  try {
+    return await write({ ifMatch: existing.etag! });
+  } catch (error) {
+    if (isConditionFailure(error)) throw contended();
+    throw error;
+  }
+}
+
+/**
+ * Renews this request's claim on its frozen copy when it is older than 40 s (see the module comment):
+ * call it just before the envelope update that records the copy.
+ * @returns the copy with its new claim time
+ * @throws EnvelopeChangedError when the copy was replaced meanwhile (the caller retries from the start)
+ */
+export async function refreshFrozenCopy(services: Services, record: Pick<EnvelopeRecord, 'blobName'>, frozen: FrozenDocument, now: () => number = Date.now): Promise<FrozenDocument> {
+  if (now() - frozen.frozenAt < REFRESH_AFTER_MS) return frozen;
+  const blob = services.storage.containers.originals.getBlockBlobClient(record.blobName);
+  const frozenAt = now();
+  try {
+    const response = await blob.setMetadata(
+      { sha256: frozen.documentSha256, pagecount: String(frozen.pageCount), frozenat: String(frozenAt) },
+      { conditions: { ifMatch: frozen.etag } },
+    );
+    return { ...frozen, etag: response.etag!, frozenAt };
+  } catch (error) {
+    if (isConditionFailure(error) || storageStatus(error) === 404) throw new EnvelopeChangedError();
+    throw error;
+  }
+}
+
+/**
+ * The frozen document of an envelope that has left `draft`, verified against its recorded SHA-256.
+ * @throws Error when the copy is missing or does not match: a fault of the service, never of the request
+ */
+export async function readFrozenDocument(services: Services, record: Pick<EnvelopeRecord, 'blobName' | 'documentSha256' | 'id'>): Promise<Uint8Array> {
+  const bytes = await services.storage.containers.originals.getBlockBlobClient(record.blobName).downloadToBuffer();
+  const actual = createHash('sha256').update(bytes).digest('hex');
+  if (actual !== record.documentSha256) {
+    throw new Error(`The frozen document of envelope ${record.id} has SHA-256 ${actual}, not the recorded ${record.documentSha256}`);
+  }
+  return bytes;
+}
+
+function isConditionFailure(error: unknown): boolean {
+  const status = storageStatus(error);
+  return status === 409 || status === 412;
+}
+
+function contended(): AppError {
+  return new AppError('conflict', 'The document is being sent by another request at the same time; retry.', { type: 'envelope-contended' });
+}

@@ -1,0 +1,317 @@
+/**
+ * The recipients' part of the OpenAPI document: the recipient's API (`/signing`, authenticated by a
+ * signing token), the owner's resend, and the problems that signing adds to the envelope operations.
+ * Registered by `document.ts` through {@link registerRecipientOperations}.
+ */
+import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { ENVELOPE_STATUSES, SIGNER_ROLES, SIGNING_ORDERS } from '../envelopes/model.js';
+import { problemTitles } from '../http/problem.js';
+import { completeSigningRequest, declineSigningRequest } from '../recipients/schemas.js';
+import type { RecipientView } from '../recipients/view.js';
+import { fieldResponse, problemResponseSchema, recipientStatus, signerResponse } from './responses.js';
+
+/** Name of the signing-token security scheme. */
+export const SIGNING_AUTH = 'signingToken';
+
+const timestamp = z.iso.datetime({ precision: 3 });
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** 200 of the recipient's endpoints (CONTRACT §11.4). */
+export const recipientViewResponse = z
+  .strictObject({
+    envelope: z.strictObject({
+      id: z.uuid(),
+      documentName: z.string(),
+      status: z.enum(ENVELOPE_STATUSES),
+      ownerEmail: z.email().meta({ description: 'Who asks the recipient to act.' }),
+      signingOrder: z.enum(SIGNING_ORDERS),
+      expiresAt: timestamp.nullable(),
+      pageCount: z.int().min(1).nullable(),
+      documentSha256: sha256Hex.nullable().meta({ description: 'SHA-256 of the frozen document, the one `documentUrl` reads.' }),
+    }),
+    recipient: z.strictObject({
+      id: z.uuid(),
+      name: z.string(),
+      email: z.email(),
+      role: z.enum(SIGNER_ROLES),
+      routingOrder: z.int().min(1).max(100),
+      status: recipientStatus,
+      actedAt: timestamp.nullable(),
+    }),
+    fields: z.array(fieldResponse).meta({ description: 'This recipient\'s fields.' }),
+    documentUrl: z.url().meta({ description: 'Read-only SAS URL of the frozen document, valid 15 minutes.' }),
+    signedUrl: z.url().nullable().meta({ description: 'Read-only SAS URL of the sealed PDF once completed (valid 15 minutes), else `null`.' }),
+    canAct: z.boolean().meta({ description: 'Whether completing (or, for signers and approvers, declining) would be accepted now.' }),
+    waitingFor: z
+      .array(z.strictObject({ name: z.string(), role: z.enum(SIGNER_ROLES) }))
+      .meta({ description: 'Sequential order: those whose turn comes before this recipient\'s; `[]` otherwise.' }),
+  })
+  .meta({ id: 'RecipientView', description: 'The envelope as one recipient sees it.' });
+
+// Compile-time tie between the schema and the type the service answers with (as in `responses.ts`).
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+type Matches<Schema extends z.ZodType, Type> = z.output<Schema> extends Type ? SameKeys<z.output<Schema>, Type> : false;
+const matches = <T extends true>(value: T): T => value;
+matches<Matches<typeof recipientViewResponse, RecipientView>>(true);
+
+const ids = {
+  envelope: '0193a5b2-7c1e-7d3f-9a41-3f1c2b9e8d70',
+  signer: '5b0f3c52-8d1e-4b7a-9f3e-2c6d7a8b9e01',
+  field: '0193a5b3-0a1b-7c2d-8e3f-4a5b6c7d8e9f',
+  sha256: '7e9b1c3d5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c',
+};
+const sas = 'sv=2025-01-05&se=2026-11-22T10%3A30%3A30Z&sr=b&sp=r&sig=REDACTED';
+const viewExample = {
+  envelope: {
+    id: ids.envelope,
+    documentName: 'contract.pdf',
+    status: 'sent',
+    ownerEmail: 'owner@example.com',
+    signingOrder: 'parallel',
+    expiresAt: '2026-12-22T10:16:01.001Z',
+    pageCount: 3,
+    documentSha256: ids.sha256,
+  },
+  recipient: { id: ids.signer, name: 'Bob Builder', email: 'bob@example.com', role: 'signer', routingOrder: 1, status: 'opened', actedAt: null },
+  fields: [{ id: ids.field, recipientId: ids.signer, type: 'signature', page: 3, x: 0.1, y: 0.8, width: 0.3, height: 0.06, required: true, label: null }],
+  documentUrl: `https://account.blob.core.windows.net/originals/${ids.envelope}/contract.pdf?${sas}`,
+  signedUrl: null,
+  canAct: true,
+  waitingFor: [],
+};
+
+const problems = {
+  'invalid-token': 'This signing link is not valid (any more): use the link of your newest e-mail about this envelope.',
+  'role-cannot-act': 'You receive a copy of this envelope (role cc); there is nothing for you to sign.',
+  'envelope-closed': 'The envelope is declined; nothing more can be done with it.',
+  'already-acted': 'You already acted (signed) on this envelope at 2026-11-22T10:18:40.512Z.',
+  'not-your-turn': 'It is not your turn yet: waiting for Ada Lovelace (signer).',
+  'envelope-contended': 'The envelope is being changed by other requests at the same time; retry.',
+  'validation-failed': 'The request body is invalid: values needs a value for field 0193a5b3-0a1b-7c2d-8e3f-4a5b6c7d8e9f (signature, page 3).',
+  'malformed-json': 'The request body is not valid JSON.',
+  'payload-too-large': 'The request body is larger than 1048576 bytes.',
+  'values-too-large': 'The values are too large to record; send fewer or shorter strokes.',
+  'unsupported-media-type': 'The request body must be JSON, sent with Content-Type: application/json.',
+  'storage-unavailable': 'Storage is unavailable right now; retry shortly.',
+  'envelope-not-found': 'No envelope with this id exists.',
+  'recipient-not-found': 'This envelope has no recipient with this id.',
+  'envelope-not-sent': 'The envelope is a draft: nobody has been invited yet. Send it first.',
+  'recipient-is-cc': 'This recipient receives a copy (role cc): it gets no invitation, only the completed document.',
+  'missing-token': 'This endpoint needs an access token: send Authorization: Bearer <token>.',
+  'envelope-locked': 'The envelope is sent: its signers, fields and settings can no longer change (what was sent is what gets signed). Void it and start again.',
+  'field-outside-document': '1 field is on a page the document does not have (it has 3): fields.0.page.',
+  'recipients-pending': 'Not every recipient has acted yet; waiting for 1: Ada Lovelace <ada@example.com> (signer, sent).',
+  'envelope-has-fields': 'The envelope has fields for its recipients to fill: send it (status "sent") so that they fill and sign them; complete seals a draft only as it is.',
+  'internal-error': 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
+} as const;
+type Slug = keyof typeof problems;
+
+function problemExample(status: number, slug: Slug) {
+  return { summary: slug, value: { type: `urn:problem:${slug}`, title: problemTitles[status], status, detail: problems[slug] } };
+}
+
+function problem(status: number, description: string, slugs: Slug[]): ResponseConfig {
+  const headers: Record<string, { description: string; required: boolean; schema: { type: 'string'; pattern: string } }> | undefined =
+    status === 401
+      ? { 'WWW-Authenticate': { description: '`Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent.', required: true, schema: { type: 'string', pattern: '^Bearer' } } }
+      : status === 503
+        ? { 'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } } }
+        : undefined;
+  const response: ResponseConfig = {
+    description,
+    content: { 'application/problem+json': { schema: problemResponseSchema, examples: Object.fromEntries(slugs.map((slug) => [slug, problemExample(status, slug)])) } },
+  };
+  if (headers !== undefined) response.headers = headers;
+  return response;
+}
+
+const noStore = { description: '`no-store`: the body carries signed URLs.', required: true, schema: { type: 'string' as const, const: 'no-store' } };
+const viewOk = (description: string): ResponseConfig => ({
+  description,
+  headers: { 'Cache-Control': noStore },
+  content: { 'application/json': { schema: recipientViewResponse, example: viewExample } },
+});
+const invalidToken = problem(401, 'No signing token, or one that is unknown, replaced by a resend, or of an envelope closed over 30 days ago (`invalid-token`). Owner access tokens are refused here.', ['invalid-token']);
+const common = {
+  500: problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has.', ['internal-error']),
+  503: problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']),
+};
+const actionConflicts = problem(
+  409,
+  'The envelope is not `sent` (`envelope-closed`, naming its status, or that it expired), the recipient already acted (`already-acted`), it is not its turn (`not-your-turn`), or concurrent requests kept the envelope busy (`envelope-contended`).',
+  ['envelope-closed', 'already-acted', 'not-your-turn', 'envelope-contended'],
+);
+const bodyErrors = (validation: string) => ({
+  400: problem(400, validation, ['validation-failed', 'malformed-json']),
+  413: problem(413, 'The JSON body is larger than 1 MiB (`payload-too-large`), or its values too large to record (`values-too-large`).', ['payload-too-large', 'values-too-large']),
+  415: problem(415, 'The body is not sent as `application/json`.', ['unsupported-media-type']),
+});
+
+const checkOrder =
+  'Checks run in this order: token (401), role (403), envelope status, already acted, turn (409), body (400).';
+
+/** The operations of the recipients' work, for `registry.registerPath`. */
+function operations(bearerAuth: string): (RouteConfig & { operationId: string })[] {
+  const signing = [{ [SIGNING_AUTH]: [] }];
+  return [
+    {
+      operationId: 'GetSigningView',
+      method: 'get',
+      path: '/signing',
+      tags: ['Signing'],
+      summary: 'The recipient\'s view of its envelope',
+      description:
+        'Authenticated by the signing token of the recipient\'s e-mail link (`Authorization: Bearer <token>`). The first read by an invited recipient while the envelope is `sent` marks it `opened`; later reads change nothing. Works until 30 days after the envelope reached a final status.',
+      security: signing,
+      responses: { 200: viewOk('The envelope as this recipient sees it, with fresh read-only SAS URLs.'), 401: invalidToken, ...common },
+    },
+    {
+      operationId: 'CompleteSigning',
+      method: 'post',
+      path: '/signing/complete',
+      tags: ['Signing'],
+      summary: 'Sign, approve, or confirm having viewed the envelope',
+      description: `A signer sends \`consent: true\` and a value for each of its required fields (and may adopt a signature for the certificate); an approver or viewer sends \`consent: true\` alone. When this was the last recipient who must act, the envelope completes in this request: the answer shows \`completed\` and a \`signedUrl\`. If sealing fails (a timestamp authority that is down), the action stays recorded, the answer is still 200 with the envelope \`sent\`, and the completion is retried later. ${checkOrder}`,
+      security: signing,
+      request: {
+        body: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: completeSigningRequest,
+              examples: {
+                sign: { summary: 'A signer signs', value: { consent: true, values: [{ fieldId: ids.field, value: { typed: 'Bob Builder' } }] } },
+                approve: { summary: 'An approver or viewer', value: { consent: true } },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        200: viewOk('The action is recorded; the envelope as this recipient now sees it.'),
+        ...bodyErrors('`consent` is not true, a required field has no value, a value is of the wrong type, names another recipient\'s or an unknown field, or is sent for a `date_signed`, `name` or `email` field (`validation-failed`); or the body is not JSON (`malformed-json`).'),
+        401: invalidToken,
+        403: problem(403, 'A `cc` recipient has nothing to sign (`role-cannot-act`).', ['role-cannot-act']),
+        409: actionConflicts,
+        ...common,
+      },
+    },
+    {
+      operationId: 'DeclineSigning',
+      method: 'post',
+      path: '/signing/decline',
+      tags: ['Signing'],
+      summary: 'Decline to sign or approve',
+      description: `A signer or approver declines with a reason: the envelope becomes \`declined\` and its owner is told. ${checkOrder}`,
+      security: signing,
+      request: { body: { required: true, content: { 'application/json': { schema: declineSigningRequest, example: { reason: 'The start date is wrong.' } } } } },
+      responses: {
+        200: viewOk('The envelope is declined.'),
+        ...bodyErrors('`reason` is missing, empty or over 1000 characters (`validation-failed`), or the body is not JSON (`malformed-json`).'),
+        401: invalidToken,
+        403: problem(403, 'Only a signer or an approver can decline (`role-cannot-act`).', ['role-cannot-act']),
+        409: actionConflicts,
+        ...common,
+      },
+    },
+    {
+      operationId: 'ResendInvitation',
+      method: 'post',
+      path: '/envelopes/{id}/recipients/{recipientId}/resend',
+      tags: ['Envelopes'],
+      summary: 'Send a recipient a new signing link',
+      description:
+        'For a recipient whose turn it is and who has not acted, while the envelope is `sent`: a new signing link replaces the old one (refused from then on, for reading and acting) and a new invitation e-mail is queued. No body.',
+      security: [{ [bearerAuth]: [] }],
+      request: {
+        params: z.object({
+          id: z.string().meta({ description: 'The envelope id.', examples: [ids.envelope] }),
+          recipientId: z.string().meta({ description: 'The recipient\'s id.', examples: [ids.signer] }),
+        }),
+      },
+      responses: {
+        202: {
+          description: 'The invitation is queued; the recipient as the envelope now shows it (`lastEmail` `invitation`, `queued`).',
+          headers: {
+            'Cache-Control': { description: '`no-store`.', required: true, schema: { type: 'string', const: 'no-store' } },
+            ETag: { description: 'Strong ETag of the envelope after the change.', required: true, schema: { type: 'string' } },
+          },
+          content: {
+            'application/json': {
+              schema: signerResponse,
+              example: {
+                id: ids.signer,
+                recipientId: ids.signer,
+                email: 'bob@example.com',
+                name: 'Bob Builder',
+                role: 'signer',
+                routingOrder: 1,
+                status: 'sent',
+                actedAt: null,
+                declineReason: null,
+                lastEmail: { type: 'invitation', status: 'queued', at: '2026-11-22T10:18:40.512Z' },
+              },
+            },
+          },
+        },
+        401: problem(401, 'No access token, or one that is invalid or expired; signing tokens are refused here.', ['missing-token', 'invalid-token']),
+        404: problem(404, 'No envelope with this id, or another owner\'s (`envelope-not-found`); or no such recipient (`recipient-not-found`).', ['envelope-not-found', 'recipient-not-found']),
+        409: problem(
+          409,
+          'The envelope is a draft (`envelope-not-sent`) or closed (`envelope-closed`), the recipient is a `cc` (`recipient-is-cc`), has acted (`already-acted`) or is waiting for its turn (`not-your-turn`).',
+          ['envelope-not-sent', 'envelope-closed', 'recipient-is-cc', 'already-acted', 'not-your-turn', 'envelope-contended'],
+        ),
+        ...common,
+      },
+    },
+  ];
+}
+
+/** Problems signing adds to operations registered by `document.ts`, by operationId and status. */
+const envelopeProblems: Record<string, Record<number, { slugs: Slug[]; sentence: string }>> = {
+  UpdateEnvelope: {
+    409: { slugs: ['envelope-locked'], sentence: 'A sent envelope\'s signers, fields and settings cannot change (`envelope-locked`).' },
+    422: { slugs: ['field-outside-document'], sentence: 'Sending: a field is on a page the document does not have (`field-outside-document`).' },
+  },
+  PatchEnvelope: {
+    409: { slugs: ['envelope-locked'], sentence: 'A sent envelope\'s signers, fields and settings cannot change (`envelope-locked`).' },
+    422: { slugs: ['field-outside-document'], sentence: 'Sending: a field is on a page the document does not have (`field-outside-document`).' },
+  },
+  CompleteEnvelope: {
+    409: {
+      slugs: ['recipients-pending', 'envelope-has-fields'],
+      sentence: 'A sent envelope completes once every recipient who must act has acted (`recipients-pending` names the others); a draft with fields must be sent instead (`envelope-has-fields`).',
+    },
+  },
+};
+
+/**
+ * Registers the operations of `document.ts` (`existing`, with signing's problems added to their 409
+ * and 422 answers; the originals are left as they are), the signing-token scheme and the operations
+ * above.
+ */
+export function registerOperationsWithSigning(registry: OpenAPIRegistry, existing: (RouteConfig & { operationId: string })[], bearerAuth: string): void {
+  registry.registerComponent('securitySchemes', SIGNING_AUTH, {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'The signing token of a recipient\'s link (`<PUBLIC_BASE_URL>/api/sign#<token>`, 43 base64url characters), sent as `Authorization: Bearer <token>`. Only the recipient\'s endpoints accept it.',
+  });
+  for (const operation of existing) registry.registerPath(withSigningProblems(operation));
+  for (const operation of operations(bearerAuth)) registry.registerPath(operation);
+}
+
+function withSigningProblems<Operation extends RouteConfig & { operationId: string }>(operation: Operation): Operation {
+  const additions = envelopeProblems[operation.operationId];
+  if (additions === undefined) return operation;
+  const responses = { ...operation.responses };
+  for (const [status, addition] of Object.entries(additions)) {
+    const response = responses[status] as ResponseConfig | undefined;
+    const content = response?.content?.['application/problem+json'];
+    if (response === undefined || content === undefined || !('schema' in content)) continue;
+    const examples = { ...content.examples, ...Object.fromEntries(addition.slugs.map((slug) => [slug, problemExample(Number(status), slug)])) };
+    responses[status] = { ...response, description: `${response.description} ${addition.sentence}`, content: { ...response.content, 'application/problem+json': { ...content, examples } } };
+  }
+  return { ...operation, responses };
+}

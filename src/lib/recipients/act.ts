@@ -1,0 +1,281 @@
+/**
+ * What a recipient does through its signing link (CONTRACT §11.4): open the envelope, complete
+ * (sign, approve, confirm having viewed it) or decline. Each is a read-modify-write of the envelope
+ * with its ETag, retried on contention, with the events of CONTRACT §10 (the recipient as actor), the
+ * webhook events of CONTRACT §12.2 and the e-mails of CONTRACT §12.1. When the last recipient who must
+ * act has acted, the envelope completes in the same request, by the same seal as the owner's complete
+ * (`envelopes/complete.ts`); if sealing fails, the action stays recorded and a `completion` entry in
+ * the due index lets the sweeper retry.
+ */
+import { randomUUID } from 'node:crypto';
+import { Change, commitChange } from '../envelopes/change.js';
+import { answerCompleted, COMPLETION_DUE_KIND, refreshSealClaim, sealCompletion } from '../envelopes/complete.js';
+import { validationFailed } from '../envelopes/lifecycle.js';
+import { hasActed, mustAct, type EnvelopeRecord, type EventActor, type FieldValue, type Signer } from '../envelopes/model.js';
+import { backoff } from '../envelopes/update.js';
+import { AppError, type FieldError } from '../errors.js';
+import { currentRecipient, invalidSigningToken, type SigningCaller } from '../http/signingToken.js';
+import type { SignatureValue } from '../pdf/types.js';
+import type { Services } from '../services.js';
+import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
+import { allActed, inviteNextGroup, isTurn, pendingRecipients } from './routing.js';
+import type { CompleteSigningRequest, DeclineSigningRequest } from './schemas.js';
+import { hasExpired } from './view.js';
+
+const MAX_ATTEMPTS = 30;
+
+export type RecipientActionKind = 'complete' | 'decline';
+
+/** The envelope and the recipient after the request. */
+export interface RecipientOutcome {
+  record: EnvelopeRecord;
+  recipient: Signer;
+}
+
+export interface RecipientRequestOptions {
+  services: Services;
+  caller: SigningCaller;
+  now?: Date;
+  /** Where faults that do not change the answer are reported (a failed seal, a late dispatch). */
+  log?: (message: string) => void;
+}
+
+/**
+ * Checks, in the order of CONTRACT §11.4 after the token: role (403), envelope status, already acted,
+ * turn (409). The body is checked after these.
+ * @throws AppError 403 `role-cannot-act`; 409 `envelope-closed` (naming the status, or that it
+ *   expired), `already-acted`, `not-your-turn`
+ */
+export function assertCanAct(record: EnvelopeRecord, recipient: Signer, kind: RecipientActionKind, now: Date): void {
+  if (kind === 'complete' && !mustAct(recipient)) {
+    throw new AppError('forbidden', 'You receive a copy of this envelope (role cc); there is nothing for you to sign.', { type: 'role-cannot-act' });
+  }
+  if (kind === 'decline' && recipient.role !== 'signer' && recipient.role !== 'approver') {
+    throw new AppError('forbidden', `Only a signer or an approver can decline; your role is ${recipient.role}.`, { type: 'role-cannot-act' });
+  }
+  if (record.status !== 'sent') {
+    throw new AppError('conflict', `The envelope is ${record.status}; nothing more can be done with it.`, { type: 'envelope-closed' });
+  }
+  if (hasExpired(record, now)) {
+    throw new AppError('conflict', `The envelope is expired (it expired at ${record.expiresAt}); nothing more can be done with it.`, { type: 'envelope-closed' });
+  }
+  if (hasActed(recipient)) {
+    throw new AppError('conflict', `You already ${recipient.status === 'declined' ? 'declined' : `acted (${recipient.status})`} on this envelope at ${recipient.actedAt}.`, {
+      type: 'already-acted',
+    });
+  }
+  if (recipient.status === 'waiting' || !isTurn(record, recipient)) {
+    const first = pendingRecipients(record).filter((other) => other.routingOrder < recipient.routingOrder);
+    throw new AppError('conflict', `It is not your turn yet: waiting for ${first.map((other) => `${other.name} (${other.role})`).join(', ') || 'an earlier recipient'}.`, {
+      type: 'not-your-turn',
+    });
+  }
+}
+
+/**
+ * The first `GET` by a `sent` recipient while the envelope is `sent` moves it to `opened`
+ * (`recipient.opened`); any other read changes nothing.
+ * @throws AppError 401 when the link stopped working meanwhile
+ */
+export async function openEnvelope({ services, caller, now = new Date(), log }: RecipientRequestOptions): Promise<RecipientOutcome> {
+  let stored = caller.stored;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const record = stored.record;
+    const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
+    if (recipient.status !== 'sent' || !mustAct(recipient) || record.status !== 'sent' || hasExpired(record, now)) return { record, recipient };
+    const change = new Change(record, now);
+    const opened = change.signer(recipient.id);
+    opened.status = 'opened';
+    change.event('recipient.opened', recipientActor(opened, caller), { recipientId: opened.id });
+    change.webhook('recipient.opened', { recipient: opened });
+    try {
+      const next = await commitChange(services, stored, change, log === undefined ? {} : { log });
+      return { record: next, recipient: next.signers.find((signer) => signer.id === recipient.id)! };
+    } catch (error) {
+      if (!(error instanceof EnvelopeChangedError)) throw error;
+      await backoff(attempt);
+      stored = await reread(services, caller);
+    }
+  }
+  throw contended();
+}
+
+/**
+ * `POST /api/signing/complete`: a signer signs (its values recorded), an approver approves, a viewer
+ * confirms having viewed; the next routing group is invited; the envelope completes when everyone
+ * who must act has acted.
+ * @throws AppError 401, 403, 409 as {@link assertCanAct}; 400 for values that do not fit the
+ *   recipient's fields; 413 for values too large to record
+ */
+export async function completeSigning({ services, caller, request, now = new Date(), log = (message) => console.warn(message) }: RecipientRequestOptions & { request: CompleteSigningRequest }): Promise<RecipientOutcome> {
+  const nonce = randomUUID();
+  let stored = caller.stored;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const record = stored.record;
+    const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
+    assertCanAct(record, recipient, 'complete', now);
+    const { values, signature } = checkValues(record, recipient, request);
+
+    const change = new Change(record, now);
+    const actor = change.signer(recipient.id);
+    const by = recipientActor(actor, caller);
+    const status = recipient.role === 'signer' ? 'signed' : recipient.role === 'approver' ? 'approved' : 'viewed';
+    actor.status = status;
+    actor.actedAt = change.at;
+    change.event(`recipient.${status}`, by, { recipientId: actor.id });
+    change.webhook(`recipient.${status}`, { recipient: actor });
+    change.action({ recipientId: actor.id, status, at: change.at, ip: caller.ip, userAgent: caller.userAgent, values, signature });
+    inviteNextGroup(change, { config: services.config, actor: by });
+
+    try {
+      if (allActed(change.record)) await completeOrDefer(services, change, by, record.version, nonce, log);
+      const next = await commitChange(services, stored, change, { log });
+      if (next.status === 'completed') await answerCompleted(services, next, true);
+      return { record: next, recipient: next.signers.find((signer) => signer.id === recipient.id)! };
+    } catch (error) {
+      if (!(error instanceof EnvelopeChangedError)) throw error;
+      await backoff(attempt);
+      stored = await reread(services, caller);
+    }
+  }
+  throw contended();
+}
+
+/**
+ * Seals the envelope in the change, or, when sealing fails, leaves the change as the action alone
+ * with a `completion` entry in the due index for the sweeper (CONTRACT §11.4).
+ * @throws EnvelopeChangedError (and SealContendedError) for the caller's retry
+ */
+async function completeOrDefer(services: Services, change: Change, by: EventActor, baseVersion: number, nonce: string, log: (message: string) => void): Promise<void> {
+  try {
+    const sealed = await sealCompletion({ services, change, actor: by, key: { baseVersion, nonce } });
+    await refreshSealClaim(services, change.record, sealed);
+  } catch (error) {
+    if (error instanceof EnvelopeChangedError) throw error;
+    log(`Completion of envelope ${change.record.id} failed after its last action; the action is recorded and the sweeper retries: ${error instanceof AppError ? error.detail : String(error)}`);
+    const dueAt = change.at;
+    change.record.completionDueAt = dueAt;
+    change.due.push({ kind: COMPLETION_DUE_KIND, dueAt, ownerId: change.record.ownerId, id: change.record.id });
+  }
+}
+
+/**
+ * `POST /api/signing/decline`: a signer or approver declines with a reason; the envelope becomes
+ * `declined` and the owner is told.
+ * @throws AppError 401, 403, 409 as {@link assertCanAct}
+ */
+export async function declineSigning({ services, caller, request, now = new Date(), log }: RecipientRequestOptions & { request: DeclineSigningRequest }): Promise<RecipientOutcome> {
+  let stored = caller.stored;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const record = stored.record;
+    const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
+    assertCanAct(record, recipient, 'decline', now);
+
+    const change = new Change(record, now);
+    const actor = change.signer(recipient.id);
+    const by = recipientActor(actor, caller);
+    actor.status = 'declined';
+    actor.actedAt = change.at;
+    actor.declineReason = request.reason;
+    change.record.status = 'declined';
+    change.record.closedAt = change.at;
+    change.event('recipient.declined', by, { recipientId: actor.id, reason: request.reason });
+    change.event('envelope.declined', by, { recipientId: actor.id });
+    change.webhook('recipient.declined', { recipient: actor, reason: request.reason });
+    change.webhook('envelope.declined', { recipient: actor, reason: request.reason });
+    change.email('declined', null, { reason: request.reason, declinedBy: actor.name });
+    change.action({ recipientId: actor.id, status: 'declined', at: change.at, ip: caller.ip, userAgent: caller.userAgent, values: [], signature: null });
+    try {
+      const next = await commitChange(services, stored, change, log === undefined ? {} : { log });
+      return { record: next, recipient: next.signers.find((signer) => signer.id === recipient.id)! };
+    } catch (error) {
+      if (!(error instanceof EnvelopeChangedError)) throw error;
+      await backoff(attempt);
+      stored = await reread(services, caller);
+    }
+  }
+  throw contended();
+}
+
+/**
+ * The values of a complete request against the recipient's fields (CONTRACT §11.2): a signer sends a
+ * value of the right type for each of its required fields and none for `date_signed`, `name` or
+ * `email`; other roles send none.
+ * @returns the values as recorded and the adopted signature
+ * @throws AppError 400 `validation-failed` naming every problem
+ */
+export function checkValues(record: EnvelopeRecord, recipient: Signer, request: CompleteSigningRequest): { values: FieldValue[]; signature: SignatureValue | null } {
+  const errors: FieldError[] = [];
+  if (recipient.role !== 'signer') {
+    request.values.forEach((_value, index) => errors.push({ path: `values.${index}.fieldId`, message: `is not a field of yours: a ${recipient.role} fills no fields` }));
+    if (request.signature !== undefined) errors.push({ path: 'signature', message: `is only for signers; your role is ${recipient.role}` });
+    if (errors.length > 0) throw validationFailed(errors);
+    return { values: [], signature: null };
+  }
+  const fields = new Map(record.fields.map((field) => [field.id, field]));
+  const given = new Map<string, number>();
+  request.values.forEach((entry, index) => {
+    const path = `values.${index}`;
+    const field = fields.get(entry.fieldId);
+    if (field === undefined) {
+      errors.push({ path: `${path}.fieldId`, message: 'is not a field of this envelope' });
+      return;
+    }
+    if (field.recipientId !== recipient.id) {
+      errors.push({ path: `${path}.fieldId`, message: 'is another recipient\'s field' });
+      return;
+    }
+    if (given.has(field.id)) {
+      errors.push({ path: `${path}.fieldId`, message: `repeats the field of values.${given.get(field.id)}` });
+      return;
+    }
+    given.set(field.id, index);
+    const { value } = entry;
+    switch (field.type) {
+      case 'date_signed':
+      case 'name':
+      case 'email':
+        errors.push({ path: `${path}.value`, message: `must not be sent: the service fills in ${field.type === 'date_signed' ? 'the signing date' : `your ${field.type}`}` });
+        break;
+      case 'signature':
+      case 'initials':
+        if (typeof value !== 'object') errors.push({ path: `${path}.value`, message: `must be a ${field.type}: {typed: "..."} or {strokes: [...]}` });
+        break;
+      case 'text':
+        if (typeof value !== 'string') errors.push({ path: `${path}.value`, message: 'must be a string' });
+        else if (field.required && value.trim() === '') errors.push({ path: `${path}.value`, message: 'must not be empty: the field is required' });
+        break;
+      case 'checkbox':
+        if (typeof value !== 'boolean') errors.push({ path: `${path}.value`, message: 'must be true or false' });
+        else if (field.required && !value) errors.push({ path: `${path}.value`, message: 'must be true: the check box is required' });
+        break;
+    }
+  });
+  const auto = new Set(['date_signed', 'name', 'email']);
+  const missing = record.fields.filter((field) => field.recipientId === recipient.id && field.required && !auto.has(field.type) && !given.has(field.id));
+  for (const field of missing) {
+    errors.push({ path: 'values', message: `needs a value for field ${field.id} (${field.label ?? field.type}, page ${field.page})` });
+  }
+  if (errors.length > 0) throw validationFailed(errors);
+
+  // The schema checked every point to be a pair [x, y] (`length(2)`); the types say `number[]`.
+  const values = request.values.map(({ fieldId, value }) => ({ fieldId, value: value as FieldValue['value'] }));
+  const adopted = (type: string) => values.find((entry) => fields.get(entry.fieldId)?.type === type)?.value as SignatureValue | undefined;
+  const signature = (request.signature as SignatureValue | undefined) ?? adopted('signature') ?? adopted('initials') ?? { typed: recipient.name };
+  return { values, signature };
+}
+
+/** The recipient as the actor of events (CONTRACT §10): its id and e-mail, the request's IP and user agent. */
+function recipientActor(recipient: Signer, caller: SigningCaller): EventActor {
+  return { id: recipient.id, email: recipient.email, ip: caller.ip, userAgent: caller.userAgent };
+}
+
+async function reread(services: Services, caller: SigningCaller): Promise<StoredEnvelope> {
+  const stored = await services.envelopes.read(caller.ownerId, caller.envelopeId);
+  if (stored === null) throw invalidSigningToken();
+  return stored;
+}
+
+function contended(): AppError {
+  return new AppError('conflict', 'The envelope is being changed by other requests at the same time; retry.', { type: 'envelope-contended' });
+}

@@ -1,0 +1,104 @@
+/**
+ * Request shapes of the recipient's API (CONTRACT §11.2, §11.4). Strict, as every request body: unknown
+ * fields are refused. Which values fit which fields is checked against the envelope (`act.ts`).
+ */
+import { z } from 'zod';
+
+/** Longest typed signature, characters (CONTRACT §11.2). */
+export const MAX_TYPED_SIGNATURE = 100;
+/** Strokes of a drawn signature: 1 to 50, each of 2 to 1000 points, at most 5000 points in all (CONTRACT §11.2). */
+export const MAX_STROKES = 50;
+export const MAX_STROKE_POINTS = 1000;
+export const MAX_SIGNATURE_POINTS = 5000;
+/** Longest text value, characters (CONTRACT §11.2). */
+export const MAX_TEXT_VALUE = 500;
+/** Longest decline reason, characters (CONTRACT §11.4). */
+export const MAX_DECLINE_REASON = 1000;
+
+const codePoints = (text: string): number => [...text].length;
+
+const coordinate = z
+  .number({ error: 'must be a number from 0 to 1' })
+  .min(0, 'must be a number from 0 to 1')
+  .max(1, 'must be a number from 0 to 1');
+
+export const typedSignature = z
+  .strictObject({
+    typed: z
+      .string({ error: 'must be a string' })
+      .trim()
+      .min(1, 'must not be empty')
+      .refine((text) => codePoints(text) <= MAX_TYPED_SIGNATURE, `must be at most ${MAX_TYPED_SIGNATURE} characters`)
+      .refine((text) => !/[\u0000-\u001f\u007f]/.test(text), 'must not contain control characters')
+      .meta({ description: `The signature as typed, 1 to ${MAX_TYPED_SIGNATURE} characters; drawn in a handwriting-style font.`, examples: ['Ada Lovelace'] }),
+  })
+  .meta({ id: 'TypedSignature' });
+
+export const drawnSignature = z
+  .strictObject({
+    strokes: z
+      .array(
+        z
+          .array(z.array(coordinate, { error: 'must be a point [x, y]' }).length(2, 'must be a point [x, y]'), { error: 'must be an array of [x, y] points' })
+          .min(2, 'must have at least 2 points')
+          .max(MAX_STROKE_POINTS, `must have at most ${MAX_STROKE_POINTS} points`),
+        { error: 'must be an array of strokes' },
+      )
+      .min(1, 'must have at least 1 stroke')
+      .max(MAX_STROKES, `must have at most ${MAX_STROKES} strokes`)
+      .refine((strokes) => strokes.reduce((sum, stroke) => sum + stroke.length, 0) <= MAX_SIGNATURE_POINTS, `must have at most ${MAX_SIGNATURE_POINTS} points in all`)
+      .meta({
+        description: `Ink strokes: 1 to ${MAX_STROKES} strokes of 2 to ${MAX_STROKE_POINTS} points, at most ${MAX_SIGNATURE_POINTS} points in all; each point [x, y] in fractions 0 to 1 of the field's rectangle, origin top-left.`,
+      }),
+  })
+  .meta({ id: 'DrawnSignature' });
+
+/** A signature or initials value: typed or drawn (CONTRACT §11.2). */
+export const signatureValue = z.union([typedSignature, drawnSignature]).meta({ id: 'SignatureValue', description: 'A signature, typed or drawn.' });
+export type SignatureInput = z.infer<typeof signatureValue>;
+
+export const fieldValueInput = z
+  .strictObject({
+    fieldId: z.string({ error: 'is required' }).min(1, 'is required').max(100, 'must be at most 100 characters').meta({ description: 'A field of this recipient.' }),
+    value: z
+      .union([
+        signatureValue,
+        z.string().refine((text) => codePoints(text) <= MAX_TEXT_VALUE, `must be at most ${MAX_TEXT_VALUE} characters`),
+        z.boolean(),
+      ], { error: 'must be a signature ({typed} or {strokes}), a string or a boolean' })
+      .meta({
+        description: `\`signature\`/\`initials\`: {typed} or {strokes}; \`text\`: a string of at most ${MAX_TEXT_VALUE} characters (non-empty when required); \`checkbox\`: true or false (true when required). \`date_signed\`, \`name\` and \`email\` take no value: the service fills them in.`,
+      }),
+  })
+  .meta({ id: 'FieldValue', description: 'The value of one field.' });
+
+export const completeSigningRequest = z
+  .strictObject({
+    consent: z
+      .literal(true, { error: 'must be true: the recipient agrees to sign electronically' })
+      .meta({ description: 'Must be `true`: the recipient agrees to sign (approve, confirm) electronically.' }),
+    values: z
+      .array(fieldValueInput, { error: 'must be an array' })
+      .max(500, 'must hold at most 500 values')
+      .default([])
+      .meta({ description: 'A signer: a value for each of its required fields (optional ones may be left out). Others: empty.' }),
+    signature: signatureValue
+      .optional()
+      .meta({
+        description: 'A signer\'s adopted signature, shown on the certificate of completion. Default: its first signature (else initials) value, else its name, typed.',
+      }),
+  })
+  .meta({ id: 'CompleteSigningRequest', description: 'Sign, approve or confirm having viewed the envelope.' });
+export type CompleteSigningRequest = z.infer<typeof completeSigningRequest>;
+
+export const declineSigningRequest = z
+  .strictObject({
+    reason: z
+      .string({ error: 'is required' })
+      .trim()
+      .min(1, 'is required')
+      .refine((text) => codePoints(text) <= MAX_DECLINE_REASON, `must be at most ${MAX_DECLINE_REASON} characters`)
+      .meta({ description: `Why the recipient declines, 1 to ${MAX_DECLINE_REASON} characters; the owner receives it.`, examples: ['The start date is wrong.'] }),
+  })
+  .meta({ id: 'DeclineSigningRequest', description: 'Decline to sign or approve.' });
+export type DeclineSigningRequest = z.infer<typeof declineSigningRequest>;
