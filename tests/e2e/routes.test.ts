@@ -12,6 +12,11 @@ import { expectProblem, startTestService, type TestService } from '../support/se
 const expected = [
   { name: 'ApiDocs', route: 'docs', methods: ['GET'], access: 'public' },
   { name: 'ApiDocsAsset', route: 'docs/{file}', methods: ['GET'], access: 'public' },
+  { name: 'CreateWebhook', route: 'webhooks', methods: ['POST'], access: 'bearer' },
+  { name: 'DeleteWebhook', route: 'webhooks/{id}', methods: ['DELETE'], access: 'bearer' },
+  { name: 'ListWebhookDeliveries', route: 'webhooks/{id}/deliveries', methods: ['GET'], access: 'bearer' },
+  { name: 'ListWebhooks', route: 'webhooks', methods: ['GET'], access: 'bearer' },
+  { name: 'RedeliverWebhook', route: 'webhooks/{id}/deliveries/{deliveryId}/redeliver', methods: ['POST'], access: 'bearer' },
   { name: 'CompleteEnvelope', route: 'envelopes/{id}/complete', methods: ['POST'], access: 'bearer' },
   { name: 'Console', route: 'console', methods: ['GET'], access: 'public' },
   { name: 'ConsoleAsset', route: 'console/{file}', methods: ['GET'], access: 'public' },

@@ -27,6 +27,7 @@ import {
   sealVerificationResponse,
   uploadTicketResponse,
 } from './responses.js';
+import { registerWebhookOperations } from './webhooks.js';
 
 /** The document's `info.version`: the version of the API as this codebase implements it. */
 export const API_VERSION = '0.1.0';
@@ -593,6 +594,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     description: 'The `token` of `POST /api/Login`: `Authorization: Bearer <token>` (RFC 6750). HS256, `typ: at+jwt` (RFC 9068), valid `JWT_TTL_SECONDS` (default 3600).',
   });
   for (const operation of operations) registry.registerPath(operation);
+  registerWebhookOperations(registry);
   const generator = new OpenApiGeneratorV31(registry.definitions, { sortComponents: 'alphabetically' });
   const document = generator.generateDocument({
     openapi: '3.1.0',
