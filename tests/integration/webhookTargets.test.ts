@@ -108,6 +108,16 @@ describe('resolving a webhook host', () => {
     await expect(resolveTarget('empty.test', { allowPrivate: false, resolve })).rejects.toMatchObject({ reason: 'unresolvable' });
   });
 
+  test('a resolver that does not answer in time makes the host unresolvable', async () => {
+    const silent: HostResolver = () => new Promise(() => {});
+    const started = Date.now();
+    await expect(resolveTarget('slow.test', { allowPrivate: false, resolve: silent, resolveTimeoutMs: 300 })).rejects.toMatchObject({
+      reason: 'unresolvable',
+      message: 'the host slow.test could not be resolved (ETIMEOUT)',
+    });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
   test('the system resolver refuses localhost', async () => {
     await expect(resolveTarget('localhost', { allowPrivate: false, resolve: systemResolver })).rejects.toThrow(/the host localhost resolves to (127\.0\.0\.1|::1), a loopback address/);
     expect(await resolveTarget('localhost', { allowPrivate: true, resolve: systemResolver })).not.toHaveLength(0);

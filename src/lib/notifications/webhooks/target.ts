@@ -53,11 +53,16 @@ export function dnsServerResolver(servers: string[]): HostResolver {
   };
 }
 
+/** How long a host name may take to resolve, milliseconds (the 10 s delivery deadline is the request's own). */
+export const RESOLVE_TIMEOUT_MS = 5_000;
+
 export interface TargetPolicy {
   /** `WEBHOOK_ALLOW_PRIVATE_NETWORKS`: allow `http:` and loopback or private addresses. */
   allowPrivate: boolean;
   /** Resolver of host names; the system's by default. */
   resolve?: HostResolver;
+  /** Resolution deadline, milliseconds; {@link RESOLVE_TIMEOUT_MS} by default. */
+  resolveTimeoutMs?: number;
 }
 
 /** Why a target was refused: a sentence for the deliveries log or a 400. */
@@ -109,11 +114,20 @@ export async function resolveTarget(host: string, policy: TargetPolicy): Promise
   if (isIP(host) !== 0) {
     addresses = [{ address: host, family: isIP(host) === 6 ? 6 : 4 }];
   } else {
+    const timeoutMs = policy.resolveTimeoutMs ?? RESOLVE_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      addresses = await (policy.resolve ?? systemResolver)(host);
+      addresses = await Promise.race([
+        (policy.resolve ?? systemResolver)(host),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(Object.assign(new Error('resolution timed out'), { code: 'ETIMEOUT' })), timeoutMs);
+        }),
+      ]);
     } catch (error) {
       const code = (error as { code?: unknown } | null)?.code;
       throw new TargetRefusedError(`the host ${host} could not be resolved${typeof code === 'string' ? ` (${code})` : ''}`, 'unresolvable');
+    } finally {
+      clearTimeout(timer);
     }
     if (addresses.length === 0) throw new TargetRefusedError(`the host ${host} could not be resolved (no addresses)`, 'unresolvable');
   }
