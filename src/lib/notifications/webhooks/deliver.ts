@@ -20,14 +20,13 @@
  */
 import type { QueueClient } from '@azure/storage-queue';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { v7 } from 'uuid';
 import { uuidv7 } from '../../ids.js';
 import type { Services } from '../../services.js';
-import type { DeliveryRecord } from './model.js';
-import { DELIVERY_LOG_SIZE, encodeDeliveryMessage, type DeliveryAttemptView, type DeliveryMessage } from './model.js';
+import { DELIVERY_LOG_SIZE, encodeDeliveryMessage, type DeliveryAttemptView, type DeliveryMessage, type DeliveryRecord } from './model.js';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type PostResult } from './post.js';
 import { decryptWebhookSecret, secretEncryptionKey } from './secrets.js';
 import { hostOf, parseTargetUrl, resolveTarget, TargetRefusedError, type HostResolver } from './target.js';
-import { v7 } from 'uuid';
 
 /** Longest visibility delay Azure Queue Storage accepts, seconds (7 days). */
 export const MAX_QUEUE_DELAY_SECONDS = 7 * 24 * 3600;
@@ -98,6 +97,7 @@ export async function deliverAttempt(services: Services, message: DeliveryMessag
   } else outcome = 'failed';
 
   const attempt: DeliveryAttemptView = {
+    // A UUIDv7 carrying the attempt's time, which orders the log and finds the row by id.
     id: v7({ msecs: startedAt }),
     eventId: delivery.event.id,
     eventType: delivery.event.type,
