@@ -1,7 +1,8 @@
 // Everything one environment of the envelope signing service runs on, in one subscription-scope
 // deployment: a resource group with the Function App (Flex Consumption, Node 22, user-assigned
-// managed identity), its storage account, Key Vault, Application Insights with Log Analytics, and
-// the role assignments that tie them together.
+// managed identity), its storage account (tables, containers, queues), Key Vault, Application
+// Insights with Log Analytics and a poison-queue alert, Azure Communication Services for e-mail,
+// and the role assignments that tie them together.
 //
 //   azd up                                  (azure.yaml, parameters from main.parameters.json)
 //   az deployment sub create --location <region> --template-file infra/main.bicep \
@@ -56,6 +57,47 @@ param turnstileMode string = ''
 
 @description('URL of an RFC 3161 timestamp authority; seals then carry a signature timestamp (PAdES B-T). Empty seals without one.')
 param tsaUrl string = ''
+
+@description('Origin that links in e-mails point at (PUBLIC_BASE_URL), such as https://sign.example.com when a custom domain fronts the app; empty means the Function App\'s own https://<host name>.')
+param publicBaseUrl string = ''
+
+@description('E-mail address told when a queue message is poisoned (an e-mail not sent, a webhook event not delivered); empty shows the alert in the portal only.')
+param alertEmail string = ''
+
+@allowed([
+  'Africa'
+  'Asia Pacific'
+  'Australia'
+  'Brazil'
+  'Canada'
+  'Europe'
+  'France'
+  'Germany'
+  'India'
+  'Japan'
+  'Korea'
+  'Norway'
+  'Switzerland'
+  'UAE'
+  'UK'
+  'United States'
+])
+@description('Where Azure Communication Services (e-mail) keeps its data at rest.')
+param emailDataLocation string = 'Europe'
+
+@description('Sender of every e-mail (EMAIL_FROM); empty means "Envelope Signing <DoNotReply@<the Azure-managed domain>>". A custom address must belong to a domain linked to the Communication Service.')
+param emailFrom string = ''
+
+@description('NCRONTAB schedule of the sweeper (SWEEP_SCHEDULE): six fields, seconds first, UTC. It expires envelopes, sends reminders and re-queues stale notifications.')
+param sweepSchedule string = '0 */5 * * * *'
+
+@description('Delays between webhook delivery attempts (WEBHOOK_RETRY_SECONDS), comma-separated seconds; after the last, a delivery is failed.')
+param webhookRetrySeconds string = '5,300,1800,7200,18000,36000,36000'
+
+@minValue(1)
+@maxValue(365)
+@description('Default lifetime of a sent envelope without expiresAt, days (ENVELOPE_TTL_DAYS).')
+param envelopeTtlDays int = 30
 
 @description('JWT iss claim of the access tokens.')
 param jwtIssuer string = 'envelope-signing-service'
@@ -183,6 +225,19 @@ module monitoring 'modules/monitoring.bicep' = {
     tags: allTags
     retentionInDays: logRetentionInDays
     dailyQuotaGb: logDailyQuotaGb
+    alertEmail: alertEmail
+  }
+}
+
+module email 'modules/email.bicep' = {
+  name: 'email'
+  scope: rg
+  params: {
+    communicationServiceName: 'acs-${resourceToken}'
+    emailServiceName: 'ecs-${resourceToken}'
+    dataLocation: emailDataLocation
+    appPrincipalId: identity.outputs.principalId
+    tags: allTags
   }
 }
 
@@ -231,9 +286,10 @@ module roles 'modules/roles.bicep' = {
 module functionApp 'modules/functionapp.bicep' = {
   name: 'functionapp'
   scope: rg
-  // The app's first start needs its storage and Key Vault roles in place.
+  // The app's first start needs its storage, Key Vault and e-mail roles in place.
   dependsOn: [
     roles
+    email
   ]
   params: {
     name: functionAppName
@@ -259,6 +315,13 @@ module functionApp 'modules/functionapp.bicep' = {
     tsaUrl: tsaUrl
     uploadUrlTtlSeconds: uploadUrlTtlSeconds
     maxDocumentBytes: maxDocumentBytes
+    publicBaseUrl: publicBaseUrl
+    queueEndpoint: storage.outputs.queueEndpoint
+    acsEmailEndpoint: email.outputs.endpoint
+    emailFrom: empty(emailFrom) ? email.outputs.sender : emailFrom
+    sweepSchedule: sweepSchedule
+    webhookRetrySeconds: webhookRetrySeconds
+    envelopeTtlDays: envelopeTtlDays
   }
 }
 
@@ -282,3 +345,6 @@ output STORAGE_ACCOUNT_NAME string = storage.outputs.name
 
 @description('Name of the Key Vault holding the secrets.')
 output AZURE_KEY_VAULT_NAME string = keyVault.outputs.name
+
+@description('Azure Communication Services endpoint the app sends e-mail through.')
+output ACS_EMAIL_ENDPOINT string = email.outputs.endpoint

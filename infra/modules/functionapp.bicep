@@ -89,6 +89,27 @@ param uploadUrlTtlSeconds int
 @description('Largest document accepted, bytes (MAX_DOCUMENT_BYTES).')
 param maxDocumentBytes int
 
+@description('Origin that links in e-mails point at (PUBLIC_BASE_URL), such as https://sign.example.com; empty means the app\'s own https://<default host name>.')
+param publicBaseUrl string
+
+@description('Queue endpoint of the storage account, ending in a slash (the queue triggers\' AzureWebJobsStorage__queueServiceUri).')
+param queueEndpoint string
+
+@description('Azure Communication Services endpoint the app sends e-mail through with its identity (ACS_EMAIL_ENDPOINT).')
+param acsEmailEndpoint string
+
+@description('Sender of every e-mail (EMAIL_FROM), an RFC 5322 mailbox of a domain linked to the Communication Service.')
+param emailFrom string
+
+@description('NCRONTAB schedule of the sweeper, six fields, seconds first (SWEEP_SCHEDULE).')
+param sweepSchedule string
+
+@description('Delays between webhook delivery attempts, comma-separated seconds (WEBHOOK_RETRY_SECONDS).')
+param webhookRetrySeconds string
+
+@description('Default lifetime of a sent envelope, days (ENVELOPE_TTL_DAYS).')
+param envelopeTtlDays int
+
 resource storageAccount 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
   name: storageAccountName
 }
@@ -118,6 +139,9 @@ var baseSettings = {
   AzureWebJobsStorage__accountName: storageAccount.name
   AzureWebJobsStorage__credential: 'managedidentity'
   AzureWebJobsStorage__clientId: identityClientId
+  // The queue-triggered functions use the connection AzureWebJobsStorage (the app's own account
+  // holds the queues) with the same identity; the queue endpoint is spelled out for them.
+  AzureWebJobsStorage__queueServiceUri: queueEndpoint
   // DefaultAzureCredential in the app picks the user-assigned identity by this client id.
   AZURE_CLIENT_ID: identityClientId
   APPLICATIONINSIGHTS_CONNECTION_STRING: applicationInsights.properties.ConnectionString
@@ -135,6 +159,15 @@ var baseSettings = {
   UPLOAD_URL_TTL_SECONDS: string(uploadUrlTtlSeconds)
   MAX_DOCUMENT_BYTES: string(maxDocumentBytes)
   ALLOWED_ORIGINS: allowedOrigins
+  // Notifications (CONTRACT §8, §12): links in e-mails, the e-mail service, the sweeper, webhooks.
+  PUBLIC_BASE_URL: empty(publicBaseUrl) ? 'https://${site.properties.defaultHostName}' : publicBaseUrl
+  ACS_EMAIL_ENDPOINT: acsEmailEndpoint
+  EMAIL_FROM: emailFrom
+  SWEEP_SCHEDULE: sweepSchedule
+  WEBHOOK_RETRY_SECONDS: webhookRetrySeconds
+  ENVELOPE_TTL_DAYS: string(envelopeTtlDays)
+  // Webhooks reach public https: addresses only; loopback and private networks are for development.
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false'
 }
 
 // Turnstile settings only when it is on: with no secret the service ignores tokens (CONTRACT §2).

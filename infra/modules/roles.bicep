@@ -29,6 +29,7 @@ param operatorPrincipalType string = 'User'
 var roleIds = {
   storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b' // Storage Blob Data Owner
   storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3' // Storage Table Data Contributor
+  storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88' // Storage Queue Data Contributor
   keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6' // Key Vault Secrets User
   keyVaultSecretsOfficer: 'b86a8fe4-44ce-4948-aee5-eccb2c155cd7' // Key Vault Secrets Officer
   monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb' // Monitoring Metrics Publisher
@@ -59,12 +60,27 @@ resource appBlobDataOwner 'Microsoft.Authorization/roleAssignments@2022-04-01' =
   }
 }
 
-// Storage Table Data Contributor for the app: users, invitations, envelopes, seals, login attempts.
+// Storage Table Data Contributor for the app: users, invitations, envelopes, seals, login attempts,
+// signing links, the due index, webhooks and their deliveries.
 resource appTableDataContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(storageAccount.id, appPrincipalId, roleIds.storageTableDataContributor)
   scope: storageAccount
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageTableDataContributor)
+    principalId: appPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+// Storage Queue Data Contributor for the app: it puts outbox messages and webhook delivery attempts
+// on the queues, and its queue triggers (connection AzureWebJobsStorage) receive, update (retry
+// visibility) and delete them and move failures to the -poison queues. Message Processor and
+// Message Sender together would miss the update of a message's visibility on a retry.
+resource appQueueDataContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(storageAccount.id, appPrincipalId, roleIds.storageQueueDataContributor)
+  scope: storageAccount
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageQueueDataContributor)
     principalId: appPrincipalId
     principalType: 'ServicePrincipal'
   }

@@ -1,5 +1,6 @@
-// The storage account: the service's data (tables and the `documents` and `sealed` containers), the
-// Functions host's own storage (AzureWebJobsStorage) and the Flex Consumption deployment container.
+// The storage account: the service's data (tables, the `documents` and `sealed` containers and the
+// notification queues), the Functions host's own storage (AzureWebJobsStorage) and the Flex
+// Consumption deployment container.
 // Shared-key access is off, so nothing can use an account key or a key-signed SAS: the app signs
 // user-delegation SAS with its managed identity, and operators use their Entra ID sign-in.
 
@@ -42,12 +43,30 @@ var containerNames = [
   'documents'
   'sealed'
 ]
+// The tables: TABLES in src/lib/storage/clients.ts (tests/infra holds the two to the same set).
 var tableNames = [
   'users'
   'invitations'
   'envelopes'
   'seals'
   'loginAttempts'
+  'signingLinks'
+  'dueIndex'
+  'webhooks'
+  'webhookDeliveries'
+]
+
+// The queues of the queue-triggered functions (QUEUES in src/lib/storage/clients.ts): e-mail, webhook
+// events, webhook delivery attempts; and the `-poison` queue of each, where the Functions host moves
+// a message after 5 failed tries. They all exist from the start, so nothing has to create a queue
+// at run time; the poison alert (monitoring.bicep) watches the moves.
+var queueNames = [
+  'outbox-email'
+  'outbox-email-poison'
+  'outbox-events'
+  'outbox-events-poison'
+  'webhook-deliveries'
+  'webhook-deliveries-poison'
 ]
 
 // Browsers upload with PUT and read the SAS URLs with GET (CONTRACT §4).
@@ -148,6 +167,22 @@ resource tables 'Microsoft.Storage/storageAccounts/tableServices/tables@2023-05-
   }
 ]
 
+resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' = {
+  parent: account
+  name: 'default'
+  properties: {}
+}
+
+resource queues 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' = [
+  for queueName in queueNames: {
+    parent: queueService
+    name: queueName
+    properties: {
+      metadata: {}
+    }
+  }
+]
+
 @description('Name of the storage account (the app\'s STORAGE_ACCOUNT_NAME).')
 output name string = account.name
 
@@ -156,3 +191,7 @@ output id string = account.id
 
 @description('Blob endpoint, ending in a slash.')
 output blobEndpoint string = account.properties.primaryEndpoints.blob
+
+@description('Queue endpoint, ending in a slash.')
+output queueEndpoint string = account.properties.primaryEndpoints.queue
+

@@ -12,6 +12,8 @@ import { LoginThrottle } from './auth/loginThrottle.js';
 import { SigningLinkRepository } from './recipients/signingLinks.js';
 import { OutboxStore } from './notifications/outboxRepository.js';
 import { DueIndex } from './storage/dueIndex.js';
+import { WebhookRepository } from './storage/webhookRepository.js';
+import { WebhookDeliveryRepository } from './storage/webhookDeliveryRepository.js';
 
 export interface Services {
   config: Config;
@@ -24,6 +26,8 @@ export interface Services {
   signingLinks: SigningLinkRepository;
   dueIndex: DueIndex;
   outbox: OutboxStore;
+  webhooks: WebhookRepository;
+  webhookDeliveries: WebhookDeliveryRepository;
 }
 
 let cached: Services | undefined;
@@ -57,5 +61,7 @@ export function createServices(config: Config, storage: Storage): Services {
     signingLinks: new SigningLinkRepository(storage.tables.signingLinks),
     dueIndex,
     outbox: new OutboxStore(storage.tables.envelopes, storage.queues, dueIndex),
+    webhooks: new WebhookRepository(storage.tables.webhooks),
+    webhookDeliveries: new WebhookDeliveryRepository(storage.tables.webhookDeliveries),
   };
 }

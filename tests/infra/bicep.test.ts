@@ -17,6 +17,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Language, Parser, type Node } from 'web-tree-sitter';
+import { loadConfig } from '../../src/lib/config.js';
+import { CONTAINERS, QUEUES, TABLES } from '../../src/lib/storage/clients.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -101,6 +103,14 @@ const REQUIRED_APP_SETTINGS = [
   'UPLOAD_URL_TTL_SECONDS',
   'MAX_DOCUMENT_BYTES',
   'ALLOWED_ORIGINS',
+  'AzureWebJobsStorage__queueServiceUri',
+  'PUBLIC_BASE_URL',
+  'ACS_EMAIL_ENDPOINT',
+  'EMAIL_FROM',
+  'SWEEP_SCHEDULE',
+  'WEBHOOK_RETRY_SECONDS',
+  'ENVELOPE_TTL_DAYS',
+  'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
 ];
 
 /** App settings that hold secrets: each must be a Key Vault reference, never a value. */
@@ -115,6 +125,11 @@ const KNOWN_ROLES: Record<string, string> = {
   '4633458b-17de-408a-b874-0445c86b69e6': 'Key Vault Secrets User',
   'b86a8fe4-44ce-4948-aee5-eccb2c155cd7': 'Key Vault Secrets Officer',
   '3913510d-42f4-4e42-8a64-420c390055eb': 'Monitoring Metrics Publisher',
+  '974c5e8b-45b9-4653-ba55-5f855dd0fb88': 'Storage Queue Data Contributor',
+  '19e7f393-937e-4f77-808e-94535e297925': 'Storage Queue Data Reader',
+  '8a0f0c08-91a1-4084-bc3d-661d67233fed': 'Storage Queue Data Message Processor',
+  'c6a89b2d-59bc-44d0-9896-0f6e12d7b80a': 'Storage Queue Data Message Sender',
+  '09976791-48a7-449e-bb21-39d1a415f350': 'Communication and Email Service Owner',
 };
 
 /** Roles the app's identity must hold (the issue); alternatives in an inner array. */
@@ -123,6 +138,8 @@ const REQUIRED_ROLES: string[][] = [
   ['Storage Table Data Contributor'],
   ['Key Vault Secrets User'],
   ['Monitoring Metrics Publisher'],
+  ['Storage Queue Data Contributor'],
+  ['Communication and Email Service Owner'],
 ];
 
 /** Oldest API version that knows the properties these templates rely on (functionAppConfig). */
@@ -175,14 +192,22 @@ const REQUIRED_RESOURCE_TYPES = [
   'Microsoft.Storage/storageAccounts/blobServices',
   'Microsoft.Storage/storageAccounts/blobServices/containers',
   'Microsoft.Storage/storageAccounts/tableServices/tables',
+  'Microsoft.Storage/storageAccounts/queueServices/queues',
   'Microsoft.KeyVault/vaults',
   'Microsoft.OperationalInsights/workspaces',
   'Microsoft.Insights/components',
   'Microsoft.Authorization/roleAssignments',
+  'Microsoft.Communication/emailServices',
+  'Microsoft.Communication/emailServices/domains',
+  'Microsoft.Communication/communicationServices',
+  'Microsoft.Insights/scheduledQueryRules',
 ];
 
-const REQUIRED_CONTAINERS = ['documents', 'sealed'];
-const REQUIRED_TABLES = ['users', 'invitations', 'envelopes', 'seals', 'loginAttempts'];
+/** What the code uses (src/lib/storage/clients.ts): Azure has no `ensureStorage`, so Bicep must create it all. */
+const REQUIRED_CONTAINERS = Object.values(CONTAINERS);
+const REQUIRED_TABLES = Object.values(TABLES);
+/** Every queue of the code and its `-poison` queue (the Functions host moves failed messages there). */
+const REQUIRED_QUEUES = Object.values(QUEUES).flatMap((queue) => [queue, `${queue}-poison`]);
 const REQUIRED_OUTPUTS = ['API_BASE_URL', 'AZURE_FUNCTION_APP_NAME', 'AZURE_RESOURCE_GROUP', 'STORAGE_ACCOUNT_NAME', 'AZURE_KEY_VAULT_NAME'];
 
 /** Names that say "this holds a secret"... */
@@ -1003,13 +1028,78 @@ describe('infra/ Bicep templates (offline checks; the full compile runs in ci.ym
     expect(REQUIRED_RESOURCE_TYPES.filter((type) => !declared.has(type))).toEqual([]);
   });
 
-  test('storage has the documents and sealed containers and the five tables', () => {
+  test('storage creates every container, table and queue of src/lib/storage/clients.ts, and a -poison queue for each queue', () => {
     const created = (type: string) =>
       allResources(infra)
         .filter(({ resource }) => resource.typeName === type && !resource.existing)
         .flatMap(({ file, resource }) => createdNames(file, resource));
     expect(created('Microsoft.Storage/storageAccounts/blobServices/containers')).toEqual(expect.arrayContaining(REQUIRED_CONTAINERS));
     expect(created('Microsoft.Storage/storageAccounts/tableServices/tables')).toEqual(expect.arrayContaining(REQUIRED_TABLES));
+    expect(created('Microsoft.Storage/storageAccounts/queueServices/queues').sort()).toEqual([...REQUIRED_QUEUES].sort());
+    expect(REQUIRED_QUEUES).toEqual(expect.arrayContaining(['outbox-email', 'outbox-events', 'webhook-deliveries', 'webhook-deliveries-poison']));
+  });
+
+  test('the notification settings: links, e-mail, sweeper, webhooks; private networks never allowed; defaults the same as the service\'s own', () => {
+    const file = [...infra.values()].find((candidate) => appSettingsOf(candidate).found)!;
+    const settings = new Map(appSettingsOf(file).settings.map((setting) => [setting.name, setting.value]));
+    expect(evaluate(settings.get('WEBHOOK_ALLOW_PRIVATE_NETWORKS'), file)).toBe('false');
+    // PUBLIC_BASE_URL falls back to the app's own https:// address.
+    expect(settings.get('PUBLIC_BASE_URL')?.text).toContain("'https://${site.properties.defaultHostName}'");
+    // main.bicep's defaults are what the service uses when the setting is unset (CONTRACT §8).
+    const defaultOf = (name: string) => evaluate(main.params.get(name)?.defaultValue, main);
+    const base = { JWT_SECRET: 'x'.repeat(32), SEAL_P12_BASE64: 'AAAA' };
+    const defaults = loadConfig(base);
+    expect(defaultOf('sweepSchedule')).toBe(defaults.sweepSchedule);
+    expect(defaultOf('envelopeTtlDays')).toBe(defaults.envelopeTtlDays);
+    expect(loadConfig({ ...base, WEBHOOK_RETRY_SECONDS: String(defaultOf('webhookRetrySeconds')) }).webhookRetrySeconds).toEqual(defaults.webhookRetrySeconds);
+    // Each reaches its app setting through the functionApp module.
+    const module = main.modules.find((candidate) => candidate.symbol === 'functionApp');
+    for (const [param, setting] of [['sweepSchedule', 'SWEEP_SCHEDULE'], ['webhookRetrySeconds', 'WEBHOOK_RETRY_SECONDS'], ['envelopeTtlDays', 'ENVELOPE_TTL_DAYS'], ['publicBaseUrl', 'PUBLIC_BASE_URL']] as const) {
+      expect([param, readsParameter(getPath(module?.body, ['params', param]), main, (candidate) => candidate.name === param)]).toEqual([param, true]);
+      expect([setting, readsParameter(settings.get(setting), file, (candidate) => candidate.name === param)]).toEqual([setting, true]);
+    }
+  });
+
+  test('e-mail: a Communication Service linked to an Azure-managed domain, the app allowed to send on that resource only, its endpoint in ACS_EMAIL_ENDPOINT', () => {
+    const declared = (type: string) => allResources(infra).filter(({ resource }) => resource.typeName === type && !resource.existing);
+    const [communication] = declared('Microsoft.Communication/communicationServices');
+    const [domain] = declared('Microsoft.Communication/emailServices/domains');
+    expect(communication).toBeDefined();
+    expect(domain).toBeDefined();
+    expect(evaluate(getPath(domain!.resource.body, ['properties', 'domainManagement']), domain!.file)).toBe('AzureManaged');
+    expect(evaluate(getPath(domain!.resource.body, ['properties', 'userEngagementTracking']), domain!.file)).toBe('Disabled');
+    expect(getPath(communication!.resource.body, ['properties', 'linkedDomains'])?.text).toContain(`${domain!.resource.symbol}.id`);
+    const grants = declared('Microsoft.Authorization/roleAssignments').filter(
+      ({ file, resource }) => KNOWN_ROLES[guidsIn(getPath(resource.body, ['properties', 'roleDefinitionId']), file)[0] ?? ''] === 'Communication and Email Service Owner',
+    );
+    expect(grants).toHaveLength(1);
+    const [grant] = grants;
+    expect(getPath(grant!.resource.body, ['scope'])?.text).toBe(communication!.resource.symbol);
+    expect(readsParameter(getPath(grant!.resource.body, ['properties', 'principalId']), grant!.file, (param) => param.name === 'appPrincipalId')).toBe(true);
+    const module = main.modules.find((candidate) => candidate.symbol === 'functionApp');
+    expect(getPath(module?.body, ['params', 'acsEmailEndpoint'])?.text).toBe('email.outputs.endpoint');
+    // No access key is read out of the Communication Service (the secret-flow rule forbids listKeys() everywhere).
+    expect(runRule('secret-flow', infra)).toEqual([]);
+  });
+
+  test('a log alert fires, per queue, when the Functions host moves a message to a -poison queue', () => {
+    const alerts = allResources(infra).filter(({ resource }) => resource.typeName === 'Microsoft.Insights/scheduledQueryRules' && !resource.existing);
+    expect(alerts).toHaveLength(1);
+    const { file, resource } = alerts[0]!;
+    expect(evaluate(getPath(resource.body, ['kind']), file)).toBe('LogAlert');
+    expect(evaluate(getPath(resource.body, ['properties', 'enabled']), file)).toBe(true);
+    const criterion = named(getPath(resource.body, ['properties', 'criteria', 'allOf'])!)[0];
+    const query = evaluate(getPath(criterion, ['query']), file);
+    expect(typeof query).toBe('string');
+    // The host's own words ("Message has reached MaxDequeueCount of 5. Moving message to queue '<queue>-poison'.").
+    expect(query).toContain('MaxDequeueCount');
+    expect(query).toContain('-poison');
+    expect(evaluate(getPath(criterion, ['operator']), file)).toBe('GreaterThan');
+    expect(evaluate(getPath(criterion, ['threshold']), file)).toBe(0);
+    expect(evaluate(getPath(criterion, ['dimensions']), file)).toEqual([{ name: 'Queue', operator: 'Include', values: ['*'] }]);
+    expect(getPath(resource.body, ['properties', 'scopes'])?.text).toContain('applicationInsights.id');
+    // The operator is told when alertEmail is set.
+    expect(readsParameter(getPath(resource.body, ['properties', 'actions']), file, (param) => param.name === 'alertEmail')).toBe(true);
   });
 
   test("Blob CORS origins come from a parameter, and main.bicep's allowedOrigins reaches both the Blob service and ALLOWED_ORIGINS", () => {
@@ -1035,7 +1125,7 @@ describe('infra/ Bicep templates (offline checks; the full compile runs in ci.ym
     expect(settings).toEqual(expect.arrayContaining([...REQUIRED_APP_SETTINGS, 'TURNSTILE_SECRET_KEY']));
   });
 
-  test("the app's identity gets Blob Data Owner or Contributor, Table Data Contributor, Key Vault Secrets User and Monitoring Metrics Publisher", () => {
+  test("the app's identity gets Blob Data Owner or Contributor, Table and Queue Data Contributor, Key Vault Secrets User, Monitoring Metrics Publisher and Communication and Email Service Owner", () => {
     const assigned = allResources(infra)
       .filter(({ resource }) => resource.typeName === 'Microsoft.Authorization/roleAssignments' && !resource.existing)
       .flatMap(({ file, resource }) => guidsIn(getPath(resource.body, ['properties', 'roleDefinitionId']), file))

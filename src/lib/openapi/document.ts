@@ -28,6 +28,7 @@ import {
   sealVerificationResponse,
   uploadTicketResponse,
 } from './responses.js';
+import { registerWebhookOperations } from './webhooks.js';
 
 /** The document's `info.version`: the version of the API as this codebase implements it. */
 export const API_VERSION = '0.1.0';
@@ -621,6 +622,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     description: 'The `token` of `POST /api/Login`: `Authorization: Bearer <token>` (RFC 6750). HS256, `typ: at+jwt` (RFC 9068), valid `JWT_TTL_SECONDS` (default 3600).',
   });
   registerOperationsWithSigning(registry, operations, BEARER_AUTH);
+  registerWebhookOperations(registry);
   // The signer list's schema refers to `SignerInput` by name (its items may also be `null` or `{}`), so
   // the component is generated from the schema itself, which carries that id.
   const generator = new OpenApiGeneratorV31([{ type: 'schema', schema: signerInput }, ...registry.definitions], { sortComponents: 'alphabetically' });

@@ -22,16 +22,21 @@ export const TABLES = {
   loginAttempts: 'loginAttempts',
   signingLinks: 'signingLinks',
   dueIndex: 'dueIndex',
+  webhooks: 'webhooks',
+  webhookDeliveries: 'webhookDeliveries',
 } as const;
 
 /**
  * Azure Storage queues (CONTRACT §12): outbox messages for the queue-triggered functions. E-mail and
- * webhook events have queues of their own, so a failing e-mail never holds back a webhook. The
- * Functions host moves a message that failed 5 times to `<queue>-poison`.
+ * webhook events have queues of their own, so a failing e-mail never holds back a webhook. Each
+ * webhook delivery attempt is a message of `webhook-deliveries`, so a slow receiver holds back
+ * neither e-mail nor the fan-out of events. The Functions host moves a message that failed 5 times
+ * to `<queue>-poison`.
  */
 export const QUEUES = {
   email: 'outbox-email',
   events: 'outbox-events',
+  webhookDeliveries: 'webhook-deliveries',
 } as const;
 
 /**

@@ -1,0 +1,52 @@
+/**
+ * Creating a webhook (CONTRACT §12.2, `POST /api/webhooks`).
+ */
+import { AppError } from '../../errors.js';
+import { uuidv7 } from '../../ids.js';
+import type { Services } from '../../services.js';
+import { WebhookLimitError } from '../../storage/webhookRepository.js';
+import { WEBHOOK_EVENT_TYPES } from '../outbox.js';
+import { MAX_WEBHOOKS_PER_USER, type CreatedWebhookView, type Webhook } from './model.js';
+import type { CreateWebhookRequest } from './schemas.js';
+import { encryptWebhookSecret, generateWebhookSecret, secretEncryptionKey } from './secrets.js';
+import { checkWebhookUrl, type HostResolver } from './target.js';
+import { toWebhookView } from './views.js';
+
+export interface CreateWebhookOptions {
+  services: Pick<Services, 'config' | 'webhooks'>;
+  ownerId: string;
+  request: CreateWebhookRequest;
+  /** Resolver of the URL's host; the system's by default. */
+  resolve?: HostResolver;
+}
+
+/**
+ * Checks the URL (scheme, credentials, resolved addresses), creates the webhook with a new secret and
+ * returns it with the secret, the only time the secret is shown.
+ * @throws AppError 400 `invalid-webhook-url` for a URL refused by the SSRF rules; 409
+ *   `webhook-limit` when the owner already has {@link MAX_WEBHOOKS_PER_USER}
+ */
+export async function createWebhook({ services, ownerId, request, resolve }: CreateWebhookOptions): Promise<CreatedWebhookView> {
+  const url = await checkWebhookUrl(request.url, { allowPrivate: services.config.webhookAllowPrivateNetworks, ...(resolve === undefined ? {} : { resolve }) });
+  const requested = request.events ?? WEBHOOK_EVENT_TYPES;
+  const id = uuidv7();
+  const secret = generateWebhookSecret();
+  const webhook: Webhook = {
+    id,
+    ownerId,
+    url,
+    events: WEBHOOK_EVENT_TYPES.filter((type) => requested.includes(type)),
+    description: request.description ?? null,
+    createdAt: new Date().toISOString(),
+    encryptedSecret: encryptWebhookSecret(secret, secretEncryptionKey(services.config.jwt.secret), { ownerId, webhookId: id }),
+  };
+  try {
+    await services.webhooks.create(webhook, MAX_WEBHOOKS_PER_USER);
+  } catch (error) {
+    if (error instanceof WebhookLimitError) {
+      throw new AppError('conflict', `You already have ${MAX_WEBHOOKS_PER_USER} webhooks, the most allowed; delete one first.`, { type: 'webhook-limit' });
+    }
+    throw error;
+  }
+  return { ...toWebhookView(webhook), secret };
+}

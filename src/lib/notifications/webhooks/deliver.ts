@@ -1,0 +1,214 @@
+/**
+ * Delivers one webhook attempt (CONTRACT §12.2): the work of one message of the `webhook-deliveries`
+ * queue ({@link DeliveryMessage}).
+ *
+ * 1. A message that arrives before its `notBefore` goes back on the queue for the rest of the delay
+ *    (the queue's visibility delay is at most 7 days; retry delays may be longer).
+ * 2. The attempt is claimed on the delivery row with its ETag, so a duplicated queue message makes no
+ *    second attempt; an attempt claimed by a process that died is taken over once it is stale.
+ * 3. The target's host is resolved and every address checked ({@link resolveTarget}), then the body
+ *    is POSTed to a checked address, signed with the Standard Webhooks scheme (`standardwebhooks`):
+ *    `webhook-id` = the event id, `webhook-timestamp` = Unix seconds now, `webhook-signature` =
+ *    `v1,<base64 HMAC-SHA256 over "<id>.<timestamp>.<body>">` with the secret's bytes.
+ * 4. Any 2xx succeeds. Otherwise, while delays of `WEBHOOK_RETRY_SECONDS` remain, the next attempt is
+ *    queued with the next delay (`retrying`), else the delivery is `failed`. A redelivery is one
+ *    attempt, never retried automatically.
+ * 5. The attempt is appended to the deliveries log with the delivery's new state, in one transaction;
+ *    the log is then pruned to the newest {@link DELIVERY_LOG_SIZE} attempts.
+ *
+ * Storage faults are thrown, so the queue trigger retries the message; a receiver's failure never is.
+ */
+import type { QueueClient } from '@azure/storage-queue';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { v7 } from 'uuid';
+import { uuidv7 } from '../../ids.js';
+import type { Services } from '../../services.js';
+import { DELIVERY_LOG_SIZE, encodeDeliveryMessage, type DeliveryAttemptView, type DeliveryMessage, type DeliveryRecord } from './model.js';
+import { postWebhook, WEBHOOK_TIMEOUT_MS, type PostResult } from './post.js';
+import { decryptWebhookSecret, secretEncryptionKey } from './secrets.js';
+import { hostOf, parseTargetUrl, resolveTarget, TargetRefusedError, type HostResolver } from './target.js';
+
+/** Longest visibility delay Azure Queue Storage accepts, seconds (7 days). */
+export const MAX_QUEUE_DELAY_SECONDS = 7 * 24 * 3600;
+/** How long after its claim an unrecorded attempt is considered abandoned (its process died), beyond the timeout, ms. */
+const STALE_CLAIM_MARGIN_MS = 60_000;
+/** Redelivery ids remembered per delivery (duplicate queue messages arrive within minutes). */
+const REMEMBERED_REDELIVERIES = 20;
+/** `User-Agent` of deliveries. */
+export const WEBHOOK_USER_AGENT = 'envelope-signing-service-webhooks/1';
+
+export interface DeliverOptions {
+  /** Deadline of the receiver's answer, ms; {@link WEBHOOK_TIMEOUT_MS} unless a test shortens it. */
+  timeoutMs?: number;
+  /** Resolver of target hosts; the system's by default. */
+  resolve?: HostResolver;
+  /** Certificates to trust besides the system's (tests with their own CA). */
+  ca?: string | Buffer | Array<string | Buffer>;
+  /** Current time (tests); `Date.now` by default. */
+  now?: () => number;
+  log?: (message: string) => void;
+}
+
+/** What one message led to. */
+export type DeliverOutcome =
+  | { kind: 'attempted'; attempt: DeliveryAttemptView }
+  /** It arrived early and went back on the queue. */
+  | { kind: 'postponed'; until: string }
+  /** Nothing to do: the webhook or delivery is gone, or the attempt was already made (a duplicate). */
+  | { kind: 'skipped'; reason: string };
+
+/**
+ * Processes one message of the `webhook-deliveries` queue (see the module comment).
+ * @throws storage errors (the queue retries the message)
+ */
+export async function deliverAttempt(services: Services, message: DeliveryMessage, options: DeliverOptions = {}): Promise<DeliverOutcome> {
+  const now = options.now ?? Date.now;
+  const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const queue = services.storage.queues.webhookDeliveries;
+
+  if (message.kind === 'attempt') {
+    const wait = Date.parse(message.notBefore) - now();
+    if (wait > 1000) {
+      await enqueueDelivery(queue, message, Math.ceil(wait / 1000));
+      return { kind: 'postponed', until: message.notBefore };
+    }
+  }
+
+  const webhook = await services.webhooks.read(message.ownerId, message.webhookId);
+  if (webhook === null) return { kind: 'skipped', reason: 'the webhook was deleted' };
+
+  const claimed = await claim(services, message, now, timeoutMs);
+  if ('reason' in claimed) return { kind: 'skipped', reason: claimed.reason };
+  const { delivery, attemptNumber } = claimed;
+
+  const startedAt = now();
+  const result = await attemptOnce(services, delivery, webhook, { ...options, timeoutMs, now });
+
+  const retries = services.config.webhookRetrySeconds;
+  let outcome: DeliveryAttemptView['outcome'];
+  let nextAttemptAt: string | null = null;
+  if (result.ok) outcome = 'succeeded';
+  else if (message.kind === 'attempt' && message.attempt <= retries.length) {
+    outcome = 'retrying';
+    const delaySeconds = retries[message.attempt - 1]!;
+    nextAttemptAt = new Date(now() + delaySeconds * 1000).toISOString();
+    // Queued before the outcome is recorded: if recording fails, the next attempt still comes.
+    await enqueueDelivery(queue, { ...message, attempt: message.attempt + 1, notBefore: nextAttemptAt }, delaySeconds);
+  } else outcome = 'failed';
+
+  const attempt: DeliveryAttemptView = {
+    // A UUIDv7 carrying the attempt's time, which orders the log and finds the row by id.
+    id: v7({ msecs: startedAt }),
+    eventId: delivery.event.id,
+    eventType: delivery.event.type,
+    attempt: attemptNumber,
+    at: new Date(startedAt).toISOString(),
+    outcome,
+    responseStatus: result.status,
+    error: result.error,
+    nextAttemptAt,
+  };
+  const changes =
+    message.kind === 'attempt' ? { recordedAutoAttempt: message.attempt, status: outcome === 'succeeded' ? ('succeeded' as const) : outcome === 'retrying' ? ('retrying' as const) : ('failed' as const) } : null;
+  await services.webhookDeliveries.recordAttempt(webhook.id, delivery.event.id, attempt, changes);
+  try {
+    await services.webhookDeliveries.pruneAttempts(webhook.id, DELIVERY_LOG_SIZE);
+  } catch (error) {
+    (options.log ?? console.warn)(`Pruning the deliveries log of webhook ${webhook.id} failed (the next attempt prunes again): ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return { kind: 'attempted', attempt };
+}
+
+/**
+ * Puts a delivery message on the `webhook-deliveries` queue.
+ * @param delaySeconds visibility delay; capped at {@link MAX_QUEUE_DELAY_SECONDS} (the message then
+ *   waits again for the rest, see `notBefore`)
+ */
+export async function enqueueDelivery(queue: QueueClient, message: DeliveryMessage, delaySeconds = 0): Promise<void> {
+  const visibilityTimeout = Math.max(0, Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil(delaySeconds)));
+  // A delayed message must outlive its delay: no expiry (-1).
+  await queue.sendMessage(encodeDeliveryMessage(message), { messageTimeToLive: -1, ...(visibilityTimeout > 0 ? { visibilityTimeout } : {}) });
+}
+
+type Claim = { delivery: DeliveryRecord; attemptNumber: number } | { reason: string };
+
+/** Claims the attempt a message asks for on the delivery row (optimistic concurrency, re-read on conflict). */
+async function claim(services: Services, message: DeliveryMessage, now: () => number, timeoutMs: number): Promise<Claim> {
+  for (let round = 0; round < 10; round++) {
+    const stored = await services.webhookDeliveries.read(message.webhookId, message.eventId);
+    if (stored === null) return { reason: 'the delivery does not exist' };
+    const current = stored.record;
+    const claimedAt = new Date(now()).toISOString();
+    let next: DeliveryRecord;
+    if (message.kind === 'redelivery') {
+      if (current.recentRedeliveries.includes(message.redeliveryId)) return { reason: 'this redelivery was already made' };
+      next = {
+        ...current,
+        attemptCount: current.attemptCount + 1,
+        recentRedeliveries: [...current.recentRedeliveries, message.redeliveryId].slice(-REMEMBERED_REDELIVERIES),
+      };
+      if (await services.webhookDeliveries.replaceIfUnchanged(stored, next)) return { delivery: next, attemptNumber: next.attemptCount };
+      continue;
+    }
+    if (current.autoAttempt === message.attempt - 1) {
+      next = { ...current, autoAttempt: message.attempt, attemptCount: current.attemptCount + 1, autoAttemptNumber: current.attemptCount + 1, claimedAt };
+    } else if (current.autoAttempt === message.attempt && current.recordedAutoAttempt < message.attempt) {
+      const since = current.claimedAt === null ? 0 : Date.parse(current.claimedAt);
+      if (now() - since < timeoutMs + STALE_CLAIM_MARGIN_MS) return { reason: `attempt ${message.attempt} is in progress elsewhere` };
+      // Claimed by a process that died before recording it: take it over, under the same number.
+      next = { ...current, claimedAt };
+    } else {
+      return { reason: `automatic attempt ${message.attempt} was already made (the delivery is at ${current.autoAttempt})` };
+    }
+    if (await services.webhookDeliveries.replaceIfUnchanged(stored, next)) return { delivery: next, attemptNumber: next.autoAttemptNumber };
+  }
+  throw new Error(`the delivery of event ${message.eventId} to webhook ${message.webhookId} is contended; the queue retries`);
+}
+
+/** Resolves, checks, signs and posts; every failure becomes a {@link PostResult}. */
+async function attemptOnce(
+  services: Services,
+  delivery: DeliveryRecord,
+  webhook: { id: string; ownerId: string; url: string; encryptedSecret: string },
+  options: DeliverOptions & { timeoutMs: number; now: () => number },
+): Promise<PostResult> {
+  let secret: string;
+  try {
+    secret = decryptWebhookSecret(webhook.encryptedSecret, secretEncryptionKey(services.config.jwt.secret), { ownerId: webhook.ownerId, webhookId: webhook.id });
+  } catch {
+    return { ok: false, status: null, error: 'the webhook\'s secret cannot be decrypted (JWT_SECRET has changed since it was created); create the webhook again' };
+  }
+  const policy = { allowPrivate: services.config.webhookAllowPrivateNetworks, ...(options.resolve === undefined ? {} : { resolve: options.resolve }) };
+  let url: URL;
+  let addresses;
+  try {
+    url = parseTargetUrl(webhook.url, policy);
+    addresses = await resolveTarget(hostOf(url), policy);
+  } catch (error) {
+    if (error instanceof TargetRefusedError) return { ok: false, status: null, error: `not sent: ${error.message}` };
+    throw error;
+  }
+  const body = JSON.stringify(delivery.event);
+  const timestamp = new Date(options.now());
+  const signature = new StandardWebhook(secret).sign(delivery.event.id, timestamp, body);
+  return await postWebhook(
+    {
+      url,
+      body,
+      addresses,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': WEBHOOK_USER_AGENT,
+        'webhook-id': delivery.event.id,
+        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+    },
+    { timeoutMs: options.timeoutMs, ...(options.ca === undefined ? {} : { ca: options.ca }) },
+  );
+}
+
+/** A fresh id for a redelivery request. */
+export function newRedeliveryId(): string {
+  return uuidv7();
+}

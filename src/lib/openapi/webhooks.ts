@@ -1,0 +1,356 @@
+/**
+ * The webhook endpoints and the webhook events in the OpenAPI document (CONTRACT §12.2):
+ * {@link registerWebhookOperations} adds the five operations under `paths` and one entry per event
+ * type under the OpenAPI 3.1 `webhooks` object (what the service POSTs to a receiver).
+ *
+ * Response schemas are strict objects tied at compile time to the types the service answers with
+ * (bottom of this file), like `./responses.ts`.
+ */
+import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { problemTitles } from '../http/problem.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventBody } from '../notifications/outbox.js';
+import {
+  ATTEMPT_OUTCOMES,
+  DELIVERY_LOG_SIZE,
+  MAX_WEBHOOKS_PER_USER,
+  type CreatedWebhookView,
+  type DeliveryAttemptView,
+  type WebhookView,
+} from '../notifications/webhooks/model.js';
+import { createWebhookRequest, webhookEventType } from '../notifications/webhooks/schemas.js';
+import { problemResponseSchema } from './responses.js';
+
+const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
+const uuidV7 = z.uuid({ version: 'v7' }).meta({ description: 'UUID version 7 (time-ordered).' });
+
+export const webhookResponse = z
+  .strictObject({
+    id: uuidV7,
+    url: z.string().meta({ description: 'Where deliveries are POSTed (normalized).' }),
+    events: z.array(webhookEventType).meta({ description: 'The events it receives; all of them when none were named.' }),
+    description: z.string().nullable(),
+    createdAt: timestamp,
+  })
+  .meta({ id: 'Webhook', description: 'A webhook: where the owner\'s events are delivered. Never its secret.' });
+
+export const createdWebhookResponse = z
+  .strictObject({
+    ...webhookResponse.shape,
+    secret: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/]{43}=$/)
+      .meta({ description: 'The signing secret, `whsec_` + base64 of 32 random bytes. Shown only in this answer: keep it to verify deliveries.' }),
+  })
+  .meta({ id: 'CreatedWebhook', description: 'The new webhook with its signing secret.' });
+
+export const webhookListResponse = z.array(webhookResponse).meta({ id: 'WebhookList', description: 'The caller\'s webhooks, oldest first.' });
+
+export const deliveryAttemptResponse = z
+  .strictObject({
+    id: uuidV7.meta({ description: 'The attempt; name it to redeliver its event.' }),
+    eventId: z.uuid().meta({ description: 'The event (the `webhook-id` header), the same on every attempt of the event.' }),
+    eventType: webhookEventType,
+    attempt: z.int().min(1).meta({ description: '1 for the first attempt of this event at this webhook, then 2, 3, ... (redeliveries included).' }),
+    at: timestamp.meta({ description: 'When the request was sent.' }),
+    outcome: z.enum(ATTEMPT_OUTCOMES).meta({
+      description: '`succeeded`: the receiver answered 2xx. `retrying`: this attempt failed, another comes at `nextAttemptAt`. `failed`: it failed and no other attempt comes.',
+    }),
+    responseStatus: z.int().min(100).max(599).nullable().meta({ description: 'The receiver\'s HTTP status; `null` when none came (refused, unreachable, timed out).' }),
+    error: z.string().max(500).nullable().meta({ description: 'What went wrong, in a sentence; `null` on success.' }),
+    nextAttemptAt: timestamp.nullable().meta({ description: 'When the next attempt is due (`retrying` only).' }),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt', description: 'One delivery attempt of the log.' });
+
+export const deliveryAttemptListResponse = z
+  .array(deliveryAttemptResponse)
+  .max(DELIVERY_LOG_SIZE)
+  .meta({ id: 'WebhookDeliveryLog', description: `The newest ${DELIVERY_LOG_SIZE} attempts, newest first.` });
+
+// Statuses as CONTRACT §5 and §11.1 name them.
+const envelopeStatusAfter = z.enum(['draft', 'sent', 'completed', 'declined', 'expired', 'voided']);
+const recipientStatus = z.enum(['created', 'waiting', 'sent', 'opened', 'signed', 'approved', 'viewed', 'declined']);
+
+/** The body of every delivery (CONTRACT §12.2). */
+export const webhookEventSchema = z
+  .strictObject({
+    id: z.uuid().meta({ description: 'The event id: the same on every attempt and redelivery, and sent as the `webhook-id` header. Deduplicate by it.' }),
+    type: webhookEventType,
+    createdAt: timestamp.meta({ description: 'When the event happened.' }),
+    data: z.strictObject({
+      envelopeId: uuidV7,
+      status: envelopeStatusAfter.meta({ description: 'The envelope\'s status right after the event (`completed` when this action completed it).' }),
+      recipient: z
+        .strictObject({ id: z.uuid(), email: z.email(), name: z.string(), role: z.enum(['signer', 'approver', 'viewer', 'cc']), status: recipientStatus })
+        .optional()
+        .meta({ description: 'The recipient who acted (`recipient.*` events, `envelope.declined`), with its status after the event.' }),
+      hash: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .optional()
+        .meta({ description: 'SHA-256 of the sealed PDF, when the envelope is completed.' }),
+      reason: z.string().optional().meta({ description: 'The decline reason (`recipient.declined`, `envelope.declined`).' }),
+    }),
+  })
+  .meta({ id: 'WebhookEvent', description: 'What a webhook receives. Never a token or a signed URL.' });
+
+const ids = {
+  webhook: '0193a5c4-2b7d-7e10-8f3a-5c6d7e8f9a0b',
+  attempt: '0193a5c6-9e1f-7a2b-8c3d-4e5f6a7b8c9d',
+  event: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+  envelope: '0193a5b2-7c1e-7d3f-9a41-3f1c2b9e8d70',
+  recipient: '5b0f3c52-8d1e-4b7a-9f3e-2c6d7a8b9e01',
+};
+const exampleWebhook = {
+  id: ids.webhook,
+  url: 'https://hooks.example.com/envelopes',
+  events: ['envelope.completed', 'recipient.signed'],
+  description: 'CRM sync',
+  createdAt: '2026-11-22T10:15:30.123Z',
+};
+const recipient = { id: ids.recipient, email: 'bob@example.com', name: 'Bob Builder', role: 'signer', status: 'signed' };
+const sha256 = '3d5c7f0a9b8e6d4c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c';
+
+/** What each event says, and an example of it. */
+const EVENT_DOCS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], { summary: string; data: Record<string, unknown> }> = {
+  'envelope.sent': { summary: 'The owner sent the envelope.', data: { envelopeId: ids.envelope, status: 'sent' } },
+  'envelope.completed': { summary: 'Every recipient has acted and the document is sealed; `hash` is the sealed PDF\'s SHA-256.', data: { envelopeId: ids.envelope, status: 'completed', hash: sha256 } },
+  'envelope.declined': { summary: 'A recipient declined, which ends the envelope.', data: { envelopeId: ids.envelope, status: 'declined', recipient: { ...recipient, status: 'declined' }, reason: 'The amount is wrong.' } },
+  'envelope.voided': { summary: 'The owner voided the envelope.', data: { envelopeId: ids.envelope, status: 'voided' } },
+  'envelope.expired': { summary: 'The envelope passed its `expiresAt` before everyone acted.', data: { envelopeId: ids.envelope, status: 'expired' } },
+  'recipient.opened': { summary: 'A recipient opened its signing link for the first time.', data: { envelopeId: ids.envelope, status: 'sent', recipient: { ...recipient, status: 'opened' } } },
+  'recipient.signed': { summary: 'A signer signed.', data: { envelopeId: ids.envelope, status: 'sent', recipient } },
+  'recipient.approved': { summary: 'An approver approved.', data: { envelopeId: ids.envelope, status: 'sent', recipient: { ...recipient, role: 'approver', status: 'approved' } } },
+  'recipient.viewed': { summary: 'A viewer confirmed it has seen the document.', data: { envelopeId: ids.envelope, status: 'sent', recipient: { ...recipient, role: 'viewer', status: 'viewed' } } },
+  'recipient.declined': { summary: 'A recipient declined, with its reason.', data: { envelopeId: ids.envelope, status: 'declined', recipient: { ...recipient, status: 'declined' }, reason: 'The amount is wrong.' } },
+};
+
+const json = 'application/json';
+const problemJson = 'application/problem+json';
+const bearer = [{ bearerAuth: [] }];
+const noStore = { description: '`no-store`.', required: true, schema: { type: 'string' as const, const: 'no-store' } };
+
+const problems = {
+  'validation-failed': {
+    detail: 'The request body is invalid: secret is not a known field.',
+    errors: [{ path: 'secret', message: 'is not a known field' }],
+  },
+  'malformed-json': { detail: 'The request body is not valid JSON.' },
+  'invalid-webhook-url': {
+    detail: 'The webhook url the host hooks.example.com resolves to 10.0.0.7, a private (RFC 1918) address, which webhooks may not reach.',
+    errors: [{ path: 'url', message: 'the host hooks.example.com resolves to 10.0.0.7, a private (RFC 1918) address, which webhooks may not reach' }],
+  },
+  'payload-too-large': { detail: 'The request body is larger than 1048576 bytes.' },
+  'unsupported-media-type': { detail: 'The request body must be JSON, sent with Content-Type: application/json.' },
+  'missing-token': { detail: 'This endpoint needs an access token: send Authorization: Bearer <token>.' },
+  'invalid-token': { detail: 'The access token has expired.' },
+  'webhook-not-found': { detail: 'No webhook with this id exists.' },
+  'delivery-not-found': { detail: 'This webhook has no delivery with this id.' },
+  'webhook-limit': { detail: `You already have ${MAX_WEBHOOKS_PER_USER} webhooks, the most allowed; delete one first.` },
+  'storage-unavailable': { detail: 'Storage is unavailable right now; retry shortly.' },
+  'internal-error': {
+    detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
+    correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
+  },
+} satisfies Record<string, { detail: string; errors?: { path: string; message: string }[]; correlationId?: string }>;
+
+/** A problem-details response with one example per slug, and the headers its status carries. */
+function problem(status: number, description: string, slugs: (keyof typeof problems)[]): ResponseConfig {
+  type HeaderObject = { description: string; required: boolean; schema: { type: 'string'; pattern: string } };
+  const headers: Record<string, HeaderObject> | undefined =
+    status === 401
+      ? { 'WWW-Authenticate': { description: '`Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent.', required: true, schema: { type: 'string' as const, pattern: '^Bearer' } } }
+      : status === 503
+        ? { 'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'string' as const, pattern: '^[0-9]+$' } } }
+        : undefined;
+  const examples = Object.fromEntries(
+    slugs.map((slug) => [slug, { summary: slug, value: { type: `urn:problem:${slug}`, title: problemTitles[status], status, ...problems[slug] } }]),
+  );
+  return { description, ...(headers === undefined ? {} : { headers }), content: { [problemJson]: { schema: problemResponseSchema, examples } } };
+}
+
+const unauthorized = problem(401, 'No access token, or one that is invalid, expired or of a deleted account.', ['missing-token', 'invalid-token']);
+const webhookNotFound = problem(404, 'No webhook with this id, or another user\'s (the same answer).', ['webhook-not-found']);
+const storageUnavailable = problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']);
+const internal = problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has, and nothing else.', ['internal-error']);
+const webhookIdParam = z.object({
+  id: z.string().meta({ description: 'The webhook id. Another user\'s webhook is answered 404, exactly as a missing one.', examples: [ids.webhook] }),
+});
+
+const createBody = createWebhookRequest.meta({ id: 'CreateWebhookRequest', description: 'A new webhook.' });
+
+const operations: (RouteConfig & { operationId: string })[] = [
+  {
+    operationId: 'CreateWebhook',
+    method: 'post',
+    path: '/webhooks',
+    tags: ['Webhooks'],
+    summary: 'Create a webhook',
+    description: `Deliveries of the caller's envelope events go to \`url\`, signed with the Standard Webhooks scheme and the \`secret\` of this answer, which is never shown again. The URL must be \`https:\` and its host must resolve to public addresses only: loopback, private (RFC 1918), link-local, shared (100.64.0.0/10), unique-local and metadata addresses are refused, here and again at every delivery. At most ${MAX_WEBHOOKS_PER_USER} webhooks per user.`,
+    security: bearer,
+    request: {
+      body: {
+        required: true,
+        content: {
+          [json]: {
+            schema: createBody,
+            examples: {
+              some: { summary: 'Two events', value: { url: 'https://hooks.example.com/envelopes', events: ['envelope.completed', 'recipient.signed'], description: 'CRM sync' } },
+              all: { summary: 'Every event', value: { url: 'https://hooks.example.com/envelopes' } },
+            },
+          },
+        },
+      },
+    },
+    responses: {
+      201: {
+        description: 'The webhook, with its signing secret (only here).',
+        headers: { 'Cache-Control': noStore },
+        content: { [json]: { schema: createdWebhookResponse, example: { ...exampleWebhook, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6f2SH6O0OyA=' } } },
+      },
+      400: problem(
+        400,
+        'The body is not JSON (`malformed-json`), the schema refuses it (`validation-failed`, unknown fields named), or the URL is refused (`invalid-webhook-url`: not an absolute URL, not `https:`, has a user name or password, its host cannot be resolved, or resolves to an address webhooks may not reach).',
+        ['validation-failed', 'malformed-json', 'invalid-webhook-url'],
+      ),
+      401: unauthorized,
+      409: problem(409, `The caller already has ${MAX_WEBHOOKS_PER_USER} webhooks (\`webhook-limit\`).`, ['webhook-limit']),
+      413: problem(413, 'The JSON body is larger than 1 MiB.', ['payload-too-large']),
+      415: problem(415, 'The body is not sent as `application/json`.', ['unsupported-media-type']),
+      503: storageUnavailable,
+      500: internal,
+    },
+  },
+  {
+    operationId: 'ListWebhooks',
+    method: 'get',
+    path: '/webhooks',
+    tags: ['Webhooks'],
+    summary: 'List the caller\'s webhooks',
+    security: bearer,
+    responses: {
+      200: { description: 'The webhooks, oldest first, without secrets.', headers: { 'Cache-Control': noStore }, content: { [json]: { schema: webhookListResponse, example: [exampleWebhook] } } },
+      401: unauthorized,
+      503: storageUnavailable,
+      500: internal,
+    },
+  },
+  {
+    operationId: 'DeleteWebhook',
+    method: 'delete',
+    path: '/webhooks/{id}',
+    tags: ['Webhooks'],
+    summary: 'Delete a webhook',
+    description: 'Deletes the webhook and its deliveries log; attempts already queued are dropped.',
+    security: bearer,
+    request: { params: webhookIdParam },
+    responses: {
+      204: { description: 'Deleted.' },
+      401: unauthorized,
+      404: webhookNotFound,
+      503: storageUnavailable,
+      500: internal,
+    },
+  },
+  {
+    operationId: 'ListWebhookDeliveries',
+    method: 'get',
+    path: '/webhooks/{id}/deliveries',
+    tags: ['Webhooks'],
+    summary: 'The webhook\'s deliveries log',
+    description: `The newest ${DELIVERY_LOG_SIZE} delivery attempts, newest first: every attempt, automatic retries and redeliveries included.`,
+    security: bearer,
+    request: { params: webhookIdParam },
+    responses: {
+      200: {
+        description: 'The attempts, newest first.',
+        headers: { 'Cache-Control': noStore },
+        content: {
+          [json]: {
+            schema: deliveryAttemptListResponse,
+            example: [
+              { id: ids.attempt, eventId: ids.event, eventType: 'recipient.signed', attempt: 2, at: '2026-11-22T10:16:36.001Z', outcome: 'succeeded', responseStatus: 204, error: null, nextAttemptAt: null },
+              {
+                id: '0193a5c6-8a10-7b2c-9d3e-4f5a6b7c8d9e',
+                eventId: ids.event,
+                eventType: 'recipient.signed',
+                attempt: 1,
+                at: '2026-11-22T10:16:30.512Z',
+                outcome: 'retrying',
+                responseStatus: 503,
+                error: 'the receiver answered HTTP 503',
+                nextAttemptAt: '2026-11-22T10:16:35.530Z',
+              },
+            ],
+          },
+        },
+      },
+      401: unauthorized,
+      404: webhookNotFound,
+      503: storageUnavailable,
+      500: internal,
+    },
+  },
+  {
+    operationId: 'RedeliverWebhook',
+    method: 'post',
+    path: '/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+    tags: ['Webhooks'],
+    summary: 'Send an event again',
+    description:
+      'Queues one new attempt of the event of this delivery attempt, with the same `webhook-id` (receivers that deduplicate by it ignore it if they processed the event already) and a fresh timestamp and signature. It appears in the deliveries log like any attempt; a failed redelivery is not retried automatically. No body.',
+    security: bearer,
+    request: {
+      params: webhookIdParam.extend({
+        deliveryId: z.string().meta({ description: 'The `id` of an attempt in the webhook\'s deliveries log.', examples: [ids.attempt] }),
+      }),
+    },
+    responses: {
+      202: {
+        description: 'The redelivery is queued; its outcome appears in the deliveries log.',
+        headers: { Location: { description: 'The deliveries log, `/api/webhooks/{id}/deliveries`.', required: true, schema: { type: 'string' } } },
+      },
+      401: unauthorized,
+      404: problem(404, 'No webhook with this id, or another user\'s (`webhook-not-found`), or no attempt with this id in its log (`delivery-not-found`).', ['webhook-not-found', 'delivery-not-found']),
+      503: storageUnavailable,
+      500: internal,
+    },
+  },
+];
+
+/** Registers the webhook endpoints under `paths` and the ten events under `webhooks`. */
+export function registerWebhookOperations(registry: OpenAPIRegistry): void {
+  for (const operation of operations) registry.registerPath(operation);
+  for (const type of WEBHOOK_EVENT_TYPES) {
+    const { summary, data } = EVENT_DOCS[type];
+    registry.registerWebhook({
+      method: 'post',
+      path: type,
+      tags: ['Webhooks'],
+      summary: `${type}: ${summary}`,
+      description:
+        'POSTed to every webhook of the envelope\'s owner that subscribes to this event, with the headers `webhook-id` (the event id), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 with the secret\'s bytes over `<webhook-id>.<webhook-timestamp>.<body>`), the Standard Webhooks scheme. Answer 2xx within 10 seconds; anything else is retried on the schedule of `WEBHOOK_RETRY_SECONDS`. Redirects are not followed.',
+      request: {
+        headers: z.object({
+          'webhook-id': z.uuid().meta({ description: 'The event id; the same on every attempt.' }),
+          'webhook-timestamp': z.string().regex(/^[0-9]+$/).meta({ description: 'Unix seconds when this attempt was signed.' }),
+          'webhook-signature': z.string().regex(/^v1,[A-Za-z0-9+/]+=*$/).meta({ description: '`v1,<base64 HMAC-SHA256>`.' }),
+        }),
+        body: { required: true, content: { [json]: { schema: webhookEventSchema, example: { id: ids.event, type, createdAt: '2026-11-22T10:16:30.500Z', data } } } },
+      },
+      responses: {
+        200: { description: 'Any 2xx status: delivered. Any other answer, a redirect, a timeout (10 s) or a connection failure is retried.' },
+      },
+    });
+  }
+}
+
+// Compile-time ties between the schemas above and the types the service answers with.
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+type Matches<Schema extends z.ZodType, Type> = z.output<Schema> extends Type ? SameKeys<z.output<Schema>, Type> : false;
+const matches = <T extends true>(value: T): T => value;
+matches<Matches<typeof webhookResponse, WebhookView>>(true);
+matches<Matches<typeof createdWebhookResponse, CreatedWebhookView>>(true);
+matches<Matches<typeof deliveryAttemptResponse, DeliveryAttemptView>>(true);
+matches<SameKeys<z.output<typeof webhookEventSchema>, WebhookEventBody>>(true);
+matches<SameKeys<z.output<typeof webhookEventSchema>['data'], WebhookEventBody['data']>>(true);
