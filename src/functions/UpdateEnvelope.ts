@@ -1,5 +1,5 @@
-/** PUT and PATCH /api/envelopes/{id} (spec §4, CONTRACT §3, §5): signers and status; both methods behave the same. */
-import type { HttpRequest, HttpResponseInit } from '@azure/functions';
+/** PUT and PATCH /api/envelopes/{id} (spec §4, CONTRACT §3, §5, §11): signers, fields, settings and status; both methods behave the same. */
+import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { envelopeETag, type Actor } from '../lib/envelopes/model.js';
 import { updateEnvelopeRequest } from '../lib/envelopes/schemas.js';
 import { updateEnvelope } from '../lib/envelopes/update.js';
@@ -9,11 +9,11 @@ import { httpFunction } from '../lib/http/register.js';
 import { json } from '../lib/http/respond.js';
 import { getServices } from '../lib/services.js';
 
-export async function updateOwnEnvelope(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
+export async function updateOwnEnvelope(request: HttpRequest, context: InvocationContext, caller: Actor): Promise<HttpResponseInit> {
   const services = getServices();
   const envelopeId = request.params.id ?? '';
   const body = await readJsonBody(request, updateEnvelopeRequest);
-  const record = await updateEnvelope({ services, envelopeId, request: body, actor: caller, ifMatch: request.headers.get('if-match') });
+  const record = await updateEnvelope({ services, envelopeId, request: body, actor: caller, ifMatch: request.headers.get('if-match'), log: (message) => context.warn(message) });
   return json(200, await toEnvelopeView(record, services.storage.sas), { noStore: true, headers: { ETag: envelopeETag(record) } });
 }
 

@@ -16,6 +16,8 @@ export interface ListAuditEventsOptions {
  * @throws AppError 404 for a missing envelope or another owner's, as for the envelope itself
  */
 export async function listAuditEvents({ services, ownerId, envelopeId }: ListAuditEventsOptions): Promise<AuditEvent[]> {
-  await readOwnedEnvelope(services.envelopes, ownerId, envelopeId);
-  return await services.envelopes.events(ownerId, envelopeId);
+  const { record } = await readOwnedEnvelope(services.envelopes, ownerId, envelopeId);
+  const events = await services.envelopes.events(ownerId, envelopeId);
+  // Events recorded before actors' e-mails were: the owner was their only actor.
+  return events.map((event) => (event.actorEmail === null && event.actorId === ownerId && record.ownerEmail !== null ? { ...event, actorEmail: record.ownerEmail } : event));
 }

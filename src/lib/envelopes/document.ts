@@ -1,11 +1,10 @@
 /**
- * The uploaded original document, checked whenever it is used (CONTRACT §4): a SAS cannot limit size
- * or type, so nothing about the blob is trusted until read.
+ * The uploaded document, checked whenever it is used (CONTRACT §4): a SAS cannot limit size or type,
+ * so nothing about the blob is trusted until read.
  */
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { storageStatus } from '../storage/keys.js';
-import { inspectDocument } from '../pdf/index.js';
 import type { EnvelopeRecord } from './model.js';
 
 /** How far into the file the `%PDF-` header may start, bytes (CONTRACT §4). */
@@ -18,20 +17,11 @@ export interface DocumentCheckOptions {
 }
 
 /**
- * Checks that the document is uploaded, within `MAX_DOCUMENT_BYTES`, starts like a PDF and can be
- * sealed (parses, opens without a password, no signature that sealing would break): what sending an
- * envelope requires (CONTRACT §4, §5).
- * @throws AppError 409 (not uploaded yet), 413 (too large), 415 (no `%PDF-` header), 422 (cannot be sealed)
- */
-export async function checkDocument({ services, record }: DocumentCheckOptions): Promise<void> {
-  const document = await readDocument({ services, record });
-  await inspectDocument({ document });
-}
-
-/**
- * Reads the whole document after the checks of {@link checkDocument}.
+ * Reads the uploaded document (container `documents`) after checking that it is there, within
+ * `MAX_DOCUMENT_BYTES` and starts like a PDF (CONTRACT §4); `freeze.ts` then checks that it can be
+ * sealed and freezes it.
  * @returns the document's bytes
- * @throws AppError 409, 413, 415 as {@link checkDocument}
+ * @throws AppError 409 (not uploaded yet), 413 (too large), 415 (no `%PDF-` header)
  */
 export async function readDocument({ services, record }: DocumentCheckOptions): Promise<Uint8Array> {
   const blob = services.storage.containers.documents.getBlockBlobClient(record.blobName);

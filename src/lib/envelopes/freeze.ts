@@ -57,7 +57,7 @@ export interface FreezeOptions {
 /**
  * Checks the upload (CONTRACT §4) and freezes it: writes or verifies the copy in `originals`.
  * @throws AppError 409 (`document-not-uploaded`; `envelope-contended` while another request freezes
- *   other bytes), 413, 415, 422 as `checkDocument`
+ *   other bytes), 413, 415 as `readDocument`, 422 as `inspectDocument`
  * @throws EnvelopeChangedError when the envelope is no longer the draft read (the caller retries)
  */
 export async function freezeDocument({ services, record, stillDraft, now = Date.now }: FreezeOptions): Promise<FrozenDocument> {

@@ -266,11 +266,10 @@ export function assertHasSigner(signers: Signer[]): void {
 export function replaceSigners(current: Signer[], inputs: SignerInput[]): { signers: Signer[]; requestIds: Map<string, string> } {
   const existing = new Map(current.map((signer) => [signer.id, signer]));
   const requestIds = new Map<string, string>();
-  const taken = new Set(inputs.map((input) => input.id ?? input.recipientId).filter((id): id is string => id !== undefined));
   const signers = inputs.map((input) => {
     const requested = input.id ?? input.recipientId;
     const kept = requested === undefined ? undefined : existing.get(requested);
-    const id = kept?.id ?? (requested !== undefined && isUuid(requested) ? requested : freshId(taken));
+    const id = kept?.id ?? (requested !== undefined && isUuid(requested) ? requested : uuidv7());
     if (requested !== undefined) requestIds.set(requested, id);
     const base = kept ?? newSigner({ id, email: input.email, name: input.name, role: input.role });
     return { ...base, email: input.email, name: input.name, role: input.role, routingOrder: input.routingOrder };
@@ -281,9 +280,8 @@ export function replaceSigners(current: Signer[], inputs: SignerInput[]): { sign
 /** The new field list (CONTRACT §11.2): ids as for signers; `recipientId` resolved through the request's signer ids. */
 function replaceFields(current: Field[], inputs: FieldInput[], requestIds: Map<string, string>): Field[] {
   const existing = new Set(current.map((field) => field.id));
-  const taken = new Set(inputs.map((input) => input.id).filter((id): id is string => id !== undefined));
   return inputs.map((input) => ({
-    id: input.id !== undefined && (existing.has(input.id) || isUuid(input.id)) ? input.id : freshId(taken),
+    id: input.id !== undefined && (existing.has(input.id) || isUuid(input.id)) ? input.id : uuidv7(),
     recipientId: requestIds.get(input.recipientId) ?? input.recipientId,
     type: input.type,
     page: input.page,
@@ -294,12 +292,6 @@ function replaceFields(current: Field[], inputs: FieldInput[], requestIds: Map<s
     required: input.required,
     label: input.label ?? null,
   }));
-}
-
-function freshId(taken: Set<string>): string {
-  const id = uuidv7();
-  taken.add(id);
-  return id;
 }
 
 /** 400 `validation-failed` listing every complaint (CONTRACT §1). */
