@@ -68,15 +68,29 @@ export interface PixelDifference {
   unshifted: number;
 }
 
-/** Whether every channel of pixel `index` of `a` lies within the range `b` has in the 3x3 pixels around the same place. */
+/** How far (pixels) an edge may move, and by how much (channel levels) an anti-aliased pixel may go beyond its neighbours, in {@link comparePixels}. */
+export const SHIFT = { radius: 2, tolerance: 16 };
+
+/** A rectangle of pixels, `x1`/`y1` exclusive. */
+export interface PixelBox {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/**
+ * Whether every channel of pixel `index` of `a` lies within the range `b` has in the pixels at most
+ * {@link SHIFT}.radius away from the same place, widened by {@link SHIFT}.tolerance.
+ */
 function bracketed(a: Raster, b: Raster, index: number): boolean {
   const x = index % a.width;
   const y = Math.floor(index / a.width);
   for (let channel = 0; channel < 3; channel++) {
     let low = 255;
     let high = 0;
-    for (let dy = -1; dy <= 1; dy++) {
-      for (let dx = -1; dx <= 1; dx++) {
+    for (let dy = -SHIFT.radius; dy <= SHIFT.radius; dy++) {
+      for (let dx = -SHIFT.radius; dx <= SHIFT.radius; dx++) {
         const nx = x + dx;
         const ny = y + dy;
         if (nx < 0 || ny < 0 || nx >= b.width || ny >= b.height) continue;
@@ -86,27 +100,35 @@ function bracketed(a: Raster, b: Raster, index: number): boolean {
       }
     }
     const value = a.pixels[index * 3 + channel] ?? 0;
-    if (value < low || value > high) return false;
+    if (value < low - SHIFT.tolerance || value > high + SHIFT.tolerance) return false;
   }
   return true;
 }
 
 /**
- * Compares two rasters pixel by pixel (channel values 0 to 255). Besides exact differences it
- * counts the differing pixels that are not explained by a displacement of at most one pixel: a pixel
- * is explained when each of its channels lies between the smallest and largest value the other
- * raster has within one pixel of the same place, both ways. Engines place a glyph or a hairline
- * a pixel apart when the same transformation reaches them by another chain of floating-point
- * operations (an annotation's matrix versus the same matrix in page content); that moves edges by
- * a pixel and is explained, while a value that appears or vanishes, or another glyph or colour, is not.
+ * Compares two rasters pixel by pixel (channel values 0 to 255), leaving out the pixels inside
+ * `options.except` (e.g. form fields whose appearance was generated anew). Besides exact differences
+ * it counts the differing pixels that a small displacement does not explain: a pixel is explained
+ * when each of its channels lies between the smallest and largest value the other raster has within
+ * {@link SHIFT}.radius pixels of the same place (give or take {@link SHIFT}.tolerance levels of
+ * anti-aliasing), both ways. Engines place an edge or a glyph a pixel apart, and anti-alias it a
+ * little differently, when the same transformation reaches them by another chain of floating-point
+ * operations (an annotation's matrix versus the same matrix in page content); that is explained,
+ * while a value that appears or vanishes, or a tick that is drawn or not, is not.
  */
-export function comparePixels(a: Raster, b: Raster): PixelDifference {
+export function comparePixels(a: Raster, b: Raster, options: { except?: PixelBox[] } = {}): PixelDifference {
   const total = a.width * a.height;
   if (a.width !== b.width || a.height !== b.height) return { sameSize: false, total, differing: total, maxDelta: 255, unshifted: total };
+  const except = options.except ?? [];
   let differing = 0;
   let maxDelta = 0;
   let unshifted = 0;
   for (let pixel = 0; pixel < total; pixel++) {
+    if (except.length > 0) {
+      const x = pixel % a.width;
+      const y = Math.floor(pixel / a.width);
+      if (except.some((box) => x >= box.x0 && x < box.x1 && y >= box.y0 && y < box.y1)) continue;
+    }
     let delta = 0;
     for (let channel = pixel * 3; channel < pixel * 3 + 3; channel++) delta = Math.max(delta, Math.abs((a.pixels[channel] ?? 0) - (b.pixels[channel] ?? 0)));
     if (delta === 0) continue;
@@ -185,4 +207,91 @@ export async function differingPages(
     });
   }
   return differences;
+}
+
+/** Pixels inside `box` that are not white (any channel below 200): the ink a field shows. */
+export function inkInside(raster: Raster, box: PixelBox): number {
+  let ink = 0;
+  for (let y = Math.max(0, box.y0); y < Math.min(raster.height, box.y1); y++) {
+    for (let x = Math.max(0, box.x0); x < Math.min(raster.width, box.x1); x++) {
+      const index = (y * raster.width + x) * 3;
+      if ((raster.pixels[index] ?? 255) < 200 || (raster.pixels[index + 1] ?? 255) < 200 || (raster.pixels[index + 2] ?? 255) < 200) ink++;
+    }
+  }
+  return ink;
+}
+
+/** A widget annotation of a page: its field's full name (empty when unnamed) and its /Rect in points. */
+export interface WidgetRect {
+  field: string;
+  rect: [number, number, number, number];
+}
+
+type QpdfValue = string | number | boolean | null | QpdfValue[] | { [key: string]: QpdfValue };
+
+/**
+ * The widget annotations of page `page` (1-based) of `file` and the page's visible box (/CropBox,
+ * else /MediaBox, inherited as ISO 32000-1 §7.7.3.4 says), read with `qpdf --json` (independent of
+ * the library under test). Only unrotated pages are supported.
+ * @throws Error for a rotated page
+ */
+export async function pageWidgets(file: string, page: number): Promise<{ box: [number, number, number, number]; widgets: WidgetRect[] }> {
+  const { stdout } = await execFileAsync('qpdf', ['--json', '--json-key=pages', '--json-key=qpdf', file], { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' });
+  const json = JSON.parse(stdout) as { pages: { object: string }[]; qpdf: [unknown, Record<string, { value?: QpdfValue }>] };
+  const objects = json.qpdf[1];
+  const resolve = (value: QpdfValue | undefined): QpdfValue | undefined =>
+    typeof value === 'string' && / \d+ R$/.test(value) ? objects[`obj:${value}`]?.value : value;
+  const dict = (value: QpdfValue | undefined): Record<string, QpdfValue> | undefined => {
+    const resolved = resolve(value);
+    return resolved !== null && typeof resolved === 'object' && !Array.isArray(resolved) ? resolved : undefined;
+  };
+  const numbers = (value: QpdfValue | undefined): [number, number, number, number] | undefined => {
+    const resolved = resolve(value);
+    return Array.isArray(resolved) && resolved.length === 4 ? (resolved.map((item) => Number(resolve(item))) as [number, number, number, number]) : undefined;
+  };
+  const pageObject = json.pages[page - 1]?.object;
+  const pageDict = dict(pageObject);
+  if (pageDict === undefined) throw new Error(`${file} has no page ${page}.`);
+  const inherited = (key: string): QpdfValue | undefined => {
+    for (let node: Record<string, QpdfValue> | undefined = pageDict, depth = 0; node !== undefined && depth < 64; node = dict(node['/Parent']), depth++) {
+      if (node[key] !== undefined) return node[key];
+    }
+    return undefined;
+  };
+  if (Number(resolve(inherited('/Rotate')) ?? 0) % 360 !== 0) throw new Error(`Page ${page} of ${file} is rotated.`);
+  const box = numbers(inherited('/CropBox')) ?? numbers(inherited('/MediaBox'));
+  if (box === undefined) throw new Error(`Page ${page} of ${file} has no /MediaBox.`);
+  const annotations = resolve(pageDict['/Annots']);
+  const widgets: WidgetRect[] = [];
+  for (const item of Array.isArray(annotations) ? annotations : []) {
+    const annotation = dict(item);
+    const rect = numbers(annotation?.['/Rect']);
+    if (annotation?.['/Subtype'] !== '/Widget' || rect === undefined) continue;
+    const names: string[] = [];
+    for (let node: Record<string, QpdfValue> | undefined = annotation, depth = 0; node !== undefined && depth < 64; node = dict(node['/Parent']), depth++) {
+      const name = resolve(node['/T']);
+      if (typeof name === 'string') names.unshift(name.replace(/^u:/, ''));
+    }
+    widgets.push({ field: names.join('.'), rect });
+  }
+  return { box, widgets };
+}
+
+/**
+ * A rectangle in PDF points (`[x0, y0, x1, y1]` in any corner order) as the pixels a renderer at
+ * `dpi` covers on an unrotated page whose visible box is `box`, grown by `margin` pixels on each
+ * side (edges are anti-aliased into the neighbouring pixels).
+ */
+export function toPixels(rect: [number, number, number, number], box: [number, number, number, number], dpi: number, margin = 2): PixelBox {
+  const scale = dpi / 72;
+  const [left, right] = [Math.min(rect[0], rect[2]), Math.max(rect[0], rect[2])];
+  const [bottom, top] = [Math.min(rect[1], rect[3]), Math.max(rect[1], rect[3])];
+  const boxTop = Math.max(box[1], box[3]);
+  const boxLeft = Math.min(box[0], box[2]);
+  return {
+    x0: Math.floor((left - boxLeft) * scale) - margin,
+    y0: Math.floor((boxTop - top) * scale) - margin,
+    x1: Math.ceil((right - boxLeft) * scale) + margin,
+    y1: Math.ceil((boxTop - bottom) * scale) + margin,
+  };
 }

@@ -12,7 +12,10 @@
  * read-only flag while the generator runs, and asks for regeneration.
  */
 import { PdfDict, PdfName, PdfNumber, PdfRef, PdfStream } from '@libpdf/core';
-import type { PDF, PdfObject } from '@libpdf/core';
+import type { PDF, PDFForm, PdfObject } from '@libpdf/core';
+
+type TerminalField = ReturnType<ReturnType<PDFForm['acroForm']>['getFields']>[number];
+type AcroForm = ReturnType<PDFForm['acroForm']>;
 
 /** The field type strings of @libpdf/core's terminal fields. */
 type FieldKind = 'text' | 'checkbox' | 'radio' | 'dropdown' | 'listbox' | 'signature' | 'button' | 'unknown' | 'non-terminal';
@@ -54,7 +57,7 @@ export function generateValueAppearances(pdf: PDF): AppearanceReport {
   const acroForm = form.acroForm();
   const regenerateAll = form.properties.needAppearances;
   const resolve = (ref: PdfRef): PdfObject | null => pdf.getObject(ref);
-  const marked: { name: string; dict: PdfDict; ownFlags: PdfObject | undefined; readOnly: boolean }[] = [];
+  const marked: { field: TerminalField; dict: PdfDict; ownFlags: PdfObject | undefined; readOnly: boolean }[] = [];
 
   for (const field of acroForm.getFields()) {
     const kind = field.type as FieldKind;
@@ -80,7 +83,7 @@ export function generateValueAppearances(pdf: PDF): AppearanceReport {
     if (!needsAppearance) continue;
     field.needsAppearanceUpdate = true;
     const dict = field.getDict();
-    marked.push({ name: field.name, dict, ownFlags: dict.get('Ff'), readOnly: field.isReadOnly() });
+    marked.push({ field, dict, ownFlags: dict.get('Ff'), readOnly: field.isReadOnly() });
   }
   if (marked.length === 0) return report;
 
@@ -90,8 +93,10 @@ export function generateValueAppearances(pdf: PDF): AppearanceReport {
     if (entry.readOnly) entry.dict.set('Ff', PdfNumber.of(inheritedNumber(entry.dict, 'Ff', resolve) & ~READ_ONLY));
   }
   try {
+    for (const { field } of marked) applyWidgetStyles(acroForm, field, resolve);
     // forceRegenerate: regenerate the marked fields even where an (empty) appearance exists.
     acroForm.updateAppearances({ forceRegenerate: true });
+    for (const { field } of marked) if (field.type === 'dropdown' || field.type === 'listbox') addBackgroundAndBorder(field);
   } finally {
     for (const entry of marked) {
       if (!entry.readOnly) continue;
@@ -99,8 +104,94 @@ export function generateValueAppearances(pdf: PDF): AppearanceReport {
       else entry.dict.set('Ff', entry.ownFlags);
     }
   }
-  report.generated = marked.map((entry) => entry.name);
+  report.generated = marked.map((entry) => entry.field.name);
   return report;
+}
+
+/**
+ * Generates the appearances of a text or choice field whose widgets carry their own /DA or /Q (a
+ * field with two widgets in different fonts, sizes or alignments), which viewers honour and the
+ * library's generator ignores (it reads them from the field only). For each such widget in turn the
+ * field is given that widget's /DA and /Q, all its widgets are generated (the library generates a
+ * field as a whole) and that widget's result kept; the field's own entries are put back. Clears the
+ * field's mark, so the bulk update leaves it alone. Nothing for other fields.
+ */
+function applyWidgetStyles(acroForm: AcroForm, field: TerminalField, resolve: (ref: PdfRef) => PdfObject | null): void {
+  if (field.type !== 'text' && field.type !== 'dropdown' && field.type !== 'listbox') return;
+  const fieldDict = field.getDict();
+  const widgets = field.getWidgets().filter((widget) => widget.dict !== fieldDict);
+  if (!widgets.some((widget) => widget.dict.has('DA') || widget.dict.has('Q'))) return;
+  const own = { DA: fieldDict.get('DA'), Q: fieldDict.get('Q') };
+  const inheritedStyle = { DA: inherited(fieldDict, 'DA', resolve), Q: inherited(fieldDict, 'Q', resolve) };
+  // The producer's appearance entries: each round starts from them (the generator keeps their style).
+  const producers = widgets.map((widget) => widget.dict.getDict('AP', resolve)?.get('N'));
+  // The generated entries (references to registered streams), one per widget.
+  const generated: (PdfObject | undefined)[] = [];
+  try {
+    for (const widget of widgets) {
+      widgets.forEach((each, index) => {
+        const normal = producers[index];
+        const appearances = each.dict.getDict('AP', resolve);
+        if (normal === undefined) appearances?.delete('N');
+        else appearances?.set('N', normal);
+      });
+      for (const key of ['DA', 'Q'] as const) {
+        const value = widget.dict.get(key) ?? inheritedStyle[key];
+        if (value === undefined) fieldDict.delete(key);
+        else fieldDict.set(key, value);
+      }
+      acroForm.updateFieldAppearance(field);
+      generated.push(widget.dict.getDict('AP', resolve)?.get('N'));
+    }
+  } finally {
+    for (const key of ['DA', 'Q'] as const) {
+      const value = own[key];
+      if (value === undefined) fieldDict.delete(key);
+      else fieldDict.set(key, value);
+    }
+  }
+  widgets.forEach((widget, index) => {
+    const normal = generated[index];
+    if (normal !== undefined) widget.dict.getDict('AP', resolve)?.set('N', normal);
+  });
+  field.needsAppearanceUpdate = false;
+}
+
+/** A PDF colour operand list and operator for 1 (gray), 3 (RGB) or 4 (CMYK) components; null otherwise. */
+function colour(components: number[] | undefined, stroking: boolean): string | null {
+  if (components === undefined) return null;
+  const operator = { 1: 'g', 3: 'rg', 4: 'k' }[components.length as 1 | 3 | 4] as string | undefined;
+  if (operator === undefined) return null;
+  return `${components.map((value) => Number(value.toFixed(4))).join(' ')} ${stroking ? operator.toUpperCase() : operator}`;
+}
+
+/**
+ * Puts the background and border a widget's /MK asks for (ISO 32000-1 §12.5.6.19: /BG, /BC, the
+ * width from /BS /W, default 1) under the generated appearance of a combo box or list box: the
+ * library's generator draws them for text fields but not for choice fields, and viewers that
+ * generate appearances (NeedAppearances) draw them. The border is drawn solid whatever /BS /S says.
+ */
+function addBackgroundAndBorder(field: TerminalField): void {
+  for (const widget of field.getWidgets()) {
+    const stream = widget.getNormalAppearance();
+    const characteristics = widget.getAppearanceCharacteristics();
+    if (stream === null || characteristics === null) continue;
+    const [width, height] = [widget.width, widget.height];
+    const background = colour(characteristics.backgroundColor, false);
+    const border = colour(characteristics.borderColor, true);
+    const borderWidth = border === null ? 0 : (widget.getBorderStyle()?.width ?? 1);
+    let prefix = '';
+    if (background !== null) prefix += `q ${background} 0 0 ${width} ${height} re f Q\n`;
+    if (border !== null && borderWidth > 0) {
+      const inset = borderWidth / 2;
+      prefix += `q ${border} ${borderWidth} w ${inset} ${inset} ${width - borderWidth} ${height - borderWidth} re S Q\n`;
+    }
+    if (prefix === '') continue;
+    const content = stream.getDecodedData();
+    stream.delete('Filter');
+    stream.delete('DecodeParms');
+    stream.setData(new Uint8Array(Buffer.concat([Buffer.from(prefix, 'latin1'), content])));
+  }
 }
 
 function isNonEmpty(value: unknown): boolean {

@@ -140,8 +140,14 @@ async function load(document: Uint8Array): Promise<PDF> {
     if (declaresEncryption(document)) throw encrypted(NEEDS_PASSWORD);
     throw classify(cause);
   }
-  // PDF.load does not throw when the empty password does not open the document.
-  if (pdf.isEncrypted && !pdf.isAuthenticated) throw encrypted(NEEDS_PASSWORD);
+  // PDF.load does not throw when the empty password does not open the document, nor when it cannot
+  // use the encryption dictionary (a security handler other than the standard one, such as
+  // certificate encryption, or an unsupported revision): then it has no security handler, which
+  // getSecurity() shows as "not encrypted" although the trailer says otherwise.
+  if (pdf.isEncrypted && !pdf.isAuthenticated) {
+    if (!pdf.getSecurity().isEncrypted) throw new AppError('unprocessable', UNSUPPORTED_ENCRYPTION, { type: 'document-encrypted' });
+    throw encrypted(NEEDS_PASSWORD);
+  }
   return pdf;
 }
 
