@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -100,9 +101,10 @@ export function run(command: string, args: string[], cwd: string = os.tmpdir()):
 }
 
 /** A temporary folder for one test file's PDFs. */
-export async function scratchDir(): Promise<{ write: (name: string, bytes: Uint8Array) => Promise<string>; remove: () => Promise<void> }> {
+export async function scratchDir(): Promise<{ dir: string; write: (name: string, bytes: Uint8Array) => Promise<string>; remove: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pdf-test-'));
   return {
+    dir,
     write: async (name, bytes) => {
       const file = path.join(dir, name);
       await writeFile(file, bytes);
@@ -258,4 +260,21 @@ export async function expectValidSeal(options: {
 /** Whether `prefix` is the start of `bytes` (an incremental update keeps the original bytes). */
 export function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
   return bytes.length >= prefix.length && Buffer.from(bytes.buffer, bytes.byteOffset, prefix.length).equals(prefix);
+}
+
+/**
+ * Replaces the block between `<!-- <name>:begin -->` and `<!-- <name>:end -->` in docs/corpus.md
+ * (appending it when absent). Read and write happen in one synchronous step: two test files
+ * (corpus.test.ts, producers.test.ts) each write their own block of the same file.
+ */
+export function writeCorpusDocBlock(name: string, lines: string[]): void {
+  const file = path.resolve(process.cwd(), 'docs/corpus.md');
+  const begin = `<!-- ${name}:begin -->`;
+  const end = `<!-- ${name}:end -->`;
+  const block = [begin, ...lines, end].join('\n');
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const start = current.indexOf(begin);
+  const stop = current.indexOf(end);
+  const next = start >= 0 && stop > start ? current.slice(0, start) + block + current.slice(stop + end.length) : `${current.trimEnd()}\n\n${block}\n`;
+  writeFileSync(file, next.trimStart());
 }

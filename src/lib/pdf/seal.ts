@@ -14,12 +14,14 @@
  * prefix of the sealed file), and rewritten in full when they are encrypted or were repaired.
  */
 import { createHash } from 'node:crypto';
-import { HttpTimestampAuthority, P12Signer, PDF, PdfArray, PdfDict, PdfRef, PlaceholderError, SignerError } from '@libpdf/core';
+import { HttpTimestampAuthority, P12Signer, PDF, PdfArray, PdfDict, PdfRef, PermissionDeniedError, PlaceholderError, SecurityError, SignerError } from '@libpdf/core';
 import type { DigestAlgorithm, PdfObject, TimestampAuthority } from '@libpdf/core';
 import { AppError, isAppError } from '../errors.js';
+import { generateValueAppearances } from './appearances.js';
 import { appendCertificatePages } from './certificatePage.js';
 import { drawFieldValues } from './fieldDrawing.js';
 import { checkInflateBudget, tooComplex } from './inflateBudget.js';
+import { PadesBaselineSigner, removeSigningTime } from './pades.js';
 import type { SealJob, SealResult } from './types.js';
 
 /** How long the timestamp authority may take to answer, in milliseconds. */
@@ -42,11 +44,49 @@ function encrypted(detail: string): AppError {
 const NEEDS_PASSWORD =
   'The document is protected with a password. Upload a copy without a password to open it.';
 
-/** Errors of the document's own making become 422; errors from allocation become "too complex". */
+const UNSUPPORTED_ENCRYPTION =
+  'The document is encrypted with a method the service cannot open (for example certificate-based encryption). Upload a copy without encryption.';
+
+/**
+ * Errors of the document's own making become 422, named for what they are: the engine's security
+ * errors as "encrypted", errors from allocation as "too complex", anything else as "damaged".
+ */
 function classify(error: unknown): AppError {
   if (isAppError(error)) return error;
   if (error instanceof RangeError && /allocat|array length|buffer/i.test(error.message)) return tooComplex(error);
+  if (error instanceof SecurityError) return unsupportedEncryption(error);
   return damaged(error);
+}
+
+/**
+ * The engine's security errors other than a wrong password (an unsupported or malformed encryption
+ * dictionary, a security handler other than the standard one, a denied permission) all mean the
+ * same to the user: the encryption is what stops the seal, not damage.
+ */
+function unsupportedEncryption(cause: SecurityError): AppError {
+  return new AppError('unprocessable', UNSUPPORTED_ENCRYPTION, { type: 'document-encrypted', cause });
+}
+
+/**
+ * Removes the protection of a document opened with the empty user password, whatever permissions
+ * its owner password denies (CONTRACT §4: such a document "is sealed without its protection",
+ * changes included). @libpdf/core's `removeProtection()` refuses when the document was opened
+ * without the owner password and denies changes (PermissionDeniedError; LibPDF-js/core#64), although
+ * the empty user password already decrypted every object: the permission bits are a request to
+ * viewers, not part of the encryption (ISO 32000-1 §7.6.3.2). So, for this one call, the document's
+ * permission flags, which `getPermissions()` hands out, are made to allow changes: the library then
+ * removes the encryption itself. The document is rewritten unencrypted by the next save; the caller
+ * checks that.
+ * @throws PermissionDeniedError if the library still refuses (it changed how it hands out permissions)
+ */
+function removeOwnerRestrictions(pdf: PDF): void {
+  try {
+    pdf.removeProtection();
+  } catch (error) {
+    if (!(error instanceof PermissionDeniedError) || !pdf.isAuthenticated) throw error;
+    pdf.getPermissions().modify = true;
+    pdf.removeProtection();
+  }
 }
 
 let cachedSigner: { key: string; signer: P12Signer } | undefined;
@@ -96,12 +136,19 @@ async function load(document: Uint8Array): Promise<PDF> {
   try {
     pdf = await PDF.load(document);
   } catch (cause) {
+    if (cause instanceof SecurityError) throw unsupportedEncryption(cause);
     // Opening an encrypted document with the wrong (empty) password can fail anywhere in parsing.
     if (declaresEncryption(document)) throw encrypted(NEEDS_PASSWORD);
     throw classify(cause);
   }
-  // PDF.load does not throw when the empty password does not open the document.
-  if (pdf.isEncrypted && !pdf.isAuthenticated) throw encrypted(NEEDS_PASSWORD);
+  // PDF.load does not throw when the empty password does not open the document, nor when it cannot
+  // use the encryption dictionary (a security handler other than the standard one, such as
+  // certificate encryption, or an unsupported revision): then it has no security handler, which
+  // getSecurity() shows as "not encrypted" although the trailer says otherwise.
+  if (pdf.isEncrypted && !pdf.isAuthenticated) {
+    if (!pdf.getSecurity().isEncrypted) throw new AppError('unprocessable', UNSUPPORTED_ENCRYPTION, { type: 'document-encrypted' });
+    throw encrypted(NEEDS_PASSWORD);
+  }
   return pdf;
 }
 
@@ -145,12 +192,15 @@ function sealFieldName(pdf: PDF): string {
 }
 
 /**
- * Flattens every form field except signature fields into page content, and drops XFA so that
- * viewers that render XFA show the same flattened content.
+ * Flattens every form field except signature fields into page content, after giving every field an
+ * appearance that shows its value (`appearances.ts`), and drops XFA so that viewers that render XFA
+ * show the same flattened content. Signature fields stay (CONTRACT §6 step 1), so earlier
+ * signatures keep their fields and stay valid.
  */
 function flattenForm(pdf: PDF): void {
   const form = pdf.getForm();
   if (form === null) return;
+  generateValueAppearances(pdf);
   form.flatten({ skipSignatures: true });
   const resolve = (ref: PdfRef): PdfObject | null => pdf.getObject(ref);
   const catalog = pdf.getCatalog();
@@ -217,7 +267,7 @@ export async function inspect(document: Uint8Array): Promise<{ pageCount: number
 }
 
 /**
- * Seals one document (CONTRACT §6 steps 1 to 3). See the module comment for signed documents.
+ * Seals one document (CONTRACT §6 steps 1 to 4). See the module comment for signed documents.
  * @throws AppError 422 document-encrypted / document-damaged / document-certified /
  *   document-signed-not-extensible / document-too-complex,
  *   503 timestamp-authority-unavailable; a plain Error for faults of the service (bad sealing certificate)
@@ -230,7 +280,7 @@ export async function seal(job: SealJob): Promise<SealResult> {
   let prepared: Uint8Array;
   try {
     // Owner-password-only protection: the seal must cover the whole file, so the protection goes (CONTRACT §4).
-    if (pdf.isEncrypted) pdf.removeProtection();
+    if (pdf.isEncrypted) removeOwnerRestrictions(pdf);
     flattenForm(pdf);
     if (job.fieldDrawings !== undefined && job.fieldDrawings.length > 0) drawFieldValues(pdf, job.fieldDrawings);
     certificatePageCount = appendCertificatePages(pdf, job.certificate, originalPageCount);
@@ -239,13 +289,23 @@ export async function seal(job: SealJob): Promise<SealResult> {
     throw classify(error);
   }
 
+  let document: PDF;
+  try {
+    document = await PDF.load(prepared);
+  } catch (error) {
+    throw classify(error);
+  }
+  // A fault of the service (the library changed how it removes protection), never of the document.
+  if (document.isEncrypted) throw new Error('The protection of the document was not removed before sealing.');
+
+  // PAdES baseline: no signing-time attribute in the CMS; the time is the dictionary's /M (pades.ts).
+  const baselineSigner = new PadesBaselineSigner(signer);
   let sealed: Uint8Array;
   try {
-    const document = await PDF.load(prepared);
     const timestampAuthority =
       job.timestampAuthorityUrl === undefined ? undefined : new BoundedTimestampAuthority(job.timestampAuthorityUrl);
     const result = await document.sign({
-      signer,
+      signer: baselineSigner,
       fieldName: sealFieldName(document),
       reason: `Sealed on completion of envelope ${job.certificate.envelopeId}`,
       subFilter: 'ETSI.CAdES.detached',
@@ -258,6 +318,8 @@ export async function seal(job: SealJob): Promise<SealResult> {
     if (isAppError(error) || error instanceof SignerError || error instanceof PlaceholderError) throw error;
     throw classify(error);
   }
+  // Throws a plain Error (a fault of the service) if the CMS is not the one that was signed.
+  removeSigningTime(sealed, baselineSigner);
 
   // The sealed file must read back cleanly with every page (CONTRACT §4: a repaired document is
   // sealed only if the sealed file is valid).
