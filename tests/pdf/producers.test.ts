@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { sealDocument } from '../../src/lib/pdf/index.js';
-import { certificateFor, collapse, corpusDir, developmentSealer, expectValidSeal, pdfinfo, pdftotext, scratchDir, writeCorpusDocBlock } from './pdfTools.js';
+import { certificateFor, collapse, recipientFor, corpusDir, developmentSealer, expectValidSeal, pdfinfo, pdftotext, scratchDir, writeCorpusDocBlock } from './pdfTools.js';
 import type { Sealer } from './pdfTools.js';
 
 /** One signer: these tests are about the document, not the certificate's scripts (certificate.test.ts). */
@@ -154,7 +154,7 @@ describe('documents made by other producers keep every value through the seal (C
   test.each(cases)('$file', async (entry) => {
     const original = await entry.make(scratch.dir);
     const document = new Uint8Array(await readFile(original));
-    const certificate = certificateFor(document, { signers: [latinSigner] });
+    const certificate = certificateFor(document, { recipients: [recipientFor(latinSigner)] });
     const result = await sealDocument({ document, certificate, ...sealer });
     const sealed = await scratch.write(`sealed-${entry.file}`, result.sealed);
     await expectValidSeal({ ...result, original, sealed, certificate });

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { isAppError } from '../../src/lib/errors.js';
 import { sealDocument } from '../../src/lib/pdf/index.js';
-import { certificateFor, collapse, corpusDir, developmentSealer, expectValidSeal, pdfinfo, pdftotext, qpdfCheck, run, scratchDir } from './pdfTools.js';
+import { certificateFor, collapse, recipientFor, corpusDir, developmentSealer, expectValidSeal, pdfinfo, pdftotext, qpdfCheck, run, scratchDir } from './pdfTools.js';
 import type { Sealer } from './pdfTools.js';
 
 /** One signer: these tests are about the document, not the certificate's scripts (certificate.test.ts). */
@@ -42,7 +42,7 @@ describe('owner-password-only documents are sealed without their protection (CON
     expect(encryption).toMatch(/modify anything: not allowed|modify other: not allowed/);
 
     const document = new Uint8Array(await readFile(original));
-    const certificate = certificateFor(document, { signers: [latinSigner] });
+    const certificate = certificateFor(document, { recipients: [recipientFor(latinSigner)] });
     const result = await sealDocument({ document, certificate, ...sealer });
     const sealed = await scratch.write(`sealed-${path.basename(original)}`, result.sealed);
     await expectValidSeal({ ...result, original, sealed, certificate });
