@@ -37,10 +37,12 @@ param deploymentContainerName string
 @description('Days a deleted blob or container can still be restored.')
 param softDeleteDays int = 7
 
-// The service's containers and tables (CONTRACT §3-§6, §10): documents holds the uploaded
-// originals, sealed the sealed PDFs.
+// The service's containers and tables (CONTRACT §3-§6, §10): documents holds the uploads (written
+// through SAS), originals the frozen copy made when an envelope leaves draft (never writable by SAS),
+// sealed the sealed PDFs.
 var containerNames = [
   'documents'
+  'originals'
   'sealed'
 ]
 // The tables: TABLES in src/lib/storage/clients.ts (tests/infra holds the two to the same set).

@@ -9,8 +9,15 @@
  * Sweeps on several instances at once are safe: every step's work is idempotent (a batch dispatched
  * twice sends each e-mail once, see `sendEmail.ts`).
  *
- * Steps so far: {@link redispatchDueOutbox}.
+ * Steps: {@link redispatchDueOutbox}, {@link expireDueEnvelopes}, {@link sendDueReminders},
+ * {@link retryDueCompletions}. The envelope steps call the domain's own operations, which act as the
+ * `system` actor and change an envelope only if it is still as they read it (ETag), so two sweeps
+ * that find the same entry change the envelope once.
  */
+import { COMPLETION_DUE_KIND, retryCompletion } from '../envelopes/complete.js';
+import { expireEnvelope } from '../envelopes/expire.js';
+import { remindRecipients } from '../recipients/remind.js';
+import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../recipients/routing.js';
 import type { Services } from '../services.js';
 import type { DueEntry } from '../storage/dueIndex.js';
 import { OUTBOX_DUE_KIND } from './outboxRepository.js';
@@ -59,8 +66,60 @@ export const redispatchDueOutbox: SweepStep = {
   },
 };
 
+/**
+ * Expires `sent` envelopes whose `expiresAt` has passed (CONTRACT §5, §12.3): the entry (kind
+ * `expiry`, written at send) goes once the envelope is no longer `sent` (expired now, or completed,
+ * declined or voided before); an envelope still `sent` keeps it for the next sweep.
+ */
+export const expireDueEnvelopes: SweepStep = {
+  name: 'expiry',
+  async run({ services, now, log }) {
+    const due = await services.dueIndex.due(EXPIRY_DUE_KIND, now.toISOString(), SWEEP_STEP_LIMIT);
+    await forEachConcurrently(due, CONCURRENCY, async (entry) => {
+      const expired = await expireEnvelope({ services, ownerId: entry.ownerId, envelopeId: entry.id, now: () => now, log });
+      if (expired) log(`Sweep: envelope ${entry.id} expired.`);
+      const current = await services.envelopes.read(entry.ownerId, entry.id);
+      if (current === null || current.record.status !== 'sent') await services.dueIndex.remove(entry);
+    });
+    return due.length;
+  },
+};
+
+/**
+ * Sends due reminders (CONTRACT §12.1): `remindRecipients` reminds every recipient whose reminder is
+ * due and records the next entry itself; the entry handled here then goes.
+ */
+export const sendDueReminders: SweepStep = {
+  name: 'reminders',
+  async run({ services, now, log }) {
+    const due = await services.dueIndex.due(REMINDER_DUE_KIND, now.toISOString(), SWEEP_STEP_LIMIT);
+    await forEachConcurrently(due, CONCURRENCY, async (entry) => {
+      const reminded = await remindRecipients({ services, ownerId: entry.ownerId, envelopeId: entry.id, now: () => now, log });
+      if (reminded.length > 0) log(`Sweep: ${reminded.length} reminder(s) for envelope ${entry.id}.`);
+      await services.dueIndex.remove(entry);
+    });
+    return due.length;
+  },
+};
+
+/**
+ * Retries completions that failed after every recipient had acted (CONTRACT §11.4, §12.3), for
+ * instance while the timestamp authority was down. `retryCompletion` removes the entry once the
+ * envelope is completed or no longer needs it; a seal that fails again leaves it for the next sweep.
+ */
+export const retryDueCompletions: SweepStep = {
+  name: 'completions',
+  async run({ services, now, log }) {
+    const due = await services.dueIndex.due(COMPLETION_DUE_KIND, now.toISOString(), SWEEP_STEP_LIMIT);
+    await forEachConcurrently(due, CONCURRENCY, async (entry) => {
+      if (await retryCompletion({ services, ownerId: entry.ownerId, envelopeId: entry.id, now: () => now, log })) log(`Sweep: envelope ${entry.id} completed.`);
+    });
+    return due.length;
+  },
+};
+
 /** Every step of a sweep, in order. */
-export const SWEEP_STEPS: readonly SweepStep[] = [redispatchDueOutbox];
+export const SWEEP_STEPS: readonly SweepStep[] = [redispatchDueOutbox, expireDueEnvelopes, sendDueReminders, retryDueCompletions];
 
 export interface RunSweepOptions {
   services: Services;

@@ -640,6 +640,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { name: 'Envelopes', description: 'Upload, signers, fields, lifecycle and completion.' },
       { name: 'Signing', description: 'The recipient\'s API, authenticated by the signing token of its e-mail link.' },
       { name: 'Evidence', description: 'Audit trail and seal verification.' },
+      { name: 'Webhooks', description: 'Endpoints that receive signed events about the owner\'s envelopes (Standard Webhooks).' },
       { name: 'Service', description: 'Health and this document.' },
       { name: 'Pages', description: 'The API reference and the console, for browsers.' },
     ],
