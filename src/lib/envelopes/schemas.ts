@@ -148,8 +148,8 @@ export const fieldInput = z
       .meta({ description: '1-based page of the document; at send it must exist (else 422 `field-outside-document`).' }),
     x: fraction('Left edge'),
     y: fraction('Top edge'),
-    width: fraction('Width').refine((value) => value > 0, 'must be greater than 0'),
-    height: fraction('Height').refine((value) => value > 0, 'must be greater than 0'),
+    width: fraction('Width').refine((value) => value > 0, 'must be greater than 0').meta({ exclusiveMinimum: 0 }),
+    height: fraction('Height').refine((value) => value > 0, 'must be greater than 0').meta({ exclusiveMinimum: 0 }),
     required: z.boolean({ error: 'must be true or false' }).default(true),
     label: z
       .string({ error: 'must be a string' })
@@ -157,7 +157,11 @@ export const fieldInput = z
       .refine((label) => !/[\u0000-\u001f\u007f]/.test(label), 'must not contain control characters')
       .nullable()
       .optional()
-      .meta({ description: `At most ${MAX_FIELD_LABEL} characters; the field's accessible name on the signing page.` }),
+      .meta({
+        description: `At most ${MAX_FIELD_LABEL} characters, no control characters; the field's accessible name on the signing page.`,
+        maxLength: MAX_FIELD_LABEL,
+        pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+      }),
   })
   .superRefine((field, context) => {
     if (field.x + field.width > 1 + EDGE_TOLERANCE) context.addIssue({ code: 'custom', path: ['width'], message: 'x + width must be at most 1' });

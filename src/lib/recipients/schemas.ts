@@ -3,6 +3,7 @@
  * fields are refused. Which values fit which fields is checked against the envelope (`act.ts`).
  */
 import { z } from 'zod';
+import { trimmedTextPattern } from '../http/fields.js';
 
 /** Longest typed signature, characters (CONTRACT §11.2). */
 export const MAX_TYPED_SIGNATURE = 100;
@@ -30,7 +31,11 @@ export const typedSignature = z
       .min(1, 'must not be empty')
       .refine((text) => codePoints(text) <= MAX_TYPED_SIGNATURE, `must be at most ${MAX_TYPED_SIGNATURE} characters`)
       .refine((text) => !/[\u0000-\u001f\u007f]/.test(text), 'must not contain control characters')
-      .meta({ description: `The signature as typed, 1 to ${MAX_TYPED_SIGNATURE} characters; drawn in a handwriting-style font.`, examples: ['Ada Lovelace'] }),
+      .meta({
+        description: `The signature as typed, 1 to ${MAX_TYPED_SIGNATURE} characters after trimming, no control characters; drawn in a handwriting-style font.`,
+        pattern: trimmedTextPattern(MAX_TYPED_SIGNATURE, '\\u0000-\\u001F\\u007F'),
+        examples: ['Ada Lovelace'],
+      }),
   })
   .meta({ id: 'TypedSignature' });
 
@@ -63,7 +68,7 @@ export const fieldValueInput = z
     value: z
       .union([
         signatureValue,
-        z.string().refine((text) => codePoints(text) <= MAX_TEXT_VALUE, `must be at most ${MAX_TEXT_VALUE} characters`),
+        z.string().refine((text) => codePoints(text) <= MAX_TEXT_VALUE, `must be at most ${MAX_TEXT_VALUE} characters`).meta({ maxLength: MAX_TEXT_VALUE }),
         z.boolean(),
       ], { error: 'must be a signature ({typed} or {strokes}), a string or a boolean' })
       .meta({
@@ -98,7 +103,11 @@ export const declineSigningRequest = z
       .trim()
       .min(1, 'is required')
       .refine((text) => codePoints(text) <= MAX_DECLINE_REASON, `must be at most ${MAX_DECLINE_REASON} characters`)
-      .meta({ description: `Why the recipient declines, 1 to ${MAX_DECLINE_REASON} characters; the owner receives it.`, examples: ['The start date is wrong.'] }),
+      .meta({
+        description: `Why the recipient declines, 1 to ${MAX_DECLINE_REASON} characters after trimming; the owner receives it.`,
+        pattern: trimmedTextPattern(MAX_DECLINE_REASON),
+        examples: ['The start date is wrong.'],
+      }),
   })
   .meta({ id: 'DeclineSigningRequest', description: 'Decline to sign or approve.' });
 export type DeclineSigningRequest = z.infer<typeof declineSigningRequest>;

@@ -6,7 +6,7 @@
  * copied to another row does not decrypt. Someone who reads the table alone learns no secret.
  *
  * Consequence: changing `JWT_SECRET` makes the stored secrets unreadable; deliveries of the existing
- * webhooks then fail (their log says so) until the webhooks are created again (docs/webhooks.md).
+ * webhooks then fail (their log says so) until the webhooks are created again (docs/api.md, "How secrets are kept").
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
