@@ -4,11 +4,12 @@
  * with its queue and timer functions, prints its address, the complete storage connection string,
  * the mail catcher's address and an invitation code; `npm run invite` beside it needs no settings;
  * an e-mail the service sends shows in the mail catcher; the README's curl session works as written
- * against it; Ctrl-C stops everything; a restart keeps data, secrets and e-mails. A bad setting stops
+ * against it (the owner completing an envelope, then a recipient signing another with the signing
+ * token from the invitation in the mail catcher); Ctrl-C stops everything; a restart keeps data, secrets and e-mails. A bad setting stops
  * it with one line naming the setting.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -85,15 +86,21 @@ async function stop(started: Started): Promise<number | null> {
   return await exited;
 }
 
-/** The shell block of the README's "A session with curl", without its two placeholder lines. */
+/**
+ * The shell blocks of the README's "A session with curl", in order, as one script, without their
+ * placeholder lines (`API=`, `CODE=`, `MAIL=`: the test sets them from what npm start printed).
+ */
 async function readmeSession(): Promise<string> {
   const readme = await readFile('README.md', 'utf8');
-  const section = readme.slice(readme.indexOf('## A session with curl'));
-  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
-  if (block === undefined) throw new Error('README has no curl session');
-  return block
+  const start = readme.indexOf('## A session with curl');
+  const end = readme.indexOf('\n## ', start + 1);
+  const section = readme.slice(start, end === -1 ? undefined : end);
+  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  if (blocks.length !== 2) throw new Error(`README's curl session should have two shell blocks, found ${blocks.length}`);
+  return blocks
+    .join('\n')
     .split('\n')
-    .filter((line) => !/^(API|CODE)=/.test(line))
+    .filter((line) => !/^(API|CODE|MAIL)=/.test(line))
     .join('\n');
 }
 
@@ -194,15 +201,27 @@ describe('npm start on an empty folder', () => {
     expect(registered.status).toBe(201);
   });
 
-  test("the README's curl session works as written", async () => {
-    const result = await tool('bash', ['-e', '-c', await readmeSession()], root, { ...process.env, API: first.apiUrl, CODE: first.code });
-    expect(result.code).toBe(0);
+  test("the README's curl session works as written: the owner completes one envelope, a recipient signs another with the link from the mail catcher", async () => {
+    const result = await tool('bash', ['-e', '-c', await readmeSession()], root, { ...process.env, API: first.apiUrl, CODE: first.code, MAIL: first.mailCatcherUrl });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     const completion = JSON.parse(await readFile(path.join(root, 'complete.json'), 'utf8')) as { hash: string; signedUrl: string };
     expect(result.stdout).toContain(`${completion.hash}  sealed.pdf`);
-    expect(result.stdout).toContain('Signature is Valid.');
-    expect(result.stdout).toContain('Total document signed');
     expect(result.stdout).toContain('"envelopeId"');
     expect(result.stdout).toContain('envelope.completed');
+    // Both sealed PDFs verify: the owner's (step 6) and the one Bob's signature completed (step 11).
+    expect(result.stdout.match(/Signature is Valid\./g)).toHaveLength(2);
+    expect(result.stdout.match(/Total document signed/g)).toHaveLength(2);
+    // Bob signed through the recipient's API with the token from his invitation e-mail.
+    const signed = JSON.parse(await readFile(path.join(root, 'signed.json'), 'utf8')) as { envelope: { id: string; status: string }; recipient: { email: string; status: string }; signedUrl: string };
+    expect(signed).toMatchObject({ envelope: { status: 'completed' }, recipient: { email: 'bob@example.com', status: 'signed' }, signedUrl: expect.any(String) });
+    expect(result.stdout).toMatch(/^completed$/m);
+    expect(completion.hash).not.toBe(createHash('sha256').update(await readFile(path.join(root, 'signed.pdf'))).digest('hex'));
+    const invitation = await waitForEmail('bob@example.com', { subject: /^Please review and sign: / }, first.mailCatcherUrl);
+    expect(invitation.text).toContain(signed.envelope.id);
+    expect(invitation.text).toContain(`${first.apiUrl}/sign#`);
+    // The typed signature is drawn into the page, and the certificate lists Bob as signed.
+    const text = (await tool('pdftotext', [path.join(root, 'signed.pdf'), '-'])).stdout;
+    expect(text.match(/Bob Builder/g)?.length).toBeGreaterThanOrEqual(2);
   });
 
   test('Ctrl-C stops the API and Azurite; a restart keeps the data and the secrets', async () => {
@@ -219,7 +238,7 @@ describe('npm start on an empty folder', () => {
     try {
       const list = await fetch(`${second.apiUrl}/envelopes`, { headers: { Authorization: `Bearer ${token}` } });
       expect(list.status).toBe(200);
-      expect(((await list.json()) as { status: string }[]).map((envelope) => envelope.status)).toEqual(['completed']);
+      expect(((await list.json()) as { status: string }[]).map((envelope) => envelope.status)).toEqual(['completed', 'completed']);
       expect(second.code).not.toBe(first.code);
       const kept = (await (await fetch(`${second.mailCatcherUrl}/api/email`)).json()) as { subject: string }[];
       expect(kept.map((email) => email.subject)).toEqual(caught.map((email) => email.subject));

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createInvitation } from '../../src/lib/auth/invitations.js';
 import { getServices } from '../../src/lib/services.js';
-import { startService, type RunningService } from '../../src/local/service.js';
+import { startService, type RunningService, type StartServiceOptions } from '../../src/local/service.js';
 import { checkResponse } from './openapiValidator.js';
 
 import { CORPUS_DIR } from './corpus.js';
@@ -75,9 +75,12 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-/** Starts the API on a free port. Call in `beforeAll`, close in `afterAll`. */
-export async function startTestService(): Promise<TestService> {
-  const service = await startService({ port: 0 });
+/**
+ * Starts the API on a free port. Call in `beforeAll`, close in `afterAll`.
+ * @param options of the local host (for example shorter queue polling); the port is always a free one
+ */
+export async function startTestService(options: Omit<StartServiceOptions, 'port'> = {}): Promise<TestService> {
+  const service = await startService({ ...options, port: 0 });
   const api = new ApiClient(service.apiUrl);
   const invitation = async (uses = 1, expiresInSeconds?: number) =>
     (await createInvitation({ invitations: getServices().invitations, uses, ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }) })).code;

@@ -1,6 +1,6 @@
 /**
  * Webhook receivers on loopback, over real HTTP or HTTPS, behaving as receivers in the field do:
- * answering 2xx, answering slowly, failing with 500, redirecting, resetting the connection, or never
+ * answering 2xx, answering slowly, failing with 500 (always, or a given number of times), redirecting, resetting the connection, or never
  * answering. Every request is recorded with its exact body and headers, so tests verify signatures
  * with the `standardwebhooks` library as a receiver would.
  */
@@ -15,6 +15,8 @@ import { promisify } from 'node:util';
 
 export type ReceiverMode =
   | { kind: 'status'; status: number }
+  /** Answers the n-th request with `statuses[n]`, and every request after the last with the last status. */
+  | { kind: 'sequence'; statuses: number[] }
   | { kind: 'slow'; delayMs: number; status: number }
   | { kind: 'redirect'; location: string; status?: number }
   | { kind: 'reset' }
@@ -81,6 +83,9 @@ export async function startReceiver(mode: ReceiverMode, options: ReceiverOptions
       switch (current.kind) {
         case 'status':
           response.writeHead(current.status, { 'content-type': 'text/plain' }).end('ok');
+          return;
+        case 'sequence':
+          response.writeHead(current.statuses[Math.min(requests.length, current.statuses.length) - 1] ?? 200, { 'content-type': 'text/plain' }).end('ok');
           return;
         case 'slow':
           setTimeout(() => response.writeHead(current.status).end(), current.delayMs);
