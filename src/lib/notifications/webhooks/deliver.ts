@@ -19,7 +19,6 @@
  * Storage faults are thrown, so the queue trigger retries the message; a receiver's failure never is.
  */
 import type { QueueClient } from '@azure/storage-queue';
-import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { v7 } from 'uuid';
 import { uuidv7 } from '../../ids.js';
 import type { Services } from '../../services.js';
@@ -190,6 +189,8 @@ async function attemptOnce(
   }
   const body = JSON.stringify(delivery.event);
   const timestamp = new Date(options.now());
+  // Loaded on the first delivery, not when the function modules are imported (cold start).
+  const { Webhook: StandardWebhook } = await import('standardwebhooks');
   const signature = new StandardWebhook(secret).sign(delivery.event.id, timestamp, body);
   return await postWebhook(
     {
