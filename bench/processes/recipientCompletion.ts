@@ -16,7 +16,7 @@
  * envelopes while they are measured).
  */
 import { readFile } from 'node:fs/promises';
-import { HttpRequest, InvocationContext, type HttpResponseInit } from '@azure/functions';
+import functions, { type HttpResponseInit } from '@azure/functions';
 import { issueAccessToken } from '../../src/lib/auth/jwt.js';
 import { hashPassword } from '../../src/lib/auth/password.js';
 import type { Actor } from '../../src/lib/envelopes/model.js';
@@ -42,6 +42,9 @@ export interface RecipientCompletionResult {
   /** Wall time of each owner's `POST /api/envelopes/{id}/complete` from draft, ms. */
   ownerMs: number[];
 }
+
+// @azure/functions is CommonJS: its classes come through the default export under ESM.
+const { HttpRequest, InvocationContext } = functions;
 
 try {
   const options = JSON.parse(process.argv[2] ?? '{}') as Options;
