@@ -71,9 +71,10 @@ try {
   const warmup = new Uint8Array(await readFile(options.warmupPath));
 
   const expectOk = (side: string, response: HttpResponseInit) => {
-    if (response.status !== 200) throw new Error(`${side} complete answered ${response.status}: ${JSON.stringify(response.jsonBody ?? response.body)}`);
-    const body = response.jsonBody as { envelope?: { status?: string } } | undefined;
-    if (side === 'recipient' && body?.envelope?.status !== 'completed') throw new Error(`recipient complete left the envelope ${body?.envelope?.status}`);
+    if (response.status !== 200) throw new Error(`${side} complete answered ${response.status}: ${String(response.body)}`);
+    // The service's `json` answers carry the JSON text as the body.
+    const body = JSON.parse(String(response.body)) as { envelope?: { status?: string } };
+    if (side === 'recipient' && body.envelope?.status !== 'completed') throw new Error(`recipient complete left the envelope ${body.envelope?.status}`);
   };
   const timedOwner = async (envelopeId: string): Promise<number> => {
     const request = new HttpRequest({
