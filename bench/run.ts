@@ -1,13 +1,14 @@
 /**
- * `npm run bench [-- --quick] [-- --only=hotRead,list,completion,coldStart,loginStorm] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,hotRead,list,loginStorm,completion,recipientCompletion,sweep,webhookBurst] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
  * and writes `bench/results.json` and `bench/results.md`. Progress goes to stderr.
  *
  * Processes: this one generates load (autocannon) and seeds; the service, the hot-read baseline
- * server and each one-shot measurement (completion, cold start, raw hashing) run in processes of
- * their own, so the load generator never shares an event loop with what it measures.
+ * server, the webhook receiver, the sweepers and each one-shot measurement (completion, cold start,
+ * raw hashing) run in processes of their own, so the load generator never shares an event loop with
+ * what it measures. The sweep and recipient-completion suites start Azurites of their own.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -29,8 +30,12 @@ import { benchCompletion } from './suites/completion.js';
 import { benchHotRead } from './suites/hotRead.js';
 import { benchList } from './suites/list.js';
 import { benchLoginStorm } from './suites/loginStorm.js';
+import { CORPUS_DIR } from './suites/completion.js';
+import { benchRecipientCompletion } from './suites/recipientCompletion.js';
+import { benchSweep } from './suites/sweep.js';
+import { benchWebhookBurst } from './suites/webhookBurst.js';
 
-const SUITES = ['coldStart', 'hotRead', 'list', 'loginStorm', 'completion'] as const;
+const SUITES = ['coldStart', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sweep', 'webhookBurst'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -45,6 +50,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
     otherOwnerEnvelopes: quick ? 60 : 400,
     loginUsers: 20,
     concurrency: 8,
+    ...(suites.includes('hotRead') ? { signingDocumentDir: CORPUS_DIR } : {}),
   };
   return quick
     ? {
@@ -55,6 +61,9 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         completion: { rounds: 2, generatedPages: 1000 },
         coldStart: { rounds: 5 },
         loginStorm: { logins: 20, readers: 10, rounds: 2, seconds: 3, rawSeconds: 2 },
+        // Seeding 10,000 sent envelopes with their due entries takes minutes on Azurite (see list): --quick sweeps 2,000.
+        sweep: { smallEnvelopes: 100, largeEnvelopes: 2_000, rounds: 3, sweepsPerRound: 3 },
+        webhookBurst: { events: 1000, connections: 10, rounds: 2, idleSeconds: 3, maxBurstSeconds: 300 },
       }
     : {
         quick,
@@ -64,6 +73,8 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         completion: { rounds: 5, generatedPages: 1000 },
         coldStart: { rounds: 15 },
         loginStorm: { logins: 20, readers: 10, rounds: 5, seconds: 8, rawSeconds: 5 },
+        sweep: { smallEnvelopes: 100, largeEnvelopes: 10_000, rounds: 5, sweepsPerRound: 5 },
+        webhookBurst: { events: 1000, connections: 10, rounds: 5, idleSeconds: 8, maxBurstSeconds: 300 },
       };
 }
 
@@ -116,6 +127,24 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
       results.targets.push(...targets);
       return;
     }
+    case 'recipientCompletion': {
+      const { figures, targets } = await benchRecipientCompletion(context);
+      results.recipientCompletion = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'sweep': {
+      const { figures, targets } = await benchSweep(context);
+      results.sweep = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'webhookBurst': {
+      const { figures, targets } = await benchWebhookBurst(context);
+      results.webhookBurst = figures;
+      results.targets.push(...targets);
+      return;
+    }
   }
 }
 
@@ -138,6 +167,8 @@ async function main(): Promise<void> {
       SEAL_P12_BASE64: certificate.p12Base64,
       SEAL_P12_PASSPHRASE: certificate.passphrase,
       ALLOWED_ORIGINS: '*',
+      // The webhook burst delivers to a receiver on loopback (http://127.0.0.1:<port>/hook).
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     };
     // The configured bcrypt cost (BCRYPT_COST, default 12) is kept; nothing else from outside.
     for (const name of ['STORAGE_ACCOUNT_NAME', 'TURNSTILE_SECRET_KEY', 'TSA_URL', 'NODE_OPTIONS']) delete env[name];
@@ -152,7 +183,7 @@ async function main(): Promise<void> {
     // BENCH_SERVICE_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the service.
     const serviceArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter((arg) => arg !== '') ?? [];
     service = await startChild<{ apiUrl: string }>('serviceHost', { env, execArgv: serviceArgs });
-    baseline = await startChild<{ url: string }>('baselineServer', { env, args: [seeded.smallOwner.userId, seeded.hotEnvelopeId] });
+    baseline = await startChild<{ url: string }>('baselineServer', { env, args: [seeded.smallOwner.userId, seeded.hotEnvelopeId, ...(seeded.signing === undefined ? [] : [seeded.signing.tokenSha256])] });
 
     const context: BenchContext = {
       plan,

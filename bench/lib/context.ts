@@ -9,6 +9,8 @@ export interface Plan {
   completion: { rounds: number; generatedPages: number };
   coldStart: { rounds: number };
   loginStorm: { logins: number; readers: number; rounds: number; seconds: number; rawSeconds: number };
+  sweep: { smallEnvelopes: number; largeEnvelopes: number; rounds: number; sweepsPerRound: number };
+  webhookBurst: { events: number; connections: number; rounds: number; idleSeconds: number; maxBurstSeconds: number };
 }
 
 export interface BenchContext {

@@ -12,8 +12,10 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   body?: string;
   connections: number;
-  /** Seconds to run. */
+  /** Seconds to run (at most, with {@link LoadOptions.stopWhen}). */
   durationSeconds: number;
+  /** Stops the load early once this settles (e.g. when a burst of background work is over). */
+  stopWhen?: Promise<unknown>;
   /** Called once per connection, e.g. to give each connection its own body. */
   setupClient?: (client: autocannon.Client, index: number) => void;
 }
@@ -55,6 +57,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       ...(options.setupClient === undefined ? {} : { setupClient: (client: autocannon.Client) => options.setupClient!(client, clients++) }),
     },
     (error, result) => finished(error, result),
+  );
+  options.stopWhen?.then(
+    () => instance.stop(),
+    () => instance.stop(),
   );
   instance.on('response', (_client, statusCode, _bytes, responseTime) => {
     if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);

@@ -8,6 +8,9 @@ import type { ListFigures } from '../suites/list.js';
 import type { CompletionFigures } from '../suites/completion.js';
 import type { ColdStartFigures } from '../suites/coldStart.js';
 import type { LoginStormFigures } from '../suites/loginStorm.js';
+import type { RecipientCompletionFigures } from '../suites/recipientCompletion.js';
+import type { SweepFigures } from '../suites/sweep.js';
+import type { WebhookBurstFigures } from '../suites/webhookBurst.js';
 
 export interface Results {
   meta: {
@@ -25,6 +28,9 @@ export interface Results {
   completion?: CompletionFigures[];
   coldStart?: ColdStartFigures;
   loginStorm?: LoginStormFigures;
+  recipientCompletion?: RecipientCompletionFigures[];
+  sweep?: SweepFigures;
+  webhookBurst?: WebhookBurstFigures;
   targets: TargetCheck[];
   /** Suites that failed, with why. */
   errors?: Record<string, string>;
@@ -71,6 +77,21 @@ export function toMarkdown(results: Results): string {
           `${cpu(level.service.serverCpuMsPerRequest)} + ${cpu(level.service.azuriteCpuMsPerRequest)} | ${cpu(level.baseline.serverCpuMsPerRequest)} + ${cpu(level.baseline.azuriteCpuMsPerRequest)} | ${level.service.failed + level.baseline.failed} |`,
       ),
     );
+    if (results.hotRead.every((level) => level.signing !== undefined)) {
+      lines.push(
+        '',
+        `### The recipient's \`GET /api/signing\` (signing token; two point reads: the token's row, then the envelope) in the same rounds`,
+        '',
+        '| connections | signing GET req/s (spread) | ratio to the one-read baseline (target) | two-read baseline req/s (spread) | ratio to the two-read baseline | signing GET p50 / p99 ms | CPU ms per request: server + Azurite | two-read baseline: server + Azurite | errors |',
+        '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+        ...results.hotRead.map(
+          (level) =>
+            `| ${level.connections} | ${fmt(level.signing.throughput.median, 0)} (${spread(level.signing.throughput)}) | ${ratio(level.signingRatio)} | ${fmt(level.baselineTwoReads.throughput.median, 0)} (${spread(level.baselineTwoReads.throughput)}) | ${ratio(level.signingTwoReadsRatio)} | ` +
+            `${fmt(level.signing.p50Ms.median)} / ${fmt(level.signing.p99Ms.median)} | ${cpu(level.signing.serverCpuMsPerRequest)} + ${cpu(level.signing.azuriteCpuMsPerRequest)} | ` +
+            `${cpu(level.baselineTwoReads.serverCpuMsPerRequest)} + ${cpu(level.baselineTwoReads.azuriteCpuMsPerRequest)} | ${level.signing.failed + level.baselineTwoReads.failed} |`,
+        ),
+      );
+    }
   }
 
   if (results.list !== undefined) {
@@ -134,6 +155,56 @@ export function toMarkdown(results: Results): string {
       '',
       `Heavy packages loaded at import: ${cold.heavyPackagesLoaded.length === 0 ? 'none' : cold.heavyPackagesLoaded.join(', ')}. ` +
         `Packages loaded at import: ${cold.packagesLoaded.join(', ')}.`,
+      ...Object.entries(cold.heavyImportChains ?? {}).flatMap(([name, chain]) => ['', `Import chain of ${name}: ${chain.map((step) => `\`${step}\``).join(' → ')}`]),
+      ...(cold.functionModules === undefined ? [] : ['', `Function modules imported (${cold.functionModules.length}): ${cold.functionModules.join(', ')}.`]),
+    );
+  }
+
+  if (results.recipientCompletion !== undefined) {
+    const rounds = results.recipientCompletion[0]?.ownerMs.rounds ?? 0;
+    lines.push(
+      '',
+      `## Recipient completion: the last signer's \`POST /api/signing/complete\` (typed signature + text) vs the owner's complete from draft (${rounds} rounds per document)`,
+      '',
+      '| document | size | recipient ms (spread) | owner ms (spread) | ratio |',
+      '| --- | --- | --- | --- | --- |',
+      ...results.recipientCompletion.map(
+        (entry) =>
+          `| ${entry.document} | ${mib(entry.bytes)} | ${fmt(entry.recipientMs.median, 0)} (${spread(entry.recipientMs)}) | ${fmt(entry.ownerMs.median, 0)} (${spread(entry.ownerMs)}) | ${ratio(entry.timeRatio)} |`,
+      ),
+    );
+  }
+
+  if (results.sweep !== undefined) {
+    const sweep = results.sweep;
+    lines.push(
+      '',
+      `## Sweep with nothing due (${sweep.small.sweepMs.rounds} rounds, median of ${sweep.sweepsPerRound} sweeps per round and side)`,
+      '',
+      '| sent envelopes | due-index entries (all in the future) | one sweep ms (spread) |',
+      '| --- | --- | --- |',
+      `| ${sweep.small.envelopes} | ${sweep.small.dueEntries} | ${fmt(sweep.small.sweepMs.median)} (${spread(sweep.small.sweepMs)}) |`,
+      `| ${sweep.large.envelopes} | ${sweep.large.dueEntries} | ${fmt(sweep.large.sweepMs.median)} (${spread(sweep.large.sweepMs)}) |`,
+      '',
+      `Ratio (${sweep.large.envelopes} / ${sweep.small.envelopes}): ${ratio(sweep.ratio)}. Seeding took ${sweep.seedSeconds} s.`,
+    );
+  }
+
+  if (results.webhookBurst !== undefined) {
+    const burst = results.webhookBurst;
+    lines.push(
+      '',
+      `## Webhook burst: ${burst.events} events delivered to a loopback receiver while ${burst.connections} connections read an envelope (${burst.burstSeconds.rounds} rounds)`,
+      '',
+      '| figure | value (spread) |',
+      '| --- | --- |',
+      `| burst duration, s | ${fmt(burst.burstSeconds.median, 1)} (${spread(burst.burstSeconds)}) |`,
+      `| deliveries/s | ${fmt(burst.deliveriesPerSecond.median, 0)} (${spread(burst.deliveriesPerSecond)}) |`,
+      `| deliveries beyond one per event (all rounds) | ${burst.extraDeliveries} |`,
+      `| readers idle: req/s, p99 ms | ${fmt(burst.idle.throughput.median, 0)} (${spread(burst.idle.throughput)}), ${fmt(burst.idle.p99Ms.median)} |`,
+      `| readers during the burst: req/s, p99 ms | ${fmt(burst.duringBurst.throughput.median, 0)} (${spread(burst.duringBurst.throughput)}), ${fmt(burst.duringBurst.p99Ms.median)} |`,
+      `| readers' throughput during the burst / idle | ${ratio(burst.throughputRatio)} |`,
+      `| readers' failed requests during the burst | ${burst.duringBurst.failed} |`,
     );
   }
 

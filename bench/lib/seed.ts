@@ -1,15 +1,20 @@
 /**
  * Benchmark data, written straight through the repositories (setup, not measured): users with a
  * known password and tokens, an owner with 100 envelopes, an owner with 10,000, other owners beside
- * them, and accounts for the login storm.
+ * them, accounts for the login storm, an owner for the webhook burst, and (for the signing GET) one
+ * of the small owner's envelopes sent to a signer through the owner's own update.
  */
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { issueAccessToken } from '../../src/lib/auth/jwt.js';
 import { hashPassword } from '../../src/lib/auth/password.js';
 import { newSigner, type AuditEvent, type EnvelopeRecord } from '../../src/lib/envelopes/model.js';
 import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { uuidv7 } from '../../src/lib/ids.js';
+import { tokenSha256 } from '../../src/lib/recipients/signingLinks.js';
 import type { Services } from '../../src/lib/services.js';
+import { sentEnvelopeWithFields } from './sentEnvelope.js';
 
 export interface SeededUser {
   userId: string;
@@ -31,6 +36,8 @@ export interface SeedPlan {
   loginUsers: number;
   /** Envelope writes in flight at once. */
   concurrency: number;
+  /** Folder of `normal.pdf`, the document of the envelope sent for the signing GET; none is sent when unset. */
+  signingDocumentDir?: string;
 }
 
 export interface Seed {
@@ -39,6 +46,10 @@ export interface Seed {
   /** The envelope the hot-read benchmark reads (the small owner's newest). */
   hotEnvelopeId: string;
   loginUsers: SeededUser[];
+  /** The owner whose webhook receives the webhook burst. */
+  webhookOwner: SeededUser;
+  /** A sent envelope of the small owner and its signer's token (the signing GET reads it). */
+  signing?: { envelopeId: string; token: string; tokenSha256: string };
   envelopesWritten: number;
 }
 
@@ -67,6 +78,7 @@ export async function seed(services: Services, plan: SeedPlan, onProgress: (mess
   const largeOwner = await newUser('large');
   const others = await Promise.all(Array.from({ length: plan.otherOwners }, (_, index) => newUser(`other${index}`)));
   const loginUsers = await Promise.all(Array.from({ length: plan.loginUsers }, (_, index) => newUser(`login${index}`)));
+  const webhookOwner = await newUser('webhooks');
 
   const jobs: { owner: SeededUser; count: number }[] = [
     { owner: largeOwner, count: plan.largeOwnerEnvelopes },
@@ -89,7 +101,15 @@ export async function seed(services: Services, plan: SeedPlan, onProgress: (mess
       onProgress(`seeding: ${written}/${total} envelopes`);
     }
   });
-  return { smallOwner, largeOwner, hotEnvelopeId, loginUsers, envelopesWritten: written };
+  const seeded: Seed = { smallOwner, largeOwner, hotEnvelopeId, loginUsers, webhookOwner, envelopesWritten: written };
+  if (plan.signingDocumentDir !== undefined) {
+    const document = new Uint8Array(await readFile(path.join(plan.signingDocumentDir, 'normal.pdf')));
+    const actor = { userId: smallOwner.userId, email: smallOwner.email, ip: '127.0.0.1', userAgent: 'bench-seed' };
+    const sent = await sentEnvelopeWithFields(services, actor, document, 'signing.pdf');
+    seeded.signing = { envelopeId: sent.envelopeId, token: sent.token, tokenSha256: tokenSha256(sent.token) };
+    seeded.envelopesWritten++;
+  }
+  return seeded;
 }
 
 /** A realistic envelope row: a draft or sent envelope with two signers, and its creation event. */

@@ -20,7 +20,7 @@ import type { CompletionProcessResult } from '../processes/completion.js';
  */
 const SHARED_CORPUS_DIR = path.resolve(process.cwd(), '../shared/corpus/pdf');
 export const CORPUS_DIR = process.env.CORPUS_DIR ?? (existsSync(SHARED_CORPUS_DIR) ? SHARED_CORPUS_DIR : path.resolve(process.cwd(), 'tests/corpus/pdf'));
-const CORPUS_DOCUMENTS = ['normal', 'fill_form', 'us_constitution', 'linearized_with_object_streams'];
+export const CORPUS_DOCUMENTS = ['normal', 'fill_form', 'us_constitution', 'linearized_with_object_streams'];
 
 export interface CompletionFigures {
   document: string;

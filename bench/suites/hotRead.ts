@@ -1,7 +1,10 @@
 /**
- * Hot read path: `GET /api/envelopes/{id}` with a valid token, against a bare `node:http` server that
- * does only the same Table point read against the same Azurite. Rounds alternate which one goes
- * first, and the ratio is taken round by round.
+ * Hot read path: `GET /api/envelopes/{id}` with a valid token, and the recipient's `GET /api/signing`
+ * with a signing token (issue 11), against a bare `node:http` server that does only the same Table
+ * point read against the same Azurite (`/`), the floor both targets name. The signing GET does two
+ * point reads (the token's `signingLinks` row, then the envelope), so the same server's `/two-reads`
+ * (those two reads, one after the other) is measured too and reported beside it. Each round measures
+ * the four back to back, the order rotating from round to round; ratios are taken round by round.
  */
 import { check, type BenchContext, type SuiteResult } from '../lib/context.js';
 import { cpuTimeMs } from '../lib/cpu.js';
@@ -30,6 +33,14 @@ export interface HotReadLevel {
   baseline: Side;
   /** Service throughput / baseline throughput. */
   throughputRatio: Summary;
+  /** `GET /api/signing` (recipient, already opened: read only). */
+  signing: Side;
+  /** The baseline server doing the signing GET's two point reads. */
+  baselineTwoReads: Side;
+  /** Signing GET throughput / the one-read baseline's (the target). */
+  signingRatio: Summary;
+  /** Signing GET throughput / the two-read baseline's. */
+  signingTwoReadsRatio: Summary;
 }
 
 export async function benchHotRead(context: BenchContext): Promise<SuiteResult<HotReadLevel[]>> {
@@ -58,28 +69,50 @@ export async function benchHotRead(context: BenchContext): Promise<SuiteResult<H
     );
   const baselineLoad = (connections: number, seconds: number) =>
     measured(context.pids.baseline, () => runLoad({ url: context.baselineUrl, connections, durationSeconds: seconds }));
+  const signing = seed.signing;
+  if (signing === undefined) throw new Error('the seed has no sent envelope for the signing GET');
+  const signingLoad = (connections: number, seconds: number) =>
+    measured(context.pids.service, () =>
+      runLoad({ url: `${context.apiUrl}/signing`, headers: { Authorization: `Bearer ${signing.token}` }, connections, durationSeconds: seconds }),
+    );
+  const twoReadsLoad = (connections: number, seconds: number) =>
+    measured(context.pids.baseline, () => runLoad({ url: `${context.baselineUrl}two-reads`, connections, durationSeconds: seconds }));
 
   const probe = await fetch(`${context.apiUrl}/envelopes/${seed.hotEnvelopeId}`, { headers: { Authorization: `Bearer ${seed.smallOwner.token}` } });
   if (probe.status !== 200) throw new Error(`hot read probe answered ${probe.status}: ${await probe.text()}`);
+  // The first GET by an invited recipient marks it opened (a write); every later one only reads.
+  const signingProbe = await fetch(`${context.apiUrl}/signing`, { headers: { Authorization: `Bearer ${signing.token}` } });
+  const signingView = (await signingProbe.json()) as { recipient?: { status?: string } };
+  if (signingProbe.status !== 200 || signingView.recipient?.status !== 'opened') throw new Error(`signing GET probe answered ${signingProbe.status}: ${JSON.stringify(signingView)}`);
+  const twoReadsProbe = await fetch(`${context.baselineUrl}two-reads`);
+  if (twoReadsProbe.status !== 200) throw new Error(`two-read baseline probe answered ${twoReadsProbe.status}`);
 
   const levels: HotReadLevel[] = [];
   for (const connections of plan.hotRead.connections) {
     progress(`hot read, ${connections} connections: warm-up`);
     await baselineLoad(connections, plan.hotRead.warmupSeconds);
     await serviceLoad(connections, plan.hotRead.warmupSeconds);
+    await signingLoad(connections, plan.hotRead.warmupSeconds);
+    await twoReadsLoad(connections, plan.hotRead.warmupSeconds);
     const service: Measured[] = [];
     const baseline: Measured[] = [];
+    const signingRuns: Measured[] = [];
+    const twoReads: Measured[] = [];
+    const sides: [Measured[], (connections: number, seconds: number) => Promise<Measured>][] = [
+      [baseline, baselineLoad],
+      [service, serviceLoad],
+      [signingRuns, signingLoad],
+      [twoReads, twoReadsLoad],
+    ];
     for (let round = 0; round < plan.hotRead.rounds; round++) {
-      if (round % 2 === 0) {
-        baseline.push(await baselineLoad(connections, plan.hotRead.seconds));
-        service.push(await serviceLoad(connections, plan.hotRead.seconds));
-      } else {
-        service.push(await serviceLoad(connections, plan.hotRead.seconds));
-        baseline.push(await baselineLoad(connections, plan.hotRead.seconds));
+      for (let index = 0; index < sides.length; index++) {
+        const [results, load] = sides[(index + round) % sides.length]!;
+        results.push(await load(connections, plan.hotRead.seconds));
       }
       progress(
-        `hot read, ${connections} connections, round ${round + 1}/${plan.hotRead.rounds}: service ${Math.round(service.at(-1)!.throughput)} req/s ` +
-          `(p99 ${service.at(-1)!.p99.toFixed(1)} ms), baseline ${Math.round(baseline.at(-1)!.throughput)} req/s (p99 ${baseline.at(-1)!.p99.toFixed(1)} ms)`,
+        `hot read, ${connections} connections, round ${round + 1}/${plan.hotRead.rounds}: GET envelope ${Math.round(service.at(-1)!.throughput)} req/s ` +
+          `(p99 ${service.at(-1)!.p99.toFixed(1)} ms), GET signing ${Math.round(signingRuns.at(-1)!.throughput)} req/s, ` +
+          `baseline ${Math.round(baseline.at(-1)!.throughput)} req/s (p99 ${baseline.at(-1)!.p99.toFixed(1)} ms), two-read baseline ${Math.round(twoReads.at(-1)!.throughput)} req/s`,
       );
     }
     const perRequest = (results: Measured[], key: 'serverCpuMs' | 'azuriteCpuMs'): Summary | undefined =>
@@ -105,12 +138,33 @@ export async function benchHotRead(context: BenchContext): Promise<SuiteResult<H
         service.map((result) => result.throughput),
         baseline.map((result) => result.throughput),
       ),
+      signing: describe(signingRuns),
+      baselineTwoReads: describe(twoReads),
+      signingRatio: pairedRatio(
+        signingRuns.map((result) => result.throughput),
+        baseline.map((result) => result.throughput),
+      ),
+      signingTwoReadsRatio: pairedRatio(
+        signingRuns.map((result) => result.throughput),
+        twoReads.map((result) => result.throughput),
+      ),
     });
   }
   return {
     figures: levels,
-    targets: levels.map((level) =>
-      check(`hotRead.c${level.connections}`, `GET /api/envelopes/{id} at ${level.connections} connections: throughput at least 0.6 of the baseline's`, level.throughputRatio.median, '>=', 0.6),
-    ),
+    targets: [
+      ...levels.map((level) =>
+        check(`hotRead.c${level.connections}`, `GET /api/envelopes/{id} at ${level.connections} connections: throughput at least 0.6 of the baseline's`, level.throughputRatio.median, '>=', 0.6),
+      ),
+      ...levels.map((level) =>
+        check(
+          `hotRead.signing.c${level.connections}`,
+          `GET /api/signing at ${level.connections} connections: throughput at least 0.6 of the same one-point-read baseline as GET envelope's (the signing GET itself does two point reads: token, then envelope)`,
+          level.signingRatio.median,
+          '>=',
+          0.6,
+        ),
+      ),
+    ],
   };
 }

@@ -1,0 +1,74 @@
+/**
+ * The sweeper under test, in a process of its own against the storage named by the environment (the
+ * sweep suite gives each of its sides an Azurite of its own). Requests over IPC:
+ * - `{type: 'seed', envelopes}`: writes that many `sent` envelopes straight through the repositories
+ *   (`EnvelopeRepository.create`, 8 in flight), each with the due-index entries a send records, all
+ *   in the future: its expiry (`expiresAt`, 30 days ahead) and its next reminder (1 to 3 days ahead);
+ * - `{type: 'sweep'}`: one `runSweep` with the real steps, timed; answers `{ms, report}`.
+ */
+import { randomUUID } from 'node:crypto';
+import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
+import { newSigner, type EnvelopeRecord } from '../../src/lib/envelopes/model.js';
+import { uuidv7 } from '../../src/lib/ids.js';
+import { runSweep, type SweepReport } from '../../src/lib/notifications/sweep.js';
+import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../../src/lib/recipients/routing.js';
+import { getServices } from '../../src/lib/services.js';
+import { ensureStorage } from '../../src/lib/storage/setup.js';
+import { failToParent, tellParent } from '../lib/child.js';
+import { forEachLimit } from '../lib/seed.js';
+
+export interface SweepTiming {
+  ms: number;
+  report: SweepReport;
+}
+
+const DAY_MS = 86_400_000;
+
+try {
+  const services = getServices();
+  await ensureStorage(services.storage, { allowedOrigins: ['*'] });
+  const owners = Array.from({ length: 10 }, () => uuidv7());
+
+  const seedSent = async (count: number): Promise<number> => {
+    await forEachLimit(count, 8, async (index) => {
+      const ownerId = owners[index % owners.length]!;
+      const now = new Date();
+      const actor = { userId: ownerId, email: `bench-sweep-${ownerId}@example.com`, ip: '127.0.0.1', userAgent: 'bench-seed' };
+      const draft = newDraftEnvelope({ actor, documentName: `contract-${index}.pdf`, now });
+      const expiresAt = new Date(now.getTime() + 30 * DAY_MS).toISOString();
+      const record: EnvelopeRecord = {
+        ...draft.record,
+        status: 'sent',
+        sentAt: now.toISOString(),
+        expiresAt,
+        remindEveryDays: 3,
+        signers: [newSigner({ id: randomUUID(), email: `signer-${index}@example.com`, name: `Signer ${index}`, role: 'signer' })],
+      };
+      // As a send does: the due entries first, then the envelope.
+      await services.dueIndex.put({ kind: EXPIRY_DUE_KIND, dueAt: expiresAt, ownerId, id: record.id });
+      await services.dueIndex.put({ kind: REMINDER_DUE_KIND, dueAt: new Date(now.getTime() + (1 + (index % 3)) * DAY_MS).toISOString(), ownerId, id: record.id });
+      await services.envelopes.create(record, draft.event);
+    });
+    return count;
+  };
+
+  process.on('message', (message: { type?: string; id?: number; envelopes?: number }) => {
+    const reply = (work: () => Promise<unknown>) =>
+      work().then(
+        (result) => tellParent({ type: 'reply', id: message.id ?? 0, result }),
+        (error: unknown) => tellParent({ type: 'reply', id: message.id ?? 0, error: error instanceof Error ? error.message : String(error) }),
+      );
+    if (message.type === 'stop') process.exit(0);
+    else if (message.type === 'seed') void reply(() => seedSent(message.envelopes ?? 0));
+    else if (message.type === 'sweep') {
+      void reply(async (): Promise<SweepTiming> => {
+        const started = performance.now();
+        const report = await runSweep({ services });
+        return { ms: performance.now() - started, report };
+      });
+    }
+  });
+  tellParent({ type: 'ready' });
+} catch (error) {
+  failToParent(error);
+}
