@@ -55,8 +55,18 @@ export interface SigningLinkRecord {
 
 const ROW_KEY = 'link';
 
-/** Table `signingLinks`: token hash → envelope and recipient. */
+/** Links remembered per instance: a row never changes once written, so remembering it is always right. */
+const REMEMBERED_LINKS = 10_000;
+
+/**
+ * Table `signingLinks`: token hash → envelope and recipient. A row never changes once written
+ * (whether the link still works is decided by the recipient's current token hash on the envelope),
+ * so each instance remembers up to {@link REMEMBERED_LINKS} rows it found and answers repeated
+ * requests of a recipient with one storage read (the envelope's) instead of two.
+ */
 export class SigningLinkRepository {
+  private readonly remembered = new Map<string, SigningLinkRecord>();
+
   constructor(private readonly table: TableClient) {}
 
   /**
@@ -72,9 +82,15 @@ export class SigningLinkRepository {
 
   /** The link with this token hash, or `null`. */
   async find(tokenSha256: string): Promise<SigningLinkRecord | null> {
+    const known = this.remembered.get(tokenSha256);
+    if (known !== undefined) return known;
     try {
       const entity = await this.table.getEntity<{ ownerId: string; envelopeId: string; recipientId: string }>(tokenSha256, ROW_KEY);
-      return { tokenSha256, ownerId: entity.ownerId, envelopeId: entity.envelopeId, recipientId: entity.recipientId };
+      const link = { tokenSha256, ownerId: entity.ownerId, envelopeId: entity.envelopeId, recipientId: entity.recipientId };
+      // Oldest first out: a Map iterates in insertion order.
+      if (this.remembered.size >= REMEMBERED_LINKS) this.remembered.delete(this.remembered.keys().next().value!);
+      this.remembered.set(tokenSha256, link);
+      return link;
     } catch (error) {
       if (storageStatus(error) === 404) return null;
       throw error;
