@@ -1,7 +1,8 @@
 /**
  * Helpers for the PDF tests: the corpus, a development sealing certificate, certificates of
  * completion, and independent verification of sealed files with poppler (pdfsig, pdftotext,
- * pdfinfo, pdffonts), qpdf and openssl, run with execFile.
+ * pdfinfo, pdffonts), qpdf and openssl, run with execFile, and rendering comparisons in poppler,
+ * MuPDF and Ghostscript (`rendering.ts`).
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
