@@ -1,7 +1,8 @@
 /**
  * Helpers for the PDF tests: the corpus, a development sealing certificate, certificates of
  * completion, and independent verification of sealed files with poppler (pdfsig, pdftotext,
- * pdfinfo, pdffonts), qpdf and openssl, run with execFile.
+ * pdfinfo, pdffonts), qpdf and openssl, run with execFile, and rendering comparisons in poppler,
+ * MuPDF and Ghostscript (`rendering.ts`).
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -15,6 +16,8 @@ import type { CertificateRecipient, CompletionCertificate } from '../../src/lib/
 
 /** The shared corpus of real PDFs (never modified). */
 import { CORPUS_DIR } from '../support/corpus.js';
+import { differingPages, renderPages, renderers } from './rendering.js';
+import type { Renderer } from './rendering.js';
 
 export const corpusDir = CORPUS_DIR;
 
@@ -184,13 +187,54 @@ export async function formFieldTypes(file: string): Promise<string[]> {
   return (json.acroform?.fields ?? []).map((field) => field.fieldtype ?? '');
 }
 
-/** Text-field and choice values of a form, as qpdf reads them (`u:` prefix removed). */
+/** Text-field and choice values of a form, as qpdf reads them (`u:` prefix removed); none when qpdf cannot read the file. */
 export async function formValues(file: string): Promise<string[]> {
-  const { stdout } = await run('qpdf', ['--json', '--json-key=acroform', file]);
+  const { stdout, code } = await run('qpdf', ['--json', '--json-key=acroform', file]);
+  if (code !== 0 && code !== 3) return [];
   const json = JSON.parse(stdout) as { acroform?: { fields?: { fieldtype?: string; value?: unknown }[] } };
   return (json.acroform?.fields ?? [])
     .filter((field) => (field.fieldtype === '/Tx' || field.fieldtype === '/Ch') && typeof field.value === 'string')
     .map((field) => String(field.value).replace(/^u:/, ''));
+}
+
+type QpdfJson = string | number | boolean | null | QpdfJson[] | { [key: string]: QpdfJson };
+
+/**
+ * The values a viewer shows as they are: single-line, non-empty text and choice values (/V, an
+ * indirect string resolved) of visible widgets (no Hidden or NoView flag) of fields without a format
+ * action (/AA /F, e.g. a phone number shown as "(123) 456-7890"), read with qpdf; none when qpdf
+ * cannot read the file.
+ */
+export async function plainFieldValues(file: string): Promise<string[]> {
+  const { stdout, code } = await run('qpdf', ['--json', '--json-key=acroform', '--json-key=qpdf', file]);
+  if (code !== 0 && code !== 3) return [];
+  const json = JSON.parse(stdout) as {
+    acroform?: { fields?: { fieldtype?: string; value?: QpdfJson; object?: string; annotation?: { annotationflags?: number } }[] };
+    qpdf?: [unknown, Record<string, { value?: QpdfJson }>];
+  };
+  const objects = json.qpdf?.[1] ?? {};
+  const resolve = (value: QpdfJson | undefined): QpdfJson | undefined =>
+    typeof value === 'string' && / \d+ R$/.test(value) ? objects[`obj:${value}`]?.value : value;
+  const dict = (value: QpdfJson | undefined): Record<string, QpdfJson> | undefined => {
+    const resolved = resolve(value);
+    return resolved !== null && typeof resolved === 'object' && !Array.isArray(resolved) ? resolved : undefined;
+  };
+  const formatted = (field: Record<string, QpdfJson> | undefined): boolean => {
+    for (let node = field, depth = 0; node !== undefined && depth < 64; node = dict(node['/Parent']), depth++) {
+      if (dict(node['/AA'])?.['/F'] !== undefined) return true;
+    }
+    return false;
+  };
+  const values: string[] = [];
+  for (const field of json.acroform?.fields ?? []) {
+    if (field.fieldtype !== '/Tx' && field.fieldtype !== '/Ch') continue;
+    if (((field.annotation?.annotationflags ?? 0) & (2 | 32)) !== 0) continue;
+    const value = resolve(field.value ?? undefined);
+    if (typeof value !== 'string' || formatted(dict(field.object))) continue;
+    const text = value.replace(/^[ub]:/, '');
+    if (text.trim() !== '' && !text.includes('\n')) values.push(text);
+  }
+  return values;
 }
 
 /** Extracted text with poppler's bidi embedding marks removed and white space collapsed. */
@@ -277,4 +321,66 @@ export function writeCorpusDocBlock(name: string, lines: string[]): void {
   const stop = current.indexOf(end);
   const next = start >= 0 && stop > start ? current.slice(0, start) + block + current.slice(stop + end.length) : `${current.trimEnd()}\n\n${block}\n`;
   writeFileSync(file, next.trimStart());
+}
+
+const engineNames: Record<Renderer, string> = { poppler: 'poppler', mupdf: 'MuPDF', ghostscript: 'Ghostscript' };
+
+/** An engine's stderr lines with file names and numbers masked, so that the same complaint compares equal wherever it sits. */
+function complaints(stderr: string, file: string): Set<string> {
+  return new Set(
+    stderr
+      .split('\n')
+      .map((line) => line.replaceAll(file, '<file>').replace(/\b\d+\b/g, 'n').trim())
+      .filter((line) => line !== ''),
+  );
+}
+
+/**
+ * Checks that pages 1 to `pages` of `sealed` render as `original` does in poppler, MuPDF and
+ * Ghostscript at `dpi` (CONTRACT §6: every original page renders as the original renders it):
+ * every page identical, or differing only by edges placed a pixel or two apart (`comparePixels`:
+ * not `changed`), and no engine complaint on stderr that the original did not already cause.
+ * An engine that cannot render the original may fail on the sealed file too, with no other error.
+ * @returns a summary for docs/corpus.md, e.g. "identical in poppler, MuPDF, Ghostscript"
+ */
+export async function expectSameRendering(original: string, sealed: string, pages: number, dpi = 72): Promise<string> {
+  const identical: string[] = [];
+  const notes: string[] = [];
+  for (const renderer of renderers) {
+    const name = engineNames[renderer];
+    let comparison: Awaited<ReturnType<typeof differingPages>>;
+    try {
+      comparison = await differingPages(original, sealed, renderer, { dpi, pages });
+    } catch (error) {
+      // An engine that fails on the original may fail on the sealed file (an incremental update keeps
+      // the original's bytes), but with no error the original did not cause.
+      const failure = async (file: string): Promise<string | null> =>
+        await renderPages(file, renderer, { dpi, first: 1, last: pages }).then(
+          () => null,
+          // execFile's error carries the engine's stderr (not instanceof Error here: another realm under jest).
+          (cause: unknown) => String((cause as { stderr?: unknown }).stderr ?? cause),
+        );
+      const originalFailure = await failure(original);
+      if (originalFailure === null) throw error;
+      const sealedFailure = await failure(sealed);
+      if (sealedFailure !== null) {
+        const before = complaints(originalFailure, original);
+        for (const complaint of complaints(sealedFailure, sealed)) expect({ renderer, complaint, known: before.has(complaint) }).toEqual({ renderer, complaint, known: true });
+      }
+      notes.push(`${name} cannot render the original${sealedFailure === null ? '; renders the sealed file' : ' nor, with the same errors, the sealed file'}`);
+      continue;
+    }
+    expect({ renderer, pages: comparison.pages.filter((page) => page.changed) }).toEqual({ renderer, pages: [] });
+    const before = complaints(comparison.originalStderr, original);
+    for (const complaint of complaints(comparison.changedStderr, sealed)) expect({ renderer, complaint, known: before.has(complaint) }).toEqual({ renderer, complaint, known: true });
+    if (comparison.pages.length === 0) identical.push(name);
+    else {
+      const lone = comparison.pages.reduce((sum, page) => sum + page.lone, 0);
+      notes.push(
+        `${name}: ${comparison.pages.length} of ${pages} page(s) differ by edge placement only (at most ${Math.max(...comparison.pages.map((page) => page.differing))} px` +
+          `${lone > 0 ? `, ${lone} lone pixel(s) of sub-pixel features` : ''})`,
+      );
+    }
+  }
+  return [identical.length > 0 ? `identical in ${identical.join(', ')}` : '', ...notes].filter((part) => part !== '').join('; ');
 }

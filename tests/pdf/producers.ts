@@ -59,6 +59,8 @@ export interface GeneratedValues {
   text: Record<string, string>;
   /** Check boxes: /V becomes the state, and the widget's state appearances are renamed to lower case (a /V of /Yes, states /yes and /Off). */
   checkbox: Record<string, string>;
+  /** Check boxes: /V becomes the state, and the widgets lose /AP and /AS altogether. */
+  bareCheckbox?: Record<string, string>;
   radio: Record<string, string>;
 }
 
@@ -66,7 +68,8 @@ export interface GeneratedValues {
  * Rewrites a form as a producer that leaves appearances to the viewer would: each field of
  * `values.text` gets the value in /V and loses its widgets' /AP; each check box of
  * `values.checkbox` gets /V /<state> while its appearance states are renamed to lower case and
- * /AS stays /Off; each radio group of `values.radio` gets /V /<state> with its buttons' /AS left
+ * /AS stays /Off; each check box of `values.bareCheckbox` gets /V and loses its widgets' /AP and
+ * /AS; each radio group of `values.radio` gets /V /<state> with its buttons' /AS left
  * as they are; the AcroForm gets `/NeedAppearances true`. Done with qpdf's JSON (`--json-output`,
  * `--json-input`), independent of the library under test.
  */
@@ -116,6 +119,14 @@ export async function withNeedAppearances(source: string, target: string, values
         appearances[kind] = Object.fromEntries(Object.entries(states).map(([stateName, stream]) => [stateName === '/Off' ? stateName : stateName.toLowerCase(), stream]));
       }
       dict['/AS'] = '/Off';
+    }
+  }
+  for (const [name, state] of Object.entries(values.bareCheckbox ?? {})) {
+    const key = fieldKey(name);
+    dictOf(key)['/V'] = `/${state}`;
+    for (const widget of widgetsOf(key)) {
+      delete dictOf(widget)['/AP'];
+      delete dictOf(widget)['/AS'];
     }
   }
   for (const [name, state] of Object.entries(values.radio)) dictOf(fieldKey(name))['/V'] = `/${state}`;

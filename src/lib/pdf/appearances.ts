@@ -16,6 +16,7 @@ import type { PDF, PDFForm, PdfObject } from '@libpdf/core';
 
 type TerminalField = ReturnType<ReturnType<PDFForm['acroForm']>['getFields']>[number];
 type AcroForm = ReturnType<PDFForm['acroForm']>;
+type Widget = ReturnType<TerminalField['getWidgets']>[number];
 
 /** The field type strings of @libpdf/core's terminal fields. */
 type FieldKind = 'text' | 'checkbox' | 'radio' | 'dropdown' | 'listbox' | 'signature' | 'button' | 'unknown' | 'non-terminal';
@@ -45,7 +46,8 @@ export interface AppearanceReport {
  * - a check box or radio button shows the state its /V names: the widget's appearance state (/AS)
  *   becomes the state of /N whose name equals /V, or equals it ignoring case (a /V of /Yes with a
  *   state named /yes); a widget whose /V names none of its states shows /Off. When the state to show
- *   has no appearance, or an empty one, the library draws a standard check mark or dot;
+ *   has no appearance, or an empty one, or a ticked check box has no appearances at all, the library
+ *   draws a standard check mark or dot;
  * - signature fields and push buttons keep their appearances.
  * Changes only the in-memory document; nothing when it has no form.
  * @returns which fields were changed
@@ -58,6 +60,8 @@ export function generateValueAppearances(pdf: PDF): AppearanceReport {
   const regenerateAll = form.properties.needAppearances;
   const resolve = (ref: PdfRef): PdfObject | null => pdf.getObject(ref);
   const marked: { field: TerminalField; dict: PdfDict; ownFlags: PdfObject | undefined; readOnly: boolean }[] = [];
+  // Ticked check boxes without any state appearance: they show their generated on state afterwards.
+  const bareTicked: Widget[] = [];
 
   for (const field of acroForm.getFields()) {
     const kind = field.type as FieldKind;
@@ -66,6 +70,15 @@ export function generateValueAppearances(pdf: PDF): AppearanceReport {
       const value = inheritedName(field.getDict(), 'V', resolve);
       for (const widget of field.getWidgets()) {
         const states = stateNames(widget.dict, resolve);
+        if (states.length === 0) {
+          // No appearance at all: the library draws a check mark for a check box; a radio button's
+          // state names are unknown without appearances, so it is left as it is.
+          if (kind === 'checkbox' && value !== null && value !== 'Off') {
+            needsAppearance = true;
+            bareTicked.push(widget);
+          }
+          continue;
+        }
         if (value !== null) {
           const shown = states.find((state) => state === value) ?? states.find((state) => state.toLowerCase() === value.toLowerCase()) ?? 'Off';
           if (widget.appearanceState !== shown) {
@@ -97,6 +110,10 @@ export function generateValueAppearances(pdf: PDF): AppearanceReport {
     // forceRegenerate: regenerate the marked fields even where an (empty) appearance exists.
     acroForm.updateAppearances({ forceRegenerate: true });
     for (const { field } of marked) if (field.type === 'dropdown' || field.type === 'listbox') addBackgroundAndBorder(field);
+    for (const widget of bareTicked) {
+      const on = widget.getOnValue();
+      if (on !== null) widget.setAppearanceState(on);
+    }
   } finally {
     for (const entry of marked) {
       if (!entry.readOnly) continue;

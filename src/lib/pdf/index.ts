@@ -19,20 +19,21 @@ export async function createDevelopmentSealingCertificate(options: { commonName:
 }
 
 /**
- * Flattens the document's form fields, appends the certificate-of-completion page(s) and seals the
- * result with a PAdES baseline signature (`ETSI.CAdES.detached`, SHA-256, signing-certificate-v2;
- * B-T with an RFC 3161 timestamp when `timestampAuthorityUrl` is set, else B-B) made with the
- * sealing P12 (CONTRACT §6 steps 1 to 3). Signatures the document already carries stay valid: the
- * changes are incremental updates, and a signed document that cannot be updated that way is refused.
- * A document that opens with the empty password (owner restrictions only) is sealed without its
- * protection (CONTRACT §4).
+ * Flattens the document's form fields (each first given an appearance that shows its value, so that
+ * no value a viewer shows is lost), appends the certificate-of-completion page(s) and seals the
+ * result with a PAdES baseline signature (`ETSI.CAdES.detached`, SHA-256, signing-certificate-v2,
+ * no signing-time attribute; B-T with an RFC 3161 timestamp when `timestampAuthorityUrl` is set,
+ * else B-B) made with the sealing P12 (CONTRACT §6 steps 1 to 4). Signatures the document already
+ * carries stay valid: the changes are incremental updates, and a signed document that cannot be
+ * updated that way is refused. A document that opens with the empty password (owner restrictions
+ * only, whatever they deny) is sealed without its protection (CONTRACT §4).
  *
  * Bounds (CONTRACT §4): at most 30 s and 512 MiB of memory per seal, run in a reused worker thread,
  * one seal at a time per process, in order of arrival; exceeding a bound never takes the process down.
  *
  * @returns the sealed bytes and the page counts (original, certificate)
- * @throws AppError `unprocessable` (422) with type `document-encrypted` (needs a password, or is
- *   encrypted and signed), `document-damaged` (cannot be parsed, or the sealed file would not be
+ * @throws AppError `unprocessable` (422) with type `document-encrypted` (needs a password, is
+ *   encrypted with a method the service cannot open, or is encrypted and signed), `document-damaged` (cannot be parsed, or the sealed file would not be
  *   valid), `document-certified` (a certification signature forbids adding pages),
  *   `document-signed-not-extensible` (signed, but linearized or damaged, so the seal could not be
  *   an incremental update) or `document-too-complex` (over 30 s or 512 MiB, or a decompression bomb)

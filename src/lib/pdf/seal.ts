@@ -3,6 +3,10 @@
  * certificate of completion, sign with PAdES. Nothing here bounds time or memory; `workerPool.ts`
  * does, from the outside.
  *
+ * Form fields are flattened after each gets an appearance that shows its value (`appearances.ts`);
+ * the seal is a PAdES baseline signature without the CMS signing-time attribute (`pades.ts`);
+ * a document protected by an owner password only is sealed without its protection.
+ *
  * Documents that already carry signatures: everything this service adds (flattened form fields,
  * certificate pages, the seal) is written as incremental updates after the original bytes, so the
  * earlier signatures still cover exactly the bytes they signed and stay valid. Signature fields are
@@ -76,16 +80,21 @@ function unsupportedEncryption(cause: SecurityError): AppError {
  * viewers, not part of the encryption (ISO 32000-1 §7.6.3.2). So, for this one call, the document's
  * permission flags, which `getPermissions()` hands out, are made to allow changes: the library then
  * removes the encryption itself. The document is rewritten unencrypted by the next save; the caller
- * checks that.
- * @throws PermissionDeniedError if the library still refuses (it changed how it hands out permissions)
+ * checks that. Only for a document the empty password opened (`load` refuses the others).
+ * @throws Error if the library still refuses (it changed how it hands out permissions): a fault of
+ *   the service, not of the document
  */
 function removeOwnerRestrictions(pdf: PDF): void {
   try {
     pdf.removeProtection();
   } catch (error) {
-    if (!(error instanceof PermissionDeniedError) || !pdf.isAuthenticated) throw error;
+    if (!(error instanceof PermissionDeniedError)) throw error;
     pdf.getPermissions().modify = true;
-    pdf.removeProtection();
+    try {
+      pdf.removeProtection();
+    } catch (cause) {
+      throw new Error('@libpdf/core refused to remove the owner restrictions of a document opened with the empty password.', { cause });
+    }
   }
 }
 
@@ -276,11 +285,12 @@ export async function seal(job: SealJob): Promise<SealResult> {
   const signer = await signerFor(job.sealingP12, job.sealingPassphrase);
   const { pdf, originalPageCount } = await openForSealing(job.document);
 
+  // Owner-password-only protection: the seal must cover the whole file, so the protection goes
+  // (CONTRACT §4). Outside the try below: a failure here is the service's, not the document's.
+  if (pdf.isEncrypted) removeOwnerRestrictions(pdf);
   let certificatePageCount: number;
   let prepared: Uint8Array;
   try {
-    // Owner-password-only protection: the seal must cover the whole file, so the protection goes (CONTRACT §4).
-    if (pdf.isEncrypted) removeOwnerRestrictions(pdf);
     flattenForm(pdf);
     if (job.fieldDrawings !== undefined && job.fieldDrawings.length > 0) drawFieldValues(pdf, job.fieldDrawings);
     certificatePageCount = appendCertificatePages(pdf, job.certificate, originalPageCount);
