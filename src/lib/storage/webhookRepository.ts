@@ -10,6 +10,7 @@
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../notifications/outbox.js';
 import type { Webhook } from '../notifications/webhooks/model.js';
+import { AppError } from '../errors.js';
 import { storageStatus } from './keys.js';
 
 const COUNT_ROW = 'count';
@@ -34,15 +35,25 @@ type WebhookEntity = {
   encryptedSecret: string;
 };
 
-/** Times a change retries when a concurrent one changed the count first. */
-const CONTENTION_RETRIES = 8;
+/** Times a change retries when a concurrent one changed the count first (each round one writer wins). */
+const CONTENTION_RETRIES = 30;
+
+/** Random delay growing with the round, milliseconds: spreads contending writers. */
+async function backoff(round: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * (round + 1))));
+}
+
+/** The answer when concurrent changes of the owner's webhooks kept winning. */
+function contended(): AppError {
+  return new AppError('conflict', 'The webhooks are being changed by other requests at the same time; retry.', { type: 'webhooks-contended' });
+}
 
 export class WebhookRepository {
   constructor(private readonly table: TableClient) {}
 
   /**
    * Adds a webhook, and counts it, if the owner has fewer than `limit`.
-   * @throws WebhookLimitError when the owner already has `limit` webhooks
+   * @throws WebhookLimitError when the owner already has `limit` webhooks; AppError 409 `webhooks-contended` when concurrent changes kept winning
    */
   async create(webhook: Webhook, limit: number): Promise<void> {
     for (let round = 0; ; round++) {
@@ -58,7 +69,9 @@ export class WebhookRepository {
         return;
       } catch (error) {
         const status = storageStatus(error);
-        if ((status !== 412 && status !== 409) || round >= CONTENTION_RETRIES) throw error;
+        if (status !== 412 && status !== 409) throw error;
+        if (round >= CONTENTION_RETRIES) throw contended();
+        await backoff(round);
       }
     }
   }
@@ -97,7 +110,9 @@ export class WebhookRepository {
       } catch (error) {
         const status = storageStatus(error);
         // 404: deleted by a concurrent request (the next round sees it gone); 412: the count changed.
-        if ((status !== 412 && status !== 404) || round >= CONTENTION_RETRIES) throw error;
+        if (status !== 412 && status !== 404) throw error;
+        if (round >= CONTENTION_RETRIES) throw contended();
+        await backoff(round);
       }
     }
   }
