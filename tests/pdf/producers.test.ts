@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { sealDocument } from '../../src/lib/pdf/index.js';
-import { certificateFor, collapse, recipientFor, corpusDir, developmentSealer, expectValidSeal, pdfinfo, pdftotext, scratchDir, writeCorpusDocBlock } from './pdfTools.js';
+import { certificateFor, collapse, recipientFor, corpusDir, developmentSealer, expectValidSeal, pdfinfo, pdftotext, run, scratchDir, writeCorpusDocBlock } from './pdfTools.js';
 import type { Sealer } from './pdfTools.js';
 
 /** One signer: these tests are about the document, not the certificate's scripts (certificate.test.ts). */
@@ -44,6 +44,8 @@ interface ProducerCase {
   /** Engines that draw the original's buttons with their own generator (so a button's look may differ). */
   ownButtons: Renderer[];
   encrypted: boolean;
+  /** Fonts (PostScript names) that the sealed first page must carry embedded, subsetted, with ToUnicode maps. */
+  fonts?: string[];
 }
 
 const libreOfficeValues = ['Zoë Ångström', '11/22/26', 'Norway', 'Premium', '1250'];
@@ -91,6 +93,26 @@ const cases: ProducerCase[] = [
     // poppler draws every field of a NeedAppearances form with its own generator, buttons included.
     ownButtons: ['poppler'],
     encrypted: false,
+  },
+  {
+    file: 'unicode-need-appearances.pdf',
+    producer: 'libreoffice-form.pdf rewritten with qpdf JSON: values outside Latin-1 only in /V (Chinese and Latin, Arabic, Cyrillic, Devanagari), appearances removed, `/NeedAppearances true`; drawn with the shaped Noto fonts, the Latin choice field Plan by the generator',
+    make: async (dir) => {
+      const target = path.join(dir, 'unicode-need-appearances.pdf');
+      await withNeedAppearances(path.join(producersDir, 'libreoffice-form.pdf'), target, {
+        text: { FullName: '王小明 Zoë', SigningDate: 'عبد الرحمن', Amount: 'Иван Петров', Country: 'देवनागरी' },
+        checkbox: {},
+        radio: {},
+      });
+      return target;
+    },
+    values: ['王小明 Zoë', 'عبد الرحمن', 'Иван Петров', 'देवनागरी', 'Premium'],
+    generated: libreOfficeFields,
+    turnedOn: [],
+    ownButtons: ['poppler'],
+    encrypted: false,
+    // Noto Sans draws Latin, Cyrillic and Devanagari.
+    fonts: ['NotoSans-Regular', 'NotoSansSC-Regular', 'NotoNaskhArabic-Regular'],
   },
   {
     file: 'mutool-filled.pdf',
@@ -147,11 +169,16 @@ afterAll(async () => {
     'covered by `tests/pdf/protection.test.ts`: each is sealed without its protection and renders as the',
     'original does in all three engines.',
     '',
-    'Known limit: a generated appearance is drawn in the font the form names for the field (its /DA and /DR,',
-    'usually Helvetica with WinAnsi encoding), as viewers do. A value with characters outside that encoding',
-    '(Chinese, Arabic, Hebrew, ...) in a field whose appearance must be generated is not drawn correctly:',
-    '"王小明" comes out as other Latin-1 characters. Values in fields that carry their own appearance are',
-    'drawn as the producer drew them, whatever their script.',
+    'A generated appearance is drawn in the font the form names for the field (its /DA and /DR, usually',
+    'Helvetica with WinAnsi encoding), as viewers do, when the value is printable Latin-1. A value with any',
+    'other character (Chinese, Arabic, Cyrillic, Devanagari, ...) is drawn instead with the service\'s shaped',
+    'Noto fonts, embedded subsetted, into the field\'s rectangle over its background and border: at the /DA',
+    'size when it fits, else as large as fits (a single-line field shrinks on one line, a multi-line field',
+    'wraps), vertically centred, aligned by /Q, right-aligned for right-to-left text without /Q.',
+    'Limits of that path: line breaks in a value become spaces (the value is wrapped, not broken where it',
+    'was); a /DA colour other than a gray level is drawn black; /MK /R rotation, comb fields and list',
+    'boxes\' option lists are not drawn (a list box shows its selected options\' text). Values in fields',
+    'that carry their own appearance are drawn as the producer drew them, whatever their script.',
   ]);
 });
 
@@ -170,6 +197,13 @@ describe('documents made by other producers keep every value through the seal (C
 
     const text = collapse(await pdftotext(sealed, ['-l', '1']));
     for (const value of entry.values) expect(text).toContain(value);
+    if (entry.fonts !== undefined) {
+      const { stdout } = await run('pdffonts', ['-f', '1', '-l', '1', sealed]);
+      const fonts = stdout.split('\n').slice(2).filter((line) => /^[A-Z]{6}\+/.test(line));
+      // The service's fonts: subsetted CID fonts with ToUnicode maps (the original may carry its own simple subsets of the same family).
+      const embedded = fonts.filter((line) => /CID TrueType\s+Identity-H\s+yes\s+yes\s+yes/.test(line)).map((line) => /^[A-Z]{6}\+([\w-]+)/.exec(line)?.[1]);
+      expect(embedded).toEqual(expect.arrayContaining(entry.fonts));
+    }
 
     const { box, widgets } = await pageWidgets(original, 1);
     const boxesOf = (names: string[]): PixelBox[] => widgets.filter((widget) => names.includes(widget.field)).map((widget) => toPixels(widget.rect, box, DPI));

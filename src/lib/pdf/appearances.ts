@@ -10,9 +10,15 @@
  * missing or empty streams and read-only fields. So this module marks the fields that need an
  * appearance (`needsAppearanceUpdate`, a public property of every terminal field), lifts the
  * read-only flag while the generator runs, and asks for regeneration.
+ *
+ * The generator draws with the form's font (usually Helvetica in WinAnsi encoding), which cannot
+ * show other scripts: a value it cannot show ({@link generatorCanShow}) gets an appearance with only
+ * the widget's background and border, and its text is returned to be drawn into the page after
+ * flattening with the shaped Noto fonts (`drawWidgetTexts` in `fieldDrawing.ts`).
  */
-import { PdfDict, PdfName, PdfNumber, PdfRef, PdfStream } from '@libpdf/core';
-import type { PDF, PDFForm, PdfObject } from '@libpdf/core';
+import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from '@libpdf/core';
+import type { DropdownField, ListBoxField, PDF, PDFForm, PdfObject, TextField } from '@libpdf/core';
+import type { WidgetText } from './fieldDrawing.js';
 
 type TerminalField = ReturnType<ReturnType<PDFForm['acroForm']>['getFields']>[number];
 type AcroForm = ReturnType<PDFForm['acroForm']>;
@@ -35,6 +41,26 @@ export interface AppearanceReport {
   generated: string[];
   /** Names of the check box and radio fields whose shown state was changed to the one their value names. */
   stateCorrected: string[];
+  /** Names of the text and choice fields whose value the generator cannot show (drawn from `texts` instead). */
+  shaped: string[];
+  /**
+   * The values of the `shaped` fields, one per visible widget, to draw into the pages with
+   * `drawWidgetTexts` after the form is flattened (their appearances show only background and border).
+   */
+  texts: WidgetText[];
+}
+
+/**
+ * Printable Latin-1 (U+0020–U+007E, U+00A0–U+00FF) and the line breaks and tab of a multi-line
+ * value: the characters every font and encoding the generator may use (WinAnsi, and the Latin-1 half
+ * of PDFDocEncoding) shows. WinAnsi has a few more (€, curly quotes, dashes in 0x80–0x9F), left out to
+ * be safe: a value with them is drawn with the shaped fonts, which show them too.
+ */
+const GENERATOR_SAFE = /^[\t\n\r\u0020-\u007E\u00A0-\u00FF]*$/u;
+
+/** Whether @libpdf/core's appearance generator shows `text` correctly in a standard font ({@link GENERATOR_SAFE}). */
+export function generatorCanShow(text: string): boolean {
+  return GENERATOR_SAFE.test(text);
 }
 
 /**
@@ -49,11 +75,15 @@ export interface AppearanceReport {
  *   has no appearance, or an empty one, or a ticked check box has no appearances at all, the library
  *   draws a standard check mark or dot;
  * - signature fields and push buttons keep their appearances.
+ * A text or choice field whose shown value (/V, or the display text of the selected options) has a
+ * character outside printable Latin-1 ({@link generatorCanShow}) is not generated: each of its
+ * visible widgets gets an appearance with only its /MK background and border, and its value comes
+ * back in `texts`, to be drawn with `drawWidgetTexts` once the form is flattened.
  * Changes only the in-memory document; nothing when it has no form.
- * @returns which fields were changed
+ * @returns which fields were changed, and the texts still to draw
  */
 export function generateValueAppearances(pdf: PDF): AppearanceReport {
-  const report: AppearanceReport = { generated: [], stateCorrected: [] };
+  const report: AppearanceReport = { generated: [], stateCorrected: [], shaped: [], texts: [] };
   const form = pdf.getForm();
   if (form === null) return report;
   const acroForm = form.acroForm();
@@ -92,6 +122,12 @@ export function generateValueAppearances(pdf: PDF): AppearanceReport {
     } else if (kind === 'text' || kind === 'dropdown' || kind === 'listbox') {
       const hasValue = isNonEmpty(field.getValue());
       needsAppearance = regenerateAll || (hasValue && field.getWidgets().some((widget) => !contentMatches(widget.getNormalAppearance(), SHOWS_TEXT)));
+      const shown = shownText(field);
+      if (needsAppearance && !generatorCanShow(shown)) {
+        report.texts.push(...shapedWidgetTexts(pdf, field, shown, resolve));
+        report.shaped.push(field.name);
+        continue;
+      }
     }
     if (!needsAppearance) continue;
     field.needsAppearanceUpdate = true;
@@ -174,6 +210,80 @@ function applyWidgetStyles(acroForm: AcroForm, field: TerminalField, resolve: (r
   field.needsAppearanceUpdate = false;
 }
 
+/** The text a text or choice field shows: its value, or the display text of its selected option(s), joined by ", ". */
+function shownText(field: TerminalField): string {
+  // The type strings tell the library's field classes apart (they are exported as types only).
+  if (field.type === 'text') return (field as unknown as TextField).getValue();
+  if (field.type !== 'dropdown' && field.type !== 'listbox') return '';
+  const choice = field as unknown as DropdownField | ListBoxField;
+  const value = choice.getValue();
+  const options = choice.getOptions();
+  const display = (selected: string): string => options.find((option) => option.value === selected)?.display ?? selected;
+  return (Array.isArray(value) ? value : [value]).filter((selected) => selected !== '').map(display).join(', ');
+}
+
+/** Strong right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko, Samaritan, ..., presentation forms). */
+const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/u;
+
+/**
+ * Gives each visible widget of `field` an appearance with only its background and border, and
+ * returns the value to draw over each: at the /DA font size (0 or none: as large as fits), gray
+ * level from /DA (other colours: black), aligned by /Q, or right-aligned when /Q is absent and the
+ * first letter is right-to-left. Widgets whose page cannot be found are skipped (flattening drops them too).
+ */
+function shapedWidgetTexts(pdf: PDF, field: TerminalField, text: string, resolve: (ref: PdfRef) => PdfObject | null): WidgetText[] {
+  const texts: WidgetText[] = [];
+  const formDA = pdf.getForm()?.acroForm().defaultAppearance ?? '';
+  const multiline = field.type === 'text' && (field as unknown as TextField).isMultiline;
+  const firstLetter = /\p{L}/u.exec(text)?.[0] ?? '';
+  for (const widget of field.getWidgets()) {
+    const frame = backgroundAndBorder(widget);
+    const [width, height] = [widget.width, widget.height];
+    const stream = PdfStream.fromDict(
+      { Type: PdfName.of('XObject'), Subtype: PdfName.of('Form'), BBox: PdfArray.of(PdfNumber.of(0), PdfNumber.of(0), PdfNumber.of(width), PdfNumber.of(height)) },
+      new Uint8Array(Buffer.from(frame, 'latin1')),
+    );
+    widget.setNormalAppearance(stream);
+    if (widget.isHidden()) continue;
+    const pageIndex = pageIndexOf(pdf, widget, resolve);
+    if (pageIndex === null) continue;
+    const da = inherited(widget.dict, 'DA', resolve);
+    const appearance = da instanceof PdfString ? da.asString() : formDA;
+    const size = Number(/\/[^\s/]+\s+(\d+(?:\.\d+)?)\s+Tf/.exec(appearance)?.[1] ?? 0);
+    const gray = /(?:^|\s)(\d*\.?\d+)\s+g(?:\s|$)/.exec(appearance)?.[1];
+    const quadding = inherited(widget.dict, 'Q', resolve);
+    const align = quadding instanceof PdfNumber ? (Math.min(2, Math.max(0, Math.round(quadding.value))) as 0 | 1 | 2) : RTL.test(firstLetter) ? 2 : 0;
+    const [x1, y1, x2, y2] = widget.rect;
+    texts.push({
+      pageIndex,
+      rect: [Math.min(x1, x2), Math.min(y1, y2), Math.max(x1, x2), Math.max(y1, y2)],
+      text,
+      size,
+      align,
+      multiline,
+      ...(gray === undefined ? {} : { gray: Math.min(1, Math.max(0, Number(gray))) }),
+    });
+  }
+  return texts;
+}
+
+/** The 0-based index of the page a widget is on: its /P, else the page whose /Annots lists it. */
+function pageIndexOf(pdf: PDF, widget: Widget, resolve: (ref: PdfRef) => PdfObject | null): number | null {
+  const same = (a: PdfRef | null, b: PdfRef | null): boolean => a !== null && b !== null && a.objectNumber === b.objectNumber && a.generation === b.generation;
+  const pages = pdf.getPages();
+  const byRef = pages.find((page) => same(page.ref, widget.pageRef));
+  if (byRef !== undefined) return byRef.index;
+  for (const page of pages) {
+    const annots = page.dict.getArray('Annots', resolve);
+    if (annots === undefined) continue;
+    for (let index = 0; index < annots.length; index++) {
+      const entry = annots.at(index);
+      if (entry instanceof PdfRef && same(entry, widget.ref)) return page.index;
+    }
+  }
+  return null;
+}
+
 /** A PDF colour operand list and operator for 1 (gray), 3 (RGB) or 4 (CMYK) components; null otherwise. */
 function colour(components: number[] | undefined, stroking: boolean): string | null {
   if (components === undefined) return null;
@@ -191,24 +301,31 @@ function colour(components: number[] | undefined, stroking: boolean): string | n
 function addBackgroundAndBorder(field: TerminalField): void {
   for (const widget of field.getWidgets()) {
     const stream = widget.getNormalAppearance();
-    const characteristics = widget.getAppearanceCharacteristics();
-    if (stream === null || characteristics === null) continue;
-    const [width, height] = [widget.width, widget.height];
-    const background = colour(characteristics.backgroundColor, false);
-    const border = colour(characteristics.borderColor, true);
-    const borderWidth = border === null ? 0 : (widget.getBorderStyle()?.width ?? 1);
-    let prefix = '';
-    if (background !== null) prefix += `q ${background} 0 0 ${width} ${height} re f Q\n`;
-    if (border !== null && borderWidth > 0) {
-      const inset = borderWidth / 2;
-      prefix += `q ${border} ${borderWidth} w ${inset} ${inset} ${width - borderWidth} ${height - borderWidth} re S Q\n`;
-    }
+    if (stream === null) continue;
+    const prefix = backgroundAndBorder(widget);
     if (prefix === '') continue;
     const content = stream.getDecodedData();
     stream.delete('Filter');
     stream.delete('DecodeParms');
     stream.setData(new Uint8Array(Buffer.concat([Buffer.from(prefix, 'latin1'), content])));
   }
+}
+
+/** Content drawing a widget's /MK background and border (solid, width from /BS /W, default 1) in its own space; '' for none. */
+function backgroundAndBorder(widget: Widget): string {
+  const characteristics = widget.getAppearanceCharacteristics();
+  if (characteristics === null) return '';
+  const [width, height] = [widget.width, widget.height];
+  const background = colour(characteristics.backgroundColor, false);
+  const border = colour(characteristics.borderColor, true);
+  const borderWidth = border === null ? 0 : (widget.getBorderStyle()?.width ?? 1);
+  let content = '';
+  if (background !== null) content += `q ${background} 0 0 ${width} ${height} re f Q\n`;
+  if (border !== null && borderWidth > 0) {
+    const inset = borderWidth / 2;
+    content += `q ${border} ${borderWidth} w ${inset} ${inset} ${width - borderWidth} ${height - borderWidth} re S Q\n`;
+  }
+  return content;
 }
 
 function isNonEmpty(value: unknown): boolean {

@@ -141,21 +141,79 @@ function asSignature(value: FieldDrawing['value']): SignatureValue | null {
   return null;
 }
 
-function textOperators(painter: TextPainter, page: PDFPage, text: string, face: Face, rect: Rect, minimum: number | undefined): Operator[] {
+/** How {@link textOperators} sizes and places a value: a preferred size (points) and the alignment. */
+interface TextStyle {
+  /** The size to draw at when the whole value fits at it; otherwise the value is fitted as usual, never larger. */
+  size?: number;
+  /** 0 left, 1 centred, 2 right (ISO 32000-1 Table 228 /Q). */
+  align?: 0 | 1 | 2;
+  gray?: number;
+}
+
+function textOperators(painter: TextPainter, page: PDFPage, text: string, face: Face, rect: Rect, minimum: number | undefined, style: TextStyle = {}): Operator[] {
   const padX = Math.min(2, rect.width * 0.04);
   const padY = Math.min(1.5, rect.height * 0.06);
   const box = { width: rect.width - 2 * padX, height: rect.height - 2 * padY };
-  const { lines, size } = fitText(text, face, box.width, box.height, minimum);
+  let { lines, size } = fitText(text, face, box.width, box.height, minimum);
+  const wanted = style.size ?? 0;
+  if (wanted > 0 && wanted < size) {
+    // The preferred size is smaller than the fitted one: use it (wrapping if the box allows several lines).
+    const preferred = minimum === undefined ? [layoutSingleLine(text, face)] : layoutParagraph(text, { face, size: wanted, maxWidth: box.width });
+    const fits = preferred.length * wanted * LINE_HEIGHT <= box.height && preferred.every((line) => line.width * wanted <= box.width + 0.01);
+    if (fits) [lines, size] = [preferred, wanted];
+  }
   const blockHeight = lines.length * size * LINE_HEIGHT;
   // Vertically centred; each line's baseline sits DESCENT em above the bottom of its line box.
   const top = rect.y + padY + (box.height + blockHeight) / 2;
   return lines.flatMap((line, index) =>
     painter.lineOperators(page, line, {
-      x: rect.x + padX,
+      x: rect.x + padX + ((box.width - line.width * size) * (style.align ?? 0)) / 2,
       y: top - (index + 1) * size * LINE_HEIGHT + DESCENT * size,
       size,
+      ...(style.gray === undefined ? {} : { gray: style.gray }),
     }),
   );
+}
+
+/** A value drawn over a form field's widget (`appearances.ts`), in the page's own user space. */
+export interface WidgetText {
+  /** 0-based page index. */
+  pageIndex: number;
+  /** The widget's /Rect, [llx lly urx ury] in the page's default user space (points), normalised. */
+  rect: [number, number, number, number];
+  text: string;
+  /** Font size from the field's /DA; 0 or absent: as large as fits. */
+  size?: number;
+  align: 0 | 1 | 2;
+  /** Multi-line text field: wraps (see the module comment) instead of shrinking on one line. */
+  multiline: boolean;
+  /** Fill colour from the field's /DA when it is a gray level, 0 (black) to 1. */
+  gray?: number;
+}
+
+/**
+ * Draws form field values in Noto Sans (shaped, any script) into the page content, each clipped to
+ * its widget's rectangle, upright in the page's user space as a widget appearance without /MK /R
+ * would be: at the /DA size when the whole value fits at it, else as large as fits (one line for a
+ * single-line field, shrinking without limit; a multi-line field wraps below {@link MIN_FONT_SIZE}),
+ * vertically centred, aligned as `align` says. Entries on pages the document lacks or with empty
+ * rectangles are skipped. Used for values the form's own font cannot show (`appearances.ts`).
+ */
+export function drawWidgetTexts(pdf: PDF, texts: readonly WidgetText[]): void {
+  if (texts.length === 0) return;
+  const painter = new TextPainter(pdf);
+  for (const item of texts) {
+    const page = pdf.getPage(item.pageIndex);
+    const [llx, lly, urx, ury] = item.rect;
+    if (page === null || !(urx - llx > 0 && ury - lly > 0) || item.text.trim() === '') continue;
+    ownResources(pdf, page);
+    const rect: Rect = { x: llx, y: lly, width: urx - llx, height: ury - lly };
+    const style: TextStyle = { align: item.align, ...(item.size === undefined ? {} : { size: item.size }), ...(item.gray === undefined ? {} : { gray: item.gray }) };
+    const content = textOperators(painter, page, item.text, 'regular', rect, item.multiline ? MIN_FONT_SIZE : undefined, style);
+    if (content.length === 0) continue;
+    page.drawOperators([ops.pushGraphicsState(), ops.rectangle(rect.x, rect.y, rect.width, rect.height), ops.clip(), ops.endPath(), ...content, ops.popGraphicsState()]);
+  }
+  painter.finish();
 }
 
 /** A tick in the middle of `rect`, in a square of 80 % of its shorter side. */

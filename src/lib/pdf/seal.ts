@@ -23,7 +23,7 @@ import type { DigestAlgorithm, PdfObject, TimestampAuthority } from '@libpdf/cor
 import { AppError, isAppError } from '../errors.js';
 import { generateValueAppearances } from './appearances.js';
 import { appendCertificatePages } from './certificatePage.js';
-import { drawFieldValues } from './fieldDrawing.js';
+import { drawFieldValues, drawWidgetTexts } from './fieldDrawing.js';
 import { checkInflateBudget, tooComplex } from './inflateBudget.js';
 import { PadesBaselineSigner, removeSigningTime } from './pades.js';
 import type { SealJob, SealResult } from './types.js';
@@ -203,14 +203,16 @@ function sealFieldName(pdf: PDF): string {
 /**
  * Flattens every form field except signature fields into page content, after giving every field an
  * appearance that shows its value (`appearances.ts`), and drops XFA so that viewers that render XFA
- * show the same flattened content. Signature fields stay (CONTRACT §6 step 1), so earlier
+ * show the same flattened content. Values the form's font cannot show are drawn into the pages with
+ * the shaped fonts after flattening, over their fields' backgrounds. Signature fields stay (CONTRACT §6 step 1), so earlier
  * signatures keep their fields and stay valid.
  */
 function flattenForm(pdf: PDF): void {
   const form = pdf.getForm();
   if (form === null) return;
-  generateValueAppearances(pdf);
+  const { texts } = generateValueAppearances(pdf);
   form.flatten({ skipSignatures: true });
+  drawWidgetTexts(pdf, texts);
   const resolve = (ref: PdfRef): PdfObject | null => pdf.getObject(ref);
   const catalog = pdf.getCatalog();
   const acroForm = catalog.getDict('AcroForm', resolve);
