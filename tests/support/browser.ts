@@ -5,7 +5,8 @@
  * violations, and script errors.
  */
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
@@ -168,4 +169,31 @@ export async function contractPdf(browser: Browser, parties: readonly [string, s
   } finally {
     await context.close();
   }
+}
+
+/** The WCAG levels the pages are held to: A and AA of WCAG 2.0, 2.1 and 2.2. */
+export const WCAG_AA_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] as const;
+
+/** One axe-core finding: the rule, its impact, and the elements (CSS selectors) that break it. */
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+let axeSource: string | undefined;
+
+/**
+ * Runs axe-core (the installed `axe-core` package) on the page as it is now, for the rules of
+ * {@link WCAG_AA_TAGS}, and returns what it finds (`[]` when nothing). The library is evaluated
+ * through the DevTools protocol, which the page's Content-Security-Policy does not govern, so the
+ * page is checked with its real policy in force.
+ */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  axeSource ??= await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(axeSource);
+  const tags = JSON.stringify(WCAG_AA_TAGS);
+  return (await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ${tags} }, resultTypes: ['violations'] }).then((results) =>
+    results.violations.map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, nodes: violation.nodes.map((node) => node.target.join(' ')) })))`)) as AxeViolation[];
 }
