@@ -50,7 +50,8 @@ const state = {
 
 /** The token from the fragment (then removed from the address bar) or, after a reload, from this tab. */
 function readToken() {
-  const fragment = decodeURIComponent(window.location.hash.replace(/^#/, ''));
+  let fragment = window.location.hash.replace(/^#/, '');
+  try { fragment = decodeURIComponent(fragment); } catch (ignored) { /* not a token either way */ }
   if (fragment !== '') {
     history.replaceState(history.state, '', window.location.pathname + window.location.search);
     const token = TOKEN_PATTERN.test(fragment) ? fragment : null;
@@ -913,6 +914,13 @@ function wire() {
 
 async function start() {
   wire();
+  // Another link opened in this tab: start again with its token.
+  window.addEventListener('hashchange', () => {
+    if (window.location.hash.length > 1) {
+      readToken();
+      window.location.reload();
+    }
+  });
   paintWholeSignature();
   state.token = readToken();
   if (state.token === null) {
