@@ -314,7 +314,8 @@ describe('GET /api/sign in Chromium', () => {
     await page.reload();
     await ceremonyReady(page);
     await expect(page.locator('#request-heading').textContent()).resolves.toBe('Please sign contract.pdf');
-    await expect(page.locator('#request-line').textContent()).resolves.toBe(`${owner.email} asks you, Ada Lovelace (${ada}), to sign contract.pdf.`);
+    await expect(page.locator('#request-line').textContent()).resolves.toBe(`${owner.email} asks you to sign contract.pdf.`);
+    await expect(page.locator('#recipient-line').textContent()).resolves.toBe(`You sign as Ada Lovelace (${ada}).`);
     // Only Ada's fields are on the pages, each named by its label or its type.
     const names = await page.locator('.pdf-page .field').evaluateAll((elements) => elements.map((element) => element.getAttribute('aria-label') ?? element.textContent));
     expect(names).toEqual(['Initials', 'Signature', 'Name', 'Job title', 'Date signed']);

@@ -60,11 +60,14 @@ export function watchPage(page: Page, allowedOrigins: string[]): PageWatch {
   return watch;
 }
 
-/** Saves a screenshot of the whole page, or of one element, as `test-output/screenshots/<name>.png`. */
-export async function screenshot(target: Page | Locator, name: string): Promise<string> {
+/**
+ * Saves a screenshot of the whole page (or, with `fullPage: false`, of what the viewport shows), or
+ * of one element, as `test-output/screenshots/<name>.png`.
+ */
+export async function screenshot(target: Page | Locator, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
   await mkdir(SCREENSHOT_DIR, { recursive: true });
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
-  if ('goto' in target) await target.screenshot({ path: file, fullPage: true });
+  if ('goto' in target) await target.screenshot({ path: file, fullPage: options.fullPage ?? true });
   else await target.screenshot({ path: file });
   return file;
 }

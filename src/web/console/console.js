@@ -304,7 +304,7 @@
 
   function saveSigners() {
     return update({ signers: signersFromForm(), signingOrder: $('signing-order').value }).then(function () {
-      showStatus('Signers saved: ' + state.envelope.signers.length + ' (' + state.envelope.signingOrder + ' order).');
+      showStatus('Signers saved: ' + state.envelope.signers.length + '. Signing order: ' + state.envelope.signingOrder + '.');
     });
   }
 
@@ -1258,6 +1258,15 @@
       $(pair[0]).value = String(Math.round(selectedField()[pair[1]] * 1000) / 10);
     });
   });
+  // A field the keyboard reaches is never hidden under the sticky tools (WCAG 2.4.11): the page
+  // scrolls with room for them.
+  if (window.ResizeObserver) {
+    new ResizeObserver(function () {
+      var toolbar = document.querySelector('.field-toolbar');
+      var sticky = getComputedStyle(toolbar).position === 'sticky' && !$('envelope').hidden;
+      document.documentElement.style.scrollPaddingTop = sticky ? toolbar.offsetHeight + 16 + 'px' : '';
+    }).observe(document.querySelector('.field-toolbar'));
+  }
   renderEventChoices();
   $('webhook-all-events').addEventListener('change', function () { setAllEvents($('webhook-all-events').checked); });
   $('webhook-form').addEventListener('submit', action($('add-webhook'), addWebhook));

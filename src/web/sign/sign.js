@@ -236,7 +236,8 @@ async function startCeremony(view) {
   const verb = verbs[role].ask;
   document.title = 'Please ' + verb + ' ' + envelope.documentName + ' · Envelope Signing Service';
   $('request-heading').textContent = 'Please ' + verb + ' ' + envelope.documentName;
-  $('request-line').textContent = envelope.ownerEmail + ' asks you, ' + recipient.name + ' (' + recipient.email + '), to ' + verb + ' ' + envelope.documentName + '.';
+  $('request-line').textContent = envelope.ownerEmail + ' asks you to ' + verb + ' ' + envelope.documentName + '.';
+  $('recipient-line').textContent = 'You ' + (role === 'viewer' ? 'review it' : verb === 'sign' ? 'sign' : verb) + ' as ' + recipient.name + ' (' + recipient.email + ').';
   $('document-link').href = view.documentUrl;
 
   const fillable = view.fields.slice().sort(readingOrder);
