@@ -183,13 +183,19 @@ function interpolate(stroke: [number, number][]): [number, number][] {
   return points;
 }
 
-/** "AL" and a loop, in pad fractions. */
+/**
+ * A handwritten-looking signature in pad fractions: a capital loop, a running line of loops, and a
+ * flourish under them (each point then joined by ten, as a pointer reports a movement).
+ */
 const SIGNATURE_STROKES: [number, number][][] = [
-  [[0.1, 0.75], [0.18, 0.2], [0.26, 0.75]],
-  [[0.13, 0.55], [0.23, 0.55]],
-  [[0.34, 0.2], [0.34, 0.75], [0.48, 0.75]],
-  [[0.55, 0.7], [0.62, 0.3], [0.7, 0.65], [0.78, 0.35], [0.88, 0.65]],
+  curve(28, (t) => [0.12 + 0.1 * Math.sin(Math.PI * t) - 0.04 * t, 0.75 - 0.55 * Math.sin((Math.PI * t) / 1.2)]),
+  curve(80, (t) => [0.16 + 0.66 * t - 0.05 * Math.sin(10 * Math.PI * t), 0.52 + 0.12 * Math.cos(10 * Math.PI * t) * (t < 0.05 ? t / 0.05 : 1)]),
+  curve(20, (t) => [0.1 + 0.8 * t, 0.8 + 0.05 * Math.sin(Math.PI * t * 2)]),
 ];
+
+function curve(count: number, at: (t: number) => [number, number]): [number, number][] {
+  return Array.from({ length: count + 1 }, (_, index) => at(index / count));
+}
 
 /** The element that has the focus, described: tag, id, data-type, aria-label, text. */
 async function focused(page: Page): Promise<{ id: string; type: string; name: string; visibleFocus: boolean }> {
@@ -345,6 +351,7 @@ describe('GET /api/sign in Chromium', () => {
     await drawWithTouch(page, '#signature-pad', SIGNATURE_STROKES);
     expect(await page.evaluate('window.scrollY')).toBe(scrolled);
     await screenshot(page, 'sign-02-mobile-drawn');
+    await screenshot(page, 'sign-mobile-adopt', { fullPage: false });
     await expectNoViolations(page, 'adopt dialog, drawn');
     // A finger lifts before it taps again (a tap at once would be taken for part of the gesture).
     await page.waitForTimeout(300);
@@ -356,6 +363,7 @@ describe('GET /api/sign in Chromium', () => {
     expect(await focused(page)).toMatchObject({ type: 'text', name: 'Job title' });
     await page.keyboard.type('Mathematician');
     await expect(page.locator('#progress').textContent()).resolves.toBe('3 of 3 required fields done');
+    await screenshot(page, 'sign-mobile-viewport', { fullPage: false });
     await tap(page, '#next-field');
     expect(await focused(page)).toMatchObject({ id: 'consent' });
     await screenshot(page, 'sign-03-mobile-filled');
@@ -396,6 +404,7 @@ describe('GET /api/sign in Chromium', () => {
     await expect(desk.locator('#typed-preview').textContent()).resolves.toBe('Grace M. Hopper');
     await desk.keyboard.press('Enter');
     await desk.locator('.field[data-type="signature"][aria-pressed="true"] svg text').waitFor();
+    await screenshot(desk, 'sign-desktop-viewport', { fullPage: false });
     // The focus came back to the field, now signed.
     expect(await focused(desk)).toMatchObject({ type: 'signature' });
     // "Next field" from the keyboard: the required check box (the optional text field is skipped).
@@ -471,6 +480,78 @@ describe('GET /api/sign in Chromium', () => {
     await screenshot(page, 'sign-08-mobile-completed');
     await expectNoViolations(page, 'completed');
   }, 240_000);
+
+  test('an approver approves, a viewer confirms having read it, and a signer without fields signs on the certificate', async () => {
+    const signer = address('whole-signer');
+    const approver = address('approver');
+    const viewer = address('viewer');
+    const sent = await sentEnvelope(env.api, owner, {
+      pdf: contract,
+      signers: [
+        { name: 'Mary Somerville', email: signer },
+        { name: 'Emmy Noether', email: approver, role: 'approver' },
+        { name: 'Sophie Germain', email: viewer, role: 'viewer' },
+      ],
+    });
+
+    // The viewer: no fields, no decline; she confirms having read the document.
+    const reading = await visitor({ mobile: true });
+    const viewerToken = (await waitForSigningLink(viewer, { subject: /^Please review and sign/ })).token;
+    await openLink(reading.page, viewerToken);
+    await ceremonyReady(reading.page);
+    await expect(reading.page.locator('#request-heading').textContent()).resolves.toBe('Please review contract.pdf');
+    expect(await reading.page.locator('#decline-button').isHidden()).toBe(true);
+    expect(await reading.page.locator('.pdf-page .field').count()).toBe(0);
+    await expectNoViolations(reading.page, 'viewer');
+    await tap(reading.page, '#next-field');
+    expect(await focused(reading.page)).toMatchObject({ id: 'consent' });
+    await tap(reading.page, '#consent');
+    await tap(reading.page, '#finish-button');
+    await reading.page.locator('#done-heading').filter({ hasText: 'Thank you: you reviewed contract.pdf' }).waitFor();
+    expectWellBehaved(reading, viewerToken);
+
+    // The approver, with the keyboard.
+    const approving = await visitor({ mobile: false });
+    const approverToken = (await waitForSigningLink(approver, { subject: /^Please review and sign/ })).token;
+    await openLink(approving.page, approverToken);
+    await ceremonyReady(approving.page);
+    await expect(approving.page.locator('#request-heading').textContent()).resolves.toBe('Please approve contract.pdf');
+    await tabTo(approving.page, (element) => element.id === 'consent');
+    await approving.page.keyboard.press('Space');
+    await tabTo(approving.page, (element) => element.id === 'finish-button');
+    expect(await focused(approving.page)).toMatchObject({ name: 'Approve' });
+    await approving.page.keyboard.press('Enter');
+    await approving.page.locator('#done-heading').filter({ hasText: 'Thank you: you approved contract.pdf' }).waitFor();
+    expectWellBehaved(approving, approverToken);
+
+    // The signer has no field: she adopts a signature for the certificate, typed, and her answer completes the envelope.
+    const signing = await visitor({ mobile: false });
+    const signerToken = (await waitForSigningLink(signer, { subject: /^Please review and sign/ })).token;
+    await openLink(signing.page, signerToken);
+    await ceremonyReady(signing.page);
+    await signing.page.locator('#consent').check();
+    await signing.page.locator('#finish-button').click();
+    await expect(signing.page.locator('#finish-error').textContent()).resolves.toContain('Adopt your signature first');
+    expect(await focused(signing.page)).toMatchObject({ id: 'whole-signature-button', name: 'Signature' });
+    await signing.page.keyboard.press('Enter');
+    await signing.page.locator('#adopt-dialog[open]').waitFor();
+    await signing.page.keyboard.press('ControlOrMeta+a');
+    await signing.page.keyboard.type('M. Somerville');
+    await signing.page.keyboard.press('Enter');
+    await signing.page.locator('#whole-signature-button[aria-pressed="true"] svg text').waitFor();
+    await expectNoViolations(signing.page, 'signature for the certificate');
+    await signing.page.locator('#finish-button').click();
+    await signing.page.locator('#done-heading').filter({ hasText: 'Thank you: you signed contract.pdf' }).waitFor({ timeout: 60_000 });
+    await signing.page.getByRole('button', { name: 'Download the signed PDF' }).waitFor();
+    expectWellBehaved(signing, signerToken);
+
+    const envelope = await env.api.request('GET', `/envelopes/${sent.id}`, { token: owner.token });
+    expect(envelope.body.status).toBe('completed');
+    expect(envelope.body.signers.map((recipient: { status: string }) => recipient.status)).toEqual(['signed', 'approved', 'viewed']);
+    const sealed = Buffer.from(await (await fetch(envelope.body.signedUrl)).arrayBuffer());
+    const text = (await tool('pdftotext', [await tempFile(sealed), '-'])).stdout;
+    expect(text).toContain('M. Somerville');
+  }, 180_000);
 
   test('a signer declines with a reason; the older link of a resent invitation no longer works', async () => {
     const dorothy = address('dorothy');
