@@ -10,7 +10,8 @@
  *   and the values are text (pdftotext);
  * - an envelope Katherine declines with a reason, after a resend made her first link useless;
  * - the plain messages: no link, a link no longer valid, already signed, completed, declined,
- *   withdrawn (voided) and expired.
+ *   withdrawn (voided) and expired, and (with the view's `canAct` and `waitingFor` set as the API
+ *   sets them, since the service never hands out a link early) not the recipient's turn yet.
  *
  * axe-core finds no WCAG 2.2 A or AA violation in any state of the page. The page makes no request
  * outside the service and Blob storage, breaks no Content-Security-Policy rule, and sends the token
@@ -326,7 +327,7 @@ describe('GET /api/sign in Chromium', () => {
     const names = await page.locator('.pdf-page .field').evaluateAll((elements) => elements.map((element) => element.getAttribute('aria-label') ?? element.textContent));
     expect(names).toEqual(['Initials', 'Signature', 'Name', 'Job title', 'Date signed']);
     await expect(page.locator('#progress').textContent()).resolves.toBe('0 of 3 required fields done');
-    await screenshot(page, 'sign-01-mobile-start');
+    await screenshot(page, 'sign-01-mobile-start', { fullPage: false });
     await expectNoViolations(page, 'ceremony, 390 px');
 
     // "Next field" leads to the initials; adopting them typed (the name's initials are offered).
@@ -350,8 +351,7 @@ describe('GET /api/sign in Chromium', () => {
     const scrolled = await page.evaluate('window.scrollY');
     await drawWithTouch(page, '#signature-pad', SIGNATURE_STROKES);
     expect(await page.evaluate('window.scrollY')).toBe(scrolled);
-    await screenshot(page, 'sign-02-mobile-drawn');
-    await screenshot(page, 'sign-mobile-adopt', { fullPage: false });
+    await screenshot(page, 'sign-02-mobile-drawn', { fullPage: false });
     await expectNoViolations(page, 'adopt dialog, drawn');
     // A finger lifts before it taps again (a tap at once would be taken for part of the gesture).
     await page.waitForTimeout(300);
@@ -366,7 +366,7 @@ describe('GET /api/sign in Chromium', () => {
     await screenshot(page, 'sign-mobile-viewport', { fullPage: false });
     await tap(page, '#next-field');
     expect(await focused(page)).toMatchObject({ id: 'consent' });
-    await screenshot(page, 'sign-03-mobile-filled');
+    await screenshot(page, 'sign-03-mobile-filled', { fullPage: false });
     await tap(page, '#finish-button');
     await expect(page.locator('#finish-error').textContent()).resolves.toContain('Tick the box to agree to sign electronically.');
     await expectNoViolations(page, 'finish refused without consent');
@@ -375,7 +375,7 @@ describe('GET /api/sign in Chromium', () => {
     await page.locator('#done-heading').filter({ hasText: 'Thank you: you signed contract.pdf' }).waitFor();
     await expect(page.locator('#done-body').textContent()).resolves.toContain('Once everyone has acted, the signed document comes to you by e-mail.');
     expect(await page.locator('#done-download').isHidden()).toBe(true);
-    await screenshot(page, 'sign-04-mobile-done');
+    await screenshot(page, 'sign-04-mobile-done', { fullPage: false });
     await expectNoViolations(page, 'signed, waiting for the others');
 
     // Her link again: she already signed.
@@ -477,7 +477,7 @@ describe('GET /api/sign in Chromium', () => {
     await page.reload();
     await page.locator('#message-heading').filter({ hasText: 'This envelope is completed' }).waitFor();
     await page.getByRole('button', { name: 'Download the signed PDF' }).waitFor();
-    await screenshot(page, 'sign-08-mobile-completed');
+    await screenshot(page, 'sign-08-mobile-completed', { fullPage: false });
     await expectNoViolations(page, 'completed');
   }, 240_000);
 
@@ -577,7 +577,7 @@ describe('GET /api/sign in Chromium', () => {
     const page = visit.page;
     await openLink(page, oldToken);
     await page.locator('#message-heading').filter({ hasText: 'This link no longer works' }).waitFor();
-    await screenshot(page, 'sign-09-link-replaced');
+    await screenshot(page, 'sign-09-link-replaced', { fullPage: false });
     await expectNoViolations(page, 'link no longer valid');
 
     await openLink(page, newToken);
@@ -590,7 +590,7 @@ describe('GET /api/sign in Chromium', () => {
     await expectNoViolations(page, 'decline dialog');
     await tap(page, '#decline-confirm');
     await page.locator('#done-heading').filter({ hasText: 'You declined contract.pdf' }).waitFor();
-    await screenshot(page, 'sign-10-declined');
+    await screenshot(page, 'sign-10-declined', { fullPage: false });
     await expectNoViolations(page, 'declined');
     expectWellBehaved(visit, newToken);
 
@@ -608,7 +608,7 @@ describe('GET /api/sign in Chromium', () => {
     await expectNoViolations(other.page, 'declined by another');
   }, 120_000);
 
-  test('says plainly when there is no link, and when the envelope was withdrawn or has expired', async () => {
+  test('says plainly when there is no link, when it is not the recipient\'s turn, and when the envelope was withdrawn or has expired', async () => {
     const visit = await visitor({ mobile: false });
     const page = visit.page;
     await page.goto(`${env.service.apiUrl}/sign`);
@@ -616,6 +616,23 @@ describe('GET /api/sign in Chromium', () => {
     await expectNoViolations(page, 'no link');
     await openLink(page, 'x'.repeat(43));
     await page.locator('#message-heading').filter({ hasText: 'This link no longer works' }).waitFor();
+
+    // Not the recipient's turn: the service never gives a link before a recipient's turn comes (its
+    // guard answers 409 all the same), so this view is the real one with `canAct` and `waitingFor` as
+    // the API would set them, put in place of the answer to `GET /api/signing`.
+    const earlyAddress = address('early');
+    await sentEnvelope(env.api, owner, { pdf: contract, signers: [{ name: 'Valerie Thomas', email: earlyAddress }] });
+    const earlyToken = (await waitForSigningLink(earlyAddress, { subject: /^Please review and sign/ })).token;
+    await page.route(`${env.service.apiUrl}/signing`, async (route) => {
+      const response = await route.fetch();
+      const view = { ...(await response.json()), canAct: false, waitingFor: [{ name: 'Ada Lovelace', role: 'signer' }, { name: 'Emmy Noether', role: 'approver' }] };
+      await route.fulfill({ response, json: view });
+    });
+    await openLink(page, earlyToken);
+    await page.locator('#message-heading').filter({ hasText: 'It is not your turn yet' }).waitFor();
+    await expect(page.locator('#message-body').textContent()).resolves.toContain('Ada Lovelace must sign and Emmy Noether must approve contract.pdf first.');
+    await expectNoViolations(page, 'not your turn');
+    await page.unroute(`${env.service.apiUrl}/signing`);
 
     const voidedAddress = address('voided');
     const voided = await sentEnvelope(env.api, owner, { pdf: contract, signers: [{ name: 'Mary Jackson', email: voidedAddress }] });

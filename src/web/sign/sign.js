@@ -142,11 +142,11 @@ function showInvalidLink() {
   ]);
 }
 
-/** "Ada Lovelace (signer) and Bob Builder (approver)". */
+/** "Ada Lovelace must sign and Bob Builder must approve". */
 function listPeople(people) {
-  const names = people.map((person) => person.name + ' (' + verbs[person.role].ask + ')');
-  if (names.length <= 1) return names.join('');
-  return names.slice(0, -1).join(', ') + ' and ' + names[names.length - 1];
+  const parts = people.map((person) => person.name + ' must ' + verbs[person.role].ask);
+  if (parts.length <= 1) return parts.join('');
+  return parts.slice(0, -1).join(', ') + ' and ' + parts[parts.length - 1];
 }
 
 function formatDate(iso) {
@@ -208,7 +208,7 @@ function render(view) {
   }
   if (!view.canAct) {
     const lines = view.waitingFor.length > 0
-      ? ['First ' + listPeople(view.waitingFor) + (view.waitingFor.length === 1 ? ' has' : ' have') + ' to act on ' + documentName + '.']
+      ? [listPeople(view.waitingFor) + ' ' + documentName + ' first.']
       : ['Someone else has to act on ' + documentName + ' first.'];
     lines.push('You will get an e-mail when it is your turn; this link will work then.');
     showMessage('It is not your turn yet', lines);
