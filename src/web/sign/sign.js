@@ -548,7 +548,11 @@ function fitStrokes(drawing, size) {
   );
 }
 
-/** The pad's strokes as arrays of [x, y] pixels, thinned to the API's limits; null when empty. */
+/**
+ * The pad's strokes as arrays of [x, y] pixels, thinned to the API's limits on points (at most
+ * {@link MAX_STROKE_POINTS} a stroke, {@link MAX_POINTS} in all), with their bounding box; `null`
+ * when nothing was drawn, `'too-many-strokes'` past {@link MAX_STROKES}.
+ */
 function padDrawing(pad) {
   let strokes = pad
     .toData()
@@ -556,21 +560,24 @@ function padDrawing(pad) {
     .filter((stroke) => stroke.length > 0)
     .map((stroke) => (stroke.length === 1 ? [stroke[0], stroke[0]] : stroke));
   if (strokes.length === 0) return null;
-  if (strokes.length > MAX_STROKES) strokes = strokes.slice(0, MAX_STROKES);
-  const total = strokes.reduce((sum, stroke) => sum + stroke.length, 0);
-  const step = Math.max(1, Math.ceil(total / MAX_POINTS));
-  strokes = strokes.map((stroke) => thin(stroke, Math.max(step, Math.ceil(stroke.length / MAX_STROKE_POINTS))));
-  const xs = strokes.flat().map((point) => point[0]);
-  const ys = strokes.flat().map((point) => point[1]);
+  if (strokes.length > MAX_STROKES) return 'too-many-strokes';
+  strokes = strokes.map((stroke) => thin(stroke, MAX_STROKE_POINTS));
+  for (let share = MAX_POINTS; strokes.reduce((sum, stroke) => sum + stroke.length, 0) > MAX_POINTS; share = Math.floor(share * 0.9)) {
+    const total = strokes.reduce((sum, stroke) => sum + stroke.length, 0);
+    strokes = strokes.map((stroke) => thin(stroke, Math.max(2, Math.floor((stroke.length * share) / total))));
+  }
+  const points = strokes.flat();
+  const xs = points.map((point) => point[0]);
+  const ys = points.map((point) => point[1]);
   return { strokes: strokes, box: { left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) } };
 }
 
-/** Every `step`-th point, keeping the first and the last. */
-function thin(stroke, step) {
-  if (step <= 1) return stroke;
-  const kept = stroke.filter((point, index) => index % step === 0);
-  if (kept[kept.length - 1] !== stroke[stroke.length - 1]) kept.push(stroke[stroke.length - 1]);
-  return kept.length >= 2 ? kept : [stroke[0], stroke[stroke.length - 1]];
+/** At most `limit` (2 or more) of the stroke's points, evenly spread, the first and the last kept. */
+function thin(stroke, limit) {
+  if (stroke.length <= limit) return stroke;
+  const kept = [];
+  for (let index = 0; index < limit; index++) kept.push(stroke[Math.round((index * (stroke.length - 1)) / (limit - 1))]);
+  return kept;
 }
 
 /** The API value of an adopted signature for a box of `size` points. */
@@ -673,6 +680,7 @@ function adopt(event) {
   } else {
     const drawing = state.pad === null ? null : padDrawing(state.pad);
     if (drawing === null) return adoptError('Draw in the box first, or choose to type it.', $('mode-draw'));
+    if (drawing === 'too-many-strokes') return adoptError('The drawing has more than ' + MAX_STROKES + ' strokes: clear it and draw it again with fewer.', $('clear-pad'));
     adopted = drawing;
   }
   state.adopted[kind] = adopted;
