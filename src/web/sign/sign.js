@@ -44,6 +44,8 @@ const state = {
   adopting: null,
   pad: null,
   pdf: null,
+  /** Caveat, loaded: typed signatures are measured in it to fit their fields. */
+  fontReady: Promise.resolve(),
 };
 
 // ---- The token -----------------------------------------------------------------------------------
@@ -241,6 +243,7 @@ async function startCeremony(view) {
   $('document-link').href = view.documentUrl;
 
   const fillable = view.fields.slice().sort(readingOrder);
+  state.fontReady = document.fonts.load('100px Caveat').catch(() => []);
   if (role === 'signer') {
     $('instructions').textContent = fillable.length > 0
       ? 'Fill in the highlighted fields (“Next field” takes you from one to the next), then finish at the end of the document.'
@@ -687,7 +690,7 @@ function adopt(event) {
   $('adopt-dialog').close();
   const then = afterAdopt;
   afterAdopt = null;
-  if (then) then();
+  if (then) state.fontReady.then(then);
 }
 
 function adoptError(message, focus) {
