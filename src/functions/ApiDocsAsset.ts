@@ -4,7 +4,7 @@ import { httpFunction } from '../lib/http/register.js';
 import { DOCS_ASSETS, allowedAsset, contentSecurityPolicy, staticFileResponse } from '../lib/web/pages.js';
 
 export async function getApiDocsAsset(request: HttpRequest): Promise<HttpResponseInit> {
-  return await staticFileResponse(allowedAsset(DOCS_ASSETS, request.params.file ?? ''), contentSecurityPolicy());
+  return await staticFileResponse(allowedAsset(DOCS_ASSETS, request.params.file ?? ''), contentSecurityPolicy(), request);
 }
 
 httpFunction('ApiDocsAsset', {

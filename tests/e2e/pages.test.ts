@@ -1,8 +1,9 @@
 /**
- * The pages over plain HTTP (issue: API reference and console, items 3 and 4): `GET /api/docs` and
- * `GET /api/console` and their files are served by the service itself with the right Content-Type and
- * a Content-Security-Policy that allows no external source; the asset routes serve their allow-list
- * and nothing else. (The pages working in a browser: tests/browser.)
+ * The pages over plain HTTP (issue: API reference and console, items 3 and 4; CONTRACT §13):
+ * `GET /api/docs`, `GET /api/console` and `GET /api/sign` and their files are served by the service
+ * itself with the right Content-Type and a Content-Security-Policy that allows no external source; the
+ * asset routes serve their allow-list and nothing else, with an ETag that spares a browser a second
+ * download. (The pages working in a browser: tests/browser.)
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -22,7 +23,10 @@ afterAll(async () => {
   await env.close();
 });
 
-const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const require = createRequire(import.meta.url);
+const swaggerUiDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+const pdfjsDir = path.dirname(require.resolve('pdfjs-dist/package.json'));
+const signaturePadDist = path.dirname(require.resolve('signature_pad'));
 
 /** The policy's directives as a map: `script-src` → `["'self'"]`. */
 function directives(response: ApiResponse): Map<string, string[]> {
@@ -45,6 +49,7 @@ describe('pages', () => {
   test.each([
     ['/docs', 'API reference'],
     ['/console', 'Console'],
+    ['/sign', 'Sign'],
   ])('GET /api%s is HTML with a policy that allows no external source and no inline script', async (route, title) => {
     const response = await env.api.request('GET', route);
     expect(response.status).toBe(200);
@@ -56,8 +61,8 @@ describe('pages', () => {
     expect(policy.get('script-src')).toEqual(["'self'"]);
     expect(policy.get('style-src')).toEqual(["'self'"]);
     expect(policy.get('frame-ancestors')).toEqual(["'none'"]);
-    // Only the console may reach Blob storage (upload and download); nothing else is external.
-    expect(policy.get('connect-src')).toEqual(route === '/console' ? ["'self'", blobOrigin] : ["'self'"]);
+    // Only the console and the signing page may reach Blob storage (the document, the sealed PDF); nothing else is external.
+    expect(policy.get('connect-src')).toEqual(route === '/docs' ? ["'self'"] : ["'self'", blobOrigin]);
     expect([...policy.values()].flat().filter((source) => /^(https?:|\*)/.test(source) && source !== blobOrigin)).toEqual([]);
     // Every script, style sheet and link of the page stays on this service.
     expect(references(response.text).filter((reference) => !reference.startsWith('/api/') && !reference.startsWith('#') && reference !== 'data:,')).toEqual([]);
@@ -71,12 +76,38 @@ describe('pages', () => {
     ['/docs/docs.css', 'text/css; charset=utf-8', 'src/web/docs/docs.css'],
     ['/console/console.js', 'text/javascript; charset=utf-8', 'src/web/console/console.js'],
     ['/console/console.css', 'text/css; charset=utf-8', 'src/web/console/console.css'],
+    ['/console/pdfPages.js', 'text/javascript; charset=utf-8', 'src/web/shared/pdfPages.js'],
+    ['/console/pdf.min.mjs', 'text/javascript; charset=utf-8', path.join(pdfjsDir, 'build/pdf.min.mjs')],
+    ['/console/pdf.worker.min.mjs', 'text/javascript; charset=utf-8', path.join(pdfjsDir, 'build/pdf.worker.min.mjs')],
+    ['/sign/sign.js', 'text/javascript; charset=utf-8', 'src/web/sign/sign.js'],
+    ['/sign/sign.css', 'text/css; charset=utf-8', 'src/web/sign/sign.css'],
+    ['/sign/pdfPages.js', 'text/javascript; charset=utf-8', 'src/web/shared/pdfPages.js'],
+    ['/sign/pdf.min.mjs', 'text/javascript; charset=utf-8', path.join(pdfjsDir, 'build/pdf.min.mjs')],
+    ['/sign/pdf.worker.min.mjs', 'text/javascript; charset=utf-8', path.join(pdfjsDir, 'build/pdf.worker.min.mjs')],
+    ['/sign/signature_pad.min.js', 'text/javascript; charset=utf-8', path.join(signaturePadDist, 'signature_pad.min.js')],
+    ['/sign/Caveat-Regular.ttf', 'font/ttf', 'assets/fonts/Caveat-Regular.ttf'],
   ])('GET /api%s serves the file as %s', async (route, contentType, file) => {
-    const response = await env.api.request('GET', route);
+    const response = await fetch(`${env.service.apiUrl}${route}`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe(contentType);
-    expect(response.text).toBe(await readFile(path.resolve(process.cwd(), file), 'utf8'));
+    expect(Buffer.from(await response.arrayBuffer()).equals(await readFile(path.resolve(process.cwd(), file)))).toBe(true);
   });
+
+  test.each(['/docs/docs.js', '/console/console.js', '/sign/pdf.worker.min.mjs', '/sign/Caveat-Regular.ttf'])(
+    'GET /api%s answers 304 without a body when If-None-Match names its ETag, and 200 for another tag',
+    async (route) => {
+      const first = await env.api.request('GET', route);
+      const etag = first.headers.get('etag');
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+      const again = await env.api.request('GET', route, { headers: { 'If-None-Match': `"other", ${etag}` } });
+      expect(again.status).toBe(304);
+      expect(again.text).toBe('');
+      expect(again.headers.get('etag')).toBe(etag);
+      expect(again.headers.get('cache-control')).toBe('no-cache');
+      const changed = await env.api.request('GET', route, { headers: { 'If-None-Match': '"other"' } });
+      expect(changed.status).toBe(200);
+    },
+  );
 
   test.each([
     '/docs/index.html',
@@ -88,13 +119,19 @@ describe('pages', () => {
     '/console/index.html',
     '/console/..%2Fdocs%2Fdocs.js',
     '/console/constructor',
+    '/console/sign.js',
+    '/sign/index.html',
+    '/sign/pdf.mjs',
+    '/sign/pdf.worker.mjs.map',
+    '/sign/NotoSans-Regular.ttf',
+    '/sign/..%2Fconsole%2Fconsole.js',
   ])('GET /api%s is 404: only allow-listed files are served', async (route) => {
     const response = await env.api.request('GET', route);
     expectProblem(response, 404);
   });
 
   test('the pages are public and answer only GET', async () => {
-    for (const route of ['/docs', '/console', '/openapi.json', '/docs/docs.js']) {
+    for (const route of ['/docs', '/console', '/sign', '/openapi.json', '/docs/docs.js', '/sign/sign.js']) {
       expect((await env.api.request('GET', route)).status).toBe(200);
       expectProblem(await env.api.request('POST', route, { json: {} }), 405);
     }

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { loginRequest, registerRequest } from '../auth/schemas.js';
 import { listEnvelopesQuery, signerInput, updateEnvelopeRequest, uploadRequest } from '../envelopes/schemas.js';
 import { problemTitles } from '../http/problem.js';
-import { CONSOLE_ASSETS, DOCS_ASSETS } from '../web/pages.js';
+import { CONSOLE_ASSETS, DOCS_ASSETS, SIGN_ASSETS } from '../web/pages.js';
 import { registerOperationsWithSigning } from './recipients.js';
 import {
   auditTrailResponse,
@@ -223,6 +223,16 @@ const documentErrors = {
 };
 const ifMatch = z.object({
   'If-Match': z.string().optional().meta({ description: 'The `ETag` of the version this change is based on; another version gives 412.', examples: ['"3"'] }),
+});
+
+/** A file of a page: its bytes, or 304 when the `If-None-Match` of the request names its `ETag`. */
+const assetResponses = (contentTypes: string[]): Record<number, ResponseConfig> => ({
+  200: {
+    description: 'The file, with a strong `ETag`.',
+    content: Object.fromEntries(contentTypes.map((type) => [type, { schema: { type: 'string' } }])),
+  },
+  304: { description: 'Not modified: the `If-None-Match` of the request names the file\'s `ETag`; no body.' },
+  404: problem(404, 'Not a file of the page (`asset-not-found`).', ['asset-not-found']),
 });
 
 const text = (contentType: string, description: string): ResponseConfig => ({
@@ -567,11 +577,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     summary: 'A script or style sheet of the API reference',
     security: [],
     request: { params: z.object({ file: z.enum(Object.keys(DOCS_ASSETS) as [string, ...string[]]) }) },
-    responses: {
-      200: { description: 'The file.', content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } } } },
-      404: problem(404, 'Not a file of the page (`asset-not-found`).', ['asset-not-found']),
-      ...common,
-    },
+    responses: { ...assetResponses(['text/css', 'text/javascript']), ...common },
   },
   {
     operationId: 'Console',
@@ -580,7 +586,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     tags: ['Pages'],
     summary: 'The console (HTML): try the whole flow from a browser',
     description:
-      'Register with an invitation code, log in, list envelopes, upload a PDF straight to its SAS URL with a progress bar, edit signers, send, complete, and download the sealed PDF with its SHA-256. Static HTML, CSS and a small script; no external requests.',
+      'Register with an invitation code, log in, list envelopes, upload a PDF straight to its SAS URL with a progress bar, edit signers and their signing order, place fields on the rendered pages, send, follow each recipient\'s status and last e-mail (and resend an invitation), complete, download the sealed PDF with its SHA-256, and manage webhooks and see their deliveries. Static HTML, CSS and scripts; no external requests.',
     security: [],
     responses: { 200: text('text/html', 'The page.'), ...common },
   },
@@ -589,14 +595,31 @@ const operations: (RouteConfig & { operationId: string })[] = [
     method: 'get',
     path: '/console/{file}',
     tags: ['Pages'],
-    summary: 'A script or style sheet of the console',
+    summary: 'A script or style sheet of the console, or PDF.js',
     security: [],
     request: { params: z.object({ file: z.enum(Object.keys(CONSOLE_ASSETS) as [string, ...string[]]) }) },
-    responses: {
-      200: { description: 'The file.', content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } } } },
-      404: problem(404, 'Not a file of the page (`asset-not-found`).', ['asset-not-found']),
-      ...common,
-    },
+    responses: { ...assetResponses(['text/css', 'text/javascript']), ...common },
+  },
+  {
+    operationId: 'SigningPage',
+    method: 'get',
+    path: '/sign',
+    tags: ['Pages'],
+    summary: 'The signing page (HTML): where a recipient\'s e-mail link leads',
+    description:
+      'The link is `/api/sign#<signing token>`: the token stays in the fragment, which browsers never send to a server; the page reads it and uses it as the bearer token of `/api/signing`. It shows the document\'s pages with the recipient\'s fields, lets the recipient adopt a signature (typed, or drawn with a mouse, finger or pen), consent, and finish or decline; then offers the sealed PDF once the envelope is completed. Static HTML, CSS and scripts of this service; no external requests.',
+    security: [],
+    responses: { 200: text('text/html', 'The page.'), ...common },
+  },
+  {
+    operationId: 'SigningPageAsset',
+    method: 'get',
+    path: '/sign/{file}',
+    tags: ['Pages'],
+    summary: 'A script, style sheet or font of the signing page, PDF.js or the drawing pad',
+    security: [],
+    request: { params: z.object({ file: z.enum(Object.keys(SIGN_ASSETS) as [string, ...string[]]) }) },
+    responses: { ...assetResponses(['text/css', 'text/javascript', 'font/ttf']), ...common },
   },
 ];
 
@@ -642,7 +665,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { name: 'Evidence', description: 'Audit trail and seal verification.' },
       { name: 'Webhooks', description: 'Endpoints that receive signed events about the owner\'s envelopes (Standard Webhooks).' },
       { name: 'Service', description: 'Health and this document.' },
-      { name: 'Pages', description: 'The API reference and the console, for browsers.' },
+      { name: 'Pages', description: 'The API reference, the console and the signing page, for browsers.' },
     ],
   });
   return JSON.parse(JSON.stringify(document)) as Record<string, unknown>;

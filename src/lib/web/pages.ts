@@ -1,24 +1,34 @@
 /**
  * The service's own web pages: the API reference (`GET /api/docs`, Swagger UI rendered from
- * `GET /api/openapi.json`) and the console (`GET /api/console`). Static files only, served from the
- * deployment itself (never a CDN): the pages and their small scripts from `src/web/` (copied to
- * `dist/src/web/` by `npm run build`), Swagger UI's files from the `swagger-ui-dist` package.
+ * `GET /api/openapi.json`), the console (`GET /api/console`) and the signing page (`GET /api/sign`,
+ * CONTRACT §13). Static files only, served from the deployment itself (never a CDN): the pages and
+ * their small scripts from `src/web/` (copied to `dist/src/web/` by `npm run build`), Swagger UI's
+ * files from the `swagger-ui-dist` package, PDF.js's build and worker from `pdfjs-dist`, the drawing
+ * pad from `signature_pad`, and the handwriting font the seal draws typed signatures in from
+ * `assets/fonts/`.
  *
  * Each asset route serves a fixed allow-list of names, so no request can name any other file. Every
  * answer carries a Content-Security-Policy that allows no external source: scripts and styles from
  * this origin only, no inline script, no framing.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HttpResponseInit } from '@azure/functions';
+import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { AppError } from '../errors.js';
+import { FONT_FILES, fontsFolder } from '../pdf/fonts.js';
 
 /** `dist/src/web` (the build copies `src/web` there). */
 const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web');
+const require = createRequire(import.meta.url);
 /** The installed `swagger-ui-dist` package. */
-const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+/** The installed `pdfjs-dist` package (its ES module build and worker under `build/`). */
+const PDFJS_DIR = path.dirname(require.resolve('pdfjs-dist/package.json'));
+/** The `dist/` folder of the installed `signature_pad` package (whose exports do not include its package.json). */
+const SIGNATURE_PAD_DIST = path.dirname(require.resolve('signature_pad'));
 
 interface StaticFile {
   /** Absolute path on disk. */
@@ -29,6 +39,8 @@ interface StaticFile {
 const HTML = 'text/html; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 const JAVASCRIPT = 'text/javascript; charset=utf-8';
+/** RFC 8081. */
+const TRUETYPE = 'font/ttf';
 
 /** Files below `GET /api/docs/{file}`: Swagger UI's bundle and styles, and the script that starts it. */
 export const DOCS_ASSETS = {
@@ -38,14 +50,40 @@ export const DOCS_ASSETS = {
   'docs.js': { file: path.join(WEB_DIR, 'docs/docs.js'), contentType: JAVASCRIPT },
 } satisfies Record<string, StaticFile>;
 
+/** PDF.js (ES modules): the library and its worker, which parses the PDF off the page's thread. */
+const PDFJS_ASSETS = {
+  'pdf.min.mjs': { file: path.join(PDFJS_DIR, 'build/pdf.min.mjs'), contentType: JAVASCRIPT },
+  'pdf.worker.min.mjs': { file: path.join(PDFJS_DIR, 'build/pdf.worker.min.mjs'), contentType: JAVASCRIPT },
+} satisfies Record<string, StaticFile>;
+
+/** Renders a PDF's pages with PDF.js; shared by the console and the signing page. */
+const PDF_PAGES_ASSET = { 'pdfPages.js': { file: path.join(WEB_DIR, 'shared/pdfPages.js'), contentType: JAVASCRIPT } } satisfies Record<string, StaticFile>;
+
 /** Files below `GET /api/console/{file}`. */
 export const CONSOLE_ASSETS = {
   'console.css': { file: path.join(WEB_DIR, 'console/console.css'), contentType: CSS },
   'console.js': { file: path.join(WEB_DIR, 'console/console.js'), contentType: JAVASCRIPT },
+  ...PDF_PAGES_ASSET,
+  ...PDFJS_ASSETS,
+} satisfies Record<string, StaticFile>;
+
+/**
+ * Files below `GET /api/sign/{file}`: the signing page's script and styles, PDF.js, the drawing pad,
+ * and Caveat, the handwriting font in which the seal draws typed signatures (so the page shows them
+ * as the sealed PDF will).
+ */
+export const SIGN_ASSETS = {
+  'sign.css': { file: path.join(WEB_DIR, 'sign/sign.css'), contentType: CSS },
+  'sign.js': { file: path.join(WEB_DIR, 'sign/sign.js'), contentType: JAVASCRIPT },
+  'signature_pad.min.js': { file: path.join(SIGNATURE_PAD_DIST, 'signature_pad.min.js'), contentType: JAVASCRIPT },
+  'Caveat-Regular.ttf': { file: path.join(fontsFolder(), FONT_FILES.handwriting), contentType: TRUETYPE },
+  ...PDF_PAGES_ASSET,
+  ...PDFJS_ASSETS,
 } satisfies Record<string, StaticFile>;
 
 export const DOCS_PAGE: StaticFile = { file: path.join(WEB_DIR, 'docs/index.html'), contentType: HTML };
 export const CONSOLE_PAGE: StaticFile = { file: path.join(WEB_DIR, 'console/index.html'), contentType: HTML };
+export const SIGN_PAGE: StaticFile = { file: path.join(WEB_DIR, 'sign/index.html'), contentType: HTML };
 
 const baseDirectives = [
   "default-src 'none'",
@@ -59,39 +97,52 @@ const baseDirectives = [
 ];
 
 /**
- * The Content-Security-Policy of the pages. `connect-src` is this origin, plus for the console the
- * origin of Blob storage, where it uploads the document (PUT to the SAS URL) and downloads the sealed
- * PDF (GET of the signed URL).
+ * The Content-Security-Policy of the pages. `connect-src` is this origin, plus for the console and
+ * the signing page the origin of Blob storage, where the console uploads the document (PUT to the
+ * SAS URL) and both read the document (to render its pages) and the sealed PDF (GET of the SAS URLs
+ * the API hands out). PDF.js's worker is a script of this origin (`worker-src` falls back to
+ * `script-src`).
  * @param blobOrigin e.g. `https://account.blob.core.windows.net` or Azurite's `http://127.0.0.1:10000`
  */
 export function contentSecurityPolicy(blobOrigin?: string): string {
   return [...baseDirectives, `connect-src 'self'${blobOrigin === undefined ? '' : ` ${blobOrigin}`}`].join('; ');
 }
 
-const cache = new Map<string, Buffer>();
+const cache = new Map<string, { body: Buffer; etag: string }>();
 
 /**
  * A 200 answer with the file's bytes (read once per process), its Content-Type and the policy.
- * Pages and assets are revalidated on every use (`no-cache`) so a deployment is seen at once.
+ * Pages and assets are revalidated on every use (`no-cache`) so a deployment is seen at once; the
+ * strong `ETag` (the bytes' SHA-256) lets a browser revalidate without downloading them again: a
+ * request whose `If-None-Match` names it gets 304 and no body (RFC 9110 §13.1.2).
+ * @param request the request, for its `If-None-Match`; without it, always 200
  * @throws Error when the file is missing (a build that did not copy `src/web`): a fault, answered 500
  */
-export async function staticFileResponse(asset: StaticFile, policy: string): Promise<HttpResponseInit> {
-  let body = cache.get(asset.file);
-  if (body === undefined) {
-    body = await readFile(asset.file);
-    cache.set(asset.file, body);
+export async function staticFileResponse(asset: StaticFile, policy: string, request?: Pick<HttpRequest, 'headers'>): Promise<HttpResponseInit> {
+  let cached = cache.get(asset.file);
+  if (cached === undefined) {
+    const body = await readFile(asset.file);
+    cached = { body, etag: `"${createHash('sha256').update(body).digest('base64url')}"` };
+    cache.set(asset.file, cached);
   }
-  return {
-    status: 200,
-    body,
-    headers: {
-      'Content-Type': asset.contentType,
-      'Content-Security-Policy': policy,
-      'Cache-Control': 'no-cache',
-      'Referrer-Policy': 'no-referrer',
-      'Cross-Origin-Opener-Policy': 'same-origin',
-    },
+  const headers = {
+    'Content-Security-Policy': policy,
+    'Cache-Control': 'no-cache',
+    'Referrer-Policy': 'no-referrer',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    ETag: cached.etag,
   };
+  if (request !== undefined && matchesEntityTag(request.headers.get('if-none-match'), cached.etag)) return { status: 304, headers };
+  return { status: 200, body: cached.body, headers: { 'Content-Type': asset.contentType, ...headers } };
+}
+
+/** Whether an `If-None-Match` value names `etag` (or is `*`); weak comparison, as RFC 9110 §13.1.2 asks. */
+function matchesEntityTag(ifNoneMatch: string | null, etag: string): boolean {
+  if (ifNoneMatch === null) return false;
+  return ifNoneMatch.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === '*' || tag.replace(/^W\//, '') === etag;
+  });
 }
 
 /**

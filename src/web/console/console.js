@@ -1,11 +1,13 @@
 // The console: the whole envelope flow from a browser, one API request per action.
 // No framework and no external requests: the API of this origin, and Blob storage through the SAS
-// URLs the API hands out (upload with PUT, download of the sealed PDF with GET).
+// URLs the API hands out (upload with PUT, reading the document to show its pages, download of the
+// sealed PDF with GET). The pages are drawn by PDF.js, served by this service (pdfPages.js).
 (function () {
   'use strict';
 
   // /api/console/console.js -> /api/, whatever the host's route prefix.
-  var API = new URL('../', document.currentScript.src);
+  var SCRIPT = document.currentScript.src;
+  var API = new URL('../', SCRIPT);
 
   var state = {
     token: null,
@@ -14,6 +16,7 @@
     /** The open envelope and its ETag (sent as If-Match, so a stale page cannot overwrite a newer version). */
     envelope: null,
     etag: null,
+    webhooks: [],
   };
 
   var $ = function (id) { return document.getElementById(id); };
@@ -125,7 +128,7 @@
       $('session-email').textContent = state.email;
       setSignedIn(true);
       showStatus('Logged in as ' + state.email + '.');
-      return loadEnvelopes();
+      return Promise.all([loadEnvelopes(), loadWebhooks()]);
     });
   }
 
@@ -135,13 +138,19 @@
     state.envelopes = [];
     state.envelope = null;
     state.etag = null;
+    state.webhooks = [];
+    closeDocument();
     setSignedIn(false);
   }
 
   function setSignedIn(signedIn) {
     $('account').hidden = signedIn;
-    ['session', 'upload', 'envelopes'].forEach(function (id) { $(id).hidden = !signedIn; });
-    if (!signedIn) $('envelope').hidden = true;
+    ['session', 'upload', 'envelopes', 'webhooks'].forEach(function (id) { $(id).hidden = !signedIn; });
+    if (!signedIn) {
+      $('envelope').hidden = true;
+      $('webhook-secret').hidden = true;
+      $('deliveries').hidden = true;
+    }
   }
 
   // ---- Envelopes ---------------------------------------------------------------------------
@@ -200,7 +209,13 @@
     badge.className = 'badge badge-' + envelope.status;
     $('envelope-id').textContent = envelope.id;
     $('envelope-created').textContent = formatTime(envelope.createdAt);
-    if (!previous || previous.id !== envelope.id || previous.updatedAt !== envelope.updatedAt) renderSigners(envelope.signers);
+    var changed = !previous || previous.id !== envelope.id || previous.updatedAt !== envelope.updatedAt;
+    if (changed) {
+      renderSigners(envelope.signers);
+      $('signing-order').value = envelope.signingOrder;
+    }
+    renderRecipients(envelope);
+    showFields(envelope, previous, changed);
     setLifecycleControls(envelope);
     $('sealed').hidden = envelope.status !== 'completed';
     $('sealed-hash').textContent = envelope.hash || '';
@@ -215,9 +230,13 @@
     var open = envelope.status === 'draft' || envelope.status === 'sent';
     $('send').disabled = envelope.status !== 'draft';
     $('complete').disabled = !open;
-    $('save-signers').disabled = !open;
-    $('add-signer').disabled = !open;
-    $('signer-list').querySelectorAll('input, select, button').forEach(function (control) { control.disabled = !open; });
+    // Signers, their order and the fields are what gets signed: fixed once sent (CONTRACT §5).
+    var draft = envelope.status === 'draft';
+    $('save-signers').disabled = !draft;
+    $('add-signer').disabled = !draft;
+    $('signing-order').disabled = !draft;
+    $('signer-list').querySelectorAll('input, select, button').forEach(function (control) { control.disabled = !draft; });
+    setFieldControls(envelope);
   }
 
   // ---- Signers -----------------------------------------------------------------------------
@@ -239,6 +258,9 @@
       input.name = input.dataset.field;
       if (signer) input.value = signer[input.dataset.field];
     });
+    var swatch = fieldset.querySelector('.swatch');
+    if (signer && signer.id) swatch.style.background = recipientColor(signer.id).ink;
+    else swatch.hidden = true;
     fieldset.querySelectorAll('label[data-for]').forEach(function (label) { label.htmlFor = key + '-' + label.dataset.for; });
     fieldset.querySelector('.remove-signer').addEventListener('click', function () {
       fieldset.remove();
@@ -252,7 +274,7 @@
   function renumberSigners() {
     var rows = $('signer-list').querySelectorAll('fieldset');
     rows.forEach(function (fieldset, index) {
-      fieldset.querySelector('legend').textContent = 'Signer ' + (index + 1);
+      fieldset.querySelector('.legend-text').textContent = 'Signer ' + (index + 1);
       fieldset.querySelector('.remove-signer').textContent = 'Remove signer ' + (index + 1);
     });
     if (rows.length === 0) {
@@ -268,10 +290,12 @@
 
   function signersFromForm() {
     return Array.prototype.map.call($('signer-list').querySelectorAll('fieldset'), function (fieldset) {
+      var order = fieldset.querySelector('[data-field="routingOrder"]').value.trim();
       var signer = {
         name: fieldset.querySelector('[data-field="name"]').value,
         email: fieldset.querySelector('[data-field="email"]').value,
         role: fieldset.querySelector('[data-field="role"]').value,
+        routingOrder: order === '' ? 1 : Number(order),
       };
       if (fieldset.dataset.signerId) signer.id = fieldset.dataset.signerId;
       return signer;
@@ -279,8 +303,8 @@
   }
 
   function saveSigners() {
-    return update({ signers: signersFromForm() }).then(function () {
-      showStatus('Signers saved: ' + state.envelope.signers.length + '.');
+    return update({ signers: signersFromForm(), signingOrder: $('signing-order').value }).then(function () {
+      showStatus('Signers saved: ' + state.envelope.signers.length + '. Signing order: ' + state.envelope.signingOrder + '.');
     });
   }
 
@@ -302,8 +326,14 @@
     return openEnvelope(id, false).then(function () { throw error; });
   }
 
+  /** Sends the envelope, with the fields as placed on the page if they were not saved yet. */
   function send() {
-    return update({ status: 'sent' }).then(function () { showStatus('Envelope sent.'); });
+    var changes = { status: 'sent' };
+    if (fields.dirty) changes.fields = fieldsPayload();
+    return update(changes).then(function () {
+      setDirty(false);
+      showStatus('Envelope sent: each recipient gets an invitation when it is their turn.');
+    });
   }
 
   function complete() {
@@ -417,6 +447,766 @@
     return documentName.replace(/\.pdf$/i, '') + '-sealed.pdf';
   }
 
+  // ---- Recipients' colours -----------------------------------------------------------------
+
+  /**
+   * One colour per recipient, in the order of the signer list: `ink` for borders and text (at least
+   * 4.5:1 on white and on `tint`), `tint` for the field's fill.
+   */
+  var PALETTE = [
+    { ink: '#1f4fd1', tint: '#e8eefc' },
+    { ink: '#a4262c', tint: '#fbeaea' },
+    { ink: '#1b6e3a', tint: '#e7f4ec' },
+    { ink: '#6f2da8', tint: '#f1e9f9' },
+    { ink: '#8a4b00', tint: '#fbefe1' },
+    { ink: '#006a71', tint: '#e2f3f4' },
+    { ink: '#a1125f', tint: '#fae8f1' },
+    { ink: '#3d4756', tint: '#eceef2' },
+  ];
+
+  function recipientColor(signerId) {
+    var signers = state.envelope ? state.envelope.signers : [];
+    var index = signers.findIndex(function (signer) { return signer.id === signerId; });
+    return PALETTE[(index < 0 ? 0 : index) % PALETTE.length];
+  }
+
+  function signerById(signerId) {
+    return (state.envelope ? state.envelope.signers : []).find(function (signer) { return signer.id === signerId; }) || null;
+  }
+
+  // ---- Recipients' status ------------------------------------------------------------------
+
+  function describeEmail(lastEmail) {
+    if (!lastEmail) return 'none yet';
+    return lastEmail.type + ', ' + lastEmail.status + ', ' + formatTime(lastEmail.at);
+  }
+
+  /** Each recipient's status and newest e-mail, with a resend button where a resend is allowed (CONTRACT §11.5). */
+  function renderRecipients(envelope) {
+    var card = $('recipients-card');
+    card.hidden = envelope.status === 'draft';
+    var rows = $('recipient-rows');
+    rows.textContent = '';
+    envelope.signers.forEach(function (signer) {
+      var row = document.createElement('tr');
+      var who = document.createElement('th');
+      who.scope = 'row';
+      var swatch = document.createElement('span');
+      swatch.className = 'swatch';
+      swatch.setAttribute('aria-hidden', 'true');
+      swatch.style.background = recipientColor(signer.id).ink;
+      who.appendChild(swatch);
+      who.appendChild(document.createTextNode(signer.name + ' '));
+      var address = document.createElement('span');
+      address.className = 'hint';
+      address.textContent = signer.email;
+      who.appendChild(address);
+      row.appendChild(who);
+      [signer.role, String(signer.routingOrder), null, describeEmail(signer.lastEmail)].forEach(function (value, index) {
+        var cell = document.createElement('td');
+        if (index === 2) {
+          cell.appendChild(statusBadge(signer.status));
+          if (signer.declineReason) {
+            var reason = document.createElement('span');
+            reason.className = 'hint reason';
+            reason.textContent = '“' + signer.declineReason + '”';
+            cell.appendChild(reason);
+          }
+        } else {
+          cell.textContent = value;
+        }
+        row.appendChild(cell);
+      });
+      var actionCell = document.createElement('td');
+      var canResend = envelope.status === 'sent' && signer.role !== 'cc' && (signer.status === 'sent' || signer.status === 'opened');
+      if (canResend) {
+        var resend = document.createElement('button');
+        resend.type = 'button';
+        resend.className = 'secondary';
+        resend.textContent = 'Resend';
+        resend.setAttribute('aria-label', 'Resend the invitation to ' + signer.name);
+        resend.addEventListener('click', action(resend, function () { return resendInvitation(signer); }));
+        actionCell.appendChild(resend);
+      }
+      row.appendChild(actionCell);
+      rows.appendChild(row);
+    });
+  }
+
+  function resendInvitation(signer) {
+    var id = state.envelope.id;
+    return api('POST', 'envelopes/' + encodeURIComponent(id) + '/recipients/' + encodeURIComponent(signer.id) + '/resend').then(function () {
+      showStatus('A new invitation is on its way to ' + signer.email + '; the link of the older one no longer works.');
+      return openEnvelope(id, false);
+    });
+  }
+
+  // ---- Fields ------------------------------------------------------------------------------
+
+  var FIELD_TYPES = ['signature', 'initials', 'date_signed', 'name', 'email', 'text', 'checkbox'];
+  var TYPE_NAMES = { signature: 'Signature', initials: 'Initials', date_signed: 'Date signed', name: 'Name', email: 'E-mail', text: 'Text', checkbox: 'Check box' };
+  /** A new field's size in points, by type (about what each needs on a printed page). */
+  var DEFAULT_SIZE = {
+    signature: [170, 45], initials: [60, 34], date_signed: [100, 22], name: [160, 22], email: [190, 22], text: [160, 22], checkbox: [16, 16],
+  };
+  /** Smallest field a drag makes, and the step of the keyboard, as fractions of the page. */
+  var MIN_FRACTION = 0.01;
+  var KEY_STEP = 0.01;
+
+  var fields = {
+    /** The fields being edited: the envelope's, with a local `key` each (new ones have no `id` yet). */
+    list: [],
+    dirty: false,
+    selected: null,
+    counter: 0,
+    /** The document on show: for which envelope, PDF.js's document, and the page layout. */
+    envelopeId: null,
+    pdf: null,
+    layout: null,
+    loading: null,
+  };
+
+  function editable() {
+    return state.envelope !== null && state.envelope.status === 'draft';
+  }
+
+  function fromApi(field) {
+    fields.counter += 1;
+    return {
+      key: 'f' + fields.counter, id: field.id, recipientId: field.recipientId, type: field.type, page: field.page,
+      x: field.x, y: field.y, width: field.width, height: field.height, required: field.required !== false, label: field.label || '',
+    };
+  }
+
+  /** Shows the fields card for `envelope`: the document's pages (loaded once per envelope) and its fields. */
+  function showFields(envelope, previous, changed) {
+    var sameEnvelope = previous && previous.id === envelope.id;
+    if (!sameEnvelope || (changed && !fields.dirty)) {
+      fields.list = envelope.fields.map(fromApi);
+      fields.selected = null;
+      setDirty(false);
+    }
+    renderFieldTools(envelope);
+    if (fields.envelopeId !== envelope.id) loadDocument(envelope);
+    else renderPlacedFields();
+  }
+
+  function closeDocument() {
+    if (fields.layout !== null) fields.layout.close();
+    if (fields.pdf !== null) fields.pdf.destroy();
+    fields.layout = null;
+    fields.pdf = null;
+    fields.envelopeId = null;
+    fields.list = [];
+    fields.selected = null;
+    $('field-pages').textContent = '';
+  }
+
+  function pdfPages() {
+    return import(new URL('pdfPages.js', SCRIPT).href);
+  }
+
+  function loadDocument(envelope) {
+    closeDocument();
+    fields.list = envelope.fields.map(fromApi);
+    fields.envelopeId = envelope.id;
+    var note = $('fields-note');
+    note.hidden = false;
+    note.textContent = 'Loading the document’s pages…';
+    var loading = pdfPages().then(function (module) {
+      return module.openPdf(envelope.documentUrl).then(function (pdf) {
+        if (fields.loading !== loading) { pdf.destroy(); return; }
+        fields.pdf = pdf;
+        return module.layoutPages(pdf, $('field-pages'), {
+          pageLabel: function (number, count) { return 'Page ' + number + ' of ' + count + ' of ' + envelope.documentName; },
+        }).then(function (layout) {
+          if (fields.loading !== loading) { layout.close(); return; }
+          fields.layout = layout;
+          layout.pages.forEach(preparePage);
+          renderFieldTools(state.envelope);
+          renderPlacedFields();
+          $('field-pages').dataset.ready = 'true';
+        });
+      });
+    }).catch(function () {
+      if (fields.loading !== loading) return;
+      note.hidden = false;
+      note.textContent = 'The document’s pages cannot be shown: it has not been uploaded yet, or it is not a PDF this page can read.';
+    });
+    fields.loading = loading;
+    $('field-pages').dataset.ready = 'false';
+  }
+
+  function renderFieldTools(envelope) {
+    var signers = envelope.signers.filter(function (signer) { return signer.role === 'signer'; });
+    var select = $('field-recipient');
+    var chosen = select.value;
+    select.textContent = '';
+    signers.forEach(function (signer) {
+      var option = document.createElement('option');
+      option.value = signer.id;
+      option.textContent = signer.name + ' (' + signer.email + ')';
+      select.appendChild(option);
+    });
+    if (signers.some(function (signer) { return signer.id === chosen; })) select.value = chosen;
+    updateSwatch();
+    var pageSelect = $('field-page');
+    var pageCount = fields.layout ? fields.layout.pages.length : 0;
+    if (pageSelect.options.length !== pageCount) {
+      var current = pageSelect.value;
+      pageSelect.textContent = '';
+      for (var number = 1; number <= pageCount; number++) {
+        var option = document.createElement('option');
+        option.value = String(number);
+        option.textContent = String(number);
+        pageSelect.appendChild(option);
+      }
+      if (current && Number(current) <= pageCount) pageSelect.value = current;
+    }
+    var note = $('fields-note');
+    if (fields.layout !== null) {
+      if (envelope.status !== 'draft') {
+        note.hidden = false;
+        note.textContent = 'The envelope has been sent: its fields are shown as the recipients see them, and can no longer change.';
+      } else if (signers.length === 0) {
+        note.hidden = false;
+        note.textContent = 'Save at least one signer with the role “signer” first: fields belong to a signer.';
+      } else {
+        note.hidden = true;
+      }
+    }
+    setFieldControls(envelope);
+  }
+
+  function updateSwatch() {
+    var id = $('field-recipient').value;
+    $('field-recipient-swatch').style.background = id ? recipientColor(id).ink : 'transparent';
+  }
+
+  function setFieldControls(envelope) {
+    var draft = envelope.status === 'draft';
+    var hasSigners = $('field-recipient').options.length > 0;
+    var ready = fields.layout !== null;
+    ['field-recipient', 'field-type', 'field-page'].forEach(function (id) { $(id).disabled = !draft || !hasSigners; });
+    $('add-field').disabled = !draft || !hasSigners || !ready;
+    $('save-fields').disabled = !draft || !ready;
+    $('field-tools').hidden = !draft;
+    $('fields-hint').hidden = !draft;
+    document.querySelectorAll('#field-editor input, #field-editor select, #field-editor button').forEach(function (control) { control.disabled = !draft; });
+    if (!draft) $('field-editor').hidden = true;
+  }
+
+  function setDirty(dirty) {
+    fields.dirty = dirty;
+    $('fields-dirty').hidden = !dirty;
+  }
+
+  function pageElement(number) {
+    return fields.layout ? fields.layout.pages[number - 1] || null : null;
+  }
+
+  /** The page's size in points. */
+  function pageSize(element) {
+    return { width: Number(element.dataset.width), height: Number(element.dataset.height) };
+  }
+
+  /** A pointer position as fractions of the page element, clamped to it. */
+  function fractionAt(element, event) {
+    var rect = element.getBoundingClientRect();
+    return {
+      x: clamp((event.clientX - rect.left) / rect.width, 0, 1),
+      y: clamp((event.clientY - rect.top) / rect.height, 0, 1),
+    };
+  }
+
+  function clamp(value, low, high) {
+    return Math.min(high, Math.max(low, value));
+  }
+
+  /** Keeps a field inside its page and at least the minimum size. */
+  function fit(field) {
+    field.width = clamp(field.width, MIN_FRACTION, 1);
+    field.height = clamp(field.height, MIN_FRACTION, 1);
+    field.x = clamp(field.x, 0, 1 - field.width);
+    field.y = clamp(field.y, 0, 1 - field.height);
+    return field;
+  }
+
+  /** A new field of the chosen recipient and type, `at` its centre (fractions), of the type's usual size. */
+  function newField(number, at) {
+    var size = pageSize(pageElement(number));
+    var type = $('field-type').value;
+    var points = DEFAULT_SIZE[type];
+    var width = points[0] / size.width;
+    var height = points[1] / size.height;
+    fields.counter += 1;
+    return fit({
+      key: 'f' + fields.counter, recipientId: $('field-recipient').value, type: type, page: number,
+      x: at.x - width / 2, y: at.y - height / 2, width: width, height: height, required: true, label: '',
+    });
+  }
+
+  function addField(field) {
+    fields.list.push(field);
+    setDirty(true);
+    select(field.key);
+    renderPlacedFields();
+    var element = document.querySelector('[data-key="' + field.key + '"]');
+    if (element) element.focus();
+    announce(describeField(field) + ' placed.');
+  }
+
+  /** Pointer handling on a page: a click places a field there, a drag places one of the dragged size. */
+  function preparePage(element) {
+    var number = Number(element.dataset.page);
+    element.classList.add('editable-page');
+    element.addEventListener('pointerdown', function (event) {
+      if (!editable() || event.button !== 0 || event.target.closest('.placed-field')) return;
+      if ($('field-recipient').value === '') return;
+      event.preventDefault();
+      var start = fractionAt(element, event);
+      var startX = event.clientX;
+      var startY = event.clientY;
+      var ghost = document.createElement('div');
+      ghost.className = 'field-ghost';
+      ghost.style.borderColor = recipientColor($('field-recipient').value).ink;
+      element.appendChild(ghost);
+      element.setPointerCapture(event.pointerId);
+      var dragged = false;
+      var move = function (moveEvent) {
+        if (Math.abs(moveEvent.clientX - startX) + Math.abs(moveEvent.clientY - startY) > 6) dragged = true;
+        if (!dragged) return;
+        var point = fractionAt(element, moveEvent);
+        placeBox(ghost, { x: Math.min(start.x, point.x), y: Math.min(start.y, point.y), width: Math.abs(point.x - start.x), height: Math.abs(point.y - start.y) });
+      };
+      var up = function (upEvent) {
+        element.removeEventListener('pointermove', move);
+        element.removeEventListener('pointerup', up);
+        element.removeEventListener('pointercancel', up);
+        ghost.remove();
+        if (upEvent.type === 'pointercancel') return;
+        var field;
+        if (dragged) {
+          var point = fractionAt(element, upEvent);
+          var type = $('field-type').value;
+          fields.counter += 1;
+          field = fit({
+            key: 'f' + fields.counter, recipientId: $('field-recipient').value, type: type, page: number,
+            x: Math.min(start.x, point.x), y: Math.min(start.y, point.y), width: Math.abs(point.x - start.x), height: Math.abs(point.y - start.y),
+            required: true, label: '',
+          });
+        } else {
+          field = newField(number, start);
+        }
+        $('field-page').value = String(number);
+        addField(field);
+      };
+      element.addEventListener('pointermove', move);
+      element.addEventListener('pointerup', up);
+      element.addEventListener('pointercancel', up);
+    });
+  }
+
+  function placeBox(element, box) {
+    element.style.left = box.x * 100 + '%';
+    element.style.top = box.y * 100 + '%';
+    element.style.width = box.width * 100 + '%';
+    element.style.height = box.height * 100 + '%';
+  }
+
+  function percent(value) {
+    return Math.round(value * 1000) / 10 + '%';
+  }
+
+  function describeField(field) {
+    var signer = signerById(field.recipientId);
+    return (field.label || TYPE_NAMES[field.type]) + ' for ' + (signer ? signer.name : 'a removed signer') + ' on page ' + field.page;
+  }
+
+  function describePosition(field) {
+    return 'Page ' + field.page + ', ' + percent(field.x) + ' from the left, ' + percent(field.y) + ' from the top, ' +
+      percent(field.width) + ' wide, ' + percent(field.height) + ' high. ' + (field.required ? 'Required.' : 'Optional.');
+  }
+
+  /** Draws every field on its page, in the recipient's colour. */
+  function renderPlacedFields() {
+    if (fields.layout === null) return;
+    fields.layout.pages.forEach(function (element) {
+      element.querySelectorAll('.placed-field, .placed-field-state').forEach(function (old) { old.remove(); });
+    });
+    var focusedKey = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
+    fields.list.forEach(function (field) {
+      var element = pageElement(field.page);
+      if (element === null) return;
+      var color = recipientColor(field.recipientId);
+      var signer = signerById(field.recipientId);
+      var box = document.createElement('button');
+      box.type = 'button';
+      box.className = 'placed-field' + (field.key === fields.selected ? ' selected' : '') + (field.required ? '' : ' optional');
+      box.dataset.key = field.key;
+      box.style.borderColor = color.ink;
+      box.style.background = color.tint;
+      box.style.color = color.ink;
+      var text = document.createElement('span');
+      text.className = 'placed-field-text';
+      text.textContent = (field.label || TYPE_NAMES[field.type]) + ' · ' + (signer ? signer.name : '?');
+      box.appendChild(text);
+      var position = document.createElement('span');
+      position.className = 'visually-hidden placed-field-state';
+      position.id = 'state-' + field.key;
+      position.textContent = describePosition(field);
+      element.appendChild(position);
+      box.setAttribute('aria-describedby', position.id);
+      box.setAttribute('aria-pressed', String(field.key === fields.selected));
+      if (editable()) {
+        var handle = document.createElement('span');
+        handle.className = 'resize-handle';
+        handle.setAttribute('aria-hidden', 'true');
+        handle.style.background = color.ink;
+        box.appendChild(handle);
+        box.addEventListener('pointerdown', function (event) { startDrag(event, field, box, event.target === handle); });
+        box.addEventListener('keydown', function (event) { keyOnField(event, field); });
+      }
+      box.addEventListener('click', function () {
+        select(field.key);
+        renderPlacedFields();
+        focusField(field.key);
+      });
+      placeBox(box, field);
+      element.appendChild(box);
+    });
+    if (focusedKey) focusField(focusedKey);
+    renderEditor();
+  }
+
+  function focusField(key) {
+    var element = document.querySelector('.placed-field[data-key="' + key + '"]');
+    if (element) element.focus();
+  }
+
+  function select(key) {
+    fields.selected = key;
+  }
+
+  function selectedField() {
+    return fields.list.find(function (field) { return field.key === fields.selected; }) || null;
+  }
+
+  /** Moves (or, from the corner handle, resizes) a field with the pointer. */
+  function startDrag(event, field, box, resizing) {
+    if (event.button !== 0) return;
+    event.preventDefault();
+    event.stopPropagation();
+    var element = pageElement(field.page);
+    var rect = element.getBoundingClientRect();
+    var origin = { x: event.clientX, y: event.clientY, field: { x: field.x, y: field.y, width: field.width, height: field.height } };
+    var moved = false;
+    box.setPointerCapture(event.pointerId);
+    select(field.key);
+    box.classList.add('selected');
+    var move = function (moveEvent) {
+      var dx = (moveEvent.clientX - origin.x) / rect.width;
+      var dy = (moveEvent.clientY - origin.y) / rect.height;
+      if (!moved && Math.abs(moveEvent.clientX - origin.x) + Math.abs(moveEvent.clientY - origin.y) < 3) return;
+      moved = true;
+      if (resizing) {
+        field.width = clamp(origin.field.width + dx, MIN_FRACTION, 1 - field.x);
+        field.height = clamp(origin.field.height + dy, MIN_FRACTION, 1 - field.y);
+      } else {
+        field.x = clamp(origin.field.x + dx, 0, 1 - field.width);
+        field.y = clamp(origin.field.y + dy, 0, 1 - field.height);
+      }
+      placeBox(box, field);
+    };
+    var up = function () {
+      box.removeEventListener('pointermove', move);
+      box.removeEventListener('pointerup', up);
+      box.removeEventListener('pointercancel', up);
+      if (moved) {
+        setDirty(true);
+        announce(describeField(field) + (resizing ? ' resized.' : ' moved.'));
+      }
+      renderPlacedFields();
+      focusField(field.key);
+    };
+    box.addEventListener('pointermove', move);
+    box.addEventListener('pointerup', up);
+    box.addEventListener('pointercancel', up);
+  }
+
+  /** The keyboard on a field: arrows move it, Shift with arrows resizes it, Delete or Backspace removes it. */
+  function keyOnField(event, field) {
+    var deltas = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    if (event.key === 'Delete' || event.key === 'Backspace') {
+      event.preventDefault();
+      deleteField(field.key);
+      return;
+    }
+    var delta = deltas[event.key];
+    if (!delta) return;
+    event.preventDefault();
+    select(field.key);
+    if (event.shiftKey) {
+      field.width += delta[0] * KEY_STEP;
+      field.height += delta[1] * KEY_STEP;
+    } else {
+      field.x += delta[0] * KEY_STEP;
+      field.y += delta[1] * KEY_STEP;
+    }
+    fit(field);
+    setDirty(true);
+    renderPlacedFields();
+    focusField(field.key);
+    announce(event.shiftKey ? percent(field.width) + ' wide, ' + percent(field.height) + ' high.' : percent(field.x) + ' from the left, ' + percent(field.y) + ' from the top.');
+  }
+
+  function deleteField(key) {
+    var field = fields.list.find(function (candidate) { return candidate.key === key; });
+    if (!field) return;
+    fields.list = fields.list.filter(function (candidate) { return candidate.key !== key; });
+    if (fields.selected === key) fields.selected = null;
+    setDirty(true);
+    renderPlacedFields();
+    announce(describeField(field) + ' deleted.');
+    $('field-type').focus();
+  }
+
+  function announce(text) {
+    $('field-announcer').textContent = text;
+  }
+
+  /** The selected field's settings, as a form: the keyboard's full alternative to dragging. */
+  function renderEditor() {
+    var field = selectedField();
+    var editor = $('field-editor');
+    editor.hidden = field === null || !editable();
+    if (field === null) return;
+    $('field-editor-heading').textContent = 'Selected field: ' + describeField(field);
+    var recipient = $('edit-recipient');
+    recipient.textContent = '';
+    state.envelope.signers.filter(function (signer) { return signer.role === 'signer'; }).forEach(function (signer) {
+      var option = document.createElement('option');
+      option.value = signer.id;
+      option.textContent = signer.name;
+      recipient.appendChild(option);
+    });
+    recipient.value = field.recipientId;
+    var type = $('edit-type');
+    if (type.options.length === 0) {
+      FIELD_TYPES.forEach(function (name) {
+        var option = document.createElement('option');
+        option.value = name;
+        option.textContent = TYPE_NAMES[name];
+        type.appendChild(option);
+      });
+    }
+    type.value = field.type;
+    if (document.activeElement !== $('edit-label')) $('edit-label').value = field.label;
+    $('edit-required').checked = field.required;
+    [['edit-x', 'x'], ['edit-y', 'y'], ['edit-width', 'width'], ['edit-height', 'height']].forEach(function (pair) {
+      if (document.activeElement !== $(pair[0])) $(pair[0]).value = String(Math.round(field[pair[1]] * 1000) / 10);
+    });
+  }
+
+  function editSelected(change) {
+    var field = selectedField();
+    if (field === null) return;
+    change(field);
+    fit(field);
+    setDirty(true);
+    renderPlacedFields();
+  }
+
+  function fieldsPayload() {
+    var round = function (value) { return Math.floor(value * 10000) / 10000; };
+    return fields.list.map(function (field) {
+      var payload = {
+        recipientId: field.recipientId, type: field.type, page: field.page,
+        x: round(field.x), y: round(field.y), width: Math.max(0.0001, round(field.width)), height: Math.max(0.0001, round(field.height)),
+        required: field.required,
+      };
+      if (field.id) payload.id = field.id;
+      if (field.label.trim() !== '') payload.label = field.label.trim();
+      return payload;
+    });
+  }
+
+  function saveFields() {
+    return update({ fields: fieldsPayload() }).then(function () {
+      fields.list = state.envelope.fields.map(fromApi);
+      fields.selected = null;
+      setDirty(false);
+      renderPlacedFields();
+      showStatus('Fields saved: ' + state.envelope.fields.length + '.');
+    });
+  }
+
+  function addFieldByKeyboard() {
+    var number = Number($('field-page').value || '1');
+    if (pageElement(number) === null) return;
+    addField(newField(number, { x: 0.5, y: 0.5 }));
+    pageElement(number).scrollIntoView({ block: 'nearest' });
+  }
+
+  // ---- Webhooks ----------------------------------------------------------------------------
+
+  var WEBHOOK_EVENTS = [
+    'envelope.sent', 'envelope.completed', 'envelope.declined', 'envelope.voided', 'envelope.expired',
+    'recipient.opened', 'recipient.signed', 'recipient.approved', 'recipient.viewed', 'recipient.declined',
+  ];
+
+  function renderEventChoices() {
+    var list = $('webhook-events');
+    WEBHOOK_EVENTS.forEach(function (name, index) {
+      var line = document.createElement('div');
+      line.className = 'check-line';
+      var input = document.createElement('input');
+      input.type = 'checkbox';
+      input.id = 'webhook-event-' + index;
+      input.value = name;
+      input.checked = true;
+      input.disabled = true;
+      var label = document.createElement('label');
+      label.htmlFor = input.id;
+      label.textContent = name;
+      line.appendChild(input);
+      line.appendChild(label);
+      list.appendChild(line);
+    });
+  }
+
+  function loadWebhooks() {
+    return api('GET', 'webhooks').then(function (response) {
+      state.webhooks = response.body;
+      renderWebhooks();
+    });
+  }
+
+  function renderWebhooks() {
+    var rows = $('webhook-rows');
+    rows.textContent = '';
+    state.webhooks.forEach(function (webhook) {
+      var row = document.createElement('tr');
+      var address = document.createElement('th');
+      address.scope = 'row';
+      address.textContent = webhook.url;
+      if (webhook.description) {
+        var description = document.createElement('span');
+        description.className = 'hint reason';
+        description.textContent = webhook.description;
+        address.appendChild(description);
+      }
+      row.appendChild(address);
+      var events = document.createElement('td');
+      events.textContent = webhook.events.length === WEBHOOK_EVENTS.length ? 'all events' : webhook.events.join(', ');
+      row.appendChild(events);
+      var created = document.createElement('td');
+      created.textContent = formatTime(webhook.createdAt);
+      row.appendChild(created);
+      var actions = document.createElement('td');
+      actions.className = 'actions';
+      var deliveries = document.createElement('button');
+      deliveries.type = 'button';
+      deliveries.className = 'secondary';
+      deliveries.textContent = 'Deliveries';
+      deliveries.setAttribute('aria-label', 'Deliveries of ' + webhook.url);
+      deliveries.addEventListener('click', action(deliveries, function () { return showDeliveries(webhook, true); }));
+      var remove = document.createElement('button');
+      remove.type = 'button';
+      remove.className = 'secondary danger-text';
+      remove.textContent = 'Delete';
+      remove.setAttribute('aria-label', 'Delete the webhook ' + webhook.url);
+      remove.addEventListener('click', action(remove, function () { return deleteWebhook(webhook); }));
+      actions.appendChild(deliveries);
+      actions.appendChild(remove);
+      row.appendChild(actions);
+      rows.appendChild(row);
+    });
+    $('webhook-table').hidden = state.webhooks.length === 0;
+    $('webhooks-empty').hidden = state.webhooks.length > 0;
+  }
+
+  function addWebhook() {
+    var body = { url: $('webhook-url').value.trim() };
+    var description = $('webhook-description').value.trim();
+    if (description !== '') body.description = description;
+    if (!$('webhook-all-events').checked) {
+      body.events = Array.prototype.filter.call($('webhook-events').querySelectorAll('input'), function (input) { return input.checked; })
+        .map(function (input) { return input.value; });
+    }
+    return api('POST', 'webhooks', { json: body }).then(function (response) {
+      $('webhook-form').reset();
+      setAllEvents(true);
+      $('webhook-secret-value').textContent = response.body.secret;
+      $('webhook-secret').hidden = false;
+      showStatus('Webhook added for ' + response.body.url + '. Copy its secret now: it is not shown again.');
+      return loadWebhooks();
+    });
+  }
+
+  function setAllEvents(all) {
+    $('webhook-all-events').checked = all;
+    $('webhook-events').querySelectorAll('input').forEach(function (input) {
+      input.disabled = all;
+      if (all) input.checked = true;
+    });
+  }
+
+  function deleteWebhook(webhook) {
+    return api('DELETE', 'webhooks/' + encodeURIComponent(webhook.id)).then(function () {
+      if ($('deliveries').dataset.webhookId === webhook.id) $('deliveries').hidden = true;
+      showStatus('Webhook ' + webhook.url + ' deleted.');
+      return loadWebhooks();
+    });
+  }
+
+  function showDeliveries(webhook, focus) {
+    return api('GET', 'webhooks/' + encodeURIComponent(webhook.id) + '/deliveries').then(function (response) {
+      var card = $('deliveries');
+      card.hidden = false;
+      card.dataset.webhookId = webhook.id;
+      $('deliveries-heading').textContent = 'Deliveries to ' + webhook.url;
+      var rows = $('delivery-rows');
+      rows.textContent = '';
+      response.body.forEach(function (delivery) {
+        var row = document.createElement('tr');
+        var event = document.createElement('th');
+        event.scope = 'row';
+        event.textContent = delivery.eventType;
+        row.appendChild(event);
+        [String(delivery.attempt), formatTime(delivery.at)].forEach(function (value) {
+          var cell = document.createElement('td');
+          cell.textContent = value;
+          row.appendChild(cell);
+        });
+        var outcome = document.createElement('td');
+        outcome.appendChild(statusBadge(delivery.outcome));
+        row.appendChild(outcome);
+        var answer = document.createElement('td');
+        answer.textContent = delivery.responseStatus !== null ? 'HTTP ' + delivery.responseStatus : delivery.error || '';
+        if (delivery.nextAttemptAt) answer.textContent += ' (next attempt ' + formatTime(delivery.nextAttemptAt) + ')';
+        row.appendChild(answer);
+        var actionCell = document.createElement('td');
+        var again = document.createElement('button');
+        again.type = 'button';
+        again.className = 'secondary';
+        again.textContent = 'Redeliver';
+        again.setAttribute('aria-label', 'Redeliver ' + delivery.eventType + ' (attempt ' + delivery.attempt + ')');
+        again.addEventListener('click', action(again, function () {
+          return api('POST', 'webhooks/' + encodeURIComponent(webhook.id) + '/deliveries/' + encodeURIComponent(delivery.id) + '/redeliver').then(function () {
+            showStatus('The event ' + delivery.eventType + ' is queued for delivery again.');
+          });
+        }));
+        actionCell.appendChild(again);
+        row.appendChild(actionCell);
+        rows.appendChild(row);
+      });
+      $('delivery-table').hidden = response.body.length === 0;
+      $('deliveries-empty').hidden = response.body.length > 0;
+      if (focus) $('deliveries-heading').focus();
+    });
+  }
+
   // ---- Helpers -----------------------------------------------------------------------------
 
   function statusBadge(status) {
@@ -452,5 +1242,36 @@
   $('send').addEventListener('click', action($('send'), send));
   $('complete').addEventListener('click', action($('complete'), complete));
   $('download').addEventListener('click', action($('download'), download));
+  $('field-recipient').addEventListener('change', updateSwatch);
+  $('add-field').addEventListener('click', addFieldByKeyboard);
+  $('save-fields').addEventListener('click', action($('save-fields'), saveFields));
+  $('delete-field').addEventListener('click', function () { if (fields.selected) deleteField(fields.selected); });
+  $('edit-recipient').addEventListener('change', function () { editSelected(function (field) { field.recipientId = $('edit-recipient').value; }); });
+  $('edit-type').addEventListener('change', function () { editSelected(function (field) { field.type = $('edit-type').value; }); });
+  $('edit-label').addEventListener('input', function () { editSelected(function (field) { field.label = $('edit-label').value; }); });
+  $('edit-required').addEventListener('change', function () { editSelected(function (field) { field.required = $('edit-required').checked; }); });
+  [['edit-x', 'x'], ['edit-y', 'y'], ['edit-width', 'width'], ['edit-height', 'height']].forEach(function (pair) {
+    $(pair[0]).addEventListener('change', function () {
+      var value = Number($(pair[0]).value);
+      if (!Number.isFinite(value)) return;
+      editSelected(function (field) { field[pair[1]] = value / 100; });
+      $(pair[0]).value = String(Math.round(selectedField()[pair[1]] * 1000) / 10);
+    });
+  });
+  // A field the keyboard reaches is never hidden under the sticky tools (WCAG 2.4.11): the page
+  // scrolls with room for them.
+  if (window.ResizeObserver) {
+    new ResizeObserver(function () {
+      var toolbar = document.querySelector('.field-toolbar');
+      var sticky = getComputedStyle(toolbar).position === 'sticky' && !$('envelope').hidden;
+      document.documentElement.style.scrollPaddingTop = sticky ? toolbar.offsetHeight + 16 + 'px' : '';
+    }).observe(document.querySelector('.field-toolbar'));
+  }
+  renderEventChoices();
+  $('webhook-all-events').addEventListener('change', function () { setAllEvents($('webhook-all-events').checked); });
+  $('webhook-form').addEventListener('submit', action($('add-webhook'), addWebhook));
+  $('refresh-webhooks').addEventListener('click', action($('refresh-webhooks'), function () {
+    return loadWebhooks().then(function () { showStatus('Webhooks refreshed.'); });
+  }));
   setSignedIn(false);
 })();

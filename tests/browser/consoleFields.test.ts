@@ -1,0 +1,227 @@
+/**
+ * The console's envelope tools in a real Chromium (`GET /api/console`, CONTRACT §13): the uploaded
+ * document's pages drawn by PDF.js; fields placed by a click and by a drag on a page, moved and
+ * resized with the keyboard, one added and deleted with the keyboard alone, labelled and made
+ * optional in the settings form, saved, and checked through the API; the signing order and routing
+ * orders; sending, each recipient's status and last e-mail, a resend (its e-mail caught by the suite's
+ * SMTP server); webhooks added (the secret shown once), listed, their deliveries shown, and deleted.
+ * axe-core finds no WCAG 2.2 A or AA violation along the way. Screenshots: `console-fields-*.png`.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { getServices } from '../../src/lib/services.js';
+import { axeViolations, contractPdf, CONTRACT_LAYOUT, launchChromium, screenshot, watchPage, type PageWatch } from '../support/browser.js';
+import { waitForEmails } from '../support/mail.js';
+import { createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
+
+const STEP_TIMEOUT_MS = 20_000;
+
+let env: TestService;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let watch: PageWatch;
+let owner: TestUser;
+
+beforeAll(async () => {
+  env = await startTestService();
+  browser = await launchChromium();
+  owner = await env.newUser();
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  watch = watchPage(page, [new URL(env.service.apiUrl).origin, new URL(getServices().storage.blobService.url).origin]);
+});
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await env.close();
+});
+
+const stamp = Date.now().toString(36);
+const ada = `ada-console-${stamp}@example.com`;
+const grace = `grace-console-${stamp}@example.com`;
+const carol = `carol-console-${stamp}@example.com`;
+
+async function expectNoViolations(state: string): Promise<void> {
+  const violations = await axeViolations(page);
+  expect({ state, violations }).toEqual({ state, violations: [] });
+}
+
+/** Polls `expression` in the page (evaluate: not subject to the page's policy) until it is true. */
+async function waitUntil(expression: string): Promise<void> {
+  const deadline = Date.now() + STEP_TIMEOUT_MS;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`never true: ${expression}`);
+    await page.waitForTimeout(100);
+  }
+}
+
+/**
+ * The viewport coordinates of a point of page `number`, given as fractions of it; first scrolls the
+ * point to the middle of the viewport unless `scroll` is false.
+ */
+async function pointOn(number: number, x: number, y: number, scroll = true): Promise<{ x: number; y: number }> {
+  const locator = page.locator(`#field-pages .pdf-page[data-page="${number}"]`);
+  let box = (await locator.boundingBox())!;
+  if (scroll) {
+    await page.evaluate(`window.scrollBy(0, ${Math.round(box.y + y * box.height - 450)})`);
+    box = (await locator.boundingBox())!;
+  }
+  return { x: box.x + x * box.width, y: box.y + y * box.height };
+}
+
+async function envelopeFromApi(id: string): Promise<any> {
+  const response = await env.api.request('GET', `/envelopes/${id}`, { token: owner.token });
+  expect(response.status).toBe(200);
+  return response.body;
+}
+
+describe('GET /api/console: fields, order, recipients and webhooks', () => {
+  test('places fields on the rendered pages, saves them, sends, resends, and manages webhooks', async () => {
+    // The owner's draft, with its document and recipients, made through the API.
+    const contract = await contractPdf(browser, ['Ada Lovelace', 'Grace Hopper', 'Katherine Johnson']);
+    const id = await createEnvelopeWithDocument(env.api, owner, contract, 'nda.pdf');
+    const saved = await env.api.request('PUT', `/envelopes/${id}`, {
+      token: owner.token,
+      json: { signers: [{ name: 'Ada Lovelace', email: ada }, { name: 'Grace Hopper', email: grace }, { name: 'Carol Copy', email: carol, role: 'cc' }] },
+    });
+    expect(saved.status).toBe(200);
+    const [adaId, graceId] = saved.body.signers.map((signer: { id: string }) => signer.id);
+
+    // Log in and open it: both pages are drawn.
+    await page.goto(`${env.service.apiUrl}/console`);
+    await page.locator('#login-email').fill(owner.email);
+    await page.locator('#login-password').fill(owner.password);
+    await page.locator('#login-password').press('Enter');
+    await page.getByRole('button', { name: /^Open nda\.pdf/ }).click();
+    await page.locator('#field-pages[data-ready="true"]').waitFor({ state: 'attached' });
+    await waitUntil(`document.querySelectorAll('#field-pages .pdf-page-drawn').length === 2`);
+    await expect(page.locator('#field-recipient option').allTextContents()).resolves.toEqual([`Ada Lovelace (${ada})`, `Grace Hopper (${grace})`]);
+
+    // A click on page 2 places a signature for Grace, centred where the click was.
+    await page.locator('#field-recipient').selectOption(graceId);
+    await page.locator('#field-type').selectOption('signature');
+    const signatureBlock = CONTRACT_LAYOUT.party(1).signature;
+    const click = await pointOn(2, signatureBlock.x + signatureBlock.width / 2, signatureBlock.y + signatureBlock.height / 2);
+    await page.mouse.click(click.x, click.y);
+    const placed = page.locator('#field-pages .placed-field');
+    await expect(placed.count()).resolves.toBe(1);
+    await expect(placed.first().textContent()).resolves.toBe('Signature · Grace Hopper');
+
+    // A drag places a text field of the dragged size, for Ada.
+    await page.locator('#field-recipient').selectOption(adaId);
+    await page.locator('#field-type').selectOption('text');
+    const title = CONTRACT_LAYOUT.party(0).title;
+    const from = await pointOn(2, title.x, title.y);
+    const to = await pointOn(2, title.x + title.width, title.y + title.height, false);
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    await page.mouse.move((from.x + to.x) / 2, (from.y + to.y) / 2, { steps: 4 });
+    await page.mouse.move(to.x, to.y, { steps: 4 });
+    await page.mouse.up();
+    await expect(placed.count()).resolves.toBe(2);
+
+    // The settings form: a label, and not required.
+    await page.locator('#edit-label').fill('Job title');
+    await page.locator('#edit-required').uncheck();
+    await expect(page.locator('.placed-field.selected').textContent()).resolves.toBe('Job title · Ada Lovelace');
+
+    // The keyboard: the signature moved 2 % right and made 1 % taller.
+    await page.locator('.placed-field', { hasText: 'Signature · Grace Hopper' }).focus();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Shift+ArrowDown');
+    await expect(page.locator('#field-announcer').textContent()).resolves.toMatch(/high\.$/);
+    // A field added from the keyboard alone, then deleted.
+    await page.locator('#field-page').selectOption('1');
+    await page.locator('#add-field').focus();
+    await page.keyboard.press('Enter');
+    await expect(placed.count()).resolves.toBe(3);
+    await expect(page.locator('#field-pages .pdf-page[data-page="1"] .placed-field').count()).resolves.toBe(1);
+    await page.keyboard.press('Delete');
+    await expect(placed.count()).resolves.toBe(2);
+    await expect(page.locator('#fields-dirty').isVisible()).resolves.toBe(true);
+    await page.locator('.placed-field', { hasText: 'Signature · Grace Hopper' }).click();
+    await page.locator('#field-pages .pdf-page[data-page="2"]').scrollIntoViewIfNeeded();
+    await expectNoViolations('fields placed');
+    await screenshot(page, 'console-fields-01-placed', { fullPage: false });
+
+    await page.getByRole('button', { name: 'Save fields' }).click();
+    await page.locator('#status').filter({ hasText: 'Fields saved: 2.' }).waitFor();
+    expect(await page.locator('#fields-dirty').isHidden()).toBe(true);
+
+    // What the API now holds: where the click and the drag were, in fractions of the page.
+    const afterSave = await envelopeFromApi(id);
+    const signature = afterSave.fields.find((field: { type: string }) => field.type === 'signature');
+    const text = afterSave.fields.find((field: { type: string }) => field.type === 'text');
+    expect(afterSave.fields).toHaveLength(2);
+    expect(signature).toMatchObject({ recipientId: graceId, page: 2, required: true });
+    expect(signature.x + signature.width / 2).toBeCloseTo(signatureBlock.x + signatureBlock.width / 2 + 0.02, 2);
+    expect(signature.y + (signature.height - 0.01) / 2).toBeCloseTo(signatureBlock.y + signatureBlock.height / 2, 2);
+    expect(signature.width).toBeCloseTo(170 / 595.92, 2);
+    expect(signature.height).toBeCloseTo(45 / 841.92 + 0.01, 2);
+    expect(text).toMatchObject({ recipientId: adaId, page: 2, required: false, label: 'Job title' });
+    expect(text.x).toBeCloseTo(title.x, 2);
+    expect(text.y).toBeCloseTo(title.y, 2);
+    expect(text.width).toBeCloseTo(title.width, 2);
+    expect(text.height).toBeCloseTo(title.height, 2);
+
+    // Signing order and routing orders.
+    await page.locator('#signing-order').selectOption('sequential');
+    await page.locator('#signer-list fieldset').nth(1).getByLabel('Routing order').fill('2');
+    await page.getByRole('button', { name: 'Save signers' }).click();
+    await page.locator('#status').filter({ hasText: 'Signers saved: 3. Signing order: sequential.' }).waitFor();
+    const ordered = await envelopeFromApi(id);
+    expect(ordered.signingOrder).toBe('sequential');
+    expect(ordered.signers.map((signer: { routingOrder: number }) => signer.routingOrder)).toEqual([1, 2, 1]);
+    expect(ordered.fields).toHaveLength(2);
+
+    // Send: each recipient's status, then the invitation's delivery, and a resend.
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('#envelope-status').filter({ hasText: 'sent' }).waitFor();
+    await expect(page.locator('#recipient-rows tr td:nth-child(4)').allTextContents()).resolves.toEqual(['sent', 'waiting', 'sent']);
+    await waitForEmails(ada, { subject: 'Please review and sign: nda.pdf' });
+    for (let attempt = 0; attempt < 50; attempt++) {
+      await page.getByRole('button', { name: /^Open nda\.pdf/ }).click();
+      if ((await page.locator('#recipient-rows tr').first().locator('td').nth(3).textContent())!.startsWith('invitation, sent')) break;
+      await page.waitForTimeout(200);
+    }
+    await expect(page.locator('#recipient-rows tr').first().locator('td').nth(3).textContent()).resolves.toMatch(/^invitation, sent, \d{4}-\d{2}-\d{2} /);
+    // Only a recipient whose turn it is can be sent a new invitation.
+    await expect(page.getByRole('button', { name: /^Resend the invitation to/ }).count()).resolves.toBe(1);
+    await expect(page.locator('.placed-field').first().getAttribute('aria-describedby')).resolves.toMatch(/^state-/);
+    await expectNoViolations('sent');
+    await page.getByRole('button', { name: 'Resend the invitation to Ada Lovelace' }).click();
+    await page.locator('#status').filter({ hasText: `A new invitation is on its way to ${ada}` }).waitFor();
+    await waitForEmails(ada, { subject: 'Please review and sign: nda.pdf', count: 2 });
+    await screenshot(page, 'console-fields-02-sent');
+
+    // Webhooks: add one (its secret shown once), see its deliveries, delete it.
+    await page.locator('#webhook-url').fill('https://93.184.215.14/hooks/envelopes');
+    await page.locator('#webhook-description').fill('CRM sync');
+    await page.locator('#webhook-all-events').uncheck();
+    await page.getByLabel('envelope.voided').uncheck();
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await page.locator('#webhook-secret').waitFor({ state: 'visible' });
+    const secret = (await page.locator('#webhook-secret-value').textContent())!;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const webhooks = await env.api.request('GET', '/webhooks', { token: owner.token });
+    expect(webhooks.body).toHaveLength(1);
+    expect(webhooks.body[0]).toMatchObject({ url: 'https://93.184.215.14/hooks/envelopes', description: 'CRM sync' });
+    expect(webhooks.body[0].events).toHaveLength(9);
+    expect(webhooks.body[0].events).not.toContain('envelope.voided');
+    expect(JSON.stringify(webhooks.body)).not.toContain(secret);
+    await expect(page.locator('#webhook-rows tr').count()).resolves.toBe(1);
+    await page.getByRole('button', { name: 'Deliveries of https://93.184.215.14/hooks/envelopes' }).click();
+    await page.locator('#deliveries-heading').filter({ hasText: 'Deliveries to https://93.184.215.14/hooks/envelopes' }).waitFor();
+    await expectNoViolations('webhooks');
+    await screenshot(page.locator('#webhooks'), 'console-fields-03-webhooks');
+    await page.getByRole('button', { name: 'Delete the webhook https://93.184.215.14/hooks/envelopes' }).click();
+    await page.locator('#webhooks-empty').waitFor({ state: 'visible' });
+    expect((await env.api.request('GET', '/webhooks', { token: owner.token })).body).toEqual([]);
+
+    expect(watch.foreignRequests).toEqual([]);
+    expect(watch.errors).toEqual([]);
+  }, 120_000);
+});
