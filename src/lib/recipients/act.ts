@@ -78,8 +78,7 @@ export function assertCanAct(record: EnvelopeRecord, recipient: Signer, kind: Re
  * @throws AppError 401 when the link stopped working meanwhile
  */
 export async function openEnvelope({ services, caller, now = new Date(), log }: RecipientRequestOptions): Promise<RecipientOutcome> {
-  let stored = caller.stored;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return await retryOnContention(services, caller, async (stored) => {
     const record = stored.record;
     const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
     if (recipient.status !== 'sent' || !mustAct(recipient) || record.status !== 'sent' || hasExpired(record, now)) return { record, recipient };
@@ -88,16 +87,8 @@ export async function openEnvelope({ services, caller, now = new Date(), log }: 
     opened.status = 'opened';
     change.event('recipient.opened', recipientActor(opened, caller), { recipientId: opened.id });
     change.webhook('recipient.opened', { recipient: opened });
-    try {
-      const next = await commitChange(services, stored, change, log === undefined ? {} : { log });
-      return { record: next, recipient: next.signers.find((signer) => signer.id === recipient.id)! };
-    } catch (error) {
-      if (!(error instanceof EnvelopeChangedError)) throw error;
-      await backoff(attempt);
-      stored = await reread(services, caller);
-    }
-  }
-  throw contended();
+    return outcome(await commitChange(services, stored, change, log === undefined ? {} : { log }), recipient.id);
+  });
 }
 
 /**
@@ -109,8 +100,7 @@ export async function openEnvelope({ services, caller, now = new Date(), log }: 
  */
 export async function completeSigning({ services, caller, request, now = new Date(), log = (message) => console.warn(message) }: RecipientRequestOptions & { request: CompleteSigningRequest }): Promise<RecipientOutcome> {
   const nonce = randomUUID();
-  let stored = caller.stored;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return await retryOnContention(services, caller, async (stored) => {
     const record = stored.record;
     const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
     assertCanAct(record, recipient, 'complete', now);
@@ -127,18 +117,11 @@ export async function completeSigning({ services, caller, request, now = new Dat
     change.action({ recipientId: actor.id, status, at: change.at, ip: caller.ip, userAgent: caller.userAgent, values, signature });
     inviteNextGroup(change, { config: services.config, actor: by });
 
-    try {
-      if (allActed(change.record)) await completeOrDefer(services, change, by, record.version, nonce, log);
-      const next = await commitChange(services, stored, change, { log });
-      if (next.status === 'completed') await answerCompleted(services, next, true);
-      return { record: next, recipient: next.signers.find((signer) => signer.id === recipient.id)! };
-    } catch (error) {
-      if (!(error instanceof EnvelopeChangedError)) throw error;
-      await backoff(attempt);
-      stored = await reread(services, caller);
-    }
-  }
-  throw contended();
+    if (allActed(change.record)) await completeOrDefer(services, change, by, record.version, nonce, log);
+    const next = await commitChange(services, stored, change, { log });
+    if (next.status === 'completed') await answerCompleted(services, next, true);
+    return outcome(next, recipient.id);
+  });
 }
 
 /**
@@ -165,8 +148,7 @@ async function completeOrDefer(services: Services, change: Change, by: EventActo
  * @throws AppError 401, 403, 409 as {@link assertCanAct}
  */
 export async function declineSigning({ services, caller, request, now = new Date(), log }: RecipientRequestOptions & { request: DeclineSigningRequest }): Promise<RecipientOutcome> {
-  let stored = caller.stored;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return await retryOnContention(services, caller, async (stored) => {
     const record = stored.record;
     const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
     assertCanAct(record, recipient, 'decline', now);
@@ -185,16 +167,8 @@ export async function declineSigning({ services, caller, request, now = new Date
     change.webhook('envelope.declined', { recipient: actor, reason: request.reason });
     change.email('declined', null, { reason: request.reason, declinedBy: actor.name });
     change.action({ recipientId: actor.id, status: 'declined', at: change.at, ip: caller.ip, userAgent: caller.userAgent, values: [], signature: null });
-    try {
-      const next = await commitChange(services, stored, change, log === undefined ? {} : { log });
-      return { record: next, recipient: next.signers.find((signer) => signer.id === recipient.id)! };
-    } catch (error) {
-      if (!(error instanceof EnvelopeChangedError)) throw error;
-      await backoff(attempt);
-      stored = await reread(services, caller);
-    }
-  }
-  throw contended();
+    return outcome(await commitChange(services, stored, change, log === undefined ? {} : { log }), recipient.id);
+  });
 }
 
 /**
@@ -268,6 +242,30 @@ export function checkValues(record: EnvelopeRecord, recipient: Signer, request: 
 /** The recipient as the actor of events (CONTRACT §10): its id and e-mail, the request's IP and user agent. */
 function recipientActor(recipient: Signer, caller: SigningCaller): EventActor {
   return { id: recipient.id, email: recipient.email, ip: caller.ip, userAgent: caller.userAgent };
+}
+
+/**
+ * Runs `attempt` on the envelope as the request read it and, each time a concurrent change wins the
+ * write (EnvelopeChangedError), again on a fresh read after a growing random delay.
+ * @throws AppError 409 `envelope-contended` after {@link MAX_ATTEMPTS}; 401 when the envelope is gone
+ */
+async function retryOnContention(services: Services, caller: SigningCaller, attempt: (stored: StoredEnvelope) => Promise<RecipientOutcome>): Promise<RecipientOutcome> {
+  let stored = caller.stored;
+  for (let round = 0; round < MAX_ATTEMPTS; round++) {
+    try {
+      return await attempt(stored);
+    } catch (error) {
+      if (!(error instanceof EnvelopeChangedError)) throw error;
+      await backoff(round);
+      stored = await reread(services, caller);
+    }
+  }
+  throw contended();
+}
+
+/** The envelope as committed and the recipient in it. */
+function outcome(record: EnvelopeRecord, recipientId: string): RecipientOutcome {
+  return { record, recipient: record.signers.find((signer) => signer.id === recipientId)! };
 }
 
 async function reread(services: Services, caller: SigningCaller): Promise<StoredEnvelope> {
