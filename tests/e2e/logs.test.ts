@@ -1,12 +1,13 @@
 /**
  * Operational hygiene (issue: hold against attackers, item 9): the log of a whole session, failures
- * included, never contains a password, a token, a SAS signature or an invitation code.
+ * included, never contains a password, an access or signing token, a SAS signature or an invitation code.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { resetConfig } from '../../src/lib/config.js';
 import { redactSecrets } from '../../src/lib/http/problem.js';
 import { resetServices } from '../../src/lib/services.js';
 import { corpusPdf, createEnvelopeWithDocument, putToSas, startTestService, type TestService } from '../support/service.js';
+import { sentEnvelope, signingTokenFor } from '../support/signing.js';
 
 const captured: string[] = [];
 const consoleMethods = ['log', 'info', 'warn', 'error', 'debug'] as const;
@@ -59,6 +60,16 @@ describe('logs of a whole session', () => {
     expect(failed.status).toBe(503);
     const envelope = await env.api.request('GET', `/envelopes/${id}`, { token });
     secrets.push(new URL(envelope.body.documentUrl).searchParams.get('sig')!);
+
+    // A recipient's signing token (CONTRACT §11.3: never in a log line), used well and badly.
+    const sent = await sentEnvelope(env.api, user, { signers: [{ email: 'signer@example.com', name: 'Signer', role: 'signer' }] });
+    const signing = await signingTokenFor(user.userId, sent.id, 'signer@example.com');
+    secrets.push(signing);
+    expect((await env.api.request('GET', '/signing', { token: signing })).status).toBe(200);
+    expect((await env.api.request('POST', '/signing/complete', { token: signing, json: { consent: false } })).status).toBe(400);
+    expect((await env.api.request('GET', '/signing', { token: `${signing.slice(0, -1)}x` })).status).toBe(401);
+    expect((await env.api.request('GET', `/envelopes/${sent.id}`, { token: signing })).status).toBe(401);
+    expect((await env.api.request('POST', '/signing/decline', { token: signing, json: { reason: 'Not today.' } })).status).toBe(200);
 
     const log = captured.join('\n');
     expect(log).toContain('timestamp');
