@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { startAzurite, type RunningAzurite } from '../../src/local/azurite.js';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { uuidv7 } from '../../src/lib/ids.js';
 import type { OutboxBatch, WebhookEventBody } from '../../src/lib/notifications/outbox.js';
@@ -39,13 +40,22 @@ const ALL_EVENTS = [
 /** A public address (an IP literal: no DNS needed where the tests run). */
 const PUBLIC_URL = 'https://93.184.215.14/hooks/envelopes';
 
+let azurite: RunningAzurite;
+const savedConnectionString = process.env.STORAGE_CONNECTION_STRING;
+
+// An Azurite of its own, and no queue functions: the delivery test below runs the only consumer of
+// its deliveries queue, so no other test process (with other webhook settings) attempts them.
 beforeAll(async () => {
-  env = await startTestService();
+  azurite = await startAzurite();
+  process.env.STORAGE_CONNECTION_STRING = azurite.connectionString;
+  env = await startTestService({ triggers: false });
   api = env.api;
   [owner, stranger] = await Promise.all([env.newUser(), env.newUser()]);
 });
 afterAll(async () => {
-  await env.close();
+  await env?.close();
+  await azurite?.stop();
+  process.env.STORAGE_CONNECTION_STRING = savedConnectionString;
 });
 
 async function create(json: unknown, user: TestUser = owner): Promise<ApiResponse<any>> {
