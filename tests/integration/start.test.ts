@@ -241,7 +241,9 @@ describe('npm start on an empty folder', () => {
       expect(((await list.json()) as { status: string }[]).map((envelope) => envelope.status)).toEqual(['completed', 'completed']);
       expect(second.code).not.toBe(first.code);
       const kept = (await (await fetch(`${second.mailCatcherUrl}/api/email`)).json()) as { subject: string }[];
-      expect(kept.map((email) => email.subject)).toEqual(caught.map((email) => email.subject));
+      // Every e-mail caught before the stop is still there, first and in order. E-mails still queued at
+      // the stop may follow after the restart (nothing queued is lost), so more than that may be kept.
+      expect(kept.slice(0, caught.length).map((email) => email.subject)).toEqual(caught.map((email) => email.subject));
       expect(caught.length).toBeGreaterThan(0);
     } finally {
       expect(await stop(second)).toBe(0);
