@@ -1,27 +1,14 @@
-/** POST /api/envelopes/{id}/complete (spec §4, CONTRACT §6): flatten, certify, seal. */
-import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
-import { completeEnvelope } from '../lib/envelopes/complete.js';
-import { envelopeETag, type Actor } from '../lib/envelopes/model.js';
+/**
+ * POST /api/envelopes/{id}/complete (spec §4, CONTRACT §6): flatten, certify, seal.
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/CompleteEnvelope.ts`.
+ */
 import { httpFunction } from '../lib/http/register.js';
-import { json } from '../lib/http/respond.js';
-import { getServices } from '../lib/services.js';
-
-export async function completeOwnEnvelope(request: HttpRequest, context: InvocationContext, caller: Actor): Promise<HttpResponseInit> {
-  const result = await completeEnvelope({
-    services: getServices(),
-    envelopeId: request.params.id ?? '',
-    actor: caller,
-    ifMatch: request.headers.get('if-match'),
-    log: (message) => context.warn(message),
-  });
-  const message = result.sealedNow ? 'Envelope completed: the document is flattened and sealed.' : 'Envelope was already completed.';
-  return json(200, { message, signedUrl: result.signedUrl, hash: result.hash }, { noStore: true, headers: { ETag: envelopeETag(result.record) } });
-}
 
 httpFunction('CompleteEnvelope', {
   methods: ['POST'],
   authLevel: 'anonymous',
   route: 'envelopes/{id}/complete',
   access: 'bearer',
-  handler: completeOwnEnvelope,
+  loadHandler: async () => (await import('../handlers/CompleteEnvelope.js')).completeOwnEnvelope,
 });

@@ -1,28 +1,14 @@
-/** POST /api/signing/complete (CONTRACT §11.4): the recipient signs, approves or confirms having viewed the envelope. */
-import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
-import { readJsonBody } from '../lib/http/body.js';
+/**
+ * POST /api/signing/complete (CONTRACT §11.4): the recipient signs, approves or confirms having viewed the envelope.
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/CompleteSigning.ts`.
+ */
 import { httpFunction } from '../lib/http/register.js';
-import { json } from '../lib/http/respond.js';
-import type { SigningCaller } from '../lib/http/signingToken.js';
-import { assertCanAct, completeSigning } from '../lib/recipients/act.js';
-import { completeSigningRequest } from '../lib/recipients/schemas.js';
-import { toRecipientView } from '../lib/recipients/view.js';
-import { getServices } from '../lib/services.js';
-
-export async function completeAsRecipient(request: HttpRequest, context: InvocationContext, caller: SigningCaller): Promise<HttpResponseInit> {
-  const services = getServices();
-  const now = new Date();
-  // CONTRACT §11.4: role, status, already acted and turn are checked before the body.
-  assertCanAct(caller.stored.record, caller.recipient, 'complete', now);
-  const body = await readJsonBody(request, completeSigningRequest);
-  const { record, recipient } = await completeSigning({ services, caller, request: body, now, log: (message) => context.warn(message) });
-  return json(200, await toRecipientView(record, recipient, services.storage.sas, now), { noStore: true });
-}
 
 httpFunction('CompleteSigning', {
   methods: ['POST'],
   authLevel: 'anonymous',
   route: 'signing/complete',
   access: 'signing',
-  handler: completeAsRecipient,
+  loadHandler: async () => (await import('../handlers/CompleteSigning.js')).completeAsRecipient,
 });

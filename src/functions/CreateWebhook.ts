@@ -1,24 +1,14 @@
-/** POST /api/webhooks (CONTRACT §12.2): a new webhook, answered with its secret (the only time). */
-import type { HttpRequest, HttpResponseInit } from '@azure/functions';
-import type { Actor } from '../lib/envelopes/model.js';
-import { readJsonBody } from '../lib/http/body.js';
+/**
+ * POST /api/webhooks (CONTRACT §12.2): a new webhook, answered with its secret (the only time).
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/CreateWebhook.ts`.
+ */
 import { httpFunction } from '../lib/http/register.js';
-import { json } from '../lib/http/respond.js';
-import { createWebhook } from '../lib/notifications/webhooks/create.js';
-import { createWebhookRequest } from '../lib/notifications/webhooks/schemas.js';
-import { getServices } from '../lib/services.js';
-
-export async function createOwnWebhook(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
-  const services = getServices();
-  const body = await readJsonBody(request, createWebhookRequest);
-  const created = await createWebhook({ services, ownerId: caller.userId, request: body });
-  return json(201, created, { noStore: true });
-}
 
 httpFunction('CreateWebhook', {
   methods: ['POST'],
   authLevel: 'anonymous',
   route: 'webhooks',
   access: 'bearer',
-  handler: createOwnWebhook,
+  loadHandler: async () => (await import('../handlers/CreateWebhook.js')).createOwnWebhook,
 });

@@ -1,28 +1,14 @@
-/** POST /api/signing/decline (CONTRACT §11.4): a signer or approver declines with a reason; the envelope is declined. */
-import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
-import { readJsonBody } from '../lib/http/body.js';
+/**
+ * POST /api/signing/decline (CONTRACT §11.4): a signer or approver declines with a reason; the envelope is declined.
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/DeclineSigning.ts`.
+ */
 import { httpFunction } from '../lib/http/register.js';
-import { json } from '../lib/http/respond.js';
-import type { SigningCaller } from '../lib/http/signingToken.js';
-import { assertCanAct, declineSigning } from '../lib/recipients/act.js';
-import { declineSigningRequest } from '../lib/recipients/schemas.js';
-import { toRecipientView } from '../lib/recipients/view.js';
-import { getServices } from '../lib/services.js';
-
-export async function declineAsRecipient(request: HttpRequest, context: InvocationContext, caller: SigningCaller): Promise<HttpResponseInit> {
-  const services = getServices();
-  const now = new Date();
-  // CONTRACT §11.4: role, status, already acted and turn are checked before the body.
-  assertCanAct(caller.stored.record, caller.recipient, 'decline', now);
-  const body = await readJsonBody(request, declineSigningRequest);
-  const { record, recipient } = await declineSigning({ services, caller, request: body, now, log: (message) => context.warn(message) });
-  return json(200, await toRecipientView(record, recipient, services.storage.sas, now), { noStore: true });
-}
 
 httpFunction('DeclineSigning', {
   methods: ['POST'],
   authLevel: 'anonymous',
   route: 'signing/decline',
   access: 'signing',
-  handler: declineAsRecipient,
+  loadHandler: async () => (await import('../handlers/DeclineSigning.js')).declineAsRecipient,
 });

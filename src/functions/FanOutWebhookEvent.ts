@@ -4,22 +4,13 @@
  * webhook of the owner that subscribes to the event and queues its first attempt on
  * `webhook-deliveries`. A throw (a storage fault) makes the host retry the message; after 5 dequeues
  * it moves to `outbox-events-poison`.
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/FanOutWebhookEvent.ts`.
  */
-import type { InvocationContext } from '@azure/functions';
-import { decodeEventPointer, fanOutEvent } from '../lib/notifications/webhooks/fanOut.js';
-import { getServices } from '../lib/services.js';
-import { QUEUES } from '../lib/storage/clients.js';
+import { QUEUES } from '../lib/storage/queues.js';
 import { queueFunction } from '../lib/triggers/register.js';
-
-export async function fanOutWebhookEvent(entry: unknown, context: InvocationContext): Promise<void> {
-  const result = await fanOutEvent(getServices(), decodeEventPointer(entry), {
-    dequeueCount: Number(context.triggerMetadata?.dequeueCount ?? 1),
-    log: (message) => context.log(message),
-  });
-  if (result.kind === 'fanned-out') context.debug(`Event ${result.eventId} queued for ${result.webhookIds.length} webhook(s).`);
-}
 
 queueFunction('FanOutWebhookEvent', {
   queueName: QUEUES.events,
-  handler: fanOutWebhookEvent,
+  loadHandler: async () => (await import('../handlers/FanOutWebhookEvent.js')).fanOutWebhookEvent,
 });

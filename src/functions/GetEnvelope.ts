@@ -1,22 +1,14 @@
-/** GET /api/envelopes/{id} (spec §4, CONTRACT §3). */
-import type { HttpRequest, HttpResponseInit } from '@azure/functions';
-import { readOwnedEnvelope } from '../lib/envelopes/get.js';
-import { envelopeETag, type Actor } from '../lib/envelopes/model.js';
-import { toEnvelopeView } from '../lib/envelopes/view.js';
+/**
+ * GET /api/envelopes/{id} (spec §4, CONTRACT §3).
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/GetEnvelope.ts`.
+ */
 import { httpFunction } from '../lib/http/register.js';
-import { json } from '../lib/http/respond.js';
-import { getServices } from '../lib/services.js';
-
-export async function getEnvelope(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
-  const services = getServices();
-  const { record } = await readOwnedEnvelope(services.envelopes, caller.userId, request.params.id ?? '');
-  return json(200, await toEnvelopeView(record, services.storage.sas), { noStore: true, headers: { ETag: envelopeETag(record) } });
-}
 
 httpFunction('GetEnvelope', {
   methods: ['GET'],
   authLevel: 'anonymous',
   route: 'envelopes/{id}',
   access: 'bearer',
-  handler: getEnvelope,
+  loadHandler: async () => (await import('../handlers/GetEnvelope.js')).getEnvelope,
 });

@@ -1,23 +1,14 @@
-/** GET /api/signing (CONTRACT §11.4): the recipient's view of its envelope; the first read by an invited recipient marks it opened. */
-import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+/**
+ * GET /api/signing (CONTRACT §11.4): the recipient's view of its envelope; the first read by an invited recipient marks it opened.
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/GetSigningView.ts`.
+ */
 import { httpFunction } from '../lib/http/register.js';
-import { json } from '../lib/http/respond.js';
-import type { SigningCaller } from '../lib/http/signingToken.js';
-import { openEnvelope } from '../lib/recipients/act.js';
-import { toRecipientView } from '../lib/recipients/view.js';
-import { getServices } from '../lib/services.js';
-
-export async function getSigningView(_request: HttpRequest, context: InvocationContext, caller: SigningCaller): Promise<HttpResponseInit> {
-  const services = getServices();
-  const now = new Date();
-  const { record, recipient } = await openEnvelope({ services, caller, now, log: (message) => context.warn(message) });
-  return json(200, await toRecipientView(record, recipient, services.storage.sas, now), { noStore: true });
-}
 
 httpFunction('GetSigningView', {
   methods: ['GET'],
   authLevel: 'anonymous',
   route: 'signing',
   access: 'signing',
-  handler: getSigningView,
+  loadHandler: async () => (await import('../handlers/GetSigningView.js')).getSigningView,
 });

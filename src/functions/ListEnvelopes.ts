@@ -1,29 +1,14 @@
-/** GET /api/envelopes (spec §4, CONTRACT §7): the caller's envelopes, newest first, paged with a Link header. */
-import type { HttpRequest, HttpResponseInit } from '@azure/functions';
-import { listEnvelopes } from '../lib/envelopes/list.js';
-import type { Actor } from '../lib/envelopes/model.js';
-import { listEnvelopesQuery } from '../lib/envelopes/schemas.js';
-import { parseWith } from '../lib/http/body.js';
+/**
+ * GET /api/envelopes (spec §4, CONTRACT §7): the caller's envelopes, newest first, paged with a Link header.
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/ListEnvelopes.ts`.
+ */
 import { httpFunction } from '../lib/http/register.js';
-import { json } from '../lib/http/respond.js';
-import { getServices } from '../lib/services.js';
-
-export async function listOwnEnvelopes(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
-  const query = parseWith(listEnvelopesQuery, Object.fromEntries(request.query.entries()), 'query');
-  const page = await listEnvelopes({ services: getServices(), ownerId: caller.userId, query });
-  const headers: Record<string, string> = {};
-  if (page.nextCursor !== undefined) {
-    const next = new URL(request.url);
-    next.searchParams.set('cursor', page.nextCursor);
-    headers.Link = `<${next.toString()}>; rel="next"`;
-  }
-  return json(200, page.envelopes, { noStore: true, headers });
-}
 
 httpFunction('ListEnvelopes', {
   methods: ['GET'],
   authLevel: 'anonymous',
   route: 'envelopes',
   access: 'bearer',
-  handler: listOwnEnvelopes,
+  loadHandler: async () => (await import('../handlers/ListEnvelopes.js')).listOwnEnvelopes,
 });

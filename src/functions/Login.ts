@@ -1,24 +1,14 @@
-/** POST /api/Login (spec §4, CONTRACT §2). */
-import type { HttpRequest, HttpResponseInit } from '@azure/functions';
-import { login } from '../lib/auth/accounts.js';
-import { loginRequest } from '../lib/auth/schemas.js';
-import { readJsonBody } from '../lib/http/body.js';
+/**
+ * POST /api/Login (spec §4, CONTRACT §2).
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/Login.ts`.
+ */
 import { httpFunction } from '../lib/http/register.js';
-import { clientIp } from '../lib/http/requestInfo.js';
-import { json } from '../lib/http/respond.js';
-import { getServices } from '../lib/services.js';
-
-export async function loginUser(request: HttpRequest): Promise<HttpResponseInit> {
-  const body = await readJsonBody(request, loginRequest);
-  const services = getServices();
-  const result = await login({ ...services, throttle: services.loginThrottle, request: body, remoteIp: clientIp(request) });
-  return json(200, result, { noStore: true });
-}
 
 httpFunction('Login', {
   methods: ['POST'],
   authLevel: 'anonymous',
   route: 'Login',
   access: 'public',
-  handler: loginUser,
+  loadHandler: async () => (await import('../handlers/Login.js')).loginUser,
 });

@@ -1,23 +1,14 @@
-/** POST /api/Register (spec §4, CONTRACT §2). */
-import type { HttpRequest, HttpResponseInit } from '@azure/functions';
-import { register } from '../lib/auth/accounts.js';
-import { registerRequest } from '../lib/auth/schemas.js';
-import { readJsonBody } from '../lib/http/body.js';
+/**
+ * POST /api/Register (spec §4, CONTRACT §2).
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/Register.ts`.
+ */
 import { httpFunction } from '../lib/http/register.js';
-import { clientIp } from '../lib/http/requestInfo.js';
-import { json } from '../lib/http/respond.js';
-import { getServices } from '../lib/services.js';
-
-export async function registerUser(request: HttpRequest): Promise<HttpResponseInit> {
-  const body = await readJsonBody(request, registerRequest);
-  const { userId } = await register({ ...getServices(), request: body, remoteIp: clientIp(request) });
-  return json(201, { message: 'Account created. Log in with POST /api/Login.', userId });
-}
 
 httpFunction('Register', {
   methods: ['POST'],
   authLevel: 'anonymous',
   route: 'Register',
   access: 'public',
-  handler: registerUser,
+  loadHandler: async () => (await import('../handlers/Register.js')).registerUser,
 });

@@ -1,19 +1,15 @@
 /**
  * GET /api/sign/{file}: the signing page's script and styles, PDF.js and its worker, the drawing pad
  * and the handwriting font, from an allow-list (src/lib/web/pages.ts).
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/SigningPageAsset.ts`.
  */
-import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { httpFunction } from '../lib/http/register.js';
-import { SIGN_ASSETS, allowedAsset, contentSecurityPolicy, staticFileResponse } from '../lib/web/pages.js';
-
-export async function getSigningPageAsset(request: HttpRequest): Promise<HttpResponseInit> {
-  return await staticFileResponse(allowedAsset(SIGN_ASSETS, request.params.file ?? ''), contentSecurityPolicy(), request);
-}
 
 httpFunction('SigningPageAsset', {
   methods: ['GET'],
   authLevel: 'anonymous',
   route: 'sign/{file}',
   access: 'public',
-  handler: getSigningPageAsset,
+  loadHandler: async () => (await import('../handlers/SigningPageAsset.js')).getSigningPageAsset,
 });

@@ -4,6 +4,8 @@
  * A missing or invalid required setting stops start-up with one line naming it.
  */
 import { z } from 'zod';
+import { ConfigError } from './errors.js';
+import { DEFAULT_SWEEP_SCHEDULE, SWEEP_SCHEDULE_FORMAT, SWEEP_SCHEDULE_PROBLEM } from './sweepSchedule.js';
 
 const DEFAULT_TURNSTILE_VERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';
 
@@ -70,9 +72,7 @@ const environmentSchema = z.object({
   ACS_EMAIL_ENDPOINT: optionalText.pipe(z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).optional()),
   EMAIL_FROM: optionalText.transform((value) => value ?? 'Envelope Signing <no-reply@localhost>'),
   ENVELOPE_TTL_DAYS: integer(30, 1, 365),
-  SWEEP_SCHEDULE: optionalText.transform((value) => value ?? '0 */5 * * * *').pipe(
-    z.string().regex(/^\S+( \S+){5}$/, 'must be an NCRONTAB expression with six fields, seconds first'),
-  ),
+  SWEEP_SCHEDULE: optionalText.transform((value) => value ?? DEFAULT_SWEEP_SCHEDULE).pipe(z.string().regex(SWEEP_SCHEDULE_FORMAT, SWEEP_SCHEDULE_PROBLEM)),
   WEBHOOK_RETRY_SECONDS: optionalText.transform((value) => value ?? '5,300,1800,7200,18000,36000,36000').pipe(
     z
       .string()
@@ -134,14 +134,6 @@ export interface Config {
   reminderDaySeconds: number;
   /** Local host only: the mail catcher's SMTP and web ports (0 picks free ones). */
   mailCatcher: { smtpPort: number; webPort: number };
-}
-
-/** Thrown when a setting is missing or invalid; `message` is the one line to print. */
-export class ConfigError extends Error {
-  constructor(readonly setting: string, problem: string) {
-    super(`Invalid setting ${setting}: ${problem}`);
-    this.name = 'ConfigError';
-  }
 }
 
 /**
@@ -229,19 +221,6 @@ export function loadStorageSettings(env: NodeJS.ProcessEnv = process.env): Confi
   return values.STORAGE_CONNECTION_STRING !== undefined || values.STORAGE_ACCOUNT_NAME === undefined
     ? { kind: 'connectionString', connectionString: values.STORAGE_CONNECTION_STRING ?? 'UseDevelopmentStorage=true' }
     : { kind: 'managedIdentity', accountName: values.STORAGE_ACCOUNT_NAME };
-}
-
-const sweepScheduleSchema = environmentSchema.pick({ SWEEP_SCHEDULE: true });
-
-/**
- * Only `SWEEP_SCHEDULE`, for registering the timer function when its module loads (before, and
- * whatever, the rest of the settings).
- * @throws ConfigError naming SWEEP_SCHEDULE when it is not six-field NCRONTAB
- */
-export function loadSweepSchedule(env: NodeJS.ProcessEnv = process.env): string {
-  const parsed = sweepScheduleSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigError('SWEEP_SCHEDULE', parsed.error.issues[0]?.message ?? 'invalid');
-  return parsed.data.SWEEP_SCHEDULE;
 }
 
 let cached: Config | undefined;

@@ -74,3 +74,15 @@ export class AppError extends Error {
 export function isAppError(value: unknown, code?: ErrorCode): value is AppError {
   return value instanceof AppError && (code === undefined || value.code === code);
 }
+
+/**
+ * Thrown when a setting is missing or invalid (`src/lib/config.ts`, `src/lib/sweepSchedule.ts`);
+ * `message` is the one line to print. Here rather than beside the settings so that code that only
+ * recognises it (the problem mapping) does not load zod.
+ */
+export class ConfigError extends Error {
+  constructor(readonly setting: string, problem: string) {
+    super(`Invalid setting ${setting}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}

@@ -10,7 +10,8 @@
 import net from 'node:net';
 import { parseArgs } from 'node:util';
 import { createInvitation } from '../lib/auth/invitations.js';
-import { ConfigError, loadStorageSettings, type Config } from '../lib/config.js';
+import { loadStorageSettings, type Config } from '../lib/config.js';
+import { ConfigError } from '../lib/errors.js';
 import { TABLES, createStorage } from '../lib/storage/clients.js';
 import { InvitationRepository } from '../lib/storage/invitationRepository.js';
 import { processAlive, readRuntimeFile, RUNTIME_FILE } from './runtimeFile.js';

@@ -8,7 +8,8 @@
  */
 import path from 'node:path';
 import { createInvitation } from '../lib/auth/invitations.js';
-import { ConfigError, loadConfig, type Config } from '../lib/config.js';
+import { loadConfig, type Config } from '../lib/config.js';
+import { ConfigError } from '../lib/errors.js';
 import { getServices } from '../lib/services.js';
 import { startAzurite, type RunningAzurite } from './azurite.js';
 import { startMailCatcher, type RunningMailCatcher } from './mailCatcher.js';

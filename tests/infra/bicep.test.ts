@@ -18,7 +18,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Language, Parser, type Node } from 'web-tree-sitter';
 import { loadConfig } from '../../src/lib/config.js';
-import { CONTAINERS, QUEUES, TABLES } from '../../src/lib/storage/clients.js';
+import { CONTAINERS, TABLES } from '../../src/lib/storage/clients.js';
+import { QUEUES } from '../../src/lib/storage/queues.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 

@@ -21,7 +21,7 @@ import type { EmailMessage, OutboxBatch } from '../../src/lib/notifications/outb
 import { OUTBOX_DUE_KIND, OutboxStore } from '../../src/lib/notifications/outboxRepository.js';
 import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../../src/lib/recipients/signingLinks.js';
 import { getServices, type Services } from '../../src/lib/services.js';
-import { QUEUES } from '../../src/lib/storage/clients.js';
+import { QUEUES } from '../../src/lib/storage/queues.js';
 import { startAzurite, type RunningAzurite } from '../../src/local/azurite.js';
 import { startService, type RunningService } from '../../src/local/service.js';
 import { emailsTo, signingLinkIn, waitForEmail } from '../support/mail.js';

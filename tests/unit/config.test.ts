@@ -1,6 +1,7 @@
 /** Settings (CONTRACT §8): defaults, and one line naming a bad setting. */
 import { describe, expect, test } from '@jest/globals';
-import { ConfigError, loadConfig } from '../../src/lib/config.js';
+import { loadConfig } from '../../src/lib/config.js';
+import { ConfigError } from '../../src/lib/errors.js';
 
 const minimal = { JWT_SECRET: 'x'.repeat(32), SEAL_P12_BASE64: 'AAAA' };
 

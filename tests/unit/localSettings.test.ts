@@ -1,6 +1,7 @@
 /** Settings the queue and timer functions and `npm start` read: the sweeper's schedule, printed connection strings. */
 import { describe, expect, test } from '@jest/globals';
-import { ConfigError, loadSweepSchedule } from '../../src/lib/config.js';
+import { ConfigError } from '../../src/lib/errors.js';
+import { loadSweepSchedule } from '../../src/lib/sweepSchedule.js';
 import { redactConnectionString } from '../../src/local/settings.js';
 import { parseSchedule } from '../../src/local/timerRunner.js';
 

@@ -3,8 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { HttpResponseInit, InvocationContext } from '@azure/functions';
-import { AppError, errorStatus } from '../errors.js';
-import { ConfigError } from '../config.js';
+import { AppError, ConfigError, errorStatus } from '../errors.js';
 import { withStandardHeaders } from './respond.js';
 
 /** The `title` of each status (its reason phrase, RFC 9110 §15). */

@@ -7,14 +7,19 @@
  * access token (JWT), `signing` a recipient's signing token. For `bearer` and `signing` the guard runs
  * before the handler, which receives the authenticated caller, so no handler can forget it. Every
  * answer, including any thrown error, passes through one mapping to problem details.
+ *
+ * Nothing heavy loads with a registration: the Functions host imports every function file at start-up,
+ * so the handler comes from `loadHandler` on the function's first invocation (`src/handlers`), and the
+ * guards, with jose, zod, the services and the storage SDKs, on the first guarded request. Each load
+ * happens once and is shared by concurrent first requests; a load that fails answers 500 (logged with a
+ * correlation id, like any unexpected error) and is tried again by the next request.
  */
 import { app, type HttpMethod, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
 import type { Actor } from '../envelopes/model.js';
-import { getServices } from '../services.js';
-import { authenticate } from './bearer.js';
-import { authenticateSigningToken, type SigningCaller } from './signingToken.js';
+import { onFirstUse } from '../onFirstUse.js';
 import { toProblemResponse } from './problem.js';
 import { withStandardHeaders } from './respond.js';
+import type { SigningCaller } from './signingToken.js';
 
 interface CommonOptions {
   methods: HttpMethod[];
@@ -24,19 +29,26 @@ interface CommonOptions {
   route: string;
 }
 
+export type PublicHandler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
+export type BearerHandler = (request: HttpRequest, context: InvocationContext, caller: Actor) => Promise<HttpResponseInit>;
+export type SigningHandler = (request: HttpRequest, context: InvocationContext, caller: SigningCaller) => Promise<HttpResponseInit>;
+
 export interface PublicFunctionOptions extends CommonOptions {
   access: 'public';
-  handler: (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
+  /** Imports the handler (`async () => (await import('../handlers/Health.js')).health`); called once. */
+  loadHandler: () => Promise<PublicHandler>;
 }
 
 export interface BearerFunctionOptions extends CommonOptions {
   access: 'bearer';
-  handler: (request: HttpRequest, context: InvocationContext, caller: Actor) => Promise<HttpResponseInit>;
+  /** Imports the handler, which receives the authenticated owner; called once. */
+  loadHandler: () => Promise<BearerHandler>;
 }
 
 export interface SigningFunctionOptions extends CommonOptions {
   access: 'signing';
-  handler: (request: HttpRequest, context: InvocationContext, caller: SigningCaller) => Promise<HttpResponseInit>;
+  /** Imports the handler, which receives the authenticated recipient; called once. */
+  loadHandler: () => Promise<SigningHandler>;
 }
 
 export type HttpFunctionOptions = PublicFunctionOptions | BearerFunctionOptions | SigningFunctionOptions;
@@ -47,7 +59,7 @@ export interface RegisteredRoute {
   authLevel: 'anonymous';
   route: string;
   access: HttpFunctionOptions['access'];
-  /** The handler as registered with the host: guard and error mapping included. */
+  /** The handler as registered with the host: loading, guard and error mapping included. */
   handler: (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
 }
 
@@ -69,18 +81,43 @@ export function registersWithFunctionsHost(): boolean {
   return registerWithFunctionsHost;
 }
 
+/** The two guards with the services they read (`guards.ts`); loaded by the first guarded request. */
+const loadGuards = onFirstUse(() => import('./guards.js'));
+
 /** Registers one HTTP function (see the module comment). */
 export function httpFunction(name: string, options: HttpFunctionOptions): void {
+  const invoke = guardedInvocation(options);
   const handler = async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     try {
-      if (options.access === 'public') return withStandardHeaders(await options.handler(request, context));
-      if (options.access === 'signing') return withStandardHeaders(await options.handler(request, context, await authenticateSigningToken(request, getServices())));
-      const caller = await authenticate(request, getServices());
-      return withStandardHeaders(await options.handler(request, context, caller));
+      return withStandardHeaders(await invoke(request, context));
     } catch (error) {
       return toProblemResponse(error, context);
     }
   };
   registeredRoutes.push({ name, methods: options.methods, authLevel: options.authLevel, route: options.route, access: options.access, handler });
   if (registerWithFunctionsHost) app.http(name, { methods: options.methods, authLevel: options.authLevel, route: options.route, handler });
+}
+
+/** The guard of `options.access`, then the handler, each loaded on first use. */
+function guardedInvocation(options: HttpFunctionOptions): PublicHandler {
+  switch (options.access) {
+    case 'public': {
+      const loadHandler = onFirstUse(options.loadHandler);
+      return async (request, context) => await (await loadHandler())(request, context);
+    }
+    case 'bearer': {
+      const loadHandler = onFirstUse(options.loadHandler);
+      return async (request, context) => {
+        const caller = await (await loadGuards()).authenticateOwner(request);
+        return await (await loadHandler())(request, context, caller);
+      };
+    }
+    case 'signing': {
+      const loadHandler = onFirstUse(options.loadHandler);
+      return async (request, context) => {
+        const caller = await (await loadGuards()).authenticateRecipient(request);
+        return await (await loadHandler())(request, context, caller);
+      };
+    }
+  }
 }

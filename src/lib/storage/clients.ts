@@ -11,6 +11,7 @@ import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import { QueueServiceClient, type QueueClient } from '@azure/storage-queue';
 import type { AccessToken, GetTokenOptions, TokenCredential } from '@azure/core-auth';
 import { getConfig, type Config } from '../config.js';
+import { QUEUES } from './queues.js';
 import { createSasSigner, type SasSigner } from './sas.js';
 
 /** Table names (CONTRACT storage layout, README "Storage layout"). */
@@ -24,19 +25,6 @@ export const TABLES = {
   dueIndex: 'dueIndex',
   webhooks: 'webhooks',
   webhookDeliveries: 'webhookDeliveries',
-} as const;
-
-/**
- * Azure Storage queues (CONTRACT §12): outbox messages for the queue-triggered functions. E-mail and
- * webhook events have queues of their own, so a failing e-mail never holds back a webhook. Each
- * webhook delivery attempt is a message of `webhook-deliveries`, so a slow receiver holds back
- * neither e-mail nor the fan-out of events. The Functions host moves a message that failed 5 times
- * to `<queue>-poison`.
- */
-export const QUEUES = {
-  email: 'outbox-email',
-  events: 'outbox-events',
-  webhookDeliveries: 'webhook-deliveries',
 } as const;
 
 /**

@@ -1,0 +1,11 @@
+/** The handler of `DeleteWebhook`, registered in `src/functions/DeleteWebhook.ts`, which loads this module on the function's first invocation. */
+import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import type { Actor } from '../lib/envelopes/model.js';
+import { withStandardHeaders } from '../lib/http/respond.js';
+import { deleteWebhook } from '../lib/notifications/webhooks/remove.js';
+import { getServices } from '../lib/services.js';
+
+export async function deleteOwnWebhook(request: HttpRequest, context: InvocationContext, caller: Actor): Promise<HttpResponseInit> {
+  await deleteWebhook({ services: getServices(), ownerId: caller.userId, webhookId: request.params.id ?? '', log: (message) => context.warn(message) });
+  return withStandardHeaders({ status: 204 });
+}

@@ -1,0 +1,10 @@
+/** The handler of `DeliverWebhook`, registered in `src/functions/DeliverWebhook.ts`, which loads this module on the function's first invocation. */
+import type { InvocationContext } from '@azure/functions';
+import { deliverAttempt } from '../lib/notifications/webhooks/deliver.js';
+import { decodeDeliveryMessage } from '../lib/notifications/webhooks/model.js';
+import { getServices } from '../lib/services.js';
+
+export async function deliverWebhook(entry: unknown, context: InvocationContext): Promise<void> {
+  const outcome = await deliverAttempt(getServices(), decodeDeliveryMessage(entry), { log: (message) => context.log(message) });
+  if (outcome.kind === 'attempted') context.debug(`Webhook attempt ${outcome.attempt.id}: ${outcome.attempt.outcome}.`);
+}

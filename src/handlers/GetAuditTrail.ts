@@ -1,0 +1,11 @@
+/** The handler of `GetAuditTrail`, registered in `src/functions/GetAuditTrail.ts`, which loads this module on the function's first invocation. */
+import type { HttpRequest, HttpResponseInit } from '@azure/functions';
+import { listAuditEvents } from '../lib/envelopes/audit.js';
+import type { Actor } from '../lib/envelopes/model.js';
+import { json } from '../lib/http/respond.js';
+import { getServices } from '../lib/services.js';
+
+export async function getAuditTrail(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
+  const events = await listAuditEvents({ services: getServices(), ownerId: caller.userId, envelopeId: request.params.id ?? '' });
+  return json(200, events, { noStore: true });
+}

@@ -1,0 +1,13 @@
+/** The handler of `GetEnvelope`, registered in `src/functions/GetEnvelope.ts`, which loads this module on the function's first invocation. */
+import type { HttpRequest, HttpResponseInit } from '@azure/functions';
+import { readOwnedEnvelope } from '../lib/envelopes/get.js';
+import { envelopeETag, type Actor } from '../lib/envelopes/model.js';
+import { toEnvelopeView } from '../lib/envelopes/view.js';
+import { json } from '../lib/http/respond.js';
+import { getServices } from '../lib/services.js';
+
+export async function getEnvelope(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
+  const services = getServices();
+  const { record } = await readOwnedEnvelope(services.envelopes, caller.userId, request.params.id ?? '');
+  return json(200, await toEnvelopeView(record, services.storage.sas), { noStore: true, headers: { ETag: envelopeETag(record) } });
+}

@@ -1,0 +1,14 @@
+/** The handler of `GetSigningView`, registered in `src/functions/GetSigningView.ts`, which loads this module on the function's first invocation. */
+import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import { json } from '../lib/http/respond.js';
+import type { SigningCaller } from '../lib/http/signingToken.js';
+import { openEnvelope } from '../lib/recipients/act.js';
+import { toRecipientView } from '../lib/recipients/view.js';
+import { getServices } from '../lib/services.js';
+
+export async function getSigningView(_request: HttpRequest, context: InvocationContext, caller: SigningCaller): Promise<HttpResponseInit> {
+  const services = getServices();
+  const now = new Date();
+  const { record, recipient } = await openEnvelope({ services, caller, now, log: (message) => context.warn(message) });
+  return json(200, await toRecipientView(record, recipient, services.storage.sas, now), { noStore: true });
+}

@@ -1,0 +1,26 @@
+/** The handler of `Health`, registered in `src/functions/Health.ts`, which loads this module on the function's first invocation. */
+import type { HttpResponseInit } from '@azure/functions';
+import { AppError } from '../lib/errors.js';
+import { json } from '../lib/http/respond.js';
+import { getServices } from '../lib/services.js';
+import { storageStatus } from '../lib/storage/keys.js';
+
+/** How long each storage probe may take, milliseconds. */
+const PROBE_TIMEOUT_MS = 5_000;
+
+export async function health(): Promise<HttpResponseInit> {
+  const { storage } = getServices();
+  const abortSignal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
+  try {
+    await Promise.all([
+      // A point read of a row that never exists: any answer, 404 included, means Table storage works.
+      storage.tables.users.getEntity('health-probe', 'health-probe', { abortSignal }).catch((error: unknown) => {
+        if (storageStatus(error) !== 404) throw error;
+      }),
+      storage.containers.documents.exists({ abortSignal }),
+    ]);
+  } catch (error) {
+    throw new AppError('service_unavailable', 'Storage does not answer.', { type: 'storage-unavailable', retryAfterSeconds: 5, cause: error });
+  }
+  return json(200, { status: 'ok' }, { noStore: true });
+}

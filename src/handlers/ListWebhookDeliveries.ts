@@ -1,0 +1,10 @@
+/** The handler of `ListWebhookDeliveries`, registered in `src/functions/ListWebhookDeliveries.ts`, which loads this module on the function's first invocation. */
+import type { HttpRequest, HttpResponseInit } from '@azure/functions';
+import type { Actor } from '../lib/envelopes/model.js';
+import { json } from '../lib/http/respond.js';
+import { listDeliveries } from '../lib/notifications/webhooks/list.js';
+import { getServices } from '../lib/services.js';
+
+export async function listOwnWebhookDeliveries(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
+  return json(200, await listDeliveries({ services: getServices(), ownerId: caller.userId, webhookId: request.params.id ?? '' }), { noStore: true });
+}

@@ -1,0 +1,12 @@
+/** The handler of `RedeliverWebhook`, registered in `src/functions/RedeliverWebhook.ts`, which loads this module on the function's first invocation. */
+import type { HttpRequest, HttpResponseInit } from '@azure/functions';
+import type { Actor } from '../lib/envelopes/model.js';
+import { withStandardHeaders } from '../lib/http/respond.js';
+import { redeliver } from '../lib/notifications/webhooks/redeliver.js';
+import { getServices } from '../lib/services.js';
+
+export async function redeliverOwnWebhook(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
+  const webhookId = request.params.id ?? '';
+  await redeliver({ services: getServices(), ownerId: caller.userId, webhookId, deliveryId: request.params.deliveryId ?? '' });
+  return withStandardHeaders({ status: 202, headers: { Location: `/api/webhooks/${webhookId}/deliveries` } });
+}

@@ -1,0 +1,20 @@
+/**
+ * The guards `register.ts` runs before a `bearer` or `signing` handler, bound to this process's
+ * services. A module of its own so that they, and what they load (jose, zod, the services and the
+ * storage SDKs), load with the first guarded request instead of when the function files are imported.
+ */
+import type { HttpRequest } from '@azure/functions';
+import type { Actor } from '../envelopes/model.js';
+import { getServices } from '../services.js';
+import { authenticate } from './bearer.js';
+import { authenticateSigningToken, type SigningCaller } from './signingToken.js';
+
+/** The owner behind the request's access token (`bearer.ts` {@link authenticate}). @throws AppError 401 */
+export async function authenticateOwner(request: HttpRequest): Promise<Actor> {
+  return await authenticate(request, getServices());
+}
+
+/** The recipient behind the request's signing token (`signingToken.ts`), with its envelope. @throws AppError 401 `invalid-token` */
+export async function authenticateRecipient(request: HttpRequest): Promise<SigningCaller> {
+  return await authenticateSigningToken(request, getServices());
+}

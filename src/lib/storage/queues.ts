@@ -1,0 +1,15 @@
+/**
+ * Azure Storage queues (CONTRACT §12): outbox messages for the queue-triggered functions. E-mail and
+ * webhook events have queues of their own, so a failing e-mail never holds back a webhook. Each
+ * webhook delivery attempt is a message of `webhook-deliveries`, so a slow receiver holds back
+ * neither e-mail nor the fan-out of events. The Functions host moves a message that failed 5 times
+ * to `<queue>-poison`.
+ *
+ * A module of its own, without the SDKs, because the queue functions name their queue when their
+ * module loads (`src/functions`), and the storage clients load on first use.
+ */
+export const QUEUES = {
+  email: 'outbox-email',
+  events: 'outbox-events',
+  webhookDeliveries: 'webhook-deliveries',
+} as const;
