@@ -1,4 +1,7 @@
-/** The handler of `ApiDocsAsset`, registered in `src/functions/ApiDocsAsset.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `ApiDocsAsset` (GET /api/docs/{file}).
+ * Registered in `src/functions/ApiDocsAsset.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { DOCS_ASSETS, allowedAsset, contentSecurityPolicy, staticFileResponse } from '../lib/web/pages.js';
 

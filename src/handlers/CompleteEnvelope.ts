@@ -1,4 +1,7 @@
-/** The handler of `CompleteEnvelope`, registered in `src/functions/CompleteEnvelope.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `CompleteEnvelope` (POST /api/envelopes/{id}/complete).
+ * Registered in `src/functions/CompleteEnvelope.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { completeEnvelope } from '../lib/envelopes/complete.js';
 import { envelopeETag, type Actor } from '../lib/envelopes/model.js';

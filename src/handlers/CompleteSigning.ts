@@ -1,4 +1,7 @@
-/** The handler of `CompleteSigning`, registered in `src/functions/CompleteSigning.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `CompleteSigning` (POST /api/signing/complete).
+ * Registered in `src/functions/CompleteSigning.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { readJsonBody } from '../lib/http/body.js';
 import { json } from '../lib/http/respond.js';

@@ -1,4 +1,7 @@
-/** The handler of `ConsoleAsset`, registered in `src/functions/ConsoleAsset.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `ConsoleAsset` (GET /api/console/{file}).
+ * Registered in `src/functions/ConsoleAsset.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { CONSOLE_ASSETS, allowedAsset, contentSecurityPolicy, staticFileResponse } from '../lib/web/pages.js';
 

@@ -1,4 +1,7 @@
-/** The handler of `CreateWebhook`, registered in `src/functions/CreateWebhook.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `CreateWebhook` (POST /api/webhooks).
+ * Registered in `src/functions/CreateWebhook.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import type { Actor } from '../lib/envelopes/model.js';
 import { readJsonBody } from '../lib/http/body.js';

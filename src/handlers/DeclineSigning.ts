@@ -1,4 +1,7 @@
-/** The handler of `DeclineSigning`, registered in `src/functions/DeclineSigning.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `DeclineSigning` (POST /api/signing/decline).
+ * Registered in `src/functions/DeclineSigning.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { readJsonBody } from '../lib/http/body.js';
 import { json } from '../lib/http/respond.js';

@@ -1,4 +1,7 @@
-/** The handler of `DeleteWebhook`, registered in `src/functions/DeleteWebhook.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `DeleteWebhook` (DELETE /api/webhooks/{id}).
+ * Registered in `src/functions/DeleteWebhook.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import type { Actor } from '../lib/envelopes/model.js';
 import { withStandardHeaders } from '../lib/http/respond.js';

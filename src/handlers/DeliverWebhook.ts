@@ -1,4 +1,7 @@
-/** The handler of `DeliverWebhook`, registered in `src/functions/DeliverWebhook.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `DeliverWebhook` (queue trigger on `webhook-deliveries`).
+ * Registered in `src/functions/DeliverWebhook.ts`, which loads this module on the function's first invocation.
+ */
 import type { InvocationContext } from '@azure/functions';
 import { deliverAttempt } from '../lib/notifications/webhooks/deliver.js';
 import { decodeDeliveryMessage } from '../lib/notifications/webhooks/model.js';

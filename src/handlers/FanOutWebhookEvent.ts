@@ -1,4 +1,7 @@
-/** The handler of `FanOutWebhookEvent`, registered in `src/functions/FanOutWebhookEvent.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `FanOutWebhookEvent` (queue trigger on `outbox-events`).
+ * Registered in `src/functions/FanOutWebhookEvent.ts`, which loads this module on the function's first invocation.
+ */
 import type { InvocationContext } from '@azure/functions';
 import { decodeEventPointer, fanOutEvent } from '../lib/notifications/webhooks/fanOut.js';
 import { getServices } from '../lib/services.js';

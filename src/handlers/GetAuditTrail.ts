@@ -1,4 +1,7 @@
-/** The handler of `GetAuditTrail`, registered in `src/functions/GetAuditTrail.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `GetAuditTrail` (GET /api/envelopes/{id}/audit).
+ * Registered in `src/functions/GetAuditTrail.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { listAuditEvents } from '../lib/envelopes/audit.js';
 import type { Actor } from '../lib/envelopes/model.js';

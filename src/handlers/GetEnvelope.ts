@@ -1,4 +1,7 @@
-/** The handler of `GetEnvelope`, registered in `src/functions/GetEnvelope.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `GetEnvelope` (GET /api/envelopes/{id}).
+ * Registered in `src/functions/GetEnvelope.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { readOwnedEnvelope } from '../lib/envelopes/get.js';
 import { envelopeETag, type Actor } from '../lib/envelopes/model.js';

@@ -1,4 +1,7 @@
-/** The handler of `GetSigningView`, registered in `src/functions/GetSigningView.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `GetSigningView` (GET /api/signing).
+ * Registered in `src/functions/GetSigningView.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { json } from '../lib/http/respond.js';
 import type { SigningCaller } from '../lib/http/signingToken.js';

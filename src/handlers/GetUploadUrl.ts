@@ -1,4 +1,7 @@
-/** The handler of `GetUploadUrl`, registered in `src/functions/GetUploadUrl.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `GetUploadUrl` (POST /api/GetUploadUrl).
+ * Registered in `src/functions/GetUploadUrl.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { createEnvelopeUpload } from '../lib/envelopes/createUpload.js';
 import type { Actor } from '../lib/envelopes/model.js';

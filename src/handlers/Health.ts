@@ -1,4 +1,7 @@
-/** The handler of `Health`, registered in `src/functions/Health.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `Health` (GET /api/health).
+ * Registered in `src/functions/Health.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpResponseInit } from '@azure/functions';
 import { AppError } from '../lib/errors.js';
 import { json } from '../lib/http/respond.js';

@@ -1,4 +1,7 @@
-/** The handler of `ListEnvelopes`, registered in `src/functions/ListEnvelopes.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `ListEnvelopes` (GET /api/envelopes).
+ * Registered in `src/functions/ListEnvelopes.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { listEnvelopes } from '../lib/envelopes/list.js';
 import type { Actor } from '../lib/envelopes/model.js';

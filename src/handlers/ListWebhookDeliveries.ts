@@ -1,4 +1,7 @@
-/** The handler of `ListWebhookDeliveries`, registered in `src/functions/ListWebhookDeliveries.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `ListWebhookDeliveries` (GET /api/webhooks/{id}/deliveries).
+ * Registered in `src/functions/ListWebhookDeliveries.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import type { Actor } from '../lib/envelopes/model.js';
 import { json } from '../lib/http/respond.js';

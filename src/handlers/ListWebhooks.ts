@@ -1,4 +1,7 @@
-/** The handler of `ListWebhooks`, registered in `src/functions/ListWebhooks.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `ListWebhooks` (GET /api/webhooks).
+ * Registered in `src/functions/ListWebhooks.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpResponseInit } from '@azure/functions';
 import type { Actor } from '../lib/envelopes/model.js';
 import { json } from '../lib/http/respond.js';

@@ -1,4 +1,7 @@
-/** The handler of `Login`, registered in `src/functions/Login.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `Login` (POST /api/Login).
+ * Registered in `src/functions/Login.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { login } from '../lib/auth/accounts.js';
 import { loginRequest } from '../lib/auth/schemas.js';

@@ -1,4 +1,7 @@
-/** The handler of `OpenApiDocument`, registered in `src/functions/OpenApiDocument.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `OpenApiDocument` (GET /api/openapi.json).
+ * Registered in `src/functions/OpenApiDocument.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpResponseInit } from '@azure/functions';
 import { json } from '../lib/http/respond.js';
 import { buildOpenApiDocument } from '../lib/openapi/document.js';

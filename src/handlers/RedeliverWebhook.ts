@@ -1,4 +1,7 @@
-/** The handler of `RedeliverWebhook`, registered in `src/functions/RedeliverWebhook.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `RedeliverWebhook` (POST /api/webhooks/{id}/deliveries/{deliveryId}/redeliver).
+ * Registered in `src/functions/RedeliverWebhook.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import type { Actor } from '../lib/envelopes/model.js';
 import { withStandardHeaders } from '../lib/http/respond.js';

@@ -1,4 +1,7 @@
-/** The handler of `Register`, registered in `src/functions/Register.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `Register` (POST /api/Register).
+ * Registered in `src/functions/Register.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { register } from '../lib/auth/accounts.js';
 import { registerRequest } from '../lib/auth/schemas.js';

@@ -1,4 +1,7 @@
-/** The handler of `ResendInvitation`, registered in `src/functions/ResendInvitation.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `ResendInvitation` (POST /api/envelopes/{id}/recipients/{recipientId}/resend).
+ * Registered in `src/functions/ResendInvitation.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { envelopeETag, viewSigner, type Actor } from '../lib/envelopes/model.js';
 import { json } from '../lib/http/respond.js';

@@ -1,4 +1,7 @@
-/** The handler of `SendEmail`, registered in `src/functions/SendEmail.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `SendEmail` (queue trigger on `outbox-email`).
+ * Registered in `src/functions/SendEmail.ts`, which loads this module on the function's first invocation.
+ */
 import type { InvocationContext } from '@azure/functions';
 import { parsePointer } from '../lib/notifications/outboxRepository.js';
 import { sendOutboxEmail } from '../lib/notifications/sendEmail.js';

@@ -1,4 +1,7 @@
-/** The handler of `SigningPage`, registered in `src/functions/SigningPage.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `SigningPage` (GET /api/sign).
+ * Registered in `src/functions/SigningPage.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpResponseInit } from '@azure/functions';
 import { getServices } from '../lib/services.js';
 import { SIGN_PAGE, contentSecurityPolicy, staticFileResponse } from '../lib/web/pages.js';

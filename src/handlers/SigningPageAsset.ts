@@ -1,4 +1,7 @@
-/** The handler of `SigningPageAsset`, registered in `src/functions/SigningPageAsset.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `SigningPageAsset` (GET /api/sign/{file}).
+ * Registered in `src/functions/SigningPageAsset.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { SIGN_ASSETS, allowedAsset, contentSecurityPolicy, staticFileResponse } from '../lib/web/pages.js';
 

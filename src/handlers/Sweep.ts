@@ -1,4 +1,7 @@
-/** The handler of `Sweep`, registered in `src/functions/Sweep.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `Sweep` (timer trigger on `SWEEP_SCHEDULE`).
+ * Registered in `src/functions/Sweep.ts`, which loads this module on the function's first invocation.
+ */
 import type { InvocationContext, Timer } from '@azure/functions';
 import { runSweep } from '../lib/notifications/sweep.js';
 import { getServices } from '../lib/services.js';

@@ -1,4 +1,7 @@
-/** The handler of `UpdateEnvelope`, registered in `src/functions/UpdateEnvelope.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `UpdateEnvelope` (PUT and PATCH /api/envelopes/{id}).
+ * Registered in `src/functions/UpdateEnvelope.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { envelopeETag, type Actor } from '../lib/envelopes/model.js';
 import { updateEnvelopeRequest } from '../lib/envelopes/schemas.js';

@@ -1,4 +1,7 @@
-/** The handler of `VerifySeal`, registered in `src/functions/VerifySeal.ts`, which loads this module on the function's first invocation. */
+/**
+ * The handler of `VerifySeal` (GET /api/verify/{sha256}).
+ * Registered in `src/functions/VerifySeal.ts`, which loads this module on the function's first invocation.
+ */
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { AppError } from '../lib/errors.js';
 import { json } from '../lib/http/respond.js';
