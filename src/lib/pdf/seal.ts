@@ -291,34 +291,30 @@ export async function seal(job: SealJob): Promise<SealResult> {
   // (CONTRACT §4). Outside the try below: a failure here is the service's, not the document's.
   if (pdf.isEncrypted) removeOwnerRestrictions(pdf);
   let certificatePageCount: number;
-  let prepared: Uint8Array;
   try {
     flattenForm(pdf);
     if (job.fieldDrawings !== undefined && job.fieldDrawings.length > 0) drawFieldValues(pdf, job.fieldDrawings);
     certificatePageCount = appendCertificatePages(pdf, job.certificate, originalPageCount);
-    prepared = await pdf.save({ incremental: pdf.canSaveIncrementally() === null, subsetFonts: true });
+    // Fonts the library itself embedded (none today: the certificate's are `fontEmbedding.ts`'s) are
+    // subsetted, as a save with `subsetFonts` would; the signature's own save then leaves them be.
+    pdf.fonts.finalize(true);
   } catch (error) {
     throw classify(error);
   }
 
-  let document: PDF;
-  try {
-    document = await PDF.load(prepared);
-  } catch (error) {
-    throw classify(error);
-  }
-  // A fault of the service (the library changed how it removes protection), never of the document.
-  if (document.isEncrypted) throw new Error('The protection of the document was not removed before sealing.');
-
+  // The changes above and the seal are written in one save: `sign` adds the signature field to the
+  // document as changed in memory and writes it, incrementally after the original bytes when it can
+  // (else in full: encrypted, repaired or linearized documents, as `openForSealing` allowed), then
+  // reloads `pdf` from the signed bytes.
   // PAdES baseline: no signing-time attribute in the CMS; the time is the dictionary's /M (pades.ts).
   const baselineSigner = new PadesBaselineSigner(signer);
   let sealed: Uint8Array;
   try {
     const timestampAuthority =
       job.timestampAuthorityUrl === undefined ? undefined : new BoundedTimestampAuthority(job.timestampAuthorityUrl);
-    const result = await document.sign({
+    const result = await pdf.sign({
       signer: baselineSigner,
-      fieldName: sealFieldName(document),
+      fieldName: sealFieldName(pdf),
       reason: `Sealed on completion of envelope ${job.certificate.envelopeId}`,
       subFilter: 'ETSI.CAdES.detached',
       digestAlgorithm: 'SHA-256',
@@ -330,18 +326,22 @@ export async function seal(job: SealJob): Promise<SealResult> {
     if (isAppError(error) || error instanceof SignerError || error instanceof PlaceholderError) throw error;
     throw classify(error);
   }
-  // Throws a plain Error (a fault of the service) if the CMS is not the one that was signed.
-  removeSigningTime(sealed, baselineSigner);
+  // A fault of the service (the library changed how it removes protection), never of the document.
+  if (pdf.isEncrypted) throw new Error('The protection of the document was not removed before sealing.');
 
   // The sealed file must read back cleanly with every page (CONTRACT §4: a repaired document is
-  // sealed only if the sealed file is valid).
+  // sealed only if the sealed file is valid). `sign` has just parsed the signed bytes afresh into
+  // `pdf` (`PDF.reload`: the same parser as `PDF.load`, from the bytes alone); removing the
+  // signing-time below rewrites only hex digits inside the /Contents string, at the same length, so
+  // the file that parse read is, object for object and offset for offset, the sealed file.
   try {
-    const check = await PDF.load(sealed);
-    if (check.recoveredViaBruteForce || check.getPageCount() !== originalPageCount + certificatePageCount) {
+    if (pdf.recoveredViaBruteForce || pdf.getPageCount() !== originalPageCount + certificatePageCount) {
       throw new Error('The sealed document does not read back with all its pages.');
     }
   } catch (error) {
     throw damaged(error);
   }
+  // Throws a plain Error (a fault of the service) if the CMS is not the one that was signed.
+  removeSigningTime(sealed, baselineSigner);
   return { sealed, originalPageCount, certificatePageCount };
 }
