@@ -268,13 +268,44 @@ async function openForSealing(document: Uint8Array): Promise<{ pdf: PDF; origina
   }
 }
 
+/** How long the document {@link inspect} opened is kept for a seal of the same bytes, milliseconds. */
+const INSPECTED_KEPT_MS = 5_000;
+
+/**
+ * The document the last {@link inspect} opened and checked, unchanged, kept for a {@link seal} of
+ * the same bytes that follows it (completing a draft checks its upload when freezing it, then seals
+ * it): that seal then neither inflates nor parses the document again. Dropped when taken, when the
+ * next inspection replaces it, and {@link INSPECTED_KEPT_MS} after the inspection, so an idle worker
+ * holds no document.
+ */
+let inspected: { document: Uint8Array; opened: { pdf: PDF; originalPageCount: number }; timer: NodeJS.Timeout } | undefined;
+
+function dropInspected(): void {
+  if (inspected !== undefined) clearTimeout(inspected.timer);
+  inspected = undefined;
+}
+
+/** The checked document {@link inspect} kept when `document` has the very same bytes, else a fresh {@link openForSealing}. */
+async function openChecked(document: Uint8Array): Promise<{ pdf: PDF; originalPageCount: number }> {
+  const kept = inspected;
+  dropInspected();
+  const same = (a: Uint8Array, b: Uint8Array): boolean =>
+    a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+  if (kept !== undefined && same(kept.document, document)) return kept.opened;
+  return await openForSealing(document);
+}
+
 /**
  * Checks that a document can be sealed (see {@link openForSealing}).
  * @returns its page count
  */
 export async function inspect(document: Uint8Array): Promise<{ pageCount: number }> {
-  const { originalPageCount } = await openForSealing(document);
-  return { pageCount: originalPageCount };
+  dropInspected();
+  const opened = await openForSealing(document);
+  const timer = setTimeout(dropInspected, INSPECTED_KEPT_MS);
+  timer.unref();
+  inspected = { document, opened, timer };
+  return { pageCount: opened.originalPageCount };
 }
 
 /**
@@ -285,7 +316,7 @@ export async function inspect(document: Uint8Array): Promise<{ pageCount: number
  */
 export async function seal(job: SealJob): Promise<SealResult> {
   const signer = await signerFor(job.sealingP12, job.sealingPassphrase);
-  const { pdf, originalPageCount } = await openForSealing(job.document);
+  const { pdf, originalPageCount } = await openChecked(job.document);
 
   // Owner-password-only protection: the seal must cover the whole file, so the protection goes
   // (CONTRACT §4). Outside the try below: a failure here is the service's, not the document's.
