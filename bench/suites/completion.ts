@@ -39,7 +39,7 @@ export interface CompletionFigures {
   peakRssGrowthBytes: number;
   /** Largest peak resident-set growth of the floors, bytes. */
   floorPeakRssGrowthBytes: number;
-  /** Complete's peak growth / the floor's. */
+  /** Complete's peak growth / the floor's (at least 1 MiB). */
   rssGrowthRatio: number;
   /** Complete's peak growth / the document's size. */
   rssGrowthPerByte: number;
@@ -82,7 +82,8 @@ export async function benchCompletion(context: BenchContext): Promise<SuiteResul
       timeRatio: pairedRatio(result.completeMs, result.floorMs),
       peakRssGrowthBytes: peak,
       floorPeakRssGrowthBytes: floorPeak,
-      rssGrowthRatio: round(peak / Math.max(floorPeak, 1), 2),
+      // Under 1 MiB the floor's growth is below what RSS sampling resolves: it counts as 1 MiB.
+      rssGrowthRatio: round(peak / Math.max(floorPeak, 1048576), 2),
       rssGrowthPerByte: round(peak / result.bytes, 1),
       workerStartRssGrowthBytes: result.warmupRssGrowth,
       maxRssBytes: result.maxRss,
