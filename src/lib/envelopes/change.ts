@@ -191,7 +191,7 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
   const log = options.log ?? ((message: string) => console.warn(message));
   const finished = change.finish();
   const { next, batch } = finished;
-  for (const entry of finished.due) await services.dueIndex.put(entry);
+  await Promise.all(finished.due.map(async (entry) => await services.dueIndex.put(entry)));
   const extra = batch === null ? [] : [await services.outbox.prepare(batch)];
   for (const action of finished.actions) extra.push(recipientActionRow(next, action));
   await services.envelopes.replace(base, next, finished.events, extra);
@@ -208,13 +208,15 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
     }),
   );
   if (batch !== null) await services.outbox.dispatch(batch, log);
-  for (const entry of finished.dueDone) {
-    try {
-      await services.dueIndex.remove(entry);
-    } catch (error) {
-      log(`Due-index entry ${entry.kind} of envelope ${next.id} not removed (the sweeper drops it): ${describe(error)}`);
-    }
-  }
+  await Promise.all(
+    finished.dueDone.map(async (entry) => {
+      try {
+        await services.dueIndex.remove(entry);
+      } catch (error) {
+        log(`Due-index entry ${entry.kind} of envelope ${next.id} not removed (the sweeper drops it): ${describe(error)}`);
+      }
+    }),
+  );
   return next;
 }
 

@@ -237,14 +237,19 @@ export async function sealCompletion({ services, change, actor, key, document }:
   const record = change.record;
   const blob = services.storage.containers.sealed.getBlockBlobClient(record.blobName);
   const keyText = key.nonce === null ? String(key.baseVersion) : `${key.baseVersion}:${key.nonce}`;
-  const existing = await readSealedMetadata(services, record.blobName);
+  // Everything a seal reads, read at once: the stored blob's metadata decides whether the rest is
+  // used (a blob sealed from this state is reused, rarely: a retry after a crash).
+  const [existing, original, storedEvents, storedActions] = await Promise.all([
+    readSealedMetadata(services, record.blobName),
+    document ?? readFrozenDocument(services, record),
+    services.envelopes.events(record.ownerId, record.id),
+    services.envelopes.actions(record.ownerId, record.id),
+  ]);
   let sealed: SealedBlob | null = null;
   if (existing !== null && existing.key === keyText && existing.sealed !== undefined && existing.sealed.originalSha256 === record.documentSha256) {
     sealed = existing.sealed;
   } else {
-    const original = document ?? (await readFrozenDocument(services, record));
     const completedAt = change.at;
-    const [storedEvents, storedActions] = await Promise.all([services.envelopes.events(record.ownerId, record.id), services.envelopes.actions(record.ownerId, record.id)]);
     const pendingByRecipient = new Map(change.actions.map((action) => [action.recipientId, action]));
     const actions = new Map(storedActions.map((action) => [action.recipientId, action]));
     for (const [id, action] of pendingByRecipient) actions.set(id, action);

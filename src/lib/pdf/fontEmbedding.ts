@@ -2,7 +2,8 @@
  * Embeds the shaped glyphs' fonts into one PDF: for every font a document uses, a Type0 font with
  * Identity-H encoding over a CIDFontType2 (ISO 32000-1 §9.7), whose program is the TrueType font
  * subsetted by HarfBuzz's subsetter (hb-subset, shipped with harfbuzzjs as harfbuzz-subset.wasm) to
- * the glyphs drawn, glyph ids kept (CIDToGIDMap /Identity: a character code in the content stream is
+ * the glyphs drawn (for the two text fonts, with a fixed basis, so that the subset is made and
+ * compressed once per worker: {@link fontProgram}), glyph ids kept (CIDToGIDMap /Identity: a character code in the content stream is
  * the glyph id the shaper chose), with a /W array of the glyphs' advance widths and a ToUnicode CMap
  * (§9.10.3) mapping each glyph to the characters it was first drawn for.
  *
@@ -15,11 +16,13 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { deflateSync } from 'node:zlib';
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from '@libpdf/core';
 import type { PDF, PDFPage, PdfObject } from '@libpdf/core';
 import { FONT_FILES, fontBytes } from './fonts.js';
 import type { FontId } from './fonts.js';
-import { glyphAdvance, harfbuzzFace } from './shaping.js';
+import { glyphAdvance, harfbuzzFace, layoutLine } from './shaping.js';
+import type { Face } from './shaping.js';
 
 // ---------------------------------------------------------------------------------------------
 // hb-subset
@@ -126,6 +129,67 @@ export function subsetFont(id: FontId, glyphIds: Iterable<number>): Uint8Array {
   } finally {
     hb.hb_subset_input_destroy(input);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Font programs, subsetted and compressed once per thread
+
+/**
+ * What every subset of the certificate's two text fonts carries, drawn or not: the glyphs HarfBuzz
+ * shapes printable ASCII into (with the ligatures it forms) and the punctuation the certificate
+ * itself prints. Nearly every certificate draws only these, so from one document to the next those
+ * fonts' programs are the same bytes, subsetted and compressed once per worker (see
+ * {@link fontProgram}). The glyphs not drawn add a few kilobytes and change nothing drawn (glyph
+ * ids are kept, so a content stream draws the same glyphs from either subset).
+ */
+const BASIS_TEXT = `${Array.from({ length: 95 }, (_, index) => String.fromCharCode(32 + index)).join('')} ff fi fl ffi ffl — · … ’ “ ”`;
+const BASIS_FACES: Partial<Record<FontId, Face>> = { sans: 'regular', sansBold: 'bold' };
+const basisCache = new Map<FontId, readonly number[]>();
+
+/** The glyph ids every subset of `id` carries (none for fonts outside {@link BASIS_FACES}). */
+function basisGlyphs(id: FontId): readonly number[] {
+  let glyphs = basisCache.get(id);
+  if (glyphs === undefined) {
+    const face = BASIS_FACES[id];
+    const ids = new Set<number>();
+    if (face !== undefined) for (const run of layoutLine(BASIS_TEXT, face).runs) if (run.font === id) for (const glyph of run.glyphs) ids.add(glyph.gid);
+    glyphs = [...ids];
+    basisCache.set(id, glyphs);
+  }
+  return glyphs;
+}
+
+/** A subsetted font program, deflated (the FontFile2 stream's data, with /Filter /FlateDecode). */
+interface FontProgram {
+  /** The glyph ids the subset keeps (sorted, without 0), for the subset tag. */
+  glyphIds: readonly number[];
+  /** Length of the program before compression, bytes (/Length1). */
+  length: number;
+  compressed: Uint8Array;
+}
+
+/** Most font programs kept per thread (a few to tens of kilobytes each). */
+const PROGRAM_CACHE_SIZE = 16;
+const programCache = new Map<string, FontProgram>();
+
+/**
+ * The program of font `id` subsetted to the glyphs drawn and its {@link basisGlyphs}, compressed;
+ * made once per thread for each such glyph set (the last {@link PROGRAM_CACHE_SIZE} are kept). The
+ * returned bytes are shared: written into documents, never changed.
+ */
+function fontProgram(id: FontId, drawn: Iterable<number>): FontProgram {
+  const glyphIds = [...new Set([...basisGlyphs(id), ...drawn])].filter((gid) => gid !== 0).sort((a, b) => a - b);
+  const key = `${id}:${glyphIds.join(',')}`;
+  let program = programCache.get(key);
+  if (program === undefined) {
+    const subset = subsetFont(id, glyphIds);
+    program = { glyphIds, length: subset.length, compressed: new Uint8Array(deflateSync(subset)) };
+    if (programCache.size >= PROGRAM_CACHE_SIZE) programCache.delete(programCache.keys().next().value!);
+  } else {
+    programCache.delete(key);
+  }
+  programCache.set(key, program);
+  return program;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -322,9 +386,9 @@ export class DocumentFonts {
     for (const [id, entry] of this.used) {
       const glyphIds = [...entry.glyphs.keys()].sort((a, b) => a - b);
       const metrics = fontMetrics(id);
-      const name = `${subsetTag(id, glyphIds)}+${metrics.postScriptName}`;
-      const program = subsetFont(id, glyphIds);
-      const fontFile = new PdfStream(PdfDict.of({ Length1: PdfNumber.of(program.length) }), program);
+      const program = fontProgram(id, glyphIds);
+      const name = `${subsetTag(id, program.glyphIds)}+${metrics.postScriptName}`;
+      const fontFile = new PdfStream(PdfDict.of({ Length1: PdfNumber.of(program.length), Filter: PdfName.of('FlateDecode') }), program.compressed);
       const descriptor = PdfDict.of({
         Type: PdfName.of('FontDescriptor'),
         FontName: PdfName.of(name),

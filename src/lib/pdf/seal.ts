@@ -268,13 +268,44 @@ async function openForSealing(document: Uint8Array): Promise<{ pdf: PDF; origina
   }
 }
 
+/** How long the document {@link inspect} opened is kept for a seal of the same bytes, milliseconds. */
+const INSPECTED_KEPT_MS = 5_000;
+
+/**
+ * The document the last {@link inspect} opened and checked, unchanged, kept for a {@link seal} of
+ * the same bytes that follows it (completing a draft checks its upload when freezing it, then seals
+ * it): that seal then neither inflates nor parses the document again. Dropped when taken, when the
+ * next inspection replaces it, and {@link INSPECTED_KEPT_MS} after the inspection, so an idle worker
+ * holds no document.
+ */
+let inspected: { document: Uint8Array; opened: { pdf: PDF; originalPageCount: number }; timer: NodeJS.Timeout } | undefined;
+
+function dropInspected(): void {
+  if (inspected !== undefined) clearTimeout(inspected.timer);
+  inspected = undefined;
+}
+
+/** The checked document {@link inspect} kept when `document` has the very same bytes, else a fresh {@link openForSealing}. */
+async function openChecked(document: Uint8Array): Promise<{ pdf: PDF; originalPageCount: number }> {
+  const kept = inspected;
+  dropInspected();
+  const same = (a: Uint8Array, b: Uint8Array): boolean =>
+    a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+  if (kept !== undefined && same(kept.document, document)) return kept.opened;
+  return await openForSealing(document);
+}
+
 /**
  * Checks that a document can be sealed (see {@link openForSealing}).
  * @returns its page count
  */
 export async function inspect(document: Uint8Array): Promise<{ pageCount: number }> {
-  const { originalPageCount } = await openForSealing(document);
-  return { pageCount: originalPageCount };
+  dropInspected();
+  const opened = await openForSealing(document);
+  const timer = setTimeout(dropInspected, INSPECTED_KEPT_MS);
+  timer.unref();
+  inspected = { document, opened, timer };
+  return { pageCount: opened.originalPageCount };
 }
 
 /**
@@ -285,40 +316,36 @@ export async function inspect(document: Uint8Array): Promise<{ pageCount: number
  */
 export async function seal(job: SealJob): Promise<SealResult> {
   const signer = await signerFor(job.sealingP12, job.sealingPassphrase);
-  const { pdf, originalPageCount } = await openForSealing(job.document);
+  const { pdf, originalPageCount } = await openChecked(job.document);
 
   // Owner-password-only protection: the seal must cover the whole file, so the protection goes
   // (CONTRACT §4). Outside the try below: a failure here is the service's, not the document's.
   if (pdf.isEncrypted) removeOwnerRestrictions(pdf);
   let certificatePageCount: number;
-  let prepared: Uint8Array;
   try {
     flattenForm(pdf);
     if (job.fieldDrawings !== undefined && job.fieldDrawings.length > 0) drawFieldValues(pdf, job.fieldDrawings);
     certificatePageCount = appendCertificatePages(pdf, job.certificate, originalPageCount);
-    prepared = await pdf.save({ incremental: pdf.canSaveIncrementally() === null, subsetFonts: true });
+    // Fonts the library itself embedded (none today: the certificate's are `fontEmbedding.ts`'s) are
+    // subsetted, as a save with `subsetFonts` would; the signature's own save then leaves them be.
+    pdf.fonts.finalize(true);
   } catch (error) {
     throw classify(error);
   }
 
-  let document: PDF;
-  try {
-    document = await PDF.load(prepared);
-  } catch (error) {
-    throw classify(error);
-  }
-  // A fault of the service (the library changed how it removes protection), never of the document.
-  if (document.isEncrypted) throw new Error('The protection of the document was not removed before sealing.');
-
+  // The changes above and the seal are written in one save: `sign` adds the signature field to the
+  // document as changed in memory and writes it, incrementally after the original bytes when it can
+  // (else in full: encrypted, repaired or linearized documents, as `openForSealing` allowed), then
+  // reloads `pdf` from the signed bytes.
   // PAdES baseline: no signing-time attribute in the CMS; the time is the dictionary's /M (pades.ts).
   const baselineSigner = new PadesBaselineSigner(signer);
   let sealed: Uint8Array;
   try {
     const timestampAuthority =
       job.timestampAuthorityUrl === undefined ? undefined : new BoundedTimestampAuthority(job.timestampAuthorityUrl);
-    const result = await document.sign({
+    const result = await pdf.sign({
       signer: baselineSigner,
-      fieldName: sealFieldName(document),
+      fieldName: sealFieldName(pdf),
       reason: `Sealed on completion of envelope ${job.certificate.envelopeId}`,
       subFilter: 'ETSI.CAdES.detached',
       digestAlgorithm: 'SHA-256',
@@ -330,18 +357,22 @@ export async function seal(job: SealJob): Promise<SealResult> {
     if (isAppError(error) || error instanceof SignerError || error instanceof PlaceholderError) throw error;
     throw classify(error);
   }
-  // Throws a plain Error (a fault of the service) if the CMS is not the one that was signed.
-  removeSigningTime(sealed, baselineSigner);
+  // A fault of the service (the library changed how it removes protection), never of the document.
+  if (pdf.isEncrypted) throw new Error('The protection of the document was not removed before sealing.');
 
   // The sealed file must read back cleanly with every page (CONTRACT §4: a repaired document is
-  // sealed only if the sealed file is valid).
+  // sealed only if the sealed file is valid). `sign` has just parsed the signed bytes afresh into
+  // `pdf` (`PDF.reload`: the same parser as `PDF.load`, from the bytes alone); removing the
+  // signing-time below rewrites only hex digits inside the /Contents string, at the same length, so
+  // the file that parse read is, object for object and offset for offset, the sealed file.
   try {
-    const check = await PDF.load(sealed);
-    if (check.recoveredViaBruteForce || check.getPageCount() !== originalPageCount + certificatePageCount) {
+    if (pdf.recoveredViaBruteForce || pdf.getPageCount() !== originalPageCount + certificatePageCount) {
       throw new Error('The sealed document does not read back with all its pages.');
     }
   } catch (error) {
     throw damaged(error);
   }
+  // Throws a plain Error (a fault of the service) if the CMS is not the one that was signed.
+  removeSigningTime(sealed, baselineSigner);
   return { sealed, originalPageCount, certificatePageCount };
 }

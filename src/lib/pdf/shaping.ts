@@ -438,6 +438,32 @@ function breakOpportunities(text: string): Map<number, BreakTier> {
  * text gives one empty line.
  */
 export function layoutParagraph(text: string, face: Face, maxWidth: number): Line[] {
+  return remembered(`${face}\0${maxWidth}\0${text}`, () => layoutUncached(text, face, maxWidth));
+}
+
+/** Most layouts kept per thread (see {@link remembered}). */
+const LAYOUT_CACHE_SIZE = 512;
+const layouts = new Map<string, Line[]>();
+
+/**
+ * The layout of `key`, made by `make` the first time. The certificate lays out the same labels,
+ * headings and paragraphs for every document, and the values of one envelope more than once; the
+ * last {@link LAYOUT_CACHE_SIZE} layouts are kept for the life of the thread. The lines returned are
+ * shared: callers read them, never change them.
+ */
+function remembered(key: string, make: () => Line[]): Line[] {
+  let lines = layouts.get(key);
+  if (lines === undefined) {
+    lines = make();
+    if (layouts.size >= LAYOUT_CACHE_SIZE) layouts.delete(layouts.keys().next().value!);
+  } else {
+    layouts.delete(key);
+  }
+  layouts.set(key, lines);
+  return lines;
+}
+
+function layoutUncached(text: string, face: Face, maxWidth: number): Line[] {
   const analysis = analyse(cleanText(text), face);
   const count = analysis.codePoints.length;
   if (count === 0) return [{ runs: [], width: 0 }];
@@ -486,6 +512,9 @@ export function layoutParagraph(text: string, face: Face, maxWidth: number): Lin
 
 /** Shapes a text as a single line (no breaking), in `face`. */
 export function layoutLine(text: string, face: Face): Line {
-  const analysis = analyse(cleanText(text), face);
-  return shapeLine(analysis, 0, analysis.codePoints.length);
+  const [line] = remembered(`${face}\0line\0${text}`, () => {
+    const analysis = analyse(cleanText(text), face);
+    return [shapeLine(analysis, 0, analysis.codePoints.length)];
+  });
+  return line!;
 }
