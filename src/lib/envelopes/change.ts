@@ -191,13 +191,20 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
   const log = options.log ?? ((message: string) => console.warn(message));
   const finished = change.finish();
   const { next, batch } = finished;
-  await Promise.all(finished.due.map(async (entry) => await services.dueIndex.put(entry)));
-  const extra = batch === null ? [] : [await services.outbox.prepare(batch)];
+  // The due entries (the outbox batch's own among them) must exist before the commit, so that a
+  // process dying right after it leaves the sweeper something to find; they do not depend on each other.
+  const [prepared] = await Promise.all([
+    batch === null ? null : services.outbox.prepare(batch),
+    ...finished.due.map(async (entry) => await services.dueIndex.put(entry)),
+  ]);
+  const extra = prepared === null ? [] : [prepared];
   for (const action of finished.actions) extra.push(recipientActionRow(next, action));
   await services.envelopes.replace(base, next, finished.events, extra);
 
-  await Promise.all(
-    finished.newLinks.map(async (recipientId) => {
+  // After the commit, three independent best-effort steps: each one's fault is logged and left to
+  // the e-mail sender or the sweeper, so none waits for another.
+  await Promise.all([
+    ...finished.newLinks.map(async (recipientId) => {
       const link = next.signers.find((signer) => signer.id === recipientId)?.link;
       if (link == null) return;
       try {
@@ -206,17 +213,15 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
         log(`Signing link of recipient ${recipientId} (envelope ${next.id}) not recorded yet; the e-mail sender records it: ${describe(error)}`);
       }
     }),
-  );
-  if (batch !== null) await services.outbox.dispatch(batch, log);
-  await Promise.all(
-    finished.dueDone.map(async (entry) => {
+    batch === null ? undefined : services.outbox.dispatch(batch, log, { justCommitted: true }),
+    ...finished.dueDone.map(async (entry) => {
       try {
         await services.dueIndex.remove(entry);
       } catch (error) {
         log(`Due-index entry ${entry.kind} of envelope ${next.id} not removed (the sweeper drops it): ${describe(error)}`);
       }
     }),
-  );
+  ]);
   return next;
 }
 

@@ -112,17 +112,28 @@ export class OutboxStore {
    * dispatched and drops its due entry. Never throws for storage faults: the change is committed, and
    * the sweeper dispatches the batch again after {@link OUTBOX_REDISPATCH_SECONDS}; the fault is logged.
    * Dispatching twice is harmless: the functions skip messages whose state is set.
+   *
+   * `justCommitted`: the batch's row was created by the commit this call follows, so no message has a
+   * state yet and the row is not read first (one storage round trip fewer on every change).
    */
-  async dispatch(batch: Pick<OutboxBatch, 'id' | 'ownerId' | 'createdAt' | 'messages'>, log: (message: string) => void = console.warn): Promise<boolean> {
+  async dispatch(
+    batch: Pick<OutboxBatch, 'id' | 'ownerId' | 'createdAt' | 'messages'>,
+    log: (message: string) => void = console.warn,
+    { justCommitted = false }: { justCommitted?: boolean } = {},
+  ): Promise<boolean> {
     try {
-      const stored = await this.read(batch.ownerId, batch.id);
+      const stored = justCommitted ? null : await this.read(batch.ownerId, batch.id);
       await Promise.all(
         batch.messages.map((message, index) =>
           stored?.states[index] != null ? undefined : this.queueFor(message).sendMessage(encodePointer({ ownerId: batch.ownerId, batchId: batch.id, index })),
         ),
       );
-      await this.table.updateEntity({ partitionKey: batch.ownerId, rowKey: outboxRowKey(batch.id), dispatchedAt: new Date().toISOString() }, 'Merge');
-      await this.dueIndex.remove(this.dueEntry(batch));
+      // Either may be lost to a dying process: the due entry then brings the batch back to the sweeper,
+      // which dispatches it again (harmless, above).
+      await Promise.all([
+        this.table.updateEntity({ partitionKey: batch.ownerId, rowKey: outboxRowKey(batch.id), dispatchedAt: new Date().toISOString() }, 'Merge'),
+        this.dueIndex.remove(this.dueEntry(batch)),
+      ]);
       return true;
     } catch (error) {
       log(`Outbox batch ${batch.id} not dispatched yet (the sweeper retries): ${error instanceof Error ? error.message : String(error)}`);
