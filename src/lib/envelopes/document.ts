@@ -25,32 +25,38 @@ export interface DocumentCheckOptions {
  */
 export async function readDocument({ services, record }: DocumentCheckOptions): Promise<Uint8Array> {
   const blob = services.storage.containers.documents.getBlockBlobClient(record.blobName);
-  const size = await documentSize(services, record);
-  let bytes: Buffer;
+  // One GET: its headers give the size, checked before the body is read, and the body is the very
+  // version measured (no window for a new upload between a HEAD and a GET).
+  let response: Awaited<ReturnType<typeof blob.download>>;
   try {
-    bytes = size === 0 ? Buffer.alloc(0) : await blob.downloadToBuffer(0, size);
+    response = await blob.download(0);
   } catch (error) {
     if (storageStatus(error) === 404) throw notUploaded();
     throw error;
   }
-  assertPdfHeader(bytes.subarray(0, HEADER_WINDOW_BYTES));
-  return bytes;
-}
-
-async function documentSize(services: Services, record: EnvelopeRecord): Promise<number> {
-  const blob = services.storage.containers.documents.getBlockBlobClient(record.blobName);
-  let size: number;
-  try {
-    size = (await blob.getProperties()).contentLength ?? 0;
-  } catch (error) {
-    if (storageStatus(error) === 404) throw notUploaded();
-    throw error;
-  }
+  const body = response.readableStreamBody;
+  const size = response.contentLength ?? 0;
   const max = services.config.maxDocumentBytes;
   if (size > max) {
+    body?.destroy();
     throw new AppError('payload_too_large', `The document is ${size} bytes; at most ${max} bytes are accepted.`, { type: 'document-too-large' });
   }
-  return size;
+  const bytes = Buffer.allocUnsafe(size);
+  let received = 0;
+  if (body !== undefined) {
+    for await (const chunk of body) {
+      const part = chunk as Buffer;
+      if (received + part.byteLength > size) {
+        body.destroy();
+        throw new Error(`Blob ${record.blobName} sent more bytes than its Content-Length (${size}).`);
+      }
+      part.copy(bytes, received);
+      received += part.byteLength;
+    }
+  }
+  if (received !== size) throw new Error(`Blob ${record.blobName} ended after ${received} of ${size} bytes.`);
+  assertPdfHeader(bytes.subarray(0, HEADER_WINDOW_BYTES));
+  return bytes;
 }
 
 function assertPdfHeader(head: Buffer): void {
