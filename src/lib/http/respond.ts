@@ -3,9 +3,34 @@
  */
 import type { HttpResponseInit } from '@azure/functions';
 
-/** Adds `X-Content-Type-Options: nosniff` (every response, CONTRACT §1) without dropping existing headers. */
+/** An RFC 9110 token: what `Headers` accepts as a name. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Adds `X-Content-Type-Options: nosniff` (every response, CONTRACT §1) without dropping existing
+ * headers. The headers come back as a plain object with lower-case names (as `Headers` gives them);
+ * a plain object with string values, what every handler here returns, is copied without building a
+ * `Headers` (twice per response on the hot read path).
+ */
 export function withStandardHeaders(init: HttpResponseInit): HttpResponseInit {
-  const headers = new Headers(init.headers as ConstructorParameters<typeof Headers>[0]);
+  const given = init.headers;
+  if (given === undefined || (typeof given === 'object' && given !== null && Object.getPrototypeOf(given) === Object.prototype)) {
+    const headers: Record<string, string> = {};
+    let plain = true;
+    for (const [name, value] of Object.entries((given ?? {}) as Record<string, unknown>)) {
+      const key = name.toLowerCase();
+      if (typeof value !== 'string' || !HEADER_NAME.test(name) || value !== value.trim() || key === '__proto__' || Object.hasOwn(headers, key)) {
+        plain = false;
+        break;
+      }
+      headers[key] = value;
+    }
+    if (plain) {
+      headers['x-content-type-options'] = 'nosniff';
+      return { ...init, headers };
+    }
+  }
+  const headers = new Headers(given as ConstructorParameters<typeof Headers>[0]);
   headers.set('X-Content-Type-Options', 'nosniff');
   return { ...init, headers: Object.fromEntries(headers.entries()) };
 }

@@ -223,9 +223,14 @@ function actionFromEntity(entity: Record<string, unknown>): RecipientAction {
   };
 }
 
-/** Inverts each hex digit so that newer UUIDv7s sort first. */
+/** Each lower-case hex digit d as f - d. */
+const INVERTED_DIGITS = new Map([...'0123456789abcdef'].map((digit, value) => [digit, (15 - value).toString(16)]));
+
+/** Inverts each hex digit (d becomes f - d; the dashes stay) so that newer UUIDv7s sort first. */
 function invertId(id: string): string {
-  return id.replace(/[0-9a-f]/g, (digit) => (15 - Number.parseInt(digit, 16)).toString(16));
+  let inverted = '';
+  for (const character of id) inverted += INVERTED_DIGITS.get(character) ?? character;
+  return inverted;
 }
 
 function envelopeRowKey(id: string): string {

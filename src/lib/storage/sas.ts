@@ -92,9 +92,48 @@ export class BlobUrls {
   }
 }
 
+/** Most URLs {@link SameSecondUrls} keeps within one second. */
+const SAME_SECOND_URLS = 1_000;
+
+/**
+ * The SAS URLs signed in the current wall-clock second, by blob, access and expiry second. A SAS
+ * carries its start and expiry in whole seconds (the SDK truncates both), so a URL signed for the
+ * same blob, permissions, start second and expiry second with the same key is exactly the string
+ * signing again would give: reusing it changes nothing a client can see, and saves the HMAC and the
+ * SDK's query building for repeated reads of one envelope. Emptied when the second or the key
+ * changes; at most {@link SAME_SECOND_URLS} entries.
+ */
+class SameSecondUrls {
+  private second = Number.NaN;
+  private key: unknown;
+  private readonly urls = new Map<string, string>();
+
+  /** The URL signed by `sign` for these inputs in second `nowMs` with `key`, signing only the first time. */
+  get(nowMs: number, key: unknown, inputs: string, sign: () => string): string {
+    const second = Math.floor(nowMs / 1000);
+    if (second !== this.second || key !== this.key) {
+      this.urls.clear();
+      this.second = second;
+      this.key = key;
+    }
+    let url = this.urls.get(inputs);
+    if (url === undefined) {
+      url = sign();
+      if (this.urls.size < SAME_SECOND_URLS) this.urls.set(inputs, url);
+    }
+    return url;
+  }
+}
+
+/** What, besides the current second and the key, decides a SAS URL's text. */
+function urlInputs(containerName: string, blobName: string, access: SasAccess, expiresOn: Date): string {
+  return `${containerName}\n${blobName}\n${access}\n${Math.floor(expiresOn.getTime() / 1000)}`;
+}
+
 class SharedKeySasSigner implements SasSigner {
   readonly kind = 'sharedKey';
   private readonly urls: BlobUrls;
+  private readonly recent = new SameSecondUrls();
 
   constructor(private readonly blobService: BlobServiceClient) {
     this.urls = new BlobUrls(blobService);
@@ -105,17 +144,21 @@ class SharedKeySasSigner implements SasSigner {
     if (!(credential instanceof StorageSharedKeyCredential)) {
       throw new RangeError('A shared-key SAS needs a Blob client built with the account key.');
     }
-    const query = generateBlobSASQueryParameters(
-      {
-        containerName,
-        blobName,
-        permissions: permissionsOf(containerName, options.access),
-        expiresOn: new Date(Date.now() + options.expiresInSeconds * 1000),
-        protocol: protocolFor(this.blobService),
-      },
-      credential,
-    );
-    return `${this.urls.of(containerName, blobName)}?${query.toString()}`;
+    const now = Date.now();
+    const expiresOn = new Date(now + options.expiresInSeconds * 1000);
+    return this.recent.get(now, credential, urlInputs(containerName, blobName, options.access, expiresOn), () => {
+      const query = generateBlobSASQueryParameters(
+        {
+          containerName,
+          blobName,
+          permissions: permissionsOf(containerName, options.access),
+          expiresOn,
+          protocol: protocolFor(this.blobService),
+        },
+        credential,
+      );
+      return `${this.urls.of(containerName, blobName)}?${query.toString()}`;
+    });
   }
 }
 
@@ -129,6 +172,7 @@ class UserDelegationSasSigner implements SasSigner {
   private key: Promise<UserDelegationKey> | undefined;
   private keyExpiresAt = 0;
   private readonly urls: BlobUrls;
+  private readonly recent = new SameSecondUrls();
 
   constructor(
     private readonly blobService: BlobServiceClient,
@@ -141,20 +185,24 @@ class UserDelegationSasSigner implements SasSigner {
   async blobUrl(containerName: string, blobName: string, options: BlobSasOptions): Promise<string> {
     const now = this.now();
     const key = await this.delegationKey(now);
-    const query = generateBlobSASQueryParameters(
-      {
-        containerName,
-        blobName,
-        permissions: permissionsOf(containerName, options.access),
-        startsOn: new Date(now.getTime() - CLOCK_SKEW_MS),
-        expiresOn: new Date(now.getTime() + options.expiresInSeconds * 1000),
-        protocol: protocolFor(this.blobService),
-        ...(this.version === undefined ? {} : { version: this.version }),
-      },
-      key,
-      this.blobService.accountName,
-    );
-    return `${this.urls.of(containerName, blobName)}?${query.toString()}`;
+    const expiresOn = new Date(now.getTime() + options.expiresInSeconds * 1000);
+    // The start (now less a whole number of seconds) falls in the same second whenever `now` does.
+    return this.recent.get(now.getTime(), key, urlInputs(containerName, blobName, options.access, expiresOn), () => {
+      const query = generateBlobSASQueryParameters(
+        {
+          containerName,
+          blobName,
+          permissions: permissionsOf(containerName, options.access),
+          startsOn: new Date(now.getTime() - CLOCK_SKEW_MS),
+          expiresOn,
+          protocol: protocolFor(this.blobService),
+          ...(this.version === undefined ? {} : { version: this.version }),
+        },
+        key,
+        this.blobService.accountName,
+      );
+      return `${this.urls.of(containerName, blobName)}?${query.toString()}`;
+    });
   }
 
   /** The cached user delegation key, renewed while it still has at least a day (the longest SAS) left. */
