@@ -2,9 +2,10 @@
  * The storage design against a real Azurite: envelope rows, status index, audit rows, paging,
  * concurrency, and invitation counting (README "Storage layout").
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { getServices, type Services } from '../../src/lib/services.js';
+import { downloadBlob } from '../../src/lib/storage/download.js';
 import { ensureStorage } from '../../src/lib/storage/setup.js';
 import { EnvelopeChangedError } from '../../src/lib/storage/envelopeRepository.js';
 import { uuidv7 } from '../../src/lib/ids.js';
@@ -181,5 +182,39 @@ describe('invitation repository', () => {
     expect(await services.invitations.consume(code, new Date())).toBe('consumed');
     const expiring = await createInvitation({ invitations: services.invitations, expiresInSeconds: 60 });
     expect(await services.invitations.consume(expiring.code, new Date(Date.now() + 61_000))).toBe('invalid');
+  });
+});
+
+describe('downloadBlob: a whole blob in one GET', () => {
+  const blobNamed = (name: string) => services.storage.containers.documents.getBlockBlobClient(`download-test/${randomUUID()}/${name}`);
+
+  test('returns every byte of an empty, a small and a multi-chunk blob', async () => {
+    for (const size of [0, 1, 5 * 1024 * 1024 + 7]) {
+      const blob = blobNamed(`size-${size}.bin`);
+      const bytes = randomBytes(size);
+      await blob.uploadData(bytes);
+      const read = await downloadBlob(blob);
+      expect(read.byteLength).toBe(size);
+      expect(read.equals(bytes)).toBe(true);
+    }
+  });
+
+  test('checkSize sees the size before the body and can refuse it', async () => {
+    const blob = blobNamed('refused.bin');
+    await blob.uploadData(randomBytes(4096));
+    const seen: number[] = [];
+    await expect(
+      downloadBlob(blob, {
+        checkSize: (size) => {
+          seen.push(size);
+          throw new Error('too big for this test');
+        },
+      }),
+    ).rejects.toThrow('too big for this test');
+    expect(seen).toEqual([4096]);
+  });
+
+  test('a missing blob is the SDK\'s 404', async () => {
+    await expect(downloadBlob(blobNamed('missing.bin'))).rejects.toMatchObject({ statusCode: 404 });
   });
 });

@@ -4,6 +4,7 @@
  */
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
+import { downloadBlob } from '../storage/download.js';
 import { storageStatus } from '../storage/keys.js';
 import type { EnvelopeRecord } from './model.js';
 
@@ -25,36 +26,18 @@ export interface DocumentCheckOptions {
  */
 export async function readDocument({ services, record }: DocumentCheckOptions): Promise<Uint8Array> {
   const blob = services.storage.containers.documents.getBlockBlobClient(record.blobName);
-  // One GET: its headers give the size, checked before the body is read, and the body is the very
-  // version measured (no window for a new upload between a HEAD and a GET).
-  let response: Awaited<ReturnType<typeof blob.download>>;
+  const max = services.config.maxDocumentBytes;
+  let bytes: Buffer;
   try {
-    response = await blob.download(0);
+    bytes = await downloadBlob(blob, {
+      checkSize: (size) => {
+        if (size > max) throw new AppError('payload_too_large', `The document is ${size} bytes; at most ${max} bytes are accepted.`, { type: 'document-too-large' });
+      },
+    });
   } catch (error) {
     if (storageStatus(error) === 404) throw notUploaded();
     throw error;
   }
-  const body = response.readableStreamBody;
-  const size = response.contentLength ?? 0;
-  const max = services.config.maxDocumentBytes;
-  if (size > max) {
-    body?.destroy();
-    throw new AppError('payload_too_large', `The document is ${size} bytes; at most ${max} bytes are accepted.`, { type: 'document-too-large' });
-  }
-  const bytes = Buffer.allocUnsafe(size);
-  let received = 0;
-  if (body !== undefined) {
-    for await (const chunk of body) {
-      const part = chunk as Buffer;
-      if (received + part.byteLength > size) {
-        body.destroy();
-        throw new Error(`Blob ${record.blobName} sent more bytes than its Content-Length (${size}).`);
-      }
-      part.copy(bytes, received);
-      received += part.byteLength;
-    }
-  }
-  if (received !== size) throw new Error(`Blob ${record.blobName} ended after ${received} of ${size} bytes.`);
   assertPdfHeader(bytes.subarray(0, HEADER_WINDOW_BYTES));
   return bytes;
 }

@@ -22,6 +22,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../errors.js';
 import { inspectDocument } from '../pdf/index.js';
 import type { Services } from '../services.js';
+import { downloadBlob } from '../storage/download.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { storageStatus } from '../storage/keys.js';
 import { readDocument } from './document.js';
@@ -124,7 +125,7 @@ export async function refreshFrozenCopy(services: Services, record: Pick<Envelop
  * @throws Error when the copy is missing or does not match: a fault of the service, never of the request
  */
 export async function readFrozenDocument(services: Services, record: Pick<EnvelopeRecord, 'blobName' | 'documentSha256' | 'id'>): Promise<Uint8Array> {
-  const bytes = await services.storage.containers.originals.getBlockBlobClient(record.blobName).downloadToBuffer();
+  const bytes = await downloadBlob(services.storage.containers.originals.getBlockBlobClient(record.blobName));
   const actual = createHash('sha256').update(bytes).digest('hex');
   if (actual !== record.documentSha256) {
     throw new Error(`The frozen document of envelope ${record.id} has SHA-256 ${actual}, not the recorded ${record.documentSha256}`);

@@ -1,0 +1,48 @@
+/**
+ * Reading a whole blob in one GET. The SDK's `downloadToBuffer()` first asks for the blob's size
+ * (a HEAD), then downloads: two round trips, and a window in which another upload can change the
+ * blob between them. Here the GET's own `Content-Length` gives the size, checked before the body is
+ * read, and the body is the version that was measured.
+ */
+import type { BlobClient } from '@azure/storage-blob';
+
+export interface DownloadOptions {
+  /**
+   * Called with the blob's size in bytes before its body is read; throw to refuse it (the body is
+   * then not read and the connection is released).
+   */
+  checkSize?: (bytes: number) => void;
+}
+
+/**
+ * Downloads a whole blob.
+ * @returns its bytes
+ * @throws the SDK's RestError (404 when the blob does not exist, for example); whatever `checkSize`
+ *   throws; an Error when the body is shorter or longer than its `Content-Length`
+ */
+export async function downloadBlob(blob: BlobClient, { checkSize }: DownloadOptions = {}): Promise<Buffer> {
+  const response = await blob.download(0);
+  const body = response.readableStreamBody;
+  const size = response.contentLength ?? 0;
+  try {
+    checkSize?.(size);
+  } catch (error) {
+    body?.destroy();
+    throw error;
+  }
+  const bytes = Buffer.allocUnsafe(size);
+  let received = 0;
+  if (body !== undefined) {
+    for await (const chunk of body) {
+      const part = chunk as Buffer;
+      if (received + part.byteLength > size) {
+        body.destroy();
+        throw new Error(`Blob ${blob.name} sent more bytes than its Content-Length (${size}).`);
+      }
+      part.copy(bytes, received);
+      received += part.byteLength;
+    }
+  }
+  if (received !== size) throw new Error(`Blob ${blob.name} ended after ${received} of ${size} bytes.`);
+  return bytes;
+}
