@@ -15,9 +15,13 @@
  *    attempt, never retried automatically.
  * 5. The attempt is appended to the deliveries log with the delivery's new state, in one transaction.
  *    The log is pruned to the newest {@link DELIVERY_LOG_SIZE} attempts on a process's first attempt
- *    at a webhook and then every {@link PRUNE_EVERY} attempts (a prune reads every row key of the
- *    log: doing it at every attempt read 100 keys per delivery); the log endpoint lists only the
- *    newest {@link DELIVERY_LOG_SIZE} whatever the rows in between.
+ *    at a webhook and then every {@link PRUNE_EVERY} attempts, one prune of a webhook at a time (a
+ *    prune reads every row key of the log: at every attempt that was 100 keys per delivery, and
+ *    concurrent prunes deleted the same rows); the log endpoint lists only the newest
+ *    {@link DELIVERY_LOG_SIZE} whatever the rows beyond them.
+ *
+ * The webhook's row and the delivery row are read at once; the webhook's row is shared with the
+ * attempts at the same webhook that started before its read did ({@link SharedReads}).
  *
  * Storage faults are thrown, so the queue trigger retries the message; a receiver's failure never is.
  */
