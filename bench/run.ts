@@ -45,8 +45,9 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
   const seedPlan = {
     smallOwnerEnvelopes: 100,
-    // Written in entity-group transactions (`EnvelopeRepository.createMany`): 10,000 in seconds.
-    largeOwnerEnvelopes: suites.includes('list') ? 10_000 : 0,
+    // Written in entity-group transactions (`EnvelopeRepository.createMany`), yet Azurite's inserts
+    // slow down as the owner's partition grows: the 10,000 take 40 to 80 s here, so --quick lists 2,000.
+    largeOwnerEnvelopes: suites.includes('list') ? (quick ? 2_000 : 10_000) : 0,
     otherOwners: 5,
     otherOwnerEnvelopes: quick ? 60 : 400,
     loginUsers: 20,

@@ -78,7 +78,9 @@ export async function seed(services: Services, plan: SeedPlan, onProgress: (mess
   const jobs: { owner: SeededUser; count: number }[] = [
     { owner: largeOwner, count: plan.largeOwnerEnvelopes },
     ...others.map((owner) => ({ owner, count: plan.otherOwnerEnvelopes })),
-    { owner: smallOwner, count: plan.smallOwnerEnvelopes },
+    // The sent envelope of the signing GET (below) is the small owner's too: it holds exactly
+    // smallOwnerEnvelopes, one page of the list with no next page.
+    { owner: smallOwner, count: plan.smallOwnerEnvelopes - (plan.signingDocumentDir === undefined ? 0 : 1) },
   ];
   const items = jobs.flatMap((job) => Array.from({ length: job.count }, (_, index) => envelopeFor(job.owner, index)));
   onProgress(`seeding: ${items.length} envelopes in entity-group transactions of up to 100 rows`);
