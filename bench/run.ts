@@ -3,7 +3,9 @@
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
- * and writes `bench/results.json` and `bench/results.md`. Progress goes to stderr.
+ * and writes `bench/results.json` and `bench/results.md` (or into DIR, created if missing), also when
+ * a suite or the setup failed (the results name the failure; the exit status is then 1). Progress
+ * goes to stderr.
  *
  * Processes: this one generates load (autocannon) and seeds; the service, the hot-read baseline
  * server, the webhook receiver, the sweepers and each one-shot measurement (completion, cold start,
@@ -11,7 +13,7 @@
  * what it measures. The sweep and recipient-completion suites start Azurites of their own.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,13 +45,12 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
   const seedPlan = {
     smallOwnerEnvelopes: 100,
-    // Azurite inserts slow down as its table grows (about 100 envelopes/s here): 10,000 take close
-    // to two minutes to write, more than a smoke run has, so --quick lists a 2,000-envelope owner.
+    // Written in entity-group transactions (`EnvelopeRepository.createMany`), yet Azurite's inserts
+    // slow down as the owner's partition grows: the 10,000 take 40 to 80 s here, so --quick lists 2,000.
     largeOwnerEnvelopes: suites.includes('list') ? (quick ? 2_000 : 10_000) : 0,
     otherOwners: 5,
     otherOwnerEnvelopes: quick ? 60 : 400,
     loginUsers: 20,
-    concurrency: 8,
     ...(suites.includes('hotRead') ? { signingDocumentDir: CORPUS_DIR } : {}),
   };
   return quick
@@ -61,8 +62,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         completion: { rounds: 2, generatedPages: 1000 },
         coldStart: { rounds: 5 },
         loginStorm: { logins: 20, readers: 10, rounds: 2, seconds: 3, rawSeconds: 2 },
-        // Seeding 10,000 sent envelopes with their due entries takes minutes on Azurite (see list): --quick sweeps 2,000.
-        sweep: { smallEnvelopes: 100, largeEnvelopes: 2_000, rounds: 3, sweepsPerRound: 3 },
+        sweep: { smallEnvelopes: 100, largeEnvelopes: 10_000, rounds: 3, sweepsPerRound: 3 },
         webhookBurst: { events: 1000, connections: 10, rounds: 2, idleSeconds: 3, maxBurstSeconds: 300 },
       }
     : {
@@ -151,14 +151,30 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
 async function main(): Promise<void> {
   const { quick, suites, outDir } = parseArguments(process.argv.slice(2));
   const plan = planFor(quick, suites);
+  // Made (with its parents) before the run, so a bad DIR fails now, not after the whole run.
+  await mkdir(outDir, { recursive: true });
   const startedAt = new Date().toISOString();
   const tmpDir = await mkdtemp(path.join(os.tmpdir(), 'envelope-bench-'));
+  const results: Results = {
+    meta: {
+      startedAt,
+      mode: quick ? 'quick' : 'full',
+      durationSeconds: 0,
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      cpus: `${os.availableParallelism()} × ${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}`,
+      bcryptCost: 0,
+      seededEnvelopes: 0,
+    },
+    targets: [],
+  };
   let azurite: RunningAzurite | undefined;
   let service: RunningChild<{ apiUrl: string }> | undefined;
   let baseline: RunningChild<{ url: string }> | undefined;
   try {
     progress(`${quick ? 'quick' : 'full'} run of ${suites.join(', ')}: starting Azurite (in memory)`);
-    azurite = await startAzurite();
+    // BENCH_AZURITE_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles this Azurite.
+    azurite = await startAzurite({ nodeArgs: process.env.BENCH_AZURITE_NODE_ARGS?.split(' ').filter((arg) => arg !== '') ?? [] });
     const certificate = await createDevelopmentSealingCertificate({ commonName: 'Envelope Signing Service (benchmark)' });
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -175,10 +191,12 @@ async function main(): Promise<void> {
     Object.assign(process.env, env);
     for (const name of ['STORAGE_ACCOUNT_NAME', 'TURNSTILE_SECRET_KEY', 'TSA_URL']) delete process.env[name];
     const services = getServices();
+    results.meta.bcryptCost = services.config.bcryptCost;
     await ensureStorage(services.storage, { allowedOrigins: ['*'] });
 
     progress(`seeding ${plan.seed.smallOwnerEnvelopes + plan.seed.largeOwnerEnvelopes + plan.seed.otherOwners * plan.seed.otherOwnerEnvelopes} envelopes and ${plan.seed.loginUsers + plan.seed.otherOwners + 2} users (bcrypt cost ${services.config.bcryptCost})`);
     const seeded = await seed(services, plan.seed, progress);
+    results.meta.seededEnvelopes = seeded.envelopesWritten;
     progress(`seeded ${seeded.envelopesWritten} envelopes; starting the service and the baseline server`);
     // BENCH_SERVICE_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles the service.
     const serviceArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter((arg) => arg !== '') ?? [];
@@ -195,19 +213,6 @@ async function main(): Promise<void> {
       bcryptCost: services.config.bcryptCost,
       tmpDir,
     };
-    const results: Results = {
-      meta: {
-        startedAt,
-        mode: quick ? 'quick' : 'full',
-        durationSeconds: 0,
-        node: process.version,
-        platform: `${process.platform} ${process.arch}`,
-        cpus: `${os.availableParallelism()} × ${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}`,
-        bcryptCost: services.config.bcryptCost,
-        seededEnvelopes: seeded.envelopesWritten,
-      },
-      targets: [],
-    };
     for (const suite of suites) {
       progress(`— ${suite} —`);
       try {
@@ -219,17 +224,22 @@ async function main(): Promise<void> {
         results.errors = { ...results.errors, [suite]: message };
       }
     }
-    results.meta.durationSeconds = Math.round(elapsedSeconds());
-    const written = await writeResults(results, outDir);
-    process.stdout.write(toMarkdown(results));
-    if (results.errors !== undefined) process.exitCode = 1;
-    progress(`done in ${results.meta.durationSeconds} s: ${path.relative(process.cwd(), written.json)}, ${path.relative(process.cwd(), written.markdown)}`);
+  } catch (error) {
+    // Setup failed (Azurite, seeding, the service): the results still say so.
+    const message = error instanceof Error ? error.message : String(error);
+    progress(`setup failed: ${message}`);
+    results.errors = { ...results.errors, setup: message };
   } finally {
     await baseline?.stop().catch(() => undefined);
     await service?.stop().catch(() => undefined);
     await azurite?.stop().catch(() => undefined);
     await rm(tmpDir, { recursive: true, force: true });
   }
+  results.meta.durationSeconds = Math.round(elapsedSeconds());
+  const written = await writeResults(results, outDir);
+  process.stdout.write(toMarkdown(results));
+  if (results.errors !== undefined) process.exitCode = 1;
+  progress(`done in ${results.meta.durationSeconds} s: ${path.relative(process.cwd(), written.json)}, ${path.relative(process.cwd(), written.markdown)}`);
 }
 
 main().then(

@@ -24,6 +24,8 @@ export interface AzuriteOptions {
   startTimeoutMs?: number;
   /** Further Azurite CLI options (for example `--oauth basic --cert c.pem --key k.pem` for HTTPS and OAuth). */
   extraArgs?: string[];
+  /** Options for Node itself, before Azurite's script (the benchmark's `--cpu-prof --cpu-prof-dir=DIR`). */
+  nodeArgs?: string[];
 }
 
 export interface RunningAzurite {
@@ -45,6 +47,7 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
   const require = createRequire(import.meta.url);
   const azuriteMain = path.join(path.dirname(require.resolve('azurite/package.json')), 'dist/src/azurite.js');
   const args = [
+    ...(options.nodeArgs ?? []),
     azuriteMain,
     '--skipApiVersionCheck',
     '--disableTelemetry',

@@ -3,9 +3,11 @@
  * host's queue trigger does (CONTRACT §12.3), with the settings of `host.json` `extensions.queues`:
  *
  * - polls each function's queue, receiving up to `batchSize` messages, each hidden for
- *   {@link QueueRunnerSettings.leaseSeconds} while its function runs; an empty queue backs the
- *   polling off from {@link QueueRunnerSettings.minPollingIntervalMs}, doubling up to
- *   `maxPollingInterval` (capped at 1 s locally, so e-mails show up at once);
+ *   {@link QueueRunnerSettings.leaseSeconds} while its function runs, and receives the next batch as
+ *   soon as at most `newBatchThreshold` of the function's invocations are still running (without
+ *   waiting for the whole batch), so at most `batchSize + newBatchThreshold` run at once per
+ *   function; an empty queue backs the polling off from {@link QueueRunnerSettings.minPollingIntervalMs},
+ *   doubling up to `maxPollingInterval` (capped at 1 s locally, so e-mails show up at once);
  * - decodes the message as `messageEncoding` says (base64), passes JSON as a parsed value and any other
  *   text as a string, with `triggerMetadata` as the host gives it (`id`, `dequeueCount`,
  *   `insertionTime`, `expirationTime`, `nextVisibleTime`, `popReceipt`, `queueTrigger`);
@@ -26,6 +28,11 @@ const { InvocationContext } = functions;
 export interface QueueRunnerSettings {
   /** Messages received per poll (`batchSize`, 1 to 32). */
   batchSize: number;
+  /**
+   * A new batch is received once at most this many invocations of the function are still running
+   * (`newBatchThreshold`); `undefined`: the host's default on one vCPU, `floor(batchSize / 2)`.
+   */
+  newBatchThreshold?: number;
   /** Dequeues after which a failing message goes to `<queue>-poison` (`maxDequeueCount`). */
   maxDequeueCount: number;
   /** Seconds a failed message stays invisible before its next attempt (`visibilityTimeout`). */
@@ -65,6 +72,7 @@ export async function readQueueRunnerSettings(file: string): Promise<QueueRunner
   const queues = json.extensions?.queues ?? {};
   const settings = { ...DEFAULT_QUEUE_RUNNER_SETTINGS };
   if (queues.batchSize !== undefined) settings.batchSize = wholeNumber(queues.batchSize, 'batchSize', 1, 32);
+  if (queues.newBatchThreshold !== undefined) settings.newBatchThreshold = wholeNumber(queues.newBatchThreshold, 'newBatchThreshold', 0, 1000);
   if (queues.maxDequeueCount !== undefined) settings.maxDequeueCount = wholeNumber(queues.maxDequeueCount, 'maxDequeueCount', 1, 1000);
   if (queues.visibilityTimeout !== undefined) settings.visibilityTimeoutSeconds = timeSpanSeconds(queues.visibilityTimeout, 'visibilityTimeout');
   if (queues.maxPollingInterval !== undefined) {
@@ -132,9 +140,16 @@ export class QueueTriggerRunner {
     const queue = this.queueService.getQueueClient(fn.queueName);
     const poison = this.queueService.getQueueClient(`${fn.queueName}-poison`);
     const signal = this.abort.signal;
+    const threshold = this.settings.newBatchThreshold ?? Math.floor(this.settings.batchSize / 2);
+    const running = new Set<Promise<void>>();
     let delay = this.settings.minPollingIntervalMs;
     let lastFault = '';
     while (!signal.aborted) {
+      if (running.size > threshold) {
+        // As the host does: no new batch while more than newBatchThreshold invocations run.
+        await Promise.race(running);
+        continue;
+      }
       let messages: DequeuedMessageItem[];
       try {
         const received = await queue.receiveMessages({
@@ -158,8 +173,14 @@ export class QueueTriggerRunner {
         continue;
       }
       delay = this.settings.minPollingIntervalMs;
-      await Promise.all(messages.map((message) => this.handle(fn, queue, poison, message)));
+      for (const message of messages) {
+        const invocation: Promise<void> = this.handle(fn, queue, poison, message)
+          .catch((error: unknown) => this.log('error', `Queue ${fn.queueName}: message ${message.messageId} not handled (${describe(error)}).`))
+          .finally(() => running.delete(invocation));
+        running.add(invocation);
+      }
     }
+    await Promise.all(running);
   }
 
   private async handle(fn: RegisteredQueueFunction, queue: QueueClient, poison: QueueClient, message: DequeuedMessageItem): Promise<void> {

@@ -159,6 +159,43 @@ describe('envelope repository', () => {
   });
 });
 
+describe('bulk writes (the benchmark\'s seeding)', () => {
+  /** Every row of a partition, without what the store adds (ETag, Timestamp), owner ids replaced by `OWNER`. */
+  async function rowsOf(ownerId: string): Promise<unknown[]> {
+    const rows: unknown[] = [];
+    for await (const entity of services.storage.tables.envelopes.listEntities({ queryOptions: { filter: `PartitionKey eq '${ownerId}'` } })) {
+      const { etag: _etag, timestamp: _timestamp, ...rest } = entity;
+      rows.push(JSON.parse(JSON.stringify(rest).replaceAll(ownerId, 'OWNER')));
+    }
+    return rows;
+  }
+
+  test('createMany writes exactly the rows create writes, for envelopes of several owners, over several transactions', async () => {
+    const [one, other, reference] = [randomUUID(), randomUUID(), randomUUID()];
+    // 40 envelopes take 120 rows: more than one transaction of 100.
+    const items = [...Array.from({ length: 40 }, () => one), ...Array.from({ length: 3 }, () => other)].map((ownerId, index) => ({ record: record(ownerId, { documentName: `d${index}.pdf` }), event: event(1) }));
+    await services.envelopes.createMany(items, { concurrency: 3 });
+    for (const item of items.filter((entry) => entry.record.ownerId === one)) await services.envelopes.create({ ...item.record, ownerId: reference }, item.event);
+    const written = await rowsOf(one);
+    expect(written).toHaveLength(120);
+    expect(written).toEqual(await rowsOf(reference));
+    expect((await services.envelopes.list(other, { limit: 10 })).records.map((entry) => entry.id)).toEqual(items.slice(40).map((entry) => entry.record.id).reverse());
+    await expect(services.envelopes.createMany(items.slice(0, 1))).rejects.toMatchObject({ statusCode: 409 });
+  });
+
+  test('DueIndex.putMany records what put records, over several transactions and kinds', async () => {
+    const [kind, otherKind] = [`bulk-${randomUUID()}`, `bulk-${randomUUID()}`];
+    const entries = Array.from({ length: 230 }, (_, index) => ({ kind: index % 10 === 0 ? otherKind : kind, dueAt: new Date(Date.UTC(2030, 0, 1, 0, 0, index)).toISOString(), ownerId: randomUUID(), id: uuidv7() }));
+    await services.dueIndex.putMany(entries, { concurrency: 2 });
+    const far = new Date(Date.UTC(2031, 0, 1)).toISOString();
+    expect(await services.dueIndex.due(kind, far, 1000)).toEqual(entries.filter((entry) => entry.kind === kind));
+    expect(await services.dueIndex.due(otherKind, far, 1000)).toEqual(entries.filter((entry) => entry.kind === otherKind));
+    // Re-recording is idempotent, as put is.
+    await services.dueIndex.putMany(entries.slice(0, 5));
+    expect(await services.dueIndex.due(kind, far, 1000)).toHaveLength(207);
+  });
+});
+
 describe('invitation repository', () => {
   test('stores only the hash of the code', async () => {
     const { code } = await createInvitation({ invitations: services.invitations });

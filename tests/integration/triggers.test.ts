@@ -194,10 +194,64 @@ describe('queue functions', () => {
   });
 });
 
+describe('batchSize and newBatchThreshold', () => {
+  /** A function whose invocations wait until released, counting how many run at once. */
+  function gated() {
+    const state = { running: 0, most: 0, done: 0, releases: [] as (() => void)[] };
+    const handler = async () => {
+      state.running++;
+      state.most = Math.max(state.most, state.running);
+      await new Promise<void>((resolve) => state.releases.push(resolve));
+      state.running--;
+      state.done++;
+    };
+    return { state, handler };
+  }
+
+  test('run at most batchSize + newBatchThreshold at once, and a new batch comes once at most newBatchThreshold still run', async () => {
+    const { name, queue } = await newQueue();
+    for (let index = 0; index < 8; index++) await queue.sendMessage(Buffer.from(String(index)).toString('base64'));
+    const { state, handler } = gated();
+    runQueue({ name: 'Gated', queueName: name, handler }, { ...FAST, batchSize: 2, newBatchThreshold: 1 });
+    // First batch: 2 running (more than the threshold of 1), so no new batch yet.
+    await waitUntil(() => state.running === 2, 10_000, 'the first batch');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(state.running).toBe(2);
+    // One finishes: 1 running, at the threshold, so a new batch of 2 comes while the other still runs.
+    state.releases.shift()!();
+    await waitUntil(() => state.running === 3, 10_000, 'a second batch beside the running invocation');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(state.running).toBe(3);
+    // Release everything as it comes: all 8 run, never more than 3 at once.
+    await waitUntil(() => {
+      while (state.releases.length > 0) state.releases.shift()!();
+      return state.done === 8;
+    }, 10_000, 'every message');
+    expect(state.most).toBe(3);
+    await waitUntil(async () => (await messagesIn(queue)) === 0, 10_000, 'the queue to empty');
+  });
+
+  test('newBatchThreshold 0 waits for the whole batch, as the host does', async () => {
+    const { name, queue } = await newQueue();
+    for (let index = 0; index < 4; index++) await queue.sendMessage(Buffer.from(String(index)).toString('base64'));
+    const { state, handler } = gated();
+    runQueue({ name: 'Gated0', queueName: name, handler }, { ...FAST, batchSize: 2, newBatchThreshold: 0 });
+    await waitUntil(() => state.running === 2, 10_000, 'the first batch');
+    state.releases.shift()!();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(state.running).toBe(1);
+    await waitUntil(() => {
+      while (state.releases.length > 0) state.releases.shift()!();
+      return state.done === 4;
+    }, 10_000, 'every message');
+    expect(state.most).toBe(2);
+  });
+});
+
 describe("host.json's queue settings", () => {
-  test('are what the local host applies: 5 dequeues, base64, a one-minute visibility timeout, polling at most every second', async () => {
+  test('are what the local host applies: 5 dequeues, base64, a one-minute visibility timeout, polling at most every second, at most 2 + 1 invocations of a function at once', async () => {
     const settings = await readQueueRunnerSettings(HOST_JSON);
-    expect(settings).toMatchObject({ maxDequeueCount: MAX_DEQUEUE_COUNT, messageEncoding: 'base64', visibilityTimeoutSeconds: 60, batchSize: 16, maxPollingIntervalMs: 1000 });
+    expect(settings).toMatchObject({ maxDequeueCount: MAX_DEQUEUE_COUNT, messageEncoding: 'base64', visibilityTimeoutSeconds: 60, batchSize: 2, newBatchThreshold: 1, maxPollingIntervalMs: 1000 });
   });
 });
 

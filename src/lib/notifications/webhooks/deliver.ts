@@ -13,8 +13,15 @@
  * 4. Any 2xx succeeds. Otherwise, while delays of `WEBHOOK_RETRY_SECONDS` remain, the next attempt is
  *    queued with the next delay (`retrying`), else the delivery is `failed`. A redelivery is one
  *    attempt, never retried automatically.
- * 5. The attempt is appended to the deliveries log with the delivery's new state, in one transaction;
- *    the log is then pruned to the newest {@link DELIVERY_LOG_SIZE} attempts.
+ * 5. The attempt is appended to the deliveries log with the delivery's new state, in one transaction.
+ *    The log is pruned to the newest {@link DELIVERY_LOG_SIZE} attempts on a process's first attempt
+ *    at a webhook and then every {@link PRUNE_EVERY} attempts, one prune of a webhook at a time (a
+ *    prune reads every row key of the log: at every attempt that was 100 keys per delivery, and
+ *    concurrent prunes deleted the same rows); the log endpoint lists only the newest
+ *    {@link DELIVERY_LOG_SIZE} whatever the rows beyond them.
+ *
+ * The webhook's row and the delivery row are read at once; the webhook's row is shared with the
+ * attempts at the same webhook that started before its read did ({@link SharedReads}).
  *
  * Storage faults are thrown, so the queue trigger retries the message; a receiver's failure never is.
  */
@@ -22,7 +29,9 @@ import type { QueueClient } from '@azure/storage-queue';
 import { v7 } from 'uuid';
 import { uuidv7 } from '../../ids.js';
 import type { Services } from '../../services.js';
-import { DELIVERY_LOG_SIZE, encodeDeliveryMessage, type DeliveryAttemptView, type DeliveryMessage, type DeliveryRecord } from './model.js';
+import { SharedReads } from '../../storage/sharedReads.js';
+import type { StoredDelivery } from '../../storage/webhookDeliveryRepository.js';
+import { DELIVERY_LOG_SIZE, encodeDeliveryMessage, type DeliveryAttemptView, type DeliveryMessage, type DeliveryRecord, type Webhook } from './model.js';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type PostResult } from './post.js';
 import { decryptWebhookSecret, secretEncryptionKey } from './secrets.js';
 import { hostOf, parseTargetUrl, resolveTarget, TargetRefusedError, type HostResolver } from './target.js';
@@ -33,6 +42,42 @@ export const MAX_QUEUE_DELAY_SECONDS = 7 * 24 * 3600;
 const STALE_CLAIM_MARGIN_MS = 60_000;
 /** Redelivery ids remembered per delivery (duplicate queue messages arrive within minutes). */
 const REMEMBERED_REDELIVERIES = 20;
+/** Attempts a process records at a webhook between two prunes of its log. */
+export const PRUNE_EVERY = 25;
+/** Webhooks whose prune counters a process keeps before it starts afresh (each then prunes once more). */
+const PRUNE_COUNTERS_KEPT = 10_000;
+/** Per webhook id: attempts this process recorded since it last pruned the webhook's log. */
+const sincePrune = new Map<string, number>();
+/** Webhooks whose log this process is pruning now: a second prune at once would delete the same rows. */
+const pruning = new Set<string>();
+
+/**
+ * Prunes the webhook's log to the newest {@link DELIVERY_LOG_SIZE} attempts on the process's first
+ * attempt at the webhook and then every {@link PRUNE_EVERY}th, never twice at once. A failure is
+ * logged, and the next attempt prunes again.
+ */
+async function pruneLogSometimes(services: Services, webhookId: string, log: (message: string) => void): Promise<void> {
+  const count = sincePrune.get(webhookId);
+  if (pruning.has(webhookId) || (count !== undefined && count + 1 < PRUNE_EVERY)) {
+    sincePrune.set(webhookId, (count ?? 0) + 1);
+    return;
+  }
+  if (count === undefined && sincePrune.size >= PRUNE_COUNTERS_KEPT) sincePrune.clear();
+  sincePrune.set(webhookId, 0);
+  pruning.add(webhookId);
+  try {
+    await services.webhookDeliveries.pruneAttempts(webhookId, DELIVERY_LOG_SIZE);
+  } catch (error) {
+    sincePrune.delete(webhookId);
+    log(`Pruning the deliveries log of webhook ${webhookId} failed (the next attempt prunes again): ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    pruning.delete(webhookId);
+  }
+}
+
+/** The webhook's row, read once for the attempts at it that run at once (only reads that started after the invocation did). */
+const webhookReads = new SharedReads<Webhook | null>();
+
 /** `User-Agent` of deliveries. */
 export const WEBHOOK_USER_AGENT = 'envelope-signing-service-webhooks/1';
 
@@ -61,6 +106,7 @@ export type DeliverOutcome =
  * @throws storage errors (the queue retries the message)
  */
 export async function deliverAttempt(services: Services, message: DeliveryMessage, options: DeliverOptions = {}): Promise<DeliverOutcome> {
+  const since = performance.now();
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const queue = services.storage.queues.webhookDeliveries;
@@ -73,10 +119,14 @@ export async function deliverAttempt(services: Services, message: DeliveryMessag
     }
   }
 
-  const webhook = await services.webhooks.read(message.ownerId, message.webhookId);
+  // Both point reads at once: the delivery row is read for the claim whatever the webhook says.
+  const [webhook, stored] = await Promise.all([
+    webhookReads.read(services.webhooks, `${message.ownerId}/${message.webhookId}`, since, () => services.webhooks.read(message.ownerId, message.webhookId)),
+    services.webhookDeliveries.read(message.webhookId, message.eventId),
+  ]);
   if (webhook === null) return { kind: 'skipped', reason: 'the webhook was deleted' };
 
-  const claimed = await claim(services, message, now, timeoutMs);
+  const claimed = await claim(services, message, now, timeoutMs, stored);
   if ('reason' in claimed) return { kind: 'skipped', reason: claimed.reason };
   const { delivery, attemptNumber } = claimed;
 
@@ -110,11 +160,7 @@ export async function deliverAttempt(services: Services, message: DeliveryMessag
   const changes =
     message.kind === 'attempt' ? { recordedAutoAttempt: message.attempt, status: outcome === 'succeeded' ? ('succeeded' as const) : outcome === 'retrying' ? ('retrying' as const) : ('failed' as const) } : null;
   await services.webhookDeliveries.recordAttempt(webhook.id, delivery.event.id, attempt, changes);
-  try {
-    await services.webhookDeliveries.pruneAttempts(webhook.id, DELIVERY_LOG_SIZE);
-  } catch (error) {
-    (options.log ?? console.warn)(`Pruning the deliveries log of webhook ${webhook.id} failed (the next attempt prunes again): ${error instanceof Error ? error.message : String(error)}`);
-  }
+  await pruneLogSometimes(services, webhook.id, options.log ?? console.warn);
   return { kind: 'attempted', attempt };
 }
 
@@ -131,10 +177,13 @@ export async function enqueueDelivery(queue: QueueClient, message: DeliveryMessa
 
 type Claim = { delivery: DeliveryRecord; attemptNumber: number } | { reason: string };
 
-/** Claims the attempt a message asks for on the delivery row (optimistic concurrency, re-read on conflict). */
-async function claim(services: Services, message: DeliveryMessage, now: () => number, timeoutMs: number): Promise<Claim> {
+/**
+ * Claims the attempt a message asks for on the delivery row (optimistic concurrency, re-read on conflict).
+ * @param firstRead the delivery row as just read (`null`: it does not exist)
+ */
+async function claim(services: Services, message: DeliveryMessage, now: () => number, timeoutMs: number, firstRead: StoredDelivery | null): Promise<Claim> {
   for (let round = 0; round < 10; round++) {
-    const stored = await services.webhookDeliveries.read(message.webhookId, message.eventId);
+    const stored = round === 0 ? firstRead : await services.webhookDeliveries.read(message.webhookId, message.eventId);
     if (stored === null) return { reason: 'the delivery does not exist' };
     const current = stored.record;
     const claimedAt = new Date(now()).toISOString();
