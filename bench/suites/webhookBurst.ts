@@ -7,7 +7,7 @@
  *
  * The events are written straight through the outbox repository (setup of the burst, as a change
  * writes them: `OutboxStore.prepare` and the row in the envelopes table, then `dispatch`, one queue
- * message per event), in batches of 50, for a webhook the owner creates over HTTP
+ * message per event), in batches of 50, for a webhook the owner creates over HTTP before each round
  * (`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true` lets it point at loopback).
  */
 import { randomUUID } from 'node:crypto';
@@ -45,13 +45,27 @@ export async function benchWebhookBurst(context: BenchContext): Promise<SuiteRes
   const owner = seed.webhookOwner;
   const receiver: RunningChild<{ url: string }> = await startChild('webhookReceiver', { env: context.env });
   try {
-    const created = await fetch(`${context.apiUrl}/webhooks`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${owner.token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ url: receiver.ready.url, events: ['envelope.sent'], description: 'bench burst' }),
-    });
-    if (created.status !== 201) throw new Error(`creating the webhook answered ${created.status}: ${await created.text()}`);
-    await receiver.request({ type: 'secret', secret: ((await created.json()) as { secret: string }).secret });
+    // Each burst goes to a webhook of its own, created (and the previous one deleted) before the
+    // round: a webhook keeps a `delivery_<eventId>` row per event, so reusing one would make every
+    // round read and write a partition 1,000 rows larger than the round before, and the rounds would
+    // not measure the same thing.
+    let webhookId: string | null = null;
+    const freshWebhook = async (): Promise<void> => {
+      const headers = { Authorization: `Bearer ${owner.token}`, 'Content-Type': 'application/json' };
+      if (webhookId !== null) {
+        const deleted = await fetch(`${context.apiUrl}/webhooks/${webhookId}`, { method: 'DELETE', headers });
+        if (deleted.status !== 204) throw new Error(`deleting the webhook answered ${deleted.status}: ${await deleted.text()}`);
+      }
+      const created = await fetch(`${context.apiUrl}/webhooks`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ url: receiver.ready.url, events: ['envelope.sent'], description: 'bench burst' }),
+      });
+      if (created.status !== 201) throw new Error(`creating the webhook answered ${created.status}: ${await created.text()}`);
+      const body = (await created.json()) as { id: string; secret: string };
+      webhookId = body.id;
+      await receiver.request({ type: 'secret', secret: body.secret });
+    };
 
     const readers = (stopWhen?: Promise<unknown>) =>
       runLoad({
@@ -65,6 +79,7 @@ export async function benchWebhookBurst(context: BenchContext): Promise<SuiteRes
 
     /** Queues `events` events (batches of 50 through the outbox), resolves when every one was received. */
     const burst = async (): Promise<{ seconds: number; requests: number; invalid: number }> => {
+      await freshWebhook();
       await receiver.request({ type: 'reset' });
       const started = performance.now();
       const envelopeId = uuidv7();

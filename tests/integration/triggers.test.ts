@@ -249,9 +249,9 @@ describe('batchSize and newBatchThreshold', () => {
 });
 
 describe("host.json's queue settings", () => {
-  test('are what the local host applies: 5 dequeues, base64, a one-minute visibility timeout, polling at most every second, at most 2 + 1 invocations of a function at once', async () => {
+  test('are what the local host applies: 5 dequeues, base64, a one-minute visibility timeout, polling at most every second, one invocation of a function at a time (1 + 0)', async () => {
     const settings = await readQueueRunnerSettings(HOST_JSON);
-    expect(settings).toMatchObject({ maxDequeueCount: MAX_DEQUEUE_COUNT, messageEncoding: 'base64', visibilityTimeoutSeconds: 60, batchSize: 2, newBatchThreshold: 1, maxPollingIntervalMs: 1000 });
+    expect(settings).toMatchObject({ maxDequeueCount: MAX_DEQUEUE_COUNT, messageEncoding: 'base64', visibilityTimeoutSeconds: 60, batchSize: 1, newBatchThreshold: 0, maxPollingIntervalMs: 1000 });
   });
 });
 
