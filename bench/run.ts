@@ -74,7 +74,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         coldStart: { rounds: 15 },
         loginStorm: { logins: 20, readers: 10, rounds: 5, seconds: 8, rawSeconds: 5 },
         sweep: { smallEnvelopes: 100, largeEnvelopes: 10_000, rounds: 5, sweepsPerRound: 5 },
-        webhookBurst: { events: 1000, connections: 10, rounds: 5, idleSeconds: 8, maxBurstSeconds: 300 },
+        webhookBurst: { events: 1000, connections: 10, rounds: 3, idleSeconds: 8, maxBurstSeconds: 300 },
       };
 }
 
