@@ -70,6 +70,22 @@ describe('documents the service refuses (CONTRACT §4)', () => {
     expect(answer.elapsed).toBeLessThan(30_000);
   });
 
+  test('inflateChecked skips only the decompression pre-scan: the frozen copy passed it when it was frozen', async () => {
+    // The caller's promise (complete.ts: a frozen copy whose SHA-256 matched) stands in for the
+    // pre-scan; the bomb's content stream is never decoded by sealing, so the seal goes through.
+    // Without the flag the same bytes are refused, so this test fails if the flag is ignored.
+    const bomb = pdfWithContentStream(zlibBomb(4 * GiB), '/FlateDecode');
+    expect(await refusal(bomb)).toMatchObject({ status: 422, type: 'urn:problem:document-too-complex' });
+    const sealed = await sealDocument({ document: bomb, inflateChecked: true, certificate: certificateFor(bomb), ...sealer });
+    expect(sealed.originalPageCount).toBe(1);
+    // Every other check still runs: a truncated document is refused with the flag too.
+    const normal = await corpusFile('normal.pdf');
+    await expect(sealDocument({ document: normal.subarray(0, Math.floor(normal.length / 2)), inflateChecked: true, certificate: certificateFor(normal), ...sealer })).rejects.toMatchObject({
+      status: 422,
+      type: 'urn:problem:document-damaged',
+    });
+  });
+
   test('refuses a nested zip bomb (/FlateDecode twice) with 422 document-too-complex', async () => {
     const inner = zlibBomb(4 * GiB);
     const bomb = pdfWithContentStream(zlibBomb(0, inner), '[/FlateDecode /FlateDecode]');

@@ -257,6 +257,9 @@ export async function sealCompletion({ services, change, actor, key, document }:
     const { config } = services;
     const { sealed: bytes } = await sealDocument({
       document: original,
+      // The frozen copy read here matched its recorded SHA-256, and those bytes passed the whole
+      // inspection, decompression check included, when they were frozen (`freeze.ts`).
+      inflateChecked: document === undefined,
       fieldDrawings: fieldDrawings(record, actions),
       certificate: {
         envelopeId: record.id,

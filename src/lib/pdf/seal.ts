@@ -227,8 +227,8 @@ function flattenForm(pdf: PDF): void {
  * @throws AppError 422 document-encrypted / document-damaged / document-certified /
  *   document-signed-not-extensible / document-too-complex
  */
-async function openForSealing(document: Uint8Array): Promise<{ pdf: PDF; originalPageCount: number }> {
-  await checkInflateBudget(document);
+async function openForSealing(document: Uint8Array, { inflateChecked = false }: { inflateChecked?: boolean } = {}): Promise<{ pdf: PDF; originalPageCount: number }> {
+  if (!inflateChecked) await checkInflateBudget(document);
   const pdf = await load(document);
   try {
     const originalPageCount = pdf.getPageCount();
@@ -286,13 +286,13 @@ function dropInspected(): void {
 }
 
 /** The checked document {@link inspect} kept when `document` has the very same bytes, else a fresh {@link openForSealing}. */
-async function openChecked(document: Uint8Array): Promise<{ pdf: PDF; originalPageCount: number }> {
+async function openChecked(document: Uint8Array, inflateChecked: boolean): Promise<{ pdf: PDF; originalPageCount: number }> {
   const kept = inspected;
   dropInspected();
   const same = (a: Uint8Array, b: Uint8Array): boolean =>
     a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
   if (kept !== undefined && same(kept.document, document)) return kept.opened;
-  return await openForSealing(document);
+  return await openForSealing(document, { inflateChecked });
 }
 
 /**
@@ -316,7 +316,7 @@ export async function inspect(document: Uint8Array): Promise<{ pageCount: number
  */
 export async function seal(job: SealJob): Promise<SealResult> {
   const signer = await signerFor(job.sealingP12, job.sealingPassphrase);
-  const { pdf, originalPageCount } = await openChecked(job.document);
+  const { pdf, originalPageCount } = await openChecked(job.document, job.inflateChecked === true);
 
   // Owner-password-only protection: the seal must cover the whole file, so the protection goes
   // (CONTRACT §4). Outside the try below: a failure here is the service's, not the document's.

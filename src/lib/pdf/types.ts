@@ -79,6 +79,14 @@ export interface SealOptions {
   document: Uint8Array;
   /** Recipients' field values, drawn into the original pages before the certificate is appended. */
   fieldDrawings?: FieldDrawing[];
+  /**
+   * `true` when `document` is known to have passed the decompression-bomb check before: the
+   * envelope's frozen copy, whose SHA-256 the caller has just matched against the one recorded when
+   * those very bytes passed `inspectDocument` at sending (CONTRACT §4). The seal then does not inflate
+   * every stream again; every other check still runs, and the worker's memory bound still holds.
+   * Default `false`.
+   */
+  inflateChecked?: boolean;
   /** Appended as page(s) before sealing. */
   certificate: CompletionCertificate;
   /** PKCS#12 file with the sealing key and certificate (`SEAL_P12_BASE64`, decoded). */
