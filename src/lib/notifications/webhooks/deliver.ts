@@ -20,8 +20,7 @@
  *    concurrent prunes deleted the same rows); the log endpoint lists only the newest
  *    {@link DELIVERY_LOG_SIZE} whatever the rows beyond them.
  *
- * The webhook's row and the delivery row are read at once; the webhook's row is shared with the
- * attempts at the same webhook that started before its read did ({@link SharedReads}).
+ * The webhook's row and the delivery row are read at once.
  *
  * Storage faults are thrown, so the queue trigger retries the message; a receiver's failure never is.
  */
@@ -29,9 +28,8 @@ import type { QueueClient } from '@azure/storage-queue';
 import { v7 } from 'uuid';
 import { uuidv7 } from '../../ids.js';
 import type { Services } from '../../services.js';
-import { SharedReads } from '../../storage/sharedReads.js';
 import type { StoredDelivery } from '../../storage/webhookDeliveryRepository.js';
-import { DELIVERY_LOG_SIZE, encodeDeliveryMessage, type DeliveryAttemptView, type DeliveryMessage, type DeliveryRecord, type Webhook } from './model.js';
+import { DELIVERY_LOG_SIZE, encodeDeliveryMessage, type DeliveryAttemptView, type DeliveryMessage, type DeliveryRecord } from './model.js';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type PostResult } from './post.js';
 import { decryptWebhookSecret, secretEncryptionKey } from './secrets.js';
 import { hostOf, parseTargetUrl, resolveTarget, TargetRefusedError, type HostResolver } from './target.js';
@@ -75,9 +73,6 @@ async function pruneLogSometimes(services: Services, webhookId: string, log: (me
   }
 }
 
-/** The webhook's row, read once for the attempts at it that run at once (only reads that started after the invocation did). */
-const webhookReads = new SharedReads<Webhook | null>();
-
 /** `User-Agent` of deliveries. */
 export const WEBHOOK_USER_AGENT = 'envelope-signing-service-webhooks/1';
 
@@ -106,7 +101,6 @@ export type DeliverOutcome =
  * @throws storage errors (the queue retries the message)
  */
 export async function deliverAttempt(services: Services, message: DeliveryMessage, options: DeliverOptions = {}): Promise<DeliverOutcome> {
-  const since = performance.now();
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const queue = services.storage.queues.webhookDeliveries;
@@ -121,7 +115,7 @@ export async function deliverAttempt(services: Services, message: DeliveryMessag
 
   // Both point reads at once: the delivery row is read for the claim whatever the webhook says.
   const [webhook, stored] = await Promise.all([
-    webhookReads.read(services.webhooks, `${message.ownerId}/${message.webhookId}`, since, () => services.webhooks.read(message.ownerId, message.webhookId)),
+    services.webhooks.read(message.ownerId, message.webhookId),
     services.webhookDeliveries.read(message.webhookId, message.eventId),
   ]);
   if (webhook === null) return { kind: 'skipped', reason: 'the webhook was deleted' };

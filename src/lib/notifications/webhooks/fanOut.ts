@@ -11,11 +11,10 @@
  * (`dequeueCount` ≥ `maxDequeueCount`) the outbox message is marked `failed` before the fault is
  * rethrown (the Functions host then moves the message to `outbox-events-poison`).
  */
-import type { OutboxPointer, StoredOutboxBatch } from '../outboxRepository.js';
+import type { OutboxPointer } from '../outboxRepository.js';
 import type { Services } from '../../services.js';
-import { SharedReads } from '../../storage/sharedReads.js';
 import { enqueueDelivery } from './deliver.js';
-import type { DeliveryRecord, Webhook } from './model.js';
+import type { DeliveryRecord } from './model.js';
 
 export interface FanOutOptions {
   /** The queue message's dequeue count (`context.triggerMetadata.dequeueCount`); 1 on the first try. */
@@ -36,7 +35,7 @@ export type FanOutResult =
  */
 export async function fanOutEvent(services: Services, pointer: OutboxPointer, options: FanOutOptions = {}): Promise<FanOutResult> {
   try {
-    return await fanOut(services, pointer, performance.now());
+    return await fanOut(services, pointer);
   } catch (error) {
     if ((options.dequeueCount ?? 1) >= (options.maxDequeueCount ?? 5)) {
       try {
@@ -49,20 +48,15 @@ export async function fanOutEvent(services: Services, pointer: OutboxPointer, op
   }
 }
 
-/** Reads shared by the fan-outs of one burst (`SharedReads`: only reads that started after the invocation did). */
-const batchReads = new SharedReads<StoredOutboxBatch | null>();
-const webhookLists = new SharedReads<Webhook[]>();
-
-/** @param since when the invocation started, `performance.now()` ms */
-async function fanOut(services: Services, pointer: OutboxPointer, since: number): Promise<FanOutResult> {
-  const batch = await batchReads.read(services.outbox, `${pointer.ownerId}/${pointer.batchId}`, since, () => services.outbox.read(pointer.ownerId, pointer.batchId));
+async function fanOut(services: Services, pointer: OutboxPointer): Promise<FanOutResult> {
+  const batch = await services.outbox.read(pointer.ownerId, pointer.batchId);
   if (batch === null) return { kind: 'skipped', reason: 'the outbox batch does not exist (its change failed)' };
   const message = batch.messages[pointer.index];
   if (message?.kind !== 'event') return { kind: 'skipped', reason: `message ${pointer.index} of the batch is not a webhook event` };
   if (batch.states[pointer.index] != null) return { kind: 'skipped', reason: `the event was already fanned out (${batch.states[pointer.index]})` };
 
   const { event } = message;
-  const webhooks = (await webhookLists.read(services.webhooks, pointer.ownerId, since, () => services.webhooks.list(pointer.ownerId))).filter((webhook) => webhook.events.includes(event.type));
+  const webhooks = (await services.webhooks.list(pointer.ownerId)).filter((webhook) => webhook.events.includes(event.type));
   const createdAt = new Date().toISOString();
   await Promise.all(
     webhooks.map(async (webhook) => {
