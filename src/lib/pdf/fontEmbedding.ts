@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { deflateSync } from 'node:zlib';
+import { LruCache } from '../lruCache.js';
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from '@libpdf/core';
 import type { PDF, PDFPage, PdfObject } from '@libpdf/core';
 import { FONT_FILES, fontBytes } from './fonts.js';
@@ -170,26 +171,19 @@ interface FontProgram {
 
 /** Most font programs kept per thread (a few to tens of kilobytes each). */
 const PROGRAM_CACHE_SIZE = 16;
-const programCache = new Map<string, FontProgram>();
+const programs = new LruCache<string, FontProgram>(PROGRAM_CACHE_SIZE);
 
 /**
  * The program of font `id` subsetted to the glyphs drawn and its {@link basisGlyphs}, compressed;
- * made once per thread for each such glyph set (the last {@link PROGRAM_CACHE_SIZE} are kept). The
- * returned bytes are shared: written into documents, never changed.
+ * made once per thread for each such glyph set (the last {@link PROGRAM_CACHE_SIZE} used are kept).
+ * The returned bytes are shared: written into documents, never changed.
  */
 function fontProgram(id: FontId, drawn: Iterable<number>): FontProgram {
   const glyphIds = [...new Set([...basisGlyphs(id), ...drawn])].filter((gid) => gid !== 0).sort((a, b) => a - b);
-  const key = `${id}:${glyphIds.join(',')}`;
-  let program = programCache.get(key);
-  if (program === undefined) {
+  return programs.get(`${id}:${glyphIds.join(',')}`, () => {
     const subset = subsetFont(id, glyphIds);
-    program = { glyphIds, length: subset.length, compressed: new Uint8Array(deflateSync(subset)) };
-    if (programCache.size >= PROGRAM_CACHE_SIZE) programCache.delete(programCache.keys().next().value!);
-  } else {
-    programCache.delete(key);
-  }
-  programCache.set(key, program);
-  return program;
+    return { glyphIds, length: subset.length, compressed: new Uint8Array(deflateSync(subset)) };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

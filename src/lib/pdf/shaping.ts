@@ -18,6 +18,7 @@
 import * as harfbuzz from 'harfbuzzjs';
 import bidiImport from 'bidi-js';
 import type { Bidi } from 'bidi-js';
+import { LruCache } from '../lruCache.js';
 import { FALLBACK_ORDER, PRIMARY_SCRIPTS, SCRIPT_FONTS, fontBytes } from './fonts.js';
 import type { FontId } from './fonts.js';
 
@@ -438,30 +439,18 @@ function breakOpportunities(text: string): Map<number, BreakTier> {
  * text gives one empty line.
  */
 export function layoutParagraph(text: string, face: Face, maxWidth: number): Line[] {
-  return remembered(`${face}\0${maxWidth}\0${text}`, () => layoutUncached(text, face, maxWidth));
+  return layouts.get(`${face}\0${maxWidth}\0${text}`, () => layoutUncached(text, face, maxWidth));
 }
 
-/** Most layouts kept per thread (see {@link remembered}). */
+/** Most layouts kept per thread. */
 const LAYOUT_CACHE_SIZE = 512;
-const layouts = new Map<string, Line[]>();
-
 /**
- * The layout of `key`, made by `make` the first time. The certificate lays out the same labels,
- * headings and paragraphs for every document, and the values of one envelope more than once; the
- * last {@link LAYOUT_CACHE_SIZE} layouts are kept for the life of the thread. The lines returned are
- * shared: callers read them, never change them.
+ * Layouts made so far, by face, width and text. The certificate lays out the same labels, headings
+ * and paragraphs for every document, and the values of one envelope more than once; the last
+ * {@link LAYOUT_CACHE_SIZE} used are kept for the life of the thread. The lines are shared: callers
+ * read them, never change them.
  */
-function remembered(key: string, make: () => Line[]): Line[] {
-  let lines = layouts.get(key);
-  if (lines === undefined) {
-    lines = make();
-    if (layouts.size >= LAYOUT_CACHE_SIZE) layouts.delete(layouts.keys().next().value!);
-  } else {
-    layouts.delete(key);
-  }
-  layouts.set(key, lines);
-  return lines;
-}
+const layouts = new LruCache<string, Line[]>(LAYOUT_CACHE_SIZE);
 
 function layoutUncached(text: string, face: Face, maxWidth: number): Line[] {
   const analysis = analyse(cleanText(text), face);
@@ -512,7 +501,7 @@ function layoutUncached(text: string, face: Face, maxWidth: number): Line[] {
 
 /** Shapes a text as a single line (no breaking), in `face`. */
 export function layoutLine(text: string, face: Face): Line {
-  const [line] = remembered(`${face}\0line\0${text}`, () => {
+  const [line] = layouts.get(`${face}\0line\0${text}`, () => {
     const analysis = analyse(cleanText(text), face);
     return [shapeLine(analysis, 0, analysis.codePoints.length)];
   });

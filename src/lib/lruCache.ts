@@ -1,0 +1,27 @@
+/**
+ * A bounded cache that keeps the entries used most recently: for per-thread memos of pure work (font
+ * subsets, text layouts) whose values never change once made.
+ */
+export class LruCache<K, V> {
+  private readonly entries = new Map<K, V>();
+
+  /** @param capacity most entries kept (at least 1) */
+  constructor(private readonly capacity: number) {}
+
+  /**
+   * The value of `key`, made by `make` the first time (and again after it was dropped). When the
+   * cache is full, the entry used least recently goes. The value returned is shared: never change it.
+   */
+  get(key: K, make: () => V): V {
+    let value = this.entries.get(key);
+    if (value === undefined) {
+      value = make();
+      if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    } else {
+      // A Map iterates in insertion order: putting the key last makes it the most recently used.
+      this.entries.delete(key);
+    }
+    this.entries.set(key, value);
+    return value;
+  }
+}
