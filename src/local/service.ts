@@ -9,7 +9,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LogHandler } from '@azure/functions';
+import { afterResponse } from '../lib/afterResponse.js';
 import { loadConfig, resetConfig } from '../lib/config.js';
+import { AFTER_RESPONSE_GRACE_MS } from '../lib/http/register.js';
 import { getEmailTransport, resetEmailTransport } from '../lib/notifications/transport.js';
 import { getServices, resetServices } from '../lib/services.js';
 import { resetStorage } from '../lib/storage/clients.js';
@@ -104,8 +106,10 @@ export async function startService({ port, hostname = '127.0.0.1', logHandler = 
       publicBaseUrl: services.config.publicBaseUrl,
       server,
       async close() {
-        await Promise.all([queueRunner?.close(), timerRunner?.close()]);
+        // Requests first, then the work they started after answering (`afterResponse.ts`), then the triggers.
         await closeServer();
+        await afterResponse.idle(AFTER_RESPONSE_GRACE_MS);
+        await Promise.all([queueRunner?.close(), timerRunner?.close()]);
         restoreBaseUrl();
       },
     };

@@ -15,7 +15,10 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { QueueClient } from '@azure/storage-queue';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
+import { afterResponse } from '../../src/lib/afterResponse.js';
+import { Change, commitChange } from '../../src/lib/envelopes/change.js';
 import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
+import { SYSTEM_ACTOR } from '../../src/lib/envelopes/model.js';
 import { uuidv7 } from '../../src/lib/ids.js';
 import type { EmailMessage, OutboxBatch } from '../../src/lib/notifications/outbox.js';
 import { OUTBOX_DUE_KIND, OutboxStore } from '../../src/lib/notifications/outboxRepository.js';
@@ -203,6 +206,30 @@ describe('an outbox e-mail', () => {
     const poisoned = (await poison.peekMessages({ numberOfMessages: 32 })).peekedMessageItems.map((item) => JSON.parse(Buffer.from(item.messageText, 'base64').toString('utf8')) as unknown);
     expect(poisoned).toContainEqual({ ownerId: scenario.ownerId, batchId: scenario.batch.id, index: 0 });
     expect(await emailsTo(scenario.message.to.email)).toHaveLength(0);
+  });
+});
+
+describe('a committed change', () => {
+  test('answers before its outbox batch is dispatched; the dispatch follows after the response', async () => {
+    const ownerId = randomUUID();
+    const draft = newDraftEnvelope({ actor: { userId: ownerId, email: `owner-${randomUUID()}@example.com`, ip: null, userAgent: null }, documentName: 'Lease.pdf', now: new Date() });
+    await services.envelopes.create(draft.record, draft.event);
+    const stored = (await services.envelopes.read(ownerId, draft.record.id))!;
+    const change = new Change(stored.record, new Date());
+    change.event('envelope.settings_changed', SYSTEM_ACTOR, {});
+    change.email('expired', null);
+
+    const next = await commitChange(services, stored, change);
+    // Committed: the batch is stored, but its queue messages are still on their way.
+    const batch = await services.outbox.read(ownerId, change.batchId);
+    expect(batch).not.toBeNull();
+    expect(batch!.dispatchedAt).toBeNull();
+    expect(afterResponse.size).toBeGreaterThan(0);
+
+    expect(await afterResponse.idle(10_000)).toBe(true);
+    expect((await services.outbox.read(ownerId, change.batchId))!.dispatchedAt).not.toBeNull();
+    const email = await waitForEmail(next.ownerEmail!, { timeoutMs: 20_000 });
+    expect(email.subject).toContain('Lease.pdf');
   });
 });
 

@@ -3,6 +3,7 @@
  * concurrency, and invitation counting (README "Storage layout").
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { MessageChannel } from 'node:worker_threads';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { getServices, type Services } from '../../src/lib/services.js';
 import { downloadBlob } from '../../src/lib/storage/download.js';
@@ -224,6 +225,11 @@ describe('invitation repository', () => {
 
 describe('downloadBlob: a whole blob in one GET', () => {
   const blobNamed = (name: string) => services.storage.containers.documents.getBlockBlobClient(`download-test/${randomUUID()}/${name}`);
+  const uploaded = async (bytes: Uint8Array) => {
+    const blob = blobNamed('shared.bin');
+    await blob.uploadData(bytes);
+    return blob;
+  };
 
   test('returns every byte of an empty, a small and a multi-chunk blob', async () => {
     for (const size of [0, 1, 5 * 1024 * 1024 + 7]) {
@@ -234,6 +240,19 @@ describe('downloadBlob: a whole blob in one GET', () => {
       expect(read.byteLength).toBe(size);
       expect(read.equals(bytes)).toBe(true);
     }
+  });
+
+  test('lands the bytes in shared memory, so that a message to the seal worker shares them instead of copying', async () => {
+    const read = await downloadBlob(await uploaded(randomBytes(1024)));
+    expect(read.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const { port1, port2 } = new MessageChannel();
+    const received = new Promise<Uint8Array>((resolve) => port2.once('message', resolve));
+    port1.postMessage(read);
+    const other = await received;
+    port1.close();
+    // A change through one view shows through the other: one memory, not a copy.
+    read[0] = read[0]! ^ 0xff;
+    expect(other[0]).toBe(read[0]);
   });
 
   test('checkSize sees the size before the body and can refuse it', async () => {

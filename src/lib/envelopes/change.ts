@@ -5,6 +5,7 @@
  * one entity-group transaction, conditional on the envelope's ETag, then does what follows a commit.
  */
 import type { Services } from '../services.js';
+import { afterResponse } from '../afterResponse.js';
 import { uuidv7 } from '../ids.js';
 import type { EmailMessage, OutboxBatch, OutboxMessage, WebhookEventBody, WebhookEventType } from '../notifications/outbox.js';
 import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../recipients/signingLinks.js';
@@ -181,9 +182,10 @@ export interface CommitOptions {
 
 /**
  * Writes a change: its due-index entries first, then the envelope, its events, action rows and outbox
- * batch in one transaction conditional on `base`'s ETag; after the commit, the new signing links'
- * rows (best effort: the e-mail sender writes them again before sending), the outbox dispatch, and the
- * removal of due entries that are done.
+ * batch in one transaction conditional on `base`'s ETag. After the commit, without waiting for them
+ * ({@link afterResponse}): the new signing links' rows (best effort: the e-mail sender writes them
+ * again before sending), the outbox dispatch (the sweeper dispatches a batch again that is still
+ * undispatched after 1 minute, CONTRACT §12.1), and the removal of due entries that are done.
  * @returns the envelope as stored
  * @throws EnvelopeChangedError when the envelope changed since `base` was read (nothing is written)
  */
@@ -201,27 +203,29 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
   for (const action of finished.actions) extra.push(recipientActionRow(next, action));
   await services.envelopes.replace(base, next, finished.events, extra);
 
-  // After the commit, three independent best-effort steps: each one's fault is logged and left to
-  // the e-mail sender or the sweeper, so none waits for another.
-  await Promise.all([
-    ...finished.newLinks.map(async (recipientId) => {
-      const link = next.signers.find((signer) => signer.id === recipientId)?.link;
-      if (link == null) return;
-      try {
-        await services.signingLinks.ensure({ tokenSha256: link.tokenSha256, ownerId: next.ownerId, envelopeId: next.id, recipientId });
-      } catch (error) {
-        log(`Signing link of recipient ${recipientId} (envelope ${next.id}) not recorded yet; the e-mail sender records it: ${describe(error)}`);
-      }
-    }),
-    batch === null ? undefined : services.outbox.dispatch(batch, log, { justCommitted: true }),
-    ...finished.dueDone.map(async (entry) => {
-      try {
-        await services.dueIndex.remove(entry);
-      } catch (error) {
-        log(`Due-index entry ${entry.kind} of envelope ${next.id} not removed (the sweeper drops it): ${describe(error)}`);
-      }
-    }),
-  ]);
+  // After the commit, three independent best-effort steps, which the answer does not wait for: each
+  // one's fault is logged and left to the e-mail sender or the sweeper, so none waits for another.
+  afterResponse.start(`After-commit work of envelope ${next.id}`, async () => {
+    await Promise.all([
+      ...finished.newLinks.map(async (recipientId) => {
+        const link = next.signers.find((signer) => signer.id === recipientId)?.link;
+        if (link == null) return;
+        try {
+          await services.signingLinks.ensure({ tokenSha256: link.tokenSha256, ownerId: next.ownerId, envelopeId: next.id, recipientId });
+        } catch (error) {
+          log(`Signing link of recipient ${recipientId} (envelope ${next.id}) not recorded yet; the e-mail sender records it: ${describe(error)}`);
+        }
+      }),
+      batch === null ? undefined : services.outbox.dispatch(batch, log, { justCommitted: true }),
+      ...finished.dueDone.map(async (entry) => {
+        try {
+          await services.dueIndex.remove(entry);
+        } catch (error) {
+          log(`Due-index entry ${entry.kind} of envelope ${next.id} not removed (the sweeper drops it): ${describe(error)}`);
+        }
+      }),
+    ]);
+  });
   return next;
 }
 

@@ -25,7 +25,7 @@ import { AppError } from '../errors.js';
 import { sealDocument, type CertificateRecipient, type FieldDrawing } from '../pdf/index.js';
 import { allActed, pendingRecipients } from '../recipients/routing.js';
 import { Change, commitChange } from './change.js';
-import { freezeDocument, readFrozenDocument, refreshFrozenCopy, type FrozenDocument } from './freeze.js';
+import { checkUpload, readFrozenDocument, refreshFrozenCopy, storeFrozenCopy, type CheckedDocument } from './freeze.js';
 import { readOwnedEnvelope } from './get.js';
 import { assertHasSigner, ifMatchSatisfied } from './lifecycle.js';
 import {
@@ -145,8 +145,7 @@ export async function retryCompletion({ services, ownerId, envelopeId, now = () 
       return record.status === 'completed';
     }
     try {
-      const next = await completeStored({ services, stored, actor: SYSTEM_ACTOR, owner: null, now: now(), ...(log === undefined ? {} : { log }) });
-      await answerCompleted(services, next, true);
+      await completeStored({ services, stored, actor: SYSTEM_ACTOR, owner: null, now: now(), ...(log === undefined ? {} : { log }) });
       return true;
     } catch (error) {
       if (!(error instanceof EnvelopeChangedError)) throw error;
@@ -164,7 +163,7 @@ async function completeStored({ services, stored, actor, owner, now, log }: { se
   const record = stored.record;
   const change = new Change(record, now);
   if (owner !== null) change.record.ownerEmail = owner.email;
-  let frozen: FrozenDocument | null = null;
+  let checking: Promise<CheckedDocument> | undefined;
   if (record.status === 'draft') {
     assertHasSigner(record.signers);
     if (record.fields.length > 0) {
@@ -172,13 +171,7 @@ async function completeStored({ services, stored, actor, owner, now, log }: { se
         type: 'envelope-has-fields',
       });
     }
-    frozen = await freezeDocument({
-      services,
-      record,
-      stillDraft: async () => (await services.envelopes.read(record.ownerId, record.id))?.record.status === 'draft',
-    });
-    change.record.documentSha256 = frozen.documentSha256;
-    change.record.pageCount = frozen.pageCount;
+    checking = checkUpload({ services, record });
   } else {
     const pending = pendingRecipients(record);
     if (pending.length > 0) {
@@ -186,22 +179,43 @@ async function completeStored({ services, stored, actor, owner, now, log }: { se
       throw new AppError('conflict', `Not every recipient has acted yet; waiting for ${pending.length}: ${names.join('; ')}.`, { type: 'recipients-pending' });
     }
   }
-  const sealed = await sealCompletion({
-    services,
-    change,
-    actor,
-    key: { baseVersion: record.version, nonce: null },
-    ...(frozen === null ? {} : { document: frozen.bytes }),
-  });
-  if (frozen !== null) await refreshFrozenCopy(services, record, frozen);
+  // A draft's upload is frozen while it is sealed: the seal works on the checked bytes in memory,
+  // and both the frozen copy and the sealed blob are stored before the commit that records them.
+  const storing = checking?.then(
+    async (checked) =>
+      await storeFrozenCopy({ services, record, checked, stillDraft: async () => (await services.envelopes.read(record.ownerId, record.id))?.record.status === 'draft' }),
+  );
+  const [sealing, freezing] = await Promise.allSettled([
+    sealCompletion({ services, change, actor, key: { baseVersion: record.version, nonce: null }, ...(checking === undefined ? {} : { document: checking }) }),
+    storing,
+  ]);
+  // The freeze's fault first: a seal of bytes that could not be frozen is not to be reported.
+  if (freezing.status === 'rejected') throw freezing.reason;
+  if (sealing.status === 'rejected') throw sealing.reason;
+  const sealed = sealing.value;
+  if (freezing.value !== undefined) await refreshFrozenCopy(services, record, freezing.value);
   await refreshSealClaim(services, record, sealed);
-  return await commitChange(services, stored, change, log === undefined ? {} : { log });
+  const [next] = await Promise.all([commitChange(services, stored, change, log === undefined ? {} : { log }), recordSeal(services, change.record, sealed)]);
+  return next;
 }
 
-/** Records the seal for verification (idempotent: repairs a crash after the envelope update) and signs the URL. */
+/**
+ * Records a seal for verification (`VerifySeal`): written alongside the commit that completes the
+ * envelope. Should that commit fail, the row names bytes that never left storage (the sealed URL is
+ * given only once completed), so nobody can hold them to verify.
+ */
+export async function recordSeal(services: Services, record: Pick<EnvelopeRecord, 'id' | 'documentName'>, sealed: SealedBlob): Promise<void> {
+  await services.seals.put({ sha256: sealed.hash, envelopeId: record.id, completedAt: sealed.completedAt, documentName: record.documentName });
+}
+
+/**
+ * Answers for a completed envelope and signs the URL. A completion sealed now recorded its seal
+ * alongside its commit ({@link recordSeal}); for one completed before, the seal is recorded again
+ * (idempotent: repairs a crash between the commit and that row).
+ */
 export async function answerCompleted(services: Services, record: EnvelopeRecord, sealedNow: boolean): Promise<CompletionResult> {
   const hash = record.hash!;
-  await services.seals.put({ sha256: hash, envelopeId: record.id, completedAt: record.completedAt!, documentName: record.documentName });
+  if (!sealedNow) await services.seals.put({ sha256: hash, envelopeId: record.id, completedAt: record.completedAt!, documentName: record.documentName });
   return { record, hash, signedUrl: await signedDocumentUrl(services.storage.sas, record), sealedNow };
 }
 
@@ -220,8 +234,11 @@ export interface SealCompletionOptions {
   /** Who completes: the owner, the last recipient, or the system. */
   actor: EventActor;
   key: SealKey;
-  /** The frozen document's bytes, when the caller has them; else read from `originals`. */
-  document?: Uint8Array;
+  /**
+   * A draft's upload as it is being checked, to seal before its frozen copy is stored: its SHA-256
+   * and page count become the record's. Without it, the frozen copy is read from `originals`.
+   */
+  document?: Promise<CheckedDocument>;
 }
 
 /**
@@ -241,10 +258,12 @@ export async function sealCompletion({ services, change, actor, key, document }:
   // used (a blob sealed from this state is reused, rarely: a retry after a crash).
   const [existing, original, storedEvents, storedActions] = await Promise.all([
     readSealedMetadata(services, record.blobName),
-    document ?? readFrozenDocument(services, record),
+    document ?? readFrozenDocument(services, record).then((bytes): CheckedDocument => ({ bytes, documentSha256: record.documentSha256!, pageCount: record.pageCount! })),
     services.envelopes.events(record.ownerId, record.id),
     services.envelopes.actions(record.ownerId, record.id),
   ]);
+  record.documentSha256 = original.documentSha256;
+  record.pageCount = original.pageCount;
   let sealed: SealedBlob | null = null;
   if (existing !== null && existing.key === keyText && existing.sealed !== undefined && existing.sealed.originalSha256 === record.documentSha256) {
     sealed = existing.sealed;
@@ -256,7 +275,7 @@ export async function sealCompletion({ services, change, actor, key, document }:
     const events = [...storedEvents, ...change.pendingEvents()];
     const { config } = services;
     const { sealed: bytes } = await sealDocument({
-      document: original,
+      document: original.bytes,
       // The frozen copy read here matched its recorded SHA-256, and those bytes passed the whole
       // inspection, decompression check included, when they were frozen (`freeze.ts`).
       inflateChecked: document === undefined,

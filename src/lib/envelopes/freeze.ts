@@ -35,12 +35,17 @@ const REFRESH_AFTER_MS = 40_000;
 /** A copy older than this, of an envelope still in `draft`, is left over by a crashed attempt, milliseconds. */
 export const STALE_AFTER_MS = 2 * COMMIT_WINDOW_MS;
 
-/** The frozen copy this request wrote or verified. */
-export interface FrozenDocument {
+/** An upload that passed the checks of CONTRACT §4, ready to be frozen. */
+export interface CheckedDocument {
   /** The document's bytes, as hashed. */
   bytes: Uint8Array;
+  /** Lower-case hex SHA-256 of `bytes`. */
   documentSha256: string;
   pageCount: number;
+}
+
+/** The frozen copy this request wrote or verified. */
+export interface FrozenDocument extends CheckedDocument {
   /** ETag of the copy in `originals`. */
   etag: string;
   /** When the claim on the copy was written, milliseconds since the epoch (local clock). */
@@ -56,15 +61,31 @@ export interface FreezeOptions {
 }
 
 /**
- * Checks the upload (CONTRACT §4) and freezes it: writes or verifies the copy in `originals`.
- * @throws AppError 409 (`document-not-uploaded`; `envelope-contended` while another request freezes
- *   other bytes), 413, 415 as `readDocument`, 422 as `inspectDocument`
- * @throws EnvelopeChangedError when the envelope is no longer the draft read (the caller retries)
+ * Checks the upload (CONTRACT §4) and freezes it: {@link checkUpload}, then {@link storeFrozenCopy}.
+ * @throws what those two throw
  */
-export async function freezeDocument({ services, record, stillDraft, now = Date.now }: FreezeOptions): Promise<FrozenDocument> {
+export async function freezeDocument(options: FreezeOptions): Promise<FrozenDocument> {
+  return await storeFrozenCopy({ ...options, checked: await checkUpload(options) });
+}
+
+/**
+ * Reads the upload and checks it (CONTRACT §4: it parses, opens without a password, carries no
+ * signature that sealing would break), without storing anything.
+ * @throws AppError 409 (`document-not-uploaded`), 413, 415 as `readDocument`, 422 as `inspectDocument`
+ */
+export async function checkUpload({ services, record }: Pick<FreezeOptions, 'services' | 'record'>): Promise<CheckedDocument> {
   const bytes = await readDocument({ services, record });
   const { pageCount } = await inspectDocument({ document: bytes });
-  const documentSha256 = createHash('sha256').update(bytes).digest('hex');
+  return { bytes, documentSha256: createHash('sha256').update(bytes).digest('hex'), pageCount };
+}
+
+/**
+ * Writes or verifies the frozen copy of a checked upload in `originals` (see the module comment).
+ * @throws AppError 409 (`envelope-contended` while another request freezes other bytes)
+ * @throws EnvelopeChangedError when the envelope is no longer the draft read (the caller retries)
+ */
+export async function storeFrozenCopy({ services, record, checked, stillDraft, now = Date.now }: FreezeOptions & { checked: CheckedDocument }): Promise<FrozenDocument> {
+  const { bytes, documentSha256, pageCount } = checked;
   const blob = services.storage.containers.originals.getBlockBlobClient(record.blobName);
   const write = async (conditions: { ifNoneMatch: string } | { ifMatch: string }): Promise<FrozenDocument> => {
     const frozenAt = now();

@@ -84,6 +84,25 @@ export function registersWithFunctionsHost(): boolean {
 /** The two guards with the services they read (`guards.ts`); loaded by the first guarded request. */
 const loadGuards = onFirstUse(() => import('./guards.js'));
 
+/** How long a stopping Functions host waits for work started after responses, milliseconds. */
+export const AFTER_RESPONSE_GRACE_MS = 10_000;
+
+let terminateHookRegistered = false;
+
+/**
+ * Makes the Functions host, when it stops this worker (scale-in, deployment), first wait up to
+ * {@link AFTER_RESPONSE_GRACE_MS} for the work requests started after their responses
+ * (`afterResponse.ts`); what still does not finish is redone by the sweeper (CONTRACT §12.1).
+ */
+function waitForAfterResponseWorkOnTerminate(): void {
+  if (terminateHookRegistered) return;
+  terminateHookRegistered = true;
+  app.hook.appTerminate(async () => {
+    const { afterResponse } = await import('../afterResponse.js');
+    await afterResponse.idle(AFTER_RESPONSE_GRACE_MS);
+  });
+}
+
 /** Registers one HTTP function (see the module comment). */
 export function httpFunction(name: string, options: HttpFunctionOptions): void {
   const invoke = guardedInvocation(options);
@@ -95,7 +114,10 @@ export function httpFunction(name: string, options: HttpFunctionOptions): void {
     }
   };
   registeredRoutes.push({ name, methods: options.methods, authLevel: options.authLevel, route: options.route, access: options.access, handler });
-  if (registerWithFunctionsHost) app.http(name, { methods: options.methods, authLevel: options.authLevel, route: options.route, handler });
+  if (registerWithFunctionsHost) {
+    app.http(name, { methods: options.methods, authLevel: options.authLevel, route: options.route, handler });
+    waitForAfterResponseWorkOnTerminate();
+  }
 }
 
 /** The guard of `options.access`, then the handler, each loaded on first use. */

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Change, commitChange } from '../envelopes/change.js';
-import { answerCompleted, COMPLETION_DUE_KIND, refreshSealClaim, sealCompletion } from '../envelopes/complete.js';
+import { COMPLETION_DUE_KIND, recordSeal, refreshSealClaim, sealCompletion, type SealedBlob } from '../envelopes/complete.js';
 import { validationFailed } from '../envelopes/lifecycle.js';
 import { hasActed, mustAct, type EnvelopeRecord, type EventActor, type FieldValue, type Signer } from '../envelopes/model.js';
 import { backoff } from '../envelopes/update.js';
@@ -117,9 +117,8 @@ export async function completeSigning({ services, caller, request, now = new Dat
     change.action({ recipientId: actor.id, status, at: change.at, ip: caller.ip, userAgent: caller.userAgent, values, signature });
     inviteNextGroup(change, { config: services.config, actor: by });
 
-    if (allActed(change.record)) await completeOrDefer(services, change, by, record.version, nonce, log);
-    const next = await commitChange(services, stored, change, { log });
-    if (next.status === 'completed') await answerCompleted(services, next, true);
+    const sealed = allActed(change.record) ? await completeOrDefer(services, change, by, record.version, nonce, log) : null;
+    const [next] = await Promise.all([commitChange(services, stored, change, { log }), sealed === null ? undefined : recordSeal(services, change.record, sealed)]);
     return outcome(next, recipient.id);
   });
 }
@@ -127,18 +126,21 @@ export async function completeSigning({ services, caller, request, now = new Dat
 /**
  * Seals the envelope in the change, or, when sealing fails, leaves the change as the action alone
  * with a `completion` entry in the due index for the sweeper (CONTRACT §11.4).
+ * @returns the sealed blob, or `null` when sealing failed and was deferred
  * @throws EnvelopeChangedError (and SealContendedError) for the caller's retry
  */
-async function completeOrDefer(services: Services, change: Change, by: EventActor, baseVersion: number, nonce: string, log: (message: string) => void): Promise<void> {
+async function completeOrDefer(services: Services, change: Change, by: EventActor, baseVersion: number, nonce: string, log: (message: string) => void): Promise<SealedBlob | null> {
   try {
     const sealed = await sealCompletion({ services, change, actor: by, key: { baseVersion, nonce } });
     await refreshSealClaim(services, change.record, sealed);
+    return sealed;
   } catch (error) {
     if (error instanceof EnvelopeChangedError) throw error;
     log(`Completion of envelope ${change.record.id} failed after its last action; the action is recorded and the sweeper retries: ${error instanceof AppError ? error.detail : String(error)}`);
     const dueAt = change.at;
     change.record.completionDueAt = dueAt;
     change.due.push({ kind: COMPLETION_DUE_KIND, dueAt, ownerId: change.record.ownerId, id: change.record.id });
+    return null;
   }
 }
 
