@@ -154,7 +154,11 @@ export class DueIndex {
     let moved = 0;
     for (;;) {
       const page = await firstPage(legacy, ofKnownKinds);
-      if (page === null) break;
+      if (page === null) {
+        // No such table (or no longer): nothing to move.
+        this.legacyEmpty = true;
+        return moved;
+      }
       if (page.length === 0) break;
       const entries = page.map((entity): DueEntry => ({ kind: entity.partitionKey as DueKind, dueAt: entity.dueAt, ownerId: entity.ownerId, id: entity.id }));
       await this.putMany(entries, { concurrency });
@@ -175,10 +179,10 @@ export class DueIndex {
       });
       moved += entries.length;
     }
-    // Missing (`null`), or only rows of unknown kinds left.
+    // No rows of a known kind left: any other row is of an unknown kind.
     const stray = await firstPage(legacy, undefined, 1);
     if (stray !== null && stray.length > 0) {
-      throw new Error(`Due index: the legacy table dueIndex holds rows of no known kind (PartitionKey "${stray[0]!.partitionKey}"); the kinds are ${Object.keys(DUE_TABLES).join(', ')}. They were left there.`);
+      throw new Error(`Due index: the legacy table ${legacy.tableName} holds rows of no known kind (PartitionKey "${stray[0]!.partitionKey}"); the kinds are ${Object.keys(DUE_TABLES).join(', ')}. They were left there.`);
     }
     this.legacyEmpty = true;
     return moved;
