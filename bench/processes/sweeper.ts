@@ -3,7 +3,8 @@
  * sweep suite gives each of its sides an Azurite of its own). Requests over IPC:
  * - `{type: 'seed', envelopes}`: writes that many `sent` envelopes of 10 owners straight through the
  *   repositories, each with the due-index entries a send records, all in the future: its expiry
- *   (`expiresAt`, 30 days ahead) and its next reminder (1 to 3 days ahead). The same rows as
+ *   (`expiresAt`, 30 days ahead, table `dueExpiry`) and its next reminder (1 to 3 days ahead, table
+ *   `dueReminders`). The same rows as
  *   `EnvelopeRepository.create` and `DueIndex.put`, written in entity-group transactions of up to 100
  *   (`createMany`, `putMany`, {@link SEED_TRANSACTIONS} in flight);
  * - `{type: 'sweep'}`: one `runSweep` with the real steps, timed; answers `{ms, report}`.

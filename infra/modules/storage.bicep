@@ -53,7 +53,10 @@ var tableNames = [
   'seals'
   'loginAttempts'
   'signingLinks'
-  'dueIndex'
+  'dueOutbox'
+  'dueExpiry'
+  'dueReminders'
+  'dueCompletions'
   'webhooks'
   'webhookDeliveries'
 ]

@@ -11,7 +11,7 @@ import { UserRepository } from './storage/userRepository.js';
 import { LoginThrottle } from './auth/loginThrottle.js';
 import { SigningLinkRepository } from './recipients/signingLinks.js';
 import { OutboxStore } from './notifications/outboxRepository.js';
-import { DueIndex } from './storage/dueIndex.js';
+import { dueIndexOf, type DueIndex } from './storage/dueIndex.js';
 import { WebhookRepository } from './storage/webhookRepository.js';
 import { WebhookDeliveryRepository } from './storage/webhookDeliveryRepository.js';
 
@@ -49,7 +49,7 @@ export function resetServices(): void {
 }
 
 export function createServices(config: Config, storage: Storage): Services {
-  const dueIndex = new DueIndex(storage.tables.dueIndex);
+  const dueIndex = dueIndexOf(storage);
   return {
     config,
     storage,

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { COMPLETION_DUE_KIND, retryCompletion } from '../../src/lib/envelopes/complete.js';
 import { getServices } from '../../src/lib/services.js';
+import { DUE_TABLES } from '../../src/lib/storage/dueIndex.js';
 import { withSettings } from '../support/contract.js';
 import { expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, outboxBatches, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
@@ -35,7 +36,7 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 
 async function completionEntries(id: string): Promise<unknown[]> {
   const entries: unknown[] = [];
-  for await (const entity of getServices().storage.tables.dueIndex.listEntities<{ id: string }>({ queryOptions: { filter: `PartitionKey eq '${COMPLETION_DUE_KIND}'` } })) {
+  for await (const entity of getServices().storage.tables[DUE_TABLES[COMPLETION_DUE_KIND]].listEntities<{ id: string }>({ queryOptions: { filter: `PartitionKey eq '${COMPLETION_DUE_KIND}'` } })) {
     if (entity.id === id) entries.push(entity);
   }
   return entries;

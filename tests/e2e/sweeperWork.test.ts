@@ -8,6 +8,7 @@ import { expireEnvelope } from '../../src/lib/envelopes/expire.js';
 import { remindRecipients } from '../../src/lib/recipients/remind.js';
 import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../../src/lib/recipients/routing.js';
 import { getServices } from '../../src/lib/services.js';
+import { DUE_TABLES, type DueKind } from '../../src/lib/storage/dueIndex.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, outboxBatches, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
 
@@ -25,9 +26,9 @@ afterAll(async () => {
 const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
 const bob = { email: 'bob@example.com', name: 'Bob', role: 'approver' };
 
-async function dueEntries(kind: string, id: string): Promise<string[]> {
+async function dueEntries(kind: DueKind, id: string): Promise<string[]> {
   const found: string[] = [];
-  for await (const entity of getServices().storage.tables.dueIndex.listEntities<{ id: string; dueAt: string }>({ queryOptions: { filter: `PartitionKey eq '${kind}'` } })) {
+  for await (const entity of getServices().storage.tables[DUE_TABLES[kind]].listEntities<{ id: string; dueAt: string }>({ queryOptions: { filter: `PartitionKey eq '${kind}'` } })) {
     if (entity.id === id) found.push(entity.dueAt);
   }
   return found.sort();

@@ -3,7 +3,8 @@
  * a batch written in a change's transaction, dispatched to the `outbox-email` queue, sent by the
  * `SendEmail` queue function through a real SMTP server, at most once, retried by the queue when the
  * server refuses, `failed` and in the poison queue after 5 dequeues; a dispatch that fails after the
- * transaction is repaired by the `Sweep` timer function.
+ * transaction is repaired by the `Sweep` timer function, also when an earlier version recorded its due
+ * entry in the single due-index table it had (`dueIndex`).
  *
  * This file runs its own Azurite (the queues of the suite's Azurite are consumed by every test
  * process's service) and its own SMTP server: `smtp-server` refusing the recipients a test names, and
@@ -23,7 +24,9 @@ import { uuidv7 } from '../../src/lib/ids.js';
 import type { EmailMessage, OutboxBatch } from '../../src/lib/notifications/outbox.js';
 import { OUTBOX_DUE_KIND, OutboxStore } from '../../src/lib/notifications/outboxRepository.js';
 import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../../src/lib/recipients/signingLinks.js';
-import { getServices, type Services } from '../../src/lib/services.js';
+import { runSweep } from '../../src/lib/notifications/sweep.js';
+import { createServices, getServices, type Services } from '../../src/lib/services.js';
+import { DueIndex } from '../../src/lib/storage/dueIndex.js';
 import { QUEUES } from '../../src/lib/storage/queues.js';
 import { startAzurite, type RunningAzurite } from '../../src/local/azurite.js';
 import { startService, type RunningService } from '../../src/local/service.js';
@@ -113,7 +116,7 @@ interface Scenario {
  * A draft envelope with one recipient whose `lastEmail` is a queued invitation, and the outbox batch
  * of that invitation, committed in one transaction as a change would (but not dispatched).
  */
-async function committedInvitation({ createdAt = new Date() }: { createdAt?: Date } = {}): Promise<Scenario> {
+async function committedInvitation({ createdAt = new Date(), outbox = services.outbox }: { createdAt?: Date; outbox?: OutboxStore } = {}): Promise<Scenario> {
   const ownerId = randomUUID();
   const { record, event } = newDraftEnvelope({ actor: { userId: ownerId, email: 'owner@example.com', ip: null, userAgent: null }, documentName: 'Lease <2026>.pdf', now: createdAt });
   await services.envelopes.create(record, event);
@@ -142,7 +145,7 @@ async function committedInvitation({ createdAt = new Date() }: { createdAt?: Dat
     [],
   );
   const batch: OutboxBatch = { id: batchId, ownerId, envelopeId: record.id, createdAt: createdAt.toISOString(), messages: [message] };
-  await services.storage.tables.envelopes.submitTransaction([await services.outbox.prepare(batch)]);
+  await services.storage.tables.envelopes.submitTransaction([await outbox.prepare(batch)]);
   return { batch, message, ownerId, envelopeId: record.id, recipientId };
 }
 
@@ -275,5 +278,33 @@ describe('the sweeper', () => {
     expect(await isDue()).toBe(true);
     await waitUntil(async () => !(await isDue()), 10_000, 'the sweeper to drop the entry');
     expect(await services.outbox.read(batch.ownerId, batch.id)).toBeNull();
+  });
+
+  test('moves the due entries an earlier version recorded in its single table dueIndex, and acts on them', async () => {
+    const legacy = services.storage.legacyTables.dueIndex;
+    await legacy.createTable();
+    // An earlier version's due index: every kind in the one table, PartitionKey = kind, the same rows.
+    const earlier = new DueIndex({ outbox: legacy, expiry: legacy, reminder: legacy, completion: legacy });
+    // Its change committed two minutes ago and its dispatch never happened (the process was replaced).
+    const scenario = await committedInvitation({ createdAt: new Date(Date.now() - 120_000), outbox: new OutboxStore(services.storage.tables.envelopes, services.storage.queues, earlier) });
+    const oldRows = async () => {
+      const rows: string[] = [];
+      for await (const row of legacy.listEntities<{ id: string }>()) rows.push(`${row.partitionKey}/${row.id}`);
+      return rows;
+    };
+    expect(await oldRows()).toEqual([`${OUTBOX_DUE_KIND}/${scenario.batch.id}`]);
+    expect((await services.dueIndex.due(OUTBOX_DUE_KIND, new Date().toISOString(), 1000)).map((entry) => entry.id)).not.toContain(scenario.batch.id);
+    // The running service's sweeper found no legacy table at its first sweep and no longer looks; a
+    // process started after the upgrade (services of its own) moves the entry, then dispatches the batch.
+    const report = await runSweep({ services: createServices(services.config, services.storage) });
+    expect(report).toMatchObject({ legacyDueIndex: 1 });
+    expect(await oldRows()).toEqual([]);
+    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: 20_000 });
+    expect(email.subject).toContain('Lease <2026>.pdf');
+    await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 10_000, 'lastEmail sent');
+    expect((await services.outbox.read(scenario.ownerId, scenario.batch.id))!.dispatchedAt).not.toBeNull();
+    expect((await services.dueIndex.due(OUTBOX_DUE_KIND, new Date().toISOString(), 1000)).map((entry) => entry.id)).not.toContain(scenario.batch.id);
+    expect(await emailsTo(scenario.message.to.email)).toHaveLength(1);
+    await legacy.deleteTable();
   });
 });

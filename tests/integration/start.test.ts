@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { uuidv7 } from '../../src/lib/ids.js';
 import { OutboxStore } from '../../src/lib/notifications/outboxRepository.js';
 import { createStorage } from '../../src/lib/storage/clients.js';
-import { DueIndex } from '../../src/lib/storage/dueIndex.js';
+import { dueIndexOf } from '../../src/lib/storage/dueIndex.js';
 import { emailsTo, waitForEmail } from '../support/mail.js';
 import { tool } from '../support/tools.js';
 
@@ -155,7 +155,7 @@ describe('npm start on an empty folder', () => {
     expect(await page.text()).toContain('<html');
     // A change's outbox batch, written to the storage npm start printed and dispatched to its queue.
     const storage = createStorage({ kind: 'connectionString', connectionString: first.connectionString });
-    const outbox = new OutboxStore(storage.tables.envelopes, storage.queues, new DueIndex(storage.tables.dueIndex));
+    const outbox = new OutboxStore(storage.tables.envelopes, storage.queues, dueIndexOf(storage));
     const owner = `owner-${randomUUID()}@example.com`;
     const batch = {
       id: uuidv7(),

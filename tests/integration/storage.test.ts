@@ -1,9 +1,10 @@
 /**
  * The storage design against a real Azurite: envelope rows, status index, audit rows, paging,
- * concurrency, and invitation counting (README "Storage layout").
+ * concurrency, invitation counting, and the due index's tables (README "Storage layout").
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { MessageChannel } from 'node:worker_threads';
+import { odata, TableClient } from '@azure/data-tables';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { getServices, type Services } from '../../src/lib/services.js';
 import { downloadBlob } from '../../src/lib/storage/download.js';
@@ -15,6 +16,10 @@ import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { recipientActionRow } from '../../src/lib/storage/envelopeRepository.js';
 import { createInvitation } from '../../src/lib/auth/invitations.js';
 import { hashInvitationCode } from '../../src/lib/storage/invitationRepository.js';
+import { DUE_TABLES, DueIndex, dueIndexOf, type DueEntry, type DueKind } from '../../src/lib/storage/dueIndex.js';
+import { OUTBOX_DUE_KIND } from '../../src/lib/notifications/outboxRepository.js';
+import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../../src/lib/recipients/routing.js';
+import { COMPLETION_DUE_KIND } from '../../src/lib/envelopes/complete.js';
 
 let services: Services;
 
@@ -185,15 +190,133 @@ describe('bulk writes (the benchmark\'s seeding)', () => {
   });
 
   test('DueIndex.putMany records what put records, over several transactions and kinds', async () => {
-    const [kind, otherKind] = [`bulk-${randomUUID()}`, `bulk-${randomUUID()}`];
-    const entries = Array.from({ length: 230 }, (_, index) => ({ kind: index % 10 === 0 ? otherKind : kind, dueAt: new Date(Date.UTC(2030, 0, 1, 0, 0, index)).toISOString(), ownerId: randomUUID(), id: uuidv7() }));
+    // Entries far in the future (no sweeper acts on them) of an owner of their own, over more than one
+    // transaction of the reminder kind.
+    const ownerId = randomUUID();
+    const [kind, otherKind] = [REMINDER_DUE_KIND, EXPIRY_DUE_KIND];
+    const entries = Array.from({ length: 230 }, (_, index) => ({ kind: index % 10 === 0 ? otherKind : kind, dueAt: new Date(Date.UTC(2090, 0, 1, 0, 0, index)).toISOString(), ownerId, id: uuidv7() }));
     await services.dueIndex.putMany(entries, { concurrency: 2 });
-    const far = new Date(Date.UTC(2031, 0, 1)).toISOString();
-    expect(await services.dueIndex.due(kind, far, 1000)).toEqual(entries.filter((entry) => entry.kind === kind));
-    expect(await services.dueIndex.due(otherKind, far, 1000)).toEqual(entries.filter((entry) => entry.kind === otherKind));
+    expect(await dueOf(ownerId, kind)).toEqual(entries.filter((entry) => entry.kind === kind));
+    expect(await dueOf(ownerId, otherKind)).toEqual(entries.filter((entry) => entry.kind === otherKind));
     // Re-recording is idempotent, as put is.
     await services.dueIndex.putMany(entries.slice(0, 5));
-    expect(await services.dueIndex.due(kind, far, 1000)).toHaveLength(207);
+    expect(await dueOf(ownerId, kind)).toHaveLength(207);
+  });
+});
+
+/** The entries of `ownerId` of `kind` due by 2100 (every one these tests write), oldest first. */
+async function dueOf(ownerId: string, kind: DueKind): Promise<DueEntry[]> {
+  return (await services.dueIndex.due(kind, new Date(Date.UTC(2100, 0, 1)).toISOString(), Number.MAX_SAFE_INTEGER)).filter((entry) => entry.ownerId === ownerId);
+}
+
+/** A table client of the test Azurite for a table of the test's own (created unless `create` is false). */
+async function scratchTable(prefix: string, { create = true } = {}): Promise<TableClient> {
+  const table = TableClient.fromConnectionString(process.env.STORAGE_CONNECTION_STRING!, `${prefix}${randomUUID().replaceAll('-', '')}`.slice(0, 63), { allowInsecureConnection: true });
+  if (create) await table.createTable();
+  return table;
+}
+
+/** Every row of `table`, as the legacy table held them: kind, row key, entry. */
+async function rowsOf(table: TableClient): Promise<{ partitionKey: string; rowKey: string; dueAt: string; ownerId: string; id: string }[]> {
+  const rows = [];
+  for await (const { partitionKey, rowKey, dueAt, ownerId, id } of table.listEntities<{ dueAt: string; ownerId: string; id: string }>()) rows.push({ partitionKey: partitionKey!, rowKey: rowKey!, dueAt, ownerId, id });
+  return rows;
+}
+
+describe('due index: one table per kind of due work', () => {
+  const kinds: DueKind[] = [OUTBOX_DUE_KIND, EXPIRY_DUE_KIND, REMINDER_DUE_KIND, COMPLETION_DUE_KIND];
+
+  test('each kind has a table of its own, and an entry of one kind is never returned for another', async () => {
+    expect(new Set(kinds)).toEqual(new Set(Object.keys(DUE_TABLES)));
+    expect(new Set(Object.values(DUE_TABLES)).size).toBe(kinds.length);
+    const ownerId = randomUUID();
+    const id = uuidv7();
+    const dueAt = new Date(Date.UTC(2090, 0, 1)).toISOString();
+    // The same owner, id and time for every kind: only the kind tells them apart.
+    for (const kind of kinds) await services.dueIndex.put({ kind, dueAt, ownerId, id });
+    for (const kind of kinds) {
+      expect(await dueOf(ownerId, kind)).toEqual([{ kind, dueAt, ownerId, id }]);
+      for (const table of Object.values(DUE_TABLES)) {
+        const rows = [];
+        for await (const row of services.storage.tables[table].listEntities({ queryOptions: { filter: odata`ownerId eq ${ownerId}` } })) rows.push(row);
+        expect(rows.map((row) => row.partitionKey)).toEqual([Object.entries(DUE_TABLES).find(([, name]) => name === table)![0]]);
+      }
+    }
+    await services.dueIndex.remove({ kind: EXPIRY_DUE_KIND, dueAt, ownerId, id });
+    expect(await dueOf(ownerId, EXPIRY_DUE_KIND)).toEqual([]);
+    for (const kind of kinds.filter((kind) => kind !== EXPIRY_DUE_KIND)) expect(await dueOf(ownerId, kind)).toHaveLength(1);
+  });
+
+  test('an unknown kind is a programming error, named, and nothing is written', async () => {
+    const unknown = { kind: 'expiries' as DueKind, dueAt: new Date(Date.UTC(2090, 0, 1)).toISOString(), ownerId: randomUUID(), id: uuidv7() };
+    const named = /unknown kind "expiries"; the kinds are outbox, expiry, reminder, completion/;
+    await expect(services.dueIndex.put(unknown)).rejects.toThrow(named);
+    await expect(services.dueIndex.putMany([{ ...unknown, kind: EXPIRY_DUE_KIND }, unknown])).rejects.toThrow(named);
+    await expect(services.dueIndex.remove(unknown)).rejects.toThrow(named);
+    await expect(services.dueIndex.due(unknown.kind, new Date().toISOString(), 10)).rejects.toThrow(named);
+    expect(await dueOf(unknown.ownerId, EXPIRY_DUE_KIND)).toEqual([]);
+  });
+
+  describe('moving the legacy single table (dueIndex) of earlier versions', () => {
+    /** Entries of every kind, as an earlier version wrote them to its one table (more than a transaction's 100 of one kind). */
+    async function legacyWith(count: number): Promise<{ legacy: TableClient; entries: DueEntry[] }> {
+      const legacy = await scratchTable('legacyDue');
+      // An earlier version's DueIndex: every kind in the one table, PartitionKey = kind.
+      const earlier = new DueIndex({ outbox: legacy, expiry: legacy, reminder: legacy, completion: legacy });
+      const ownerId = randomUUID();
+      const entries = Array.from({ length: count }, (_, index): DueEntry => ({ kind: kinds[index % 7 === 0 ? index % 4 : 1]!, dueAt: new Date(Date.UTC(2090, 0, 1, 0, 0, index)).toISOString(), ownerId, id: uuidv7() }));
+      await earlier.putMany(entries);
+      expect(await rowsOf(legacy)).toHaveLength(count);
+      return { legacy, entries };
+    }
+
+    const sorted = (entries: DueEntry[]) => [...entries].sort((a, b) => (a.dueAt < b.dueAt ? -1 : 1));
+
+    test('moves every entry to the table of its kind and empties the legacy table; then stops looking', async () => {
+      const { legacy, entries } = await legacyWith(1150);
+      const dueIndex = dueIndexOf({ tables: services.storage.tables, legacyTables: { dueIndex: legacy } });
+      expect(await dueIndex.moveLegacyEntries({ concurrency: 3 })).toBe(1150);
+      expect(await rowsOf(legacy)).toEqual([]);
+      for (const kind of kinds) expect(await dueOf(entries[0]!.ownerId, kind)).toEqual(sorted(entries.filter((entry) => entry.kind === kind)));
+      // Found empty: this process never reads the legacy table again, even if something appears there.
+      const [late] = entries;
+      await legacy.upsertEntity({ partitionKey: late!.kind, rowKey: `${late!.dueAt}_${late!.ownerId}_late`, dueAt: late!.dueAt, ownerId: late!.ownerId, id: 'late' });
+      expect(await dueIndex.moveLegacyEntries()).toBe(0);
+      expect(await rowsOf(legacy)).toHaveLength(1);
+      // A new process (a new DueIndex) does.
+      expect(await dueIndexOf({ tables: services.storage.tables, legacyTables: { dueIndex: legacy } }).moveLegacyEntries()).toBe(1);
+      await legacy.deleteTable();
+    });
+
+    test('two instances moving at once lose nothing and fail nothing', async () => {
+      const { legacy, entries } = await legacyWith(450);
+      const instances = [1, 2].map(() => dueIndexOf({ tables: services.storage.tables, legacyTables: { dueIndex: legacy } }));
+      const moved = await Promise.all(instances.map((instance) => instance.moveLegacyEntries({ concurrency: 2 })));
+      expect(moved[0]! + moved[1]!).toBeGreaterThanOrEqual(450);
+      expect(await rowsOf(legacy)).toEqual([]);
+      for (const kind of kinds) expect(await dueOf(entries[0]!.ownerId, kind)).toEqual(sorted(entries.filter((entry) => entry.kind === kind)));
+      await legacy.deleteTable();
+    });
+
+    test('a missing legacy table is not an error, and is not created', async () => {
+      const legacy = await scratchTable('legacyDue', { create: false });
+      expect(await dueIndexOf({ tables: services.storage.tables, legacyTables: { dueIndex: legacy } }).moveLegacyEntries()).toBe(0);
+      const named = [];
+      for await (const table of services.storage.tableService.listTables({ queryOptions: { filter: odata`TableName eq ${legacy.tableName}` } })) named.push(table.name);
+      expect(named).toEqual([]);
+    });
+
+    test('rows of no known kind are named and left; the others are moved', async () => {
+      const { legacy, entries } = await legacyWith(3);
+      await legacy.upsertEntity({ partitionKey: 'webhook', rowKey: `2090-01-01T00:00:00.000Z_${randomUUID()}_x`, dueAt: '2090-01-01T00:00:00.000Z', ownerId: randomUUID(), id: 'x' });
+      const dueIndex = dueIndexOf({ tables: services.storage.tables, legacyTables: { dueIndex: legacy } });
+      await expect(dueIndex.moveLegacyEntries()).rejects.toThrow(`legacy table ${legacy.tableName} holds rows of no known kind (PartitionKey "webhook")`);
+      expect((await rowsOf(legacy)).map((row) => row.partitionKey)).toEqual(['webhook']);
+      for (const kind of kinds) expect(await dueOf(entries[0]!.ownerId, kind)).toEqual(entries.filter((entry) => entry.kind === kind));
+      // Not found empty: the next call looks again (and says so again).
+      await expect(dueIndex.moveLegacyEntries()).rejects.toThrow(/no known kind/);
+      await legacy.deleteTable();
+    });
   });
 });
 

@@ -19,6 +19,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Services } from '../services.js';
+import type { DueKind } from '../storage/dueIndex.js';
 import { storageStatus } from '../storage/keys.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
 import { AppError } from '../errors.js';
@@ -50,7 +51,7 @@ export const STALE_SEAL_MS = 120_000;
 /** Renew the claim on a sealed blob older than this before the envelope update, milliseconds. */
 const SEAL_REFRESH_AFTER_MS = 40_000;
 /** Due-index kind of completions to retry (CONTRACT §12.3): id = envelope id. */
-export const COMPLETION_DUE_KIND = 'completion';
+export const COMPLETION_DUE_KIND: DueKind = 'completion';
 
 export interface CompleteEnvelopeOptions {
   services: Services;

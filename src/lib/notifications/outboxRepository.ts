@@ -18,7 +18,7 @@
  */
 import type { TableClient, TransactionAction } from '@azure/data-tables';
 import type { QueueClient } from '@azure/storage-queue';
-import type { DueIndex } from '../storage/dueIndex.js';
+import type { DueIndex, DueKind } from '../storage/dueIndex.js';
 import { storageStatus } from '../storage/keys.js';
 import { readLongText, writeLongText } from '../storage/longText.js';
 import type { OutboxBatch, OutboxMessage } from './outbox.js';
@@ -26,7 +26,7 @@ import type { OutboxBatch, OutboxMessage } from './outbox.js';
 /** Seconds after which the sweeper re-queues a batch that was never dispatched (CONTRACT §12.1). */
 export const OUTBOX_REDISPATCH_SECONDS = 60;
 /** The due-index kind of undispatched outbox batches. */
-export const OUTBOX_DUE_KIND = 'outbox';
+export const OUTBOX_DUE_KIND: DueKind = 'outbox';
 
 /** Seconds a sender's claim on a message keeps other deliveries of it waiting (longer than any send takes). */
 export const OUTBOX_CLAIM_SECONDS = 300;

@@ -1,15 +1,17 @@
 /**
  * The sweeper (CONTRACT §12.3): one timer-triggered function (`Sweep`, on `SWEEP_SCHEDULE`) that runs
- * a list of steps, each doing the work that has fallen due, read from the due index (table
- * `dueIndex`), never by scanning envelopes: a sweep costs what is due, not what exists. Steps are
- * independent: one that fails is logged and the others still run; the sweep then fails so the host
- * records it. Each step handles at most {@link SWEEP_STEP_LIMIT} items per sweep and leaves the
- * rest for the next one.
+ * a list of steps, each doing the work that has fallen due, read from the due index (one table per
+ * kind of work, `dueIndex.ts`), never by scanning envelopes: a sweep costs what is due, not what
+ * exists. Steps run one after another, in order (an envelope expired by one step is no longer
+ * reminded by the next), and are independent: one that fails is logged and the others still run;
+ * the sweep then fails so the host records it. Each step handles at most {@link SWEEP_STEP_LIMIT}
+ * items per sweep and leaves the rest for the next one.
  *
  * Sweeps on several instances at once are safe: every step's work is idempotent (a batch dispatched
  * twice sends each e-mail once, see `sendEmail.ts`).
  *
- * Steps: {@link redispatchDueOutbox}, {@link expireDueEnvelopes}, {@link sendDueReminders},
+ * Steps: {@link moveLegacyDueEntries} (a no-op once a process found nothing to move),
+ * {@link redispatchDueOutbox}, {@link expireDueEnvelopes}, {@link sendDueReminders},
  * {@link retryDueCompletions}. The envelope steps call the domain's own operations, which act as the
  * `system` actor and change an envelope only if it is still as they read it (ETag), so two sweeps
  * that find the same entry change the envelope once.
@@ -40,6 +42,20 @@ export interface SweepStep {
   /** Does what is due; resolves to the number of due items it handled. */
   run(context: SweepStepContext): Promise<number>;
 }
+
+/**
+ * Moves the entries an earlier version left in its single due-index table (`dueIndex`) into the
+ * tables of their kinds (`DueIndex.moveLegacyEntries`), before the steps that read those: an
+ * upgraded deployment loses none. Once a process found that table empty or missing, it does nothing.
+ */
+export const moveLegacyDueEntries: SweepStep = {
+  name: 'legacyDueIndex',
+  async run({ services, log }) {
+    const moved = await services.dueIndex.moveLegacyEntries();
+    if (moved > 0) log(`Sweep: ${moved} due entries moved from the legacy table dueIndex to the table of their kind.`);
+    return moved;
+  },
+};
 
 /**
  * Re-dispatches outbox batches still undispatched one minute after their change (CONTRACT §12.1):
@@ -119,7 +135,7 @@ export const retryDueCompletions: SweepStep = {
 };
 
 /** Every step of a sweep, in order. */
-export const SWEEP_STEPS: readonly SweepStep[] = [redispatchDueOutbox, expireDueEnvelopes, sendDueReminders, retryDueCompletions];
+export const SWEEP_STEPS: readonly SweepStep[] = [moveLegacyDueEntries, redispatchDueOutbox, expireDueEnvelopes, sendDueReminders, retryDueCompletions];
 
 export interface RunSweepOptions {
   services: Services;
@@ -132,7 +148,7 @@ export interface RunSweepOptions {
 export type SweepReport = Record<string, number>;
 
 /**
- * Runs every step (see the module comment).
+ * Runs every step, one after another (see the module comment).
  * @returns the number of items each step handled
  * @throws AggregateError of the steps' errors when any step failed (after all steps ran)
  */

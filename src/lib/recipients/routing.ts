@@ -7,11 +7,12 @@
 import type { Config } from '../config.js';
 import type { Change } from '../envelopes/change.js';
 import { hasActed, mustAct, type EnvelopeRecord, type EventActor, type Signer } from '../envelopes/model.js';
+import type { DueKind } from '../storage/dueIndex.js';
 
 /** Due-index kind of reminders (CONTRACT §12.3): one entry per envelope and invitation time; id = envelope id. */
-export const REMINDER_DUE_KIND = 'reminder';
+export const REMINDER_DUE_KIND: DueKind = 'reminder';
 /** Due-index kind of expiries (CONTRACT §12.3): dueAt = `expiresAt`; id = envelope id. */
-export const EXPIRY_DUE_KIND = 'expiry';
+export const EXPIRY_DUE_KIND: DueKind = 'expiry';
 
 /** Recipients who must act (signer, approver, viewer) and have not acted yet. */
 export function pendingRecipients(record: Pick<EnvelopeRecord, 'signers'>): Signer[] {

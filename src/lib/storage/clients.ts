@@ -22,9 +22,21 @@ export const TABLES = {
   seals: 'seals',
   loginAttempts: 'loginAttempts',
   signingLinks: 'signingLinks',
-  dueIndex: 'dueIndex',
+  // The due index (dueIndex.ts): one table per kind of due work.
+  dueOutbox: 'dueOutbox',
+  dueExpiry: 'dueExpiry',
+  dueReminders: 'dueReminders',
+  dueCompletions: 'dueCompletions',
   webhooks: 'webhooks',
   webhookDeliveries: 'webhookDeliveries',
+} as const;
+
+/**
+ * Tables earlier versions used and this one only reads, to move what they hold: never created.
+ * `dueIndex`: every kind of due work in one table, now one table per kind (`DueIndex.moveLegacyEntries`).
+ */
+export const LEGACY_TABLES = {
+  dueIndex: 'dueIndex',
 } as const;
 
 /**
@@ -40,6 +52,7 @@ export const CONTAINERS = {
 
 export interface Storage {
   tables: Record<keyof typeof TABLES, TableClient>;
+  legacyTables: Record<keyof typeof LEGACY_TABLES, TableClient>;
   tableService: TableServiceClient;
   blobService: BlobServiceClient;
   containers: Record<keyof typeof CONTAINERS, ContainerClient>;
@@ -99,11 +112,12 @@ function assemble(
   sas: SasSigner,
 ): Storage {
   const tables = Object.fromEntries(Object.entries(TABLES).map(([key, name]) => [key, table(name)])) as Storage['tables'];
+  const legacyTables = Object.fromEntries(Object.entries(LEGACY_TABLES).map(([key, name]) => [key, table(name)])) as Storage['legacyTables'];
   const containers = Object.fromEntries(
     Object.entries(CONTAINERS).map(([key, name]) => [key, blobService.getContainerClient(name)]),
   ) as Storage['containers'];
   const queues = Object.fromEntries(Object.entries(QUEUES).map(([key, name]) => [key, queueService.getQueueClient(name)])) as Storage['queues'];
-  return { tables, tableService, blobService, containers, queueService, queues, sas };
+  return { tables, legacyTables, tableService, blobService, containers, queueService, queues, sas };
 }
 
 /**
