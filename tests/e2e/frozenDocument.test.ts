@@ -150,6 +150,33 @@ describe('a frozen copy left by a crashed send', () => {
     expect(after.body.status).toBe('draft');
   });
 
+  test('complete from draft meanwhile: 409 envelope-contended and nothing changes; once that copy is stale, complete seals the upload', async () => {
+    const { id } = await draftWithUpload(original);
+    await frozenBlob(id).uploadData(other, { metadata: { sha256: sha256(other), pagecount: '19', frozenat: String(Date.now() - 1_000) } });
+    const before = await get(id);
+    // The seal runs while the copy is being frozen: the freeze's refusal is the answer.
+    const refused = await env.api.request('POST', `/envelopes/${id}/complete`, { token: owner.token });
+    expectProblem(refused, 409);
+    expect(refused.body.type).toBe('urn:problem:envelope-contended');
+    const after = await get(id);
+    expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
+    expect(after.body).toMatchObject({ status: 'draft', hash: null });
+
+    // The other copy's writer died: two minutes on, its copy is a leftover, replaced by the upload.
+    await frozenBlob(id).setMetadata({ sha256: sha256(other), pagecount: '19', frozenat: String(Date.now() - 180_000) });
+    const completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: owner.token });
+    expect(completed.status).toBe(200);
+    const envelope = await get(id);
+    expect(envelope.body).toMatchObject({ status: 'completed', documentSha256: sha256(original), pageCount: 2, hash: completed.body.hash });
+    expect(sha256(await frozenBlob(id).downloadToBuffer())).toBe(sha256(original));
+    const sealed = await download(completed.body.signedUrl);
+    expect(sha256(sealed)).toBe(completed.body.hash);
+    expect(await pagesText(sealed, 1, 2)).toBe(await pagesText(original, 1, 2));
+    const verified = await env.api.request('GET', `/verify/${completed.body.hash}`);
+    expect(verified.status).toBe(200);
+    expect(verified.body).toMatchObject({ envelopeId: id, completedAt: envelope.body.completedAt });
+  });
+
   test('two sends at once freeze one copy, and the envelope records its hash', async () => {
     const { id } = await draftWithUpload(original);
     const answers = await Promise.all([1, 2, 3].map(() => env.api.request('PATCH', `/envelopes/${id}`, { token: owner.token, json: { status: 'sent' } })));
