@@ -106,10 +106,12 @@ export async function startService({ port, hostname = '127.0.0.1', logHandler = 
       publicBaseUrl: services.config.publicBaseUrl,
       server,
       async close() {
-        // Requests first, then the work they started after answering (`afterResponse.ts`), then the triggers.
+        // Requests first, then the work they started after answering (`afterResponse.ts`), then the
+        // triggers, and then what their last invocations started (a sweep's commits).
         await closeServer();
         await afterResponse.idle(AFTER_RESPONSE_GRACE_MS);
         await Promise.all([queueRunner?.close(), timerRunner?.close()]);
+        await afterResponse.idle(AFTER_RESPONSE_GRACE_MS);
         restoreBaseUrl();
       },
     };

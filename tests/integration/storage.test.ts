@@ -373,6 +373,7 @@ describe('downloadBlob: a whole blob in one GET', () => {
     port1.postMessage(read);
     const other = await received;
     port1.close();
+    port2.close();
     // A change through one view shows through the other: one memory, not a copy.
     read[0] = read[0]! ^ 0xff;
     expect(other[0]).toBe(read[0]);
