@@ -16,6 +16,7 @@
  * `system` actor and change an envelope only if it is still as they read it (ETag), so two sweeps
  * that find the same entry change the envelope once.
  */
+import { forEachConcurrently } from '../concurrency.js';
 import { COMPLETION_DUE_KIND, retryCompletion } from '../envelopes/complete.js';
 import { expireEnvelope } from '../envelopes/expire.js';
 import { remindRecipients } from '../recipients/remind.js';
@@ -165,22 +166,4 @@ export async function runSweep({ services, now = new Date(), steps = SWEEP_STEPS
   }
   if (errors.length > 0) throw new AggregateError(errors, `Sweep: ${errors.length} step(s) failed`);
   return report;
-}
-
-/** Runs `work` on every item, at most `limit` at a time; rejects with the first failure after all settled. */
-async function forEachConcurrently<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const failures: unknown[] = [];
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      try {
-        await work(item);
-      } catch (error) {
-        failures.push(error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failures.length > 0) throw failures[0];
 }

@@ -21,6 +21,7 @@
  */
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
 import type { Storage, TABLES } from './clients.js';
+import { forEachConcurrently } from '../concurrency.js';
 import { storageStatus } from './keys.js';
 
 /**
@@ -89,25 +90,15 @@ export class DueIndex {
    * @throws Error for a kind not in {@link DUE_TABLES} (before anything is written)
    */
   async putMany(entries: readonly DueEntry[], options: { concurrency?: number } = {}): Promise<void> {
-    const batches: { table: TableClient; actions: TransactionAction[] }[] = [];
-    for (const [kind, group] of groupByKind(entries)) {
-      const table = this.tableOf(kind);
-      for (let start = 0; start < group.length; start += 100) {
-        batches.push({ table, actions: group.slice(start, start + 100).map((entry): TransactionAction => ['upsert', toEntity(entry), 'Replace']) });
-      }
-    }
-    await inFlight(batches, options.concurrency ?? DEFAULT_CONCURRENCY, async ({ table, actions }) => {
+    const batches = transactionsByKind(entries, (entry) => ['upsert', toEntity(entry), 'Replace']).map(({ kind, actions }) => ({ table: this.tableOf(kind), actions }));
+    await forEachConcurrently(batches, options.concurrency ?? DEFAULT_CONCURRENCY, async ({ table, actions }) => {
       await table.submitTransaction(actions);
     });
   }
 
   /** Removes an entry; removing one that is gone is not an error. @throws Error for a kind not in {@link DUE_TABLES} */
   async remove(entry: DueEntry): Promise<void> {
-    try {
-      await this.tableOf(entry.kind).deleteEntity(entry.kind, rowKey(entry));
-    } catch (error) {
-      if (storageStatus(error) !== 404) throw error;
-    }
+    await deleteIfExists(this.tableOf(entry.kind), entry.kind, rowKey(entry));
   }
 
   /**
@@ -162,13 +153,8 @@ export class DueIndex {
       if (page.length === 0) break;
       const entries = page.map((entity): DueEntry => ({ kind: entity.partitionKey as DueKind, dueAt: entity.dueAt, ownerId: entity.ownerId, id: entity.id }));
       await this.putMany(entries, { concurrency });
-      const deletions: TransactionAction[][] = [];
-      for (const [, group] of groupByKind(entries)) {
-        for (let start = 0; start < group.length; start += 100) {
-          deletions.push(group.slice(start, start + 100).map((entry): TransactionAction => ['delete', { partitionKey: entry.kind, rowKey: rowKey(entry) }]));
-        }
-      }
-      await inFlight(deletions, concurrency, async (actions) => {
+      const deletions = transactionsByKind(entries, (entry) => ['delete', { partitionKey: entry.kind, rowKey: rowKey(entry) }]);
+      await forEachConcurrently(deletions, concurrency, async ({ actions }) => {
         try {
           await legacy.submitTransaction(actions);
         } catch (error) {
@@ -219,25 +205,22 @@ async function firstPage(table: TableClient, filter: string | undefined, size = 
   }
 }
 
-function groupByKind(entries: readonly DueEntry[]): Map<DueKind, DueEntry[]> {
+/** `entries` as entity-group transactions: one kind (one table and partition) each, at most 100 actions. */
+function transactionsByKind(entries: readonly DueEntry[], action: (entry: DueEntry) => TransactionAction): { kind: DueKind; actions: TransactionAction[] }[] {
   const byKind = new Map<DueKind, DueEntry[]>();
   for (const entry of entries) {
     const group = byKind.get(entry.kind);
     if (group === undefined) byKind.set(entry.kind, [entry]);
     else group.push(entry);
   }
-  return byKind;
+  const transactions: { kind: DueKind; actions: TransactionAction[] }[] = [];
+  for (const [kind, group] of byKind) {
+    for (let start = 0; start < group.length; start += 100) transactions.push({ kind, actions: group.slice(start, start + 100).map(action) });
+  }
+  return transactions;
 }
 
-/** Runs `work` on every item, at most `limit` at a time; rejects with the first failure. */
-async function inFlight<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
+/** Deletes a row; one that is gone is not an error. */
 async function deleteIfExists(table: TableClient, partitionKey: string, rowKey: string): Promise<void> {
   try {
     await table.deleteEntity(partitionKey, rowKey);

@@ -22,6 +22,7 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { odata, type TableClient, type TableEntityResult, type TransactionAction } from '@azure/data-tables';
+import { forEachConcurrently } from '../concurrency.js';
 import { AppError } from '../errors.js';
 import type { AuditEvent, EnvelopeRecord, EnvelopeStatus, Field, RecipientAction, Signer, SigningOrder } from '../envelopes/model.js';
 import { storageStatus } from './keys.js';
@@ -79,7 +80,7 @@ export class EnvelopeRepository {
    * Inserts many new envelopes, each with its first audit event: the rows {@link create} writes,
    * grouped by owner into entity-group transactions of at most 100 operations (whole envelopes only),
    * `concurrency` transactions in flight. For bulk loads (the benchmark's seeding): each envelope is
-   * written whole or not at all, but a failure leaves the transactions that committed before it.
+   * written whole or not at all, but a failure leaves the transactions that committed.
    * @param items envelopes and their creation events, any owners
    * @param options `concurrency`: transactions in flight, default 4
    * @throws the first storage error (409 when an envelope already exists)
@@ -97,11 +98,9 @@ export class EnvelopeRepository {
       }
       batch.push(...actions);
     }
-    let next = 0;
-    const worker = async () => {
-      while (next < batches.length) await this.table.submitTransaction(batches[next++]!);
-    };
-    await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, batches.length) }, worker));
+    await forEachConcurrently(batches, options.concurrency ?? 4, async (batch) => {
+      await this.table.submitTransaction(batch);
+    });
   }
 
   /** The owner's envelope, or `null` when it does not exist or belongs to someone else. */
