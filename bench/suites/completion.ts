@@ -45,6 +45,11 @@ export interface CompletionFigures {
   rssGrowthPerByte: number;
   /** Growth of the warm-up completion in the same process, which also started the seal worker, bytes. */
   workerStartRssGrowthBytes: number;
+  /**
+   * Largest growth of the warm-up completions of this document in that process (unmeasured; the
+   * floor gets as many), bytes: code compiled and the seal worker's heap grown to the document.
+   */
+  documentWarmupRssGrowthBytes: number;
   maxRssBytes: number;
   /** Median time of each step of the seal replayed on its own (attribution only), ms. */
   sealPhasesMs: Record<string, number>;
@@ -86,6 +91,7 @@ export async function benchCompletion(context: BenchContext): Promise<SuiteResul
       rssGrowthRatio: round(peak / Math.max(floorPeak, 1048576), 2),
       rssGrowthPerByte: round(peak / result.bytes, 1),
       workerStartRssGrowthBytes: result.warmupRssGrowth,
+      documentWarmupRssGrowthBytes: result.documentWarmupRssGrowth,
       maxRssBytes: result.maxRss,
       sealPhasesMs: Object.fromEntries(Object.entries(result.sealPhasesMs).map(([phase, ms]) => [phase, round(ms, 1)])),
     };
