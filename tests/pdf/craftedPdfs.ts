@@ -74,6 +74,21 @@ export function pdfWithContentStream(content: Uint8Array, filter: string): Buffe
   return pdf.bytes();
 }
 
+/** A one-page PDF whose page content is the array of `contents`, each compressed with `filter` (a PDF name or array). */
+export function pdfWithContentStreams(contents: Uint8Array[], filter: string): Buffer {
+  const pdf = new PdfWriter();
+  const streamNumbers = contents.map((_, index) => 4 + index);
+  pdf.object(1, '<< /Type /Catalog /Pages 2 0 R >>');
+  pdf.object(2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>');
+  pdf.object(3, `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents [${streamNumbers.map((n) => `${n} 0 R`).join(' ')}] >>`);
+  contents.forEach((content, index) => pdf.object(4 + index, `<< /Length ${content.length} /Filter ${filter} >>`, content));
+  const xref = pdf.position;
+  const numbers = [1, 2, 3, ...streamNumbers];
+  const entries = numbers.map((n) => `${String(pdf.offsets.get(n)).padStart(10, '0')} 00000 n \n`).join('');
+  pdf.add(`xref\n0 ${numbers.length + 1}\n0000000000 65535 f \n${entries}trailer\n<< /Size ${numbers.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
+  return pdf.bytes();
+}
+
 /**
  * A PDF whose catalog lives in an object stream that inflates to `zeros` bytes after the catalog,
  * behind `/Filter [/ASCIIHexDecode /FlateDecode]`, which a zlib pre-scan cannot see into: any

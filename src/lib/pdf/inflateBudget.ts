@@ -11,6 +11,12 @@
  * FlateDecode filters is inflated through the whole chain (nested bombs); any stream whose data
  * starts with a zlib header is inflated once. Encrypted streams cannot be seen into: the seal
  * worker's memory watchdog (see `workerPool.ts`) bounds those.
+ *
+ * Only as many streams are inflated as it takes to prove the budget holds: deflate cannot inflate
+ * beyond {@link MAX_DEFLATE_RATIO} times its input, so streams are inflated largest first, and the
+ * scan stops once the sizes counted plus the worst case of every stream left fit the budget. With
+ * the default budget, a document whose zlib streams (one decoder each) hold under 508 KiB in all,
+ * none over 254 KiB, is accepted without inflating anything.
  */
 import { Buffer } from 'node:buffer';
 import { constants, createInflate, inflateSync } from 'node:zlib';
@@ -42,6 +48,20 @@ const DICTIONARY_WINDOW = 64 * 1024;
  */
 const SYNC_OUTPUT_LIMIT = 16 * MiB;
 
+/**
+ * The most bytes one byte of deflate data (RFC 1951) can inflate to, through one decoder: each
+ * output byte comes from a literal, coded in at least 1 bit, or from a length/distance pair, at
+ * least 2 bits for at most 258 bytes, so at most 129 bytes per bit (zlib's technical details give
+ * the same limit, 1032:1). Headers, checksums and damaged data only lower it.
+ */
+export const MAX_DEFLATE_RATIO = 1032;
+
+/** A zlib stream found in the document: its data and how many zlib decoders it goes through. */
+interface FlateStream {
+  data: Buffer;
+  layers: number;
+}
+
 /** The error for a document that exceeds a bound (CONTRACT §4). */
 export function tooComplex(cause?: unknown): AppError {
   return new AppError(
@@ -52,16 +72,39 @@ export function tooComplex(cause?: unknown): AppError {
 }
 
 /**
- * Inflates every zlib stream of `document` (output discarded) and refuses the document when the budget is exceeded.
+ * Refuses `document` when its zlib streams would inflate beyond the budget: one stream over
+ * `perStreamBytes`, or all together over `totalBytes`. Inflates (output discarded) only the streams
+ * whose worst case does not already fit (see the module comment).
  * @throws AppError unprocessable / document-too-complex
  */
 export async function checkInflateBudget(document: Uint8Array, budget: InflateBudget = DEFAULT_INFLATE_BUDGET): Promise<void> {
-  const bytes = Buffer.from(document.buffer, document.byteOffset, document.byteLength);
+  // The most each stream can inflate to ({@link MAX_DEFLATE_RATIO} per decoder), in bytes; capped
+  // just over the budget, which keeps every sum below exact integers' limit.
+  const streams = flateStreams(Buffer.from(document.buffer, document.byteOffset, document.byteLength)).map((stream) => ({
+    ...stream,
+    worstCase: Math.min(stream.data.length * MAX_DEFLATE_RATIO ** stream.layers, budget.totalBytes + 1),
+  }));
+  streams.sort((a, b) => b.worstCase - a.worstCase);
+  let unchecked = streams.reduce((sum, stream) => sum + stream.worstCase, 0);
   let total = 0;
+  for (const { data, layers, worstCase } of streams) {
+    // Largest worst case first: once this one and the sum fit, so does every stream after it.
+    if (worstCase <= budget.perStreamBytes && total + unchecked <= budget.totalBytes) return;
+    const limit = Math.min(budget.perStreamBytes, budget.totalBytes - total) + 1;
+    const size = inflatedSizeSync(data, layers, limit) ?? (await inflatedSize(data, layers, limit));
+    total += size;
+    unchecked -= worstCase;
+    if (size > budget.perStreamBytes || total > budget.totalBytes) throw tooComplex();
+  }
+}
+
+/** Every stream of the raw bytes that goes through at least one zlib decoder. */
+function flateStreams(bytes: Buffer): FlateStream[] {
+  const streams: FlateStream[] = [];
   let searchFrom = 0;
   for (;;) {
     const keyword = bytes.indexOf(STREAM, searchFrom);
-    if (keyword < 0) return;
+    if (keyword < 0) return streams;
     searchFrom = keyword + STREAM.length;
     // `endstream` contains `stream`: skip it.
     if (keyword >= 3 && bytes.toString('latin1', keyword - 3, keyword) === 'end') continue;
@@ -73,13 +116,13 @@ export async function checkInflateBudget(document: Uint8Array, budget: InflateBu
     if (dataEnd < 0) dataEnd = bytes.length;
     searchFrom = dataEnd;
 
-    const layers = flateLayers(bytes, keyword);
     const data = bytes.subarray(dataStart, dataEnd);
-    if (layers === 0 && !startsWithZlibHeader(data)) continue;
-    const limit = Math.min(budget.perStreamBytes, budget.totalBytes - total) + 1;
-    const size = inflatedSizeSync(data, Math.max(layers, 1), limit) ?? (await inflatedSize(data, Math.max(layers, 1), limit));
-    total += size;
-    if (size > budget.perStreamBytes || total > budget.totalBytes) throw tooComplex();
+    let layers = flateLayers(bytes, keyword);
+    if (layers === 0) {
+      if (!startsWithZlibHeader(data)) continue;
+      layers = 1;
+    }
+    streams.push({ data, layers });
   }
 }
 
