@@ -9,6 +9,8 @@ export default {
   testMatch: ['**/*.test.js'],
   globalSetup: '<rootDir>/dist/tests/support/globalSetup.js',
   globalTeardown: '<rootDir>/dist/tests/support/globalTeardown.js',
+  // Stops each test file's seal worker thread once the file is done (see the file).
+  setupFilesAfterEnv: ['<rootDir>/dist/tests/support/testFileTeardown.js'],
   testTimeout: 60000,
   maxWorkers: 2,
 };

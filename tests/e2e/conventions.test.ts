@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { ISO_MS, UUID, UUID_V7 } from '../support/contract.js';
 
 let env: TestService;
@@ -217,7 +217,7 @@ describe('response headers (CONTRACT §1)', () => {
     const ticket = await api.request('POST', '/GetUploadUrl', { token: user.token, json: { filename: 'a.pdf', mimetype: 'application/pdf' } });
     expect(ticket.status).toBe(201);
     const id = ticket.body.envelopeId as string;
-    const put = await fetch(ticket.body.uploadUrl, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob', 'Content-Type': 'application/pdf' }, body: pdf });
+    const put = await putToSas(ticket.body.uploadUrl, pdf);
     expect(put.status).toBe(201);
     const get = await api.request('GET', `/envelopes/${id}`, { token: user.token });
     expect(get.status).toBe(200);

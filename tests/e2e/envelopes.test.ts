@@ -5,7 +5,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectProblem, fetchAnswer, putToSas, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { ISO_MS, UUID, UUID_V7, withoutUrls } from '../support/contract.js';
 
 let env: TestService;
@@ -122,7 +122,7 @@ describe('GET /api/envelopes/{id} (CONTRACT §3)', () => {
     const download = await fetch(body.documentUrl);
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(pdf)).toBe(true);
-    const overwrite = await fetch(body.documentUrl, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob' }, body: 'x' });
+    const overwrite = await fetchAnswer(body.documentUrl, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob' }, body: 'x' });
     expect(overwrite.status).toBe(403);
   });
 });
@@ -517,7 +517,7 @@ describe('lifecycle (CONTRACT §5)', () => {
   });
 
   test('complete on a completed envelope: 200, same hash, fresh signedUrl, even with a stale If-Match; nothing sealed twice', async () => {
-    const blobBefore = await fetch((await get(completedId)).body.signedUrl);
+    const blobBefore = await fetchAnswer((await get(completedId)).body.signedUrl);
     const before = await get(completedId);
     const again = await complete(completedId, '"1"');
     expect(again.status).toBe(200);
@@ -600,7 +600,7 @@ describe('audit trail, basics (CONTRACT §10)', () => {
     const headers = { 'User-Agent': 'contract-test/1.0' };
     const ticket = await api.request('POST', '/GetUploadUrl', { token: owner.token, json: { filename: 'audit.pdf', mimetype: 'application/pdf' }, headers });
     const id = ticket.body.envelopeId as string;
-    await fetch(ticket.body.uploadUrl, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob', 'Content-Type': 'application/pdf' }, body: pdf });
+    expect((await putToSas(ticket.body.uploadUrl, pdf)).status).toBe(201);
     const request = (method: string, route: string, json?: unknown, extra: Record<string, string> = {}) =>
       api.request(method, route, { token: owner.token, headers: { ...headers, ...extra }, ...(json === undefined ? {} : { json }) });
 

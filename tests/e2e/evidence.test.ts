@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { resetConfig } from '../../src/lib/config.js';
 import { resetServices } from '../../src/lib/services.js';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { startTimestampAuthority, type TimestampAuthority } from '../support/timestampAuthority.js';
 import { tempFile, tool } from '../support/tools.js';
 
@@ -35,7 +35,7 @@ describe('audit trail', () => {
   test('upload, two signer changes and complete give exactly those four events, in order, with who and from where', async () => {
     const ticket = await env.api.request('POST', '/GetUploadUrl', { token: user.token, headers: agent, json: { filename: 'lease.pdf', mimetype: 'application/pdf' } });
     const id = ticket.body.envelopeId as string;
-    await fetch(ticket.body.uploadUrl, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob', 'Content-Type': 'application/pdf' }, body: await corpusPdf('normal.pdf') });
+    expect((await putToSas(ticket.body.uploadUrl, await corpusPdf('normal.pdf'))).status).toBe(201);
     const first = await env.api.request('PUT', `/envelopes/${id}`, { token: user.token, headers: agent, json: { signers: [{ email: 'a@example.com', name: 'A' }] } });
     const aId = first.body.signers[0].id as string;
     const second = await env.api.request('PATCH', `/envelopes/${id}`, {

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
-import { corpusPdf, expectProblem, putToSas, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, expectProblem, fetchAnswer, putToSas, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { signingTokenFor } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
 
@@ -59,7 +59,7 @@ describe('sending freezes the document', () => {
     expect(url.pathname).toBe(`/devstoreaccount1/originals/${id}/contract.pdf`);
     expect(url.searchParams.get('sp')).toBe('r');
     expect((await download(sent.body.documentUrl)).equals(original)).toBe(true);
-    expect((await fetch(sent.body.documentUrl, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob' }, body: other })).status).toBe(403);
+    expect((await fetchAnswer(sent.body.documentUrl, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob' }, body: other })).status).toBe(403);
 
     const audit = (await env.api.request('GET', `/envelopes/${id}/audit`, { token: owner.token })).body as any[];
     expect(audit.find((event) => event.type === 'envelope.sent').details).toEqual({ documentSha256: sha256(original), pageCount: 2 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createDevelopmentSealingCertificate, sealDocument } from '../../src/lib/pdf/index.js';
+import { readdirSync } from 'node:fs';
+import { createDevelopmentSealingCertificate, sealDocument, stopSealWorker } from '../../src/lib/pdf/index.js';
 import {
   certificateFor,
   corpusFile,
@@ -101,6 +102,22 @@ describe('sealDocument (CONTRACT §6)', () => {
     await expect(already).rejects.toThrow('too late');
     const { originalPageCount } = await sealDocument({ document, certificate: certificateFor(document), ...sealer });
     expect(originalPageCount).toBe(19);
+  });
+
+  test('stopSealWorker ends the worker thread and refuses the seals running and queued; the next seal starts a new worker', async () => {
+    const document = await corpusFile('us_constitution.pdf');
+    const job = () => sealDocument({ document, certificate: certificateFor(document), ...sealer });
+    await job();
+    const threads = (): number => readdirSync('/proc/self/task').length;
+    const withWorker = threads();
+    const running = job();
+    const queued = job();
+    await stopSealWorker();
+    await expect(running).rejects.toThrow('The seal worker was stopped.');
+    await expect(queued).rejects.toThrow('The seal worker was stopped.');
+    expect(threads()).toBe(withWorker - 1);
+    expect((await job()).originalPageCount).toBe(19);
+    expect(threads()).toBe(withWorker);
   });
 
   test('answers a sealing P12 that does not open with its passphrase as a fault of the service, not of the document', async () => {
