@@ -205,7 +205,7 @@ async function completeStored({ services, stored, actor, owner, now, log }: { se
  * envelope. Should that commit fail, the row names bytes that never left storage (the sealed URL is
  * given only once completed), so nobody can hold them to verify.
  */
-export async function recordSeal(services: Services, record: Pick<EnvelopeRecord, 'id' | 'documentName'>, sealed: SealedBlob): Promise<void> {
+export async function recordSeal(services: Services, record: Pick<EnvelopeRecord, 'id' | 'documentName'>, sealed: Pick<SealedBlob, 'hash' | 'completedAt'>): Promise<void> {
   await services.seals.put({ sha256: sealed.hash, envelopeId: record.id, completedAt: sealed.completedAt, documentName: record.documentName });
 }
 
@@ -216,7 +216,7 @@ export async function recordSeal(services: Services, record: Pick<EnvelopeRecord
  */
 export async function answerCompleted(services: Services, record: EnvelopeRecord, sealedNow: boolean): Promise<CompletionResult> {
   const hash = record.hash!;
-  if (!sealedNow) await services.seals.put({ sha256: hash, envelopeId: record.id, completedAt: record.completedAt!, documentName: record.documentName });
+  if (!sealedNow) await recordSeal(services, record, { hash, completedAt: record.completedAt! });
   return { record, hash, signedUrl: await signedDocumentUrl(services.storage.sas, record), sealedNow };
 }
 

@@ -76,7 +76,7 @@ class SealWorkerPool {
             this.queue.splice(queued, 1);
             reject(signal?.reason);
           } else if (this.running?.pending === pending) {
-            this.stopRunning(signal?.reason);
+            void this.stopRunning(signal?.reason);
           }
         },
       };
@@ -104,11 +104,11 @@ class SealWorkerPool {
     const running: Running = {
       pending,
       id,
-      timer: setTimeout(() => this.stopRunning(tooComplex(new Error(`Seal took longer than ${SEAL_BOUNDS.timeoutMs} ms.`))), SEAL_BOUNDS.timeoutMs),
+      timer: setTimeout(() => void this.stopRunning(tooComplex(new Error(`Seal took longer than ${SEAL_BOUNDS.timeoutMs} ms.`))), SEAL_BOUNDS.timeoutMs),
       watchdog: setInterval(() => {
         const grown = process.memoryUsage.rss() - baseline;
         if (grown > SEAL_BOUNDS.memoryBytes) {
-          this.stopRunning(tooComplex(new Error(`Seal grew the resident set by ${Math.round(grown / MiB)} MiB.`)));
+          void this.stopRunning(tooComplex(new Error(`Seal grew the resident set by ${Math.round(grown / MiB)} MiB.`)));
         }
       }, SEAL_BOUNDS.watchIntervalMs),
     };
@@ -144,22 +144,20 @@ class SealWorkerPool {
       pending.signal?.removeEventListener('abort', pending.onAbort);
       pending.reject(error);
     }
-    const worker = this.worker;
-    this.worker = undefined;
-    this.settle({ ok: false, error });
-    if (worker !== undefined) await worker.terminate();
+    await this.stopRunning(error);
   }
 
-  /** Ends the running seal with `error`, terminating its worker (a new one serves the next seal). */
-  private stopRunning(error: unknown): void {
+  /**
+   * Ends the running seal with `error`, terminating its worker (a new one serves the next seal).
+   * @returns when the worker thread has stopped
+   */
+  private async stopRunning(error: unknown): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
     this.settle({ ok: false, error });
-    if (worker !== undefined) {
-      worker.terminate().catch(() => {
-        // Already gone: nothing left to stop.
-      });
-    }
+    await worker?.terminate().catch(() => {
+      // Already gone: nothing left to stop.
+    });
   }
 
   private startWorker(): Worker {
