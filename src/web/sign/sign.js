@@ -242,6 +242,8 @@ async function startCeremony(view) {
   $('recipient-line').textContent = 'You ' + (role === 'viewer' ? 'review it' : verb === 'sign' ? 'sign' : verb) + ' as ' + recipient.name + ' (' + recipient.email + ').';
   $('document-link').href = view.documentUrl;
 
+  // The disclosure is the service's, word for word: the consent recorded with the action names its version.
+  $('disclosure').textContent = view.disclosure.text;
   const fillable = view.fields.slice().sort(readingOrder);
   state.fontReady = document.fonts.load('100px Caveat').catch(() => []);
   if (role === 'signer') {
