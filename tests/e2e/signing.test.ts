@@ -205,7 +205,7 @@ describe('POST /api/signing/complete (CONTRACT §11.4)', () => {
     });
     const signed = (await auditTrail(env.api, owner, id)).filter((event) => event.type === 'recipient.signed');
     // The consent is evidence: the exact disclosure the view showed, with its version.
-    const disclosure = answer.body.disclosure as { text: string; version: string };
+    const disclosure = (await env.api.request('GET', '/disclosure')).body as { text: string; version: string };
     expect(disclosure.version).toMatch(/^esd-[0-9a-f]{12}$/);
     expect(disclosure.text).toMatch(/electronic/);
     expect(signed).toEqual([expect.objectContaining({ actorId: recipientIds[0], actorEmail: ada.email, userAgent: 'signing-test/2.0', details: { recipientId: recipientIds[0], consent: disclosure } })]);

@@ -46,12 +46,6 @@ export const recipientViewResponse = z
     waitingFor: z
       .array(z.strictObject({ name: z.string(), role: z.enum(SIGNER_ROLES) }))
       .meta({ description: 'Sequential order: those whose turn comes before this recipient\'s; `[]` otherwise.' }),
-    disclosure: z
-      .strictObject({
-        text: z.string().meta({ description: 'The exact words to show the recipient before it agrees (`consent: true`).' }),
-        version: z.string().regex(/^esd-[0-9a-f]{12}$/).meta({ description: 'Changes whenever the text does; recorded with the consent in the acting event and printed on the certificate of completion.' }),
-      })
-      .meta({ description: 'The disclosure about electronic records and signatures that `consent: true` agrees to.' }),
   })
   .meta({ id: 'RecipientView', description: 'The envelope as one recipient sees it.' });
 
@@ -85,7 +79,6 @@ const viewExample = {
   signedUrl: null,
   canAct: true,
   waitingFor: [],
-  disclosure: { text: 'Consent to use electronic records and signatures. By ticking the box you agree that ...', version: 'esd-3f9c2a7b1d04' },
 };
 
 const problems = {

@@ -5,7 +5,6 @@
 import { documentUrl, signedDocumentUrl } from '../envelopes/view.js';
 import { hasActed, mustAct, type EnvelopeRecord, type EnvelopeStatus, type Field, type RecipientStatus, type Signer, type SignerRole, type SigningOrder } from '../envelopes/model.js';
 import type { SasSigner } from '../storage/sas.js';
-import { ELECTRONIC_SIGNATURE_DISCLOSURE, type ConsentDisclosure } from './consent.js';
 import { isTurn, waitingFor } from './routing.js';
 
 export interface RecipientView {
@@ -30,8 +29,6 @@ export interface RecipientView {
   canAct: boolean;
   /** Those whose turn comes first. */
   waitingFor: { name: string; role: SignerRole }[];
-  /** The disclosure the recipient agrees to with `consent: true`, to be shown word for word. */
-  disclosure: ConsentDisclosure;
 }
 
 /** Whether a `sent` envelope's `expiresAt` has passed (the sweeper marks it `expired` on its next run). */
@@ -75,6 +72,5 @@ export async function toRecipientView(record: EnvelopeRecord, recipient: Signer,
     signedUrl,
     canAct: canAct(record, recipient, now),
     waitingFor: waitingFor(record, recipient),
-    disclosure: ELECTRONIC_SIGNATURE_DISCLOSURE,
   };
 }
