@@ -59,10 +59,11 @@ describe('the last action completes the envelope (CONTRACT §11.4)', () => {
     expect((await tool('pdfsig', ['-nocert', file])).stdout).toContain('Signature is Valid.');
     expect((await env.api.request('GET', `/verify/${envelope.hash}`)).body).toEqual({ envelopeId: id, completedAt: envelope.completedAt, documentName: 'contract.pdf' });
 
-    // The certificate lists every event with its actor by e-mail: the recipients' own actions included.
+    // The certificate tells every event as a sentence naming its actor by e-mail: the recipients' own
+    // actions included, each with the consent it gave.
     const text = (await tool('pdftotext', [file, '-'])).stdout.replace(/\s/g, '');
-    expect(text).toContain(`recipient.signed${ada.email}`);
-    expect(text).toContain(`recipient.signed${bea.email}`);
+    expect(text).toMatch(new RegExp(`${ada.email.replace(/[.]/g, '\\.')}signed,agreeingtodosoelectronically\\(disclosureesd-[0-9a-f]{12}\\)\\.`));
+    expect(text).toMatch(new RegExp(`${bea.email.replace(/[.]/g, '\\.')}signed,agreeingtodosoelectronically\\(disclosureesd-[0-9a-f]{12}\\)\\.`));
 
     const events = await auditTrail(env.api, owner, id);
     expect(events.slice(-2).map((event) => [event.type, event.actorId, event.actorEmail, event.userAgent])).toEqual([
