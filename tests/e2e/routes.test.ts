@@ -12,18 +12,21 @@ import { expectProblem, startTestService, type TestService } from '../support/se
 const expected = [
   { name: 'ApiDocs', route: 'docs', methods: ['GET'], access: 'public' },
   { name: 'ApiDocsAsset', route: 'docs/{file}', methods: ['GET'], access: 'public' },
+  { name: 'CreateApiKey', route: 'apikeys', methods: ['POST'], access: 'jwt' },
   { name: 'CompleteEnvelope', route: 'envelopes/{id}/complete', methods: ['POST'], access: 'bearer' },
   { name: 'CompleteSigning', route: 'signing/complete', methods: ['POST'], access: 'signing' },
   { name: 'Console', route: 'console', methods: ['GET'], access: 'public' },
   { name: 'ConsoleAsset', route: 'console/{file}', methods: ['GET'], access: 'public' },
   { name: 'CreateWebhook', route: 'webhooks', methods: ['POST'], access: 'bearer' },
   { name: 'DeclineSigning', route: 'signing/decline', methods: ['POST'], access: 'signing' },
+  { name: 'DeleteApiKey', route: 'apikeys/{id}', methods: ['DELETE'], access: 'jwt' },
   { name: 'DeleteWebhook', route: 'webhooks/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'GetAuditTrail', route: 'envelopes/{id}/audit', methods: ['GET'], access: 'bearer' },
   { name: 'GetEnvelope', route: 'envelopes/{id}', methods: ['GET'], access: 'bearer' },
   { name: 'GetSigningView', route: 'signing', methods: ['GET'], access: 'signing' },
   { name: 'GetUploadUrl', route: 'GetUploadUrl', methods: ['POST'], access: 'bearer' },
   { name: 'Health', route: 'health', methods: ['GET'], access: 'public' },
+  { name: 'ListApiKeys', route: 'apikeys', methods: ['GET'], access: 'jwt' },
   { name: 'ListEnvelopes', route: 'envelopes', methods: ['GET'], access: 'bearer' },
   { name: 'ListWebhookDeliveries', route: 'webhooks/{id}/deliveries', methods: ['GET'], access: 'bearer' },
   { name: 'ListWebhooks', route: 'webhooks', methods: ['GET'], access: 'bearer' },
@@ -62,8 +65,8 @@ describe('route table', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  test.each(expected.filter((entry) => entry.access === 'bearer').flatMap((entry) => entry.methods.map((method) => [method, entry.route] as const)))(
-    '%s /api/%s answers 401 with WWW-Authenticate without a token, and with a forged one',
+  test.each(expected.filter((entry) => entry.access === 'bearer' || entry.access === 'jwt').flatMap((entry) => entry.methods.map((method) => [method, entry.route] as const)))(
+    '%s /api/%s answers 401 with WWW-Authenticate without a token, with a forged one, and with an unknown API key',
     async (method, route) => {
       const path = `/${route.replace('{id}', '01a200d3-a1e6-709a-8ed4-fc8ee3c3c6df').replace('{recipientId}', '01a200d3-a1e6-709a-8ed4-fc8ee3c3c6e0')}`;
       const json = method === 'GET' ? undefined : {};
@@ -73,6 +76,9 @@ describe('route table', () => {
       const forged = await env.api.request(method, path, { token: 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', ...(json === undefined ? {} : { json }) });
       expectProblem(forged, 401);
       expect(forged.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      const unknownKey = await env.api.request(method, path, { token: `esk_${'A'.repeat(43)}`, ...(json === undefined ? {} : { json }) });
+      expectProblem(unknownKey, 401);
+      expect(unknownKey.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
     },
   );
 });

@@ -1,0 +1,19 @@
+/**
+ * The request body of `POST /api/apikeys` (CONTRACT §14.1), validated with zod at the boundary; the
+ * OpenAPI document is generated from the same schema. Unknown fields are refused (CONTRACT §1).
+ */
+import { z } from 'zod';
+import { requestTimestamp } from '../envelopes/schemas.js';
+import { characters } from '../http/fields.js';
+
+/** Longest key name, characters (CONTRACT §14.1). */
+export const MAX_API_KEY_NAME_LENGTH = 100;
+
+export const createApiKeyRequest = z.strictObject({
+  name: characters(1, MAX_API_KEY_NAME_LENGTH).meta({ description: 'What the key is for, shown in the list (1 to 100 characters).', examples: ['CRM integration'] }),
+  expiresAt: requestTimestamp
+    .nullable()
+    .optional()
+    .meta({ description: 'When the key stops working: in the future and at most 730 days ahead. Omitted or `null`: never.' }),
+});
+export type CreateApiKeyRequest = z.infer<typeof createApiKeyRequest>;
