@@ -12,6 +12,7 @@ import { hashPassword } from '../../src/lib/auth/password.js';
 import { newSigner, type AuditEvent, type EnvelopeRecord } from '../../src/lib/envelopes/model.js';
 import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { uuidv7 } from '../../src/lib/ids.js';
+import { createApiKey } from '../../src/lib/auth/apiKeys.js';
 import { tokenSha256 } from '../../src/lib/recipients/signingLinks.js';
 import type { Services } from '../../src/lib/services.js';
 import { sentEnvelopeWithFields } from './sentEnvelope.js';
@@ -46,6 +47,8 @@ export interface Seed {
   loginUsers: SeededUser[];
   /** The owner whose webhook receives the webhook burst. */
   webhookOwner: SeededUser;
+  /** An API key of the small owner (the hot read with an API key). */
+  smallOwnerApiKey: string;
   /** A sent envelope of the small owner and its signer's token (the signing GET reads it). */
   signing?: { envelopeId: string; token: string; tokenSha256: string };
   envelopesWritten: number;
@@ -87,7 +90,8 @@ export async function seed(services: Services, plan: SeedPlan, onProgress: (mess
   await services.envelopes.createMany(items, { concurrency: SEED_TRANSACTIONS });
   const written = items.length;
   const hotEnvelopeId = items.filter((item) => item.record.ownerId === smallOwner.userId).reduce((newest, item) => (item.record.id > newest ? item.record.id : newest), '');
-  const seeded: Seed = { smallOwner, largeOwner, hotEnvelopeId, loginUsers, webhookOwner, envelopesWritten: written };
+  const { key: smallOwnerApiKey } = await createApiKey({ services, owner: smallOwner, request: { name: 'bench hot read' } });
+  const seeded: Seed = { smallOwner, largeOwner, hotEnvelopeId, loginUsers, webhookOwner, smallOwnerApiKey, envelopesWritten: written };
   if (plan.signingDocumentDir !== undefined) {
     const document = new Uint8Array(await readFile(path.join(plan.signingDocumentDir, 'normal.pdf')));
     const actor = { userId: smallOwner.userId, email: smallOwner.email, ip: '127.0.0.1', userAgent: 'bench-seed', apiKeyId: null };

@@ -134,9 +134,12 @@ export async function authenticateApiKey(
   if (found.expiresAt !== null && Date.parse(found.expiresAt) <= now) throw invalidApiKey('The API key has expired.');
   const user = await services.users.findForToken(found.ownerEmail);
   if (user === null || user.userId !== found.ownerId) throw invalidApiKey('The API key is invalid.');
-  afterResponse.start('Recording an API key\'s use', async () => {
-    await services.apiKeys.recordUse(found.ownerId, found.id);
-  });
+  const recording = services.apiKeys.recordUse(found.ownerId, found.id);
+  if (recording !== undefined) {
+    afterResponse.start('Recording an API key\'s use', async () => {
+      await recording;
+    });
+  }
   return { userId: user.userId, email: user.email, apiKeyId: found.id };
 }
 

@@ -181,13 +181,18 @@ export class ApiKeyRepository {
    * per {@link LAST_USED_INTERVAL_MS} per key on this instance, and a write (conditional on the row's
    * ETag) only when the stored `lastUsedAt` is absent or at least that old, so across instances the
    * stored time changes at most once per interval. A key deleted meanwhile is left alone.
-   * @returns whether this call wrote `lastUsedAt`
+   * @returns `undefined` at once (no storage request, no promise: this runs on every request with a
+   *   key) when this instance looked at the key less than an interval ago; else whether it wrote
    */
-  async recordUse(ownerId: string, id: string): Promise<boolean> {
+  recordUse(ownerId: string, id: string): Promise<boolean> | undefined {
     const now = this.now();
-    if ((this.nextUseCheck.get(id) ?? 0) > now) return false;
+    if ((this.nextUseCheck.get(id) ?? 0) > now) return undefined;
     if (this.nextUseCheck.size >= API_KEY_CACHE_ENTRIES) this.nextUseCheck.delete(this.nextUseCheck.keys().next().value!);
     this.nextUseCheck.set(id, now + LAST_USED_INTERVAL_MS);
+    return this.writeLastUsed(ownerId, id, now);
+  }
+
+  private async writeLastUsed(ownerId: string, id: string, now: number): Promise<boolean> {
     let entity;
     try {
       entity = await this.table.getEntity<ApiKeyEntity>(ownerId, PREFIX + id);
