@@ -12,11 +12,11 @@ import { expectProblem, startTestService, type TestService } from '../support/se
 const expected = [
   { name: 'ApiDocs', route: 'docs', methods: ['GET'], access: 'public' },
   { name: 'ApiDocsAsset', route: 'docs/{file}', methods: ['GET'], access: 'public' },
-  { name: 'CreateApiKey', route: 'apikeys', methods: ['POST'], access: 'jwt' },
   { name: 'CompleteEnvelope', route: 'envelopes/{id}/complete', methods: ['POST'], access: 'bearer' },
   { name: 'CompleteSigning', route: 'signing/complete', methods: ['POST'], access: 'signing' },
   { name: 'Console', route: 'console', methods: ['GET'], access: 'public' },
   { name: 'ConsoleAsset', route: 'console/{file}', methods: ['GET'], access: 'public' },
+  { name: 'CreateApiKey', route: 'apikeys', methods: ['POST'], access: 'jwt' },
   { name: 'CreateWebhook', route: 'webhooks', methods: ['POST'], access: 'bearer' },
   { name: 'DeclineSigning', route: 'signing/decline', methods: ['POST'], access: 'signing' },
   { name: 'DeleteApiKey', route: 'apikeys/{id}', methods: ['DELETE'], access: 'jwt' },
