@@ -105,6 +105,8 @@ describe('the document describes exactly the functions of src/functions', () => 
         const security = route.access === 'bearer' || route.access === 'jwt' ? [{ [BEARER_AUTH]: [] }] : route.access === 'signing' ? [{ [SIGNING_AUTH]: [] }] : [];
         expect([`${method} /${route.route}`, operation.security]).toEqual([`${method} /${route.route}`, security]);
         if (route.access !== 'public') expect(operation.responses['401'].headers['WWW-Authenticate'].required).toBe(true);
+        // JWT-only routes say that an API key gets 403 jwt-required.
+        if (route.access === 'jwt') expect(Object.keys(operation.responses['403'].content['application/problem+json'].examples)).toEqual(['jwt-required']);
       }
     }
   });
