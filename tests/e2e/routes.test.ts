@@ -84,6 +84,22 @@ describe('route table', () => {
   );
 });
 
+describe('API keys on owner routes', () => {
+  test.each(expected.filter((entry) => entry.access === 'bearer').flatMap((entry) => entry.methods.map((method) => [method, entry.route] as const)))(
+    '%s /api/%s accepts an owner\'s API key as the owner\'s access token: the same answer',
+    async (method, route) => {
+      const user = await env.newUser();
+      const created = await env.api.request('POST', '/apikeys', { token: user.token, json: { name: 'routes' } });
+      const path = `/${route.replace('{id}', '01a200d3-a1e6-709a-8ed4-fc8ee3c3c6df').replace('{recipientId}', '01a200d3-a1e6-709a-8ed4-fc8ee3c3c6e0').replace('{deliveryId}', '01a200d3-a1e6-709a-8ed4-fc8ee3c3c6e1')}`;
+      const json = method === 'GET' || method === 'DELETE' ? undefined : {};
+      const withToken = await env.api.request(method, path, { token: user.token, ...(json === undefined ? {} : { json }) });
+      const withKey = await env.api.request(method, path, { token: created.body.key, ...(json === undefined ? {} : { json }) });
+      expect([withKey.status, (withKey.body as { type?: string }).type]).toEqual([withToken.status, (withToken.body as { type?: string }).type]);
+      expect(withKey.status).not.toBe(401);
+    },
+  );
+});
+
 describe('signing routes', () => {
   test.each(expected.filter((entry) => entry.access === 'signing').flatMap((entry) => entry.methods.map((method) => [method, entry.route] as const)))(
     '%s /api/%s answers 401 with error="invalid_token" without a signing token, with an unknown one, and with an owner JWT',
