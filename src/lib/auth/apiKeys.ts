@@ -43,6 +43,8 @@ export interface CreatedApiKeyView extends ApiKeyView {
 export interface ApiKeyCaller {
   userId: string;
   email: string;
+  /** Whether the owner has verified its address (as for an access token). */
+  emailVerified: boolean;
   apiKeyId: string;
 }
 
@@ -143,7 +145,7 @@ export async function authenticateApiKey(
       await recording;
     });
   }
-  return { userId: user.userId, email: user.email, apiKeyId: found.id };
+  return { userId: user.userId, email: user.email, emailVerified: user.emailVerified, apiKeyId: found.id };
 }
 
 function invalidApiKey(detail: string): AppError {

@@ -204,6 +204,8 @@ export interface AuditEvent {
 export interface Actor {
   userId: string;
   email: string;
+  /** Whether the owner verified its address (only verified owners send, when verification is required). */
+  emailVerified: boolean;
   ip: string | null;
   userAgent: string | null;
   /** The id of the API key the request was authenticated with; `null` for an access token (JWT). */
