@@ -77,6 +77,20 @@ export function toMarkdown(results: Results): string {
           `${cpu(level.service.serverCpuMsPerRequest)} + ${cpu(level.service.azuriteCpuMsPerRequest)} | ${cpu(level.baseline.serverCpuMsPerRequest)} + ${cpu(level.baseline.azuriteCpuMsPerRequest)} | ${level.service.failed + level.baseline.failed} |`,
       ),
     );
+    if (results.hotRead.every((level) => level.apiKey !== undefined)) {
+      lines.push(
+        '',
+        '### `GET /api/envelopes/{id}` with an API key (`Authorization: Bearer esk_...`) instead of the access token, in the same rounds',
+        '',
+        '| connections | API key req/s (spread) | ratio to the baseline (target) | p50 / p99 ms | CPU ms per request: server + Azurite | errors |',
+        '| --- | --- | --- | --- | --- | --- |',
+        ...results.hotRead.map(
+          (level) =>
+            `| ${level.connections} | ${fmt(level.apiKey.throughput.median, 0)} (${spread(level.apiKey.throughput)}) | ${ratio(level.apiKeyRatio)} | ` +
+            `${fmt(level.apiKey.p50Ms.median)} / ${fmt(level.apiKey.p99Ms.median)} | ${cpu(level.apiKey.serverCpuMsPerRequest)} + ${cpu(level.apiKey.azuriteCpuMsPerRequest)} | ${level.apiKey.failed} |`,
+        ),
+      );
+    }
     if (results.hotRead.every((level) => level.signing !== undefined)) {
       lines.push(
         '',

@@ -12,6 +12,7 @@ import { hashPassword } from '../../src/lib/auth/password.js';
 import { newSigner, type AuditEvent, type EnvelopeRecord } from '../../src/lib/envelopes/model.js';
 import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { uuidv7 } from '../../src/lib/ids.js';
+import { createApiKey } from '../../src/lib/auth/apiKeys.js';
 import { tokenSha256 } from '../../src/lib/recipients/signingLinks.js';
 import type { Services } from '../../src/lib/services.js';
 import { sentEnvelopeWithFields } from './sentEnvelope.js';
@@ -46,6 +47,8 @@ export interface Seed {
   loginUsers: SeededUser[];
   /** The owner whose webhook receives the webhook burst. */
   webhookOwner: SeededUser;
+  /** An API key of the small owner (the hot read with an API key). */
+  smallOwnerApiKey: string;
   /** A sent envelope of the small owner and its signer's token (the signing GET reads it). */
   signing?: { envelopeId: string; token: string; tokenSha256: string };
   envelopesWritten: number;
@@ -87,10 +90,11 @@ export async function seed(services: Services, plan: SeedPlan, onProgress: (mess
   await services.envelopes.createMany(items, { concurrency: SEED_TRANSACTIONS });
   const written = items.length;
   const hotEnvelopeId = items.filter((item) => item.record.ownerId === smallOwner.userId).reduce((newest, item) => (item.record.id > newest ? item.record.id : newest), '');
-  const seeded: Seed = { smallOwner, largeOwner, hotEnvelopeId, loginUsers, webhookOwner, envelopesWritten: written };
+  const { key: smallOwnerApiKey } = await createApiKey({ services, owner: smallOwner, request: { name: 'bench hot read' } });
+  const seeded: Seed = { smallOwner, largeOwner, hotEnvelopeId, loginUsers, webhookOwner, smallOwnerApiKey, envelopesWritten: written };
   if (plan.signingDocumentDir !== undefined) {
     const document = new Uint8Array(await readFile(path.join(plan.signingDocumentDir, 'normal.pdf')));
-    const actor = { userId: smallOwner.userId, email: smallOwner.email, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench-seed' };
+    const actor = { userId: smallOwner.userId, email: smallOwner.email, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench-seed', apiKeyId: null };
     const sent = await sentEnvelopeWithFields(services, actor, document, 'signing.pdf');
     seeded.signing = { envelopeId: sent.envelopeId, token: sent.token, tokenSha256: tokenSha256(sent.token) };
     seeded.envelopesWritten++;
@@ -100,7 +104,7 @@ export async function seed(services: Services, plan: SeedPlan, onProgress: (mess
 
 /** A realistic envelope row: a draft or sent envelope with two signers, and its creation event. */
 function envelopeFor(owner: SeededUser, index: number): { record: EnvelopeRecord; event: AuditEvent } {
-  const actor = { userId: owner.userId, email: owner.email, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench-seed' };
+  const actor = { userId: owner.userId, email: owner.email, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench-seed', apiKeyId: null };
   const draft = newDraftEnvelope({ actor, documentName: `contract-${index}.pdf`, now: new Date() });
   const record: EnvelopeRecord = {
     ...draft.record,

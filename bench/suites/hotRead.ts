@@ -1,10 +1,11 @@
 /**
- * Hot read path: `GET /api/envelopes/{id}` with a valid token, and the recipient's `GET /api/signing`
+ * Hot read path: `GET /api/envelopes/{id}` with a valid token, the same with an API key of the owner
+ * (`Authorization: Bearer esk_...`, issue 20), and the recipient's `GET /api/signing`
  * with a signing token (issue 11), against a bare `node:http` server that does only the same Table
  * point read against the same Azurite (`/`), the floor both targets name. The signing GET does two
  * point reads (the token's `signingLinks` row, then the envelope), so the same server's `/two-reads`
  * (those two reads, one after the other) is measured too and reported beside it. Each round measures
- * the four back to back, the order rotating from round to round; ratios are taken round by round.
+ * the five back to back, the order rotating from round to round; ratios are taken round by round.
  */
 import { check, type BenchContext, type SuiteResult } from '../lib/context.js';
 import { cpuTimeMs } from '../lib/cpu.js';
@@ -33,6 +34,10 @@ export interface HotReadLevel {
   baseline: Side;
   /** Service throughput / baseline throughput. */
   throughputRatio: Summary;
+  /** `GET /api/envelopes/{id}` with an API key instead of the access token. */
+  apiKey: Side;
+  /** API key throughput / baseline throughput (the target, as for the token). */
+  apiKeyRatio: Summary;
   /** `GET /api/signing` (recipient, already opened: read only). */
   signing: Side;
   /** The baseline server doing the signing GET's two point reads. */
@@ -67,6 +72,15 @@ export async function benchHotRead(context: BenchContext): Promise<SuiteResult<H
         durationSeconds: seconds,
       }),
     );
+  const apiKeyLoad = (connections: number, seconds: number) =>
+    measured(context.pids.service, () =>
+      runLoad({
+        url: `${context.apiUrl}/envelopes/${seed.hotEnvelopeId}`,
+        headers: { Authorization: `Bearer ${seed.smallOwnerApiKey}` },
+        connections,
+        durationSeconds: seconds,
+      }),
+    );
   const baselineLoad = (connections: number, seconds: number) =>
     measured(context.pids.baseline, () => runLoad({ url: context.baselineUrl, connections, durationSeconds: seconds }));
   const signing = seed.signing;
@@ -80,6 +94,8 @@ export async function benchHotRead(context: BenchContext): Promise<SuiteResult<H
 
   const probe = await fetch(`${context.apiUrl}/envelopes/${seed.hotEnvelopeId}`, { headers: { Authorization: `Bearer ${seed.smallOwner.token}` } });
   if (probe.status !== 200) throw new Error(`hot read probe answered ${probe.status}: ${await probe.text()}`);
+  const apiKeyProbe = await fetch(`${context.apiUrl}/envelopes/${seed.hotEnvelopeId}`, { headers: { Authorization: `Bearer ${seed.smallOwnerApiKey}` } });
+  if (apiKeyProbe.status !== 200) throw new Error(`hot read probe with an API key answered ${apiKeyProbe.status}: ${await apiKeyProbe.text()}`);
   // The first GET by an invited recipient marks it opened (a write); every later one only reads.
   const signingProbe = await fetch(`${context.apiUrl}/signing`, { headers: { Authorization: `Bearer ${signing.token}` } });
   const signingView = (await signingProbe.json()) as { recipient?: { status?: string } };
@@ -92,15 +108,18 @@ export async function benchHotRead(context: BenchContext): Promise<SuiteResult<H
     progress(`hot read, ${connections} connections: warm-up`);
     await baselineLoad(connections, plan.hotRead.warmupSeconds);
     await serviceLoad(connections, plan.hotRead.warmupSeconds);
+    await apiKeyLoad(connections, plan.hotRead.warmupSeconds);
     await signingLoad(connections, plan.hotRead.warmupSeconds);
     await twoReadsLoad(connections, plan.hotRead.warmupSeconds);
     const service: Measured[] = [];
+    const apiKey: Measured[] = [];
     const baseline: Measured[] = [];
     const signingRuns: Measured[] = [];
     const twoReads: Measured[] = [];
     const sides: [Measured[], (connections: number, seconds: number) => Promise<Measured>][] = [
       [baseline, baselineLoad],
       [service, serviceLoad],
+      [apiKey, apiKeyLoad],
       [signingRuns, signingLoad],
       [twoReads, twoReadsLoad],
     ];
@@ -111,7 +130,7 @@ export async function benchHotRead(context: BenchContext): Promise<SuiteResult<H
       }
       progress(
         `hot read, ${connections} connections, round ${round + 1}/${plan.hotRead.rounds}: GET envelope ${Math.round(service.at(-1)!.throughput)} req/s ` +
-          `(p99 ${service.at(-1)!.p99.toFixed(1)} ms), GET signing ${Math.round(signingRuns.at(-1)!.throughput)} req/s, ` +
+          `(p99 ${service.at(-1)!.p99.toFixed(1)} ms), with an API key ${Math.round(apiKey.at(-1)!.throughput)} req/s, GET signing ${Math.round(signingRuns.at(-1)!.throughput)} req/s, ` +
           `baseline ${Math.round(baseline.at(-1)!.throughput)} req/s (p99 ${baseline.at(-1)!.p99.toFixed(1)} ms), two-read baseline ${Math.round(twoReads.at(-1)!.throughput)} req/s`,
       );
     }
@@ -138,6 +157,11 @@ export async function benchHotRead(context: BenchContext): Promise<SuiteResult<H
         service.map((result) => result.throughput),
         baseline.map((result) => result.throughput),
       ),
+      apiKey: describe(apiKey),
+      apiKeyRatio: pairedRatio(
+        apiKey.map((result) => result.throughput),
+        baseline.map((result) => result.throughput),
+      ),
       signing: describe(signingRuns),
       baselineTwoReads: describe(twoReads),
       signingRatio: pairedRatio(
@@ -155,6 +179,15 @@ export async function benchHotRead(context: BenchContext): Promise<SuiteResult<H
     targets: [
       ...levels.map((level) =>
         check(`hotRead.c${level.connections}`, `GET /api/envelopes/{id} at ${level.connections} connections: throughput at least 0.8 of a bare node:http server doing the same point read`, level.throughputRatio.median, '>=', 0.8),
+      ),
+      ...levels.map((level) =>
+        check(
+          `hotRead.apiKey.c${level.connections}`,
+          `GET /api/envelopes/{id} with an API key at ${level.connections} connections: throughput at least 0.8 of the same bare one-point-read server`,
+          level.apiKeyRatio.median,
+          '>=',
+          0.8,
+        ),
       ),
       ...levels.map((level) =>
         check(

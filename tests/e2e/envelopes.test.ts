@@ -637,6 +637,7 @@ describe('audit trail, basics (CONTRACT §10)', () => {
         actorEmail: owner.email,
         ip: expect.any(String),
         userAgent: 'contract-test/1.0',
+        apiKeyId: null,
         details: expect.any(Object),
       });
     }

@@ -58,7 +58,7 @@ describe('audit trail', () => {
     const events = audit.body as Record<string, unknown>[];
     // The IP is the last X-Forwarded-For entry, the one the front end (here the local host) appends;
     // what the client itself sent (198.51.100.23) is not trusted.
-    const common = { actorId: user.userId, actorEmail: user.email, ip: '127.0.0.1', userAgent: 'evidence-test/1.0', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) };
+    const common = { actorId: user.userId, actorEmail: user.email, ip: '127.0.0.1', userAgent: 'evidence-test/1.0', apiKeyId: null, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) };
     const original = createHash('sha256').update(await corpusPdf('normal.pdf')).digest('hex');
     expect(events).toEqual([
       { sequence: 1, type: 'envelope.created', ...common, details: { documentName: 'lease.pdf', blobName: `${id}/lease.pdf` } },

@@ -71,6 +71,16 @@ describe('logs of a whole session', () => {
     expect((await env.api.request('GET', `/envelopes/${sent.id}`, { token: signing })).status).toBe(401);
     expect((await env.api.request('POST', '/signing/decline', { token: signing, json: { reason: 'Not today.' } })).status).toBe(200);
 
+    // An API key (CONTRACT §14.1: never logged), used well, where only a JWT is accepted, and once deleted.
+    const created = await env.api.request('POST', '/apikeys', { token, json: { name: 'logs' } });
+    const apiKey = created.body.key as string;
+    secrets.push(apiKey, apiKey.slice(12));
+    expect((await env.api.request('GET', '/envelopes', { token: apiKey })).status).toBe(200);
+    expect((await env.api.request('POST', `/envelopes/${id}/complete`, { token: apiKey })).status).toBe(503);
+    expect((await env.api.request('GET', '/apikeys', { token: apiKey })).status).toBe(403);
+    expect((await env.api.request('DELETE', `/apikeys/${created.body.id}`, { token })).status).toBe(204);
+    expect((await env.api.request('GET', '/envelopes', { token: apiKey })).status).toBe(401);
+
     const log = captured.join('\n');
     expect(log).toContain('timestamp');
     for (const secret of secrets) expect(log).not.toContain(secret);
@@ -82,11 +92,13 @@ describe('logs of a whole session', () => {
 describe('redactSecrets', () => {
   test('blanks SAS signatures, bearer tokens and JWTs', () => {
     const line = redactSecrets(
-      'PUT https://acct.blob.core.windows.net/documents/x.pdf?sv=2026-04-06&sig=abc%2Bdef%3D&se=1 Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln and eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ5In0.c2ln',
+      'PUT https://acct.blob.core.windows.net/documents/x.pdf?sv=2026-04-06&sig=abc%2Bdef%3D&se=1 Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln and eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ5In0.c2ln key=esk_q3Jx9vLmT0bW8cYh2nKd5sQe7uRf1aZp4iGo6xVwEyM',
     );
+    expect(line).not.toContain('q3Jx9vLmT0bW8cYh2nKd5sQe7uRf1aZp4iGo6xVwEyM');
     expect(line).not.toContain('abc%2Bdef');
     expect(line).not.toContain('eyJzdWIiOiJ4In0');
     expect(line).not.toContain('eyJzdWIiOiJ5In0');
     expect(line).toContain('sig=REDACTED');
+    expect(line).toContain('esk_REDACTED');
   });
 });

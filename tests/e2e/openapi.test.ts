@@ -95,16 +95,18 @@ describe('the document describes exactly the functions of src/functions', () => 
     expect(operationsOf(served).map(([key]) => key).sort()).toEqual(registered);
   });
 
-  test('bearer routes require the bearer JWT scheme, signing routes the signing-token scheme, public routes nothing', () => {
+  test('bearer and JWT-only routes require the bearer JWT scheme, signing routes the signing-token scheme, public routes nothing', () => {
     expect(served.components.securitySchemes[BEARER_AUTH]).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
     expect(served.components.securitySchemes[SIGNING_AUTH]).toMatchObject({ type: 'http', scheme: 'bearer' });
     const operations = new Map(operationsOf(served));
     for (const route of routes) {
       for (const method of route.methods) {
         const operation = operations.get(`${method} /${route.route}`)!;
-        const security = route.access === 'bearer' ? [{ [BEARER_AUTH]: [] }] : route.access === 'signing' ? [{ [SIGNING_AUTH]: [] }] : [];
+        const security = route.access === 'bearer' || route.access === 'jwt' ? [{ [BEARER_AUTH]: [] }] : route.access === 'signing' ? [{ [SIGNING_AUTH]: [] }] : [];
         expect([`${method} /${route.route}`, operation.security]).toEqual([`${method} /${route.route}`, security]);
         if (route.access !== 'public') expect(operation.responses['401'].headers['WWW-Authenticate'].required).toBe(true);
+        // JWT-only routes say that an API key gets 403 jwt-required.
+        if (route.access === 'jwt') expect(Object.keys(operation.responses['403'].content['application/problem+json'].examples)).toEqual(['jwt-required']);
       }
     }
   });

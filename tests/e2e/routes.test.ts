@@ -16,8 +16,10 @@ const expected = [
   { name: 'CompleteSigning', route: 'signing/complete', methods: ['POST'], access: 'signing' },
   { name: 'Console', route: 'console', methods: ['GET'], access: 'public' },
   { name: 'ConsoleAsset', route: 'console/{file}', methods: ['GET'], access: 'public' },
+  { name: 'CreateApiKey', route: 'apikeys', methods: ['POST'], access: 'jwt' },
   { name: 'CreateWebhook', route: 'webhooks', methods: ['POST'], access: 'bearer' },
   { name: 'DeclineSigning', route: 'signing/decline', methods: ['POST'], access: 'signing' },
+  { name: 'DeleteApiKey', route: 'apikeys/{id}', methods: ['DELETE'], access: 'jwt' },
   { name: 'DeleteWebhook', route: 'webhooks/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'GetAuditTrail', route: 'envelopes/{id}/audit', methods: ['GET'], access: 'bearer' },
   { name: 'GetDisclosure', route: 'disclosure', methods: ['GET'], access: 'public' },
@@ -25,6 +27,7 @@ const expected = [
   { name: 'GetSigningView', route: 'signing', methods: ['GET'], access: 'signing' },
   { name: 'GetUploadUrl', route: 'GetUploadUrl', methods: ['POST'], access: 'bearer' },
   { name: 'Health', route: 'health', methods: ['GET'], access: 'public' },
+  { name: 'ListApiKeys', route: 'apikeys', methods: ['GET'], access: 'jwt' },
   { name: 'ListEnvelopes', route: 'envelopes', methods: ['GET'], access: 'bearer' },
   { name: 'ListWebhookDeliveries', route: 'webhooks/{id}/deliveries', methods: ['GET'], access: 'bearer' },
   { name: 'ListWebhooks', route: 'webhooks', methods: ['GET'], access: 'bearer' },
@@ -67,8 +70,8 @@ describe('route table', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  test.each(expected.filter((entry) => entry.access === 'bearer').flatMap((entry) => entry.methods.map((method) => [method, entry.route] as const)))(
-    '%s /api/%s answers 401 with WWW-Authenticate without a token, and with a forged one',
+  test.each(expected.filter((entry) => entry.access === 'bearer' || entry.access === 'jwt').flatMap((entry) => entry.methods.map((method) => [method, entry.route] as const)))(
+    '%s /api/%s answers 401 with WWW-Authenticate without a token, with a forged one, and with an unknown API key',
     async (method, route) => {
       const path = `/${route.replace('{id}', '01a200d3-a1e6-709a-8ed4-fc8ee3c3c6df').replace('{recipientId}', '01a200d3-a1e6-709a-8ed4-fc8ee3c3c6e0')}`;
       const json = method === 'GET' ? undefined : {};
@@ -78,6 +81,26 @@ describe('route table', () => {
       const forged = await env.api.request(method, path, { token: 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', ...(json === undefined ? {} : { json }) });
       expectProblem(forged, 401);
       expect(forged.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      const unknownKey = await env.api.request(method, path, { token: `esk_${'A'.repeat(43)}`, ...(json === undefined ? {} : { json }) });
+      expectProblem(unknownKey, 401);
+      expect(unknownKey.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    },
+  );
+});
+
+describe('API keys on owner routes', () => {
+  test.each(expected.filter((entry) => entry.access === 'bearer').flatMap((entry) => entry.methods.map((method) => [method, entry.route] as const)))(
+    '%s /api/%s accepts an owner\'s API key as the owner\'s access token: the same answer',
+    async (method, route) => {
+      // Two owners in the same state, so that a route with state of its own (a cooldown) answers both alike.
+      const [user, keyOwner] = await Promise.all([env.newUser(), env.newUser()]);
+      const created = await env.api.request('POST', '/apikeys', { token: keyOwner.token, json: { name: 'routes' } });
+      const path = `/${route.replace('{id}', '01a200d3-a1e6-709a-8ed4-fc8ee3c3c6df').replace('{recipientId}', '01a200d3-a1e6-709a-8ed4-fc8ee3c3c6e0').replace('{deliveryId}', '01a200d3-a1e6-709a-8ed4-fc8ee3c3c6e1')}`;
+      const json = method === 'GET' || method === 'DELETE' ? undefined : {};
+      const withToken = await env.api.request(method, path, { token: user.token, ...(json === undefined ? {} : { json }) });
+      const withKey = await env.api.request(method, path, { token: created.body.key, ...(json === undefined ? {} : { json }) });
+      expect([withKey.status, (withKey.body as { type?: string }).type]).toEqual([withToken.status, (withToken.body as { type?: string }).type]);
+      expect(withKey.status).not.toBe(401);
     },
   );
 });

@@ -41,7 +41,7 @@ describe('a send (CONTRACT §5, §10)', () => {
     });
     // The default signing order is parallel: sending it again is no change of settings.
     const events = await auditTrail(env.api, owner, id);
-    const owned = { actorId: owner.userId, actorEmail: owner.email, ip: expect.any(String), userAgent: 'sending-test/1.0', at: envelope.sentAt };
+    const owned = { actorId: owner.userId, actorEmail: owner.email, ip: expect.any(String), userAgent: 'sending-test/1.0', apiKeyId: null, at: envelope.sentAt };
     expect(events.slice(1)).toEqual([
       { sequence: 2, type: 'envelope.signers_replaced', ...owned, details: { added: recipientIds.map((recipientId, index) => ({ id: recipientId, email: [ada, bob, cat][index]!.email })), removed: [] } },
       { sequence: 3, type: 'envelope.fields_replaced', ...owned, details: { count: 1 } },

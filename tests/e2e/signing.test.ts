@@ -151,7 +151,7 @@ describe('GET /api/signing (CONTRACT §11.4)', () => {
     expect((await get(id)).body.signers[0].status).toBe('opened');
     const opened = (await auditTrail(env.api, owner, id)).filter((event) => event.type === 'recipient.opened');
     expect(opened).toEqual([
-      { sequence: expect.any(Number), type: 'recipient.opened', at: expect.stringMatching(ISO_MS), actorId: recipientIds[0], actorEmail: ada.email, ip: expect.any(String), userAgent: expect.any(String), details: { recipientId: recipientIds[0] } },
+      { sequence: expect.any(Number), type: 'recipient.opened', at: expect.stringMatching(ISO_MS), actorId: recipientIds[0], actorEmail: ada.email, ip: expect.any(String), userAgent: expect.any(String), apiKeyId: null, details: { recipientId: recipientIds[0] } },
     ]);
     const webhooks = (await outboxMessages(owner.userId, id)).flatMap((message) => (message.kind === 'event' ? [message.event] : []));
     expect(webhooks.find((event) => event.type === 'recipient.opened')).toEqual({

@@ -31,12 +31,12 @@ beforeAll(async () => {
 const at = () => new Date().toISOString();
 
 function record(ownerId: string, overrides: Partial<EnvelopeRecord> = {}): EnvelopeRecord {
-  const draft = newDraftEnvelope({ actor: { userId: ownerId, email: 'owner@example.com', emailVerified: true, ip: null, userAgent: null }, documentName: 'a.pdf', now: new Date() });
+  const draft = newDraftEnvelope({ actor: { userId: ownerId, email: 'owner@example.com', emailVerified: true, ip: null, userAgent: null, apiKeyId: null }, documentName: 'a.pdf', now: new Date() });
   return { ...draft.record, ...overrides };
 }
 
 function event(sequence: number, type: AuditEvent['type'] = 'envelope.created'): AuditEvent {
-  return { sequence, type, at: at(), actorId: 'actor', actorEmail: 'actor@example.com', ip: null, userAgent: null, details: {} };
+  return { sequence, type, at: at(), actorId: 'actor', actorEmail: 'actor@example.com', ip: null, userAgent: null, apiKeyId: null, details: {} };
 }
 
 async function createMany(ownerId: string, count: number): Promise<EnvelopeRecord[]> {
@@ -139,7 +139,7 @@ describe('envelope repository', () => {
     expect(read).toMatchObject({ fields: [], signingOrder: 'parallel', expiresAt: null, documentSha256: null, ownerEmail: null });
     expect(read.signers[0]).toMatchObject({ routingOrder: 1, status: 'created', lastEmail: null, link: null, remindersSent: 0 });
     expect(await services.envelopes.events(ownerId, id)).toEqual([
-      { sequence: 1, type: 'envelope.created', at: expect.any(String), actorId: ownerId, actorEmail: null, ip: null, userAgent: null, details: { documentName: 'old.pdf' } },
+      { sequence: 1, type: 'envelope.created', at: expect.any(String), actorId: ownerId, actorEmail: null, ip: null, userAgent: null, apiKeyId: null, details: { documentName: 'old.pdf' } },
     ]);
   });
 

@@ -165,7 +165,7 @@ describe('certificate of completion (CONTRACT §10)', () => {
     const owner = { id: randomUUID(), email: 'owner@example.com' };
     const tenant = { id: randomUUID(), email: 'tenant@example.com', name: 'Tom Tenant', role: 'signer' as const };
     const landlord = { id: randomUUID(), email: 'landlord@example.com', name: 'Lena Landlord', role: 'signer' as const };
-    const base = { ip: '203.0.113.7', userAgent: null };
+    const base = { ip: '203.0.113.7', userAgent: null, apiKeyId: null };
     const trail = [
       { ...base, sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorId: owner.id, actorEmail: owner.email, details: { documentName: 'Lease.pdf' } },
       { ...base, sequence: 2, type: 'recipient.invited', at: '2026-11-22T10:16:00.000Z', actorId: owner.id, actorEmail: owner.email, details: { recipientId: tenant.id, email: tenant.email, resend: false } },

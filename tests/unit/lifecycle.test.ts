@@ -10,7 +10,7 @@ import { isAppError } from '../../src/lib/errors.js';
 import { inviteNextGroup, isTurn, waitingFor } from '../../src/lib/recipients/routing.js';
 import { signingLinkKey, signingToken, tokenSha256 } from '../../src/lib/recipients/signingLinks.js';
 
-const actor: Actor = { userId: 'owner', email: 'owner@example.com', emailVerified: true, ip: '203.0.113.7', userAgent: 'jest' };
+const actor: Actor = { userId: 'owner', email: 'owner@example.com', emailVerified: true, ip: '203.0.113.7', userAgent: 'jest', apiKeyId: null };
 const now = new Date('2026-11-22T10:15:30.123Z');
 const config: Pick<Config, 'jwt' | 'reminderDaySeconds' | 'envelopeTtlDays'> = {
   jwt: { secret: new TextEncoder().encode('x'.repeat(32)), issuer: 'i', audience: 'a', ttlSeconds: 3600 },
@@ -55,7 +55,7 @@ describe('status transitions by PUT/PATCH', () => {
     expect(next).toMatchObject({ status: 'sent', version: 4, documentSha256: frozen.documentSha256, pageCount: 3, sentAt: now.toISOString() });
     expect(next.expiresAt).toBe(new Date(now.getTime() + 30 * 86_400_000).toISOString());
     expect(events[0]).toEqual({
-      sequence: 5, type: 'envelope.sent', at: now.toISOString(), actorId: 'owner', actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'jest',
+      sequence: 5, type: 'envelope.sent', at: now.toISOString(), actorId: 'owner', actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'jest', apiKeyId: null,
       details: { documentSha256: frozen.documentSha256, pageCount: 3 },
     });
     expect(events.map((event) => event.type)).toEqual(['envelope.sent', 'recipient.invited']);
@@ -289,7 +289,7 @@ describe('signing order (CONTRACT §11.3)', () => {
     const both = { ...one, signers: one.signers.map((entry) => (entry.id === one.signers[2]!.id ? { ...entry, status: 'approved' as const } : entry)) };
     expect(isTurn(both, both.signers[0]!)).toBe(true);
     const change = new Change(both, now);
-    inviteNextGroup(change, { config, actor: { id: sent.signers[2]!.id, email: 's3@example.com', ip: null, userAgent: null } });
+    inviteNextGroup(change, { config, actor: { id: sent.signers[2]!.id, email: 's3@example.com', ip: null, userAgent: null, apiKeyId: null } });
     const { next, events } = change.finish();
     expect(next.signers.map((entry) => entry.status)).toEqual(['sent', 'signed', 'approved', 'waiting', 'sent']);
     expect(events.map((event) => [event.type, event.actorId, event.details])).toEqual([

@@ -70,7 +70,7 @@ export class Change {
 
   /** Records an audit event, in order (CONTRACT §10). */
   event(type: AuditEventType, actor: EventActor, details: Record<string, unknown>): void {
-    this.events.push({ type, at: this.at, actorId: actor.id, actorEmail: actor.email, ip: actor.ip, userAgent: actor.userAgent, details });
+    this.events.push({ type, at: this.at, actorId: actor.id, actorEmail: actor.email, ip: actor.ip, userAgent: actor.userAgent, apiKeyId: actor.apiKeyId, details });
   }
 
   /** Marks a change that records no event. */

@@ -91,6 +91,7 @@ export function newDraftEnvelope({ actor, documentName, now }: NewDraftEnvelopeO
     actorEmail: by.email,
     ip: by.ip,
     userAgent: by.userAgent,
+    apiKeyId: by.apiKeyId,
     details: { documentName, blobName },
   };
   return { record, event };

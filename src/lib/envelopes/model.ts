@@ -195,6 +195,8 @@ export interface AuditEvent {
   actorEmail: string | null;
   ip: string | null;
   userAgent: string | null;
+  /** The API key the change was made with (CONTRACT §14.1); `null` for an access token, a recipient or the system. */
+  apiKeyId: string | null;
   details: Record<string, unknown>;
 }
 
@@ -206,6 +208,8 @@ export interface Actor {
   emailVerified: boolean;
   ip: string | null;
   userAgent: string | null;
+  /** The id of the API key the request was authenticated with; `null` for an access token (JWT). */
+  apiKeyId: string | null;
 }
 
 /** Who an audit event names (CONTRACT §10): the owner, a recipient, or the system. */
@@ -216,14 +220,16 @@ export interface EventActor {
   email: string | null;
   ip: string | null;
   userAgent: string | null;
+  /** The owner's API key when the owner acted with one; else `null`. */
+  apiKeyId: string | null;
 }
 
 /** The actor id of the sweeper's events (CONTRACT §10). */
-export const SYSTEM_ACTOR: EventActor = { id: 'system', email: null, ip: null, userAgent: null };
+export const SYSTEM_ACTOR: EventActor = { id: 'system', email: null, ip: null, userAgent: null, apiKeyId: null };
 
 /** The owner as the actor of events. */
 export function ownerActor(actor: Actor): EventActor {
-  return { id: actor.userId, email: actor.email, ip: actor.ip, userAgent: actor.userAgent };
+  return { id: actor.userId, email: actor.email, ip: actor.ip, userAgent: actor.userAgent, apiKeyId: actor.apiKeyId };
 }
 
 /** A signer's or approver's recorded action, and a signer's values: its action row (never shown). */

@@ -185,7 +185,7 @@ const fieldList = z
   .meta({ description: `Replaces the whole list: at most ${MAX_FIELDS}, ids unique.` });
 
 /** A timestamp in a request: ISO 8601 with a time zone, stored as UTC with milliseconds. */
-const requestTimestamp = z.iso
+export const requestTimestamp = z.iso
   .datetime({ offset: true, error: 'must be an ISO 8601 date and time with a time zone (2026-12-31T23:59:59.000Z)' })
   .transform((value) => new Date(value).toISOString());
 

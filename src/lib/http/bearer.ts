@@ -1,22 +1,35 @@
 /**
  * The bearer-token guard (RFC 6750): every protected route passes through {@link authenticate}.
+ * The credential is an owner's access token (JWT) or, where allowed, an API key (`esk_...`,
+ * CONTRACT §14.1).
  */
 import type { HttpRequest } from '@azure/functions';
 import { AppError } from '../errors.js';
+import { authenticateApiKey, isApiKey } from '../auth/apiKeys.js';
 import { verifyAccessToken } from '../auth/jwt.js';
 import type { Actor } from '../envelopes/model.js';
 import type { Services } from '../services.js';
 import { clientIp, userAgent } from './requestInfo.js';
 
+export interface AuthenticateOptions {
+  /**
+   * Whether an API key may stand for the owner (every owner endpoint but the key endpoints); when
+   * not, a valid key gets 403 `jwt-required` (CONTRACT §14.1). Default true.
+   */
+  acceptApiKeys?: boolean;
+}
+
 /**
- * The caller of a protected route: token verified (algorithm, type, issuer, audience, expiry) and the
+ * The caller of a protected route. An API key (`esk_...`): as `auth/apiKeys.ts` checks it, the
+ * caller's `apiKeyId` its id. An access token: token verified (algorithm, type, issuer, audience, expiry) and the
  * account still existing, so tokens of a deleted user stop working: at once on the instance that
  * deleted the user, within 5 s (`TOKEN_USER_CACHE_MS`, userRepository.ts) on the others, which may
  * answer the existence check from memory for an account they found that recently (it saves a
- * storage read on nearly every request).
- * @throws AppError 401 with `WWW-Authenticate: Bearer` (and `error="invalid_token"` when a token was sent)
+ * storage read on nearly every request); `apiKeyId` is `null`.
+ * @throws AppError 401 with `WWW-Authenticate: Bearer` (and `error="invalid_token"` when a token was
+ *   sent); 403 `jwt-required` for a valid API key where only an access token is accepted
  */
-export async function authenticate(request: HttpRequest, services: Services): Promise<Actor> {
+export async function authenticate(request: HttpRequest, services: Services, { acceptApiKeys = true }: AuthenticateOptions = {}): Promise<Actor> {
   const header = request.headers.get('authorization');
   const match = header === null ? null : /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)[ ]*$/i.exec(header);
   if (header === null || header.trim() === '') {
@@ -28,7 +41,15 @@ export async function authenticate(request: HttpRequest, services: Services): Pr
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_request"' },
     });
   }
-  const claims = await verifyAccessToken(match[1]!, services.config.jwt);
+  const credential = match[1]!;
+  if (isApiKey(credential)) {
+    const caller = await authenticateApiKey(credential, services);
+    if (!acceptApiKeys) {
+      throw new AppError('forbidden', 'API keys cannot manage API keys: send the owner\'s access token (from Login).', { type: 'jwt-required' });
+    }
+    return { userId: caller.userId, email: caller.email, emailVerified: caller.emailVerified, ip: clientIp(request), userAgent: userAgent(request), apiKeyId: caller.apiKeyId };
+  }
+  const claims = await verifyAccessToken(credential, services.config.jwt);
   const user = await services.users.findForToken(claims.email);
   if (user === null || user.userId !== claims.sub) {
     throw new AppError('unauthorized', 'The access token is invalid.', {
@@ -36,5 +57,5 @@ export async function authenticate(request: HttpRequest, services: Services): Pr
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
     });
   }
-  return { userId: user.userId, email: user.email, emailVerified: user.emailVerified, ip: clientIp(request), userAgent: userAgent(request) };
+  return { userId: user.userId, email: user.email, emailVerified: user.emailVerified, ip: clientIp(request), userAgent: userAgent(request), apiKeyId: null };
 }

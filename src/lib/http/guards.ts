@@ -6,12 +6,12 @@
 import type { HttpRequest } from '@azure/functions';
 import type { Actor } from '../envelopes/model.js';
 import { getServices } from '../services.js';
-import { authenticate } from './bearer.js';
+import { authenticate, type AuthenticateOptions } from './bearer.js';
 import { authenticateSigningToken, type SigningCaller } from './signingToken.js';
 
-/** The owner behind the request's access token (`bearer.ts` {@link authenticate}). @throws AppError 401 */
-export async function authenticateOwner(request: HttpRequest): Promise<Actor> {
-  return await authenticate(request, getServices());
+/** The owner behind the request's access token or API key (`bearer.ts` {@link authenticate}). @throws AppError 401; 403 for an API key where `acceptApiKeys` is false */
+export async function authenticateOwner(request: HttpRequest, options: AuthenticateOptions = {}): Promise<Actor> {
+  return await authenticate(request, getServices(), options);
 }
 
 /** The recipient behind the request's signing token (`signingToken.ts`), with its envelope. @throws AppError 401 `invalid-token` */

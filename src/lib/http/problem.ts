@@ -110,10 +110,11 @@ export function describeCause(error: unknown): string {
   return redactSecrets(parts.join(' '));
 }
 
-/** Blanks SAS signatures (`sig=`), bearer tokens and JWT-shaped strings out of a log line. */
+/** Blanks SAS signatures (`sig=`), bearer tokens, JWT-shaped strings and API keys (`esk_...`) out of a log line. */
 export function redactSecrets(text: string): string {
   return text
     .replace(/([?&]sig=)[^&\s"']+/gi, '$1REDACTED')
     .replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi, '$1REDACTED')
-    .replace(/eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, 'JWT-REDACTED');
+    .replace(/eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, 'JWT-REDACTED')
+    .replace(/esk_[A-Za-z0-9_-]{8,}/g, 'esk_REDACTED');
 }

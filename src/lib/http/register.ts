@@ -4,7 +4,8 @@
  * function files declare: the route table exists once, in `src/functions`.
  *
  * Every function must say which credential it needs (`access`): `public` none, `bearer` an owner's
- * access token (JWT), `signing` a recipient's signing token. For `bearer` and `signing` the guard runs
+ * access token (JWT) or API key, `jwt` an owner's access token only (the API key endpoints, CONTRACT
+ * §14.1), `signing` a recipient's signing token. For all but `public` the guard runs
  * before the handler, which receives the authenticated caller, so no handler can forget it. Every
  * answer, including any thrown error, passes through one mapping to problem details.
  *
@@ -45,13 +46,19 @@ export interface BearerFunctionOptions extends CommonOptions {
   loadHandler: () => Promise<BearerHandler>;
 }
 
+export interface JwtFunctionOptions extends CommonOptions {
+  access: 'jwt';
+  /** Imports the handler, which receives the owner authenticated by an access token (never an API key); called once. */
+  loadHandler: () => Promise<BearerHandler>;
+}
+
 export interface SigningFunctionOptions extends CommonOptions {
   access: 'signing';
   /** Imports the handler, which receives the authenticated recipient; called once. */
   loadHandler: () => Promise<SigningHandler>;
 }
 
-export type HttpFunctionOptions = PublicFunctionOptions | BearerFunctionOptions | SigningFunctionOptions;
+export type HttpFunctionOptions = PublicFunctionOptions | BearerFunctionOptions | JwtFunctionOptions | SigningFunctionOptions;
 
 export interface RegisteredRoute {
   name: string;
@@ -127,10 +134,12 @@ function guardedInvocation(options: HttpFunctionOptions): PublicHandler {
       const loadHandler = onFirstUse(options.loadHandler);
       return async (request, context) => await (await loadHandler())(request, context);
     }
-    case 'bearer': {
+    case 'bearer':
+    case 'jwt': {
       const loadHandler = onFirstUse(options.loadHandler);
+      const acceptApiKeys = options.access === 'bearer';
       return async (request, context) => {
-        const caller = await (await loadGuards()).authenticateOwner(request);
+        const caller = await (await loadGuards()).authenticateOwner(request, { acceptApiKeys });
         return await (await loadHandler())(request, context, caller);
       };
     }

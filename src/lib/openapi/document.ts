@@ -29,6 +29,7 @@ import {
   uploadTicketResponse,
 } from './responses.js';
 import { registerWebhookOperations } from './webhooks.js';
+import { registerApiKeyOperations } from './apiKeys.js';
 
 /** The document's `info.version`: the version of the API as this codebase implements it. */
 export const API_VERSION = '0.1.0';
@@ -562,9 +563,9 @@ const operations: (RouteConfig & { operationId: string })[] = [
           [json]: {
             schema: auditTrailResponse,
             example: [
-              { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', details: { documentName: 'contract.pdf', blobName: `${ids.envelope}/contract.pdf` } },
-              { sequence: 2, type: 'envelope.signers_replaced', at: '2026-11-22T10:16:01.001Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', details: { added: [{ id: ids.signer, email: 'bob@example.com' }], removed: [] } },
-              { sequence: 3, type: 'envelope.completed', at: '2026-11-22T10:20:02.456Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', details: { originalSha256: ids.original, sealedSha256: ids.hash } },
+              { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', apiKeyId: null, details: { documentName: 'contract.pdf', blobName: `${ids.envelope}/contract.pdf` } },
+              { sequence: 2, type: 'envelope.signers_replaced', at: '2026-11-22T10:16:01.001Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'crm-sync/2.1', apiKeyId: '0193a5d1-4e2f-7a3b-9c4d-5e6f7a8b9c0d', details: { added: [{ id: ids.signer, email: 'bob@example.com' }], removed: [] } },
+              { sequence: 3, type: 'envelope.completed', at: '2026-11-22T10:20:02.456Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', apiKeyId: null, details: { originalSha256: ids.original, sealedSha256: ids.hash } },
             ],
           },
         },
@@ -744,10 +745,12 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'The `token` of `POST /api/Login`: `Authorization: Bearer <token>` (RFC 6750). HS256, `typ: at+jwt` (RFC 9068), valid `JWT_TTL_SECONDS` (default 3600).',
+    description:
+      'The `token` of `POST /api/Login`: `Authorization: Bearer <token>` (RFC 6750). HS256, `typ: at+jwt` (RFC 9068), valid `JWT_TTL_SECONDS` (default 3600). Every operation that takes it also takes an API key of the owner (`Authorization: Bearer esk_...`, from `POST /api/apikeys`), acting as the owner, except the API key operations themselves, which answer an API key with 403 `jwt-required`.',
   });
   registerOperationsWithSigning(registry, operations, BEARER_AUTH);
   registerWebhookOperations(registry);
+  registerApiKeyOperations(registry);
   // The signer list's schema refers to `SignerInput` by name (its items may also be `null` or `{}`), so
   // the component is generated from the schema itself, which carries that id.
   const generator = new OpenApiGeneratorV31([{ type: 'schema', schema: signerInput }, ...registry.definitions], { sortComponents: 'alphabetically' });
@@ -766,6 +769,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { name: 'Signing', description: 'The recipient\'s API, authenticated by the signing token of its e-mail link.' },
       { name: 'Evidence', description: 'Audit trail and seal verification.' },
       { name: 'Webhooks', description: 'Endpoints that receive signed events about the owner\'s envelopes (Standard Webhooks).' },
+      { name: 'API keys', description: 'Long-lived keys a server sends instead of the owner\'s access token (`Authorization: Bearer esk_...`).' },
       { name: 'Service', description: 'Health and this document.' },
       { name: 'Pages', description: 'The API reference, the console and the signing page, for browsers.' },
     ],

@@ -141,6 +141,7 @@ const auditBase = {
   actorEmail: z.email().nullable().meta({ description: 'The actor\'s e-mail address; `null` for `system`.' }),
   ip: z.string().nullable().meta({ description: 'The client address as the request gave it; `null` when absent.' }),
   userAgent: z.string().nullable().meta({ description: 'The `User-Agent` header (at most 1024 characters); `null` when absent.' }),
+  apiKeyId: z.uuid().nullable().meta({ description: 'The id of the owner\'s API key the change was made with; `null` when made with an access token (Login), by a recipient or by the system. Never the key itself.' }),
 };
 const recipientOnly = z.strictObject({ recipientId: z.string() });
 /** An action's details: the recipient and the consent it gave, the exact disclosure the page showed. */

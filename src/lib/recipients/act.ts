@@ -245,7 +245,7 @@ export function checkValues(record: EnvelopeRecord, recipient: Signer, request: 
 
 /** The recipient as the actor of events (CONTRACT §10): its id and e-mail, the request's IP and user agent. */
 function recipientActor(recipient: Signer, caller: SigningCaller): EventActor {
-  return { id: recipient.id, email: recipient.email, ip: caller.ip, userAgent: caller.userAgent };
+  return { id: recipient.id, email: recipient.email, ip: caller.ip, userAgent: caller.userAgent, apiKeyId: null };
 }
 
 /**

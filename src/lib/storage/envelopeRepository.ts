@@ -176,7 +176,8 @@ export class EnvelopeRepository {
     const events: AuditEvent[] = [];
     for await (const entity of this.table.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) {
       if (entity.events !== undefined || entity.eventsParts !== undefined) {
-        events.push(...(JSON.parse(readLongText(entity, 'events')) as AuditEvent[]));
+        // Events recorded before API keys existed have no `apiKeyId`: they were all made without one.
+        for (const event of JSON.parse(readLongText(entity, 'events')) as AuditEvent[]) events.push({ ...event, apiKeyId: event.apiKeyId ?? null });
         continue;
       }
       // A row of an older version: one event in properties of its own.
@@ -188,6 +189,7 @@ export class EnvelopeRepository {
         actorEmail: (entity.actorEmail as string | undefined) ?? null,
         ip: (entity.ip as string | undefined) ?? null,
         userAgent: (entity.userAgent as string | undefined) ?? null,
+        apiKeyId: null,
         details: JSON.parse(readLongText(entity, 'details')) as Record<string, unknown>,
       });
     }

@@ -7,6 +7,7 @@
  */
 import type { TableClient } from '@azure/data-tables';
 import { AppError } from '../errors.js';
+import { RecentLookups } from '../recentLookups.js';
 import { storageStatus, textKey } from './keys.js';
 
 export interface User {
@@ -52,12 +53,6 @@ export interface TokenUser {
   emailVerified: boolean;
 }
 
-interface RememberedUser {
-  user: Promise<TokenUser | null>;
-  /** Epoch milliseconds. */
-  expiresAt: number;
-}
-
 interface UserEntity {
   partitionKey: string;
   rowKey: string;
@@ -84,12 +79,14 @@ function toUser(entity: UserEntity): User {
 }
 
 export class UserRepository {
-  private readonly recent = new Map<string, RememberedUser>();
+  private readonly recent: RecentLookups<TokenUser>;
 
   constructor(
     private readonly table: TableClient,
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.recent = new RecentLookups<TokenUser>(TOKEN_USER_CACHE_MS, TOKEN_USER_CACHE_ENTRIES, now);
+  }
 
   /** The user with this (normalized) e-mail address, or `null`. */
   async findByEmail(email: string): Promise<User | null> {
@@ -110,28 +107,10 @@ export class UserRepository {
    * ({@link delete} forgets them) and within {@link TOKEN_USER_CACHE_MS} on every other instance.
    */
   async findForToken(email: string): Promise<TokenUser | null> {
-    const key = textKey(email);
-    const now = this.now();
-    const remembered = this.recent.get(key);
-    if (remembered !== undefined && remembered.expiresAt > now) return await remembered.user;
-    const entry: RememberedUser = {
-      user: this.findByEmail(email).then((user) => (user === null ? null : { userId: user.userId, email: user.email, emailVerified: user.emailVerified })),
-      expiresAt: now + TOKEN_USER_CACHE_MS,
-    };
-    this.recent.delete(key);
-    if (this.recent.size >= TOKEN_USER_CACHE_ENTRIES) this.recent.delete(this.recent.keys().next().value!);
-    this.recent.set(key, entry);
-    const forget = () => {
-      if (this.recent.get(key) === entry) this.recent.delete(key);
-    };
-    try {
-      const user = await entry.user;
-      if (user === null) forget();
-      return user;
-    } catch (error) {
-      forget();
-      throw error;
-    }
+    return await this.recent.get(textKey(email), async () => {
+      const user = await this.findByEmail(email);
+      return user === null ? null : { userId: user.userId, email: user.email, emailVerified: user.emailVerified };
+    });
   }
 
   /**
@@ -163,7 +142,7 @@ export class UserRepository {
       if (storageStatus(error) === 404) return false;
       throw error;
     } finally {
-      this.recent.delete(key);
+      this.recent.forget(key);
     }
   }
 
@@ -201,14 +180,14 @@ export class UserRepository {
   /** Deletes the user with this e-mail address (and forgets it here at once); no error when there is none. */
   async delete(email: string): Promise<void> {
     const key = textKey(email);
-    this.recent.delete(key);
+    this.recent.forget(key);
     try {
       await this.table.deleteEntity(key, ROW_KEY);
     } catch (error) {
       if (storageStatus(error) !== 404) throw error;
     } finally {
       // A lookup that read the row before it was deleted may have been remembered meanwhile.
-      this.recent.delete(key);
+      this.recent.forget(key);
     }
   }
 }

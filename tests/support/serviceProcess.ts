@@ -1,0 +1,48 @@
+/**
+ * Another instance of the service, sharing the test's storage but nothing in memory: for rules that
+ * hold "on every instance" (a deleted API key refused everywhere within a bound).
+ */
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ApiClient } from './service.js';
+
+const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'serviceProcessMain.js');
+
+export interface ServiceProcess {
+  api: ApiClient;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the service in a child process with this process's environment (storage, secrets) and
+ * resolves once it listens.
+ */
+export async function startServiceProcess(): Promise<ServiceProcess> {
+  const child = fork(MAIN, [], { env: { ...process.env, PUBLIC_BASE_URL: '' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const apiUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the second service instance did not start within 60 s'));
+    }, 60_000);
+    child.once('message', (message: { type?: string; apiUrl?: string }) => {
+      clearTimeout(timer);
+      if (message.type === 'ready' && typeof message.apiUrl === 'string') resolve(message.apiUrl);
+      else reject(new Error(`unexpected message from the second instance: ${JSON.stringify(message)}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the second service instance exited with ${code} before it was ready`));
+    });
+  });
+  return {
+    api: new ApiClient(apiUrl),
+    async close() {
+      if (child.exitCode === null) child.send({ type: 'stop' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

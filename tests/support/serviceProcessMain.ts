@@ -1,0 +1,21 @@
+/**
+ * A second instance of the service for tests: the local host (`startService`) in a Node process of
+ * its own, against the storage named by the environment it inherits. Its memory (caches of token
+ * users, API keys, signing links) is its own, as another Function App instance's would be. Tells its
+ * parent the API URL; stops when told to, or when the parent goes away.
+ */
+import { startService } from '../../src/local/service.js';
+
+const service = await startService({
+  port: 0,
+  triggers: false,
+  logHandler: (level, ...args) => {
+    if (level === 'error' || level === 'critical') console.error(...args);
+  },
+});
+const stop = () => void service.close().finally(() => process.exit(0));
+process.on('message', (message: { type?: string }) => {
+  if (message.type === 'stop') stop();
+});
+process.on('disconnect', stop);
+process.send!({ type: 'ready', apiUrl: service.apiUrl });
