@@ -361,6 +361,8 @@ function withSignerDefaults(stored: Partial<Signer>): Signer {
     link: stored.link ?? null,
     invitedAt: stored.invitedAt ?? null,
     remindersSent: stored.remindersSent ?? 0,
+    resends: stored.resends ?? 0,
+    lastResendAt: stored.lastResendAt ?? null,
   };
 }
 
