@@ -4,6 +4,8 @@
  * every in-memory cache and counter.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -12,7 +14,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const SERVICE_MODULE = pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/local/service.js')).href;
 
 // Starts the service without queue and timer functions (this test process's own service runs them),
-// prints its URL, and closes when its stdin ends.
+// prints its URL, and closes when its stdin ends. Run from a file, not with --eval: worker threads
+// (the document checks) inherit the process's options, and --input-type is refused there.
 const SCRIPT = `
 const { startService } = await import(${JSON.stringify(SERVICE_MODULE)});
 const service = await startService({ port: 0, triggers: false, logHandler: (level, ...args) => { if (level === 'error' || level === 'critical') console.error(...args); } });
@@ -33,11 +36,14 @@ export interface ServiceProcess {
  * @throws Error when the process ends or writes nothing within 60 s instead of telling its URL
  */
 export async function startServiceProcess(settings: Record<string, string> = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', SCRIPT], {
+  const folder = await mkdtemp(path.join(os.tmpdir(), 'service-process-'));
+  const script = path.join(folder, 'service.mjs');
+  await writeFile(script, SCRIPT);
+  const child = spawn(process.execPath, [script], {
     env: { ...process.env, ...settings },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve())).then(async () => await rm(folder, { recursive: true, force: true }));
   try {
     const apiUrl = await firstLine(child);
     return {
