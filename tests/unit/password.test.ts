@@ -68,6 +68,22 @@ describe('PasswordHashing: the bound per instance', () => {
     expect(() => hashing.assertAdmissible()).not.toThrow();
   }, 60_000);
 
+  test('before anything is measured, logins without an account share one measuring comparison', async () => {
+    const hashing = new PasswordHashing(1);
+    let settled = false;
+    const first = Promise.all(Array.from({ length: 10 }, () => hashing.verifyNoAccount(10))).finally(() => (settled = true));
+    // One hash of a random password, then one comparison, not ten: nothing ever waits in the queue.
+    let mostWaiting = 0;
+    let mostRunning = 0;
+    while (!settled) {
+      mostWaiting = Math.max(mostWaiting, hashing.load.waiting);
+      mostRunning = Math.max(mostRunning, hashing.load.running);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await first).toEqual(Array.from({ length: 10 }, () => false));
+    expect({ mostRunning, mostWaiting }).toEqual({ mostRunning: 1, mostWaiting: 0 });
+  });
+
   test('an address without an account waits as a comparison takes, without a hashing slot', async () => {
     const hashing = new PasswordHashing(1);
     // The first one has nothing measured yet: it compares once, through the bound, to measure.

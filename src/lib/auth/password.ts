@@ -89,7 +89,8 @@ export class PasswordHashing {
   readonly #waiting: (() => void)[] = [];
   /** Durations of recent comparisons, milliseconds, by cost. */
   readonly #durations = new Map<number, number[]>();
-  readonly #dummyHashes = new Map<number, Promise<string>>();
+  /** The comparison under way that measures the first duration at a cost, shared by those who wait for it. */
+  readonly #measurements = new Map<number, Promise<void>>();
 
   constructor(readonly maxConcurrent: number) {
     this.maxWaiting = 4 * maxConcurrent;
@@ -135,8 +136,10 @@ export class PasswordHashing {
   /**
    * What a login for an address without an account does instead of comparing (CONTRACT §2, §14.3):
    * refuses as {@link verify} would when the queue is full, else waits the median duration of this
-   * instance's recent comparisons at `cost` (the first time, while none is known, it compares against
-   * a hash of a random password, through the bound, to measure one).
+   * instance's recent comparisons at `cost`. While none is known, the first such login hashes a random
+   * password and compares against it, through the bound, to measure one, and the others that arrive
+   * meanwhile wait for that measurement instead of hashing too (so a flood at start-up costs one
+   * hash and one comparison, not one each).
    * @returns `false`, always
    * @throws AppError 503 `password-hashing-busy`
    */
@@ -144,13 +147,16 @@ export class PasswordHashing {
     this.assertAdmissible();
     const durations = this.#durations.get(cost);
     if (durations === undefined || durations.length === 0) {
-      let dummy = this.#dummyHashes.get(cost);
-      if (dummy === undefined) {
-        dummy = this.hash(`no-account-${Math.random()}-${Date.now()}`, cost);
-        this.#dummyHashes.set(cost, dummy);
-        dummy.catch(() => this.#dummyHashes.delete(cost));
+      let measurement = this.#measurements.get(cost);
+      if (measurement === undefined) {
+        measurement = (async () => {
+          await this.verify('not the password', await this.hash(`no-account-${Math.random()}-${Date.now()}`, cost));
+        })();
+        this.#measurements.set(cost, measurement);
+        const forget = () => this.#measurements.delete(cost);
+        void measurement.then(forget, forget);
       }
-      await this.verify('not the password', await dummy);
+      await measurement;
       return false;
     }
     const sorted = [...durations].sort((a, b) => a - b);
