@@ -296,5 +296,12 @@ describe('EMAIL_DAILY_QUOTA: exact across two instances sharing one storage (CON
     expectType(await apis[0]!.request('POST', `/envelopes/${last}/recipients/${recipientId}/resend`, { token: owner.token }), 429, 'email-quota');
     expect({ recipient: await storedRecipient(owner.userId, last, recipientId), batches: (await outboxBatches(owner.userId, last)).length }).toEqual(before);
     expect(await emailsQueuedToday(getServices().storage.tables.envelopes, owner.userId)).toBe(5);
+
+    // With nothing left, a send is refused before its document is even read: no frozen copy.
+    const late = await draft(1);
+    expectType(await apis[0]!.request('PUT', `/envelopes/${late}`, { token: owner.token, json: { status: 'sent' } }), 429, 'email-quota');
+    const stored = await storedEnvelope(owner.userId, late);
+    expect(stored.status).toBe('draft');
+    expect(await getServices().storage.containers.originals.getBlockBlobClient(stored.blobName).exists()).toBe(false);
   }, 120_000);
 });
