@@ -183,6 +183,8 @@ var baseSettings = {
   ENVELOPE_TTL_DAYS: string(envelopeTtlDays)
   // Webhooks reach public https: addresses only; loopback and private networks are for development.
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false'
+  // Only owners who proved they read mail at their address send in its name.
+  REQUIRE_EMAIL_VERIFICATION: 'true'
   // Rate limits and quotas (docs/api.md "Rate limits and quotas").
   RATE_LIMIT_PER_MINUTE: string(rateLimitPerMinute)
   AUTH_RATE_LIMIT_PER_MINUTE: string(authRateLimitPerMinute)
