@@ -120,6 +120,28 @@ param bcryptCost int = 12
 @description('Lifetime of an upload SAS URL, seconds.')
 param uploadUrlTtlSeconds int = 900
 
+@minValue(1)
+@description('Requests per owner and minute on the owner endpoints, per instance (RATE_LIMIT_PER_MINUTE).')
+param rateLimitPerMinute int = 600
+
+@minValue(1)
+@description('Register and Login requests per client address and minute, per instance (AUTH_RATE_LIMIT_PER_MINUTE).')
+param authRateLimitPerMinute int = 20
+
+@minValue(0)
+@maxValue(99)
+@description('Proxies of your own in front of the app (Front Door, Application Gateway) that append to X-Forwarded-For (TRUST_PROXY); 0 when clients reach the app directly.')
+param trustProxy int = 0
+
+@minValue(1)
+@maxValue(64)
+@description('bcrypt hashes running at once per instance; four times as many may wait (MAX_CONCURRENT_PASSWORD_HASHES).')
+param maxConcurrentBcryptHashes int = 4
+
+@minValue(1)
+@description('E-mails an owner\'s sends and resends may queue per UTC day (EMAIL_DAILY_QUOTA).')
+param emailDailyQuota int = 1000
+
 @minValue(1024)
 @description('Largest document accepted, bytes (default 25 MiB).')
 param maxDocumentBytes int = 26214400
@@ -322,6 +344,11 @@ module functionApp 'modules/functionapp.bicep' = {
     sweepSchedule: sweepSchedule
     webhookRetrySeconds: webhookRetrySeconds
     envelopeTtlDays: envelopeTtlDays
+    rateLimitPerMinute: rateLimitPerMinute
+    authRateLimitPerMinute: authRateLimitPerMinute
+    trustProxy: trustProxy
+    maxConcurrentBcryptHashes: maxConcurrentBcryptHashes
+    emailDailyQuota: emailDailyQuota
   }
 }
 

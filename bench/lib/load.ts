@@ -18,6 +18,8 @@ export interface LoadOptions {
   stopWhen?: Promise<unknown>;
   /** Called once per connection, e.g. to give each connection its own body. */
   setupClient?: (client: autocannon.Client, index: number) => void;
+  /** Called before every request: its own headers and body (e.g. a new address and login each time). */
+  setupRequest?: (request: { headers: Record<string, string>; body: string }) => { headers: Record<string, string>; body: string };
 }
 
 export interface LoadResult {
@@ -55,6 +57,18 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       duration: options.durationSeconds,
       timeout: 30,
       ...(options.setupClient === undefined ? {} : { setupClient: (client: autocannon.Client) => options.setupClient!(client, clients++) }),
+      ...(options.setupRequest === undefined
+        ? {}
+        : {
+            requests: [
+              {
+                setupRequest: (request: autocannon.Request) => {
+                  const next = options.setupRequest!({ headers: { ...(request.headers as Record<string, string>) }, body: String(request.body ?? '') });
+                  return { ...request, headers: next.headers, body: next.body };
+                },
+              },
+            ],
+          }),
     },
     (error, result) => finished(error, result),
   );

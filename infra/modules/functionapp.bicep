@@ -110,6 +110,21 @@ param webhookRetrySeconds string
 @description('Default lifetime of a sent envelope, days (ENVELOPE_TTL_DAYS).')
 param envelopeTtlDays int
 
+@description('Requests per owner and minute on the owner endpoints, per instance (RATE_LIMIT_PER_MINUTE).')
+param rateLimitPerMinute int
+
+@description('Register and Login requests per client address and minute, per instance (AUTH_RATE_LIMIT_PER_MINUTE).')
+param authRateLimitPerMinute int
+
+@description('Proxies in front of the app that append to X-Forwarded-For (TRUST_PROXY).')
+param trustProxy int
+
+@description('bcrypt hashes running at once per instance (MAX_CONCURRENT_PASSWORD_HASHES).')
+param maxConcurrentBcryptHashes int
+
+@description('E-mails an owner\'s sends and resends may queue per UTC day (EMAIL_DAILY_QUOTA).')
+param emailDailyQuota int
+
 resource storageAccount 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
   name: storageAccountName
 }
@@ -170,6 +185,12 @@ var baseSettings = {
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false'
   // Only owners who proved they read mail at their address send in its name.
   REQUIRE_EMAIL_VERIFICATION: 'true'
+  // Rate limits and quotas (docs/api.md "Rate limits and quotas").
+  RATE_LIMIT_PER_MINUTE: string(rateLimitPerMinute)
+  AUTH_RATE_LIMIT_PER_MINUTE: string(authRateLimitPerMinute)
+  TRUST_PROXY: string(trustProxy)
+  MAX_CONCURRENT_PASSWORD_HASHES: string(maxConcurrentBcryptHashes)
+  EMAIL_DAILY_QUOTA: string(emailDailyQuota)
 }
 
 // Turnstile settings only when it is on: with no secret the service ignores tokens (CONTRACT §2).

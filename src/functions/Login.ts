@@ -10,5 +10,6 @@ httpFunction('Login', {
   authLevel: 'anonymous',
   route: 'Login',
   access: 'public',
+  limitPerClientAddress: true,
   loadHandler: async () => (await import('../handlers/Login.js')).loginUser,
 });

@@ -10,5 +10,6 @@ httpFunction('Register', {
   authLevel: 'anonymous',
   route: 'Register',
   access: 'public',
+  limitPerClientAddress: true,
   loadHandler: async () => (await import('../handlers/Register.js')).registerUser,
 });

@@ -87,6 +87,19 @@ const environmentSchema = z.object({
       .transform((value) => value === undefined || value === 'true' || value === '1'),
   ),
   REMINDER_DAY_SECONDS: integer(86_400, 1, 86_400),
+  // Rate limits and quotas (docs/api.md "Rate limits and quotas").
+  RATE_LIMIT_PER_MINUTE: integer(600, 1, 1_000_000_000),
+  AUTH_RATE_LIMIT_PER_MINUTE: integer(20, 1, 1_000_000_000),
+  TRUST_PROXY: optionalText.pipe(
+    z
+      .string()
+      .regex(/^(?:true|false|\d{1,2})$/, 'must be the number of proxies in front of the service (0 to 99), true (1) or false (0)')
+      .transform((value) => (value === 'true' ? 1 : value === 'false' ? 0 : Number(value)))
+      .optional()
+      .transform((value) => value ?? 0),
+  ),
+  MAX_CONCURRENT_PASSWORD_HASHES: integer(4, 1, 64),
+  EMAIL_DAILY_QUOTA: integer(1000, 1, 1_000_000_000),
   MAIL_CATCHER_SMTP_PORT: integer(1025, 0, 65_535),
   MAIL_CATCHER_WEB_PORT: integer(1080, 0, 65_535),
   /** Set by App Service on every Function App: tells Azure from a laptop. */
@@ -145,6 +158,18 @@ export interface Config {
   reminderDaySeconds: number;
   /** Local host only: the mail catcher's SMTP and web ports (0 picks free ones). */
   mailCatcher: { smtpPort: number; webPort: number };
+  limits: {
+    /** Requests per owner and minute on the owner endpoints, per instance. */
+    ownerRequestsPerMinute: number;
+    /** Register and Login requests per client address and minute, per instance. */
+    authRequestsPerMinute: number;
+    /** Proxies in front of the service whose `X-Forwarded-For` entries are trusted (0: none). */
+    trustProxy: number;
+    /** bcrypt hashes and comparisons running at once per instance; four times as many may wait. */
+    maxConcurrentPasswordHashes: number;
+    /** E-mails an owner's sends and resends may queue per UTC day, across all instances. */
+    emailDailyQuota: number;
+  };
 }
 
 /**
@@ -189,6 +214,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateNetworks: values.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     reminderDaySeconds: values.REMINDER_DAY_SECONDS,
     mailCatcher: { smtpPort: values.MAIL_CATCHER_SMTP_PORT, webPort: values.MAIL_CATCHER_WEB_PORT },
+    limits: {
+      ownerRequestsPerMinute: values.RATE_LIMIT_PER_MINUTE,
+      authRequestsPerMinute: values.AUTH_RATE_LIMIT_PER_MINUTE,
+      trustProxy: values.TRUST_PROXY,
+      maxConcurrentPasswordHashes: values.MAX_CONCURRENT_PASSWORD_HASHES,
+      emailDailyQuota: values.EMAIL_DAILY_QUOTA,
+    },
   };
 }
 

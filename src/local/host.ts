@@ -309,7 +309,7 @@ function send(outgoing: http.ServerResponse, response: OutgoingResponse, incomin
   const origin = incoming.headers.origin;
   if (origin !== undefined && (options.allowedOrigins.includes('*') || options.allowedOrigins.includes(origin))) {
     headers['Access-Control-Allow-Origin'] = options.allowedOrigins.includes('*') ? '*' : origin;
-    headers['Access-Control-Expose-Headers'] = 'ETag, Link, Location, Retry-After, WWW-Authenticate';
+    headers['Access-Control-Expose-Headers'] = 'ETag, Link, Location, RateLimit, RateLimit-Policy, Retry-After, WWW-Authenticate';
     if (!options.allowedOrigins.includes('*')) headers.Vary = 'Origin';
   }
   const body = response.body ?? '';

@@ -222,7 +222,12 @@ describe('ApiClient checks every response against the document', () => {
     }
   }
 
-  const jsonType = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
+  const jsonType = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'RateLimit-Policy': '"default";q=600;w=60',
+    RateLimit: '"default";r=599;t=60',
+  };
 
   test('refuses a body that departs from the schema', async () => {
     await withFakeApi(200, jsonType, JSON.stringify([{ id: 'not-a-uuid' }]), async (api) => {

@@ -12,6 +12,9 @@
  *   e-mail may be written by another process's service than the one that made the change; its link
  *   therefore names no test server. Tests take the token from the link (`signingLinkIn`) and use it
  *   against their own service.
+ * - `RATE_LIMIT_PER_MINUTE`, `AUTH_RATE_LIMIT_PER_MINUTE`: far above what any test file sends from its
+ *   one address and its owners, so that only the tests of the limits meet them (they start services of
+ *   their own with low limits).
  */
 import { randomBytes } from 'node:crypto';
 import { startAzurite, type RunningAzurite } from '../../src/local/azurite.js';
@@ -44,6 +47,8 @@ export default async function globalSetup(): Promise<void> {
     SMTP_URL: mailCatcher.smtpUrl,
     TEST_MAIL_CATCHER_URL: mailCatcher.webUrl,
     PUBLIC_BASE_URL: TEST_PUBLIC_BASE_URL,
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    AUTH_RATE_LIMIT_PER_MINUTE: '1000000',
     // Owners send without verifying their address first, as under `npm start`; the tests of verified
     // senders turn it on for their own service (tests/e2e/verifiedSenders.test.ts).
     REQUIRE_EMAIL_VERIFICATION: 'false',

@@ -1,6 +1,9 @@
 /**
- * Another instance of the service, sharing the test's storage but nothing in memory: for rules that
- * hold "on every instance" (a deleted API key refused everywhere within a bound).
+ * Another instance of the service, in a Node process of its own, sharing the test's storage but
+ * nothing in memory: for the rules that hold "on every instance" or "exact across instances" (a
+ * deleted API key refused everywhere within a bound, the daily e-mail quota), where two local hosts
+ * in one process would share every in-memory cache and counter. It runs no queue or timer functions
+ * (the test process's own service does).
  */
 import { fork } from 'node:child_process';
 import path from 'node:path';
@@ -10,16 +13,20 @@ import { ApiClient } from './service.js';
 const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'serviceProcessMain.js');
 
 export interface ServiceProcess {
+  /** Base URL of its API, ending in `/api`. */
+  apiUrl: string;
   api: ApiClient;
+  /** Stops it and waits for the process to end. */
   close(): Promise<void>;
 }
 
 /**
  * Starts the service in a child process with this process's environment (storage, secrets) and
- * resolves once it listens.
+ * `settings` on top, and resolves once it listens.
+ * @throws Error when the process ends, or does not listen within 60 s
  */
-export async function startServiceProcess(): Promise<ServiceProcess> {
-  const child = fork(MAIN, [], { env: { ...process.env, PUBLIC_BASE_URL: '' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+export async function startServiceProcess(settings: Record<string, string> = {}): Promise<ServiceProcess> {
+  const child = fork(MAIN, [], { env: { ...process.env, PUBLIC_BASE_URL: '', ...settings }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const apiUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -37,6 +44,7 @@ export async function startServiceProcess(): Promise<ServiceProcess> {
     });
   });
   return {
+    apiUrl,
     api: new ApiClient(apiUrl),
     async close() {
       if (child.exitCode === null) child.send({ type: 'stop' });

@@ -9,7 +9,7 @@ import { isUsable } from '../storage/invitationRepository.js';
 import { emailTaken, type UserRepository } from '../storage/userRepository.js';
 import type { LoginRequest, RegisterRequest } from './schemas.js';
 import { issueAccessToken } from './jwt.js';
-import { dummyHash, hashPassword, verifyPassword } from './password.js';
+import { passwordHashing } from './password.js';
 import { verifyCaptcha } from './turnstile.js';
 import { queueVerificationEmail } from './emailVerification.js';
 import type { Services } from '../services.js';
@@ -35,7 +35,8 @@ export interface RegisterOptions extends AccountDependencies {
  * e-mail address (409, the code not consumed), then the code is consumed atomically, then the user is
  * inserted; if that insert loses a race for the address, the code's use is given back.
  * @returns the new userId
- * @throws AppError 403 (invalid captcha or invitation), 409 (address taken), 503 (captcha unavailable)
+ * @throws AppError 403 (invalid captcha or invitation), 409 (address taken), 503 (captcha unavailable,
+ *   `password-hashing-busy`)
  */
 export async function register({ users, invitations, config, request, remoteIp, services, now = new Date() }: RegisterOptions): Promise<{ userId: string }> {
   const captcha = await verifyCaptcha(config.turnstile, { token: request.turnstileToken, remoteIp });
@@ -46,7 +47,7 @@ export async function register({ users, invitations, config, request, remoteIp, 
   if ((await users.findByEmail(request.email)) !== null) throw emailTaken();
 
   // Hash before consuming the code so a slow hash does not hold a use that may be given back.
-  const passwordHash = await hashPassword(request.password, config.bcryptCost);
+  const passwordHash = await passwordHashing(config.limits.maxConcurrentPasswordHashes).hash(request.password, config.bcryptCost);
   if ((await invitations.consume(request.invitationCode, now)) !== 'consumed') throw invalidInvitation();
   const userId = uuidv7();
   const verify = config.requireEmailVerification;
@@ -83,19 +84,25 @@ export interface LoginResult {
 
 /**
  * Checks credentials and issues an access token.
- * Unknown address and wrong password give the same error and run the same bcrypt comparison (against
- * a dummy hash when the user does not exist), so neither body nor timing tells them apart.
- * @throws AppError 401 (invalid credentials or captcha), 429 (throttled, with Retry-After), 503 (captcha unavailable)
+ * Unknown address and wrong password give the same error after about the same time: an address
+ * without an account waits as long as a comparison takes instead of hashing (`password.ts`
+ * {@link PasswordHashing.verifyNoAccount}), and is refused with the same 503 when hashing is full, so
+ * neither body, status nor timing tells them apart.
+ * @throws AppError 401 (invalid credentials or captcha), 429 (throttled, with Retry-After), 503 (captcha
+ *   unavailable, `password-hashing-busy`)
  */
 export async function login({ users, config, request, remoteIp, throttle }: LoginOptions): Promise<LoginResult> {
   const captcha = await verifyCaptcha(config.turnstile, { token: request.turnstileToken, remoteIp });
   if (captcha === 'failed') {
     throw new AppError('unauthorized', 'The captcha was not solved.', { type: 'captcha-failed' });
   }
+  const hashing = passwordHashing(config.limits.maxConcurrentPasswordHashes);
+  // A login refused for want of hashing capacity is refused before it is counted.
+  hashing.assertAdmissible();
   // Counted before the password is checked, so parallel attempts cannot exceed the limit (CONTRACT §2).
   await throttle?.beginAttempt(request.email);
   const user = await users.findByEmail(request.email);
-  const matches = await verifyPassword(request.password, user?.passwordHash ?? (await dummyHash(config.bcryptCost)));
+  const matches = user === null ? await hashing.verifyNoAccount(config.bcryptCost) : await hashing.verify(request.password, user.passwordHash);
   if (user === null || !matches) {
     throw new AppError('unauthorized', 'The e-mail address or password is wrong.', { type: 'invalid-credentials' });
   }

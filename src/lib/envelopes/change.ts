@@ -10,7 +10,8 @@ import { uuidv7 } from '../ids.js';
 import type { EmailMessage, OutboxBatch, OutboxMessage, WebhookEventBody, WebhookEventType } from '../notifications/outbox.js';
 import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../recipients/signingLinks.js';
 import type { DueEntry } from '../storage/dueIndex.js';
-import { recipientActionRow, type StoredEnvelope } from '../storage/envelopeRepository.js';
+import { EnvelopeChangedError, recipientActionRow, type StoredEnvelope } from '../storage/envelopeRepository.js';
+import { emailQuotaCharge } from '../notifications/emailQuota.js';
 import type { AuditEvent, AuditEventType, EnvelopeRecord, EventActor, LastEmail, RecipientAction, Signer } from './model.js';
 
 /** A webhook event whose `data.status` is the envelope's status once the whole change is applied (CONTRACT §12.2). */
@@ -50,6 +51,8 @@ export class Change {
   readonly dueDone: DueEntry[] = [];
   /** Set when something changed that records no event (a setting equal to the old, ...). */
   private touched = false;
+  /** Whether the e-mails of this change count toward the owner's daily quota (`notifications/emailQuota.ts`). */
+  private quotaCharged = false;
   private readonly baseSequence: number;
 
   constructor(base: EnvelopeRecord, readonly now: Date) {
@@ -131,6 +134,19 @@ export class Change {
     });
   }
 
+  /**
+   * Counts every e-mail of this change toward the owner's daily quota (CONTRACT §14.3): a send or a
+   * resend. {@link commitChange} then refuses the change with 429 `email-quota` when they would pass it.
+   */
+  chargeEmailQuota(): void {
+    this.quotaCharged = true;
+  }
+
+  /** E-mails of this change that count toward the owner's daily quota. */
+  get quotaEmails(): number {
+    return this.quotaCharged ? this.emails.length : 0;
+  }
+
   /** Records a recipient's action row with the change. */
   action(action: RecipientAction): void {
     this.actions.push(action);
@@ -180,19 +196,30 @@ export interface CommitOptions {
   log?: (message: string) => void;
 }
 
+/** Transactions tried again when only the owner's e-mail quota row changed meanwhile. */
+const QUOTA_ATTEMPTS = 20;
+
 /**
  * Writes a change: its due-index entries first, then the envelope, its events, action rows and outbox
- * batch in one transaction conditional on `base`'s ETag. After the commit, without waiting for them
+ * batch in one transaction conditional on `base`'s ETag; with the owner's e-mail quota row when the
+ * change's e-mails count toward it (conditional on that row's ETag too; when only that row changed
+ * meanwhile, the transaction is tried again with the row read anew). After the commit, without waiting for them
  * ({@link afterResponse}): the new signing links' rows (best effort: the e-mail sender writes them
  * again before sending), the outbox dispatch (the sweeper dispatches a batch again that is still
  * undispatched after 1 minute, CONTRACT §12.1), and the removal of due entries that are done.
  * @returns the envelope as stored
- * @throws EnvelopeChangedError when the envelope changed since `base` was read (nothing is written)
+ * @throws EnvelopeChangedError when the envelope changed since `base` was read (nothing is written);
+ *   AppError 429 `email-quota` when the change's e-mails would pass the owner's daily quota (nothing is written)
  */
 export async function commitChange(services: Services, base: StoredEnvelope, change: Change, options: CommitOptions = {}): Promise<EnvelopeRecord> {
   const log = options.log ?? ((message: string) => console.warn(message));
   const finished = change.finish();
   const { next, batch } = finished;
+  const quotaEmails = change.quotaEmails;
+  const chargeQuota = async () =>
+    await emailQuotaCharge(services.storage.tables.envelopes, { ownerId: next.ownerId, emails: quotaEmails, quota: services.config.limits.emailDailyQuota, now: change.now });
+  // Before anything is written: a change past the quota leaves nothing behind.
+  let quotaAction = quotaEmails === 0 ? null : await chargeQuota();
   // The due entries (the outbox batch's own among them) must exist before the commit, so that a
   // process dying right after it leaves the sweeper something to find; they do not depend on each other.
   const [prepared] = await Promise.all([
@@ -201,7 +228,18 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
   ]);
   const extra = prepared === null ? [] : [prepared];
   for (const action of finished.actions) extra.push(recipientActionRow(next, action));
-  await services.envelopes.replace(base, next, finished.events, extra);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await services.envelopes.replace(base, next, finished.events, quotaAction === null ? extra : [...extra, quotaAction]);
+      break;
+    } catch (error) {
+      if (!(error instanceof EnvelopeChangedError) || quotaAction === null || attempt >= QUOTA_ATTEMPTS) throw error;
+      // Either row may have failed the transaction: only when the envelope is still as read was it the quota row.
+      if ((await services.envelopes.read(next.ownerId, next.id))?.etag !== base.etag) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * attempt)));
+      quotaAction = await chargeQuota();
+    }
+  }
 
   // After the commit, three independent best-effort steps, which the answer does not wait for: each
   // one's fault is logged and left to the e-mail sender or the sweeper, so none waits for another.

@@ -196,7 +196,8 @@ export interface FrozenDocumentFacts {
 /**
  * Completes a planned send (CONTRACT §5, §11.3): every field must fit the frozen document's pages;
  * the envelope becomes `sent` with the frozen document's hash and page count, `expiresAt` (default
- * send time + `ENVELOPE_TTL_DAYS`), `envelope.sent`, and the recipients routed and invited.
+ * send time + `ENVELOPE_TTL_DAYS`), `envelope.sent`, and the recipients routed and invited (their
+ * invitations count toward the owner's daily e-mail quota).
  * @throws AppError 422 `field-outside-document` naming the fields on pages the document does not have
  */
 export function applySend(change: Change, frozen: FrozenDocumentFacts, actor: Actor, config: Pick<Config, 'jwt' | 'reminderDaySeconds' | 'envelopeTtlDays'>): void {
@@ -219,6 +220,7 @@ export function applySend(change: Change, frozen: FrozenDocumentFacts, actor: Ac
   change.event('envelope.sent', by, { documentSha256: frozen.documentSha256, pageCount: frozen.pageCount });
   change.webhook('envelope.sent');
   routeAtSend(change, { config, actor: by });
+  change.chargeEmailQuota();
   change.due.push({ kind: EXPIRY_DUE_KIND, dueAt: record.expiresAt, ownerId: record.ownerId, id: record.id });
 }
 

@@ -68,6 +68,10 @@ export interface Signer {
   invitedAt: string | null;
   /** Internal: reminders sent since the newest invitation. */
   remindersSent: number;
+  /** Internal: the owner's resends to this recipient (CONTRACT §14.3: at most 5); absent before the first. */
+  resends?: number;
+  /** Internal: when the newest resend was queued (the next one waits 60 s from it); absent or `null` before the first. */
+  lastResendAt?: string | null;
 }
 
 /** A place on the document that a signer fills (CONTRACT §11.2). */

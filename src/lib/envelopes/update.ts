@@ -7,6 +7,7 @@ import { assertVerifiedSender } from '../auth/emailVerification.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
+import { emailQuotaCharge } from '../notifications/emailQuota.js';
 import { commitChange } from './change.js';
 import { freezeDocument, refreshFrozenCopy } from './freeze.js';
 import { readOwnedEnvelope } from './get.js';
@@ -33,7 +34,8 @@ export interface UpdateEnvelopeOptions {
  * @throws AppError 404 (missing or another owner's), 412 (If-Match stale), 400 (fields naming no
  *   signer, `expiresAt` out of bounds), 409 (lifecycle refuses: `envelope-closed`, `envelope-locked`,
  *   `invalid-transition`, `no-signer`; document not uploaded; still contended after
- *   {@link MAX_UPDATE_ATTEMPTS}), 413/415/422 (document unusable, or a field outside it, when sending)
+ *   {@link MAX_UPDATE_ATTEMPTS}), 413/415/422 (document unusable, or a field outside it, when sending),
+ *   429 `email-quota` (sending past the owner's daily e-mail quota)
  */
 export async function updateEnvelope({ services, envelopeId, request, actor, ifMatch, now = () => new Date(), log }: UpdateEnvelopeOptions): Promise<EnvelopeRecord> {
   for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
@@ -46,6 +48,9 @@ export async function updateEnvelope({ services, envelopeId, request, actor, ifM
     try {
       if (plan.sends) {
         const record = stored.record;
+        // A send queues at least one invitation: with the owner's e-mail quota used up, it is refused
+        // before the document is read (commitChange charges the exact count).
+        await emailQuotaCharge(services.storage.tables.envelopes, { ownerId: record.ownerId, emails: 1, quota: services.config.limits.emailDailyQuota, now: plan.change.now });
         const frozen = await freezeDocument({
           services,
           record,

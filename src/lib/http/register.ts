@@ -9,6 +9,10 @@
  * before the handler, which receives the authenticated caller, so no handler can forget it. Every
  * answer, including any thrown error, passes through one mapping to problem details.
  *
+ * Request limits (`rateLimits.ts`): every `bearer` function counts its requests per owner, after the
+ * guard; `public` functions declared with `limitPerClientAddress` (Register, Login) per client address,
+ * before the handler.
+ *
  * Nothing heavy loads with a registration: the Functions host imports every function file at start-up,
  * so the handler comes from `loadHandler` on the function's first invocation (`src/handlers`), and the
  * guards, with jose, zod, the services and the storage SDKs, on the first guarded request. Each load
@@ -36,6 +40,8 @@ export type SigningHandler = (request: HttpRequest, context: InvocationContext, 
 
 export interface PublicFunctionOptions extends CommonOptions {
   access: 'public';
+  /** Count requests per client address (`AUTH_RATE_LIMIT_PER_MINUTE`): Register and Login. */
+  limitPerClientAddress?: boolean;
   /** Imports the handler (`async () => (await import('../handlers/Health.js')).health`); called once. */
   loadHandler: () => Promise<PublicHandler>;
 }
@@ -90,6 +96,8 @@ export function registersWithFunctionsHost(): boolean {
 
 /** The two guards with the services they read (`guards.ts`); loaded by the first guarded request. */
 const loadGuards = onFirstUse(() => import('./guards.js'));
+/** The request limits (`rateLimits.ts`); loaded by the first limited request. */
+const loadRateLimits = onFirstUse(() => import('./rateLimits.js'));
 
 /** How long a stopping Functions host waits for work started after responses, milliseconds. */
 export const AFTER_RESPONSE_GRACE_MS = 10_000;
@@ -132,6 +140,10 @@ function guardedInvocation(options: HttpFunctionOptions): PublicHandler {
   switch (options.access) {
     case 'public': {
       const loadHandler = onFirstUse(options.loadHandler);
+      if (options.limitPerClientAddress === true) {
+        return async (request, context) =>
+          await (await loadRateLimits()).withinClientAddressRequestLimit(request, context, async () => await (await loadHandler())(request, context));
+      }
       return async (request, context) => await (await loadHandler())(request, context);
     }
     case 'bearer':
@@ -140,7 +152,9 @@ function guardedInvocation(options: HttpFunctionOptions): PublicHandler {
       const acceptApiKeys = options.access === 'bearer';
       return async (request, context) => {
         const caller = await (await loadGuards()).authenticateOwner(request, { acceptApiKeys });
-        return await (await loadHandler())(request, context, caller);
+        // Whatever answers without running the handler (an idempotent replay) goes before this line:
+        // what the limit admits is what runs.
+        return await (await loadRateLimits()).withinOwnerRequestLimit(caller.userId, context, async () => await (await loadHandler())(request, context, caller));
       };
     }
     case 'signing': {

@@ -15,6 +15,7 @@ import { loginRequest, registerRequest, verifyEmailRequest } from '../auth/schem
 import { listEnvelopesQuery, signerInput, updateEnvelopeRequest, uploadRequest } from '../envelopes/schemas.js';
 import { problemTitles } from '../http/problem.js';
 import { CONSOLE_ASSETS, DOCS_ASSETS, SIGN_ASSETS, VERIFY_ASSETS } from '../web/pages.js';
+import { describeRequestLimits } from './rateLimits.js';
 import { registerOperationsWithSigning } from './recipients.js';
 import {
   auditTrailResponse,
@@ -732,6 +733,8 @@ Conventions: request and response bodies are JSON (\`application/json; charset=u
 
 Limits: every limit a request body or query has is stated in its schema (\`minLength\`, \`maxLength\`, \`pattern\`, \`maxContains\`, enums), with lengths in characters (Unicode code points), so that a client or gateway validating against this document accepts what the service accepts. Three rules are beyond JSON Schema and stated in words where they apply: the password's limit in bytes, unique e-mail addresses and ids within a signer list, and \`id\` equal to \`recipientId\` when a signer carries both. Unknown query parameters are refused with 400.
 
+Request limits: the owner endpoints allow \`RATE_LIMIT_PER_MINUTE\` requests per owner and minute, Register and Login \`AUTH_RATE_LIMIT_PER_MINUTE\` per client address, counted per instance; their answers carry \`RateLimit-Policy\` and \`RateLimit\` (IETF RateLimit header fields draft), and past the limit they answer 429 \`rate-limited\` with \`Retry-After\`.
+
 The project's own reference, with every rule and setting, is \`docs/api.md\` in the repository. Try it: \`GET /api/console\` is a small page for the whole flow; \`GET /api/docs\` renders this document.`;
 
 /**
@@ -774,7 +777,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { name: 'Pages', description: 'The API reference, the console and the signing page, for browsers.' },
     ],
   });
-  return JSON.parse(JSON.stringify(document)) as Record<string, unknown>;
+  return describeRequestLimits(JSON.parse(JSON.stringify(document)) as Record<string, unknown>, BEARER_AUTH);
 }
 
 /** The document as `npm run openapi` writes it to `docs/openapi.json`: two-space JSON and a final newline. */

@@ -139,7 +139,7 @@ const auditBase = {
   at: timestamp,
   actorId: z.string().nullable().meta({ description: 'The owner\'s userId, the recipient\'s id for its own action, or `system`.' }),
   actorEmail: z.email().nullable().meta({ description: 'The actor\'s e-mail address; `null` for `system`.' }),
-  ip: z.string().nullable().meta({ description: 'The client address as the request gave it; `null` when absent.' }),
+  ip: z.string().nullable().meta({ description: 'The client address: the TCP peer, or behind `TRUST_PROXY` proxies the address they name (at most 64 characters); `null` when absent.' }),
   userAgent: z.string().nullable().meta({ description: 'The `User-Agent` header (at most 1024 characters); `null` when absent.' }),
   apiKeyId: z.uuid().nullable().meta({ description: 'The id of the owner\'s API key the change was made with; `null` when made with an access token (Login), by a recipient or by the system. Never the key itself.' }),
 };

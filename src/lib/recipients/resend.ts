@@ -2,6 +2,13 @@
  * Resend (CONTRACT §11.5): `POST /api/envelopes/{id}/recipients/{recipientId}/resend`. A recipient
  * whose turn it is and who has not acted, of a `sent` envelope, gets a new signing link (the old one
  * is refused from then on, for reading and acting) and a new invitation e-mail.
+ *
+ * E-mail is not a free relay (CONTRACT §14.3): a resend comes at least {@link RESEND_COOLDOWN_SECONDS}
+ * after the previous resend to the same recipient (the first is never held back), a recipient is
+ * re-sent at most {@link MAX_RESENDS} times per envelope, and the invitation counts toward the owner's
+ * daily e-mail quota (`notifications/emailQuota.ts`). The count and the time of the last resend are
+ * kept in the recipient's record, written with the envelope under its ETag, so they hold across
+ * instances; a refused resend changes nothing.
  */
 import { Change, commitChange } from '../envelopes/change.js';
 import { readOwnedEnvelope } from '../envelopes/get.js';
@@ -14,6 +21,10 @@ import { inviteRecipient, isTurn } from './routing.js';
 import { hasExpired } from './view.js';
 
 const MAX_ATTEMPTS = 30;
+/** Least time between two resends to one recipient, seconds. */
+export const RESEND_COOLDOWN_SECONDS = 60;
+/** Most resends to one recipient of an envelope. */
+export const MAX_RESENDS = 5;
 
 export interface ResendInvitationOptions {
   services: Services;
@@ -28,7 +39,8 @@ export interface ResendInvitationOptions {
  * @returns the envelope and the recipient after the resend
  * @throws AppError 404 (`envelope-not-found`: missing or another owner's; `recipient-not-found`),
  *   409 (`envelope-not-sent` for a draft, `envelope-closed` naming the status, `recipient-is-cc`,
- *   `not-your-turn`, `already-acted`)
+ *   `not-your-turn`, `already-acted`), 429 (`resend-limit`; `resend-too-soon` with the seconds to wait;
+ *   `email-quota`)
  */
 export async function resendInvitation({ services, actor, envelopeId, recipientId, now = () => new Date(), log }: ResendInvitationOptions): Promise<{ record: EnvelopeRecord; recipient: Signer }> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -41,7 +53,11 @@ export async function resendInvitation({ services, actor, envelopeId, recipientI
 
     const change = new Change(record, at);
     change.record.ownerEmail = actor.email;
-    inviteRecipient(change, change.signer(recipientId), { config: services.config, actor: ownerActor(actor), resend: true });
+    const signer = change.signer(recipientId);
+    inviteRecipient(change, signer, { config: services.config, actor: ownerActor(actor), resend: true });
+    signer.resends = (signer.resends ?? 0) + 1;
+    signer.lastResendAt = change.at;
+    change.chargeEmailQuota();
     try {
       const next = await commitChange(services, stored, change, log === undefined ? {} : { log });
       return { record: next, recipient: next.signers.find((signer) => signer.id === recipientId)! };
@@ -65,5 +81,15 @@ function assertResendable(record: EnvelopeRecord, recipient: Signer, now: Date):
   if (hasActed(recipient)) throw new AppError('conflict', `This recipient has already acted (${recipient.status}).`, { type: 'already-acted' });
   if (recipient.status === 'waiting' || !isTurn(record, recipient)) {
     throw new AppError('conflict', 'It is not this recipient\'s turn yet: it is invited when the recipients before it have acted.', { type: 'not-your-turn' });
+  }
+  if ((recipient.resends ?? 0) >= MAX_RESENDS) {
+    throw new AppError('too_many_requests', `This recipient has been re-sent the invitation ${MAX_RESENDS} times, the most an envelope allows.`, { type: 'resend-limit' });
+  }
+  const waitMs = recipient.lastResendAt == null ? 0 : Date.parse(recipient.lastResendAt) + RESEND_COOLDOWN_SECONDS * 1000 - now.getTime();
+  if (waitMs > 0) {
+    throw new AppError('too_many_requests', `The previous resend to this recipient was less than ${RESEND_COOLDOWN_SECONDS} seconds ago; retry after the time in Retry-After.`, {
+      type: 'resend-too-soon',
+      retryAfterSeconds: Math.ceil(waitMs / 1000),
+    });
   }
 }

@@ -363,6 +363,9 @@ function withSignerDefaults(stored: Partial<Signer>): Signer {
     link: stored.link ?? null,
     invitedAt: stored.invitedAt ?? null,
     remindersSent: stored.remindersSent ?? 0,
+    // Absent until the first resend (read as none).
+    ...(stored.resends === undefined ? {} : { resends: stored.resends }),
+    ...(stored.lastResendAt === undefined ? {} : { lastResendAt: stored.lastResendAt }),
   };
 }
 

@@ -1,0 +1,140 @@
+/**
+ * Request limits (CONTRACT §14.3): at most `RATE_LIMIT_PER_MINUTE` requests per owner on the owner
+ * endpoints (every `access: 'bearer'` function of `register.ts`), and at most
+ * `AUTH_RATE_LIMIT_PER_MINUTE` requests per client address on Register and Login. Counted per
+ * instance, in memory, in fixed windows of 60 s that open at a key's first request
+ * (`rate-limiter-flexible`'s `RateLimiterMemory`); a scaled-out service therefore allows up to that
+ * many per instance.
+ *
+ * Every answer of a limited endpoint carries the headers of the IETF RateLimit draft
+ * (draft-ietf-httpapi-ratelimit-headers-08 and later): `RateLimit-Policy: "default";q=<limit>;w=60` and
+ * `RateLimit: "default";r=<remaining>;t=<seconds until the window resets>`; past the limit the answer
+ * is 429 `urn:problem:rate-limited` with `Retry-After`, and the handler does not run.
+ *
+ * An owner's requests are counted after the credential is checked (a request without a valid one is
+ * answered 401 without the headers: it names no owner) and after anything `register.ts` answers before
+ * running the handler without running it (an idempotent replay answers before the limit and costs none
+ * of it).
+ */
+import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import type { RateLimiterRes } from 'rate-limiter-flexible';
+import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js';
+import { getConfig, type Config } from '../config.js';
+import { AppError } from '../errors.js';
+import { problemResponse, toProblemResponse } from './problem.js';
+import { clientIp } from './requestInfo.js';
+
+/** Length of a window, seconds (`w` of the policy). */
+export const RATE_LIMIT_WINDOW_SECONDS = 60;
+/** The policy's name in both headers. */
+const POLICY = '"default"';
+
+/** What one request was granted: whether it may run, and the two headers its answer carries. */
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** Seconds until the key's window resets (`t`), at least 0. */
+  secondsToReset: number;
+  headers: { 'RateLimit-Policy': string; RateLimit: string };
+}
+
+/** One limit: `limit` requests per key and {@link RATE_LIMIT_WINDOW_SECONDS}, in this instance's memory. */
+export class RequestLimit {
+  readonly #limiter: InstanceType<typeof RateLimiterMemory>;
+
+  constructor(readonly limit: number) {
+    this.#limiter = new RateLimiterMemory({ points: limit, duration: RATE_LIMIT_WINDOW_SECONDS });
+  }
+
+  /** Counts one request of `key` (a refused one too: a client that keeps trying does not shorten its wait). */
+  async take(key: string): Promise<RateLimitDecision> {
+    try {
+      return this.#decision(true, await this.#limiter.consume(key));
+    } catch (rejection) {
+      // The limiter rejects with its RateLimiterRes when the key is over the limit, and with an Error only on a fault.
+      if (rejection instanceof Error) throw rejection;
+      return this.#decision(false, rejection as RateLimiterRes);
+    }
+  }
+
+  #decision(allowed: boolean, result: RateLimiterRes): RateLimitDecision {
+    const secondsToReset = Math.max(0, Math.ceil(result.msBeforeNext / 1000));
+    return {
+      allowed,
+      secondsToReset,
+      headers: {
+        'RateLimit-Policy': `${POLICY};q=${this.limit};w=${RATE_LIMIT_WINDOW_SECONDS}`,
+        RateLimit: `${POLICY};r=${Math.max(0, result.remainingPoints)};t=${secondsToReset}`,
+      },
+    };
+  }
+}
+
+interface RequestLimits {
+  owner: RequestLimit;
+  clientAddress: RequestLimit;
+}
+
+const limitsOfConfig = new WeakMap<Config, RequestLimits>();
+
+/** The limits of `config`'s settings, one pair per parsed configuration (tests start services with other settings). */
+function requestLimits(config: Config): RequestLimits {
+  let limits = limitsOfConfig.get(config);
+  if (limits === undefined) {
+    limits = { owner: new RequestLimit(config.limits.ownerRequestsPerMinute), clientAddress: new RequestLimit(config.limits.authRequestsPerMinute) };
+    limitsOfConfig.set(config, limits);
+  }
+  return limits;
+}
+
+/**
+ * Runs `answer` if `key` is within `limit`, and adds the RateLimit headers to whatever it answers
+ * (any error it throws mapped to problem details here, so that those carry them too).
+ * @returns the answer, or 429 `rate-limited` (with `Retry-After`) without calling `answer`
+ */
+export async function withinRequestLimit(
+  limit: RequestLimit,
+  key: string,
+  context: InvocationContext,
+  answer: () => Promise<HttpResponseInit>,
+): Promise<HttpResponseInit> {
+  const decision = await limit.take(key);
+  if (!decision.allowed) {
+    return problemResponse(
+      new AppError('too_many_requests', `More than ${limit.limit} requests in ${RATE_LIMIT_WINDOW_SECONDS} seconds; retry after the time in Retry-After.`, {
+        type: 'rate-limited',
+        retryAfterSeconds: Math.max(1, decision.secondsToReset),
+        headers: decision.headers,
+      }),
+    );
+  }
+  let response: HttpResponseInit;
+  try {
+    response = await answer();
+  } catch (error) {
+    response = toProblemResponse(error, context);
+  }
+  return withHeaders(response, decision.headers);
+}
+
+/** An owner endpoint's request, counted for the owner `ownerId` (`RATE_LIMIT_PER_MINUTE`). */
+export async function withinOwnerRequestLimit(ownerId: string, context: InvocationContext, answer: () => Promise<HttpResponseInit>): Promise<HttpResponseInit> {
+  return await withinRequestLimit(requestLimits(getConfig()).owner, `owner:${ownerId}`, context, answer);
+}
+
+/** A Register or Login request, counted for its client address (`AUTH_RATE_LIMIT_PER_MINUTE`, `TRUST_PROXY`). */
+export async function withinClientAddressRequestLimit(request: HttpRequest, context: InvocationContext, answer: () => Promise<HttpResponseInit>): Promise<HttpResponseInit> {
+  const config = getConfig();
+  const address = clientIp(request, config.limits.trustProxy) ?? 'unknown';
+  return await withinRequestLimit(requestLimits(config).clientAddress, `ip:${address}`, context, answer);
+}
+
+/** `response` with `headers` added (a plain header object, or a `Headers`-like init copied into one). */
+function withHeaders(response: HttpResponseInit, headers: Record<string, string>): HttpResponseInit {
+  const given = response.headers;
+  if (given === undefined || (typeof given === 'object' && given !== null && Object.getPrototypeOf(given) === Object.prototype)) {
+    return { ...response, headers: { ...(given as Record<string, string> | undefined), ...headers } };
+  }
+  const merged = new Headers(given as ConstructorParameters<typeof Headers>[0]);
+  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+  return { ...response, headers: Object.fromEntries(merged.entries()) };
+}
