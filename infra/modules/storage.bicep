@@ -59,6 +59,7 @@ var tableNames = [
   'dueCompletions'
   'webhooks'
   'webhookDeliveries'
+  'idempotencyKeys'
 ]
 
 // The queues of the queue-triggered functions (QUEUES in src/lib/storage/clients.ts): e-mail, webhook

@@ -14,6 +14,7 @@ import { OutboxStore } from './notifications/outboxRepository.js';
 import { dueIndexOf, type DueIndex } from './storage/dueIndex.js';
 import { WebhookRepository } from './storage/webhookRepository.js';
 import { WebhookDeliveryRepository } from './storage/webhookDeliveryRepository.js';
+import { IdempotencyKeyRepository } from './storage/idempotencyKeyRepository.js';
 
 export interface Services {
   config: Config;
@@ -28,6 +29,7 @@ export interface Services {
   outbox: OutboxStore;
   webhooks: WebhookRepository;
   webhookDeliveries: WebhookDeliveryRepository;
+  idempotencyKeys: IdempotencyKeyRepository;
 }
 
 let cached: Services | undefined;
@@ -63,5 +65,6 @@ export function createServices(config: Config, storage: Storage): Services {
     outbox: new OutboxStore(storage.tables.envelopes, storage.queues, dueIndex),
     webhooks: new WebhookRepository(storage.tables.webhooks),
     webhookDeliveries: new WebhookDeliveryRepository(storage.tables.webhookDeliveries),
+    idempotencyKeys: new IdempotencyKeyRepository(storage.tables.idempotencyKeys),
   };
 }

@@ -29,6 +29,7 @@ export const TABLES = {
   dueCompletions: 'dueCompletions',
   webhooks: 'webhooks',
   webhookDeliveries: 'webhookDeliveries',
+  idempotencyKeys: 'idempotencyKeys',
 } as const;
 
 /**
