@@ -15,6 +15,7 @@ import { loginRequest, registerRequest } from '../auth/schemas.js';
 import { listEnvelopesQuery, signerInput, updateEnvelopeRequest, uploadRequest } from '../envelopes/schemas.js';
 import { problemTitles } from '../http/problem.js';
 import { CONSOLE_ASSETS, DOCS_ASSETS, SIGN_ASSETS } from '../web/pages.js';
+import { describeIdempotencyKeys } from './idempotency.js';
 import { registerOperationsWithSigning } from './recipients.js';
 import {
   auditTrailResponse,
@@ -668,7 +669,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { name: 'Pages', description: 'The API reference, the console and the signing page, for browsers.' },
     ],
   });
-  return JSON.parse(JSON.stringify(document)) as Record<string, unknown>;
+  const plain = JSON.parse(JSON.stringify(document)) as Record<string, unknown>;
+  describeIdempotencyKeys(plain, BEARER_AUTH, { $ref: '#/components/schemas/Problem' });
+  return plain;
 }
 
 /** The document as `npm run openapi` writes it to `docs/openapi.json`: two-space JSON and a final newline. */
