@@ -18,6 +18,8 @@ export interface LoadOptions {
   stopWhen?: Promise<unknown>;
   /** Called once per connection, e.g. to give each connection its own body. */
   setupClient?: (client: autocannon.Client, index: number) => void;
+  /** Called before every request, e.g. to give each request a header of its own. */
+  setupRequest?: (request: autocannon.Request) => autocannon.Request;
 }
 
 export interface LoadResult {
@@ -55,6 +57,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       duration: options.durationSeconds,
       timeout: 30,
       ...(options.setupClient === undefined ? {} : { setupClient: (client: autocannon.Client) => options.setupClient!(client, clients++) }),
+      ...(options.setupRequest === undefined ? {} : { requests: [{ setupRequest: options.setupRequest }] }),
     },
     (error, result) => finished(error, result),
   );
