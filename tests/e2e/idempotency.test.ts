@@ -90,6 +90,26 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms 
   }
 }
 
+/**
+ * Sends until the answer is other than 409 `idempotency-key-in-use`, as a client following
+ * `Retry-After` does: another instance sees a kept answer once its stored copy, written right after
+ * the first answer went out, has landed.
+ */
+async function settled(send: () => Promise<ApiResponse<any>>): Promise<ApiResponse<any>> {
+  return await waitFor('an answer other than 409 idempotency-key-in-use', async () => {
+    const answer = await send();
+    return answer.status === 409 && answer.body.type === 'urn:problem:idempotency-key-in-use' ? undefined : answer;
+  });
+}
+
+/** The stored row of (owner, key) once it holds the kept answer. */
+async function keptRow(user: TestUser, key: string): Promise<Record<string, unknown>> {
+  return await waitFor('the kept answer', async () => {
+    const row = await storedKey(user, key);
+    return row?.state === 'done' ? row : undefined;
+  });
+}
+
 function expectReplayOf(replay: ApiResponse, first: ApiResponse): void {
   expect(replay.status).toBe(first.status);
   expect(replay.text).toBe(first.text);
@@ -117,7 +137,7 @@ describe('a request with a new key runs; a retry gets its kept answer', () => {
     const key = randomUUID();
     const first = await upload(env.api, owner, key);
     expect(first.status).toBe(201);
-    expectReplayOf(await upload(other.api, owner, key), first);
+    expectReplayOf(await settled(() => upload(other.api, owner, key)), first);
     expect((await envelopeIds(owner)).filter((id) => id === first.body.envelopeId)).toHaveLength(1);
   });
 
@@ -130,7 +150,7 @@ describe('a request with a new key runs; a retry gets its kept answer', () => {
     expectType(refused, 409, 'document-not-uploaded');
     expect((await putToSas(ticket.body.uploadUrl, await corpusPdf('normal.pdf'))).status).toBe(201);
     expectReplayOf(await complete(env.api, owner, id, key), refused);
-    expectReplayOf(await complete(other.api, owner, id, key), refused);
+    expectReplayOf(await settled(() => complete(other.api, owner, id, key)), refused);
     expect((await env.api.request('GET', `/envelopes/${id}`, { token: owner.token })).body.status).toBe('draft');
     const completed = await complete(env.api, owner, id, randomUUID());
     expect(completed.status).toBe(200);
@@ -142,7 +162,7 @@ describe('a request with a new key runs; a retry gets its kept answer', () => {
     const refused = await upload(env.api, owner, key, { ...uploadBody, ...unknownFields });
     expectType(refused, 400, 'validation-failed');
     expect(refused.text.length).toBeGreaterThan(64 * 1024);
-    expect(Number((await storedKey(owner, key))!.bodyParts)).toBeGreaterThan(1);
+    expect(Number((await keptRow(owner, key)).bodyParts)).toBeGreaterThan(1);
     expectReplayOf(await upload(other.api, owner, key, { ...uploadBody, ...unknownFields }), refused);
   });
 
@@ -151,9 +171,9 @@ describe('a request with a new key runs; a retry gets its kept answer', () => {
     const sentAt = Date.now();
     const first = await upload(env.api, owner, key);
     const answeredAt = Date.now();
-    const row = await storedKey(owner, key);
+    const row = await keptRow(owner, key);
     expect(row).toMatchObject({ state: 'done', status: 201, method: 'POST', path: '/api/GetUploadUrl' });
-    const expiresAt = Date.parse(String(row!.expiresAt));
+    const expiresAt = Date.parse(String(row.expiresAt));
     expect(expiresAt).toBeGreaterThanOrEqual(sentAt + 24 * 3600 * 1000);
     expect(expiresAt).toBeLessThanOrEqual(answeredAt + 24 * 3600 * 1000);
     // 24 hours later, as the other instance sees it (this instance remembers the answer until then).
@@ -162,7 +182,7 @@ describe('a request with a new key runs; a retry gets its kept answer', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
     expect(again.body.envelopeId).not.toBe(first.body.envelopeId);
-    expectReplayOf(await upload(other.api, owner, key), again);
+    expectReplayOf(await upload(other.api, owner, key), again); // this instance ran it: from memory
   });
 });
 
@@ -243,7 +263,7 @@ describe('a replay changes nothing', () => {
     const batches = (await outboxBatches(owner.userId, id)).length;
 
     expectReplayOf(await env.api.request('POST', route, { token: owner.token, headers: { 'Idempotency-Key': key } }), first);
-    expectReplayOf(await other.api.request('POST', route, { token: owner.token, headers: { 'Idempotency-Key': key } }), first);
+    expectReplayOf(await settled(() => other.api.request('POST', route, { token: owner.token, headers: { 'Idempotency-Key': key } })), first);
     expect(await auditTrail(env.api, owner, id)).toEqual(trail);
     expect(trail.filter((event) => event.type === 'recipient.invited').map((event) => event.details.resend)).toEqual([false, true]);
     // E-mails and webhook events leave only through the outbox, written with the change: no new batch, no message.
@@ -254,7 +274,7 @@ describe('a replay changes nothing', () => {
     const hook = { url: 'https://93.184.215.14/hooks/idempotent', events: ['envelope.completed'] };
     const created = await env.api.request('POST', '/webhooks', { token: owner.token, json: hook, headers: { 'Idempotency-Key': hookKey } });
     expect(created.status).toBe(201);
-    expectReplayOf(await other.api.request('POST', '/webhooks', { token: owner.token, json: hook, headers: { 'Idempotency-Key': hookKey } }), created);
+    expectReplayOf(await settled(() => other.api.request('POST', '/webhooks', { token: owner.token, json: hook, headers: { 'Idempotency-Key': hookKey } })), created);
     expect((await env.api.request('GET', '/webhooks', { token: owner.token })).body.map((webhook: { id: string }) => webhook.id)).toEqual([created.body.id]);
   });
 });
@@ -276,7 +296,7 @@ describe('two instances, one storage', () => {
         expectReplayOf(answer, ran[0]!);
       }
     }
-    expectReplayOf(await complete(other.api, user, id, key), ran[0]!);
+    for (const api of [env.api, other.api]) expectReplayOf(await settled(() => complete(api, user, id, key)), ran[0]!);
     expect((await auditTrail(env.api, user, id)).filter((event) => event.type === 'envelope.completed')).toHaveLength(1);
 
     const uploadKey = randomUUID();
@@ -303,7 +323,7 @@ describe('two instances, one storage', () => {
       const retried = await complete(env.api, owner, id, key);
       expect(retried.status).toBe(200);
       expect(retried.headers.get('idempotent-replayed')).toBeNull();
-      expectReplayOf(await complete(broken.api, owner, id, key), retried);
+      expectReplayOf(await settled(() => complete(broken.api, owner, id, key)), retried);
     } finally {
       await broken.kill();
     }

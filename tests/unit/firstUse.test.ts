@@ -63,6 +63,7 @@ describe('importing the function files', () => {
     const loaded = modulesLoadedByImporting(functionFiles);
     expect(loaded.packages).toEqual(['@azure/functions']);
     expect(loaded.own.filter((file) => !file.startsWith(`functions${path.sep}`))).toEqual([
+      'lib/afterResponse.js',
       'lib/errors.js',
       'lib/http/idempotency.js',
       'lib/http/problem.js',

@@ -11,7 +11,9 @@
  * - A later request with the same key, method, path and body bytes gets the kept answer, byte for
  *   byte, with `Idempotent-Replayed: true`, and runs nothing: no change, no audit event, no e-mail,
  *   no webhook, no limit or quota counted. On the instance that ran the request the answer comes
- *   from memory, elsewhere from the stored row.
+ *   from memory at once; the stored row, which the other instances read, is written right after the
+ *   answer goes out (`afterResponse.ts`), so that the request waits for one storage write (the claim)
+ *   more than without a key, not two.
  * - The same key with another method, path or body: 422 `idempotency-key-reused`.
  * - The same key while its first request runs, on any instance: 409 `idempotency-key-in-use` with
  *   `Retry-After`.
@@ -25,6 +27,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import { afterResponse } from '../afterResponse.js';
 import { AppError } from '../errors.js';
 import { LruCache } from '../lruCache.js';
 import type { DoneKey, IdempotencyKeyRepository, IdempotentRequest, KeptAnswer } from '../storage/idempotencyKeyRepository.js';
@@ -145,15 +148,18 @@ export async function runIdempotently(request: HttpRequest, run: () => Promise<H
     return answer;
   }
   const expiresAt = new Date(now().getTime() + IDEMPOTENCY_KEY_RETENTION_SECONDS * 1000).toISOString();
-  try {
-    if (await keys.keep(ownerId, key, claim.etag, { ...identity, expiresAt, answer: kept })) {
-      remember(memoryKey, { ...identity, state: 'done', expiresAt, etag: '', answer: kept });
+  // This instance replays from now on; the stored copy, for the other instances, is written after
+  // the answer goes out (until it lands, they answer 409 in use, as while the request ran).
+  remember(memoryKey, { ...identity, state: 'done', expiresAt, etag: '', answer: kept });
+  afterResponse.start('Keeping an idempotent answer', async () => {
+    try {
+      if (!(await keys.keep(ownerId, key, claim.etag, { ...identity, expiresAt, answer: kept }))) remembered.delete(memoryKey);
+    } catch (error) {
+      // The work is done and answered; its claim stays, so another instance tells a retry that the
+      // outcome is unknown rather than doing the work again.
+      context.warn(`The answer of an idempotent request (${identity.method} ${identity.path}) could not be kept:`, describeCause(error));
     }
-  } catch (error) {
-    // The work is done and answered; its claim stays, so a retry is told the outcome is unknown
-    // rather than doing the work again.
-    context.warn(`The answer of idempotency key request ${identity.method} ${identity.path} could not be kept:`, describeCause(error));
-  }
+  });
   return answer;
 }
 
