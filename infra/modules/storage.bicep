@@ -57,6 +57,7 @@ var tableNames = [
   'dueExpiry'
   'dueReminders'
   'dueCompletions'
+  'dueIdempotencyKeys'
   'webhooks'
   'webhookDeliveries'
   'idempotencyKeys'

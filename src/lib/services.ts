@@ -65,6 +65,6 @@ export function createServices(config: Config, storage: Storage): Services {
     outbox: new OutboxStore(storage.tables.envelopes, storage.queues, dueIndex),
     webhooks: new WebhookRepository(storage.tables.webhooks),
     webhookDeliveries: new WebhookDeliveryRepository(storage.tables.webhookDeliveries),
-    idempotencyKeys: new IdempotencyKeyRepository(storage.tables.idempotencyKeys),
+    idempotencyKeys: new IdempotencyKeyRepository(storage.tables.idempotencyKeys, dueIndex),
   };
 }

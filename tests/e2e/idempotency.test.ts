@@ -9,6 +9,9 @@ import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
+import { forgetExpiredIdempotencyKeys, runSweep } from '../../src/lib/notifications/sweep.js';
+import { DUE_TABLES } from '../../src/lib/storage/dueIndex.js';
+import { IDEMPOTENCY_KEY_DUE_KIND } from '../../src/lib/storage/idempotencyKeyRepository.js';
 import { textKey } from '../../src/lib/storage/keys.js';
 import { auditTrail, outboxBatches, sentEnvelope } from '../support/signing.js';
 import { emailsTo, waitForEmails } from '../support/mail.js';
@@ -183,6 +186,46 @@ describe('a request with a new key runs; a retry gets its kept answer', () => {
     expect(again.headers.get('idempotent-replayed')).toBeNull();
     expect(again.body.envelopeId).not.toBe(first.body.envelopeId);
     expectReplayOf(await upload(other.api, owner, key), again); // this instance ran it: from memory
+  });
+});
+
+describe('the sweeper deletes what is no longer kept', () => {
+  /** The due entries of (owner, key): when the sweeper is to delete its kept answer. */
+  async function dueEntries(user: TestUser, key: string): Promise<string[]> {
+    const entries: string[] = [];
+    const table = getServices().storage.tables[DUE_TABLES[IDEMPOTENCY_KEY_DUE_KIND]];
+    for await (const entity of table.listEntities<{ ownerId: string; id: string; dueAt: string }>({ queryOptions: { filter: `PartitionKey eq '${IDEMPOTENCY_KEY_DUE_KIND}'` } })) {
+      if (entity.ownerId === user.userId && entity.id === textKey(key)) entries.push(entity.dueAt);
+    }
+    return entries;
+  }
+
+  const sweepAt = (at: number) => runSweep({ services: getServices(), now: new Date(at), steps: [forgetExpiredIdempotencyKeys] });
+
+  test('a kept answer is deleted by the first sweep after its 24 hours, not before', async () => {
+    const key = randomUUID();
+    expect((await upload(env.api, owner, key)).status).toBe(201);
+    const row = await keptRow(owner, key);
+    const expiresAt = Date.parse(String(row.expiresAt));
+    expect(await waitFor('the due entry', async () => ((await dueEntries(owner, key)).length > 0 ? dueEntries(owner, key) : undefined))).toEqual([row.expiresAt]);
+    await sweepAt(expiresAt - 1000);
+    expect(await storedKey(owner, key)).not.toBeNull();
+    await sweepAt(expiresAt + 1000);
+    expect(await storedKey(owner, key)).toBeNull();
+    expect(await dueEntries(owner, key)).toEqual([]);
+  });
+
+  test('a key claimed again after its 24 hours keeps its new answer when the old entry falls due', async () => {
+    const key = randomUUID();
+    expect((await upload(env.api, owner, key)).status).toBe(201);
+    const row = await keptRow(owner, key);
+    const expiresAt = Date.parse(String(row.expiresAt));
+    await waitFor('the due entry', async () => ((await dueEntries(owner, key)).length > 0 ? true : undefined));
+    // As a request after the 24 hours leaves it: the same key, a later expiry.
+    await changeStoredKey(owner, key, { expiresAt: new Date(expiresAt + 3600_000).toISOString() });
+    await sweepAt(expiresAt + 1000);
+    expect(await storedKey(owner, key)).toMatchObject({ state: 'done' });
+    expect(await dueEntries(owner, key)).toEqual([]);
   });
 });
 

@@ -27,6 +27,7 @@ export const TABLES = {
   dueExpiry: 'dueExpiry',
   dueReminders: 'dueReminders',
   dueCompletions: 'dueCompletions',
+  dueIdempotencyKeys: 'dueIdempotencyKeys',
   webhooks: 'webhooks',
   webhookDeliveries: 'webhookDeliveries',
   idempotencyKeys: 'idempotencyKeys',

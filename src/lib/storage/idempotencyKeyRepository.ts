@@ -12,8 +12,14 @@
  * be working), `expiresAt` (ISO: when the key is forgotten); a kept answer adds `status`, `headers`
  * (JSON object, lower-case names), `body` (text, split by `longText.ts` when long; absent for none)
  * and `bodyEncoding` (`base64` for a byte body).
+ *
+ * Table Storage deletes nothing by itself: a kept answer has a due entry (kind
+ * {@link IDEMPOTENCY_KEY_DUE_KIND}, due at its `expiresAt`), and the sweeper deletes the row then
+ * ({@link IdempotencyKeyRepository.forgetExpired}). A row past its `expiresAt` is treated as absent
+ * before that (the next claim replaces it).
  */
 import type { TableClient } from '@azure/data-tables';
+import type { DueIndex } from './dueIndex.js';
 import { textKey, storageStatus } from './keys.js';
 import { readLongText, writeLongText } from './longText.js';
 
@@ -66,11 +72,17 @@ export interface ClaimOptions extends IdempotentRequest {
 
 type Entity = Record<string, unknown> & { partitionKey: string; rowKey: string; etag?: string };
 
+/** The due index's kind for kept answers to delete once expired (`dueIndex.ts`). */
+export const IDEMPOTENCY_KEY_DUE_KIND = 'idempotencyKey';
+
 /** Rounds a claim tries when the row it found vanished or changed under it (each round one writer wins). */
 const CLAIM_ROUNDS = 5;
 
 export class IdempotencyKeyRepository {
-  constructor(private readonly table: TableClient) {}
+  constructor(
+    private readonly table: TableClient,
+    private readonly dueIndex: DueIndex,
+  ) {}
 
   /**
    * Claims `key` for `ownerId` before the request's work starts: inserts a `running` row, or replaces
@@ -112,7 +124,8 @@ export class IdempotencyKeyRepository {
   }
 
   /**
-   * Turns the claim (`etag`) into the kept answer.
+   * Turns the claim (`etag`) into the kept answer, and records when to delete it (the due index, at
+   * `expiresAt`).
    * @returns `false` when the claim is no longer this request's (its row changed or is gone)
    * @throws storage errors (an answer too large for one entity, 1 MiB, among them)
    */
@@ -136,7 +149,34 @@ export class IdempotencyKeyRepository {
       writeLongText(entity, 'body', body);
     }
     try {
-      await this.table.updateEntity(entity, 'Replace', { etag });
+      await Promise.all([
+        this.table.updateEntity(entity, 'Replace', { etag }),
+        this.dueIndex.put({ kind: IDEMPOTENCY_KEY_DUE_KIND, dueAt: row.expiresAt, ownerId, id: entity.rowKey }),
+      ]);
+      return true;
+    } catch (error) {
+      const status = storageStatus(error);
+      if (status === 412 || status === 404) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes the row stored under `rowKey` (the due entry's id) if it has expired by `now`; a row a
+   * later request claimed since (a new `expiresAt`, its own due entry) stays.
+   * @returns whether a row was deleted
+   */
+  async forgetExpired(ownerId: string, rowKey: string, now: Date): Promise<boolean> {
+    let entity: Entity;
+    try {
+      entity = await this.table.getEntity<Entity>(ownerId, rowKey);
+    } catch (error) {
+      if (storageStatus(error) === 404) return false;
+      throw error;
+    }
+    if (Date.parse(String(entity.expiresAt)) > now.getTime()) return false;
+    try {
+      await this.table.deleteEntity(ownerId, rowKey, { etag: entity.etag! });
       return true;
     } catch (error) {
       const status = storageStatus(error);
