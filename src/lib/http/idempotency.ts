@@ -53,9 +53,12 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 /** The answer headers kept with the body (lower-case); every other header is the instance's own. */
 const KEPT_HEADERS = ['content-type', 'cache-control', 'etag', 'location'] as const;
-/** Kept answers an instance remembers, and the largest body it remembers, characters or bytes. */
-const REMEMBERED_ANSWERS = 2000;
-const MAX_REMEMBERED_BODY = 64 * 1024;
+/**
+ * Kept answers an instance remembers, and the largest body it remembers (characters or bytes): at
+ * most about 16 MiB in all. A larger answer is replayed from storage only.
+ */
+const REMEMBERED_ANSWERS = 1000;
+const MAX_REMEMBERED_BODY = 8 * 1024;
 
 /** The request's `Idempotency-Key`, or `undefined` when it has none. @throws AppError 400 `invalid-idempotency-key` */
 export function idempotencyKeyOf(request: HttpRequest): string | undefined {
