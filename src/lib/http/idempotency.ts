@@ -138,22 +138,31 @@ export async function runIdempotently(request: HttpRequest, run: () => Promise<H
     return outcomeUnknown(existing.claimedAt);
   }
 
+  const release = async () => {
+    try {
+      await keys.release(ownerId, key, claim.etag);
+    } catch (error) {
+      // The claim stays: a retry is told the key is in use, then that the outcome is unknown, and
+      // never runs the work a second time.
+      context.warn(`The claim of an idempotent request (${identity.method} ${identity.path}) could not be released:`, describeCause(error));
+    }
+  };
   let answer: HttpResponseInit;
   try {
     answer = await run();
   } catch (error) {
-    await keys.release(ownerId, key, claim.etag);
+    await release();
     throw error;
   }
   const kept = keptAnswer(answer);
   if (kept === undefined) {
-    await keys.release(ownerId, key, claim.etag);
+    await release();
     return answer;
   }
   const expiresAt = new Date(now().getTime() + IDEMPOTENCY_KEY_RETENTION_SECONDS * 1000).toISOString();
   // This instance replays from now on; the stored copy, for the other instances, is written after
   // the answer goes out (until it lands, they answer 409 in use, as while the request ran).
-  remember(memoryKey, { ...identity, state: 'done', expiresAt, etag: '', answer: kept });
+  remember(memoryKey, { ...identity, expiresAt, answer: kept });
   afterResponse.start('Keeping an idempotent answer', async () => {
     try {
       if (!(await keys.keep(ownerId, key, claim.etag, { ...identity, expiresAt, answer: kept }))) remembered.delete(memoryKey);
@@ -193,7 +202,7 @@ function keptAnswer(answer: HttpResponseInit): KeptAnswer | undefined {
   return { status, headers, body };
 }
 
-function remember(memoryKey: string, row: DoneKey): Remembered {
+function remember(memoryKey: string, row: IdempotentRequest & Pick<DoneKey, 'expiresAt' | 'answer'>): Remembered {
   const entry: Remembered = { fingerprint: row.fingerprint, method: row.method, path: row.path, expiresAt: Date.parse(row.expiresAt), answer: row.answer };
   const size = row.answer.body === null ? 0 : typeof row.answer.body === 'string' ? row.answer.body.length : row.answer.body.byteLength;
   if (size <= MAX_REMEMBERED_BODY) remembered.set(memoryKey, entry);
