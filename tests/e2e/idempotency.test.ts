@@ -6,12 +6,13 @@
  * storing the answer never lets a retry run the work again (docs/api.md "Idempotency").
  */
 import net from 'node:net';
+import { odata } from '@azure/data-tables';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
 import { forgetExpiredIdempotencyKeys, runSweep } from '../../src/lib/notifications/sweep.js';
 import { DUE_TABLES } from '../../src/lib/storage/dueIndex.js';
-import { IDEMPOTENCY_KEY_DUE_KIND } from '../../src/lib/storage/idempotencyKeyRepository.js';
+import { EXPIRED_KEYS_DUE_ID, IDEMPOTENCY_KEY_DUE_KIND, expiryHourEnd } from '../../src/lib/storage/idempotencyKeyRepository.js';
 import { textKey } from '../../src/lib/storage/keys.js';
 import { auditTrail, outboxBatches, sentEnvelope } from '../support/signing.js';
 import { emailsTo, waitForEmails } from '../support/mail.js';
@@ -190,42 +191,47 @@ describe('a request with a new key runs; a retry gets its kept answer', () => {
 });
 
 describe('the sweeper deletes what is no longer kept', () => {
-  /** The due entries of (owner, key): when the sweeper is to delete its kept answer. */
-  async function dueEntries(user: TestUser, key: string): Promise<string[]> {
+  /** The owner's due entries: when the sweeper is to delete the owner's expired keys. */
+  async function dueEntries(user: TestUser): Promise<string[]> {
     const entries: string[] = [];
     const table = getServices().storage.tables[DUE_TABLES[IDEMPOTENCY_KEY_DUE_KIND]];
-    for await (const entity of table.listEntities<{ ownerId: string; id: string; dueAt: string }>({ queryOptions: { filter: `PartitionKey eq '${IDEMPOTENCY_KEY_DUE_KIND}'` } })) {
-      if (entity.ownerId === user.userId && entity.id === textKey(key)) entries.push(entity.dueAt);
+    const filter = odata`PartitionKey eq ${IDEMPOTENCY_KEY_DUE_KIND} and ownerId eq ${user.userId}`;
+    for await (const entity of table.listEntities<{ id: string; dueAt: string }>({ queryOptions: { filter } })) {
+      expect(entity.id).toBe(EXPIRED_KEYS_DUE_ID);
+      entries.push(entity.dueAt);
     }
     return entries;
   }
 
   const sweepAt = (at: number) => runSweep({ services: getServices(), now: new Date(at), steps: [forgetExpiredIdempotencyKeys] });
 
-  test('a kept answer is deleted by the first sweep after its 24 hours, not before', async () => {
-    const key = randomUUID();
-    expect((await upload(env.api, owner, key)).status).toBe(201);
-    const row = await keptRow(owner, key);
-    const expiresAt = Date.parse(String(row.expiresAt));
-    expect(await waitFor('the due entry', async () => ((await dueEntries(owner, key)).length > 0 ? dueEntries(owner, key) : undefined))).toEqual([row.expiresAt]);
-    await sweepAt(expiresAt - 1000);
-    expect(await storedKey(owner, key)).not.toBeNull();
-    await sweepAt(expiresAt + 1000);
-    expect(await storedKey(owner, key)).toBeNull();
-    expect(await dueEntries(owner, key)).toEqual([]);
+  test('kept answers are deleted by the first sweep after the end of the hour their 24 hours end in, not before; one due entry per owner and hour', async () => {
+    const user = await env.newUser();
+    const keys = [randomUUID(), randomUUID(), randomUUID()];
+    for (const key of keys) expect((await upload(env.api, user, key)).status).toBe(201);
+    const rows = await Promise.all(keys.map((key) => keptRow(user, key)));
+    const hourEnds = [...new Set(rows.map((row) => expiryHourEnd(String(row.expiresAt))))];
+    expect(await waitFor('the due entries', async () => ((await dueEntries(user)).length === hourEnds.length ? dueEntries(user) : undefined))).toEqual(hourEnds);
+    const last = Date.parse(hourEnds.at(-1)!);
+    await sweepAt(Date.parse(String(rows[0]!.expiresAt)) - 1000);
+    for (const key of keys) expect(await storedKey(user, key)).not.toBeNull();
+    await sweepAt(last + 1000);
+    for (const key of keys) expect(await storedKey(user, key)).toBeNull();
+    expect(await dueEntries(user)).toEqual([]);
   });
 
   test('a key claimed again after its 24 hours keeps its new answer when the old entry falls due', async () => {
+    const user = await env.newUser();
     const key = randomUUID();
-    expect((await upload(env.api, owner, key)).status).toBe(201);
-    const row = await keptRow(owner, key);
-    const expiresAt = Date.parse(String(row.expiresAt));
-    await waitFor('the due entry', async () => ((await dueEntries(owner, key)).length > 0 ? true : undefined));
+    expect((await upload(env.api, user, key)).status).toBe(201);
+    const row = await keptRow(user, key);
+    const hourEnd = Date.parse(expiryHourEnd(String(row.expiresAt)));
+    await waitFor('the due entry', async () => ((await dueEntries(user)).length > 0 ? true : undefined));
     // As a request after the 24 hours leaves it: the same key, a later expiry.
-    await changeStoredKey(owner, key, { expiresAt: new Date(expiresAt + 3600_000).toISOString() });
-    await sweepAt(expiresAt + 1000);
-    expect(await storedKey(owner, key)).toMatchObject({ state: 'done' });
-    expect(await dueEntries(owner, key)).toEqual([]);
+    await changeStoredKey(user, key, { expiresAt: new Date(hourEnd + 3600_000).toISOString() });
+    await sweepAt(hourEnd + 1000);
+    expect(await storedKey(user, key)).toMatchObject({ state: 'done' });
+    expect(await dueEntries(user)).toEqual([]);
   });
 });
 

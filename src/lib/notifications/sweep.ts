@@ -137,16 +137,17 @@ export const retryDueCompletions: SweepStep = {
 };
 
 /**
- * Deletes the idempotency keys' kept answers whose 24 hours are over (CONTRACT §14.2): Table Storage
- * deletes nothing by itself. A key a later request claimed again since keeps its row.
+ * Deletes the idempotency keys whose 24 hours are over (CONTRACT §14.2), owner by owner, as their
+ * hourly due entries fall due: Table Storage deletes nothing by itself. A key a later request claimed
+ * again since keeps its row. An owner with more expired keys than one call deletes keeps the entry
+ * for the next sweep.
  */
 export const forgetExpiredIdempotencyKeys: SweepStep = {
   name: 'idempotencyKeys',
   async run({ services, now }) {
     const due = await services.dueIndex.due(IDEMPOTENCY_KEY_DUE_KIND, now.toISOString(), SWEEP_STEP_LIMIT);
     await forEachConcurrently(due, CONCURRENCY, async (entry) => {
-      await services.idempotencyKeys.forgetExpired(entry.ownerId, entry.id, now);
-      await services.dueIndex.remove(entry);
+      if (await services.idempotencyKeys.forgetExpired(entry.ownerId, now)) await services.dueIndex.remove(entry);
     });
     return due.length;
   },

@@ -13,12 +13,16 @@
  * (JSON object, lower-case names), `body` (text, split by `longText.ts` when long; absent for none)
  * and `bodyEncoding` (`base64` for a byte body).
  *
- * Table Storage deletes nothing by itself: a kept answer has a due entry (kind
- * {@link IDEMPOTENCY_KEY_DUE_KIND}, due at its `expiresAt`), and the sweeper deletes the row then
- * ({@link IdempotencyKeyRepository.forgetExpired}). A row past its `expiresAt` is treated as absent
- * before that (the next claim replaces it).
+ * Table Storage deletes nothing by itself. An owner's kept answers that expire within the same
+ * hour share one due entry (kind {@link IDEMPOTENCY_KEY_DUE_KIND}, due at the end of that hour, id
+ * {@link EXPIRED_KEYS_DUE_ID}), written by the first of them on each instance (a process remembers
+ * which it wrote), so keeping an answer costs one storage write, not two; the sweeper then deletes
+ * every row of the owner whose `expiresAt` has passed ({@link IdempotencyKeyRepository.forgetExpired}),
+ * claims left by an interrupted request included. A row past its `expiresAt` counts as absent before
+ * that (the next claim replaces it).
  */
-import type { TableClient } from '@azure/data-tables';
+import { odata, type TableClient } from '@azure/data-tables';
+import { LruCache } from '../lruCache.js';
 import type { DueIndex } from './dueIndex.js';
 import { textKey, storageStatus } from './keys.js';
 import { readLongText, writeLongText } from './longText.js';
@@ -74,11 +78,26 @@ type Entity = Record<string, unknown> & { partitionKey: string; rowKey: string; 
 
 /** The due index's kind for kept answers to delete once expired (`dueIndex.ts`). */
 export const IDEMPOTENCY_KEY_DUE_KIND = 'idempotencyKey';
+/** The id of an owner's due entries: they name the owner's expired keys, not one key. */
+export const EXPIRED_KEYS_DUE_ID = 'expiredKeys';
+/** Due entries (owner and hour) a process remembers having written. */
+const SCHEDULED_REMEMBERED = 10_000;
+/** Rows {@link IdempotencyKeyRepository.forgetExpired} deletes for one due entry in one call. */
+const FORGET_LIMIT = 1000;
+
+/** The end of the UTC hour `at` (ISO 8601) falls in: when the keys expiring in that hour are deleted. */
+export function expiryHourEnd(at: string): string {
+  const hour = 3600_000;
+  return new Date(Math.floor(Date.parse(at) / hour) * hour + hour).toISOString();
+}
 
 /** Rounds a claim tries when the row it found vanished or changed under it (each round one writer wins). */
 const CLAIM_ROUNDS = 5;
 
 export class IdempotencyKeyRepository {
+  /** `<ownerId> <dueAt>` of the due entries this process wrote. */
+  private readonly scheduled = new LruCache<string, true>(SCHEDULED_REMEMBERED);
+
   constructor(
     private readonly table: TableClient,
     private readonly dueIndex: DueIndex,
@@ -124,8 +143,8 @@ export class IdempotencyKeyRepository {
   }
 
   /**
-   * Turns the claim (`etag`) into the kept answer, and records when to delete it (the due index, at
-   * `expiresAt`).
+   * Turns the claim (`etag`) into the kept answer, and makes sure the sweeper deletes it after
+   * `expiresAt` (the owner's due entry of that hour, written unless this process wrote it already).
    * @returns `false` when the claim is no longer this request's (its row changed or is gone)
    * @throws storage errors (an answer too large for one entity, 1 MiB, among them)
    */
@@ -148,10 +167,14 @@ export class IdempotencyKeyRepository {
     } else if (body !== null) {
       writeLongText(entity, 'body', body);
     }
+    const dueAt = expiryHourEnd(row.expiresAt);
+    const scheduledKey = `${ownerId} ${dueAt}`;
     try {
       await Promise.all([
         this.table.updateEntity(entity, 'Replace', { etag }),
-        this.dueIndex.put({ kind: IDEMPOTENCY_KEY_DUE_KIND, dueAt: row.expiresAt, ownerId, id: entity.rowKey }),
+        this.scheduled.find(scheduledKey) === undefined
+          ? this.dueIndex.put({ kind: IDEMPOTENCY_KEY_DUE_KIND, dueAt, ownerId, id: EXPIRED_KEYS_DUE_ID }).then(() => this.scheduled.set(scheduledKey, true))
+          : undefined,
       ]);
       return true;
     } catch (error) {
@@ -162,27 +185,24 @@ export class IdempotencyKeyRepository {
   }
 
   /**
-   * Deletes the row stored under `rowKey` (the due entry's id) if it has expired by `now`; a row a
-   * later request claimed since (a new `expiresAt`, its own due entry) stays.
-   * @returns whether a row was deleted
+   * Deletes the owner's rows whose `expiresAt` has passed by `now`, at most 1000 (each with its ETag:
+   * a row a later request claimed since, with a new `expiresAt`, stays).
+   * @returns whether every expired row is gone (`false`: more remain for another call)
    */
-  async forgetExpired(ownerId: string, rowKey: string, now: Date): Promise<boolean> {
-    let entity: Entity;
-    try {
-      entity = await this.table.getEntity<Entity>(ownerId, rowKey);
-    } catch (error) {
-      if (storageStatus(error) === 404) return false;
-      throw error;
+  async forgetExpired(ownerId: string, now: Date): Promise<boolean> {
+    const filter = odata`PartitionKey eq ${ownerId} and expiresAt le ${now.toISOString()}`;
+    let deleted = 0;
+    for await (const entity of this.table.listEntities<Entity>({ queryOptions: { filter, select: ['RowKey', 'expiresAt'] } })) {
+      if (deleted >= FORGET_LIMIT) return false;
+      try {
+        await this.table.deleteEntity(ownerId, entity.rowKey, { etag: entity.etag! });
+      } catch (error) {
+        const status = storageStatus(error);
+        if (status !== 412 && status !== 404) throw error;
+      }
+      deleted++;
     }
-    if (Date.parse(String(entity.expiresAt)) > now.getTime()) return false;
-    try {
-      await this.table.deleteEntity(ownerId, rowKey, { etag: entity.etag! });
-      return true;
-    } catch (error) {
-      const status = storageStatus(error);
-      if (status === 412 || status === 404) return false;
-      throw error;
-    }
+    return true;
   }
 
   /** Deletes the claim (`etag`), so that a retry runs again; nothing when it is no longer this request's. */
