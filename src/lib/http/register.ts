@@ -175,7 +175,7 @@ function guardedInvocation(options: HttpFunctionOptions): PublicHandler {
         const key = honoursIdempotencyKeys && request.method === 'POST' ? idempotencyKeyOf(request) : undefined;
         if (key === undefined) return await answer(request, context, caller);
         const keys = (await loadServices()).getServices().idempotencyKeys;
-        return await runIdempotently(request, () => answer(request, context, caller), { ownerId: caller.userId, key, keys, context });
+        return await runIdempotently(request, (read) => answer(read, context, caller), { ownerId: caller.userId, key, keys, context });
       };
     }
     case 'signing': {
