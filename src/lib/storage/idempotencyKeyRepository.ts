@@ -24,6 +24,7 @@
 import { odata, type TableClient } from '@azure/data-tables';
 import { LruCache } from '../lruCache.js';
 import type { DueIndex } from './dueIndex.js';
+import { GroupCommit } from './groupCommit.js';
 import { textKey, storageStatus } from './keys.js';
 import { readLongText, writeLongText } from './longText.js';
 
@@ -97,11 +98,15 @@ const CLAIM_ROUNDS = 5;
 export class IdempotencyKeyRepository {
   /** `<ownerId> <dueAt>` of the due entries this process wrote. */
   private readonly scheduled = new LruCache<string, true>(SCHEDULED_REMEMBERED);
+  /** Claims, kept answers and releases: an owner's concurrent writes go out as one transaction. */
+  private readonly writes: GroupCommit;
 
   constructor(
     private readonly table: TableClient,
     private readonly dueIndex: DueIndex,
-  ) {}
+  ) {
+    this.writes = new GroupCommit(table);
+  }
 
   /**
    * Claims `key` for `ownerId` before the request's work starts: inserts a `running` row, or replaces
@@ -113,8 +118,7 @@ export class IdempotencyKeyRepository {
     const entity = claimEntity(ownerId, key, options);
     for (let round = 0; round < CLAIM_ROUNDS; round++) {
       try {
-        const created = await this.table.createEntity(entity);
-        return { claimed: true, etag: created.etag! };
+        return { claimed: true, etag: (await this.writes.write({ kind: 'create', entity }))! };
       } catch (error) {
         if (storageStatus(error) !== 409) throw error;
       }
@@ -122,8 +126,7 @@ export class IdempotencyKeyRepository {
       if (existing === null) continue; // released or expired and deleted meanwhile: insert again
       if (Date.parse(existing.expiresAt) > options.now.getTime()) return { claimed: false, existing };
       try {
-        const replaced = await this.table.updateEntity(entity, 'Replace', { etag: existing.etag });
-        return { claimed: true, etag: replaced.etag! };
+        return { claimed: true, etag: (await this.writes.write({ kind: 'update', entity, mode: 'Replace', etag: existing.etag }))! };
       } catch (error) {
         const status = storageStatus(error);
         if (status !== 412 && status !== 404) throw error;
@@ -171,7 +174,7 @@ export class IdempotencyKeyRepository {
     const scheduledKey = `${ownerId} ${dueAt}`;
     try {
       await Promise.all([
-        this.table.updateEntity(entity, 'Replace', { etag }),
+        this.writes.write({ kind: 'update', entity, mode: 'Replace', etag }),
         this.scheduled.find(scheduledKey) === undefined
           ? this.dueIndex.put({ kind: IDEMPOTENCY_KEY_DUE_KIND, dueAt, ownerId, id: EXPIRED_KEYS_DUE_ID }).then(() => this.scheduled.set(scheduledKey, true))
           : undefined,
@@ -208,7 +211,7 @@ export class IdempotencyKeyRepository {
   /** Deletes the claim (`etag`), so that a retry runs again; nothing when it is no longer this request's. */
   async release(ownerId: string, key: string, etag: string): Promise<void> {
     try {
-      await this.table.deleteEntity(ownerId, textKey(key), { etag });
+      await this.writes.write({ kind: 'delete', partitionKey: ownerId, rowKey: textKey(key), etag });
     } catch (error) {
       const status = storageStatus(error);
       if (status !== 412 && status !== 404) throw error;
