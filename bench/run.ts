@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,hotRead,list,loginStorm,completion,recipientCompletion,sweep,webhookBurst] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,hotRead,list,loginStorm,completion,recipientCompletion,sweep,webhookBurst,idempotency] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -30,6 +30,7 @@ import { seed } from './lib/seed.js';
 import { benchColdStart } from './suites/coldStart.js';
 import { benchCompletion } from './suites/completion.js';
 import { benchHotRead } from './suites/hotRead.js';
+import { benchIdempotency } from './suites/idempotency.js';
 import { benchList } from './suites/list.js';
 import { benchLoginStorm } from './suites/loginStorm.js';
 import { CORPUS_DIR } from './suites/completion.js';
@@ -37,7 +38,7 @@ import { benchRecipientCompletion } from './suites/recipientCompletion.js';
 import { benchSweep } from './suites/sweep.js';
 import { benchWebhookBurst } from './suites/webhookBurst.js';
 
-const SUITES = ['coldStart', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sweep', 'webhookBurst'] as const;
+const SUITES = ['coldStart', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sweep', 'webhookBurst', 'idempotency'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -64,6 +65,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         loginStorm: { logins: 40, readers: 10, rounds: 2, seconds: 3 },
         sweep: { smallEnvelopes: 100, largeEnvelopes: 10_000, rounds: 3, sweepsPerRound: 3 },
         webhookBurst: { events: 1000, connections: 10, rounds: 2, idleSeconds: 3, maxBurstSeconds: 300 },
+        idempotency: { connections: 10, rounds: 4, seconds: 1.5, warmupSeconds: 0.5 },
       }
     : {
         quick,
@@ -75,6 +77,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         loginStorm: { logins: 40, readers: 10, rounds: 5, seconds: 8 },
         sweep: { smallEnvelopes: 100, largeEnvelopes: 10_000, rounds: 5, sweepsPerRound: 5 },
         webhookBurst: { events: 1000, connections: 10, rounds: 3, idleSeconds: 8, maxBurstSeconds: 300 },
+        idempotency: { connections: 10, rounds: 8, seconds: 5, warmupSeconds: 2 },
       };
 }
 
@@ -142,6 +145,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'webhookBurst': {
       const { figures, targets } = await benchWebhookBurst(context);
       results.webhookBurst = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'idempotency': {
+      const { figures, targets } = await benchIdempotency(context);
+      results.idempotency = figures;
       results.targets.push(...targets);
       return;
     }

@@ -11,6 +11,7 @@ export interface Plan {
   loginStorm: { logins: number; readers: number; rounds: number; seconds: number };
   sweep: { smallEnvelopes: number; largeEnvelopes: number; rounds: number; sweepsPerRound: number };
   webhookBurst: { events: number; connections: number; rounds: number; idleSeconds: number; maxBurstSeconds: number };
+  idempotency: { connections: number; rounds: number; seconds: number; warmupSeconds: number };
 }
 
 export interface BenchContext {

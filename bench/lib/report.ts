@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { TargetCheck } from './context.js';
 import type { Summary } from './stats.js';
 import type { HotReadLevel } from '../suites/hotRead.js';
+import type { IdempotencyFigures } from '../suites/idempotency.js';
 import type { ListFigures } from '../suites/list.js';
 import type { CompletionFigures } from '../suites/completion.js';
 import type { ColdStartFigures } from '../suites/coldStart.js';
@@ -31,6 +32,7 @@ export interface Results {
   recipientCompletion?: RecipientCompletionFigures[];
   sweep?: SweepFigures;
   webhookBurst?: WebhookBurstFigures;
+  idempotency?: IdempotencyFigures;
   targets: TargetCheck[];
   /** Suites that failed, with why. */
   errors?: Record<string, string>;
@@ -120,6 +122,25 @@ export function toMarkdown(results: Results): string {
       `| ${list.large.envelopes} envelopes | ${fmt(list.large.p50Ms.median)} (${spread(list.large.p50Ms)}) | ${fmt(list.large.p99Ms.median)} | ${fmt(list.large.throughput.median)} |`,
       '',
       `Ratio (${list.large.envelopes} / ${list.small.envelopes}, p50): ${ratio(list.latencyRatio)}`,
+    );
+  }
+
+  if (results.idempotency !== undefined) {
+    const figures = results.idempotency;
+    const row = (name: string, side: IdempotencyFigures['withoutKey']) =>
+      `| ${name} | ${fmt(side.p50Ms.median, 2)} (${spread(side.p50Ms)}) | ${fmt(side.p99Ms.median, 2)} | ${fmt(side.throughput.median)} |`;
+    lines.push(
+      '',
+      `## Idempotency keys: ${figures.connections} connections (${figures.withoutKey.p50Ms.rounds} rounds)`,
+      '',
+      '| request | p50 ms (spread) | p99 ms | requests/s |',
+      '| --- | --- | --- | --- |',
+      row('`POST /api/GetUploadUrl` without a key', figures.withoutKey),
+      row('`POST /api/GetUploadUrl` with a new key each time', figures.newKey),
+      row('`POST /api/GetUploadUrl` replayed (a used key)', figures.replay),
+      row('`GET /api/envelopes/{id}` (hot read)', figures.hotRead),
+      '',
+      `New key / without key (p50): ${ratio(figures.newKeyRatio)}; replay / hot read (p50): ${ratio(figures.replayRatio)}`,
     );
   }
 

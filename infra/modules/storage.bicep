@@ -57,9 +57,11 @@ var tableNames = [
   'dueExpiry'
   'dueReminders'
   'dueCompletions'
+  'dueIdempotencyKeys'
   'webhooks'
   'webhookDeliveries'
   'apiKeys'
+  'idempotencyKeys'
 ]
 
 // The queues of the queue-triggered functions (QUEUES in src/lib/storage/clients.ts): e-mail, webhook

@@ -1,6 +1,7 @@
 /**
  * A bounded cache that keeps the entries used most recently: for per-thread memos of pure work (font
- * subsets, text layouts) whose values never change once made.
+ * subsets, text layouts) and for copies of stored values that never change once written (kept
+ * idempotent answers).
  */
 export class LruCache<K, V> {
   private readonly entries = new Map<K, V>();
@@ -23,5 +24,26 @@ export class LruCache<K, V> {
     }
     this.entries.set(key, value);
     return value;
+  }
+
+  /** The value of `key` (now the most recently used), or `undefined` when it is not kept. */
+  find(key: K): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  /** Keeps `value` for `key`, dropping the entry used least recently when the cache is full. */
+  set(key: K, value: V): void {
+    if (!this.entries.delete(key) && this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, value);
+  }
+
+  /** Forgets `key`. */
+  delete(key: K): void {
+    this.entries.delete(key);
   }
 }

@@ -15,6 +15,7 @@ import { dueIndexOf, type DueIndex } from './storage/dueIndex.js';
 import { WebhookRepository } from './storage/webhookRepository.js';
 import { WebhookDeliveryRepository } from './storage/webhookDeliveryRepository.js';
 import { ApiKeyRepository } from './storage/apiKeyRepository.js';
+import { IdempotencyKeyRepository } from './storage/idempotencyKeyRepository.js';
 
 export interface Services {
   config: Config;
@@ -30,6 +31,7 @@ export interface Services {
   webhooks: WebhookRepository;
   webhookDeliveries: WebhookDeliveryRepository;
   apiKeys: ApiKeyRepository;
+  idempotencyKeys: IdempotencyKeyRepository;
 }
 
 let cached: Services | undefined;
@@ -66,5 +68,6 @@ export function createServices(config: Config, storage: Storage): Services {
     webhooks: new WebhookRepository(storage.tables.webhooks),
     webhookDeliveries: new WebhookDeliveryRepository(storage.tables.webhookDeliveries),
     apiKeys: new ApiKeyRepository(storage.tables.apiKeys),
+    idempotencyKeys: new IdempotencyKeyRepository(storage.tables.idempotencyKeys, dueIndex),
   };
 }

@@ -258,7 +258,7 @@ function preflight(methods: string[]): Promise<OutgoingResponse> {
     status: 204,
     headers: {
       'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(', '),
-      'Access-Control-Allow-Headers': 'Authorization, Content-Type, If-Match',
+      'Access-Control-Allow-Headers': 'Authorization, Content-Type, If-Match, Idempotency-Key',
       'Access-Control-Max-Age': '3600',
       'X-Content-Type-Options': 'nosniff',
     },
@@ -309,7 +309,7 @@ function send(outgoing: http.ServerResponse, response: OutgoingResponse, incomin
   const origin = incoming.headers.origin;
   if (origin !== undefined && (options.allowedOrigins.includes('*') || options.allowedOrigins.includes(origin))) {
     headers['Access-Control-Allow-Origin'] = options.allowedOrigins.includes('*') ? '*' : origin;
-    headers['Access-Control-Expose-Headers'] = 'ETag, Link, Location, RateLimit, RateLimit-Policy, Retry-After, WWW-Authenticate';
+    headers['Access-Control-Expose-Headers'] = 'ETag, Link, Location, RateLimit, RateLimit-Policy, Retry-After, WWW-Authenticate, Idempotent-Replayed';
     if (!options.allowedOrigins.includes('*')) headers.Vary = 'Origin';
   }
   const body = response.body ?? '';

@@ -3,7 +3,8 @@
  * nothing in memory: for the rules that hold "on every instance" or "exact across instances" (a
  * deleted API key refused everywhere within a bound, the daily e-mail quota), where two local hosts
  * in one process would share every in-memory cache and counter. It runs no queue or timer functions
- * (the test process's own service does).
+ * (the test process's own service does). A test can end it abruptly (`kill`), as a crashed or
+ * scaled-in instance ends.
  */
 import { fork } from 'node:child_process';
 import path from 'node:path';
@@ -18,6 +19,8 @@ export interface ServiceProcess {
   api: ApiClient;
   /** Stops it and waits for the process to end. */
   close(): Promise<void>;
+  /** Ends the process with SIGKILL (no clean-up runs, as in a crash) and waits for it to exit. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -26,7 +29,7 @@ export interface ServiceProcess {
  * @throws Error when the process ends, or does not listen within 60 s
  */
 export async function startServiceProcess(settings: Record<string, string> = {}): Promise<ServiceProcess> {
-  const child = fork(MAIN, [], { env: { ...process.env, PUBLIC_BASE_URL: '', ...settings }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(MAIN, [], { env: { ...process.env, ...settings }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const apiUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -51,6 +54,10 @@ export async function startServiceProcess(settings: Record<string, string> = {})
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(timer);
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
     },
   };
 }

@@ -63,10 +63,13 @@ describe('importing the function files', () => {
     const loaded = modulesLoadedByImporting(functionFiles);
     expect(loaded.packages).toEqual(['@azure/functions']);
     expect(loaded.own.filter((file) => !file.startsWith(`functions${path.sep}`))).toEqual([
+      'lib/afterResponse.js',
       'lib/errors.js',
+      'lib/http/idempotency.js',
       'lib/http/problem.js',
       'lib/http/register.js',
       'lib/http/respond.js',
+      'lib/lruCache.js',
       'lib/onFirstUse.js',
       'lib/storage/queues.js',
       'lib/sweepSchedule.js',

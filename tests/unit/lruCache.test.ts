@@ -23,4 +23,18 @@ describe('LruCache', () => {
     get('b'); // made again; drops c
     expect(made).toEqual(['a', 'b', 'c', 'b']);
   });
+
+  test('find, set and delete keep the same order: find makes an entry the most recently used', () => {
+    const cache = new LruCache<string, number>(2);
+    expect(cache.find('a')).toBeUndefined();
+    cache.set('a', 1);
+    cache.set('b', 2);
+    expect(cache.find('a')).toBe(1); // a is now the most recently used
+    cache.set('c', 3); // drops b
+    expect([cache.find('a'), cache.find('b'), cache.find('c')]).toEqual([1, undefined, 3]);
+    cache.set('c', 4); // replaces, drops nothing
+    expect([cache.find('a'), cache.find('c')]).toEqual([1, 4]);
+    cache.delete('a');
+    expect(cache.find('a')).toBeUndefined();
+  });
 });

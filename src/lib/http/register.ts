@@ -18,10 +18,16 @@
  * guards, with jose, zod, the services and the storage SDKs, on the first guarded request. Each load
  * happens once and is shared by concurrent first requests; a load that fails answers 500 (logged with a
  * correlation id, like any unexpected error) and is tried again by the next request.
+ *
+ * Idempotency keys (`idempotency.ts`) come with the registration too: every `bearer` function that
+ * answers `POST` honours `Idempotency-Key` without its handler knowing; a function whose answer must
+ * never be stored (one that returns a secret, as `POST /api/apikeys` does) opts out with
+ * `idempotency: false` and then refuses the header with 400 `idempotency-not-supported`.
  */
 import { app, type HttpMethod, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
 import type { Actor } from '../envelopes/model.js';
 import { onFirstUse } from '../onFirstUse.js';
+import { idempotencyKeyOf, refuseIdempotencyKey, runIdempotently } from './idempotency.js';
 import { toProblemResponse } from './problem.js';
 import { withStandardHeaders } from './respond.js';
 import type { SigningCaller } from './signingToken.js';
@@ -32,6 +38,12 @@ interface CommonOptions {
   authLevel: 'anonymous';
   /** Route template below `/api`, as the Functions host reads it (`envelopes/{id}`). */
   route: string;
+  /**
+   * `false`: the function refuses `Idempotency-Key` with 400 `idempotency-not-supported` (set it where
+   * the answer holds a secret that must never be stored, as `POST /api/apikeys`). Unset: a `bearer`
+   * function's `POST` honours the header (`idempotency.ts`); any other request ignores it.
+   */
+  idempotency?: false;
 }
 
 export type PublicHandler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
@@ -72,6 +84,8 @@ export interface RegisteredRoute {
   authLevel: 'anonymous';
   route: string;
   access: HttpFunctionOptions['access'];
+  /** `false` when the function refuses `Idempotency-Key` (see {@link CommonOptions.idempotency}). */
+  idempotency?: false;
   /** The handler as registered with the host: loading, guard and error mapping included. */
   handler: (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
 }
@@ -98,6 +112,8 @@ export function registersWithFunctionsHost(): boolean {
 const loadGuards = onFirstUse(() => import('./guards.js'));
 /** The request limits (`rateLimits.ts`); loaded by the first limited request. */
 const loadRateLimits = onFirstUse(() => import('./rateLimits.js'));
+/** The services, for the idempotency keys' repository; loaded by the first request with a key. */
+const loadServices = onFirstUse(() => import('../services.js'));
 
 /** How long a stopping Functions host waits for work started after responses, milliseconds. */
 export const AFTER_RESPONSE_GRACE_MS = 10_000;
@@ -121,14 +137,24 @@ function waitForAfterResponseWorkOnTerminate(): void {
 /** Registers one HTTP function (see the module comment). */
 export function httpFunction(name: string, options: HttpFunctionOptions): void {
   const invoke = guardedInvocation(options);
+  const refusesIdempotencyKeys = options.idempotency === false;
   const handler = async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     try {
+      if (refusesIdempotencyKeys) refuseIdempotencyKey(request);
       return withStandardHeaders(await invoke(request, context));
     } catch (error) {
       return toProblemResponse(error, context);
     }
   };
-  registeredRoutes.push({ name, methods: options.methods, authLevel: options.authLevel, route: options.route, access: options.access, handler });
+  registeredRoutes.push({
+    name,
+    methods: options.methods,
+    authLevel: options.authLevel,
+    route: options.route,
+    access: options.access,
+    ...(refusesIdempotencyKeys ? { idempotency: false as const } : {}),
+    handler,
+  });
   if (registerWithFunctionsHost) {
     app.http(name, { methods: options.methods, authLevel: options.authLevel, route: options.route, handler });
     waitForAfterResponseWorkOnTerminate();
@@ -150,11 +176,28 @@ function guardedInvocation(options: HttpFunctionOptions): PublicHandler {
     case 'jwt': {
       const loadHandler = onFirstUse(options.loadHandler);
       const acceptApiKeys = options.access === 'bearer';
+      const honoursIdempotencyKeys = options.methods.includes('POST') && options.idempotency !== false;
+      // What an owner's request passes through, in this order:
+      //   1. the guard: who the owner is (401 otherwise);
+      //   2. idempotency keys (idempotency.ts): a replay, a reused key or a key in use is answered
+      //      here, before anything counts the request, so a replay uses no rate-limit budget or quota;
+      //   3. rate limits and quotas (rateLimits.ts), which count only requests that will run;
+      //   4. the handler, its errors mapped to problem details here, so that a 4xx is kept for replay
+      //      like any answer.
+      const answer = async (request: HttpRequest, context: InvocationContext, caller: Actor): Promise<HttpResponseInit> =>
+        await (await loadRateLimits()).withinOwnerRequestLimit(caller.userId, context, async () => {
+          try {
+            return withStandardHeaders(await (await loadHandler())(request, context, caller));
+          } catch (error) {
+            return toProblemResponse(error, context);
+          }
+        });
       return async (request, context) => {
         const caller = await (await loadGuards()).authenticateOwner(request, { acceptApiKeys });
-        // Whatever answers without running the handler (an idempotent replay) goes before this line:
-        // what the limit admits is what runs.
-        return await (await loadRateLimits()).withinOwnerRequestLimit(caller.userId, context, async () => await (await loadHandler())(request, context, caller));
+        const key = honoursIdempotencyKeys && request.method === 'POST' ? idempotencyKeyOf(request) : undefined;
+        if (key === undefined) return await answer(request, context, caller);
+        const keys = (await loadServices()).getServices().idempotencyKeys;
+        return await runIdempotently(request, (read) => answer(read, context, caller), { ownerId: caller.userId, key, keys, context });
       };
     }
     case 'signing': {

@@ -12,7 +12,7 @@
  *
  * Steps: {@link moveLegacyDueEntries} (a no-op once a process found nothing to move),
  * {@link redispatchDueOutbox}, {@link expireDueEnvelopes}, {@link sendDueReminders},
- * {@link retryDueCompletions}. The envelope steps call the domain's own operations, which act as the
+ * {@link retryDueCompletions}, {@link forgetExpiredIdempotencyKeys}. The envelope steps call the domain's own operations, which act as the
  * `system` actor and change an envelope only if it is still as they read it (ETag), so two sweeps
  * that find the same entry change the envelope once.
  */
@@ -23,6 +23,7 @@ import { remindRecipients } from '../recipients/remind.js';
 import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../recipients/routing.js';
 import type { Services } from '../services.js';
 import type { DueEntry } from '../storage/dueIndex.js';
+import { IDEMPOTENCY_KEY_DUE_KIND } from '../storage/idempotencyKeyRepository.js';
 import { OUTBOX_DUE_KIND } from './outboxRepository.js';
 
 /** Most items one step handles in one sweep. */
@@ -135,8 +136,25 @@ export const retryDueCompletions: SweepStep = {
   },
 };
 
+/**
+ * Deletes the idempotency keys whose 24 hours are over (CONTRACT §14.2), owner by owner, as their
+ * hourly due entries fall due: Table Storage deletes nothing by itself. A key a later request claimed
+ * again since keeps its row. An owner with more expired keys than one call deletes keeps the entry
+ * for the next sweep.
+ */
+export const forgetExpiredIdempotencyKeys: SweepStep = {
+  name: 'idempotencyKeys',
+  async run({ services, now }) {
+    const due = await services.dueIndex.due(IDEMPOTENCY_KEY_DUE_KIND, now.toISOString(), SWEEP_STEP_LIMIT);
+    await forEachConcurrently(due, CONCURRENCY, async (entry) => {
+      if (await services.idempotencyKeys.forgetExpired(entry.ownerId, now)) await services.dueIndex.remove(entry);
+    });
+    return due.length;
+  },
+};
+
 /** Every step of a sweep, in order. */
-export const SWEEP_STEPS: readonly SweepStep[] = [moveLegacyDueEntries, redispatchDueOutbox, expireDueEnvelopes, sendDueReminders, retryDueCompletions];
+export const SWEEP_STEPS: readonly SweepStep[] = [moveLegacyDueEntries, redispatchDueOutbox, expireDueEnvelopes, sendDueReminders, retryDueCompletions, forgetExpiredIdempotencyKeys];
 
 export interface RunSweepOptions {
   services: Services;

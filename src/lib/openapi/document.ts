@@ -16,6 +16,7 @@ import { listEnvelopesQuery, signerInput, updateEnvelopeRequest, uploadRequest }
 import { problemTitles } from '../http/problem.js';
 import { CONSOLE_ASSETS, DOCS_ASSETS, SIGN_ASSETS, VERIFY_ASSETS } from '../web/pages.js';
 import { describeRequestLimits } from './rateLimits.js';
+import { describeIdempotencyKeys } from './idempotency.js';
 import { registerOperationsWithSigning } from './recipients.js';
 import {
   auditTrailResponse,
@@ -777,7 +778,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { name: 'Pages', description: 'The API reference, the console and the signing page, for browsers.' },
     ],
   });
-  return describeRequestLimits(JSON.parse(JSON.stringify(document)) as Record<string, unknown>, BEARER_AUTH);
+  const plain = describeRequestLimits(JSON.parse(JSON.stringify(document)) as Record<string, unknown>, BEARER_AUTH);
+  describeIdempotencyKeys(plain, BEARER_AUTH, { $ref: '#/components/schemas/Problem' });
+  return plain;
 }
 
 /** The document as `npm run openapi` writes it to `docs/openapi.json`: two-space JSON and a final newline. */

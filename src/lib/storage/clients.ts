@@ -27,9 +27,11 @@ export const TABLES = {
   dueExpiry: 'dueExpiry',
   dueReminders: 'dueReminders',
   dueCompletions: 'dueCompletions',
+  dueIdempotencyKeys: 'dueIdempotencyKeys',
   webhooks: 'webhooks',
   webhookDeliveries: 'webhookDeliveries',
   apiKeys: 'apiKeys',
+  idempotencyKeys: 'idempotencyKeys',
 } as const;
 
 /**

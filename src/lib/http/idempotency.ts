@@ -1,0 +1,311 @@
+/**
+ * Idempotency keys on the owner's `POST` endpoints (CONTRACT §14.2, following the IETF
+ * `Idempotency-Key` header draft): a client sends `Idempotency-Key: <1 to 255 printable ASCII
+ * characters>` and may retry the request with the same key as often as it likes; the work is done
+ * at most once.
+ *
+ * - The first request with a key claims it (an insert-only row, `idempotencyKeyRepository.ts`)
+ *   before its work starts, then runs. A 2xx or 4xx answer (except 429, which asks to be retried) is
+ *   kept for 24 hours for (owner, key): status, body, and the `Content-Type`, `Cache-Control`,
+ *   `ETag` and `Location` headers. A 5xx or 429 answer releases the claim, so a retry runs again.
+ * - A later request with the same key, method, path and body bytes gets the kept answer, byte for
+ *   byte, with `Idempotent-Replayed: true`, and runs nothing: no change, no audit event, no e-mail,
+ *   no webhook, no limit or quota counted. On the instance that ran the request the answer comes
+ *   from memory at once; the stored row, which the other instances read, is written right after the
+ *   answer goes out (`afterResponse.ts`), so that the request waits for one storage write (the claim)
+ *   more than without a key, not two.
+ * - The same key with another method, path or body: 422 `idempotency-key-reused`.
+ * - The same key while its first request runs, on any instance: 409 `idempotency-key-in-use` with
+ *   `Retry-After`.
+ * - A process that died between its work and storing the answer leaves its claim; once the claim's
+ *   lease ({@link IDEMPOTENCY_CLAIM_LEASE_SECONDS}) has passed, the key answers 409
+ *   `idempotency-outcome-unknown`: the work may or may not have been done, so it is never run again
+ *   with this key (until the key expires).
+ *
+ * Where it runs: `register.ts`, after the owner is authenticated and before anything that counts the
+ * request (rate limits, quotas), so that a replay costs no budget.
+ */
+import { createHash } from 'node:crypto';
+import type { HttpRequest, HttpRequestParams, HttpRequestUser, HttpResponseInit, InvocationContext } from '@azure/functions';
+import { afterResponse } from '../afterResponse.js';
+import { AppError } from '../errors.js';
+import { LruCache } from '../lruCache.js';
+import type { DoneKey, IdempotencyKeyRepository, IdempotentRequest, KeptAnswer } from '../storage/idempotencyKeyRepository.js';
+import { describeCause, problemResponse } from './problem.js';
+import { withStandardHeaders } from './respond.js';
+
+/** The request header (IETF draft `draft-ietf-httpapi-idempotency-key-header`). */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+/** The response header that marks a replayed answer. */
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+/** How long a key and its answer are kept, seconds (CONTRACT §14.2: 24 hours). */
+export const IDEMPOTENCY_KEY_RETENTION_SECONDS = 24 * 60 * 60;
+/**
+ * How long a claim holds, seconds: longer than any request can run (the Azure front end ends an HTTP
+ * request after 230 s), so a claim older than this was left by a process that is gone.
+ */
+export const IDEMPOTENCY_CLAIM_LEASE_SECONDS = 240;
+/** `Retry-After` of 409 `idempotency-key-in-use`, seconds. */
+export const IN_USE_RETRY_AFTER_SECONDS = 1;
+/** Longest key, characters. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+/** A valid key: 1 to 255 printable ASCII characters (U+0020 to U+007E). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+/** The answer headers kept with the body (lower-case); every other header is the instance's own. */
+const KEPT_HEADERS = ['content-type', 'cache-control', 'etag', 'location'] as const;
+/**
+ * Kept answers an instance remembers, and the largest body it remembers (characters or bytes): at
+ * most about 16 MiB in all. A larger answer is replayed from storage only.
+ */
+const REMEMBERED_ANSWERS = 1000;
+const MAX_REMEMBERED_BODY = 8 * 1024;
+
+/** The request's `Idempotency-Key`, or `undefined` when it has none. @throws AppError 400 `invalid-idempotency-key` */
+export function idempotencyKeyOf(request: HttpRequest): string | undefined {
+  const key = request.headers.get(IDEMPOTENCY_KEY_HEADER);
+  if (key === null) return undefined;
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
+    throw new AppError('bad_request', `${IDEMPOTENCY_KEY_HEADER} must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters (U+0020 to U+007E).`, {
+      type: 'invalid-idempotency-key',
+    });
+  }
+  return key;
+}
+
+/**
+ * The answer of an endpoint that takes no `Idempotency-Key` (its answer holds a secret that is never
+ * stored, so it cannot be replayed) to a request that sends one.
+ * @throws AppError 400 `idempotency-not-supported` when `request` carries the header
+ */
+export function refuseIdempotencyKey(request: HttpRequest): void {
+  if (request.headers.has(IDEMPOTENCY_KEY_HEADER)) {
+    throw new AppError('bad_request', `This endpoint does not take ${IDEMPOTENCY_KEY_HEADER}: its answer is never stored, so it cannot be replayed. Send the request without it.`, {
+      type: 'idempotency-not-supported',
+    });
+  }
+}
+
+export interface IdempotentCallOptions {
+  /** The owner's user id: keys are per owner. */
+  ownerId: string;
+  /** The request's key ({@link idempotencyKeyOf}). */
+  key: string;
+  keys: IdempotencyKeyRepository;
+  context: InvocationContext;
+  /** The clock (tests); default `new Date()`. */
+  now?: () => Date;
+}
+
+/** A kept answer as remembered by this instance. */
+interface Remembered extends IdempotentRequest {
+  expiresAt: number;
+  answer: KeptAnswer;
+}
+
+const remembered = new LruCache<string, Remembered>(REMEMBERED_ANSWERS);
+
+/**
+ * Runs `run` at most once for (owner, key) (see the module comment), or answers for the request that
+ * did.
+ * @param run the endpoint with its error mapping, given the request to read (its body already read
+ *   here, served again from memory): it answers every outcome, 5xx included, and throws only on a
+ *   fault of its own
+ * @returns the answer of `run`, a replayed answer, or the problem of a reused key, a key in use, or a
+ *   key whose first request's outcome is unknown
+ * @throws storage errors of the claim (the caller maps them: 503 when storage is unreachable)
+ */
+export async function runIdempotently(
+  request: HttpRequest,
+  run: (request: HttpRequest) => Promise<HttpResponseInit>,
+  options: IdempotentCallOptions,
+): Promise<HttpResponseInit> {
+  const { ownerId, key, keys, context } = options;
+  const now = options.now ?? (() => new Date());
+  const body = new Uint8Array(await request.arrayBuffer());
+  const identity = identify(request, body);
+  const memoryKey = `${ownerId}\n${key}`;
+  const known = remembered.find(memoryKey);
+  if (known !== undefined) {
+    if (known.expiresAt > now().getTime()) return answerFor(identity, known);
+    remembered.delete(memoryKey);
+  }
+
+  const claim = await keys.claim(ownerId, key, {
+    ...identity,
+    now: now(),
+    retentionSeconds: IDEMPOTENCY_KEY_RETENTION_SECONDS,
+    leaseSeconds: IDEMPOTENCY_CLAIM_LEASE_SECONDS,
+  });
+  if (!claim.claimed) {
+    const existing = claim.existing;
+    if (existing.fingerprint !== identity.fingerprint) return reused(existing);
+    if (existing.state === 'done') return answerFor(identity, remember(memoryKey, existing));
+    if (Date.parse(existing.leaseUntil) > now().getTime()) return inUse();
+    return outcomeUnknown(existing.claimedAt);
+  }
+
+  const release = async () => {
+    try {
+      await keys.release(ownerId, key, claim.etag);
+    } catch (error) {
+      // The claim stays: a retry is told the key is in use, then that the outcome is unknown, and
+      // never runs the work a second time.
+      context.warn(`The claim of an idempotent request (${identity.method} ${identity.path}) could not be released:`, describeCause(error));
+    }
+  };
+  let answer: HttpResponseInit;
+  try {
+    answer = await run(new ReadBodyRequest(request, body));
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  const kept = keptAnswer(answer);
+  if (kept === undefined) {
+    await release();
+    return answer;
+  }
+  const expiresAt = new Date(now().getTime() + IDEMPOTENCY_KEY_RETENTION_SECONDS * 1000).toISOString();
+  // This instance replays from now on; the stored copy, for the other instances, is written after
+  // the answer goes out (until it lands, they answer 409 in use, as while the request ran).
+  remember(memoryKey, { ...identity, expiresAt, answer: kept });
+  afterResponse.start('Keeping an idempotent answer', async () => {
+    try {
+      if (!(await keys.keep(ownerId, key, claim.etag, { ...identity, expiresAt, answer: kept }))) remembered.delete(memoryKey);
+    } catch (error) {
+      // The work is done and answered; its claim stays, so another instance tells a retry that the
+      // outcome is unknown rather than doing the work again.
+      context.warn(`The answer of an idempotent request (${identity.method} ${identity.path}) could not be kept:`, describeCause(error));
+    }
+  });
+  return answer;
+}
+
+/** The fingerprint of the request: SHA-256 over method, path and body bytes. */
+function identify(request: HttpRequest, body: Uint8Array): IdempotentRequest {
+  const method = request.method.toUpperCase();
+  const path = new URL(request.url).pathname;
+  const fingerprint = createHash('sha256').update(`${method} ${path}\n`).update(body).digest('base64url');
+  return { fingerprint, method, path };
+}
+
+/**
+ * `request` with its body, already read, served again from `bytes`: what the endpoint reads after the
+ * fingerprint was taken. Cheaper than `request.clone()`, which tees the body stream (about 0.4 ms a
+ * request here, more than the rest of the key's work in this process).
+ */
+class ReadBodyRequest implements HttpRequest {
+  constructor(
+    private readonly inner: HttpRequest,
+    private readonly bytes: Uint8Array,
+  ) {}
+
+  get method(): string {
+    return this.inner.method;
+  }
+
+  get url(): string {
+    return this.inner.url;
+  }
+
+  get headers(): Headers {
+    return this.inner.headers;
+  }
+
+  get query(): URLSearchParams {
+    return this.inner.query;
+  }
+
+  get params(): HttpRequestParams {
+    return this.inner.params;
+  }
+
+  get user(): HttpRequestUser | null {
+    return this.inner.user;
+  }
+
+  /** A new stream of the bytes on every read (`null` for an empty body, as the fetch standard has it). */
+  get body(): ReadableStream | null {
+    if (this.bytes.byteLength === 0) return null;
+    const bytes = this.bytes;
+    return new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.slice());
+        controller.close();
+      },
+    });
+  }
+
+  readonly bodyUsed = false;
+
+  arrayBuffer = async (): Promise<ArrayBuffer> => this.bytes.slice().buffer;
+
+  blob = async (): Promise<Blob> => new Blob([this.bytes]);
+
+  formData = async (): Promise<FormData> => await new Response(this.bytes, { headers: this.inner.headers }).formData();
+
+  json = async (): Promise<unknown> => JSON.parse(await this.text());
+
+  text = async (): Promise<string> => new TextDecoder().decode(this.bytes);
+
+  clone = (): HttpRequest => new ReadBodyRequest(this.inner, this.bytes);
+}
+
+/**
+ * What of `answer` is kept, or `undefined` when it is not: a 5xx or 429 answer (a retry must run
+ * again), or a body that is not text or bytes (no endpoint answers such a body).
+ */
+function keptAnswer(answer: HttpResponseInit): KeptAnswer | undefined {
+  const status = answer.status ?? 200;
+  if (status >= 500 || status === 429 || status < 200) return undefined;
+  const body = answer.body ?? null;
+  if (body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) return undefined;
+  const given = (answer.headers ?? {}) as Record<string, string>;
+  const headers: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const value = given[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  return { status, headers, body };
+}
+
+function remember(memoryKey: string, row: IdempotentRequest & Pick<DoneKey, 'expiresAt' | 'answer'>): Remembered {
+  const entry: Remembered = { fingerprint: row.fingerprint, method: row.method, path: row.path, expiresAt: Date.parse(row.expiresAt), answer: row.answer };
+  const size = row.answer.body === null ? 0 : typeof row.answer.body === 'string' ? row.answer.body.length : row.answer.body.byteLength;
+  if (size <= MAX_REMEMBERED_BODY) remembered.set(memoryKey, entry);
+  return entry;
+}
+
+/** The kept answer for a request with the same fingerprint, else 422. */
+function answerFor(identity: IdempotentRequest, kept: Remembered): HttpResponseInit {
+  if (kept.fingerprint !== identity.fingerprint) return reused(kept);
+  const { status, headers, body } = kept.answer;
+  return withStandardHeaders({ status, headers: { ...headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' }, ...(body === null ? {} : { body }) });
+}
+
+function reused(first: IdempotentRequest): HttpResponseInit {
+  return problemResponse(
+    new AppError('unprocessable', `This ${IDEMPOTENCY_KEY_HEADER} was first used for another request (${first.method} ${first.path} with another body, or another method or path); use a new key for a new request.`, {
+      type: 'idempotency-key-reused',
+    }),
+  );
+}
+
+function inUse(): HttpResponseInit {
+  return problemResponse(
+    new AppError('conflict', `A request with this ${IDEMPOTENCY_KEY_HEADER} is still running; retry after Retry-After seconds to get its answer.`, {
+      type: 'idempotency-key-in-use',
+      retryAfterSeconds: IN_USE_RETRY_AFTER_SECONDS,
+    }),
+  );
+}
+
+function outcomeUnknown(claimedAt: string): HttpResponseInit {
+  return problemResponse(
+    new AppError(
+      'conflict',
+      `The request sent with this ${IDEMPOTENCY_KEY_HEADER} at ${claimedAt} was interrupted before its answer was stored, so whether it made its change is unknown; it is never run again with this key. Read the resource to see whether the change was made, and use a new key to make it.`,
+      { type: 'idempotency-outcome-unknown' },
+    ),
+  );
+}
