@@ -30,9 +30,12 @@ function linkFor(type: EmailType, recipientId: string | null): string | null {
   return type === 'invitation' || type === 'reminder' || (type === 'completed' && recipientId !== null) ? LINK : null;
 }
 
-/** Every e-mail the service writes: each type, and the completed e-mail to the owner and to a recipient. */
+/**
+ * Every e-mail about an envelope the service writes: each type, and the completed e-mail to the owner
+ * and to a recipient. (The verification e-mail is about no envelope: its own test is below.)
+ */
 const cases: [string, EmailMessage][] = [
-  ...EMAIL_TYPES.map((type) => [type, message(type)] as [string, EmailMessage]),
+  ...EMAIL_TYPES.filter((type) => type !== 'verification').map((type) => [type, message(type)] as [string, EmailMessage]),
   ['completed (owner)', message('completed', { recipientId: null, to: { email: 'owner@example.com', name: null } })],
 ];
 
@@ -146,5 +149,24 @@ describe('text people typed', () => {
     expect(rendered.text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202a-\u202e]/);
     expect(rendered.text).toContain('<b>Mallory</b> gpj.exe declined');
     expect(rendered.text).toContain('> <img src=x onerror=alert(1)>\n> second line');
+  });
+});
+
+describe('the verification e-mail', () => {
+  const link = `${BASE}/api/verify-email#YWRhQGV4YW1wbGUuY29t.1796210130.abc`;
+  const email = message('verification', { envelopeId: '', recipientId: null, to: { email: 'ada@example.com', name: null }, documentName: '', ownerEmail: 'ada@example.com' });
+  const rendered = renderEmail(email, { publicBaseUrl: BASE, signingLink: link });
+
+  test('asks the owner to verify its address, with the link in its text and HTML, and says when it expires', () => {
+    expect(rendered.subject).toBe('Verify your e-mail address');
+    for (const part of [rendered.text, rendered.html]) {
+      expect(part).toContain('ada@example.com');
+      expect(part).toContain(link);
+    }
+    expect(rendered.text).toContain('1 March 2026 at 17:30 UTC');
+  });
+
+  test('is refused without its link (a fault of the caller)', () => {
+    expect(() => renderEmail(email, { publicBaseUrl: BASE, signingLink: null })).toThrow(/verification/);
   });
 });

@@ -156,7 +156,9 @@ function renderVerification(message: EmailMessage, options: RenderEmailOptions):
 }
 
 function requireLink(link: string | null, message: EmailMessage): string {
-  if (link === null) throw new Error(`A ${message.type} e-mail needs its link (${message.type === 'verification' ? 'verification' : `envelope ${message.envelopeId}`})`);
+  if (link === null) {
+    throw new Error(message.type === 'verification' ? 'A verification e-mail needs its verification link' : `A ${message.type} e-mail needs the recipient's signing link (envelope ${message.envelopeId})`);
+  }
   return link;
 }
 
