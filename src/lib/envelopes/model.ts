@@ -120,6 +120,8 @@ export interface EnvelopeRecord {
   hash: string | null;
   /** Lower-case hex SHA-256 of the original document as sealed. */
   originalSha256: string | null;
+  /** When the owner purged the finished envelope's documents (CONTRACT §14.4); `null` otherwise. */
+  purgedAt: string | null;
   /** Counts every change, from 1; the ETag is derived from it. */
   version: number;
   /** Sequence number of the last audit event (CONTRACT §10). */
@@ -146,7 +148,8 @@ export interface EnvelopeView {
   status: EnvelopeStatus;
   ownerId: string;
   documentName: string;
-  documentUrl: string;
+  /** `null` once the documents were purged. */
+  documentUrl: string | null;
   documentSha256: string | null;
   pageCount: number | null;
   signers: SignerView[];
@@ -160,6 +163,7 @@ export interface EnvelopeView {
   completedAt: string | null;
   signedUrl: string | null;
   hash: string | null;
+  purgedAt: string | null;
 }
 
 /** Audit event types (CONTRACT §10): no others. */
@@ -180,6 +184,7 @@ export const AUDIT_EVENT_TYPES = [
   'envelope.expired',
   'envelope.voided',
   'envelope.completed',
+  'envelope.purged',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

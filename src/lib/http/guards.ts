@@ -7,7 +7,8 @@ import type { HttpRequest } from '@azure/functions';
 import type { Actor } from '../envelopes/model.js';
 import { getServices } from '../services.js';
 import { authenticate } from './bearer.js';
-import { authenticateSigningToken, type SigningCaller } from './signingToken.js';
+import type { SigningCaller } from '../recipients/signingCaller.js';
+import { authenticateSigningToken } from './signingToken.js';
 
 /** The owner behind the request's access token (`bearer.ts` {@link authenticate}). @throws AppError 401 */
 export async function authenticateOwner(request: HttpRequest): Promise<Actor> {

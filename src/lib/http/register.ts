@@ -19,7 +19,7 @@ import type { Actor } from '../envelopes/model.js';
 import { onFirstUse } from '../onFirstUse.js';
 import { toProblemResponse } from './problem.js';
 import { withStandardHeaders } from './respond.js';
-import type { SigningCaller } from './signingToken.js';
+import type { SigningCaller } from '../recipients/signingCaller.js';
 
 interface CommonOptions {
   methods: HttpMethod[];

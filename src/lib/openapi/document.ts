@@ -79,6 +79,7 @@ const draftEnvelope = {
   completedAt: null,
   signedUrl: null,
   hash: null,
+  purgedAt: null,
 };
 const completedEnvelope = {
   ...draftEnvelope,

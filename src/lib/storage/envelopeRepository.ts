@@ -288,7 +288,7 @@ function decodeCursor(cursor: string): string | null {
 }
 
 /** Optional scalar properties of the envelope row: absent when `null`. */
-const NULLABLE_TEXT = ['ownerEmail', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256'] as const;
+const NULLABLE_TEXT = ['ownerEmail', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt'] as const;
 
 function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   const entity: EnvelopeEntity = {
@@ -341,6 +341,7 @@ function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
     completionDueAt: text('completionDueAt'),
     hash: text('hash'),
     originalSha256: text('originalSha256'),
+    purgedAt: text('purgedAt'),
     version: Number(entity.version),
     auditSequence: Number(entity.auditSequence),
   };
