@@ -18,6 +18,7 @@ const expected = [
   { name: 'ConsoleAsset', route: 'console/{file}', methods: ['GET'], access: 'public' },
   { name: 'CreateWebhook', route: 'webhooks', methods: ['POST'], access: 'bearer' },
   { name: 'DeclineSigning', route: 'signing/decline', methods: ['POST'], access: 'signing' },
+  { name: 'DeleteEnvelope', route: 'envelopes/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'DeleteWebhook', route: 'webhooks/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'GetAuditTrail', route: 'envelopes/{id}/audit', methods: ['GET'], access: 'bearer' },
   { name: 'GetEnvelope', route: 'envelopes/{id}', methods: ['GET'], access: 'bearer' },
