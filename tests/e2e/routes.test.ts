@@ -21,6 +21,7 @@ const expected = [
   { name: 'DeleteEnvelope', route: 'envelopes/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'DeleteWebhook', route: 'webhooks/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'GetAuditTrail', route: 'envelopes/{id}/audit', methods: ['GET'], access: 'bearer' },
+  { name: 'GetDisclosure', route: 'disclosure', methods: ['GET'], access: 'public' },
   { name: 'GetEnvelope', route: 'envelopes/{id}', methods: ['GET'], access: 'bearer' },
   { name: 'GetSigningView', route: 'signing', methods: ['GET'], access: 'signing' },
   { name: 'GetUploadUrl', route: 'GetUploadUrl', methods: ['POST'], access: 'bearer' },
