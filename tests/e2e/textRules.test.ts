@@ -109,6 +109,27 @@ describe('texts holding refused characters: 400 naming the field, nothing change
   });
 });
 
+/** A request over node:http with a header value of raw bytes (latin-1, as HTTP/1.1 carries them). */
+async function putWithUserAgent(url: string, userAgent: string, token: string, body: string): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: 'PUT', headers: { 'User-Agent': userAgent, Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' } }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+describe('texts that come in headers', () => {
+  test('a User-Agent holding C1 control bytes (recorded in the audit trail) is no fault', async () => {
+    const id = await createEnvelopeWithDocument(env.api, owner, null);
+    const status = await putWithUserAgent(`${env.service.apiUrl}/envelopes/${id}`, 'agent\u0085\u0080\u009f/1.0', owner.token, JSON.stringify({ signers: [ada] }));
+    expect(status).toBe(200);
+    expect((await auditTrail(env.api, owner, id)).at(-1)).toMatchObject({ type: 'envelope.signers_replaced' });
+  });
+});
+
 /** GET over node:http, whose `Host` header is whatever the caller says (fetch may not let one set it). */
 async function getWithHost(url: string, host: string, token: string): Promise<{ status: number; link: string | undefined }> {
   return await new Promise((resolve, reject) => {
