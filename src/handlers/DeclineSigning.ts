@@ -5,7 +5,7 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { readJsonBody } from '../lib/http/body.js';
 import { json } from '../lib/http/respond.js';
-import type { SigningCaller } from '../lib/http/signingToken.js';
+import type { SigningCaller } from '../lib/recipients/signingCaller.js';
 import { assertCanAct, declineSigning } from '../lib/recipients/act.js';
 import { declineSigningRequest } from '../lib/recipients/schemas.js';
 import { toRecipientView } from '../lib/recipients/view.js';

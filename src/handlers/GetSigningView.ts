@@ -4,7 +4,7 @@
  */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { json } from '../lib/http/respond.js';
-import type { SigningCaller } from '../lib/http/signingToken.js';
+import type { SigningCaller } from '../lib/recipients/signingCaller.js';
 import { openEnvelope } from '../lib/recipients/act.js';
 import { toRecipientView } from '../lib/recipients/view.js';
 import { getServices } from '../lib/services.js';

@@ -589,7 +589,8 @@ describe('GET /api/sign in Chromium', () => {
     await page.locator('#decline-dialog[open]').waitFor();
     await tap(page, '#decline-confirm');
     await expect(page.locator('#decline-error').textContent()).resolves.toContain('Say why you decline');
-    await page.locator('#decline-reason').fill('The term in clause 5 is too long.');
+    // Two lines in the box: the API takes a reason on one line, so the page joins them with a space.
+    await page.locator('#decline-reason').fill('The term in clause 5\nis too long.');
     await expectNoViolations(page, 'decline dialog');
     await tap(page, '#decline-confirm');
     await page.locator('#done-heading').filter({ hasText: 'You declined contract.pdf' }).waitFor();

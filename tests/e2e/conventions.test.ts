@@ -154,7 +154,7 @@ describe('problem details (CONTRACT §1, RFC 9457)', () => {
       [await api.request('GET', '/envelopes'), 401],
       [await api.request('POST', '/Register', { json: { email: 'x@example.com', password: 'long enough', invitationCode: 'inv_nope' } }), 403],
       [await api.request('GET', `/envelopes/${randomUUID()}`, { token: user.token }), 404],
-      [await api.request('DELETE', `/envelopes/${id}`, { token: user.token }), 405],
+      [await api.request('DELETE', `/envelopes/${id}/audit`, { token: user.token }), 405],
       [await api.request('PATCH', `/envelopes/${id}`, { token: user.token, json: { status: 'sent' } }), 409],
       [await api.request('PUT', `/envelopes/${id}`, { token: user.token, json: { signers: [] }, headers: { 'If-Match': '"999"' } }), 412],
       [await api.request('POST', '/Login', { body: '{}', headers: { 'Content-Type': 'text/plain' } }), 415],
@@ -317,7 +317,8 @@ describe('routing (CONTRACT §1)', () => {
   test('a method the path does not take gets a 405 problem with Allow', async () => {
     const id = await newDraft();
     const cases: [string, string, string[]][] = [
-      ['DELETE', `/envelopes/${id}`, ['GET', 'PUT', 'PATCH']],
+      ['POST', `/envelopes/${id}`, ['GET', 'PUT', 'PATCH', 'DELETE']],
+      ['DELETE', `/envelopes/${id}/audit`, ['GET']],
       ['GET', '/Register', ['POST']],
       ['GET', '/Login', ['POST']],
       ['PUT', '/envelopes', ['GET']],

@@ -108,6 +108,7 @@ describe('GET /api/envelopes/{id} (CONTRACT §3)', () => {
       completedAt: null,
       signedUrl: null,
       hash: null,
+      purgedAt: null,
     });
     expect(id).toMatch(UUID_V7);
     expect(response.body.updatedAt).toBe(response.body.createdAt);

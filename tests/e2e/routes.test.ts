@@ -20,6 +20,7 @@ const expected = [
   { name: 'CreateWebhook', route: 'webhooks', methods: ['POST'], access: 'bearer' },
   { name: 'DeclineSigning', route: 'signing/decline', methods: ['POST'], access: 'signing' },
   { name: 'DeleteApiKey', route: 'apikeys/{id}', methods: ['DELETE'], access: 'jwt' },
+  { name: 'DeleteEnvelope', route: 'envelopes/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'DeleteWebhook', route: 'webhooks/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'GetAuditTrail', route: 'envelopes/{id}/audit', methods: ['GET'], access: 'bearer' },
   { name: 'GetDisclosure', route: 'disclosure', methods: ['GET'], access: 'public' },

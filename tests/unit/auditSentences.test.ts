@@ -30,6 +30,7 @@ const details: Record<(typeof AUDIT_EVENT_TYPES)[number], [Record<string, unknow
   'envelope.expired': [{}, { actorId: 'system', actorEmail: null }, 'Envelope expired before everyone had acted.'],
   'envelope.voided': [{}, byOwner, 'Envelope voided by owner@example.com.'],
   'envelope.completed': [{ originalSha256: 'a', sealedSha256: 'b' }, byAda, 'Envelope completed: the document and this certificate were sealed.'],
+  'envelope.purged': [{}, byOwner, 'Documents deleted by owner@example.com; the envelope\'s details, this trail and the sealed PDF\'s SHA-256 were kept.'],
 };
 
 describe('describeAuditTrail', () => {

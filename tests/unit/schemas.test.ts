@@ -5,7 +5,9 @@
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { loginRequest, registerRequest } from '../../src/lib/auth/schemas.js';
-import { listEnvelopesQuery, signerInput, updateEnvelopeRequest, uploadRequest } from '../../src/lib/envelopes/schemas.js';
+import { fieldInput, listEnvelopesQuery, signerInput, updateEnvelopeRequest, uploadRequest } from '../../src/lib/envelopes/schemas.js';
+import { createWebhookRequest } from '../../src/lib/notifications/webhooks/schemas.js';
+import { completeSigningRequest, declineSigningRequest } from '../../src/lib/recipients/schemas.js';
 import { parseWith } from '../../src/lib/http/body.js';
 import { AppError } from '../../src/lib/errors.js';
 import { buildOpenApiDocument } from '../../src/lib/openapi/document.js';
@@ -151,8 +153,59 @@ describe('e-mail addresses are checked before they are lower-cased', () => {
   test('an address of 254 characters after trimming is accepted, 255 refused', () => {
     const address = (length: number) => `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(length - 64 - 1 - 63 - 1 - 63 - 1 - 4)}.com`;
     expect(address(254)).toHaveLength(254);
-    expect(parseWith(registerRequest, { email: `  ${address(254).toUpperCase()}\t`, password: 'correct horse', invitationCode: 'inv_x' }).email).toBe(address(254));
+    expect(parseWith(registerRequest, { email: `  ${address(254).toUpperCase()}\u3000`, password: 'correct horse', invitationCode: 'inv_x' }).email).toBe(address(254));
     expect(refusedPaths(registerRequest, { email: address(255), password: 'correct horse', invitationCode: 'inv_x' })).toEqual(['email']);
+  });
+});
+
+/**
+ * The text rules (CONTRACT §14.5, `src/lib/text.ts`): every text a client sends refuses control
+ * characters, U+2028, U+2029 and unpaired surrogates, wherever they stand (before trimming too), with a
+ * complaint naming the field; e-mail addresses refuse bidirectional controls as well. Passwords are
+ * the one exception.
+ */
+describe('text the service accepts', () => {
+  const refused = ['\u0000', '\u0009', '\u000A', '\u000D', '\u001F', '\u007F', '\u0085', '\u009F', '\u2028', '\u2029', '\uD800', '\uDFFF'];
+  const bidi = ['\u061C', '\u200E', '\u200F', '\u202A', '\u202E', '\u2066', '\u2069'];
+  const fieldOf = (recipientId: string, label: string) => ({ recipientId, type: 'text', page: 1, x: 0.1, y: 0.1, width: 0.2, height: 0.1, label });
+  /** Each text field: a body holding `text` in it, and the path the complaint must name. */
+  const texts: [string, z.ZodType, (text: string) => unknown, string][] = [
+    ['signer name', updateEnvelopeRequest, (text) => ({ signers: [signer('a@example.com', { name: `Ada${text}Lovelace` })] }), 'signers.0.name'],
+    ['signer name (at an edge)', updateEnvelopeRequest, (text) => ({ signers: [signer('a@example.com', { name: `Ada${text}` })] }), 'signers.0.name'],
+    ['field label', updateEnvelopeRequest, (text) => ({ fields: [fieldOf('s1', `Start${text}date`)] }), 'fields.0.label'],
+    ['file name', uploadRequest, (text) => ({ filename: `con${text}tract.pdf`, mimetype: 'application/pdf' }), 'filename'],
+    ['decline reason', declineSigningRequest, (text) => ({ reason: `Wrong${text}date` }), 'reason'],
+    ['decline reason (at an edge)', declineSigningRequest, (text) => ({ reason: `Wrong date${text}` }), 'reason'],
+    ['typed signature', completeSigningRequest, (text) => ({ consent: true, signature: { typed: `Ada${text}` } }), 'signature'],
+    ['text value', completeSigningRequest, (text) => ({ consent: true, values: [{ fieldId: 'f1', value: `a${text}b` }] }), 'values.0.value'],
+    ['webhook description', createWebhookRequest, (text) => ({ url: 'https://hooks.example.com/x', description: `CRM${text}sync` }), 'description'],
+    ['webhook url', createWebhookRequest, (text) => ({ url: `https://hooks.example.com/${text}` }), 'url'],
+    ['register e-mail (at an edge)', registerRequest, (text) => ({ email: `ada@example.com${text}`, password: 'correct horse', invitationCode: 'inv_x' }), 'email'],
+    ['signer e-mail (at an edge)', updateEnvelopeRequest, (text) => ({ signers: [signer(`${text}ada@example.com`)] }), 'signers.0.email'],
+    ['login e-mail', loginRequest, (text) => ({ email: `ada${text}@example.com`, password: 'x' }), 'email'],
+  ];
+
+  test.each(texts)('%s: refuses every control character, U+2028, U+2029 and unpaired surrogates, naming the field', (_name, schema, body, path) => {
+    for (const character of refused) expect([JSON.stringify(character), refusedPaths(schema, body(character))]).toEqual([JSON.stringify(character), [path]]);
+    expect(refusedPaths(schema, body('😀 é 名\u00A0'))).toEqual(/^(email|signers\.0\.email)$/.test(path) && schema !== loginRequest ? [path] : []);
+  });
+
+  test('the complaint names the character', () => {
+    expect(() => parseWith(fieldInput, fieldOf('s1', 'a\u2028b'))).toThrow('label must not contain U+2028');
+    expect(() => parseWith(uploadRequest, { filename: 'a\uD800.pdf', mimetype: 'application/pdf' })).toThrow('filename must not contain U+D800');
+  });
+
+  test('e-mail addresses also refuse bidirectional controls; other texts keep them (right-to-left names need them)', () => {
+    for (const character of bidi) {
+      expect(refusedPaths(loginRequest, { email: `ada${character}@example.com`, password: 'x' })).toEqual(['email']);
+      expect(refusedPaths(registerRequest, { email: `${character}ada@example.com`, password: 'correct horse', invitationCode: 'inv_x' })).toEqual(['email']);
+      expect(refusedPaths(updateEnvelopeRequest, { signers: [signer('a@example.com', { name: `${character}שלום` })] })).toEqual([]);
+    }
+  });
+
+  test('passwords are not texts: any character is accepted', () => {
+    expect(refusedPaths(registerRequest, { email: 'ada@example.com', password: 'pass\u0000\u2028\uD800word', invitationCode: 'inv_x' })).toEqual([]);
+    expect(refusedPaths(loginRequest, { email: 'ada@example.com', password: '\u0007\uDFFF' })).toEqual([]);
   });
 });
 
@@ -215,6 +268,17 @@ describe('the OpenAPI document accepts exactly what the request schemas accept',
     expectAgreement(schema, documentSchema, map(everyCharacter(), (c) => `a${c}b`));
     expectAgreement(schema, documentSchema, map(everyCharacter(), (c) => `${c}ab`));
     expectAgreement(schema, documentSchema, map(everyCharacter(), (c) => c));
+  });
+
+  test('every character, inside and at the edges of a field label, a decline reason and a webhook description', () => {
+    const update = (document.components as { schemas: Record<string, any> }).schemas.UpdateEnvelopeRequest;
+    const labelDocument = update.properties.fields.items.properties.label as Record<string, unknown>;
+    expectAgreement(fieldInput.shape.label, labelDocument, map(everyCharacter(), (c) => `a${c}b`));
+    const [reason, reasonDocument] = field(declineSigningRequest, 'DeclineSigningRequest', 'reason');
+    expectAgreement(reason, reasonDocument, map(everyCharacter(), (c) => `a${c}b`));
+    expectAgreement(reason, reasonDocument, map(everyCharacter(), (c) => `${c}a`));
+    const [description, descriptionDocument] = field(createWebhookRequest, 'CreateWebhookRequest', 'description');
+    expectAgreement(description, descriptionDocument, map(everyCharacter(), (c) => `a${c}`));
   });
 
   test('every character, in the local part, the domain and the edges of an e-mail address', () => {

@@ -1,11 +1,11 @@
 /**
  * Request bodies of Register and Login (spec §4, CONTRACT §2). Strict: unknown fields are refused.
  * Lengths count characters (code points) and the `pattern`s state the rest, so that the OpenAPI
- * document accepts exactly what these schemas accept (`src/lib/http/fields.ts`), with one exception
+ * document accepts exactly what these schemas accept (`src/lib/text.ts`), with one exception
  * JSON Schema cannot express: the password's limit in bytes.
  */
 import { z } from 'zod';
-import { characterCount, characters, emailAddress, MAX_EMAIL_LENGTH, trimmedTextPattern } from '../http/fields.js';
+import { characterCount, characters, emailAddress, emailLookup, MAX_EMAIL_LENGTH } from '../text.js';
 import { MAX_PASSWORD_BYTES } from './password.js';
 
 /** Shortest new password, characters (CONTRACT §2). */
@@ -59,17 +59,10 @@ export const verifyEmailRequest = z.strictObject({
 export type VerifyEmailRequest = z.infer<typeof verifyEmailRequest>;
 
 export const loginRequest = z.strictObject({
-  email: z
-    .string({ error: 'is required' })
-    .trim()
-    .refine((value) => value !== '', 'is required')
-    .refine((value) => characterCount(value) <= MAX_EMAIL_LENGTH, `must be at most ${MAX_EMAIL_LENGTH} characters`)
-    .toLowerCase()
-    .meta({
-      pattern: trimmedTextPattern(MAX_EMAIL_LENGTH),
-      description: `Trimmed, then 1 to ${MAX_EMAIL_LENGTH} characters, then lower-cased; any text is accepted here (an address not registered gets 401).`,
-      examples: ['ada@example.com'],
-    }),
+  email: emailLookup(
+    `Trimmed, then 1 to ${MAX_EMAIL_LENGTH} characters, then lower-cased; no control characters, line or paragraph separators, bidirectional controls or unpaired surrogates. Any other text is accepted here (an address not registered gets 401).`,
+    'ada@example.com',
+  ),
   password: characters(1, 1024).meta({ description: 'The account\'s password: 1 to 1024 characters.' }),
   turnstileToken,
 });

@@ -88,6 +88,8 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
       return `Envelope voided by ${actor}.`;
     case 'envelope.completed':
       return 'Envelope completed: the document and this certificate were sealed.';
+    case 'envelope.purged':
+      return `Documents deleted by ${actor}; the envelope's details, this trail and the sealed PDF's SHA-256 were kept.`;
     default:
       return `${event.type} by ${actor}.`;
   }

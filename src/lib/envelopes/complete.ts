@@ -67,8 +67,8 @@ export interface CompleteEnvelopeOptions {
 
 export interface CompletionResult {
   record: EnvelopeRecord;
-  /** Read-only SAS URL of the sealed PDF, valid 15 minutes. */
-  signedUrl: string;
+  /** Read-only SAS URL of the sealed PDF, valid 15 minutes; `null` once the documents were purged (CONTRACT §14.4). */
+  signedUrl: string | null;
   /** Lower-case hex SHA-256 of the sealed PDF. */
   hash: string;
   /** False when the envelope was already completed and nothing was sealed. */
@@ -220,7 +220,8 @@ export async function recordSeal(services: Services, record: Pick<EnvelopeRecord
 export async function answerCompleted(services: Services, record: EnvelopeRecord, sealedNow: boolean): Promise<CompletionResult> {
   const hash = record.hash!;
   if (!sealedNow) await recordSeal(services, record, { hash, completedAt: record.completedAt! });
-  return { record, hash, signedUrl: await signedDocumentUrl(services.storage.sas, record), sealedNow };
+  const signedUrl = record.purgedAt === null ? await signedDocumentUrl(services.storage.sas, record) : null;
+  return { record, hash, signedUrl, sealedNow };
 }
 
 /** Another request is sealing the same state right now (see the module comment); retry shortly. */

@@ -79,6 +79,7 @@ export function newDraftEnvelope({ actor, documentName, now }: NewDraftEnvelopeO
     completionDueAt: null,
     hash: null,
     originalSha256: null,
+    purgedAt: null,
     version: 1,
     auditSequence: 1,
   };

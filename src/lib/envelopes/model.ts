@@ -124,6 +124,8 @@ export interface EnvelopeRecord {
   hash: string | null;
   /** Lower-case hex SHA-256 of the original document as sealed. */
   originalSha256: string | null;
+  /** When the owner purged the finished envelope's documents (CONTRACT §14.4); `null` otherwise. */
+  purgedAt: string | null;
   /** Counts every change, from 1; the ETag is derived from it. */
   version: number;
   /** Sequence number of the last audit event (CONTRACT §10). */
@@ -150,7 +152,8 @@ export interface EnvelopeView {
   status: EnvelopeStatus;
   ownerId: string;
   documentName: string;
-  documentUrl: string;
+  /** `null` once the documents were purged. */
+  documentUrl: string | null;
   documentSha256: string | null;
   pageCount: number | null;
   signers: SignerView[];
@@ -164,6 +167,7 @@ export interface EnvelopeView {
   completedAt: string | null;
   signedUrl: string | null;
   hash: string | null;
+  purgedAt: string | null;
 }
 
 /** Audit event types (CONTRACT §10): no others. */
@@ -184,6 +188,7 @@ export const AUDIT_EVENT_TYPES = [
   'envelope.expired',
   'envelope.voided',
   'envelope.completed',
+  'envelope.purged',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

@@ -3,7 +3,7 @@
  * are refused, so a client can never set `ownerId`, `hash`, `createdAt`, ... (mass assignment).
  */
 import { z } from 'zod';
-import { characters, emailAddress, trimmedTextPattern } from '../http/fields.js';
+import { acceptableCharacterPattern, acceptableText, characters, emailAddress, text, trimmedText } from '../text.js';
 import { ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
 
 /** At most this many signers on one envelope (CONTRACT §3). */
@@ -30,8 +30,8 @@ const signerId = characters(1, 100).meta({
   description: 'The id of a current signer keeps that identity; any other value, or none, gets a new UUID.',
 });
 
-/** JSON Schema `pattern` of the filename rules below (`src/lib/http/fields.ts`: the document accepts exactly what they accept). */
-const FILENAME_PATTERN = `^(?!\\.\\.)(?!\\s)[^\\\\/\\u0000-\\u001F\\u007F-\\u009F]{1,${MAX_FILENAME - 4}}\\.[Pp][Dd][Ff]$`;
+/** JSON Schema `pattern` of the filename rules below (`src/lib/text.ts`: the document accepts exactly what they accept). */
+const FILENAME_PATTERN = `^(?!\\.\\.)(?!\\s)${acceptableCharacterPattern('\\\\/')}{1,${MAX_FILENAME - 4}}\\.[Pp][Dd][Ff]$`;
 /** JSON Schema `pattern` of what `createEnvelopeUpload` takes for a PDF (anything else is 415, not 400). */
 const PDF_MIMETYPE_PATTERN = '^\\s*[Aa][Pp][Pp][Ll][Ii][Cc][Aa][Tt][Ii][Oo][Nn]/[Pp][Dd][Ff]\\s*(?:;[\\s\\S]*)?$';
 
@@ -40,17 +40,10 @@ export const signerInput = z
     id: signerId.optional(),
     recipientId: signerId.optional(),
     email: emailAddress('Trimmed, then a valid address of at most 254 characters, then lower-cased; unique within the envelope.', 'bob@example.com'),
-    name: z
-      .string({ error: 'is required' })
-      .trim()
-      .min(1, 'is required')
-      .refine((name) => [...name].length <= MAX_SIGNER_NAME, `must be at most ${MAX_SIGNER_NAME} characters`)
-      .refine((name) => !/[\u0000-\u001f\u007f]/.test(name), 'must not contain control characters')
-      .meta({
-        pattern: trimmedTextPattern(MAX_SIGNER_NAME, '\\u0000-\\u001F\\u007F'),
-        description: `1 to ${MAX_SIGNER_NAME} characters after trimming, no control characters.`,
-        examples: ['Bob Builder'],
-      }),
+    name: trimmedText(MAX_SIGNER_NAME).meta({
+      description: `1 to ${MAX_SIGNER_NAME} characters after trimming; no control characters, line or paragraph separators or unpaired surrogates.`,
+      examples: ['Bob Builder'],
+    }),
     role: z.enum(SIGNER_ROLES, { error: `must be one of ${SIGNER_ROLES.join(', ')}` }).default('signer'),
     routingOrder: z
       .int({ error: `must be a whole number from 1 to ${MAX_ROUTING_ORDER}` })
@@ -151,16 +144,11 @@ export const fieldInput = z
     width: fraction('Width').refine((value) => value > 0, 'must be greater than 0').meta({ exclusiveMinimum: 0 }),
     height: fraction('Height').refine((value) => value > 0, 'must be greater than 0').meta({ exclusiveMinimum: 0 }),
     required: z.boolean({ error: 'must be true or false' }).default(true),
-    label: z
-      .string({ error: 'must be a string' })
-      .refine((label) => [...label].length <= MAX_FIELD_LABEL, `must be at most ${MAX_FIELD_LABEL} characters`)
-      .refine((label) => !/[\u0000-\u001f\u007f]/.test(label), 'must not contain control characters')
+    label: text(0, MAX_FIELD_LABEL)
       .nullable()
       .optional()
       .meta({
-        description: `At most ${MAX_FIELD_LABEL} characters, no control characters; the field's accessible name on the signing page.`,
-        maxLength: MAX_FIELD_LABEL,
-        pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+        description: `At most ${MAX_FIELD_LABEL} characters; no control characters, line or paragraph separators or unpaired surrogates. The field's accessible name on the signing page.`,
       }),
   })
   .superRefine((field, context) => {
@@ -217,10 +205,10 @@ export type UpdateEnvelopeRequest = z.infer<typeof updateEnvelopeRequest>;
 export const uploadRequest = z.strictObject({
   filename: z
     .string({ error: 'is required' })
+    .check(acceptableText())
     .min(1, 'is required')
     .refine((name) => [...name].length <= MAX_FILENAME, `must be at most ${MAX_FILENAME} characters`)
     .refine((name) => !/[\\/]/.test(name), 'must not contain path separators')
-    .refine((name) => !/[\u0000-\u001f\u007f-\u009f]/.test(name), 'must not contain control characters')
     .refine((name) => name !== '..' && !name.startsWith('..'), 'must not start with ..')
     .refine((name) => name.trim() === name, 'must not start or end with white space')
     .refine((name) => /\.pdf$/i.test(name) && name.length > 4, 'must end in .pdf')

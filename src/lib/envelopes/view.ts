@@ -22,11 +22,15 @@ export async function documentUrl(sas: SasSigner, record: Pick<EnvelopeRecord, '
   return await sas.blobUrl(container, record.blobName, { access: 'read', expiresInSeconds: READ_URL_TTL_SECONDS });
 }
 
-/** The response shape of `record`, with read SAS URLs valid {@link READ_URL_TTL_SECONDS}. */
+/**
+ * The response shape of `record`, with read SAS URLs valid {@link READ_URL_TTL_SECONDS}; once its
+ * documents were purged (CONTRACT §14.4), `documentUrl` and `signedUrl` are `null`.
+ */
 export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Promise<EnvelopeView> {
+  const purged = record.purgedAt !== null;
   const [document, signedUrl] = await Promise.all([
-    documentUrl(sas, record),
-    record.status === 'completed' ? signedDocumentUrl(sas, record) : Promise.resolve(null),
+    purged ? Promise.resolve(null) : documentUrl(sas, record),
+    record.status === 'completed' && !purged ? signedDocumentUrl(sas, record) : Promise.resolve(null),
   ]);
   return {
     id: record.id,
@@ -47,5 +51,6 @@ export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Pr
     completedAt: record.completedAt,
     signedUrl,
     hash: record.hash,
+    purgedAt: record.purgedAt,
   };
 }

@@ -7,7 +7,8 @@ import type { HttpRequest } from '@azure/functions';
 import type { Actor } from '../envelopes/model.js';
 import { getServices } from '../services.js';
 import { authenticate, type AuthenticateOptions } from './bearer.js';
-import { authenticateSigningToken, type SigningCaller } from './signingToken.js';
+import type { SigningCaller } from '../recipients/signingCaller.js';
+import { authenticateSigningToken } from './signingToken.js';
 
 /** The owner behind the request's access token or API key (`bearer.ts` {@link authenticate}). @throws AppError 401; 403 for an API key where `acceptApiKeys` is false */
 export async function authenticateOwner(request: HttpRequest, options: AuthenticateOptions = {}): Promise<Actor> {

@@ -30,7 +30,7 @@ import { onFirstUse } from '../onFirstUse.js';
 import { idempotencyKeyOf, refuseIdempotencyKey, runIdempotently } from './idempotency.js';
 import { toProblemResponse } from './problem.js';
 import { withStandardHeaders } from './respond.js';
-import type { SigningCaller } from './signingToken.js';
+import type { SigningCaller } from '../recipients/signingCaller.js';
 
 interface CommonOptions {
   methods: HttpMethod[];

@@ -123,14 +123,20 @@ export const sendDueReminders: SweepStep = {
 /**
  * Retries completions that failed after every recipient had acted (CONTRACT §11.4, §12.3), for
  * instance while the timestamp authority was down. `retryCompletion` removes the entry once the
- * envelope is completed or no longer needs it; a seal that fails again leaves it for the next sweep.
+ * envelope is completed or no longer needs it, and this step removes the entry of an envelope that no
+ * longer exists; a seal that fails again leaves it for the next sweep.
  */
 export const retryDueCompletions: SweepStep = {
   name: 'completions',
   async run({ services, now, log }) {
     const due = await services.dueIndex.due(COMPLETION_DUE_KIND, now.toISOString(), SWEEP_STEP_LIMIT);
     await forEachConcurrently(due, CONCURRENCY, async (entry) => {
-      if (await retryCompletion({ services, ownerId: entry.ownerId, envelopeId: entry.id, now: () => now, log })) log(`Sweep: envelope ${entry.id} completed.`);
+      if (await retryCompletion({ services, ownerId: entry.ownerId, envelopeId: entry.id, now: () => now, log })) {
+        log(`Sweep: envelope ${entry.id} completed.`);
+      } else if ((await services.envelopes.read(entry.ownerId, entry.id)) === null) {
+        // The envelope no longer exists (a deleted draft): nothing will ever complete it.
+        await services.dueIndex.remove(entry);
+      }
     });
     return due.length;
   },

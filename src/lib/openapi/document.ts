@@ -93,6 +93,7 @@ const draftEnvelope = {
   completedAt: null,
   signedUrl: null,
   hash: null,
+  purgedAt: null,
 };
 const completedEnvelope = {
   ...draftEnvelope,
@@ -162,6 +163,7 @@ const problems = {
   'asset-not-found': { detail: 'No such file.' },
   'envelope-closed': { detail: 'The envelope is completed; it can no longer be changed.' },
   'invalid-transition': { detail: 'The envelope is sent; its status can change to voided only, not draft.' },
+  'envelope-locked': { detail: 'The envelope is sent: void it first (status "voided"), then delete it to purge its documents.' },
   'no-signer': { detail: 'The envelope needs at least one signer with role "signer" first.' },
   'document-not-uploaded': { detail: 'The document has not been uploaded yet: PUT it to the uploadUrl first.' },
   'envelope-contended': { detail: 'The envelope is being changed by other requests at the same time; retry.' },
@@ -516,6 +518,32 @@ const operations: (RouteConfig & { operationId: string })[] = [
       ...common,
     },
   })),
+  {
+    operationId: 'DeleteEnvelope',
+    method: 'delete',
+    path: '/envelopes/{id}',
+    tags: ['Envelopes'],
+    summary: 'Delete a draft, or purge a finished envelope\'s documents',
+    description:
+      'A `draft` is deleted with its upload and its audit trail; afterwards it is answered 404 like any unknown envelope. ' +
+      'A `completed`, `declined`, `expired` or `voided` envelope is purged: its documents (the upload, the frozen copy, the sealed PDF) are deleted, ' +
+      'while the envelope stays with `purgedAt` set, `documentUrl` and `signedUrl` `null`, its `hash` and its audit trail (event `envelope.purged`); ' +
+      'its signing links stop working (401) and `GET /api/verify/{sha256}` still answers for its hash. Purging again answers 204 and changes nothing. ' +
+      'A `sent` envelope must be voided first (409 `envelope-locked`). No body.',
+    security: bearer,
+    request: { params: envelopeIdParam },
+    responses: {
+      204: { description: 'The draft is deleted, or the finished envelope\'s documents are purged (now or before).' },
+      401: unauthorized,
+      404: notFound,
+      409: problem(409, 'The envelope is `sent` (`envelope-locked`): void it first; or concurrent requests kept it busy (`envelope-contended`; retry).', [
+        'envelope-locked',
+        'envelope-contended',
+      ]),
+      503: storageUnavailable,
+      ...common,
+    },
+  },
   {
     operationId: 'CompleteEnvelope',
     method: 'post',

@@ -91,7 +91,9 @@ export const envelopeResponse = z
     status: envelopeStatus,
     ownerId: z.uuid().meta({ description: 'The owner\'s userId.' }),
     documentName: z.string().meta({ description: 'The uploaded file\'s name.' }),
-    documentUrl: readUrl.meta({ description: 'Read-only SAS URL of the document, valid 15 minutes from the response: the upload while `draft`, the frozen copy once sent or completed.' }),
+    documentUrl: readUrl
+      .nullable()
+      .meta({ description: 'Read-only SAS URL of the document, valid 15 minutes from the response: the upload while `draft`, the frozen copy once sent or completed; `null` once purged.' }),
     documentSha256: sha256Hex.nullable().meta({ description: 'SHA-256 of the frozen document; `null` while `draft`.' }),
     pageCount: z.int().min(1).nullable().meta({ description: 'Pages of the frozen document; `null` while `draft`.' }),
     signers: z.array(signerResponse).meta({ description: '`[]` when none.' }),
@@ -103,8 +105,11 @@ export const envelopeResponse = z
     updatedAt: timestamp,
     sentAt: timestamp.nullable().meta({ description: '`null` until sent.' }),
     completedAt: timestamp.nullable().meta({ description: '`null` until completed.' }),
-    signedUrl: readUrl.nullable().meta({ description: 'Read-only SAS URL of the sealed PDF, valid 15 minutes; `null` until completed.' }),
-    hash: sha256Hex.nullable().meta({ description: 'SHA-256 of the sealed PDF; `null` until completed.' }),
+    signedUrl: readUrl.nullable().meta({ description: 'Read-only SAS URL of the sealed PDF, valid 15 minutes; `null` until completed, and once purged.' }),
+    hash: sha256Hex.nullable().meta({ description: 'SHA-256 of the sealed PDF; `null` until completed. Kept when purged: `GET /api/verify/{sha256}` still answers for it.' }),
+    purgedAt: timestamp
+      .nullable()
+      .meta({ description: 'When the owner purged the documents of the finished envelope (`DELETE /api/envelopes/{id}`): its upload, frozen copy and sealed PDF are deleted; its audit trail and `hash` stay. `null` unless purged.' }),
   })
   .meta({ id: 'Envelope', description: 'An envelope: one document, its signers and fields, and its state.' });
 
@@ -128,7 +133,9 @@ export const uploadTicketResponse = z
 export const completeResponse = z
   .strictObject({
     message: z.string(),
-    signedUrl: readUrl.meta({ description: 'Read-only SAS URL of the sealed PDF, valid 15 minutes from the response.' }),
+    signedUrl: readUrl
+      .nullable()
+      .meta({ description: 'Read-only SAS URL of the sealed PDF, valid 15 minutes from the response; `null` when the envelope\'s documents were purged.' }),
     hash: sha256Hex.meta({ description: 'SHA-256 of the sealed PDF: the same on every retry.' }),
   })
   .meta({ id: 'CompletionResult', description: 'The sealed document.' });
@@ -176,6 +183,7 @@ export const auditEventResponse = z
     event('envelope.expired', z.strictObject({})),
     event('envelope.voided', z.strictObject({})),
     event('envelope.completed', z.strictObject({ originalSha256: sha256Hex, sealedSha256: sha256Hex })),
+    event('envelope.purged', z.strictObject({})),
   ])
   .meta({ id: 'AuditEvent', description: 'One successful change of an envelope.' });
 

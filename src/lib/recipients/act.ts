@@ -14,7 +14,7 @@ import { validationFailed } from '../envelopes/lifecycle.js';
 import { hasActed, mustAct, type EnvelopeRecord, type EventActor, type FieldValue, type Signer } from '../envelopes/model.js';
 import { backoff } from '../envelopes/update.js';
 import { AppError, type FieldError } from '../errors.js';
-import { currentRecipient, invalidSigningToken, type SigningCaller } from '../http/signingToken.js';
+import { currentRecipient, invalidSigningToken, type SigningCaller } from './signingCaller.js';
 import type { SignatureValue } from '../pdf/types.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';

@@ -3,7 +3,7 @@
  * fields are refused. Which values fit which fields is checked against the envelope (`act.ts`).
  */
 import { z } from 'zod';
-import { trimmedTextPattern } from '../http/fields.js';
+import { text, trimmedText } from '../text.js';
 
 /** Longest typed signature, characters (CONTRACT §11.2). */
 export const MAX_TYPED_SIGNATURE = 100;
@@ -16,7 +16,6 @@ export const MAX_TEXT_VALUE = 500;
 /** Longest decline reason, characters (CONTRACT §11.4). */
 export const MAX_DECLINE_REASON = 1000;
 
-const codePoints = (text: string): number => [...text].length;
 
 const coordinate = z
   .number({ error: 'must be a number from 0 to 1' })
@@ -25,17 +24,10 @@ const coordinate = z
 
 export const typedSignature = z
   .strictObject({
-    typed: z
-      .string({ error: 'must be a string' })
-      .trim()
-      .min(1, 'must not be empty')
-      .refine((text) => codePoints(text) <= MAX_TYPED_SIGNATURE, `must be at most ${MAX_TYPED_SIGNATURE} characters`)
-      .refine((text) => !/[\u0000-\u001f\u007f]/.test(text), 'must not contain control characters')
-      .meta({
-        description: `The signature as typed, 1 to ${MAX_TYPED_SIGNATURE} characters after trimming, no control characters; drawn in a handwriting-style font.`,
-        pattern: trimmedTextPattern(MAX_TYPED_SIGNATURE, '\\u0000-\\u001F\\u007F'),
-        examples: ['Ada Lovelace'],
-      }),
+    typed: trimmedText(MAX_TYPED_SIGNATURE).meta({
+      description: `The signature as typed, 1 to ${MAX_TYPED_SIGNATURE} characters after trimming; no control characters, line or paragraph separators or unpaired surrogates. Drawn in a handwriting-style font.`,
+      examples: ['Ada Lovelace'],
+    }),
   })
   .meta({ id: 'TypedSignature' });
 
@@ -68,11 +60,11 @@ export const fieldValueInput = z
     value: z
       .union([
         signatureValue,
-        z.string().refine((text) => codePoints(text) <= MAX_TEXT_VALUE, `must be at most ${MAX_TEXT_VALUE} characters`).meta({ maxLength: MAX_TEXT_VALUE }),
+        text(0, MAX_TEXT_VALUE),
         z.boolean(),
       ], { error: 'must be a signature ({typed} or {strokes}), a string or a boolean' })
       .meta({
-        description: `\`signature\`/\`initials\`: {typed} or {strokes}; \`text\`: a string of at most ${MAX_TEXT_VALUE} characters (non-empty when required); \`checkbox\`: true or false (true when required). \`date_signed\`, \`name\` and \`email\` take no value: the service fills them in.`,
+        description: `\`signature\`/\`initials\`: {typed} or {strokes}; \`text\`: a string of at most ${MAX_TEXT_VALUE} characters without control characters, line or paragraph separators or unpaired surrogates (non-empty when required); \`checkbox\`: true or false (true when required). \`date_signed\`, \`name\` and \`email\` take no value: the service fills them in.`,
       }),
   })
   .meta({ id: 'FieldValue', description: 'The value of one field.' });
@@ -98,16 +90,10 @@ export type CompleteSigningRequest = z.infer<typeof completeSigningRequest>;
 
 export const declineSigningRequest = z
   .strictObject({
-    reason: z
-      .string({ error: 'is required' })
-      .trim()
-      .min(1, 'is required')
-      .refine((text) => codePoints(text) <= MAX_DECLINE_REASON, `must be at most ${MAX_DECLINE_REASON} characters`)
-      .meta({
-        description: `Why the recipient declines, 1 to ${MAX_DECLINE_REASON} characters after trimming; the owner receives it.`,
-        pattern: trimmedTextPattern(MAX_DECLINE_REASON),
-        examples: ['The start date is wrong.'],
-      }),
+    reason: trimmedText(MAX_DECLINE_REASON).meta({
+      description: `Why the recipient declines, 1 to ${MAX_DECLINE_REASON} characters after trimming, on one line: no control characters (line breaks and tabs included), line or paragraph separators or unpaired surrogates. The owner receives it.`,
+      examples: ['The start date is wrong.'],
+    }),
   })
   .meta({ id: 'DeclineSigningRequest', description: 'Decline to sign or approve.' });
 export type DeclineSigningRequest = z.infer<typeof declineSigningRequest>;

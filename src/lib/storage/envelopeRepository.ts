@@ -19,6 +19,10 @@
  * - `action_<id>_<recipientId>`: what a recipient did (signed, approved, viewed, declined), when, from
  *   which IP and user agent, with a signer's values and adopted signature (deflated, binary parts).
  * - `outbox_<batchId>`: outbox batches (`notifications/outboxRepository.ts`).
+ *
+ * A draft being deleted (CONTRACT §14.4) keeps, until its documents and audit rows are gone, a
+ * tombstone in place of its envelope row (`deletedAt` set; no status row): {@link EnvelopeRepository.read}
+ * and {@link EnvelopeRepository.list} pass over it, and a retry after a crash finds what is left to delete.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { odata, type TableClient, type TableEntityResult, type TransactionAction } from '@azure/data-tables';
@@ -103,10 +107,11 @@ export class EnvelopeRepository {
     });
   }
 
-  /** The owner's envelope, or `null` when it does not exist or belongs to someone else. */
+  /** The owner's envelope, or `null` when it does not exist, is being deleted, or belongs to someone else. */
   async read(ownerId: string, id: string): Promise<StoredEnvelope | null> {
     try {
       const entity = await this.table.getEntity<EnvelopeEntity>(ownerId, envelopeRowKey(id));
+      if (entity.deletedAt !== undefined) return null;
       return { record: fromEntity(entity), etag: entity.etag };
     } catch (error) {
       if (storageStatus(error) === 404) return null;
@@ -118,7 +123,7 @@ export class EnvelopeRepository {
    * Replaces `previous` with `next` and appends `events` (those of the request's changes, in order),
    * with `extra` rows (a recipient's action row, the change's outbox batch) in the same entity-group
    * transaction, only if the envelope is still as read.
-   * @throws EnvelopeChangedError when it changed in between
+   * @throws EnvelopeChangedError when it changed in between, or was deleted
    */
   async replace(previous: StoredEnvelope, next: EnvelopeRecord, events: AuditEvent[], extra: TransactionAction[] = []): Promise<void> {
     const envelope = toEntity(next, envelopeRowKey(next.id));
@@ -135,7 +140,8 @@ export class EnvelopeRepository {
       await this.table.submitTransaction(actions);
     } catch (error) {
       const status = storageStatus(error);
-      if (status === 412 || status === 409) throw new EnvelopeChangedError();
+      // 404: the envelope was deleted since it was read (a draft, CONTRACT §14.4); a retry reads it as missing.
+      if (status === 412 || status === 409 || status === 404) throw new EnvelopeChangedError();
       throw error;
     }
   }
@@ -160,6 +166,8 @@ export class EnvelopeRepository {
     const pages = this.table.listEntities<EnvelopeEntity>({ queryOptions: { filter } }).byPage({ maxPageSize: query.limit + 1 });
     outer: for await (const page of pages) {
       for (const entity of page) {
+        // A draft being deleted (a tombstone): no longer an envelope.
+        if (entity.deletedAt !== undefined) continue;
         rows.push(entity);
         if (rows.length > query.limit) break outer;
       }
@@ -167,6 +175,73 @@ export class EnvelopeRepository {
     if (rows.length <= query.limit) return { records: rows.map(fromEntity), nextCursor: undefined };
     const pageRows = rows.slice(0, query.limit);
     return { records: pageRows.map(fromEntity), nextCursor: encodeCursor(pageRows.at(-1)!.rowKey) };
+  }
+
+  /**
+   * Removes a draft from view (CONTRACT §14.4): in one entity-group transaction, conditional on the
+   * envelope's ETag, replaces its envelope row with a tombstone (its id, blob name and `deletedAt`)
+   * and deletes its status row. From then on {@link read} and {@link list} no longer find it, while
+   * the tombstone tells {@link pendingDeletion} what is left to delete; {@link finishDeletion} removes
+   * the rest, the tombstone last.
+   * @throws EnvelopeChangedError when the envelope changed (or went) since it was read
+   */
+  async startDeletion(stored: StoredEnvelope, deletedAt: string): Promise<void> {
+    const { record } = stored;
+    const tombstone: EnvelopeEntity = { partitionKey: record.ownerId, rowKey: envelopeRowKey(record.id), id: record.id, ownerId: record.ownerId, blobName: record.blobName, deletedAt };
+    const actions: TransactionAction[] = [
+      ['update', tombstone, 'Replace', { etag: stored.etag }],
+      ['delete', { partitionKey: record.ownerId, rowKey: statusRowKey(record.status, record.id) }],
+    ];
+    try {
+      await this.table.submitTransaction(actions);
+    } catch (error) {
+      const status = storageStatus(error);
+      if (status === 404 || status === 409 || status === 412) throw new EnvelopeChangedError();
+      throw error;
+    }
+  }
+
+  /** The blob name of a deletion {@link startDeletion} began and {@link finishDeletion} has not finished, or `null`. */
+  async pendingDeletion(ownerId: string, id: string): Promise<{ blobName: string } | null> {
+    try {
+      const entity = await this.table.getEntity<EnvelopeEntity>(ownerId, envelopeRowKey(id));
+      return entity.deletedAt === undefined ? null : { blobName: String(entity.blobName) };
+    } catch (error) {
+      if (storageStatus(error) === 404) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes what is left of a draft {@link startDeletion} removed from view: its audit event rows and
+   * action rows (entity-group transactions of 100), then its tombstone. Idempotent: rows already gone
+   * are not an error, so a retry after a crash finishes the work.
+   */
+  async finishDeletion(ownerId: string, id: string): Promise<void> {
+    const rowKeys: string[] = [];
+    for (const prefix of [`event_${id}_`, `action_${id}_`]) {
+      const filter = odata`PartitionKey eq ${ownerId} and RowKey gt ${prefix} and RowKey lt ${`${prefix}~`}`;
+      for await (const entity of this.table.listEntities({ queryOptions: { filter, select: ['RowKey'] } })) rowKeys.push(entity.rowKey!);
+    }
+    for (let start = 0; start < rowKeys.length; start += MAX_TRANSACTION_ACTIONS) {
+      const batch = rowKeys.slice(start, start + MAX_TRANSACTION_ACTIONS);
+      try {
+        await this.table.submitTransaction(batch.map((rowKey): TransactionAction => ['delete', { partitionKey: ownerId, rowKey }]));
+      } catch (error) {
+        // Another attempt deleted some of them first, and the transaction failed as a whole.
+        if (storageStatus(error) !== 404) throw error;
+        for (const rowKey of batch) await this.deleteRow(ownerId, rowKey);
+      }
+    }
+    await this.deleteRow(ownerId, envelopeRowKey(id));
+  }
+
+  private async deleteRow(partitionKey: string, rowKey: string): Promise<void> {
+    try {
+      await this.table.deleteEntity(partitionKey, rowKey);
+    } catch (error) {
+      if (storageStatus(error) !== 404) throw error;
+    }
   }
 
   /** The envelope's audit events, oldest first (event rows expanded). */
@@ -279,6 +354,8 @@ function statusRowKey(status: EnvelopeStatus, id: string): string {
   return `status_${status}_${invertId(id)}`;
 }
 
+
+
 function encodeCursor(rowKey: string): string {
   return Buffer.from(rowKey, 'utf8').toString('base64url');
 }
@@ -290,7 +367,7 @@ function decodeCursor(cursor: string): string | null {
 }
 
 /** Optional scalar properties of the envelope row: absent when `null`. */
-const NULLABLE_TEXT = ['ownerEmail', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256'] as const;
+const NULLABLE_TEXT = ['ownerEmail', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt'] as const;
 
 function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   const entity: EnvelopeEntity = {
@@ -343,6 +420,7 @@ function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
     completionDueAt: text('completionDueAt'),
     hash: text('hash'),
     originalSha256: text('originalSha256'),
+    purgedAt: text('purgedAt'),
     version: Number(entity.version),
     auditSequence: Number(entity.auditSequence),
   };

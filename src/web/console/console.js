@@ -30,24 +30,70 @@
     $('status').textContent = text;
   }
 
-  /** Shows an error: for API errors, the problem's `detail` and each field complaint. */
+  /**
+   * Shows an error in words a sender understands: for API errors, a plain sentence for the problems
+   * whose `detail` speaks HTTP (stale ETag, expired session, ...), else the problem's `detail`, and
+   * each field complaint under the name the form gives that field.
+   */
   function showError(error) {
     var box = $('error');
     box.textContent = '';
     var summary = document.createElement('p');
-    summary.textContent = error.message;
+    summary.textContent = plainMessage(error);
     box.appendChild(summary);
     if (error.problem && Array.isArray(error.problem.errors) && error.problem.errors.length > 0) {
       var list = document.createElement('ul');
       error.problem.errors.forEach(function (item) {
         var entry = document.createElement('li');
-        entry.textContent = item.path + ': ' + item.message;
+        entry.textContent = fieldName(item.path) + ': ' + plainComplaint(item.message);
         list.appendChild(entry);
       });
       box.appendChild(list);
     }
     $('status').textContent = '';
     box.hidden = false;
+  }
+
+  /** Problems (by `urn:problem:` slug) whose `detail` is written for programmers, in a sender's words. */
+  var PLAIN_PROBLEMS = {
+    'validation-failed': 'Some of what you entered was not accepted:',
+    'etag-mismatch': 'This envelope was changed meanwhile (in another tab, or by a recipient). The page now shows it as it is: check it and try again.',
+    'envelope-contended': 'This envelope is busy with other changes right now. Try again in a moment.',
+    'missing-token': 'Your session has ended. Log in again.',
+    'invalid-token': 'Your session has ended. Log in again.',
+    'storage-unavailable': 'The service cannot reach its storage right now. Try again in a moment.',
+    'malformed-json': 'The page sent something the service could not read. Reload the page and try again.',
+  };
+
+  function plainMessage(error) {
+    var type = error.problem && typeof error.problem.type === 'string' ? error.problem.type.replace(/^urn:problem:/, '') : '';
+    return PLAIN_PROBLEMS[type] || error.message;
+  }
+
+  /** A complaint's path (`signers.0.name`) as the form names the field (`Signer 1, name`). */
+  function fieldName(path) {
+    var names = {
+      name: 'name', email: 'e-mail address', role: 'role', routingOrder: 'routing order', id: 'id', recipientId: 'recipient',
+      label: 'label', type: 'type', page: 'page', x: 'left', y: 'top', width: 'width', height: 'height', required: 'required',
+    };
+    var top = {
+      expiresAt: 'Expires', remindEveryDays: 'Reminders', signingOrder: 'Signing order', filename: 'File name', mimetype: 'File type',
+      url: 'Address', description: 'Description', events: 'Events', email: 'E-mail address', password: 'Password', invitationCode: 'Invitation code',
+      status: 'Status', signers: 'Signers', fields: 'Fields',
+    };
+    var match = /^(signers|fields)\.(\d+)(?:\.(\w+))?/.exec(path);
+    if (match) {
+      var what = (match[1] === 'signers' ? 'Signer ' : 'Field ') + (Number(match[2]) + 1);
+      return match[3] ? what + ', ' + (names[match[3]] || match[3]) : what;
+    }
+    return top[path] || path;
+  }
+
+  /** The API's complaint, with character codes explained. */
+  function plainComplaint(message) {
+    var refused = /^must not contain (U\+[0-9A-F]{4,6})/.exec(message);
+    if (refused) return 'holds an invisible character (' + refused[1] + ': a line break, tab or other control character) that is not allowed. Retype it on one line.';
+    return message;
   }
 
   /** Runs an action for a button or form, disabling it meanwhile and showing any error. */
@@ -174,7 +220,15 @@
       [envelope.documentName, null, String(envelope.signers.length), formatTime(envelope.createdAt)].forEach(function (value, index) {
         var cell = document.createElement(index === 0 ? 'th' : 'td');
         if (index === 0) cell.scope = 'row';
-        if (index === 1) cell.appendChild(statusBadge(envelope.status));
+        if (index === 1) {
+          cell.appendChild(statusBadge(envelope.status));
+          if (envelope.purgedAt !== null) {
+            var purged = document.createElement('span');
+            purged.className = 'hint reason';
+            purged.textContent = 'documents deleted';
+            cell.appendChild(purged);
+          }
+        }
         else cell.textContent = value;
         row.appendChild(cell);
       });
@@ -212,16 +266,22 @@
     badge.className = 'badge badge-' + envelope.status;
     $('envelope-id').textContent = envelope.id;
     $('envelope-created').textContent = formatTime(envelope.createdAt);
+    $('envelope-purged-term').hidden = envelope.purgedAt === null;
+    $('envelope-purged').hidden = envelope.purgedAt === null;
+    $('envelope-purged').textContent = envelope.purgedAt === null ? '' : formatTime(envelope.purgedAt) + ': the documents are gone; the history and SHA-256 stay.';
     var changed = !previous || previous.id !== envelope.id || previous.updatedAt !== envelope.updatedAt;
     if (changed) {
       renderSigners(envelope.signers);
       $('signing-order').value = envelope.signingOrder;
+      showSettings(envelope);
     }
     renderRecipients(envelope);
     showFields(envelope, previous, changed);
     setLifecycleControls(envelope);
     $('sealed').hidden = envelope.status !== 'completed';
     $('sealed-hash').textContent = envelope.hash || '';
+    $('download').hidden = envelope.signedUrl === null;
+    $('sealed-purged').hidden = envelope.purgedAt === null;
     $('download-result').hidden = true;
     // Keep the list in step with what the API just said.
     state.envelopes = state.envelopes.map(function (item) { return item.id === envelope.id ? envelope : item; });
@@ -239,6 +299,16 @@
     $('add-signer').disabled = !draft;
     $('signing-order').disabled = !draft;
     $('signer-list').querySelectorAll('input, select, button').forEach(function (control) { control.disabled = !draft; });
+    ['expires-at', 'remind-every', 'save-settings'].forEach(function (id) { $(id).disabled = !draft; });
+    $('settings-hint').textContent = draft ? 'Settings of a draft: once sent, they can no longer change.' : 'The envelope has left draft: these settings can no longer change.';
+    // Void a sent envelope; delete a draft; purge a finished envelope's documents (CONTRACT §14.4).
+    var purged = envelope.purgedAt !== null;
+    $('void').disabled = envelope.status !== 'sent';
+    $('delete').textContent = draft ? 'Delete draft…' : 'Delete documents…';
+    $('delete').disabled = envelope.status === 'sent' || purged;
+    $('lifecycle-hint').textContent = envelope.status === 'sent'
+      ? 'To delete a sent envelope, void it first: then its documents can be deleted.'
+      : purged ? 'The documents of this envelope were deleted.' : '';
     setFieldControls(envelope);
   }
 
@@ -347,6 +417,149 @@
         showStatus(response.body.message);
         return openEnvelope(state.envelope.id, false);
       });
+  }
+
+  // ---- Expiry and reminders -----------------------------------------------------------------
+
+  var MAX_REMIND_EVERY_DAYS = 30;
+
+  (function fillReminderChoices() {
+    var select = $('remind-every');
+    var none = document.createElement('option');
+    none.value = '';
+    none.textContent = 'No reminders';
+    select.appendChild(none);
+    for (var days = 1; days <= MAX_REMIND_EVERY_DAYS; days++) {
+      var option = document.createElement('option');
+      option.value = String(days);
+      option.textContent = days === 1 ? 'Every day' : 'Every ' + days + ' days';
+      select.appendChild(option);
+    }
+  })();
+
+  function showSettings(envelope) {
+    $('expires-at').value = envelope.expiresAt === null ? '' : localInputValue(new Date(envelope.expiresAt));
+    $('remind-every').value = envelope.remindEveryDays === null ? '' : String(envelope.remindEveryDays);
+  }
+
+  /** A date as a `datetime-local` input shows it: local time, to the minute. */
+  function localInputValue(date) {
+    var pad = function (number) { return String(number).padStart(2, '0'); };
+    return date.getFullYear() + '-' + pad(date.getMonth() + 1) + '-' + pad(date.getDate()) + 'T' + pad(date.getHours()) + ':' + pad(date.getMinutes());
+  }
+
+  function saveSettings() {
+    var typed = $('expires-at').value;
+    var expiresAt = null;
+    if (typed !== '') {
+      var date = new Date(typed);
+      if (isNaN(date.getTime())) throw new Error('Enter the expiry as a date and a time, or leave it empty.');
+      if (date.getTime() <= Date.now()) throw new Error('The expiry must be in the future. Choose a later date and time, or leave it empty.');
+      expiresAt = date.toISOString();
+    }
+    var every = $('remind-every').value;
+    return update({ expiresAt: expiresAt, remindEveryDays: every === '' ? null : Number(every) }).then(function () {
+      var envelope = state.envelope;
+      showStatus('Settings saved. ' + (envelope.expiresAt === null ? 'Expires: the default, counted from sending.' : 'Expires ' + formatTime(envelope.expiresAt) + '.') + ' ' +
+        (envelope.remindEveryDays === null ? 'No reminders.' : 'Reminders every ' + envelope.remindEveryDays + (envelope.remindEveryDays === 1 ? ' day.' : ' days.')));
+    });
+  }
+
+  // ---- Void and delete ---------------------------------------------------------------------
+
+  /**
+   * Asks the sender to confirm, in a modal dialog. Resolves with whether the sender confirmed.
+   * @param options `title`, `paragraphs` (strings), `list` (optional strings), `confirm` (the button's words)
+   */
+  function confirmAction(options) {
+    var dialog = $('confirm-dialog');
+    $('confirm-heading').textContent = options.title;
+    var body = $('confirm-body');
+    body.textContent = '';
+    options.paragraphs.forEach(function (text, index) {
+      var paragraph = document.createElement('p');
+      paragraph.textContent = text;
+      body.appendChild(paragraph);
+      if (index === 0 && options.list) {
+        var list = document.createElement('ul');
+        options.list.forEach(function (item) {
+          var entry = document.createElement('li');
+          entry.textContent = item;
+          list.appendChild(entry);
+        });
+        body.appendChild(list);
+      }
+    });
+    $('confirm-ok').textContent = options.confirm;
+    return new Promise(function (resolve) {
+      dialog.addEventListener('close', function closed() {
+        dialog.removeEventListener('close', closed);
+        resolve(dialog.returnValue === 'ok');
+      });
+      dialog.returnValue = '';
+      dialog.showModal();
+      $('confirm-cancel').focus();
+    });
+  }
+
+  function voidEnvelope() {
+    var envelope = state.envelope;
+    return confirmAction({
+      title: 'Void “' + envelope.documentName + '”?',
+      paragraphs: [
+        'Nobody can sign it any more: every signing link stops working, and the recipients already invited are told by e-mail that it was voided.',
+        'This cannot be undone. To ask again, upload the document as a new envelope.',
+      ],
+      confirm: 'Void envelope',
+    }).then(function (confirmed) {
+      if (!confirmed) return;
+      return update({ status: 'voided' }).then(function () {
+        showStatus('Envelope voided: its signing links no longer work. You can now delete its documents.');
+      });
+    });
+  }
+
+  function deleteEnvelope() {
+    var envelope = state.envelope;
+    var draft = envelope.status === 'draft';
+    var question = draft
+      ? {
+          title: 'Delete the draft “' + envelope.documentName + '”?',
+          paragraphs: ['Deleted for good:'],
+          list: ['the uploaded document', 'its signers, fields and settings', 'its history (audit trail)'],
+          confirm: 'Delete draft',
+        }
+      : {
+          title: 'Delete the documents of “' + envelope.documentName + '”?',
+          paragraphs: [
+            'Deleted for good:',
+            'Recipients’ links stop working, so they can no longer open or download it either.',
+            'Kept: the envelope’s details, its history (audit trail) and the sealed PDF’s SHA-256, so anyone holding a copy can still verify it.',
+          ],
+          list: envelope.status === 'completed'
+            ? ['the uploaded document', 'the copy that was sent for signing', 'the sealed PDF (download it first if you need it)']
+            : ['the uploaded document', 'the copy that was sent for signing'],
+          confirm: 'Delete documents',
+        };
+    question.paragraphs.push('This cannot be undone.');
+    return confirmAction(question).then(function (confirmed) {
+      if (!confirmed) return;
+      return api('DELETE', 'envelopes/' + encodeURIComponent(envelope.id)).then(function () {
+        if (!draft) {
+          showStatus('The documents of ' + envelope.documentName + ' were deleted; its history and SHA-256 stay.');
+          return openEnvelope(envelope.id, false);
+        }
+        state.envelope = null;
+        state.etag = null;
+        closeDocument();
+        $('envelope').hidden = true;
+        state.envelopes = state.envelopes.filter(function (item) { return item.id !== envelope.id; });
+        renderEnvelopeList();
+        showStatus('Draft ' + envelope.documentName + ' deleted.');
+        $('envelopes-heading').focus();
+        return loadEnvelopes();
+      });
+    });
   }
 
   // ---- Upload ------------------------------------------------------------------------------
@@ -590,6 +803,14 @@
       setDirty(false);
     }
     renderFieldTools(envelope);
+    if (envelope.documentUrl === null) {
+      // Its documents were deleted (purged): nothing to show the fields on.
+      closeDocument();
+      fields.envelopeId = envelope.id;
+      $('fields-note').hidden = false;
+      $('fields-note').textContent = 'The documents of this envelope were deleted, so its pages can no longer be shown.';
+      return;
+    }
     if (fields.envelopeId !== envelope.id) loadDocument(envelope);
     else renderPlacedFields();
   }
@@ -1361,6 +1582,9 @@
   $('signers-form').addEventListener('submit', action($('save-signers'), saveSigners));
   $('send').addEventListener('click', action($('send'), send));
   $('complete').addEventListener('click', action($('complete'), complete));
+  $('void').addEventListener('click', action($('void'), voidEnvelope));
+  $('delete').addEventListener('click', action($('delete'), deleteEnvelope));
+  $('settings-form').addEventListener('submit', action($('save-settings'), saveSettings));
   $('download').addEventListener('click', action($('download'), download));
   $('field-recipient').addEventListener('change', updateSwatch);
   $('add-field').addEventListener('click', addFieldByKeyboard);

@@ -825,7 +825,9 @@ async function finish() {
 
 async function decline(event) {
   event.preventDefault();
-  const reason = $('decline-reason').value.trim();
+  // A reason is one line for the API (no line breaks or other control characters): the lines a
+  // person typed in the box are joined with spaces.
+  const reason = $('decline-reason').value.replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/g, ' ').trim();
   if (reason === '') {
     $('decline-error').textContent = 'Say why you decline: the sender receives your reason.';
     $('decline-error').hidden = false;

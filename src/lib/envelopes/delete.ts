@@ -1,0 +1,110 @@
+/**
+ * Deleting an envelope (CONTRACT §14.4): `DELETE /api/envelopes/{id}`.
+ *
+ * - A `draft` is deleted with its upload and its audit trail; afterwards it is answered as missing.
+ * - A `sent` envelope is refused (409 `envelope-locked`): void it first.
+ * - A finished envelope (`completed`, `declined`, `expired`, `voided`) is purged: its documents (the
+ *   upload, the frozen copy, the sealed PDF) are deleted, while the envelope stays with `purgedAt`,
+ *   its `hash` and its audit trail (event `envelope.purged`); its signing links stop working and
+ *   `GET /api/verify/{hash}` still answers. Purging again changes nothing.
+ *
+ * Crash safety: each kind first records what it does, then deletes blobs, so that a retry of the
+ * request finishes what a process that died left:
+ * - a draft leaves view in one ETag-conditional transaction that turns its envelope row into a
+ *   tombstone (`EnvelopeRepository.startDeletion`); its blobs and audit rows go after, the tombstone
+ *   last. A retry that finds the tombstone finishes the deletion and answers as the first request would have.
+ * - a purge commits `purgedAt` and its event first; the blobs go after. A retry finds `purgedAt` set,
+ *   deletes the blobs again (deleting a missing blob is not an error) and records nothing more.
+ *
+ * Due-index entries a draft may have left (a send that failed after writing its expiry or reminder
+ * entry) point at an envelope that no longer exists: the sweeper drops such entries when it meets them.
+ */
+import { AppError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { Services } from '../services.js';
+import { CONTAINERS } from '../storage/clients.js';
+import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
+import { Change, commitChange } from './change.js';
+import { envelopeNotFound } from './get.js';
+import { isFinal, ownerActor, type Actor } from './model.js';
+import { backoff, contended } from './update.js';
+
+const MAX_ATTEMPTS = 30;
+
+/** The containers that hold an envelope's documents, each under the envelope's `blobName` (`storage/clients.ts`). */
+const ENVELOPE_DOCUMENT_CONTAINERS: readonly (keyof typeof CONTAINERS)[] = ['documents', 'originals', 'sealed'];
+
+export interface DeleteEnvelopeOptions {
+  services: Services;
+  envelopeId: string;
+  actor: Actor;
+  now?: () => Date;
+  log?: (message: string) => void;
+}
+
+/** What a deletion did: a draft `deleted`, a finished envelope's documents `purged` (now or before). */
+export type DeleteOutcome = 'deleted' | 'purged';
+
+/**
+ * Deletes the caller's draft, or purges the documents of its finished envelope (see the module comment).
+ * @returns what was done
+ * @throws AppError 404 (missing, deleted, malformed id or another owner's: the same answer), 409
+ *   `envelope-locked` for a `sent` envelope, 409 `envelope-contended` when concurrent changes kept it
+ *   busy through every attempt
+ */
+export async function deleteEnvelope({ services, envelopeId, actor, now = () => new Date(), log }: DeleteEnvelopeOptions): Promise<DeleteOutcome> {
+  if (!isUuid(envelopeId)) throw envelopeNotFound();
+  const ownerId = actor.userId;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const stored = await services.envelopes.read(ownerId, envelopeId);
+    if (stored === null) {
+      // A deletion a crash interrupted is finished by its retry; anything else is unknown.
+      const pending = await services.envelopes.pendingDeletion(ownerId, envelopeId);
+      if (pending === null) throw envelopeNotFound();
+      await finishDraftDeletion(services, ownerId, envelopeId, pending.blobName);
+      return 'deleted';
+    }
+    const { record } = stored;
+    if (record.status === 'sent') {
+      throw new AppError('conflict', 'The envelope is sent: void it first (status "voided"), then delete it to purge its documents.', { type: 'envelope-locked' });
+    }
+    try {
+      if (record.status === 'draft') {
+        await services.envelopes.startDeletion(stored, now().toISOString());
+        await finishDraftDeletion(services, ownerId, envelopeId, record.blobName);
+        return 'deleted';
+      }
+      if (isFinal(record.status) && record.purgedAt === null) {
+        const change = new Change(record, now());
+        change.record.purgedAt = change.at;
+        change.event('envelope.purged', ownerActor(actor), {});
+        await commitChange(services, stored, change, log === undefined ? {} : { log });
+      }
+      await deleteDocuments(services, record.blobName);
+      return 'purged';
+    } catch (error) {
+      if (!(error instanceof EnvelopeChangedError)) throw error;
+      await backoff(attempt);
+    }
+  }
+  throw contended();
+}
+
+/** Deletes a draft's documents, then its remaining rows (`EnvelopeRepository.finishDeletion`). */
+async function finishDraftDeletion(services: Services, ownerId: string, envelopeId: string, blobName: string): Promise<void> {
+  await deleteDocuments(services, blobName);
+  await services.envelopes.finishDeletion(ownerId, envelopeId);
+}
+
+/**
+ * Deletes the envelope's blob in every container that may hold it: the upload (`documents`), the
+ * frozen copy (`originals`) and the sealed PDF (`sealed`); a blob that is not there is not an error.
+ */
+async function deleteDocuments(services: Services, blobName: string): Promise<void> {
+  const { containers } = services.storage;
+  await Promise.all(
+    ENVELOPE_DOCUMENT_CONTAINERS.map(async (container) => {
+      await containers[container].getBlockBlobClient(blobName).deleteIfExists({ deleteSnapshots: 'include' });
+    }),
+  );
+}

@@ -1,0 +1,80 @@
+/**
+ * Who a signing token names (CONTRACT §11.3, §11.4): the token is looked up by its SHA-256 (table
+ * `signingLinks`), which names the envelope and recipient; the link works only while it is that
+ * recipient's current one (a resend replaces it), for reading until 30 days after the envelope reached
+ * a final status, and never once the envelope's documents were purged (CONTRACT §14.4). The HTTP guard
+ * (`src/lib/http/signingToken.ts`) takes the token from the request and calls
+ * {@link resolveSigningToken}; the recipient's operations (`act.ts`) check the link again with
+ * {@link currentRecipient} on every write.
+ */
+import { AppError } from '../errors.js';
+import { isFinal, type EnvelopeRecord, type Signer } from '../envelopes/model.js';
+import type { Services } from '../services.js';
+import type { StoredEnvelope } from '../storage/envelopeRepository.js';
+import { looksLikeSigningToken, tokenSha256 } from './signingLinks.js';
+
+/** How long a link keeps working for `GET` after the envelope reached a final status, milliseconds (CONTRACT §11.3). */
+export const LINK_READ_AFTER_CLOSE_MS = 30 * 86_400_000;
+
+/** The recipient behind a signing token, with the envelope as read. */
+export interface SigningCaller {
+  /** SHA-256 of the token: who the caller is, checked again on every write. */
+  tokenSha256: string;
+  ownerId: string;
+  envelopeId: string;
+  recipientId: string;
+  stored: StoredEnvelope;
+  recipient: Signer;
+  /** The client's address and user agent, as the request gave them (`null` when absent). */
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export interface ResolveSigningTokenOptions {
+  services: Services;
+  /** The raw token, or `undefined` when the request carried none. */
+  token: string | undefined;
+  ip: string | null;
+  userAgent: string | null;
+  now?: Date;
+}
+
+/**
+ * The recipient a signing token names.
+ * @throws AppError 401 `invalid-token` (with `WWW-Authenticate: Bearer error="invalid_token"`) for a
+ *   missing, malformed, unknown, replaced or expired token, or one of a purged envelope (the same answer for each)
+ */
+export async function resolveSigningToken({ services, token, ip, userAgent, now = new Date() }: ResolveSigningTokenOptions): Promise<SigningCaller> {
+  if (token === undefined || !looksLikeSigningToken(token)) throw invalidSigningToken();
+  const hash = tokenSha256(token);
+  const link = await services.signingLinks.find(hash);
+  if (link === null) throw invalidSigningToken();
+  const stored = await services.envelopes.read(link.ownerId, link.envelopeId);
+  if (stored === null) throw invalidSigningToken();
+  const recipient = currentRecipient(stored.record, link.recipientId, hash, now);
+  return { tokenSha256: hash, ownerId: link.ownerId, envelopeId: link.envelopeId, recipientId: link.recipientId, stored, recipient, ip, userAgent };
+}
+
+/**
+ * The recipient whose current link has this token hash, in `record` (read again by writers).
+ * @throws AppError 401 when the link was replaced, the recipient removed, the envelope closed over 30
+ *   days ago, or its documents purged
+ */
+export function currentRecipient(record: EnvelopeRecord, recipientId: string, hash: string, now: Date): Signer {
+  const recipient = record.signers.find((signer) => signer.id === recipientId);
+  if (recipient === undefined || recipient.link === null || recipient.link.tokenSha256 !== hash) throw invalidSigningToken();
+  if (record.purgedAt !== null) throw invalidSigningToken();
+  if (isFinal(record.status)) {
+    const closedAt = Date.parse(record.closedAt ?? record.completedAt ?? record.updatedAt);
+    if (now.getTime() > closedAt + LINK_READ_AFTER_CLOSE_MS) throw invalidSigningToken();
+  }
+  return recipient;
+}
+
+/** The answer to a signing token that does not (or no longer) work: 401 `invalid-token`. */
+export function invalidSigningToken(): AppError {
+  return new AppError('unauthorized', 'This signing link is not valid (any more): use the link of your newest e-mail about this envelope.', {
+    type: 'invalid-token',
+    headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+  });
+}
