@@ -10,7 +10,12 @@
  * process's service) and its own SMTP server: `smtp-server` refusing the recipients a test names, and
  * relaying every accepted message unchanged to the suite's mail catcher, where the helpers read it.
  */
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { QueueClient } from '@azure/storage-queue';
@@ -272,6 +277,48 @@ describe('a claim on an outbox e-mail', () => {
     );
     await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 20_000, 'lastEmail sent');
     expect(await emailsTo(scenario.message.to.email)).toHaveLength(0);
+  });
+});
+
+describe('npm run outbox', () => {
+  const OUTBOX_COMMAND = path.resolve('dist/src/local/outbox.js');
+
+  /** Runs the command as an operator would beside this storage; resolves to its stdout and stderr. */
+  async function outboxCommand(...args: string[]): Promise<{ stdout: string; stderr: string }> {
+    const cwd = await mkdtemp(path.join(os.tmpdir(), 'outbox-command-'));
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [OUTBOX_COMMAND, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STORAGE_CONNECTION_STRING: azurite.connectionString },
+    });
+    return { stdout, stderr };
+  }
+
+  test('lists a poisoned e-mail, and replays it once the mail server accepts again: sent, lastEmail sent', async () => {
+    const scenario = await committedInvitation();
+    refusals.set(scenario.message.to.email, Number.POSITIVE_INFINITY);
+    await services.outbox.dispatch(scenario.batch);
+    await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'failed', 40_000, 'lastEmail failed');
+
+    let line: string | undefined;
+    await waitUntil(
+      async () => {
+        line = (await outboxCommand('list')).stdout.split('\n').find((candidate) => candidate.includes(scenario.message.to.email));
+        return line !== undefined;
+      },
+      10_000,
+      'the poisoned e-mail in the list',
+    );
+    expect(line).toMatch(new RegExp(`^outbox-email-poison  (\\S+)  \\S+  e-mail invitation to ${scenario.message.to.email.replace(/[.]/g, '\\.')}, envelope ${scenario.envelopeId}, state failed$`));
+    const messageId = line!.split('  ')[1]!;
+
+    refusals.set(scenario.message.to.email, 0);
+    const replayed = await outboxCommand('replay', messageId);
+    expect(replayed.stdout).toBe(`outbox-email-poison  ${messageId}  replayed on outbox-email\n`);
+    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: 20_000 });
+    expect(email.subject).toContain('Lease <2026>.pdf');
+    await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 10_000, 'lastEmail sent');
+    expect((await services.outbox.read(scenario.ownerId, scenario.batch.id))!.states).toEqual(['sent']);
+    expect((await outboxCommand('list')).stdout).not.toContain(messageId);
   });
 });
 
