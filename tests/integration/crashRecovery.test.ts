@@ -6,9 +6,9 @@
  * 1. kills the process group with SIGKILL the moment a completing signature's sealed blob is stored
  *    (during completion), then as soon as a send is committed (during sending), then while the SMTP
  *    server holds a completed e-mail's DATA unanswered (during e-mail delivery), restarting it each time;
- * 2. stops Azurite for {@link OUTAGE_MS} while owners and recipients keep calling the API, and
- *    recipients sign, then starts it again on the same data;
- * 3. stalls the SMTP server, then stops it, then starts it again.
+ * 2. stalls the SMTP server, then stops it, then starts it again;
+ * 3. stops Azurite for {@link OUTAGE_MS} while owners and recipients keep calling the API, and
+ *    recipients sign, then starts it again on the same data.
  * Then, once everything settled: every recipient action answered 200 is recorded; every envelope
  * whose recipients all acted is completed once (one `envelope.completed` in its audit trail) with a
  * seal `pdfsig` finds valid and covering the whole document, whose SHA-256 is the envelope's `hash`;
@@ -384,7 +384,16 @@ test('kills, a storage outage and a mail server outage lose nothing, seal nothin
   mail.stalling = false;
   host = await startHost();
 
-  // 4. Storage stops for a while under traffic: owners read, recipients read and sign.
+  // 4. The mail server stalls, then stops, then comes back (reminders are due meanwhile); the storage
+  // outage follows at once, while the e-mails it refused wait for the queue's next try.
+  mail.stalling = true;
+  await hold(SMTP_STALL_MS);
+  await mail.stop();
+  mail.stalling = false;
+  await hold(SMTP_STOP_MS);
+  await mail.start();
+
+  // 5. Storage stops for a while under traffic: owners read, recipients read and sign.
   let trafficOn = true;
   const call = async (route: string, token: string) => {
     const started = Date.now();
@@ -415,14 +424,6 @@ test('kills, a storage outage and a mail server outage lose nothing, seal nothin
   await signing;
   trafficOn = false;
   await traffic;
-
-  // 5. The mail server stalls, then stops, then comes back.
-  mail.stalling = true;
-  await hold(SMTP_STALL_MS);
-  await mail.stop();
-  mail.stalling = false;
-  await hold(SMTP_STOP_MS);
-  await mail.start();
 
   // Everything settles: every outbox e-mail and event arrives, no lastEmail stays queued.
   const outbox = new OutboxStore(storage.tables.envelopes, storage.queues, dueIndexOf(storage));
