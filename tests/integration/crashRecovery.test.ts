@@ -24,6 +24,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -59,6 +60,8 @@ const START = path.resolve('dist/src/local/start.js');
 
 /** When the mail server answered 250 to a message, epoch ms, and what it was. */
 interface Accepted {
+  /** The `Message-ID` header: the service writes `<batchId.index@domain>`, one per outbox message. */
+  messageId: string;
   to: string[];
   subject: string;
   text: string;
@@ -72,7 +75,7 @@ interface Accepted {
 class TestMailServer {
   accepted: Accepted[] = [];
   stalling = false;
-  private held: ((refuse: boolean) => void)[] = [];
+  private held: { session: string; answer: (refuse: boolean) => void }[] = [];
   private readonly closedSessions = new Set<string>();
   private server: SMTPServer | undefined;
   port = 0;
@@ -95,6 +98,7 @@ class TestMailServer {
             if (this.closedSessions.has(session.id)) return callback();
             const raw = Buffer.concat(chunks).toString('utf8');
             this.accepted.push({
+              messageId: /^Message-ID: <([^>]*)>/im.exec(raw)?.[1] ?? '',
               to: session.envelope.rcptTo.map((entry) => entry.address),
               subject: /^Subject: (.*)$/m.exec(raw)?.[1]?.trim() ?? '',
               text: decodeQuotedPrintable(raw),
@@ -102,7 +106,7 @@ class TestMailServer {
             });
             callback();
           };
-          if (this.stalling) this.held.push(answer);
+          if (this.stalling) this.held.push({ session: session.id, answer });
           else answer(false);
         });
       },
@@ -119,11 +123,16 @@ class TestMailServer {
     return this.held.length;
   }
 
+  /** Whether every client waiting for a held answer has gone (the server saw its connection close). */
+  get heldClientsGone(): boolean {
+    return this.held.every((entry) => this.closedSessions.has(entry.session));
+  }
+
   /** Answers every held message: accepted, or refused with 451. */
   release(refuse = false): void {
     const held = this.held;
     this.held = [];
-    for (const answer of held) answer(refuse);
+    for (const entry of held) entry.answer(refuse);
   }
 
   async stop(): Promise<void> {
@@ -190,6 +199,13 @@ async function startHost(): Promise<Host> {
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   readline.createInterface({ input: child.stderr! }).on('line', (line) => hostOutput.push(line));
+  // CHAOS_HOST_LOG=<file>: everything the service printed, for a look after a failed run.
+  if (process.env.CHAOS_HOST_LOG !== undefined) {
+    const log = createWriteStream(process.env.CHAOS_HOST_LOG, { flags: 'a' });
+    log.write(`--- started ${new Date().toISOString()}\n`);
+    child.stdout!.pipe(log, { end: false });
+    child.stderr!.pipe(log, { end: false });
+  }
   return await new Promise<Host>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the service did not start within 60 s:\n${hostOutput.slice(-30).join('\n')}`)), 60_000);
     let apiUrl = '';
@@ -335,7 +351,9 @@ afterAll(async () => {
   await mail?.stop();
   await receiver?.close();
   await azurite?.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  // CHAOS_KEEP_DATA=1 keeps Azurite's data for a look after a failed run.
+  if (process.env.CHAOS_KEEP_DATA === undefined) await rm(dataDir, { recursive: true, force: true });
+  else console.log(`Azurite data kept in ${dataDir}`);
   await rm(hostDir, { recursive: true, force: true });
 });
 
@@ -380,6 +398,7 @@ test('kills, a storage outage and a mail server outage lose nothing, seal nothin
   await signUntilAnswered(delivering.id, delivering.recipients[0]!, tokens.get(delivering.recipients[0]!)!);
   await until(async () => (mail.heldCount > 0 ? true : undefined), 30_000, 'a completed e-mail in delivery');
   await killHost();
+  await until(async () => (mail.heldClientsGone ? true : undefined), 10_000, 'the mail server to see its clients gone');
   mail.release(); // their client is gone: dropped, never accepted
   mail.stalling = false;
   host = await startHost();
@@ -435,7 +454,7 @@ test('kills, a storage outage and a mail server outage lose nothing, seal nothin
     for await (const row of rows) found.push((await outbox.read(owner.userId, row.batchId))!);
     return found;
   };
-  const subjectOf = (type: string, documentName: string) =>
+  const subjectOf = (type: string, documentName: string): string =>
     ({ invitation: `Please review and sign: ${documentName}`, reminder: `Reminder: please review and sign: ${documentName}`, completed: `Completed: ${documentName}` })[type] ?? `${type}: ${documentName}`;
   const missing = async () => {
     const lost: string[] = [];
@@ -446,7 +465,11 @@ test('kills, a storage outage and a mail server outage lose nothing, seal nothin
           continue;
         }
         const arrived = mail.accepted.some(
-          (accepted) => accepted.to.includes(message.to.email) && accepted.subject === subjectOf(message.type, message.documentName) && accepted.text.includes(message.envelopeId),
+          (accepted) =>
+            accepted.messageId.startsWith(`${batch.id}.${index}@`) &&
+            accepted.to.includes(message.to.email) &&
+            accepted.subject === subjectOf(message.type, message.documentName) &&
+            accepted.text.includes(message.envelopeId),
         );
         if (batch.states[index] !== 'sent' || !arrived) lost.push(`${message.type} to ${message.to.email} (${batch.states[index] ?? 'no state'})`);
       }
@@ -460,30 +483,46 @@ test('kills, a storage outage and a mail server outage lose nothing, seal nothin
     return lost;
   };
   await until(async () => ((await missing()).length === 0 ? true : undefined), SETTLE_MS, 'every e-mail, event and lastEmail', 2_000).catch(async (error: unknown) => {
-    throw new Error(`${String(error)}\nstill missing: ${(await missing()).join('; ')}\nservice output:\n${hostOutput.slice(-40).join('\n')}`);
+    const unsettled = (await batches())
+      .filter((batch) => batch.states.some((state) => state !== 'sent'))
+      .map((batch) => `${batch.id} dispatched ${batch.dispatchedAt} states ${JSON.stringify(batch.states)} claims ${JSON.stringify(batch.claims)} kinds ${batch.messages.map((message) => message.kind).join(',')}`);
+    const queues = await Promise.all(
+      ['outbox-email', 'outbox-events', 'webhook-deliveries'].flatMap((name) => [name, `${name}-poison`]).map(async (name) => {
+        const queue = storage.queueService.getQueueClient(name);
+        return `${name}: ${(await queue.exists()) ? (await queue.getProperties()).approximateMessagesCount : 'none'}`;
+      }),
+    );
+    throw new Error(
+      `${String(error)}\nstill missing: ${(await missing()).join('; ')}\nunsettled outbox rows: ${unsettled.join('\n')}\nqueues: ${queues.join(', ')}\n` +
+        `kills at ${kills.map((at) => new Date(at).toISOString()).join(', ')}; storage down ${outages.map((down) => `${new Date(down.from).toISOString()} to ${new Date(down.to).toISOString()}`).join(', ')}\n` +
+        `service output:\n${hostOutput.filter((line) => !line.startsWith('Storage is unreachable')).slice(-80).join('\n')}`,
+    );
   });
 
-  // Duplicates only where the promise allows them: accepted shortly before a kill, or while storage was down.
-  const allowed = (at: number) => kills.some((kill) => at <= kill && kill - at < 2_000) || outages.some((down) => at >= down.from - 2_000 && at <= down.to + 30_000);
-  const expected = new Map<string, number>();
+  // Duplicates only where the promise allows them: a copy accepted around a kill (just before it, or
+  // just after, the sender having died waiting for the answer), or while storage was down (its record
+  // could not be written), is sent again.
+  const allowed = (at: number) => kills.some((kill) => Math.abs(kill - at) < 2_000) || outages.some((down) => at >= down.from - 2_000 && at <= down.to + 30_000);
+  const outboxIds = new Set<string>();
   for (const batch of await batches()) {
-    for (const message of batch.messages) {
-      if (message.kind !== 'email') continue;
-      const key = `${message.to.email}|${subjectOf(message.type, message.documentName)}`;
-      expected.set(key, (expected.get(key) ?? 0) + 1);
-    }
+    for (const [index, message] of batch.messages.entries()) if (message.kind === 'email') outboxIds.add(`${batch.id}.${index}`);
   }
   const unexplained: string[] = [];
   let duplicates = 0;
-  for (const [key, count] of expected) {
-    const [to, subject] = key.split('|') as [string, string];
-    const copies = mail.accepted.filter((accepted) => accepted.to.includes(to) && accepted.subject === subject).sort((a, b) => a.at - b.at);
-    for (const extra of copies.slice(count)) {
+  for (const id of outboxIds) {
+    const copies = mail.accepted.filter((accepted) => accepted.messageId.startsWith(`${id}@`)).sort((a, b) => a.at - b.at);
+    for (const extra of copies.slice(1)) {
       duplicates++;
-      if (!allowed(copies[0]!.at)) unexplained.push(`${subject} to ${to} again at ${new Date(extra.at).toISOString()}`);
+      if (!allowed(copies[0]!.at)) unexplained.push(`${extra.subject} to ${extra.to.join(', ')}: accepted at ${new Date(copies[0]!.at).toISOString()} and again at ${new Date(extra.at).toISOString()}`);
     }
   }
-  expect(unexplained).toEqual([]);
+  expect(mail.accepted.filter((accepted) => ![...outboxIds].some((id) => accepted.messageId.startsWith(`${id}@`)))).toEqual([]);
+  if (unexplained.length > 0) {
+    throw new Error(
+      `duplicates outside the promise: ${unexplained.join('; ')}\nkills at ${kills.map((at) => new Date(at).toISOString()).join(', ')}; ` +
+        `storage down ${outages.map((down) => `${new Date(down.from).toISOString()} to ${new Date(down.to).toISOString()}`).join(', ')}\nservice output:\n${hostOutput.slice(-60).join('\n')}`,
+    );
+  }
 
   // Every action answered 200 is recorded; every envelope whose recipients all acted is completed once, sealed validly.
   for (const envelope of envelopes) {

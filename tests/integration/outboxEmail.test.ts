@@ -1,7 +1,7 @@
 /**
  * E-mails from the outbox to the mail server, end to end on the local host (CONTRACT §12.1, §12.3):
  * a batch written in a change's transaction, dispatched to the `outbox-email` queue, sent by the
- * `SendEmail` queue function through a real SMTP server, at most once, retried by the queue when the
+ * `SendEmail` queue function through a real SMTP server, once, retried by the queue when the
  * server refuses, `failed` and in the poison queue after 5 dequeues; a dispatch that fails after the
  * transaction is repaired by the `Sweep` timer function, also when an earlier version recorded its due
  * entry in the single due-index table it had (`dueIndex`).

@@ -63,6 +63,8 @@ export interface StoredOutboxBatch extends OutboxBatch {
   claims: ({ until: string; holder: string } | null)[];
   /** Per message: how often the sweeper re-dispatched it. */
   redispatches: number[];
+  /** Per message: when the sweeper last re-dispatched it (ISO 8601), or `null`. */
+  redispatchedAt: (string | null)[];
 }
 
 /** What {@link OutboxStore.claim} found. */
@@ -181,6 +183,7 @@ export class OutboxStore {
       states: messages.map((_, index) => finalState(entity[`state${index}`])),
       claims: messages.map((_, index) => parseClaim(entity[`state${index}`])),
       redispatches: messages.map((_, index) => Number(entity[`redispatched${index}`] ?? 0) || 0),
+      redispatchedAt: messages.map((_, index) => (typeof entity[`redispatchedAt${index}`] === 'string' ? (entity[`redispatchedAt${index}`] as string) : null)),
     };
     return { batch, entity, etag: entity.etag };
   }
@@ -240,12 +243,12 @@ export class OutboxStore {
   }
 
   /**
-   * Re-dispatches one message stuck in `sending` past its claim (the sweeper): counts it in
-   * `redispatched<index>`, then puts it on its queue again.
+   * Re-dispatches one message stuck on its way (the sweeper): counts it in `redispatched<index>` and
+   * notes when in `redispatchedAt<index>`, then puts it on its queue again.
    */
-  async redispatch(batch: StoredOutboxBatch, index: number): Promise<void> {
+  async redispatch(batch: StoredOutboxBatch, index: number, now: Date = new Date()): Promise<void> {
     await this.table.updateEntity(
-      { partitionKey: batch.ownerId, rowKey: outboxRowKey(batch.id), [`redispatched${index}`]: batch.redispatches[index]! + 1 },
+      { partitionKey: batch.ownerId, rowKey: outboxRowKey(batch.id), [`redispatched${index}`]: batch.redispatches[index]! + 1, [`redispatchedAt${index}`]: now.toISOString() },
       'Merge',
     );
     await this.queueFor(batch.messages[index]!).sendMessage(encodePointer({ ownerId: batch.ownerId, batchId: batch.id, index }));

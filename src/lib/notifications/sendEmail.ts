@@ -14,9 +14,10 @@
  *    then the recipient's `lastEmail` `sent`.
  *
  * So an e-mail goes out at least once, and twice only when the sender dies, or storage stays
- * unreachable for the whole retry, between the mail server's acceptance and that record (the claim
- * then runs out and another delivery sends it again); docs/api.md "How e-mail is sent" gives the
- * window as measured.
+ * unreachable for the whole retry, between handing the message over (the server may deliver a
+ * message whose answer its client never read, RFC 5321 section 6.1) and that record: the claim then
+ * runs out and another delivery sends it again. docs/api.md "How e-mail is sent" gives the window as
+ * measured.
  *
  * A failed send throws, and the queue retries the message after its visibility timeout. The attempt
  * of the last dequeue ({@link MAX_DEQUEUE_COUNT}, as `host.json` sets it) that fails marks the message

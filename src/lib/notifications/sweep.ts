@@ -62,6 +62,13 @@ export const moveLegacyDueEntries: SweepStep = {
 
 /** Seconds between two looks of the sweeper at a batch some of whose messages are still on their way. */
 export const OUTBOX_WATCH_SECONDS = 60;
+/**
+ * Seconds after its dispatch (or re-dispatch) when a message that is neither final nor claimed is
+ * queued again: longer than its queue's normal retries leave it unclaimed (a minute at a time), so
+ * only a message whose process died between receiving it and claiming it, with the work's own lease
+ * not yet written (`triggers/register.ts`), comes back this way.
+ */
+export const OUTBOX_UNCLAIMED_SECONDS = 150;
 /** Seconds after its change when the sweeper stops looking at a batch whose unclaimed messages never arrived. */
 export const OUTBOX_WATCH_LIMIT_SECONDS = 86_400;
 
@@ -72,7 +79,8 @@ export const OUTBOX_WATCH_LIMIT_SECONDS = 86_400;
  * - a batch that does not exist (its change failed) loses its entry;
  * - a batch never dispatched (its process died first) is dispatched;
  * - each message stuck in `sending` past its claim (its sender died, or the message reached the
- *   poison queue before its state could be written) is re-dispatched, at most
+ *   poison queue before its state could be written), and each still unclaimed
+ *   {@link OUTBOX_UNCLAIMED_SECONDS} after its dispatch, is re-dispatched, at most
  *   {@link OUTBOX_MAX_REDISPATCHES} times; after that it is marked `failed` and its pointer put on
  *   `<queue>-poison`, where an operator finds it (`npm run outbox -- list`);
  * - a recipient whose `lastEmail` still says `queued` for an e-mail of the batch that has a final
@@ -96,10 +104,13 @@ export const redispatchDueOutbox: SweepStep = {
         if (await services.outbox.dispatch(batch, log)) log(`Sweep: outbox batch ${batch.id} of envelope ${batch.envelopeId} dispatched again.`);
       } else {
         for (const [index, claim] of batch.claims.entries()) {
-          if (batch.states[index] !== null || claim === null) continue;
-          const until = Date.parse(claim.until);
-          if (until > now.getTime()) {
-            nextLook = Math.max(nextLook, until + 1000);
+          if (batch.states[index] !== null) continue;
+          if (claim === null) {
+            // On its queue, unless its process died between receiving it and leaving any trace.
+            const since = Date.parse(batch.redispatchedAt[index] ?? batch.dispatchedAt);
+            if (now.getTime() - since < OUTBOX_UNCLAIMED_SECONDS * 1000) continue;
+          } else if (Date.parse(claim.until) > now.getTime()) {
+            nextLook = Math.max(nextLook, Date.parse(claim.until) + 1000);
             continue;
           }
           const pointer = { ownerId: batch.ownerId, batchId: batch.id, index };
@@ -112,8 +123,9 @@ export const redispatchDueOutbox: SweepStep = {
             batch.states[index] = 'failed';
             log(`Sweep: outbox message ${batch.id}.${index} stuck after ${batch.redispatches[index]} re-dispatches; marked failed and put on ${queue}-poison.`);
           } else {
-            await services.outbox.redispatch(batch, index);
-            log(`Sweep: outbox message ${batch.id}.${index} stuck in sending since its claim ran out (${claim.until}); dispatched again.`);
+            await services.outbox.redispatch(batch, index, now);
+            const why = claim === null ? `unclaimed ${OUTBOX_UNCLAIMED_SECONDS} s after its dispatch` : `stuck in sending since its claim ran out (${claim.until})`;
+            log(`Sweep: outbox message ${batch.id}.${index} ${why}; dispatched again.`);
           }
         }
       }

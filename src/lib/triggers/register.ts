@@ -55,6 +55,26 @@ function encodeMessage(value: unknown): string {
   return Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
 }
 
+/** Pauses between tries at putting a lease copy while storage fails, milliseconds (about 30 s in all). */
+const LEASE_COPY_PAUSES_MS = [1000, 2000, 4000, 8000, 15_000];
+
+/**
+ * Puts the lease copy, invisible for {@link QUEUE_LEASE_SECONDS}, retrying while storage fails: an
+ * invocation that fails here fails before its handler ran, and the host could not give its message
+ * back either (storage is down), so the message would wait out the host's 10 minutes.
+ */
+async function putLeaseCopy(queue: QueueClient, text: string) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await queue.sendMessage(text, { visibilityTimeout: QUEUE_LEASE_SECONDS });
+    } catch (error) {
+      const pause = LEASE_COPY_PAUSES_MS[attempt];
+      if (pause === undefined) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
 /**
  * Runs `handler` under a lease of its own (see the module comment). Exported for the tests.
  * @param queue the function's queue and its poison queue, from the background storage clients
@@ -79,7 +99,7 @@ export async function runLeased(
   }
   const metadata = context.triggerMetadata ?? {};
   context.triggerMetadata = { ...metadata, dequeueCount: Number(metadata.dequeueCount ?? 1) + deaths };
-  const copy = await queues.queue.sendMessage(encodeMessage({ leaseCopy: { deaths: deaths + 1, entry: inner } } satisfies LeaseCopy), { visibilityTimeout: QUEUE_LEASE_SECONDS });
+  const copy = await putLeaseCopy(queues.queue, encodeMessage({ leaseCopy: { deaths: deaths + 1, entry: inner } } satisfies LeaseCopy));
   let popReceipt = copy.popReceipt;
   let renewing = Promise.resolve();
   const timer = setInterval(() => {
@@ -95,8 +115,12 @@ export async function runLeased(
   } finally {
     clearInterval(timer);
     await renewing;
-    // A copy that stays only runs the handler once more, which finds the work done.
-    await queues.queue.deleteMessage(copy.messageId, popReceipt).catch(() => undefined);
+    try {
+      await queues.queue.deleteMessage(copy.messageId, popReceipt);
+    } catch (error) {
+      // A copy that stays only runs the handler once more, a minute later, which finds the work done.
+      context.warn(`Lease copy of a ${queues.queue.name} message not deleted (${error instanceof Error ? error.message : String(error)}); it runs once more.`);
+    }
   }
 }
 
@@ -154,10 +178,9 @@ export function queueFunction(name: string, options: QueueFunctionOptions): void
     const queueService = getStorage('background').queueService;
     return { queue: queueService.getQueueClient(options.queueName), poison: queueService.getQueueClient(`${options.queueName}-poison`) };
   });
-  const handler: QueueHandler = async (entry, context) => {
-    const [queues, loaded] = await Promise.all([loadQueues(), loadHandler()]);
-    await runLeased(queues, loaded, entry, context);
-  };
+  // The handler loads under the lease: a first invocation's import takes a while, and a process that
+  // dies meanwhile must leave the lease's copy behind.
+  const handler: QueueHandler = async (entry, context) => await runLeased(await loadQueues(), async (inner, invocation) => await (await loadHandler())(inner, invocation), entry, context);
   registeredQueueFunctions.push({ name, queueName: options.queueName, handler });
   if (registersWithFunctionsHost()) {
     app.storageQueue(name, { queueName: options.queueName, connection: QUEUE_CONNECTION, handler });
