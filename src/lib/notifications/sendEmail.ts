@@ -25,6 +25,7 @@
  * `outbox-email-poison`, where it stays for an operator to look at (`npm run outbox -- list`).
  * Should that marking fail too, the claim stays and the sweeper finds the message stuck.
  */
+import { verificationLinkFor } from '../auth/emailVerification.js';
 import { recordEmailOutcome } from '../recipients/lastEmail.js';
 import { signingLinkKey, signingToken, signingUrl, tokenSha256 } from '../recipients/signingLinks.js';
 import type { Services } from '../services.js';
@@ -133,7 +134,9 @@ async function recordAccepted(services: Services, pointer: OutboxPointer): Promi
 async function deliver(services: Services, transport: EmailTransport, ownerId: string, id: string, message: EmailMessage): Promise<void> {
   const { config } = services;
   let link: string | null = null;
-  if (message.linkSalt !== null) {
+  if (message.type === 'verification') {
+    link = verificationLinkFor(services, message);
+  } else if (message.linkSalt !== null) {
     if (message.recipientId === null) throw new Error(`E-mail ${id}: a link salt without a recipient`);
     const token = signingToken(signingLinkKey(config.jwt.secret), message.linkSalt);
     await services.signingLinks.ensure({ tokenSha256: tokenSha256(token), ownerId, envelopeId: message.envelopeId, recipientId: message.recipientId });
