@@ -274,8 +274,7 @@ export class OutboxStore {
     return message.kind === 'email' ? this.queues.email : this.queues.events;
   }
 
-  /** The due entry a batch was prepared with (the sweeper moves it along while it watches the batch). */
-  dueEntry(batch: Pick<OutboxBatch, 'id' | 'ownerId' | 'createdAt'>) {
+  private dueEntry(batch: Pick<OutboxBatch, 'id' | 'ownerId' | 'createdAt'>) {
     const dueAt = new Date(Date.parse(batch.createdAt) + OUTBOX_REDISPATCH_SECONDS * 1000).toISOString();
     return { kind: OUTBOX_DUE_KIND, dueAt, ownerId: batch.ownerId, id: batch.id };
   }

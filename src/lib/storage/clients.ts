@@ -68,8 +68,8 @@ export interface Storage {
  *   SDK's default 4 to 6 s of retries, and the client retries when the answer tells it to.
  * - `background`: queue and timer functions (e-mail, webhooks, the sweeper). Nobody waits for an
  *   answer, and an attempt that fails costs one of the queue's five dequeues: the SDK's default
- *   retries (3 more tries, exponential from about 1 s for tables and 4 s for blobs and queues)
- *   ride out a short outage inside the attempt.
+ *   retries (3 more tries, with exponentially growing pauses) ride out a short outage inside the
+ *   attempt.
  */
 export type StorageRole = 'request' | 'background';
 
