@@ -5,9 +5,9 @@
 import type { InvocationContext } from '@azure/functions';
 import { deliverAttempt } from '../lib/notifications/webhooks/deliver.js';
 import { decodeDeliveryMessage } from '../lib/notifications/webhooks/model.js';
-import { getServices } from '../lib/services.js';
+import { getBackgroundServices } from '../lib/services.js';
 
 export async function deliverWebhook(entry: unknown, context: InvocationContext): Promise<void> {
-  const outcome = await deliverAttempt(getServices(), decodeDeliveryMessage(entry), { log: (message) => context.log(message) });
+  const outcome = await deliverAttempt(getBackgroundServices(), decodeDeliveryMessage(entry), { log: (message) => context.log(message) });
   if (outcome.kind === 'attempted') context.debug(`Webhook attempt ${outcome.attempt.id}: ${outcome.attempt.outcome}.`);
 }

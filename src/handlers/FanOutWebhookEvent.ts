@@ -4,10 +4,10 @@
  */
 import type { InvocationContext } from '@azure/functions';
 import { decodeEventPointer, fanOutEvent } from '../lib/notifications/webhooks/fanOut.js';
-import { getServices } from '../lib/services.js';
+import { getBackgroundServices } from '../lib/services.js';
 
 export async function fanOutWebhookEvent(entry: unknown, context: InvocationContext): Promise<void> {
-  const result = await fanOutEvent(getServices(), decodeEventPointer(entry), {
+  const result = await fanOutEvent(getBackgroundServices(), decodeEventPointer(entry), {
     dequeueCount: Number(context.triggerMetadata?.dequeueCount ?? 1),
     log: (message) => context.log(message),
   });

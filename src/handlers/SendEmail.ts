@@ -6,7 +6,7 @@ import type { InvocationContext } from '@azure/functions';
 import { parsePointer } from '../lib/notifications/outboxRepository.js';
 import { sendOutboxEmail } from '../lib/notifications/sendEmail.js';
 import { getEmailTransport } from '../lib/notifications/transport.js';
-import { getServices } from '../lib/services.js';
+import { getBackgroundServices } from '../lib/services.js';
 
 export async function sendEmail(entry: unknown, context: InvocationContext): Promise<void> {
   const pointer = parsePointer(entry);
@@ -14,7 +14,7 @@ export async function sendEmail(entry: unknown, context: InvocationContext): Pro
   if (pointer === null) throw new Error('The queue message is not an outbox pointer {ownerId, batchId, index}.');
   const transport = getEmailTransport();
   const result = await sendOutboxEmail({
-    services: getServices(),
+    services: getBackgroundServices(),
     transport,
     pointer,
     dequeueCount: Number(context.triggerMetadata?.dequeueCount ?? 1),

@@ -4,10 +4,10 @@
  */
 import type { InvocationContext, Timer } from '@azure/functions';
 import { runSweep } from '../lib/notifications/sweep.js';
-import { getServices } from '../lib/services.js';
+import { getBackgroundServices } from '../lib/services.js';
 
 export async function sweep(_timer: Timer, context: InvocationContext): Promise<void> {
-  const report = await runSweep({ services: getServices(), log: (message) => context.log(message) });
+  const report = await runSweep({ services: getBackgroundServices(), log: (message) => context.log(message) });
   const handled = Object.entries(report).filter(([, count]) => count > 0);
   if (handled.length > 0) context.log(`Sweep handled ${handled.map(([step, count]) => `${count} ${step}`).join(', ')}.`);
 }

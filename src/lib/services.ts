@@ -35,8 +35,12 @@ export interface Services {
 }
 
 let cached: Services | undefined;
+let cachedBackground: Services | undefined;
 
-/** The services of this process. @throws ConfigError when a setting is missing or invalid */
+/**
+ * The services of this process for HTTP requests (storage calls retried briefly, `clients.ts`
+ * `StorageRole`). @throws ConfigError when a setting is missing or invalid
+ */
 export function getServices(): Services {
   if (cached === undefined) {
     cached = createServices(getConfig(), getStorage());
@@ -47,9 +51,19 @@ export function getServices(): Services {
   return cached;
 }
 
+/**
+ * The services of this process for queue and timer functions: the same repositories over storage
+ * clients that retry longer (`clients.ts` `StorageRole`). @throws ConfigError
+ */
+export function getBackgroundServices(): Services {
+  cachedBackground ??= createServices(getConfig(), getStorage('background'));
+  return cachedBackground;
+}
+
 /** Forgets the services (tests that change settings). */
 export function resetServices(): void {
   cached = undefined;
+  cachedBackground = undefined;
 }
 
 export function createServices(config: Config, storage: Storage): Services {

@@ -1,11 +1,15 @@
 /**
  * Crash safety of completion (CONTRACT §6 step 5): what a crashed attempt leaves behind (a sealed blob
  * stored, the envelope not yet updated) is reused when it was made from the same envelope version and
- * replaced when the envelope changed since; failures change nothing.
+ * replaced when the envelope changed since; a claim of another attempt from the same version holds
+ * completions off for its short lease only, and its claimer is fenced off when it is taken over;
+ * failures change nothing.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { SEAL_LEASE_MS } from '../../src/lib/envelopes/complete.js';
 import { getServices } from '../../src/lib/services.js';
+import { EnvelopeChangedError } from '../../src/lib/storage/envelopeRepository.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, startTestService, type TestService, type TestUser } from '../support/service.js';
 
 let env: TestService;
@@ -48,7 +52,7 @@ describe('completion after a crash', () => {
 
   test('does not reuse a blob of the same version sealed from another document (the upload changed after the crash): replaces it once stale', async () => {
     const { id, etag } = await draftWithSigner();
-    const staleAt = String(Date.now() - 180_000);
+    const staleAt = String(Date.now() - SEAL_LEASE_MS - 1_000);
     await sealedBlob(id).uploadData(Buffer.from('%PDF-1.7 sealed from other bytes'), {
       metadata: { envelopeversion: etag.replaceAll('"', ''), sha256: 'd'.repeat(64), originalsha256: 'e'.repeat(64), completedat: '2026-11-22T10:00:00.000Z', storedat: staleAt },
     });
@@ -67,6 +71,46 @@ describe('completion after a crash', () => {
     const stored = await sealedBlob(id).downloadToBuffer();
     expect(createHash('sha256').update(stored).digest('hex')).toBe(completed.body.hash);
     expect(stored.subarray(0, 5).toString()).toBe('%PDF-');
+  });
+});
+
+describe('a seal claim', () => {
+  test("of another attempt from the same version holds completions off for its 10 s lease only, then is taken over", async () => {
+    const { id, etag } = await draftWithSigner();
+    const version = etag.replaceAll('"', '');
+    // A recipient's request (its nonce) stored this blob and was killed before its commit.
+    await sealedBlob(id).uploadData(Buffer.from('%PDF-1.7 sealed by a killed request'), {
+      metadata: { envelopeversion: `${version}:killed-request`, sha256: 'f'.repeat(64), originalsha256: 'a'.repeat(64), completedat: '2026-11-22T10:00:00.000Z', storedat: String(Date.now()) },
+    });
+    const contended = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
+    expectProblem(contended, 409);
+    expect(contended.body.type).toBe('urn:problem:envelope-contended');
+    expect((await env.api.request('GET', `/envelopes/${id}`, { token: user.token })).body.status).toBe('draft');
+    // Once the lease ran out (no renewal: its process is gone), the next completion takes the claim over.
+    const deadline = Date.now() + SEAL_LEASE_MS + 20_000;
+    let completed = contended;
+    while (completed.status !== 200 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
+    }
+    expect(completed.status).toBe(200);
+    const stored = await sealedBlob(id).downloadToBuffer();
+    expect(createHash('sha256').update(stored).digest('hex')).toBe(completed.body.hash);
+    expect(completed.body.hash).not.toBe('f'.repeat(64));
+  }, 60_000);
+
+  test('taken over fences the claimer off: an update from the envelope as it read it fails, while the fencing one succeeds', async () => {
+    const { id } = await draftWithSigner();
+    const services = getServices();
+    const claimer = (await services.envelopes.read(user.userId, id))!;
+    const taker = { record: claimer.record, etag: claimer.etag };
+    await services.envelopes.fence(taker);
+    expect(taker.etag).not.toBe(claimer.etag);
+    await expect(services.envelopes.replace(claimer, { ...claimer.record, documentName: 'late.pdf' }, [])).rejects.toBeInstanceOf(EnvelopeChangedError);
+    await services.envelopes.replace(taker, { ...taker.record, documentName: 'taker.pdf' }, []);
+    expect((await services.envelopes.read(user.userId, id))!.record.documentName).toBe('taker.pdf');
+    // A fence from a stale read fails too: someone changed the envelope since.
+    await expect(services.envelopes.fence(claimer)).rejects.toBeInstanceOf(EnvelopeChangedError);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * E-mails from the outbox to the mail server, end to end on the local host (CONTRACT §12.1, §12.3):
  * a batch written in a change's transaction, dispatched to the `outbox-email` queue, sent by the
- * `SendEmail` queue function through a real SMTP server, at most once, retried by the queue when the
+ * `SendEmail` queue function through a real SMTP server, once, retried by the queue when the
  * server refuses, `failed` and in the poison queue after 5 dequeues; a dispatch that fails after the
  * transaction is repaired by the `Sweep` timer function, also when an earlier version recorded its due
  * entry in the single due-index table it had (`dueIndex`).
@@ -10,7 +10,12 @@
  * process's service) and its own SMTP server: `smtp-server` refusing the recipients a test names, and
  * relaying every accepted message unchanged to the suite's mail catcher, where the helpers read it.
  */
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { QueueClient } from '@azure/storage-queue';
@@ -22,9 +27,9 @@ import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { SYSTEM_ACTOR } from '../../src/lib/envelopes/model.js';
 import { uuidv7 } from '../../src/lib/ids.js';
 import type { EmailMessage, OutboxBatch } from '../../src/lib/notifications/outbox.js';
-import { OUTBOX_DUE_KIND, OutboxStore } from '../../src/lib/notifications/outboxRepository.js';
+import { OUTBOX_DUE_KIND, OUTBOX_MAX_REDISPATCHES, OutboxStore } from '../../src/lib/notifications/outboxRepository.js';
 import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../../src/lib/recipients/signingLinks.js';
-import { runSweep } from '../../src/lib/notifications/sweep.js';
+import { redispatchDueOutbox, runSweep } from '../../src/lib/notifications/sweep.js';
 import { createServices, getServices, type Services } from '../../src/lib/services.js';
 import { DueIndex } from '../../src/lib/storage/dueIndex.js';
 import { QUEUES } from '../../src/lib/storage/queues.js';
@@ -170,6 +175,10 @@ describe('an outbox e-mail', () => {
     });
     await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 10_000, 'lastEmail sent');
     expect((await services.outbox.read(scenario.ownerId, scenario.batch.id))!.states).toEqual(['sent']);
+    // The due entry stays for the sweeper, which drops it once every message of the batch has a final state.
+    const later = new Date(Date.now() + 120_000);
+    expect(await services.dueIndex.due(OUTBOX_DUE_KIND, later.toISOString(), 1000)).toContainEqual(expect.objectContaining({ id: scenario.batch.id }));
+    await runSweep({ services, now: later, steps: [redispatchDueOutbox] });
     expect(await services.dueIndex.due(OUTBOX_DUE_KIND, new Date(Date.now() + 3_600_000).toISOString(), 1000)).not.toContainEqual(expect.objectContaining({ id: scenario.batch.id }));
     // The raw token is nowhere in storage: not in the outbox row, not in the link table.
     const row = await services.storage.tables.envelopes.getEntity(scenario.ownerId, `outbox_${scenario.batch.id}`);
@@ -209,6 +218,107 @@ describe('an outbox e-mail', () => {
     const poisoned = (await poison.peekMessages({ numberOfMessages: 32 })).peekedMessageItems.map((item) => JSON.parse(Buffer.from(item.messageText, 'base64').toString('utf8')) as unknown);
     expect(poisoned).toContainEqual({ ownerId: scenario.ownerId, batchId: scenario.batch.id, index: 0 });
     expect(await emailsTo(scenario.message.to.email)).toHaveLength(0);
+  });
+});
+
+describe('a claim on an outbox e-mail', () => {
+  /** Writes a sender's claim on message 0 as `OutboxStore.claim` does, for a holder that is not this test's service. */
+  async function claimAs(scenario: Scenario, holder: string, until: Date, extra: Record<string, unknown> = {}) {
+    await services.storage.tables.envelopes.updateEntity(
+      { partitionKey: scenario.ownerId, rowKey: `outbox_${scenario.batch.id}`, state0: `sending ${until.toISOString()} ${holder}`, ...extra },
+      'Merge',
+    );
+  }
+
+  test('held by another delivery costs no dequeue: the message comes back when the claim ends, and is sent once', async () => {
+    const scenario = await committedInvitation();
+    // A live sender holds it for 7 more seconds, then dies without a word: longer than the queue's 5
+    // dequeues take here (1 s apart), so a held claim that counted as an attempt would poison it.
+    await claimAs(scenario, 'another-sender', new Date(Date.now() + 7_000));
+    const poison = services.storage.queueService.getQueueClient(`${QUEUES.email}-poison`);
+    const before = await queueLength(poison.name);
+    await services.outbox.dispatch(scenario.batch);
+    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: 20_000 });
+    expect(await queueLength(poison.name)).toBe(before);
+    expect(email.subject).toContain('Lease <2026>.pdf');
+    await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 10_000, 'lastEmail sent');
+    expect(attempts.get(scenario.message.to.email)).toBe(1);
+    expect(await emailsTo(scenario.message.to.email)).toHaveLength(1);
+  });
+
+  test('left stuck in sending by a dead sender is re-dispatched by the sweeper once the claim ran out', async () => {
+    // Dispatched two minutes ago; its sender claimed it and died; its queue message is gone (poisoned).
+    const scenario = await committedInvitation({ createdAt: new Date(Date.now() - 120_000) });
+    await claimAs(scenario, 'dead-sender', new Date(Date.now() - 1_000), { dispatchedAt: new Date(Date.now() - 110_000).toISOString() });
+    await waitForEmail(scenario.message.to.email, { timeoutMs: 20_000 });
+    await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 10_000, 'lastEmail sent');
+    const batch = (await services.outbox.read(scenario.ownerId, scenario.batch.id))!;
+    expect(batch.states).toEqual(['sent']);
+    expect(batch.redispatches).toEqual([1]);
+    expect(await emailsTo(scenario.message.to.email)).toHaveLength(1);
+  });
+
+  test(`stuck again after ${OUTBOX_MAX_REDISPATCHES} re-dispatches: failed on the outbox and the recipient, its pointer in outbox-email-poison`, async () => {
+    const scenario = await committedInvitation({ createdAt: new Date(Date.now() - 120_000) });
+    await claimAs(scenario, 'dead-sender', new Date(Date.now() - 1_000), { dispatchedAt: new Date(Date.now() - 110_000).toISOString(), redispatched0: OUTBOX_MAX_REDISPATCHES });
+    await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'failed', 20_000, 'lastEmail failed');
+    expect((await services.outbox.read(scenario.ownerId, scenario.batch.id))!.states).toEqual(['failed']);
+    const poison = services.storage.queueService.getQueueClient(`${QUEUES.email}-poison`);
+    const poisoned = (await poison.peekMessages({ numberOfMessages: 32 })).peekedMessageItems.map((item) => JSON.parse(Buffer.from(item.messageText, 'base64').toString('utf8')) as unknown);
+    expect(poisoned).toContainEqual({ ownerId: scenario.ownerId, batchId: scenario.batch.id, index: 0 });
+    expect(await emailsTo(scenario.message.to.email)).toHaveLength(0);
+  });
+
+  test('accepted, but the lastEmail not yet recorded when its sender died: the sweeper records it', async () => {
+    const scenario = await committedInvitation({ createdAt: new Date(Date.now() - 120_000) });
+    await services.storage.tables.envelopes.updateEntity(
+      { partitionKey: scenario.ownerId, rowKey: `outbox_${scenario.batch.id}`, state0: 'sent', dispatchedAt: new Date(Date.now() - 110_000).toISOString() },
+      'Merge',
+    );
+    await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 20_000, 'lastEmail sent');
+    expect(await emailsTo(scenario.message.to.email)).toHaveLength(0);
+  });
+});
+
+describe('npm run outbox', () => {
+  const OUTBOX_COMMAND = path.resolve('dist/src/local/outbox.js');
+
+  /** Runs the command as an operator would beside this storage; resolves to its stdout and stderr. */
+  async function outboxCommand(...args: string[]): Promise<{ stdout: string; stderr: string }> {
+    const cwd = await mkdtemp(path.join(os.tmpdir(), 'outbox-command-'));
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [OUTBOX_COMMAND, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, STORAGE_CONNECTION_STRING: azurite.connectionString },
+    });
+    return { stdout, stderr };
+  }
+
+  test('lists a poisoned e-mail, and replays it once the mail server accepts again: sent, lastEmail sent', async () => {
+    const scenario = await committedInvitation();
+    refusals.set(scenario.message.to.email, Number.POSITIVE_INFINITY);
+    await services.outbox.dispatch(scenario.batch);
+    await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'failed', 40_000, 'lastEmail failed');
+
+    let line: string | undefined;
+    await waitUntil(
+      async () => {
+        line = (await outboxCommand('list')).stdout.split('\n').find((candidate) => candidate.includes(scenario.message.to.email));
+        return line !== undefined;
+      },
+      10_000,
+      'the poisoned e-mail in the list',
+    );
+    expect(line).toMatch(new RegExp(`^outbox-email-poison  (\\S+)  \\S+  e-mail invitation to ${scenario.message.to.email.replace(/[.]/g, '\\.')}, envelope ${scenario.envelopeId}, state failed$`));
+    const messageId = line!.split('  ')[1]!;
+
+    refusals.set(scenario.message.to.email, 0);
+    const replayed = await outboxCommand('replay', messageId);
+    expect(replayed.stdout).toBe(`outbox-email-poison  ${messageId}  replayed on outbox-email\n`);
+    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: 20_000 });
+    expect(email.subject).toContain('Lease <2026>.pdf');
+    await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 10_000, 'lastEmail sent');
+    expect((await services.outbox.read(scenario.ownerId, scenario.batch.id))!.states).toEqual(['sent']);
+    expect((await outboxCommand('list')).stdout).not.toContain(messageId);
   });
 });
 

@@ -12,10 +12,18 @@
  * `completed` only after that blob is stored, with an ETag-conditional write. A stored blob is
  * - reused when it was sealed from the same state (a retry after a crash, a concurrent complete);
  * - replaced (conditional on its ETag) when it was sealed from an older version, whose update can
- *   no longer succeed, or when it is older than {@link STALE_SEAL_MS} (its attempt died);
- * - otherwise another request's, about to commit: this one retries.
- * An attempt relies on its blob only within 60 s of storing it (renewed before the update when
- * older), so a blob is never replaced under an update that records it.
+ *   no longer succeed;
+ * - otherwise another request's claim, about to commit: this one retries, until the claim's lease
+ *   ({@link SEAL_LEASE_MS}, 10 s after the blob was stored or last renewed) has run out. A stored
+ *   blob becomes the envelope's within milliseconds normally, so a lease that ran out means its
+ *   attempt died (its process was killed) or stalls. The next attempt then takes it over: it first
+ *   fences the claimer off (`EnvelopeRepository.fence` changes the envelope row's ETag, so the
+ *   claimer's conditional update can never succeed, however late it comes), then replaces the blob,
+ *   conditional on its ETag. A recipient whose action met a dead claim waits about 10 s, never two
+ *   minutes, and no envelope records a blob that another attempt replaced.
+ * An attempt renews its lease just before the update when it stored the blob over
+ * {@link SEAL_REFRESH_AFTER_MS} ago (a slow request); a renewal that finds the blob replaced fails
+ * the attempt, which then retries.
  */
 import { createHash } from 'node:crypto';
 import { assertVerifiedSender } from '../auth/emailVerification.js';
@@ -48,10 +56,13 @@ import { backoff, preconditionFailed } from './update.js';
 import { signedDocumentUrl } from './view.js';
 
 const MAX_COMPLETE_ATTEMPTS = 8;
-/** A sealed blob stored longer ago than this by an attempt that did not commit is left over, milliseconds. */
-export const STALE_SEAL_MS = 120_000;
+/**
+ * How long a stored sealed blob that is not yet the envelope's stays its attempt's claim after it was
+ * stored or renewed, milliseconds; after that another attempt may fence the claimer off and take it over.
+ */
+export const SEAL_LEASE_MS = 10_000;
 /** Renew the claim on a sealed blob older than this before the envelope update, milliseconds. */
-const SEAL_REFRESH_AFTER_MS = 40_000;
+export const SEAL_REFRESH_AFTER_MS = 3_000;
 /** Due-index kind of completions to retry (CONTRACT §12.3): id = envelope id. */
 export const COMPLETION_DUE_KIND: DueKind = 'completion';
 
@@ -190,7 +201,7 @@ async function completeStored({ services, stored, actor, owner, now, log }: { se
       await storeFrozenCopy({ services, record, checked, stillDraft: async () => (await services.envelopes.read(record.ownerId, record.id))?.record.status === 'draft' }),
   );
   const [sealing, freezing] = await Promise.allSettled([
-    sealCompletion({ services, change, actor, key: { baseVersion: record.version, nonce: null }, ...(checking === undefined ? {} : { document: checking }) }),
+    sealCompletion({ services, stored, change, actor, key: { baseVersion: record.version, nonce: null }, ...(checking === undefined ? {} : { document: checking }) }),
     storing,
   ]);
   // The freeze's fault first: a seal of bytes that could not be frozen is not to be reported.
@@ -234,6 +245,8 @@ export class SealContendedError extends EnvelopeChangedError {
 
 export interface SealCompletionOptions {
   services: Services;
+  /** The envelope as the change read it: fenced (its ETag renewed) before a stale claim is taken over. */
+  stored: StoredEnvelope;
   /** The state to complete (its recipients' actions applied), with the events and action rows of this request so far. */
   change: Change;
   /** Who completes: the owner, the last recipient, or the system. */
@@ -255,7 +268,7 @@ export interface SealCompletionOptions {
  * @throws AppError as `sealDocument` (422, 503); EnvelopeChangedError when a newer state was sealed;
  *   SealContendedError when another request is sealing the same state
  */
-export async function sealCompletion({ services, change, actor, key, document }: SealCompletionOptions): Promise<SealedBlob> {
+export async function sealCompletion({ services, stored, change, actor, key, document }: SealCompletionOptions): Promise<SealedBlob> {
   const record = change.record;
   const blob = services.storage.containers.sealed.getBlockBlobClient(record.blobName);
   const keyText = key.nonce === null ? String(key.baseVersion) : `${key.baseVersion}:${key.nonce}`;
@@ -304,7 +317,9 @@ export async function sealCompletion({ services, change, actor, key, document }:
     });
     const hash = sha256(bytes);
     const storedAt = Date.now();
-    const conditions = uploadConditions(existing, key);
+    const { fence, ...conditions } = uploadConditions(existing, key);
+    // A stale claim: its attempt can never commit once the envelope's ETag changed.
+    if (fence) await services.envelopes.fence(stored);
     try {
       const response = await blob.uploadData(bytes, {
         blobHTTPHeaders: { blobContentType: 'application/pdf' },
@@ -345,8 +360,8 @@ export async function sealCompletion({ services, change, actor, key, document }:
 }
 
 /**
- * Renews the claim on the sealed blob when it was stored over 40 s ago (a slow request), so that no
- * other attempt takes it for a leftover while this one records it.
+ * Renews the claim on the sealed blob when it was stored over {@link SEAL_REFRESH_AFTER_MS} ago (a
+ * slow request), so that no other attempt takes it for a leftover while this one records it.
  * @throws SealContendedError when it was replaced meanwhile
  */
 export async function refreshSealClaim(services: Services, record: Pick<EnvelopeRecord, 'blobName'>, sealed: SealedBlob): Promise<void> {
@@ -363,12 +378,15 @@ export async function refreshSealClaim(services: Services, record: Pick<Envelope
   }
 }
 
-/** Where a new sealed blob may go, given what is stored (see the module comment). */
-function uploadConditions(existing: StoredSeal | null, key: SealKey): { ifNoneMatch: string } | { ifMatch: string } {
-  if (existing === null) return { ifNoneMatch: '*' };
-  if (existing.baseVersion < key.baseVersion) return { ifMatch: existing.etag };
+/**
+ * Where a new sealed blob may go, given what is stored (see the module comment); `fence`: the stored
+ * blob is a stale claim of the same version, whose attempt must be fenced off first.
+ */
+function uploadConditions(existing: StoredSeal | null, key: SealKey): ({ ifNoneMatch: string } | { ifMatch: string }) & { fence: boolean } {
+  if (existing === null) return { ifNoneMatch: '*', fence: false };
+  if (existing.baseVersion < key.baseVersion) return { ifMatch: existing.etag, fence: false };
   if (existing.baseVersion > key.baseVersion) throw new EnvelopeChangedError();
-  if (Date.now() - existing.storedAt > STALE_SEAL_MS) return { ifMatch: existing.etag };
+  if (Date.now() - existing.storedAt > SEAL_LEASE_MS) return { ifMatch: existing.etag, fence: true };
   throw new SealContendedError();
 }
 

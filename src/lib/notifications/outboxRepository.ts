@@ -12,9 +12,18 @@
  * at-least-once delivery) then waits instead of sending the e-mail twice.
  *
  * Lifecycle: {@link OutboxStore.prepare} before the transaction (records a due-index entry one minute
- * ahead, so the sweeper re-queues the batch if this process dies before dispatching it) and returns
- * the row to add to the transaction; {@link OutboxStore.dispatch} after it commits (one queue message
- * per message; then the due entry goes).
+ * ahead) and returns the row to add to the transaction; {@link OutboxStore.dispatch} after it commits
+ * (one queue message per message). The due entry stays until every message of the batch has a final
+ * state: the sweeper (`sweep.ts` `redispatchDueOutbox`) dispatches a batch this process died before
+ * dispatching, re-dispatches ({@link OutboxStore.redispatch}) each message stuck in `sending` past its
+ * claim (its sender died, or its message reached the poison queue before its state could be
+ * written), and looks again a minute later while any message is still on its way.
+ *
+ * A claim lasts {@link OUTBOX_CLAIM_SECONDS} and its sender renews it while it works, so a claim left
+ * by a dead sender runs out within a minute; a delivery that finds another's claim running puts the
+ * message back on the queue for when the claim ends ({@link OutboxStore.requeue}) instead of failing,
+ * so a held claim never costs one of the queue's five dequeues. `redispatched<index>` counts the
+ * sweeper's re-dispatches of a message; after {@link OUTBOX_MAX_REDISPATCHES} it is given up on.
  */
 import type { TableClient, TransactionAction } from '@azure/data-tables';
 import type { QueueClient } from '@azure/storage-queue';
@@ -28,8 +37,13 @@ export const OUTBOX_REDISPATCH_SECONDS = 60;
 /** The due-index kind of undispatched outbox batches. */
 export const OUTBOX_DUE_KIND: DueKind = 'outbox';
 
-/** Seconds a sender's claim on a message keeps other deliveries of it waiting (longer than any send takes). */
-export const OUTBOX_CLAIM_SECONDS = 300;
+/**
+ * Seconds a sender's claim on a message keeps other deliveries of it waiting; the sender renews it
+ * every third of that while it sends, so only a dead sender's claim runs out.
+ */
+export const OUTBOX_CLAIM_SECONDS = 60;
+/** Re-dispatches of one message by the sweeper before it is marked `failed` (a message that kills its sender). */
+export const OUTBOX_MAX_REDISPATCHES = 3;
 
 /** What a queue message carries: where to find one message of a batch. Never the message itself. */
 export interface OutboxPointer {
@@ -45,6 +59,12 @@ export type MessageState = 'sent' | 'failed';
 export interface StoredOutboxBatch extends OutboxBatch {
   dispatchedAt: string | null;
   states: (MessageState | null)[];
+  /** Per message: the running or lapsed claim of a sender, `null` when none (or a final state). */
+  claims: ({ until: string; holder: string } | null)[];
+  /** Per message: how often the sweeper re-dispatched it. */
+  redispatches: number[];
+  /** Per message: when the sweeper last re-dispatched it (ISO 8601), or `null`. */
+  redispatchedAt: (string | null)[];
 }
 
 /** What {@link OutboxStore.claim} found. */
@@ -109,9 +129,10 @@ export class OutboxStore {
 
   /**
    * Puts one queue message per message of a committed batch on its queue, then marks the batch
-   * dispatched and drops its due entry. Never throws for storage faults: the change is committed, and
-   * the sweeper dispatches the batch again after {@link OUTBOX_REDISPATCH_SECONDS}; the fault is logged.
-   * Dispatching twice is harmless: the functions skip messages whose state is set.
+   * dispatched (its due entry stays, for the sweeper to check that every message arrives). Never
+   * throws for storage faults: the change is committed, and the sweeper dispatches the batch again
+   * after {@link OUTBOX_REDISPATCH_SECONDS}; the fault is logged. Dispatching twice is harmless: the
+   * functions skip messages whose state is set.
    *
    * `justCommitted`: the batch's row was created by the commit this call follows, so no message has a
    * state yet and the row is not read first (one storage round trip fewer on every change).
@@ -128,12 +149,9 @@ export class OutboxStore {
           stored?.states[index] != null ? undefined : this.queueFor(message).sendMessage(encodePointer({ ownerId: batch.ownerId, batchId: batch.id, index })),
         ),
       );
-      // Either may be lost to a dying process: the due entry then brings the batch back to the sweeper,
+      // May be lost to a dying process: the due entry then brings the batch back to the sweeper,
       // which dispatches it again (harmless, above).
-      await Promise.all([
-        this.table.updateEntity({ partitionKey: batch.ownerId, rowKey: outboxRowKey(batch.id), dispatchedAt: new Date().toISOString() }, 'Merge'),
-        this.dueIndex.remove(this.dueEntry(batch)),
-      ]);
+      await this.table.updateEntity({ partitionKey: batch.ownerId, rowKey: outboxRowKey(batch.id), dispatchedAt: new Date().toISOString() }, 'Merge');
       return true;
     } catch (error) {
       log(`Outbox batch ${batch.id} not dispatched yet (the sweeper retries): ${error instanceof Error ? error.message : String(error)}`);
@@ -163,6 +181,9 @@ export class OutboxStore {
       messages,
       dispatchedAt: (entity.dispatchedAt as string | undefined) ?? null,
       states: messages.map((_, index) => finalState(entity[`state${index}`])),
+      claims: messages.map((_, index) => parseClaim(entity[`state${index}`])),
+      redispatches: messages.map((_, index) => Number(entity[`redispatched${index}`] ?? 0) || 0),
+      redispatchedAt: messages.map((_, index) => (typeof entity[`redispatchedAt${index}`] === 'string' ? (entity[`redispatchedAt${index}`] as string) : null)),
     };
     return { batch, entity, etag: entity.etag };
   }
@@ -210,6 +231,38 @@ export class OutboxStore {
         throw error;
       }
     }
+  }
+
+  /**
+   * Puts one message of a batch on its queue again, invisible for `delaySeconds` (a delivery that met
+   * another's running claim, {@link OUTBOX_CLAIM_SECONDS}).
+   */
+  async requeue(pointer: OutboxPointer, message: OutboxMessage, delaySeconds: number): Promise<void> {
+    const visibilityTimeout = Math.max(0, Math.ceil(delaySeconds));
+    await this.queueFor(message).sendMessage(encodePointer(pointer), visibilityTimeout > 0 ? { visibilityTimeout } : {});
+  }
+
+  /**
+   * Re-dispatches one message stuck on its way (the sweeper): counts it in `redispatched<index>` and
+   * notes when in `redispatchedAt<index>`, then puts it on its queue again.
+   */
+  async redispatch(batch: StoredOutboxBatch, index: number, now: Date = new Date()): Promise<void> {
+    await this.table.updateEntity(
+      { partitionKey: batch.ownerId, rowKey: outboxRowKey(batch.id), [`redispatched${index}`]: batch.redispatches[index]! + 1, [`redispatchedAt${index}`]: now.toISOString() },
+      'Merge',
+    );
+    await this.queueFor(batch.messages[index]!).sendMessage(encodePointer({ ownerId: batch.ownerId, batchId: batch.id, index }));
+  }
+
+  /**
+   * Lets an operator send a message again (`npm run outbox -- replay`): clears its state and its
+   * re-dispatch count, so that the next delivery of its pointer sends it.
+   */
+  async reopen(pointer: OutboxPointer): Promise<void> {
+    await this.table.updateEntity(
+      { partitionKey: pointer.ownerId, rowKey: outboxRowKey(pointer.batchId), [`state${pointer.index}`]: '', [`redispatched${pointer.index}`]: 0 },
+      'Merge',
+    );
   }
 
   /** Records what became of one message (unconditional merge of its own property). */

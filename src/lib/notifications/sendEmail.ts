@@ -3,18 +3,27 @@
  * function `SendEmail`:
  *
  * 1. reads the batch; a batch or message that does not exist, or is not an e-mail, is dropped;
- * 2. claims the message (`OutboxStore.claim`): a message that already has a state was handled by an
- *    earlier delivery and is skipped, so an e-mail goes out at most once as far as the mail server's
- *    acceptance can tell; one that another delivery is sending right now is retried later;
+ * 2. claims the message (`OutboxStore.claim`, renewed while it works): a message that already has a
+ *    state was handled by an earlier delivery and is skipped; one that another delivery is sending
+ *    right now goes back on the queue for when that claim ends ({@link OutboxStore.requeue}), which
+ *    costs none of the queue's dequeues;
  * 3. derives the recipient's signing link from the salt the outbox carries and records it
  *    (`signingLinks.ensure`) before the e-mail that carries it can reach anyone;
- * 4. renders and sends it; once accepted, sets the message's state `sent` and the recipient's
- *    `lastEmail` to `sent`.
+ * 4. renders and sends it; once the mail server accepted it, records that first of all (the message's
+ *    state `sent`, retried for up to {@link RECORD_ACCEPTANCE_ATTEMPTS} tries should storage fail),
+ *    then the recipient's `lastEmail` `sent`.
+ *
+ * So an e-mail goes out at least once, and twice only when the sender dies, or storage stays
+ * unreachable for the whole retry, between handing the message over (the server may deliver a
+ * message whose answer its client never read, RFC 5321 section 6.1) and that record: the claim then
+ * runs out and another delivery sends it again. docs/api.md "How e-mail is sent" gives the window as
+ * measured.
  *
  * A failed send throws, and the queue retries the message after its visibility timeout. The attempt
  * of the last dequeue ({@link MAX_DEQUEUE_COUNT}, as `host.json` sets it) that fails marks the message
  * `failed` and the recipient's `lastEmail` `failed` before throwing, and the host moves the message to
- * `outbox-email-poison`, where it stays for an operator to look at.
+ * `outbox-email-poison`, where it stays for an operator to look at (`npm run outbox -- list`).
+ * Should that marking fail too, the claim stays and the sweeper finds the message stuck.
  */
 import { verificationLinkFor } from '../auth/emailVerification.js';
 import { recordEmailOutcome } from '../recipients/lastEmail.js';
@@ -22,19 +31,14 @@ import { signingLinkKey, signingToken, signingUrl, tokenSha256 } from '../recipi
 import type { Services } from '../services.js';
 import { renderEmail } from './emailMessages.js';
 import type { EmailMessage } from './outbox.js';
-import type { OutboxPointer } from './outboxRepository.js';
+import { OUTBOX_CLAIM_SECONDS, type OutboxPointer } from './outboxRepository.js';
 import type { EmailTransport } from './transport.js';
+import { MAX_DEQUEUE_COUNT } from '../triggers/register.js';
 
-/** Dequeues after which the host moves a failing message to the poison queue (`host.json` `extensions.queues.maxDequeueCount`). */
-export const MAX_DEQUEUE_COUNT = 5;
+export { MAX_DEQUEUE_COUNT };
 
-/** Thrown when another delivery of the same message holds it: the queue retries this one later. */
-export class EmailInFlightError extends Error {
-  constructor(pointer: OutboxPointer, until: string) {
-    super(`E-mail ${pointer.batchId}.${pointer.index} is being sent by another delivery (claimed until ${until}); retrying later`);
-    this.name = 'EmailInFlightError';
-  }
-}
+/** Tries at recording an accepted e-mail `sent` (with pauses of 1, 2, 4... s between them) before giving up. */
+export const RECORD_ACCEPTANCE_ATTEMPTS = 5;
 
 export interface SendOutboxEmailOptions {
   services: Services;
@@ -49,13 +53,13 @@ export interface SendOutboxEmailOptions {
   now?: () => Date;
 }
 
-/** What became of the message. */
-export type SendOutboxEmailResult = 'sent' | 'already-done' | 'gone' | 'not-email';
+/** What became of the message. `in-flight`: another delivery holds it; it was queued again for later. */
+export type SendOutboxEmailResult = 'sent' | 'already-done' | 'gone' | 'not-email' | 'in-flight';
 
 /**
  * Sends one outbox e-mail (see the module comment).
- * @throws EmailInFlightError when another delivery holds the message; the transport's error when the
- *   send fails (after marking the message `failed` on the last dequeue); storage errors
+ * @throws the transport's error when the send fails (after marking the message `failed` on the last
+ *   dequeue); storage errors
  */
 export async function sendOutboxEmail({ services, transport, pointer, dequeueCount, invocationId, log = () => undefined, now = () => new Date() }: SendOutboxEmailOptions): Promise<SendOutboxEmailResult> {
   const name = `${pointer.batchId}.${pointer.index}`;
@@ -68,7 +72,14 @@ export async function sendOutboxEmail({ services, transport, pointer, dequeueCou
     log(`E-mail ${name}: already ${claim.state}; skipped.`);
     return 'already-done';
   }
-  if (claim.outcome === 'busy') throw new EmailInFlightError(pointer, claim.until);
+  if (claim.outcome === 'busy') {
+    const batch = await services.outbox.read(pointer.ownerId, pointer.batchId);
+    const message = batch?.messages[pointer.index];
+    if (message === undefined) return 'gone';
+    await services.outbox.requeue(pointer, message, (Date.parse(claim.until) - now().getTime()) / 1000 + 1);
+    log(`E-mail ${name}: another delivery is sending it (claimed until ${claim.until}); queued again for then.`);
+    return 'in-flight';
+  }
 
   const { batch } = claim;
   const message = batch.messages[pointer.index]!;
@@ -78,9 +89,14 @@ export async function sendOutboxEmail({ services, transport, pointer, dequeueCou
     return 'not-email';
   }
 
+  // The claim is renewed while the e-mail is on its way, so that only a dead sender's claim runs out.
+  const renewal = setInterval(() => {
+    services.outbox.claim(pointer, invocationId, now()).catch((error: unknown) => log(`E-mail ${name}: claim not renewed (${error instanceof Error ? error.message : String(error)}).`));
+  }, (OUTBOX_CLAIM_SECONDS * 1000) / 3);
   try {
     await deliver(services, transport, batch.ownerId, name, message);
   } catch (error) {
+    clearInterval(renewal);
     if (dequeueCount >= MAX_DEQUEUE_COUNT) {
       await services.outbox.setState(pointer, 'failed');
       if (message.recipientId !== null) await recordOutcome(services, batch.ownerId, batch.id, message, 'failed', now());
@@ -90,11 +106,28 @@ export async function sendOutboxEmail({ services, transport, pointer, dequeueCou
     }
     throw error;
   }
-  // Accepted: from here on nothing may count as a failed send. Should this write fail, the claim
-  // keeps other deliveries off the message until it expires.
-  await services.outbox.setState(pointer, 'sent');
+  try {
+    // Accepted: recorded before anything else, and retried, since a delivery that finds no record
+    // sends the e-mail again. Until then the claim (still renewed) keeps other deliveries off it.
+    await recordAccepted(services, pointer);
+  } finally {
+    clearInterval(renewal);
+  }
   if (message.recipientId !== null) await recordOutcome(services, batch.ownerId, batch.id, message, 'sent', now());
   return 'sent';
+}
+
+/** Sets the message's state `sent`, retrying storage faults (see {@link RECORD_ACCEPTANCE_ATTEMPTS}). */
+async function recordAccepted(services: Services, pointer: OutboxPointer): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await services.outbox.setState(pointer, 'sent');
+      return;
+    } catch (error) {
+      if (attempt >= RECORD_ACCEPTANCE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000 * 2 ** (attempt - 1)));
+    }
+  }
 }
 
 /** Records the link (if any), renders and sends; resolves once the server accepted the e-mail. */

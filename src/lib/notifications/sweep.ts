@@ -24,7 +24,9 @@ import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../recipients/routing.js';
 import type { Services } from '../services.js';
 import type { DueEntry } from '../storage/dueIndex.js';
 import { IDEMPOTENCY_KEY_DUE_KIND } from '../storage/idempotencyKeyRepository.js';
-import { OUTBOX_DUE_KIND } from './outboxRepository.js';
+import { recordEmailOutcome } from '../recipients/lastEmail.js';
+import { QUEUES } from '../storage/queues.js';
+import { encodePointer, OUTBOX_DUE_KIND, OUTBOX_MAX_REDISPATCHES, type StoredOutboxBatch } from './outboxRepository.js';
 
 /** Most items one step handles in one sweep. */
 export const SWEEP_STEP_LIMIT = 500;
@@ -59,11 +61,34 @@ export const moveLegacyDueEntries: SweepStep = {
   },
 };
 
+/** Seconds between two looks of the sweeper at a batch some of whose messages are still on their way. */
+export const OUTBOX_WATCH_SECONDS = 60;
 /**
- * Re-dispatches outbox batches still undispatched one minute after their change (CONTRACT §12.1):
- * for each due `outbox` entry, a batch that does not exist (its change failed) or was dispatched
- * already only loses its entry; any other is dispatched again (`OutboxStore.dispatch`, which removes
- * the entry once every message is on its queue, and leaves it for the next sweep otherwise).
+ * Seconds after its dispatch (or re-dispatch) when a message that is neither final nor claimed is
+ * queued again: longer than its queue's normal retries leave it unclaimed (a minute at a time), so
+ * only a message whose process died between receiving it and claiming it, with the work's own lease
+ * not yet written (`triggers/register.ts`), comes back this way.
+ */
+export const OUTBOX_UNCLAIMED_SECONDS = 150;
+/** Seconds after its change when the sweeper stops looking at a batch whose unclaimed messages never arrived. */
+export const OUTBOX_WATCH_LIMIT_SECONDS = 86_400;
+
+/**
+ * Makes sure every outbox message arrives (CONTRACT §12.1). Each batch keeps its due `outbox` entry
+ * until every message has a final state; when the entry falls due (one minute after the change, then
+ * every {@link OUTBOX_WATCH_SECONDS} or when the running claims end):
+ * - a batch that does not exist (its change failed) loses its entry;
+ * - a batch never dispatched (its process died first) is dispatched;
+ * - each message stuck in `sending` past its claim (its sender died, or the message reached the
+ *   poison queue before its state could be written), and each still unclaimed
+ *   {@link OUTBOX_UNCLAIMED_SECONDS} after its dispatch, is re-dispatched, at most
+ *   {@link OUTBOX_MAX_REDISPATCHES} times; after that it is marked `failed` and its pointer put on
+ *   `<queue>-poison`, where an operator finds it (`npm run outbox -- list`);
+ * - a recipient whose `lastEmail` still says `queued` for an e-mail of the batch that has a final
+ *   state gets that state (its sender died between the two writes);
+ * - the entry goes once every message has a final state (or a day after the change), else moves on.
+ * Messages that are neither final nor claimed are on their queue (new, or waiting for the queue's
+ * next try), and left to it.
  */
 export const redispatchDueOutbox: SweepStep = {
   name: 'outbox',
@@ -71,18 +96,78 @@ export const redispatchDueOutbox: SweepStep = {
     const due = await services.dueIndex.due(OUTBOX_DUE_KIND, now.toISOString(), SWEEP_STEP_LIMIT);
     await forEachConcurrently(due, CONCURRENCY, async (entry: DueEntry) => {
       const batch = await services.outbox.read(entry.ownerId, entry.id);
-      if (batch === null || batch.dispatchedAt !== null) {
+      if (batch === null) {
         await services.dueIndex.remove(entry);
         return;
       }
-      if (await services.outbox.dispatch(batch, log)) {
-        await services.dueIndex.remove(entry);
-        log(`Sweep: outbox batch ${batch.id} of envelope ${batch.envelopeId} dispatched again.`);
+      let nextLook = now.getTime() + OUTBOX_WATCH_SECONDS * 1000;
+      if (batch.dispatchedAt === null) {
+        if (await services.outbox.dispatch(batch, log)) log(`Sweep: outbox batch ${batch.id} of envelope ${batch.envelopeId} dispatched again.`);
+      } else {
+        for (const [index, claim] of batch.claims.entries()) {
+          if (batch.states[index] !== null) continue;
+          if (claim === null) {
+            // On its queue, unless its process died between receiving it and leaving any trace.
+            const since = Date.parse(batch.redispatchedAt[index] ?? batch.dispatchedAt);
+            if (now.getTime() - since < OUTBOX_UNCLAIMED_SECONDS * 1000) continue;
+          } else if (Date.parse(claim.until) > now.getTime()) {
+            nextLook = Math.max(nextLook, Date.parse(claim.until) + 1000);
+            continue;
+          }
+          const pointer = { ownerId: batch.ownerId, batchId: batch.id, index };
+          if (batch.redispatches[index]! >= OUTBOX_MAX_REDISPATCHES) {
+            const queue = batch.messages[index]!.kind === 'email' ? QUEUES.email : QUEUES.events;
+            const poison = services.storage.queueService.getQueueClient(`${queue}-poison`);
+            await poison.createIfNotExists();
+            await poison.sendMessage(encodePointer(pointer));
+            await services.outbox.setState(pointer, 'failed');
+            batch.states[index] = 'failed';
+            log(`Sweep: outbox message ${batch.id}.${index} stuck after ${batch.redispatches[index]} re-dispatches; marked failed and put on ${queue}-poison.`);
+          } else {
+            await services.outbox.redispatch(batch, index, now);
+            const why = claim === null ? `unclaimed ${OUTBOX_UNCLAIMED_SECONDS} s after its dispatch` : `stuck in sending since its claim ran out (${claim.until})`;
+            log(`Sweep: outbox message ${batch.id}.${index} ${why}; dispatched again.`);
+          }
+        }
       }
+      await settleLastEmails(services, batch);
+      if (batch.states.every((state) => state !== null)) {
+        await services.dueIndex.remove(entry);
+        return;
+      }
+      if (now.getTime() - Date.parse(batch.createdAt) > OUTBOX_WATCH_LIMIT_SECONDS * 1000) {
+        // Only unclaimed messages are left, whose queue messages an operator finds in the poison queues.
+        log(`Sweep: outbox batch ${batch.id} no longer watched, ${OUTBOX_WATCH_LIMIT_SECONDS} s after its change.`);
+        await services.dueIndex.remove(entry);
+        return;
+      }
+      const next = { ...entry, dueAt: new Date(nextLook).toISOString() };
+      await services.dueIndex.put(next);
+      await services.dueIndex.remove(entry);
     });
     return due.length;
   },
 };
+
+/**
+ * Gives each recipient whose `lastEmail` is an e-mail of this batch still `queued` the final state
+ * that e-mail has (`recordEmailOutcome`, which leaves newer e-mails alone). One envelope read when
+ * the batch has e-mails to recipients with a final state; none otherwise.
+ */
+async function settleLastEmails(services: Services, batch: StoredOutboxBatch): Promise<void> {
+  const finals = batch.messages.flatMap((message, index) => {
+    const state = batch.states[index];
+    return message.kind === 'email' && message.recipientId !== null && state !== null ? [{ recipientId: message.recipientId, state: state! }] : [];
+  });
+  if (finals.length === 0) return;
+  const stored = await services.envelopes.read(batch.ownerId, batch.envelopeId);
+  if (stored === null) return;
+  for (const { recipientId, state } of finals) {
+    const last = stored.record.signers.find((signer) => signer.id === recipientId)?.lastEmail;
+    if (last?.batchId !== batch.id || last.status !== 'queued') continue;
+    await recordEmailOutcome(services, { ownerId: batch.ownerId, envelopeId: batch.envelopeId, recipientId, batchId: batch.id, status: state, at: new Date().toISOString() });
+  }
+}
 
 /**
  * Expires `sent` envelopes whose `expiresAt` has passed (CONTRACT §5, §12.3): the entry (kind

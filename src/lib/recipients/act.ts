@@ -119,7 +119,7 @@ export async function completeSigning({ services, caller, request, now = new Dat
     change.action({ recipientId: actor.id, status, at: change.at, ip: caller.ip, userAgent: caller.userAgent, values, signature });
     inviteNextGroup(change, { config: services.config, actor: by });
 
-    const sealed = allActed(change.record) ? await completeOrDefer(services, change, by, record.version, nonce, log) : null;
+    const sealed = allActed(change.record) ? await completeOrDefer(services, stored, change, by, nonce, log) : null;
     const [next] = await Promise.all([commitChange(services, stored, change, { log }), sealed === null ? undefined : recordSeal(services, change.record, sealed)]);
     return outcome(next, recipient.id);
   });
@@ -131,9 +131,9 @@ export async function completeSigning({ services, caller, request, now = new Dat
  * @returns the sealed blob, or `null` when sealing failed and was deferred
  * @throws EnvelopeChangedError (and SealContendedError) for the caller's retry
  */
-async function completeOrDefer(services: Services, change: Change, by: EventActor, baseVersion: number, nonce: string, log: (message: string) => void): Promise<SealedBlob | null> {
+async function completeOrDefer(services: Services, stored: StoredEnvelope, change: Change, by: EventActor, nonce: string, log: (message: string) => void): Promise<SealedBlob | null> {
   try {
-    const sealed = await sealCompletion({ services, change, actor: by, key: { baseVersion, nonce } });
+    const sealed = await sealCompletion({ services, stored, change, actor: by, key: { baseVersion: stored.record.version, nonce } });
     await refreshSealClaim(services, change.record, sealed);
     return sealed;
   } catch (error) {

@@ -64,45 +64,76 @@ export interface Storage {
   sas: SasSigner;
 }
 
-let cached: Storage | undefined;
+/**
+ * Who waits for a storage call, which decides how long the SDK retries a failing one:
+ * - `request`: an HTTP request. One retry, 200 ms after the failure, so that a storage outage is
+ *   refused within a second (503 with `Retry-After`, `src/lib/http/register.ts`) instead of after the
+ *   SDK's default 4 to 6 s of retries, and the client retries when the answer tells it to.
+ * - `background`: queue and timer functions (e-mail, webhooks, the sweeper). Nobody waits for an
+ *   answer, and an attempt that fails costs one of the queue's five dequeues: the SDK's default
+ *   retries (3 more tries, with exponentially growing pauses) ride out a short outage inside the
+ *   attempt.
+ */
+export type StorageRole = 'request' | 'background';
 
-/** The storage clients of this process, built from {@link getConfig} on first use. */
-export function getStorage(): Storage {
-  cached ??= createStorage(getConfig().storage);
-  return cached;
+/** SDK retry options of each role (see {@link StorageRole}). */
+export const STORAGE_RETRIES = {
+  request: {
+    /** `@azure/data-tables` (core-rest-pipeline): retries after the first try. */
+    tables: { maxRetries: 1, retryDelayInMs: 200, maxRetryDelayInMs: 400 },
+    /** `@azure/storage-blob` and `@azure/storage-queue`: tries in all, the first included. */
+    blobsAndQueues: { maxTries: 2, retryDelayInMs: 200, maxRetryDelayInMs: 400 },
+  },
+  background: { tables: undefined, blobsAndQueues: undefined },
+} as const;
+
+const cached: Partial<Record<StorageRole, Storage>> = {};
+
+/**
+ * The storage clients of this process, built from {@link getConfig} on first use.
+ * @param role `request` (HTTP functions, the default) or `background` (queue and timer functions)
+ */
+export function getStorage(role: StorageRole = 'request'): Storage {
+  cached[role] ??= createStorage(getConfig().storage, undefined, role);
+  return cached[role];
 }
 
 /** Forgets the clients so the next {@link getStorage} builds them from the current settings (tests). */
 export function resetStorage(): void {
-  cached = undefined;
+  delete cached.request;
+  delete cached.background;
 }
 
 /**
  * Builds clients for one storage account.
  * @param credential only for `managedIdentity`; defaults to `DefaultAzureCredential`
+ * @param role how long failing calls are retried ({@link StorageRole}); `request` by default
  */
-export function createStorage(settings: Config['storage'], credential?: TokenCredential): Storage {
+export function createStorage(settings: Config['storage'], credential?: TokenCredential, role: StorageRole = 'request'): Storage {
+  const retries = STORAGE_RETRIES[role];
+  const tableRetry = retries.tables === undefined ? {} : { retryOptions: retries.tables };
+  const storageRetry = retries.blobsAndQueues === undefined ? {} : { retryOptions: retries.blobsAndQueues };
   if (settings.kind === 'connectionString') {
     const connectionString = settings.connectionString;
     const insecure = /(^|;)\s*UseDevelopmentStorage=true/i.test(connectionString) || /Endpoint=http:\/\//i.test(connectionString);
-    const tableOptions = { allowInsecureConnection: insecure };
-    const blobService = BlobServiceClient.fromConnectionString(connectionString);
+    const tableOptions = { allowInsecureConnection: insecure, ...tableRetry };
+    const blobService = BlobServiceClient.fromConnectionString(connectionString, storageRetry);
     return assemble(
       (name) => TableClient.fromConnectionString(connectionString, name, tableOptions),
       TableServiceClient.fromConnectionString(connectionString, tableOptions),
       blobService,
-      QueueServiceClient.fromConnectionString(connectionString),
+      QueueServiceClient.fromConnectionString(connectionString, storageRetry),
       createSasSigner({ kind: 'sharedKey', blobService }),
     );
   }
   const tokenCredential = credential ?? defaultCredential();
   const tableUrl = `https://${settings.accountName}.table.core.windows.net`;
-  const blobService = new BlobServiceClient(`https://${settings.accountName}.blob.core.windows.net`, tokenCredential);
+  const blobService = new BlobServiceClient(`https://${settings.accountName}.blob.core.windows.net`, tokenCredential, storageRetry);
   return assemble(
-    (name) => new TableClient(tableUrl, name, tokenCredential),
-    new TableServiceClient(tableUrl, tokenCredential),
+    (name) => new TableClient(tableUrl, name, tokenCredential, tableRetry),
+    new TableServiceClient(tableUrl, tokenCredential, tableRetry),
     blobService,
-    new QueueServiceClient(`https://${settings.accountName}.queue.core.windows.net`, tokenCredential),
+    new QueueServiceClient(`https://${settings.accountName}.queue.core.windows.net`, tokenCredential, storageRetry),
     createSasSigner({ kind: 'userDelegation', blobService }),
   );
 }

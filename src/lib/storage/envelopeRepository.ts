@@ -147,6 +147,29 @@ export class EnvelopeRepository {
   }
 
   /**
+   * Fences off whoever else read the envelope as `stored`: changes the envelope row's ETag (a merge of
+   * `sealFencedAt` alone, nothing of the record) only if it is still as read, and gives `stored` the
+   * new ETag, so that this caller's own conditional replace still succeeds while every other holder
+   * of the old ETag fails with {@link EnvelopeChangedError}. Completion uses it before taking over a
+   * stale seal claim (`envelopes/complete.ts`): the claimer, should it still run, can no longer commit.
+   * @throws EnvelopeChangedError when the envelope changed since `stored` was read
+   */
+  async fence(stored: StoredEnvelope, at: Date = new Date()): Promise<void> {
+    try {
+      const response = await this.table.updateEntity(
+        { partitionKey: stored.record.ownerId, rowKey: envelopeRowKey(stored.record.id), sealFencedAt: at.toISOString() },
+        'Merge',
+        { etag: stored.etag },
+      );
+      stored.etag = response.etag!;
+    } catch (error) {
+      const status = storageStatus(error);
+      if (status === 412 || status === 404) throw new EnvelopeChangedError();
+      throw error;
+    }
+  }
+
+  /**
    * One page of the owner's envelopes, newest first.
    * @throws AppError 400 for a cursor this service did not issue for the same status filter
    */

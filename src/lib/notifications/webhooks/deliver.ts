@@ -36,8 +36,12 @@ import { hostOf, parseTargetUrl, resolveTarget, TargetRefusedError, type HostRes
 
 /** Longest visibility delay Azure Queue Storage accepts, seconds (7 days). */
 export const MAX_QUEUE_DELAY_SECONDS = 7 * 24 * 3600;
-/** How long after its claim an unrecorded attempt is considered abandoned (its process died), beyond the timeout, ms. */
-const STALE_CLAIM_MARGIN_MS = 60_000;
+/**
+ * How long after its claim an unrecorded attempt is considered abandoned (its process died), beyond the
+ * timeout, ms: shorter than the queue functions' own lease (`triggers/register.ts`
+ * `QUEUE_LEASE_SECONDS`), so the lease's copy of the message, a minute after the death, takes it over.
+ */
+const STALE_CLAIM_MARGIN_MS = 20_000;
 /** Redelivery ids remembered per delivery (duplicate queue messages arrive within minutes). */
 const REMEMBERED_REDELIVERIES = 20;
 /** Attempts a process records at a webhook between two prunes of its log. */
