@@ -296,6 +296,8 @@ export async function sealCompletion({ services, change, actor, key, document }:
       sealingP12: config.seal.p12,
       sealingPassphrase: config.seal.passphrase,
       ...(config.tsaUrl === undefined ? {} : { timestampAuthorityUrl: config.tsaUrl }),
+      level: config.sealLevel,
+      allowPrivateNetworks: config.webhookAllowPrivateNetworks,
     });
     const hash = sha256(bytes);
     const storedAt = Date.now();

@@ -162,6 +162,9 @@ const problems = {
   'storage-unavailable': { detail: 'Storage is unavailable right now; retry shortly.' },
   'captcha-unavailable': { detail: 'Captcha verification is unavailable right now; retry shortly.' },
   'timestamp-authority-unavailable': { detail: 'The timestamp authority did not answer, so the document was not sealed. Try again later.' },
+  'revocation-unavailable': {
+    detail: 'The revocation data of the sealing or timestamp certificates could not be fetched, so the document was not sealed. Try again later.',
+  },
   'internal-error': {
     detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
     correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
@@ -473,9 +476,10 @@ const operations: (RouteConfig & { operationId: string })[] = [
       401: unauthorized,
       404: notFound,
       ...documentErrors,
-      503: problem(503, 'Storage or the timestamp authority (`timestamp-authority-unavailable`) is unavailable; nothing was changed.', [
+      503: problem(503, 'Storage, the timestamp authority (`timestamp-authority-unavailable`) or a revocation source of the seal (`revocation-unavailable`, B-LT and B-LTA) is unavailable; nothing was changed.', [
         'storage-unavailable',
         'timestamp-authority-unavailable',
+        'revocation-unavailable',
       ]),
       ...common,
     },
@@ -542,7 +546,10 @@ const operations: (RouteConfig & { operationId: string })[] = [
     summary: 'Whether the service and its storage answer',
     security: [],
     responses: {
-      200: { description: 'Table and Blob storage answer.', content: { [json]: { schema: healthResponse, example: { status: 'ok' } } } },
+      200: {
+        description: 'Table and Blob storage answer: `ok`, or `degraded` while this instance\'s last seal failed for its timestamp authority or revocation sources.',
+        content: { [json]: { schema: healthResponse, example: { status: 'ok' } } },
+      },
       503: problem(503, 'Storage does not answer (`storage-unavailable`).', ['storage-unavailable']),
       ...common,
     },

@@ -25,7 +25,10 @@ import { generateValueAppearances } from './appearances.js';
 import { appendCertificatePages } from './certificatePage.js';
 import { drawFieldValues, drawWidgetTexts } from './fieldDrawing.js';
 import { checkInflateBudget, tooComplex } from './inflateBudget.js';
+import { addLongTermValidation, checkTimestampToken } from './longTermValidation.js';
+import { waitingOnNetwork } from './networkWait.js';
 import { PadesBaselineSigner, removeSigningTime } from './pades.js';
+import { needsTimestamp, needsValidationData } from '../sealLevel.js';
 import type { SealJob, SealResult } from './types.js';
 
 /** How long the timestamp authority may take to answer, in milliseconds. */
@@ -114,17 +117,30 @@ async function signerFor(p12: Uint8Array, passphrase: string): Promise<P12Signer
   }
 }
 
-/** An RFC 3161 client that answers every failure (error status, refusal, timeout, no listener) with one 503. */
-class BoundedTimestampAuthority implements TimestampAuthority {
+/** The fetch of the process, kept before the seal's checked one replaces it (`longTermValidation.ts`). */
+const platformFetch = globalThis.fetch;
+
+/**
+ * An RFC 3161 client that answers every failure (error status, refusal, timeout, no listener, an
+ * answer that is not a timestamp token over the digest asked for) with one 503, and keeps the tokens
+ * it obtained (their certificates are the timestamp chain that B-LT covers). The timestamp authority
+ * is the operator's own setting, so it is reached without the address checks of certificate URLs.
+ */
+export class BoundedTimestampAuthority implements TimestampAuthority {
   private readonly inner: HttpTimestampAuthority;
+  /** DER TimeStampTokens obtained, in order. */
+  readonly tokens: Uint8Array[] = [];
 
   constructor(url: string) {
-    this.inner = new HttpTimestampAuthority(url, { timeout: TIMESTAMP_TIMEOUT_MS });
+    this.inner = new HttpTimestampAuthority(url, { timeout: TIMESTAMP_TIMEOUT_MS, fetch: platformFetch });
   }
 
   async timestamp(digest: Uint8Array, algorithm: DigestAlgorithm): Promise<Uint8Array> {
     try {
-      return await this.inner.timestamp(digest, algorithm);
+      const token = await waitingOnNetwork(() => this.inner.timestamp(digest, algorithm));
+      checkTimestampToken(token, digest);
+      this.tokens.push(token);
+      return token;
     } catch (cause) {
       throw new AppError(
         'service_unavailable',
@@ -339,10 +355,11 @@ export async function seal(job: SealJob): Promise<SealResult> {
   // reloads `pdf` from the signed bytes.
   // PAdES baseline: no signing-time attribute in the CMS; the time is the dictionary's /M (pades.ts).
   const baselineSigner = new PadesBaselineSigner(signer);
+  const level = job.level ?? (job.timestampAuthorityUrl === undefined ? 'B-B' : 'B-T');
+  if (needsTimestamp(level) && job.timestampAuthorityUrl === undefined) throw new Error(`A ${level} seal needs a timestamp authority.`);
+  const timestampAuthority = needsTimestamp(level) && job.timestampAuthorityUrl !== undefined ? new BoundedTimestampAuthority(job.timestampAuthorityUrl) : undefined;
   let sealed: Uint8Array;
   try {
-    const timestampAuthority =
-      job.timestampAuthorityUrl === undefined ? undefined : new BoundedTimestampAuthority(job.timestampAuthorityUrl);
     const result = await pdf.sign({
       signer: baselineSigner,
       fieldName: sealFieldName(pdf),
@@ -374,5 +391,13 @@ export async function seal(job: SealJob): Promise<SealResult> {
   }
   // Throws a plain Error (a fault of the service) if the CMS is not the one that was signed.
   removeSigningTime(sealed, baselineSigner);
+  if (needsValidationData(level) && timestampAuthority !== undefined) {
+    sealed = await addLongTermValidation(pdf, sealed, {
+      archival: level === 'B-LTA',
+      timestampAuthority,
+      sealingChain: [signer.certificate, ...(signer.certificateChain ?? [])],
+      allowPrivateNetworks: job.allowPrivateNetworks ?? false,
+    });
+  }
   return { sealed, originalPageCount, certificatePageCount };
 }
