@@ -7,16 +7,22 @@
  * - B-LTA: then `addTimestamp` adds a document timestamp (`/Type /DocTimeStamp`, `ETSI.RFC3161`)
  *   whose byte range covers the whole file, DSS included; it is the last thing in the file.
  *
+ * The revocation data of the seal's chain and of the timestamp authority's chain is fetched (or
+ * taken from the cache) *before* the signature is made ({@link prefetchValidationData}): validators
+ * check the sealing certificate as of the signature timestamp's time, and pyHanko, for one, refuses
+ * revocation data issued after that time ("too new"). The timestamp authority's chain is known from
+ * its last token; before the first seal of a worker, one timestamp of a random digest asks for it.
  * The seal is refused (503) unless every certificate of the seal's chain and of each timestamp's
  * chain that names a revocation source got its revocation data: never a lower level in silence.
  * Signatures already in the uploaded document get theirs too where it can be fetched; their
  * failures do not stop the seal.
  */
+import { randomBytes } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import type { PDF } from '@libpdf/core';
 import { AppError } from '../errors.js';
-import { CheckedRevocationProvider, checkedFetch, isSelfIssued, revocationUrls, sha256Hex, subjectOf, type FetchPolicy } from './revocation.js';
+import { checkedFetch, isSelfIssued, revocationUrls, sha256Hex, subjectOf, type CheckedRevocationProvider, type FetchPolicy } from './revocation.js';
 
 /** Bytes reserved for the document timestamp token (with its certificates). */
 const DOCUMENT_TIMESTAMP_RESERVE = 32 * 1024;
@@ -75,14 +81,87 @@ function assertCovered(chain: Uint8Array[], provider: CheckedRevocationProvider)
   }
 }
 
+interface SealTimestampAuthority {
+  readonly url: string;
+  timestamp: (digest: Uint8Array, algorithm: 'SHA-256' | 'SHA-384' | 'SHA-512') => Promise<Uint8Array>;
+  /** Tokens obtained so far, in order. */
+  readonly tokens: Uint8Array[];
+}
+
 export interface LongTermValidationOptions {
   /** B-LTA: add the document timestamp after the DSS. */
   archival: boolean;
   /** The timestamp authority of the seal (its tokens so far: the signature timestamp). */
-  timestampAuthority: { timestamp: (digest: Uint8Array, algorithm: 'SHA-256' | 'SHA-384' | 'SHA-512') => Promise<Uint8Array>; tokens: Uint8Array[] };
+  timestampAuthority: SealTimestampAuthority;
   /** DER certificates of the sealing chain (the sealing certificate first). */
   sealingChain: Uint8Array[];
-  allowPrivateNetworks: boolean;
+  /** The provider {@link prefetchValidationData} filled. */
+  provider: CheckedRevocationProvider;
+}
+
+/** The certificates of each timestamp authority's last token, by URL (per worker). */
+const timestampChains = new Map<string, Uint8Array[]>();
+
+function parse(der: Uint8Array): pkijs.Certificate {
+  return new pkijs.Certificate({ schema: asn1js.fromBER(der.slice().buffer).result });
+}
+
+function nameOf(name: pkijs.RelativeDistinguishedNames): string {
+  return Buffer.from(name.toSchema().toBER(false)).toString('hex');
+}
+
+/** Each certificate of `chain` with its issuer among `chain`, trust anchors left out. */
+function withIssuers(chain: Uint8Array[]): { der: Uint8Array; issuer: Uint8Array | undefined }[] {
+  const parsed = chain.map((der) => ({ der, certificate: parse(der) }));
+  return parsed
+    .filter(({ certificate }) => !isSelfIssued(certificate))
+    .map(({ der, certificate }) => ({ der, issuer: parsed.find((candidate) => nameOf(candidate.certificate.subject) === nameOf(certificate.issuer))?.der }));
+}
+
+/**
+ * Fetches (or takes from the cache) the revocation data of the sealing chain and of the timestamp
+ * authority's chain into `provider`, before the seal is signed (see the module comment).
+ * @throws AppError 503 `revocation-unavailable` naming the first certificate without it;
+ *   `timestamp-authority-unavailable` when the timestamp authority must be asked for its chain and fails
+ */
+export async function prefetchValidationData(options: { sealingChain: Uint8Array[]; timestampAuthority: SealTimestampAuthority; provider: CheckedRevocationProvider }): Promise<void> {
+  const { provider, timestampAuthority } = options;
+  let timestampChain = timestampChains.get(timestampAuthority.url);
+  if (timestampChain === undefined) {
+    const probe = await timestampAuthority.timestamp(new Uint8Array(randomBytes(32)), 'SHA-256');
+    timestampChain = certificatesOf(probe);
+  }
+  for (const chain of [options.sealingChain, timestampChain]) {
+    for (const { der, issuer } of withIssuers(chain)) {
+      try {
+        if (issuer === undefined || (await provider.getOCSP(der, issuer)) === null) await provider.getCRL(der);
+      } catch {
+        // Recorded by the provider; assertCovered names it.
+      }
+    }
+    assertCovered(chain, provider);
+  }
+}
+
+/** Remembers the certificates of the timestamp authority's newest token, for the next seal's prefetch. */
+function rememberTimestampChain(timestampAuthority: SealTimestampAuthority): void {
+  const token = timestampAuthority.tokens.at(-1);
+  if (token !== undefined) timestampChains.set(timestampAuthority.url, certificatesOf(token));
+}
+
+/**
+ * Installs the checked fetch (`revocation.ts`) as `globalThis.fetch` while `work` runs: @libpdf/core
+ * fetches missing issuer certificates (AIA caIssuers) with it, and in the seal worker no URL from a
+ * certificate is fetched unchecked.
+ */
+export async function withCheckedFetch<T>(policy: FetchPolicy, work: () => Promise<T>): Promise<T> {
+  const previousFetch = globalThis.fetch;
+  globalThis.fetch = checkedFetch(() => policy);
+  try {
+    return await work();
+  } finally {
+    globalThis.fetch = previousFetch;
+  }
 }
 
 /**
@@ -92,22 +171,14 @@ export interface LongTermValidationOptions {
  * @throws AppError 503 `revocation-unavailable` or `timestamp-authority-unavailable`
  */
 export async function addLongTermValidation(pdf: PDF, sealed: Uint8Array, options: LongTermValidationOptions): Promise<Uint8Array> {
-  const policy: FetchPolicy = { allowPrivate: options.allowPrivateNetworks };
-  const provider = new CheckedRevocationProvider(policy);
-  // @libpdf/core fetches missing issuer certificates (AIA caIssuers) with globalThis.fetch: in this
-  // worker, that is the checked fetch for as long as validation data is gathered.
-  const previousFetch = globalThis.fetch;
-  globalThis.fetch = checkedFetch(() => policy);
-  try {
-    await pdf.reload(sealed);
-    let bytes = (await pdf.addValidationData({ revocationProvider: provider })).bytes;
-    assertCovered(options.sealingChain, provider);
-    for (const token of options.timestampAuthority.tokens) assertCovered(certificatesOf(token), provider);
-    if (options.archival) {
-      bytes = (await pdf.addTimestamp({ timestampAuthority: options.timestampAuthority, estimatedSize: DOCUMENT_TIMESTAMP_RESERVE, digestAlgorithm: 'SHA-256' })).bytes;
-    }
-    return bytes;
-  } finally {
-    globalThis.fetch = previousFetch;
+  const { provider, timestampAuthority } = options;
+  rememberTimestampChain(timestampAuthority);
+  await pdf.reload(sealed);
+  let bytes = (await pdf.addValidationData({ revocationProvider: provider })).bytes;
+  assertCovered(options.sealingChain, provider);
+  for (const token of timestampAuthority.tokens) assertCovered(certificatesOf(token), provider);
+  if (options.archival) {
+    bytes = (await pdf.addTimestamp({ timestampAuthority, estimatedSize: DOCUMENT_TIMESTAMP_RESERVE, digestAlgorithm: 'SHA-256' })).bytes;
   }
+  return bytes;
 }

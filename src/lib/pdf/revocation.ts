@@ -143,10 +143,19 @@ export function checkedFetch(policy: () => FetchPolicy): typeof fetch {
   return async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
     if ((init?.method ?? 'GET').toUpperCase() !== 'GET') throw new TypeError(`Only GET requests go through the checked fetch (${url}).`);
-    const body = await fetchChecked(url, { method: 'GET', accept: 'application/pkix-cert' }, policy());
-    return new Response(body, { status: 200 });
+    const key = `issuer ${url}`;
+    let body = cached(key, Date.now());
+    if (body === undefined) {
+      body = await fetchChecked(url, { method: 'GET', accept: 'application/pkix-cert' }, policy());
+      // A CA's certificate at its published URL changes rarely: kept an hour.
+      remember(key, body, new Date(Date.now() + ISSUER_CACHE_MS));
+    }
+    return new Response(body.slice(), { status: 200 });
   };
 }
+
+/** How long an issuer certificate fetched from an AIA caIssuers URL is kept, milliseconds. */
+const ISSUER_CACHE_MS = 3_600_000;
 
 interface CachedAnswer {
   bytes: Uint8Array;
@@ -238,6 +247,8 @@ export class CheckedRevocationProvider implements RevocationProvider {
   /** Requests actually sent (not served from the cache), for the log. */
   fetched = 0;
   private readonly issuers = new Map<string, pkijs.Certificate>();
+  /** What this seal already obtained, by source: asked again (the prefetch, then the library), the same answer. */
+  private readonly memo = new Map<string, Uint8Array>();
 
   constructor(private readonly policy: FetchPolicy, private readonly now: () => number = Date.now) {}
 
@@ -250,8 +261,8 @@ export class CheckedRevocationProvider implements RevocationProvider {
     if (url === undefined) return null;
     return await this.record(id, certificate, async () => {
       const key = `ocsp ${url} ${id}`;
-      const hit = cached(key, this.now());
-      if (hit !== undefined) return hit;
+      const hit = this.memo.get(key) ?? cached(key, this.now());
+      if (hit !== undefined) return this.keep(key, hit);
       const request = new pkijs.OCSPRequest();
       await request.createForCertificate(certificate, { hashAlgorithm: 'SHA-1', issuerCertificate: issuer });
       this.fetched++;
@@ -263,8 +274,13 @@ export class CheckedRevocationProvider implements RevocationProvider {
       }, this.policy);
       const nextUpdate = await checkOcspResponse(answer, certificate, issuer, url, this.now());
       remember(key, answer, nextUpdate);
-      return answer;
+      return this.keep(key, answer);
     });
+  }
+
+  private keep(key: string, answer: Uint8Array): Uint8Array {
+    this.memo.set(key, answer);
+    return answer;
   }
 
   async getCRL(certificateDer: Uint8Array): Promise<Uint8Array | null> {
@@ -278,14 +294,14 @@ export class CheckedRevocationProvider implements RevocationProvider {
       let lastError: unknown;
       for (const url of urls.crl) {
         const key = `crl ${url}`;
-        const hit = cached(key, this.now());
-        if (hit !== undefined) return hit;
+        const hit = this.memo.get(key) ?? cached(key, this.now());
+        if (hit !== undefined) return this.keep(key, hit);
         try {
           this.fetched++;
           const answer = await fetchChecked(url, { method: 'GET', accept: 'application/pkix-crl' }, this.policy);
           const nextUpdate = await checkCrl(answer, certificate, issuer, url, this.now());
           remember(key, answer, nextUpdate);
-          return answer;
+          return this.keep(key, answer);
         } catch (error) {
           lastError = error;
         }
@@ -331,7 +347,8 @@ async function checkOcspResponse(answer: Uint8Array, certificate: pkijs.Certific
   const basic = fromDer(new Uint8Array(response.responseBytes.response.valueBlock.valueHexView), (schema) => new pkijs.BasicOCSPResponse({ schema }), 'basic OCSP response', url);
   let verified = false;
   try {
-    verified = await basic.verify({ trustedCerts: [issuer], issuerCerts: [issuer] });
+    // The issuer itself signs, or a responder it delegated to (id-kp-OCSPSigning, issued by it: a chain to the issuer).
+    verified = await basic.verify({ trustedCerts: [issuer], issuerCerts: [issuer], trustedResponders: [issuer] });
   } catch (cause) {
     throw new RevocationFetchError(`${url}: the OCSP response's signature does not check: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }

@@ -25,7 +25,8 @@ import { generateValueAppearances } from './appearances.js';
 import { appendCertificatePages } from './certificatePage.js';
 import { drawFieldValues, drawWidgetTexts } from './fieldDrawing.js';
 import { checkInflateBudget, tooComplex } from './inflateBudget.js';
-import { addLongTermValidation, checkTimestampToken } from './longTermValidation.js';
+import { addLongTermValidation, checkTimestampToken, prefetchValidationData, withCheckedFetch } from './longTermValidation.js';
+import { CheckedRevocationProvider } from './revocation.js';
 import { waitingOnNetwork } from './networkWait.js';
 import { PadesBaselineSigner, removeSigningTime } from './pades.js';
 import { needsTimestamp, needsValidationData } from '../sealLevel.js';
@@ -131,7 +132,7 @@ export class BoundedTimestampAuthority implements TimestampAuthority {
   /** DER TimeStampTokens obtained, in order. */
   readonly tokens: Uint8Array[] = [];
 
-  constructor(url: string) {
+  constructor(readonly url: string) {
     this.inner = new HttpTimestampAuthority(url, { timeout: TIMESTAMP_TIMEOUT_MS, fetch: platformFetch });
   }
 
@@ -332,6 +333,17 @@ export async function inspect(document: Uint8Array): Promise<{ pageCount: number
  */
 export async function seal(job: SealJob): Promise<SealResult> {
   const signer = await signerFor(job.sealingP12, job.sealingPassphrase);
+  const level = job.level ?? (job.timestampAuthorityUrl === undefined ? 'B-B' : 'B-T');
+  if (needsTimestamp(level) && job.timestampAuthorityUrl === undefined) throw new Error(`A ${level} seal needs a timestamp authority.`);
+  const timestampAuthority = needsTimestamp(level) && job.timestampAuthorityUrl !== undefined ? new BoundedTimestampAuthority(job.timestampAuthorityUrl) : undefined;
+  const sealingChain = [signer.certificate, ...(signer.certificateChain ?? [])];
+  const policy = { allowPrivate: job.allowPrivateNetworks ?? false };
+  // B-LT and B-LTA: revocation data first (it must predate the signature timestamp; a failing
+  // source fails the seal before any work on the document).
+  const provider = needsValidationData(level) ? new CheckedRevocationProvider(policy) : undefined;
+  if (provider !== undefined && timestampAuthority !== undefined) {
+    await withCheckedFetch(policy, () => prefetchValidationData({ sealingChain, timestampAuthority, provider }));
+  }
   const { pdf, originalPageCount } = await openChecked(job.document, job.inflateChecked === true);
 
   // Owner-password-only protection: the seal must cover the whole file, so the protection goes
@@ -355,9 +367,6 @@ export async function seal(job: SealJob): Promise<SealResult> {
   // reloads `pdf` from the signed bytes.
   // PAdES baseline: no signing-time attribute in the CMS; the time is the dictionary's /M (pades.ts).
   const baselineSigner = new PadesBaselineSigner(signer);
-  const level = job.level ?? (job.timestampAuthorityUrl === undefined ? 'B-B' : 'B-T');
-  if (needsTimestamp(level) && job.timestampAuthorityUrl === undefined) throw new Error(`A ${level} seal needs a timestamp authority.`);
-  const timestampAuthority = needsTimestamp(level) && job.timestampAuthorityUrl !== undefined ? new BoundedTimestampAuthority(job.timestampAuthorityUrl) : undefined;
   let sealed: Uint8Array;
   try {
     const result = await pdf.sign({
@@ -391,13 +400,9 @@ export async function seal(job: SealJob): Promise<SealResult> {
   }
   // Throws a plain Error (a fault of the service) if the CMS is not the one that was signed.
   removeSigningTime(sealed, baselineSigner);
-  if (needsValidationData(level) && timestampAuthority !== undefined) {
-    sealed = await addLongTermValidation(pdf, sealed, {
-      archival: level === 'B-LTA',
-      timestampAuthority,
-      sealingChain: [signer.certificate, ...(signer.certificateChain ?? [])],
-      allowPrivateNetworks: job.allowPrivateNetworks ?? false,
-    });
+  if (provider !== undefined && timestampAuthority !== undefined) {
+    const signedBytes = sealed;
+    sealed = await withCheckedFetch(policy, () => addLongTermValidation(pdf, signedBytes, { archival: level === 'B-LTA', timestampAuthority, sealingChain, provider }));
   }
   return { sealed, originalPageCount, certificatePageCount };
 }
