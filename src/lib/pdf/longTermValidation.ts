@@ -22,7 +22,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import type { PDF } from '@libpdf/core';
 import { AppError } from '../errors.js';
-import { checkedFetch, isSelfIssued, revocationUrls, sha256Hex, subjectOf, type CheckedRevocationProvider, type FetchPolicy } from './revocation.js';
+import { checkedFetch, isSelfIssued, parseCertificate, revocationUrls, sha256Hex, subjectOf, type CheckedRevocationProvider, type FetchPolicy } from './revocation.js';
 
 /** Bytes reserved for the document timestamp token (with its certificates). */
 const DOCUMENT_TIMESTAMP_RESERVE = 32 * 1024;
@@ -70,7 +70,7 @@ function certificatesOf(token: Uint8Array): Uint8Array[] {
  */
 function assertCovered(chain: Uint8Array[], provider: CheckedRevocationProvider): void {
   for (const der of chain) {
-    const certificate = new pkijs.Certificate({ schema: asn1js.fromBER(der.slice().buffer).result });
+    const certificate = parseCertificate(der);
     if (isSelfIssued(certificate)) continue;
     const { ocsp, crl } = revocationUrls(certificate);
     if (ocsp.length === 0 && crl.length === 0) continue;
@@ -102,17 +102,13 @@ export interface LongTermValidationOptions {
 /** The certificates of each timestamp authority's last token, by URL (per worker). */
 const timestampChains = new Map<string, Uint8Array[]>();
 
-function parse(der: Uint8Array): pkijs.Certificate {
-  return new pkijs.Certificate({ schema: asn1js.fromBER(der.slice().buffer).result });
-}
-
 function nameOf(name: pkijs.RelativeDistinguishedNames): string {
   return Buffer.from(name.toSchema().toBER(false)).toString('hex');
 }
 
 /** Each certificate of `chain` with its issuer among `chain`, trust anchors left out. */
 function withIssuers(chain: Uint8Array[]): { der: Uint8Array; issuer: Uint8Array | undefined }[] {
-  const parsed = chain.map((der) => ({ der, certificate: parse(der) }));
+  const parsed = chain.map((der) => ({ der, certificate: parseCertificate(der) }));
   return parsed
     .filter(({ certificate }) => !isSelfIssued(certificate))
     .map(({ der, certificate }) => ({ der, issuer: parsed.find((candidate) => nameOf(candidate.certificate.subject) === nameOf(certificate.issuer))?.der }));

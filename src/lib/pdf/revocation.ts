@@ -189,10 +189,23 @@ export function clearRevocationCache(): void {
   cache.clear();
 }
 
-function parseCertificate(der: Uint8Array): pkijs.Certificate {
+/** Certificates parsed so far, by SHA-256 of their DER (pkijs's schema matching is slow; the same few certificates come back on every seal). */
+const parsedCertificates = new Map<string, pkijs.Certificate>();
+
+/**
+ * Parses a DER certificate, from the per-worker memo when it was parsed before.
+ * @throws Error when the bytes are not a certificate
+ */
+export function parseCertificate(der: Uint8Array): pkijs.Certificate {
+  const key = sha256Hex(der);
+  const known = parsedCertificates.get(key);
+  if (known !== undefined) return known;
   const asn1 = asn1js.fromBER(der.slice().buffer);
   if (asn1.offset === -1) throw new Error('not a DER certificate');
-  return new pkijs.Certificate({ schema: asn1.result });
+  const certificate = new pkijs.Certificate({ schema: asn1.result });
+  if (parsedCertificates.size >= CACHE_LIMIT) parsedCertificates.delete(parsedCertificates.keys().next().value!);
+  parsedCertificates.set(key, certificate);
+  return certificate;
 }
 
 export function sha256Hex(bytes: Uint8Array): string {
