@@ -98,6 +98,7 @@ async function signatures(file: string): Promise<DumpedSignature[]> {
 
 /** The DSS of the PDF as qpdf reads it: its certificates, OCSP responses and CRLs as DER files. */
 async function dss(file: string): Promise<{ certs: string[]; ocsps: string[]; crls: string[]; vriKeys: string[] } | null> {
+  // qpdf's JSON (version 2) is read as it comes: objects keyed "obj:N G R", each {value} or {stream: {dict, data}}.
   const json = JSON.parse((await tool('qpdf', ['--json=2', '--json-stream-data=inline', file])).stdout) as { qpdf: [unknown, Record<string, any>] };
   const objects = json.qpdf[1];
   const resolve = (value: any): any => (typeof value === 'string' && / R$/.test(value) ? objects[`obj:${value}`] : { value });

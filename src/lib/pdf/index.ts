@@ -53,7 +53,8 @@ export async function sealDocument(options: SealOptions): Promise<SealResult> {
     lastSealFailure = null;
     return result;
   } catch (error) {
-    if (error instanceof AppError && SEAL_SOURCE_FAILURES[error.type] !== undefined) lastSealFailure = SEAL_SOURCE_FAILURES[error.type]!;
+    // Only the last attempt counts: one that failed for another cause (the document) says nothing of the sources.
+    lastSealFailure = (error instanceof AppError ? SEAL_SOURCE_FAILURES[error.type] : undefined) ?? null;
     throw error;
   }
 }
