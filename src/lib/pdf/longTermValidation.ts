@@ -19,7 +19,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
+import type * as pkijs from 'pkijs';
 import type { PDF } from '@libpdf/core';
 import { AppError } from '../errors.js';
 import { checkedFetch, isSelfIssued, parseCertificate, revocationUrls, sha256Hex, subjectOf, type CheckedRevocationProvider, type FetchPolicy } from './revocation.js';
@@ -36,32 +36,67 @@ export function revocationUnavailable(reason: string): AppError {
   });
 }
 
-function signedDataOf(cms: Uint8Array): pkijs.SignedData {
-  const asn1 = asn1js.fromBER(cms.slice().buffer);
-  if (asn1.offset === -1) throw new Error('not DER');
-  const contentInfo = new pkijs.ContentInfo({ schema: asn1.result });
-  if (contentInfo.contentType !== '1.2.840.113549.1.7.2') throw new Error('not a CMS SignedData');
-  return new pkijs.SignedData({ schema: contentInfo.content });
+/** The children of a constructed ASN.1 block (none for a primitive one). */
+function childrenOf(block: asn1js.AsnType | undefined): asn1js.AsnType[] {
+  const value = (block as { valueBlock?: { value?: unknown } } | undefined)?.valueBlock?.value;
+  return Array.isArray(value) ? (value as asn1js.AsnType[]) : [];
 }
+
+function isContext(block: asn1js.AsnType | undefined, tag: number): boolean {
+  return block !== undefined && block.idBlock.tagClass === 3 && block.idBlock.tagNumber === tag;
+}
+
+/**
+ * The parts of a TimeStampToken (RFC 3161 §2.4.2: a CMS SignedData, RFC 5652 §5.1) the seal needs:
+ * the DER of its TSTInfo and of its certificates. Walked with asn1js's plain BER parser (pkijs's
+ * schema matching costs tens of milliseconds per token); memoized by the token's SHA-256.
+ * @throws Error when the token is not a SignedData with encapsulated content
+ */
+function tokenParts(token: Uint8Array): { tstInfo: Uint8Array; eContentType: string; certificates: Uint8Array[] } {
+  const key = sha256Hex(token);
+  const known = tokenCache.get(key);
+  if (known !== undefined) return known;
+  const asn1 = asn1js.fromBER(token.slice().buffer);
+  if (asn1.offset === -1) throw new Error('The timestamp token is not DER.');
+  const [contentType, explicitContent] = childrenOf(asn1.result);
+  if (!(contentType instanceof asn1js.ObjectIdentifier) || contentType.getValue() !== '1.2.840.113549.1.7.2' || !isContext(explicitContent, 0)) {
+    throw new Error('The timestamp token is not a CMS SignedData.');
+  }
+  const signedData = childrenOf(childrenOf(explicitContent)[0]);
+  const [eContentType, eContent] = childrenOf(signedData[2]);
+  const octets = childrenOf(eContent)[0];
+  if (!(eContentType instanceof asn1js.ObjectIdentifier) || !(octets instanceof asn1js.OctetString)) throw new Error('The timestamp token carries no encapsulated content.');
+  const certificateSet = signedData.slice(3).find((block) => isContext(block, 0));
+  const parts = {
+    eContentType: eContentType.getValue(),
+    tstInfo: new Uint8Array(octets.getValue()),
+    certificates: childrenOf(certificateSet)
+      .filter((block) => block instanceof asn1js.Sequence)
+      .map((block) => new Uint8Array(block.valueBeforeDecodeView)),
+  };
+  if (tokenCache.size >= 64) tokenCache.delete(tokenCache.keys().next().value!);
+  tokenCache.set(key, parts);
+  return parts;
+}
+
+const tokenCache = new Map<string, { tstInfo: Uint8Array; eContentType: string; certificates: Uint8Array[] }>();
 
 /**
  * Checks that a TimeStampToken (RFC 3161 §2.4.2) parses and timestamps `digest`.
  * @throws Error saying what is wrong
  */
 export function checkTimestampToken(token: Uint8Array, digest: Uint8Array): void {
-  const signedData = signedDataOf(token);
-  const content = signedData.encapContentInfo.eContent;
-  if (signedData.encapContentInfo.eContentType !== '1.2.840.113549.1.9.16.1.4' || content === undefined) throw new Error('The timestamp token carries no TSTInfo.');
-  const asn1 = asn1js.fromBER(content.getValue());
-  const info = new pkijs.TSTInfo({ schema: asn1.result });
-  const imprint = new Uint8Array(info.messageImprint.hashedMessage.valueBlock.valueHexView);
-  if (!Buffer.from(imprint).equals(Buffer.from(digest))) throw new Error('The timestamp token is not over the digest that was sent.');
+  const { eContentType, tstInfo } = tokenParts(token);
+  if (eContentType !== '1.2.840.113549.1.9.16.1.4') throw new Error('The timestamp token carries no TSTInfo.');
+  // TSTInfo ::= SEQUENCE { version, policy, messageImprint SEQUENCE { hashAlgorithm, hashedMessage OCTET STRING }, ... }
+  const messageImprint = childrenOf(asn1js.fromBER(tstInfo.slice().buffer).result)[2];
+  const hashed = childrenOf(messageImprint)[1];
+  if (!(hashed instanceof asn1js.OctetString)) throw new Error('The timestamp token has no message imprint.');
+  if (!Buffer.from(hashed.getValue()).equals(Buffer.from(digest))) throw new Error('The timestamp token is not over the digest that was sent.');
 }
 
 function certificatesOf(token: Uint8Array): Uint8Array[] {
-  return (signedDataOf(token).certificates ?? [])
-    .filter((certificate): certificate is pkijs.Certificate => certificate instanceof pkijs.Certificate)
-    .map((certificate) => new Uint8Array(certificate.toSchema().toBER(false)));
+  return tokenParts(token).certificates;
 }
 
 /**
