@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,hotRead,list,loginStorm,completion,recipientCompletion,sweep,webhookBurst,idempotency] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -29,6 +29,7 @@ import { writeResults, toMarkdown, type Results } from './lib/report.js';
 import { seed } from './lib/seed.js';
 import { benchColdStart } from './suites/coldStart.js';
 import { benchCompletion } from './suites/completion.js';
+import { benchSealLevels } from './suites/sealLevels.js';
 import { benchHotRead } from './suites/hotRead.js';
 import { benchIdempotency } from './suites/idempotency.js';
 import { benchList } from './suites/list.js';
@@ -38,7 +39,7 @@ import { benchRecipientCompletion } from './suites/recipientCompletion.js';
 import { benchSweep } from './suites/sweep.js';
 import { benchWebhookBurst } from './suites/webhookBurst.js';
 
-const SUITES = ['coldStart', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sweep', 'webhookBurst', 'idempotency'] as const;
+const SUITES = ['coldStart', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -127,6 +128,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'completion': {
       const { figures, targets } = await benchCompletion(context);
       results.completion = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'sealLevels': {
+      const { figures, targets } = await benchSealLevels(context);
+      results.sealLevels = figures;
       results.targets.push(...targets);
       return;
     }

@@ -55,8 +55,18 @@ param operatorPrincipalType string = ''
 @description('Cloudflare Turnstile on Register and Login: off (tokens are ignored), optional (a token that is sent is verified) or required. Put the secret turnstile-secret-key in Key Vault before turning it on. Empty means off.')
 param turnstileMode string = ''
 
-@description('URL of an RFC 3161 timestamp authority; seals then carry a signature timestamp (PAdES B-T). Empty seals without one.')
+@description('URL of an RFC 3161 timestamp authority; seals then carry a signature timestamp and, by default, long-term validation data (PAdES B-LTA). Empty seals without one (B-B).')
 param tsaUrl string = ''
+
+@description('PAdES level of every seal (SEAL_LEVEL): B-B, B-T, B-LT or B-LTA. Empty means B-LTA with a timestamp authority, else B-B. B-T and above need tsaUrl.')
+@allowed([
+  ''
+  'B-B'
+  'B-T'
+  'B-LT'
+  'B-LTA'
+])
+param sealLevel string = ''
 
 @description('Origin that links in e-mails point at (PUBLIC_BASE_URL), such as https://sign.example.com when a custom domain fronts the app; empty means the Function App\'s own https://<host name>.')
 param publicBaseUrl string = ''
@@ -335,6 +345,7 @@ module functionApp 'modules/functionapp.bicep' = {
     bcryptCost: bcryptCost
     turnstileMode: turnstile
     tsaUrl: tsaUrl
+    sealLevel: sealLevel
     uploadUrlTtlSeconds: uploadUrlTtlSeconds
     maxDocumentBytes: maxDocumentBytes
     publicBaseUrl: publicBaseUrl

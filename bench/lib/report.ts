@@ -7,6 +7,7 @@ import type { HotReadLevel } from '../suites/hotRead.js';
 import type { IdempotencyFigures } from '../suites/idempotency.js';
 import type { ListFigures } from '../suites/list.js';
 import type { CompletionFigures } from '../suites/completion.js';
+import type { SealLevelsFigures } from '../suites/sealLevels.js';
 import type { ColdStartFigures } from '../suites/coldStart.js';
 import type { LoginStormFigures } from '../suites/loginStorm.js';
 import type { RecipientCompletionFigures } from '../suites/recipientCompletion.js';
@@ -30,6 +31,7 @@ export interface Results {
   coldStart?: ColdStartFigures;
   loginStorm?: LoginStormFigures;
   recipientCompletion?: RecipientCompletionFigures[];
+  sealLevels?: SealLevelsFigures;
   sweep?: SweepFigures;
   webhookBurst?: WebhookBurstFigures;
   idempotency?: IdempotencyFigures;
@@ -156,12 +158,12 @@ export function toMarkdown(results: Results): string {
         'Each side first runs 3 times, unmeasured, on the same bytes (code compiled, the seal worker\'s heap grown to the document); ' +
         "the largest growth of complete's warm-ups and the worker's start-up growth (once per process) are reported apart.",
       '',
-      '| document | size | pages | complete ms (spread) | floor ms (spread) | time ratio | complete peak RSS growth | floor peak RSS growth | growth ratio | growth / size | warm-up growth | worker start-up growth |',
-      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      '| document | size | pages | complete ms (spread) | floor ms (spread) | time ratio | storage floor ms | complete / (floor + storage floor) | complete peak RSS growth | floor peak RSS growth | growth ratio | growth / size | warm-up growth | worker start-up growth |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
       ...results.completion.map(
         (entry) =>
           `| ${entry.document} | ${mib(entry.bytes)} | ${entry.pages} | ${fmt(entry.completeMs.median, 0)} (${spread(entry.completeMs)}) | ${fmt(entry.floorMs.median, 0)} (${spread(entry.floorMs)}) | ` +
-          `${ratio(entry.timeRatio)} | ${mib(entry.peakRssGrowthBytes)} | ${mib(entry.floorPeakRssGrowthBytes)} | **${fmt(entry.rssGrowthRatio, 2)}** | ` +
+          `${ratio(entry.timeRatio)} | ${entry.storageFloorMs === undefined ? '' : fmt(entry.storageFloorMs.median, 0)} | ${entry.timeWithStorageRatio === undefined ? '' : ratio(entry.timeWithStorageRatio)} | ${mib(entry.peakRssGrowthBytes)} | ${mib(entry.floorPeakRssGrowthBytes)} | **${fmt(entry.rssGrowthRatio, 2)}** | ` +
           `${fmt(entry.rssGrowthPerByte, 1)} | ${mib(entry.documentWarmupRssGrowthBytes)} | ${mib(entry.workerStartRssGrowthBytes)} |`,
       ),
     );
@@ -200,6 +202,22 @@ export function toMarkdown(results: Results): string {
         `Packages loaded at import: ${cold.packagesLoaded.join(', ')}.`,
       ...Object.entries(cold.heavyImportChains ?? {}).flatMap(([name, chain]) => ['', `Import chain of ${name}: ${chain.map((step) => `\`${step}\``).join(' → ')}`]),
       ...(cold.functionModules === undefined ? [] : ['', `Function modules imported (${cold.functionModules.length}): ${cold.functionModules.join(', ')}.`]),
+    );
+  }
+
+  if (results.sealLevels !== undefined) {
+    const levels = results.sealLevels;
+    lines.push(
+      '',
+      `## Seal levels: completion at B-LTA vs B-T plus one timestamp round trip (${levels.ltaMs.rounds} rounds)`,
+      '',
+      'The same completion of `normal.pdf` from draft, in one process, at `SEAL_LEVEL` B-LTA and B-T, against a loopback PKI made with openssl ' +
+        '(CAs, `openssl ocsp` responder, CRL server, `openssl ts` authority); a lone RFC 3161 request timed in each round. ' +
+        'Revocation data is cached by the warm-ups, so B-LTA adds the DSS and the document timestamp.',
+      '',
+      '| B-LTA ms (spread) | B-T ms (spread) | timestamp ms | B-LTA / (B-T + timestamp) | OCSP and CRL requests while measuring | TSA requests per B-LTA |',
+      '| --- | --- | --- | --- | --- | --- |',
+      `| ${fmt(levels.ltaMs.median, 0)} (${spread(levels.ltaMs)}) | ${fmt(levels.btMs.median, 0)} (${spread(levels.btMs)}) | ${fmt(levels.timestampMs.median, 0)} | ${ratio(levels.ratio)} | ${levels.revocationRequests} | ${levels.timestampRequestsPerLta} |`,
     );
   }
 

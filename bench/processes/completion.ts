@@ -29,11 +29,11 @@ import { readFile } from 'node:fs/promises';
 import { P12Signer, PDF } from '@libpdf/core';
 import { afterResponse } from '../../src/lib/afterResponse.js';
 import { completeEnvelope } from '../../src/lib/envelopes/complete.js';
-import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
-import { newSigner, type Actor, type AuditEvent, type EnvelopeRecord } from '../../src/lib/envelopes/model.js';
+import type { Actor } from '../../src/lib/envelopes/model.js';
 import { uuidv7 } from '../../src/lib/ids.js';
 import { getServices } from '../../src/lib/services.js';
 import { failToParent, finishWithResult } from '../lib/child.js';
+import { createDraftEnvelope } from '../lib/draftEnvelope.js';
 import { SEAL_PHASES, timeSealPhases, type SealPhase } from '../lib/sealPhases.js';
 import { median } from '../lib/stats.js';
 
@@ -52,6 +52,8 @@ export interface CompletionProcessResult {
   completeMs: number[];
   /** Wall time of each floor (load + sign), ms. */
   floorMs: number[];
+  /** Wall time of each storage floor (the completion's storage reads and writes, bare SDK), ms. */
+  storageFloorMs: number[];
   /** Peak resident-set growth during each measured completion, bytes. */
   rssGrowth: number[];
   /** Peak resident-set growth during each floor, bytes. */
@@ -81,19 +83,7 @@ try {
   const document = new Uint8Array(await readFile(options.path));
   const warmup = new Uint8Array(await readFile(options.warmupPath));
 
-  const newEnvelope = async (bytes: Uint8Array, documentName: string): Promise<string> => {
-    const draft = newDraftEnvelope({ actor, documentName, now: new Date() });
-    const { id } = draft.record;
-    const record: EnvelopeRecord = {
-      ...draft.record,
-      // Completed from draft (the owner seals the document as it is): a sent one waits for its signer.
-      signers: [newSigner({ id: uuidv7(), email: 'signer@example.com', name: 'Sam Signer', role: 'signer' })],
-    };
-    const event: AuditEvent = draft.event;
-    await services.envelopes.create(record, event);
-    await services.storage.containers.documents.getBlockBlobClient(record.blobName).uploadData(bytes, { blobHTTPHeaders: { blobContentType: 'application/pdf' } });
-    return id;
-  };
+  const newEnvelope = (bytes: Uint8Array, documentName: string): Promise<string> => createDraftEnvelope(services, actor, bytes, documentName);
 
   /** Times `work` and samples the resident set every 2 ms while it runs. */
   const measured = async <T>(work: () => Promise<T>): Promise<{ ms: number; growth: number; value: T }> => {
@@ -130,6 +120,49 @@ try {
       return pdf.getPageCount();
     });
 
+  /**
+   * The storage floor: the storage reads and writes a completion from draft must make, in the same
+   * order and with the same parallelism, done bare with the Azure SDK clients of the service (same
+   * Azurite, same settings) on rows and blobs of their own: the envelope's point read; the upload's
+   * download; the re-read of the draft and the frozen copy's upload beside the sealed blob's
+   * properties (absent), the audit events' and actions' queries; the sealed blob's upload (the
+   * document's size); the commit (one entity-group transaction: the envelope row, its status row,
+   * the completion event) beside the seal record's upsert. No PDF work, no checks, no JSON model.
+   */
+  const { tables, containers } = services.storage;
+  const floorOwner = uuidv7();
+  const floorUpload = `${floorOwner}/upload.pdf`;
+  await containers.documents.getBlockBlobClient(floorUpload).uploadData(document);
+  const row = (rowKey: string, extra: Record<string, unknown> = {}) => ({ partitionKey: floorOwner, rowKey, status: 'draft', documentName: `${options.name}.pdf`, version: 1, ...extra });
+  const timedStorageFloor = async () => {
+    const id = uuidv7();
+    await tables.envelopes.submitTransaction([['create', row(`envelope_${id}`)], ['create', row(`status_draft_${id}`)]]);
+    return await measured(async () => {
+      await tables.envelopes.getEntity(floorOwner, `envelope_${id}`);
+      const upload = await containers.documents.getBlockBlobClient(floorUpload).downloadToBuffer();
+      const list = async (prefix: string) => {
+        for await (const entity of tables.envelopes.listEntities({ queryOptions: { filter: `PartitionKey eq '${floorOwner}' and RowKey ge '${prefix}' and RowKey lt '${prefix}~'` } })) void entity;
+      };
+      await Promise.all([
+        tables.envelopes.getEntity(floorOwner, `envelope_${id}`),
+        containers.originals.getBlockBlobClient(`${id}/document.pdf`).uploadData(upload),
+        containers.sealed.getBlockBlobClient(`${id}/document.pdf`).getProperties().catch(() => undefined),
+        list(`event_${id}_`),
+        list(`action_${id}_`),
+      ]);
+      await containers.sealed.getBlockBlobClient(`${id}/document.pdf`).uploadData(upload, { conditions: { ifNoneMatch: '*' } });
+      await Promise.all([
+        tables.envelopes.submitTransaction([
+          ['update', row(`envelope_${id}`, { status: 'completed', version: 2 }), 'Replace'],
+          ['delete', { partitionKey: floorOwner, rowKey: `status_draft_${id}` }],
+          ['create', row(`status_completed_${id}`, { status: 'completed', version: 2 })],
+          ['create', { partitionKey: floorOwner, rowKey: `event_${id}_0000000002`, type: 'envelope.completed' }],
+        ]),
+        tables.seals.upsertEntity({ partitionKey: id, rowKey: 'seal', envelopeId: id }),
+      ]);
+    });
+  };
+
   // Envelopes first, so that storage writes do not fall inside the measured memory.
   const warmupId = await newEnvelope(warmup, 'warmup.pdf');
   const warmupIds: string[] = [];
@@ -149,6 +182,7 @@ try {
     pages: 0,
     completeMs: [],
     floorMs: [],
+    storageFloorMs: [],
     rssGrowth: [],
     floorRssGrowth: [],
     warmupRssGrowth: warm.growth,
@@ -158,7 +192,10 @@ try {
     sealPhasesMs: {} as Record<SealPhase, number>,
   };
   // The floor gets its warm-ups too: the library's first runs in this thread compile its code.
-  for (let round = 0; round < WARMUPS; round++) await timedFloor();
+  for (let round = 0; round < WARMUPS; round++) {
+    await timedFloor();
+    await timedStorageFloor();
+  }
   for (const [round, id] of ids.entries()) {
     let completion: Awaited<ReturnType<typeof timedCompletion>>;
     let floor: Awaited<ReturnType<typeof timedFloor>>;
@@ -173,6 +210,7 @@ try {
     result.rssGrowth.push(completion.growth);
     result.floorMs.push(floor.ms);
     result.floorRssGrowth.push(floor.growth);
+    result.storageFloorMs.push((await timedStorageFloor()).ms);
     result.pages = floor.value;
     process.stderr.write(
       `[bench]   ${options.name}: complete ${Math.round(completion.ms)} ms, floor ${Math.round(floor.ms)} ms, RSS +${Math.round(completion.growth / 1048576)} MiB vs floor +${Math.round(floor.growth / 1048576)} MiB\n`,

@@ -80,8 +80,11 @@ param bcryptCost int
 @description('Cloudflare Turnstile: off (tokens ignored), optional (a token that is sent is verified) or required.')
 param turnstileMode string
 
-@description('RFC 3161 timestamp authority for PAdES B-T seals (TSA_URL); empty seals without a timestamp.')
+@description('RFC 3161 timestamp authority (TSA_URL); empty seals without a timestamp.')
 param tsaUrl string
+
+@description('PAdES level of every seal (SEAL_LEVEL); empty means the service\'s default (B-LTA with a timestamp authority, else B-B).')
+param sealLevel string
 
 @description('Lifetime of an upload SAS URL, seconds (UPLOAD_URL_TTL_SECONDS).')
 param uploadUrlTtlSeconds int
@@ -200,7 +203,7 @@ var turnstileOnSettings = {
 }
 var turnstileSettings = turnstileMode == 'off' ? {} : turnstileOnSettings
 
-var timestampSettings = empty(tsaUrl) ? {} : { TSA_URL: tsaUrl }
+var timestampSettings = union(empty(tsaUrl) ? {} : { TSA_URL: tsaUrl }, empty(sealLevel) ? {} : { SEAL_LEVEL: sealLevel })
 
 var appSettings = union(baseSettings, turnstileSettings, timestampSettings)
 

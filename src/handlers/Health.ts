@@ -5,6 +5,7 @@
 import type { HttpResponseInit } from '@azure/functions';
 import { AppError } from '../lib/errors.js';
 import { json } from '../lib/http/respond.js';
+import { sealHealthReasons } from '../lib/pdf/index.js';
 import { getServices } from '../lib/services.js';
 import { storageStatus } from '../lib/storage/keys.js';
 
@@ -25,5 +26,7 @@ export async function health(): Promise<HttpResponseInit> {
   } catch (error) {
     throw new AppError('service_unavailable', 'Storage does not answer.', { type: 'storage-unavailable', retryAfterSeconds: 5, cause: error });
   }
-  return json(200, { status: 'ok' }, { noStore: true });
+  // Still 200: the service answers; seals wait for the failing source and are retried by the sweeper.
+  const reasons = sealHealthReasons();
+  return json(200, reasons.length === 0 ? { status: 'ok' } : { status: 'degraded', reasons }, { noStore: true });
 }

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { DEFAULT_SWEEP_SCHEDULE, SWEEP_SCHEDULE_FORMAT, SWEEP_SCHEDULE_PROBLEM } from './sweepSchedule.js';
+import { checkSealingCertificateForLevel, SEAL_LEVELS, sealLevelOf, type SealLevel } from './sealLevel.js';
 
 const DEFAULT_TURNSTILE_VERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';
 
@@ -58,6 +59,7 @@ const environmentSchema = z.object({
   ),
   SEAL_P12_PASSPHRASE: z.string().optional().transform((value) => value ?? ''),
   TSA_URL: optionalText.pipe(httpUrl.optional()),
+  SEAL_LEVEL: optionalText.pipe(z.enum(SEAL_LEVELS, { error: `must be one of ${SEAL_LEVELS.join(', ')}` }).optional()),
   UPLOAD_URL_TTL_SECONDS: integer(900, 1, 86_400),
   MAX_DOCUMENT_BYTES: integer(26_214_400, 1024, 2_147_483_647),
   ALLOWED_ORIGINS: optionalText.transform((value) =>
@@ -128,6 +130,8 @@ export interface Config {
   requireEmailVerification: boolean;
   /** RFC 3161 timestamp authority; unset means PAdES B-B seals without a timestamp. */
   tsaUrl: string | undefined;
+  /** PAdES baseline level of every seal (`SEAL_LEVEL`; `sealLevel.ts`): B-LTA with a timestamp authority, else B-B, by default. */
+  sealLevel: SealLevel;
   /** Lifetime of an upload SAS, seconds. */
   uploadUrlTtlSeconds: number;
   /** Largest document accepted, bytes. */
@@ -185,6 +189,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(setting, issue?.message ?? 'invalid');
   }
   const values = parsed.data;
+  const sealLevel = sealLevelOf(values.SEAL_LEVEL, values.TSA_URL);
+  const seal = { p12: Buffer.from(values.SEAL_P12_BASE64, 'base64'), passphrase: values.SEAL_P12_PASSPHRASE };
+  checkSealingCertificateForLevel(sealLevel, seal);
   return {
     storage: loadStorageSettings(env),
     jwt: {
@@ -199,8 +206,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       verifyUrl: values.TURNSTILE_VERIFY_URL,
       required: values.TURNSTILE_REQUIRED,
     },
-    seal: { p12: Buffer.from(values.SEAL_P12_BASE64, 'base64'), passphrase: values.SEAL_P12_PASSPHRASE },
+    seal,
     tsaUrl: values.TSA_URL,
+    sealLevel,
     requireEmailVerification: values.REQUIRE_EMAIL_VERIFICATION,
     uploadUrlTtlSeconds: values.UPLOAD_URL_TTL_SECONDS,
     maxDocumentBytes: values.MAX_DOCUMENT_BYTES,

@@ -97,6 +97,11 @@ async function main(): Promise<void> {
     console.log(`API listening at ${service.apiUrl}`);
     console.log(`Health: ${service.apiUrl}/health`);
     console.log(`Links in e-mails point at ${service.publicBaseUrl}; queue and timer functions run here (sweeper schedule ${services.config.sweepSchedule}).`);
+    console.log(
+      services.config.tsaUrl === undefined
+        ? `Seals: PAdES ${services.config.sealLevel}, no timestamp authority (set TSA_URL, e.g. TSA_URL=http://timestamp.digicert.com npm start, for B-LTA; docs/seal-levels.md).`
+        : `Seals: PAdES ${services.config.sealLevel} with the timestamp authority ${services.config.tsaUrl}.`,
+    );
     console.log('Create more invitation codes beside it with: npm run --silent invite');
     console.log(`Invitation code (one registration, valid 7 days): ${invitation.code}`);
     console.log('Press Ctrl-C to stop.');

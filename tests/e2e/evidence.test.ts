@@ -163,13 +163,17 @@ describe('timestamps', () => {
   afterAll(async () => {
     await tsa.close();
     delete process.env.TSA_URL;
+    delete process.env.SEAL_LEVEL;
     resetConfig();
     resetServices();
   });
 
+  /** A timestamp authority at PAdES B-T (the levels above are tested in sealLevels.test.ts). */
   function useTsa(url: string | undefined): void {
     if (url === undefined) delete process.env.TSA_URL;
     else process.env.TSA_URL = url;
+    if (url === undefined) delete process.env.SEAL_LEVEL;
+    else process.env.SEAL_LEVEL = 'B-T';
     resetConfig();
     resetServices();
   }
@@ -238,6 +242,7 @@ describe('verification by hash', () => {
 
 function useNoTsa(): void {
   delete process.env.TSA_URL;
+  delete process.env.SEAL_LEVEL;
   resetConfig();
   resetServices();
 }

@@ -128,6 +128,8 @@ describe('npm start on an empty folder', () => {
     expect(existsSync(path.join(root, '.azurite'))).toBe(true);
     // CONTRACT §2: without a Turnstile secret, captcha tokens are ignored and a warning says so at start.
     expect(first.output.some((line) => line.includes('TURNSTILE_SECRET_KEY is not set'))).toBe(true);
+    // With no timestamp authority, seals are B-B, and the start says how to point it at one.
+    expect(first.output).toContainEqual(expect.stringMatching(/^Seals: PAdES B-B, no timestamp authority \(set TSA_URL/));
   });
 
   test('prints the complete storage connection string, which reaches the Blob, Queue and Table storage it uses', async () => {

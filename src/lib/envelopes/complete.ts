@@ -314,6 +314,8 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
       sealingP12: config.seal.p12,
       sealingPassphrase: config.seal.passphrase,
       ...(config.tsaUrl === undefined ? {} : { timestampAuthorityUrl: config.tsaUrl }),
+      level: config.sealLevel,
+      allowPrivateNetworks: config.webhookAllowPrivateNetworks,
     });
     const hash = sha256(bytes);
     const storedAt = Date.now();

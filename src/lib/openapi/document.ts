@@ -184,6 +184,9 @@ const problems = {
   'verification-too-soon': { detail: 'A verification e-mail went out less than 60 seconds ago: check your inbox, or retry in 42 s.' },
   'captcha-unavailable': { detail: 'Captcha verification is unavailable right now; retry shortly.' },
   'timestamp-authority-unavailable': { detail: 'The timestamp authority did not answer, so the document was not sealed. Try again later.' },
+  'revocation-unavailable': {
+    detail: 'The revocation data of the sealing or timestamp certificates could not be fetched, so the document was not sealed. Try again later.',
+  },
   'internal-error': {
     detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
     correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
@@ -569,9 +572,10 @@ const operations: (RouteConfig & { operationId: string })[] = [
       403: emailUnverified('complete'),
       404: notFound,
       ...documentErrors,
-      503: problem(503, 'Storage or the timestamp authority (`timestamp-authority-unavailable`) is unavailable; nothing was changed.', [
+      503: problem(503, 'Storage, the timestamp authority (`timestamp-authority-unavailable`) or a revocation source of the seal (`revocation-unavailable`, B-LT and B-LTA) is unavailable; nothing was changed.', [
         'storage-unavailable',
         'timestamp-authority-unavailable',
+        'revocation-unavailable',
       ]),
       ...common,
     },
@@ -655,7 +659,10 @@ const operations: (RouteConfig & { operationId: string })[] = [
     summary: 'Whether the service and its storage answer',
     security: [],
     responses: {
-      200: { description: 'Table and Blob storage answer.', content: { [json]: { schema: healthResponse, example: { status: 'ok' } } } },
+      200: {
+        description: 'Table and Blob storage answer: `ok`, or `degraded` while this instance\'s last seal failed for its timestamp authority or revocation sources.',
+        content: { [json]: { schema: healthResponse, example: { status: 'ok' } } },
+      },
       503: problem(503, 'Storage does not answer (`storage-unavailable`).', ['storage-unavailable']),
       ...common,
     },

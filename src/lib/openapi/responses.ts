@@ -218,7 +218,15 @@ export const loginResponse = z
   .meta({ id: 'LoginResult', description: 'An access token and the account it belongs to.' });
 
 /** 200 of `GET /api/health` (CONTRACT §9). */
-export const healthResponse = z.strictObject({ status: z.literal('ok') }).meta({ id: 'Health' });
+export const healthResponse = z
+  .union([
+    z.strictObject({ status: z.literal('ok') }),
+    z.strictObject({
+      status: z.literal('degraded'),
+      reasons: z.array(z.string()).min(1).meta({ description: 'Why, in sentences: this instance\'s last seal failed because the timestamp authority or a revocation source (OCSP, CRL) did not answer; completions are retried by the sweeper.' }),
+    }),
+  ])
+  .meta({ id: 'Health' });
 
 /** Every error response: RFC 9457 problem details (CONTRACT §1). */
 export const problemResponseSchema = z

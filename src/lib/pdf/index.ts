@@ -4,6 +4,7 @@
  * @libpdf/core; the PDF work itself runs in a worker thread (`workerPool.ts`), and node-forge loads
  * only when a development certificate is made, so this module is cheap to import.
  */
+import { AppError } from '../errors.js';
 import { sealWorkers } from './workerPool.js';
 import type { InspectOptions, SealOptions, SealResult } from './types.js';
 
@@ -22,8 +23,9 @@ export async function createDevelopmentSealingCertificate(options: { commonName:
  * Flattens the document's form fields (each first given an appearance that shows its value, so that
  * no value a viewer shows is lost), appends the certificate-of-completion page(s) and seals the
  * result with a PAdES baseline signature (`ETSI.CAdES.detached`, SHA-256, signing-certificate-v2,
- * no signing-time attribute; B-T with an RFC 3161 timestamp when `timestampAuthorityUrl` is set,
- * else B-B) made with the sealing P12 (CONTRACT §6 steps 1 to 4). Signatures the document already
+ * no signing-time attribute) at `options.level` (`sealLevel.ts`: B-B; B-T with an RFC 3161
+ * timestamp; B-LT with a DSS of certificates and revocation data; B-LTA with a document timestamp
+ * last) made with the sealing P12 (CONTRACT §6 steps 1 to 4). Signatures the document already
  * carries stay valid: the changes are incremental updates, and a signed document that cannot be
  * updated that way is refused. A document that opens with the empty password (owner restrictions
  * only, whatever they deny) is sealed without its protection (CONTRACT §4).
@@ -38,13 +40,40 @@ export async function createDevelopmentSealingCertificate(options: { commonName:
  *   `document-signed-not-extensible` (signed, but linearized or damaged, so the seal could not be
  *   an incremental update) or `document-too-complex` (over 30 s or 512 MiB, or a decompression bomb)
  * @throws AppError `service_unavailable` (503, Retry-After 30 s) with type
- *   `timestamp-authority-unavailable` when the TSA fails, answers an error, or takes over 10 s
+ *   `timestamp-authority-unavailable` when the TSA fails, answers an error or garbage, or takes over
+ *   10 s; with type `revocation-unavailable` (B-LT, B-LTA) when an OCSP responder or CRL server of the
+ *   seal's or timestamp's chains fails likewise, or its answer does not check
  * @throws `options.signal.reason` when aborted
  * @throws Error for faults of the service itself, e.g. a sealing P12 that does not open with its passphrase
  */
 export async function sealDocument(options: SealOptions): Promise<SealResult> {
   const { signal, ...job } = options;
-  return await sealWorkers.run(job, signal);
+  try {
+    const result = await sealWorkers.run(job, signal);
+    lastSealFailure = null;
+    return result;
+  } catch (error) {
+    // Only the last attempt counts: one that failed for another cause (the document) says nothing of the sources.
+    lastSealFailure = (error instanceof AppError ? SEAL_SOURCE_FAILURES[error.type] : undefined) ?? null;
+    throw error;
+  }
+}
+
+/** Problem types of a seal that failed for its network sources, and what health says for each. */
+const SEAL_SOURCE_FAILURES: Record<string, string> = {
+  'urn:problem:timestamp-authority-unavailable': 'The last seal failed: the timestamp authority (TSA_URL) did not answer with a timestamp.',
+  'urn:problem:revocation-unavailable': 'The last seal failed: revocation data (OCSP or CRL) of the sealing or timestamp certificates could not be fetched.',
+};
+
+let lastSealFailure: string | null = null;
+
+/**
+ * Why this process's last seal attempt failed, when it failed for a source outside the service (the
+ * timestamp authority, a revocation source), for `GET /api/health` (`degraded`); `[]` once a seal
+ * has succeeded since, or none has failed so.
+ */
+export function sealHealthReasons(): string[] {
+  return lastSealFailure === null ? [] : [lastSealFailure];
 }
 
 /**

@@ -25,7 +25,11 @@ import { generateValueAppearances } from './appearances.js';
 import { appendCertificatePages } from './certificatePage.js';
 import { drawFieldValues, drawWidgetTexts } from './fieldDrawing.js';
 import { checkInflateBudget, tooComplex } from './inflateBudget.js';
+import { addLongTermValidation, checkTimestampToken, prefetchValidationData, withCheckedFetch } from './longTermValidation.js';
+import { CheckedRevocationProvider } from './revocation.js';
+import { waitingOnNetwork } from './networkWait.js';
 import { PadesBaselineSigner, removeSigningTime } from './pades.js';
+import { needsTimestamp, needsValidationData } from '../sealLevel.js';
 import type { SealJob, SealResult } from './types.js';
 
 /** How long the timestamp authority may take to answer, in milliseconds. */
@@ -114,17 +118,30 @@ async function signerFor(p12: Uint8Array, passphrase: string): Promise<P12Signer
   }
 }
 
-/** An RFC 3161 client that answers every failure (error status, refusal, timeout, no listener) with one 503. */
-class BoundedTimestampAuthority implements TimestampAuthority {
-  private readonly inner: HttpTimestampAuthority;
+/** The fetch of the process, kept before the seal's checked one replaces it (`longTermValidation.ts`). */
+const platformFetch = globalThis.fetch;
 
-  constructor(url: string) {
-    this.inner = new HttpTimestampAuthority(url, { timeout: TIMESTAMP_TIMEOUT_MS });
+/**
+ * An RFC 3161 client that answers every failure (error status, refusal, timeout, no listener, an
+ * answer that is not a timestamp token over the digest asked for) with one 503, and keeps the tokens
+ * it obtained (their certificates are the timestamp chain that B-LT covers). The timestamp authority
+ * is the operator's own setting, so it is reached without the address checks of certificate URLs.
+ */
+export class BoundedTimestampAuthority implements TimestampAuthority {
+  private readonly inner: HttpTimestampAuthority;
+  /** DER TimeStampTokens obtained, in order. */
+  readonly tokens: Uint8Array[] = [];
+
+  constructor(readonly url: string) {
+    this.inner = new HttpTimestampAuthority(url, { timeout: TIMESTAMP_TIMEOUT_MS, fetch: platformFetch });
   }
 
   async timestamp(digest: Uint8Array, algorithm: DigestAlgorithm): Promise<Uint8Array> {
     try {
-      return await this.inner.timestamp(digest, algorithm);
+      const token = await waitingOnNetwork(() => this.inner.timestamp(digest, algorithm));
+      checkTimestampToken(token, digest);
+      this.tokens.push(token);
+      return token;
     } catch (cause) {
       throw new AppError(
         'service_unavailable',
@@ -316,6 +333,17 @@ export async function inspect(document: Uint8Array): Promise<{ pageCount: number
  */
 export async function seal(job: SealJob): Promise<SealResult> {
   const signer = await signerFor(job.sealingP12, job.sealingPassphrase);
+  const level = job.level ?? (job.timestampAuthorityUrl === undefined ? 'B-B' : 'B-T');
+  if (needsTimestamp(level) && job.timestampAuthorityUrl === undefined) throw new Error(`A ${level} seal needs a timestamp authority.`);
+  const timestampAuthority = needsTimestamp(level) && job.timestampAuthorityUrl !== undefined ? new BoundedTimestampAuthority(job.timestampAuthorityUrl) : undefined;
+  const sealingChain = [signer.certificate, ...(signer.certificateChain ?? [])];
+  const policy = { allowPrivate: job.allowPrivateNetworks ?? false };
+  // B-LT and B-LTA: revocation data first (it must predate the signature timestamp; a failing
+  // source fails the seal before any work on the document).
+  const provider = needsValidationData(level) ? new CheckedRevocationProvider(policy) : undefined;
+  if (provider !== undefined && timestampAuthority !== undefined) {
+    await withCheckedFetch(policy, () => prefetchValidationData({ sealingChain, timestampAuthority, provider }));
+  }
   const { pdf, originalPageCount } = await openChecked(job.document, job.inflateChecked === true);
 
   // Owner-password-only protection: the seal must cover the whole file, so the protection goes
@@ -341,8 +369,6 @@ export async function seal(job: SealJob): Promise<SealResult> {
   const baselineSigner = new PadesBaselineSigner(signer);
   let sealed: Uint8Array;
   try {
-    const timestampAuthority =
-      job.timestampAuthorityUrl === undefined ? undefined : new BoundedTimestampAuthority(job.timestampAuthorityUrl);
     const result = await pdf.sign({
       signer: baselineSigner,
       fieldName: sealFieldName(pdf),
@@ -374,5 +400,9 @@ export async function seal(job: SealJob): Promise<SealResult> {
   }
   // Throws a plain Error (a fault of the service) if the CMS is not the one that was signed.
   removeSigningTime(sealed, baselineSigner);
+  if (provider !== undefined && timestampAuthority !== undefined) {
+    const signedBytes = sealed;
+    sealed = await withCheckedFetch(policy, () => addLongTermValidation(pdf, signedBytes, { archival: level === 'B-LTA', timestampAuthority, sealingChain, provider }));
+  }
   return { sealed, originalPageCount, certificatePageCount };
 }

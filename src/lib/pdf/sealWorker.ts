@@ -7,6 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import { serializeError } from './protocol.js';
 import type { SealRequest, SealResponse } from './protocol.js';
+import { setCurrentSeal } from './networkWait.js';
 import { inspect, seal } from './seal.js';
 
 const port = parentPort;
@@ -15,6 +16,7 @@ if (port === null) throw new Error('sealWorker.js runs only as a worker thread.'
 port.on('message', (request: SealRequest) => {
   void (async () => {
     let response: SealResponse;
+    setCurrentSeal(request.id);
     try {
       const job = request.job;
       const result =
@@ -28,6 +30,7 @@ port.on('message', (request: SealRequest) => {
     } catch (error) {
       response = { id: request.id, ok: false, error: serializeError(error) };
     }
+    setCurrentSeal(undefined);
     port.postMessage(response, response.ok ? [response.result.sealed.buffer as ArrayBuffer] : []);
   })();
 });

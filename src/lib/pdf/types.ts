@@ -2,6 +2,7 @@
  * The shapes of the PDF interface (re-exported by `index.ts`), kept apart so that the seal worker
  * and the main thread share them without the main thread loading @libpdf/core.
  */
+import type { SealLevel } from '../sealLevel.js';
 
 /** A signature as the recipient adopted it (CONTRACT §11.2): typed text, or ink strokes. */
 export type SignatureValue =
@@ -100,8 +101,15 @@ export interface SealOptions {
   /** PKCS#12 file with the sealing key and certificate (`SEAL_P12_BASE64`, decoded). */
   sealingP12: Uint8Array;
   sealingPassphrase: string;
-  /** RFC 3161 timestamp authority; when set the seal is PAdES B-T, else B-B. */
+  /** RFC 3161 timestamp authority; needed by every level above B-B. */
   timestampAuthorityUrl?: string;
+  /**
+   * PAdES baseline level (`sealLevel.ts`); default B-T with `timestampAuthorityUrl`, else B-B.
+   * B-LT and B-LTA fetch revocation data from the URLs the certificates name (`revocation.ts`).
+   */
+  level?: SealLevel;
+  /** `WEBHOOK_ALLOW_PRIVATE_NETWORKS`: revocation sources and issuer certificates may be on loopback or private addresses. Default `false`. */
+  allowPrivateNetworks?: boolean;
   /** Aborts the seal: the promise rejects with `signal.reason`. */
   signal?: AbortSignal;
 }

@@ -4,7 +4,10 @@
  * it never takes the process down.
  *
  * - Time: a seal still running after {@link SEAL_BOUNDS}.timeoutMs is stopped by terminating its
- *   worker (which interrupts even a synchronous loop).
+ *   worker (which interrupts even a synchronous loop). Time spent waiting on the network (a
+ *   timestamp authority, revocation data: `networkWait.ts`) does not count, since each request has
+ *   its own 10 s deadline; those waits are bounded in all by {@link SEAL_BOUNDS}.networkMs, after
+ *   which the seal fails as its network source being unavailable would.
  * - Memory: the worker's V8 heap is capped with `resourceLimits` (exceeding it ends the worker with
  *   ERR_WORKER_OUT_OF_MEMORY, not the process). Typed arrays live outside that heap, so a watchdog
  *   samples the process's resident set every 25 ms while a seal runs and terminates the worker when
@@ -16,7 +19,9 @@
  *   worker is replaced on the next seal.
  */
 import { Worker } from 'node:worker_threads';
+import { AppError } from '../errors.js';
 import { deserializeError } from './protocol.js';
+import type { NetworkWaitMessage } from './networkWait.js';
 import type { SealRequest, SealResponse } from './protocol.js';
 import { tooComplex } from './inflateBudget.js';
 import type { SealResult, WorkerJob } from './types.js';
@@ -25,8 +30,10 @@ const MiB = 1024 * 1024;
 
 /** The bounds of one seal (CONTRACT §4). */
 export const SEAL_BOUNDS = {
-  /** Wall-clock time of one seal in the worker, milliseconds. */
+  /** Wall-clock time of one seal in the worker, network waits excluded, milliseconds. */
   timeoutMs: 30_000,
+  /** Network waits of one seal in all (timestamps, revocation data), milliseconds. */
+  networkMs: 90_000,
   /** Growth of the process's resident set during one seal, bytes. */
   memoryBytes: 512 * MiB,
   /** V8 old-generation heap of the worker, MiB (part of the 512 MiB). */
@@ -50,6 +57,14 @@ interface Running {
   id: number;
   timer: NodeJS.Timeout;
   watchdog: NodeJS.Timeout;
+  /** Work time left, milliseconds (counted down while no network wait is open). */
+  workLeftMs: number;
+  /** Network time left, milliseconds (counted down while a network wait is open). */
+  networkLeftMs: number;
+  /** Network waits open now. */
+  waits: number;
+  /** When the current count-down started (Date.now()). */
+  since: number;
 }
 
 class SealWorkerPool {
@@ -104,7 +119,11 @@ class SealWorkerPool {
     const running: Running = {
       pending,
       id,
-      timer: setTimeout(() => void this.stopRunning(tooComplex(new Error(`Seal took longer than ${SEAL_BOUNDS.timeoutMs} ms.`))), SEAL_BOUNDS.timeoutMs),
+      timer: this.workTimer(SEAL_BOUNDS.timeoutMs),
+      workLeftMs: SEAL_BOUNDS.timeoutMs,
+      networkLeftMs: SEAL_BOUNDS.networkMs,
+      waits: 0,
+      since: Date.now(),
       watchdog: setInterval(() => {
         const grown = process.memoryUsage.rss() - baseline;
         if (grown > SEAL_BOUNDS.memoryBytes) {
@@ -112,13 +131,50 @@ class SealWorkerPool {
         }
       }, SEAL_BOUNDS.watchIntervalMs),
     };
-    running.timer.unref();
     running.watchdog.unref();
     this.running = running;
     // A running seal keeps the process alive until it answers.
     worker.ref();
     const request: SealRequest = { id, job: pending.job };
     worker.postMessage(request);
+  }
+
+  private workTimer(ms: number): NodeJS.Timeout {
+    const timer = setTimeout(() => void this.stopRunning(tooComplex(new Error(`Seal took longer than ${SEAL_BOUNDS.timeoutMs} ms.`))), ms);
+    timer.unref();
+    return timer;
+  }
+
+  private networkTimer(ms: number): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      const error = new AppError('service_unavailable', 'The network sources of the seal (timestamp authority, revocation data) took too long in all, so the document was not sealed. Try again later.', {
+        type: 'revocation-unavailable',
+        retryAfterSeconds: 30,
+        cause: new Error(`Network waits of one seal took longer than ${SEAL_BOUNDS.networkMs} ms in all.`),
+      });
+      void this.stopRunning(error);
+    }, ms);
+    timer.unref();
+    return timer;
+  }
+
+  /** A network wait of the running seal opens (+1) or closes (-1): switch which time counts down. */
+  private onNetworkWait(message: NetworkWaitMessage): void {
+    const running = this.running;
+    if (running === undefined || running.id !== message.id) return;
+    const before = running.waits;
+    running.waits = Math.max(0, before + message.network);
+    if ((before === 0) === (running.waits === 0)) return;
+    const now = Date.now();
+    clearTimeout(running.timer);
+    if (before === 0) {
+      running.workLeftMs -= now - running.since;
+      running.timer = this.networkTimer(Math.max(0, running.networkLeftMs));
+    } else {
+      running.networkLeftMs -= now - running.since;
+      running.timer = this.workTimer(Math.max(0, running.workLeftMs));
+    }
+    running.since = now;
   }
 
   private settle(outcome: { ok: true; result: SealResult } | { ok: false; error: unknown }): void {
@@ -165,8 +221,12 @@ class SealWorkerPool {
       resourceLimits: { maxOldGenerationSizeMb: SEAL_BOUNDS.heapMb, maxYoungGenerationSizeMb: SEAL_BOUNDS.youngHeapMb },
     });
     worker.unref();
-    worker.on('message', (response: SealResponse) => {
+    worker.on('message', (response: SealResponse | NetworkWaitMessage) => {
       if (this.worker !== worker || this.running?.id !== response.id) return;
+      if ('network' in response) {
+        this.onNetworkWait(response);
+        return;
+      }
       if (response.ok) this.settle({ ok: true, result: response.result });
       else this.settle({ ok: false, error: deserializeError(response.error) });
     });
