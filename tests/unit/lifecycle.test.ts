@@ -18,7 +18,7 @@ const config: Pick<Config, 'jwt' | 'reminderDaySeconds' | 'envelopeTtlDays'> = {
   envelopeTtlDays: 30,
 };
 const ada = newSigner({ id: '0196f3a0-0000-7000-8000-000000000001', email: 'ada@example.com', name: 'Ada', role: 'signer' });
-const frozen = { documentSha256: 'a'.repeat(64), pageCount: 3 };
+const frozen = { documentSha256: 'a'.repeat(64), pageCount: 3, removed: [] };
 
 function envelope(status: EnvelopeStatus, signers: Signer[] = [ada], extra: Partial<EnvelopeRecord> = {}): EnvelopeRecord {
   return {
