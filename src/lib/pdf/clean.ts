@@ -22,8 +22,10 @@
  * Optional content (ISO 32000-1 §8.11) that some viewer would hide is refused, not cleaned: a layer
  * off in the default configuration, a layer whose visibility depends on its usage (`/Usage` states
  * off, or a zoom range), a layer named by an automatic-state array (`/AS`), a membership dictionary
- * that hides content with every layer on, and every layer of a document with scripts (which may
- * toggle them). Such content would be sealed although the signer may never have seen it.
+ * that hides content with every layer on, and every layer of a document whose scripts use optional
+ * content (the JavaScript API's `getOCGs` and `OCG` objects). Such content would be sealed although
+ * the signer may never have seen it. Scripts that do not touch layers (the formatting and
+ * calculation scripts of most forms) are removed without refusing the document.
  */
 import { createHash } from 'node:crypto';
 import { PDF, PdfArray, PdfDict, PdfName, PdfRef, PdfStream, PdfString } from '@libpdf/core';
@@ -55,6 +57,12 @@ const REMOVED_ANNOTATIONS: Record<string, RemovedKind> = {
   '3D': '3d',
 };
 
+/** Script text that reaches optional content through the JavaScript API (`getOCGs()`, `OCG` objects, `ocgs`). */
+const LAYER_SCRIPT = /ocg/i;
+
+/** Most characters of script text kept for {@link LAYER_SCRIPT} (per document). */
+const SCRIPT_TEXT_LIMIT = 4 * 1024 * 1024;
+
 /** Keys that point back up the object graph (a page's parent, an annotation's page): not followed. */
 const BACK_LINKS = new Set(['Parent', 'P']);
 
@@ -70,8 +78,8 @@ const OBJECT_LIMIT = 500_000;
 export async function clean(document: Uint8Array): Promise<CleanResult> {
   const opened = await openForSealing(document);
   const { pdf, originalPageCount: pageCount } = opened;
-  const found = removeActiveContent(pdf);
-  assertNothingHidden(pdf, found.has('javascript'));
+  const { found, scripts } = removeActiveContent(pdf);
+  assertNothingHidden(pdf, scripts.some((script) => LAYER_SCRIPT.test(script)));
   const removed = REMOVED_KINDS.filter((kind) => found.has(kind));
   if (removed.length === 0) {
     keepOpened(document, opened);
@@ -87,17 +95,28 @@ export async function clean(document: Uint8Array): Promise<CleanResult> {
   return { cleaned: cleaned.slice(), pageCount, removed };
 }
 
+/** What {@link removeActiveContent} removed. */
+export interface RemovedContent {
+  /** The kinds found (and removed). */
+  found: Set<RemovedKind>;
+  /** The text of the removed scripts (up to 4 MiB in all), to tell whether they used layers. */
+  scripts: string[];
+}
+
 /**
  * Removes the active content listed in the module comment from the in-memory document.
- * @returns the kinds found (and removed)
+ * @returns the kinds found and the removed scripts' text
  */
-export function removeActiveContent(pdf: PDF): Set<RemovedKind> {
+export function removeActiveContent(pdf: PDF): RemovedContent {
   const resolve: Resolve = (ref) => pdf.getObject(ref);
   const found = new Set<RemovedKind>();
+  const scripts = new ScriptTexts();
   const catalog = pdf.getCatalog();
 
   const names = catalog.getDict('Names', resolve);
   if (names?.has('JavaScript') === true) {
+    const tree = names.get('JavaScript', resolve);
+    if (tree !== undefined) collectNameTreeScripts(tree, scripts, resolve);
     names.delete('JavaScript');
     found.add('javascript');
   }
@@ -125,19 +144,56 @@ export function removeActiveContent(pdf: PDF): Set<RemovedKind> {
     if (value instanceof PdfArray) {
       for (const entry of value) stack.push(entry);
     } else if (value instanceof PdfDict) {
-      cleanDictionary(value, found, resolve);
+      cleanDictionary(value, found, scripts, resolve);
       for (const [name, entry] of value) if (!BACK_LINKS.has(name.value)) stack.push(entry);
     }
   }
-  return found;
+  return { found, scripts: scripts.texts };
+}
+
+/** The text of removed scripts, kept up to {@link SCRIPT_TEXT_LIMIT} characters in all. */
+class ScriptTexts {
+  readonly texts: string[] = [];
+  private length = 0;
+
+  /** Keeps the `/JS` of a JavaScript action (a text string or a stream). */
+  add(action: PdfDict, resolve: Resolve): void {
+    if (this.length >= SCRIPT_TEXT_LIMIT) return;
+    const code = action.get('JS', resolve);
+    let text = '';
+    if (code instanceof PdfStream) {
+      try {
+        const data = code.getDecodedData();
+        text = Buffer.from(data.buffer, data.byteOffset, Math.min(data.byteLength, SCRIPT_TEXT_LIMIT)).toString('latin1');
+      } catch {
+        text = ''; // an undecodable script runs nowhere
+      }
+    } else if (code instanceof PdfString) {
+      text = code.asString();
+    }
+    this.texts.push(text);
+    this.length += text.length;
+  }
+}
+
+/** Keeps the scripts of a JavaScript name tree (ISO 32000-1 §7.9.6: `/Names` pairs, `/Kids`), at most 64 levels deep. */
+function collectNameTreeScripts(node: PdfObject, scripts: ScriptTexts, resolve: Resolve, depth = 0): void {
+  const dict = node instanceof PdfRef ? resolve(node) : node;
+  if (!(dict instanceof PdfDict) || depth > 64) return;
+  const pairs = dict.getArray('Names', resolve);
+  for (let index = 1; pairs !== undefined && index < pairs.length; index += 2) {
+    const action = pairs.at(index, resolve);
+    if (action instanceof PdfDict) scripts.add(action, resolve);
+  }
+  for (const kid of dict.getArray('Kids', resolve) ?? []) collectNameTreeScripts(kid, scripts, resolve, depth + 1);
 }
 
 /** Removes from one dictionary the entries the module comment lists (its children are walked by the caller). */
-function cleanDictionary(dict: PdfDict, found: Set<RemovedKind>, resolve: Resolve): void {
+function cleanDictionary(dict: PdfDict, found: Set<RemovedKind>, scripts: ScriptTexts, resolve: Resolve): void {
   const additional = dict.get('AA', resolve);
   if (additional !== undefined) {
     if (additional instanceof PdfDict) {
-      for (const [, action] of additional) emptyActions(action, found, resolve);
+      for (const [, action] of additional) emptyActions(action, found, scripts, resolve);
     }
     dict.delete('AA');
     found.add('additionalActions');
@@ -152,12 +208,12 @@ function cleanDictionary(dict: PdfDict, found: Set<RemovedKind>, resolve: Resolv
         const item = action.at(index);
         const resolved = item instanceof PdfRef ? resolve(item) : item;
         if (resolved instanceof PdfDict && removedAction(resolved) !== null) {
-          emptyActions(resolved, found, resolve);
+          emptyActions(resolved, found, scripts, resolve);
           action.remove(index);
         }
       }
     } else if (action instanceof PdfDict && removedAction(action) !== null) {
-      emptyActions(action, found, resolve);
+      emptyActions(action, found, scripts, resolve);
       dict.delete(key);
     }
   }
@@ -199,18 +255,19 @@ function removedAction(action: PdfDict): RemovedKind | null {
  * Records the kinds of an action and of its `/Next` chain and empties those removed (a kept action
  * in the chain loses its removed successors when the walk reaches it).
  */
-function emptyActions(value: PdfObject, found: Set<RemovedKind>, resolve: Resolve, depth = 0): void {
+function emptyActions(value: PdfObject, found: Set<RemovedKind>, scripts: ScriptTexts, resolve: Resolve, depth = 0): void {
   if (depth > 64) return;
   const action = value instanceof PdfRef ? resolve(value) : value;
   if (action instanceof PdfArray) {
-    for (const item of action) emptyActions(item, found, resolve, depth + 1);
+    for (const item of action) emptyActions(item, found, scripts, resolve, depth + 1);
     return;
   }
   if (!(action instanceof PdfDict)) return;
   const next = action.get('Next');
   const kind = removedAction(action);
-  if (next !== undefined) emptyActions(next, found, resolve, depth + 1);
+  if (next !== undefined) emptyActions(next, found, scripts, resolve, depth + 1);
   if (kind === null) return;
+  if (kind === 'javascript') scripts.add(action, resolve);
   found.add(kind);
   emptyDictionary(action);
 }
@@ -239,7 +296,7 @@ function giveStableIdentifier(pdf: PDF, document: Uint8Array): void {
 
 /**
  * Refuses optional content some viewer would hide (see the module comment).
- * @param hasScripts whether the document carried JavaScript (now removed) that may have toggled layers
+ * @param hasScripts whether the document carried scripts (now removed) that used layers
  * @throws AppError 422 `document-hidden-content` naming the layers
  */
 export function assertNothingHidden(pdf: PDF, hasScripts: boolean): void {
