@@ -285,3 +285,36 @@ export function pdfWithLayer({ config = '', group = '', catalog = '' }: { config
     10: { body: `<< /Type /OCG /Name (Hidden terms) ${group} >>` },
   });
 }
+
+/** The values of {@link pdfWithMultilineForm}: a multi-line text value (Latin-1 letters beyond ASCII), the list's options and its selection. */
+export const MULTILINE_FORM = {
+  lines: ['Grüße aus München', 'Zweite Zeile: ça coûte cher, señor'],
+  options: ['Basic', 'Premium', 'Über'],
+  selected: 'Premium',
+  /** Rectangles in points: the multi-line field, the list box. */
+  notesRect: [72, 560, 372, 700] as [number, number, number, number],
+  planRect: [72, 400, 272, 500] as [number, number, number, number],
+};
+
+/**
+ * A one-page form as producers that leave appearances to the viewer write it (`/NeedAppearances true`,
+ * no appearance streams): a multi-line text field "notes" holding {@link MULTILINE_FORM}'s lines
+ * (PDFDocEncoding), and a list box "plan" with its options and one selected, both in Helvetica 12
+ * with WinAnsi encoding from the form's `/DR` and a black border.
+ */
+export function pdfWithMultilineForm(): Buffer {
+  const { lines, options, selected, notesRect, planRect } = MULTILINE_FORM;
+  const text = (value: string): string => `(${value.replace(/[\\()]/g, (character) => `\\${character}`)})`;
+  const rect = (r: number[]): string => `[${r.join(' ')}]`;
+  return pdfFromObjects({
+    1: { body: '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [10 0 R 11 0 R] /NeedAppearances true /DA (/Helv 0 Tf 0 g) /DR << /Font << /Helv 5 0 R >> >> >> >>' },
+    2: { body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+    3: { body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Annots [10 0 R 11 0 R] /Resources << /Font << /F1 5 0 R >> >> >>' },
+    4: { body: '<< >>', stream: 'BT /F1 12 Tf 72 740 Td (Order form) Tj ET\n' },
+    5: { body: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>' },
+    10: { body: `<< /Type /Annot /Subtype /Widget /F 4 /P 3 0 R /FT /Tx /Ff 4096 /T (notes) /V ${text(lines.join('\r'))} /DA (/Helv 12 Tf 0 g) /Rect ${rect(notesRect)} /MK << /BC [0 0 0] >> >>` },
+    11: {
+      body: `<< /Type /Annot /Subtype /Widget /F 4 /P 3 0 R /FT /Ch /T (plan) /Opt [${options.map(text).join(' ')}] /V ${text(selected)} /DA (/Helv 12 Tf 0 g) /Rect ${rect(planRect)} /MK << /BC [0 0 0] >> >>`,
+    },
+  });
+}
