@@ -63,10 +63,7 @@ const LAYER_SCRIPT = /ocg/i;
 /** Most characters of script text kept for {@link LAYER_SCRIPT} (per document). */
 const SCRIPT_TEXT_LIMIT = 4 * 1024 * 1024;
 
-/** Keys that point back up the object graph (a page's parent, an annotation's page): not followed. */
-const BACK_LINKS = new Set(['Parent', 'P']);
-
-/** Most objects the walk visits before it stops (a document this large is refused elsewhere by its bounds). */
+/** Most dictionaries a walk visits before it stops (a document this large is refused elsewhere by its bounds). */
 const OBJECT_LIMIT = 500_000;
 
 /**
@@ -131,22 +128,43 @@ export function removeActiveContent(pdf: PDF): RemovedContent {
   }
   if (catalog.has('NeedsRendering')) catalog.delete('NeedsRendering');
 
-  const seen = new Set<string>();
-  const stack: PdfObject[] = [catalog];
-  while (stack.length > 0 && seen.size < OBJECT_LIMIT) {
-    let value = stack.pop();
-    if (value instanceof PdfRef) {
-      const key = `${value.objectNumber} ${value.generation}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      value = pdf.getObject(value) ?? undefined;
+  // Where actions, additional actions, annotations and file specifications hang: the catalog, the
+  // outline items, the pages and their annotations, the form's fields; and the actions themselves
+  // (a /Next chain). Content streams, fonts and images hold none, and are not read.
+  const visited = new Set<PdfDict>();
+  const clean = (value: PdfObject | undefined): PdfDict | undefined => {
+    const dict = value instanceof PdfRef ? resolve(value) : value;
+    if (!(dict instanceof PdfDict) || visited.has(dict) || visited.size >= OBJECT_LIMIT) return undefined;
+    visited.add(dict);
+    cleanDictionary(dict, found, scripts, resolve);
+    for (const key of ['A', 'OpenAction', 'Next']) {
+      const action = dict.get(key, resolve);
+      if (action instanceof PdfDict && action.has('S')) clean(action);
+      else if (action instanceof PdfArray && key === 'Next') for (const item of action) clean(item);
     }
-    if (value instanceof PdfArray) {
-      for (const entry of value) stack.push(entry);
-    } else if (value instanceof PdfDict) {
-      cleanDictionary(value, found, scripts, resolve);
-      for (const [name, entry] of value) if (!BACK_LINKS.has(name.value)) stack.push(entry);
+    // Associated files (ISO 32000-2 §14.13): file specifications, whose embedded files go.
+    for (const spec of dict.getArray('AF', resolve) ?? []) clean(spec);
+    return dict;
+  };
+  clean(catalog);
+  const outlines: PdfObject[] = [];
+  const root = catalog.getDict('Outlines', resolve)?.get('First');
+  if (root !== undefined) outlines.push(root);
+  while (outlines.length > 0) {
+    const item = clean(outlines.pop());
+    for (const key of ['Next', 'First']) {
+      const next = item?.get(key);
+      if (next !== undefined) outlines.push(next);
     }
+  }
+  for (const page of pdf.getPages()) {
+    clean(page.dict);
+    for (const annotation of page.dict.getArray('Annots', resolve) ?? []) clean(annotation);
+  }
+  const fields: PdfObject[] = [...(acroForm?.getArray('Fields', resolve) ?? [])];
+  while (fields.length > 0) {
+    const field = clean(fields.pop());
+    fields.push(...(field?.getArray('Kids', resolve) ?? []));
   }
   return { found, scripts: scripts.texts };
 }
@@ -217,14 +235,14 @@ function cleanDictionary(dict: PdfDict, found: Set<RemovedKind>, scripts: Script
       dict.delete(key);
     }
   }
-  if (dict.has('EF') || dict.has('RF')) {
-    const embedded = dict.get('EF', resolve);
-    if (embedded instanceof PdfDict) {
-      // The embedded file streams themselves may be referenced from elsewhere: emptied too.
-      for (const [, stream] of embedded) {
-        const resolved = stream instanceof PdfRef ? resolve(stream) : stream;
-        if (resolved instanceof PdfStream) emptyStream(resolved);
-      }
+  // A file specification's embedded files (ISO 32000-1 §7.11.4): /EF is a dictionary of streams
+  // (in usage-rights transform parameters /EF is an array of permissions, left alone).
+  const embedded = dict.get('EF', resolve);
+  if (embedded instanceof PdfDict && !(embedded instanceof PdfStream)) {
+    // The embedded file streams themselves may be referenced from elsewhere: emptied too.
+    for (const [, stream] of embedded) {
+      const resolved = stream instanceof PdfRef ? resolve(stream) : stream;
+      if (resolved instanceof PdfStream) emptyStream(resolved);
     }
     dict.delete('EF');
     dict.delete('RF');
@@ -344,24 +362,34 @@ function usageMayHide(group: PdfDict, resolve: Resolve): boolean {
   return usage.has('Zoom');
 }
 
-/** The optional content membership dictionaries (`/Type /OCMD`) the document's pages and their resources use. */
+/**
+ * The optional content membership dictionaries (`/Type /OCMD`) that the pages use: in their
+ * resources' `/Properties` (marked content), on their XObjects (`/OC`, form XObjects' own resources
+ * followed, at most 16 deep) and on their annotations.
+ */
 function membershipDictionaries(pdf: PDF, resolve: Resolve): PdfDict[] {
   const found: PdfDict[] = [];
-  const seen = new Set<string>();
-  const stack: PdfObject[] = [pdf.getCatalog()];
-  while (stack.length > 0 && seen.size < OBJECT_LIMIT) {
-    let value = stack.pop();
-    if (value instanceof PdfRef) {
-      const key = `${value.objectNumber} ${value.generation}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      value = resolve(value) ?? undefined;
+  const visited = new Set<PdfDict>();
+  const consider = (value: PdfObject | undefined): void => {
+    const dict = value instanceof PdfRef ? resolve(value) : value;
+    if (dict instanceof PdfDict && dict.getName('Type', resolve)?.value === 'OCMD' && !found.includes(dict)) found.push(dict);
+  };
+  const fromResources = (resources: PdfDict | undefined, depth: number): void => {
+    if (resources === undefined || visited.has(resources) || depth > 16 || visited.size >= OBJECT_LIMIT) return;
+    visited.add(resources);
+    for (const [, value] of resources.getDict('Properties', resolve) ?? []) consider(value);
+    for (const [, value] of resources.getDict('XObject', resolve) ?? []) {
+      const xobject = value instanceof PdfRef ? resolve(value) : value;
+      if (!(xobject instanceof PdfDict)) continue;
+      consider(xobject.get('OC', resolve));
+      fromResources(xobject.getDict('Resources', resolve), depth + 1);
     }
-    if (value instanceof PdfArray) {
-      for (const entry of value) stack.push(entry);
-    } else if (value instanceof PdfDict) {
-      if (value.getName('Type', resolve)?.value === 'OCMD') found.push(value);
-      for (const [name, entry] of value) if (!BACK_LINKS.has(name.value)) stack.push(entry);
+  };
+  for (const page of pdf.getPages()) {
+    fromResources(page.dict.getDict('Resources', resolve), 0);
+    for (const annotation of page.dict.getArray('Annots', resolve) ?? []) {
+      const dict = annotation instanceof PdfRef ? resolve(annotation) : annotation;
+      if (dict instanceof PdfDict) consider(dict.get('OC', resolve));
     }
   }
   return found;
