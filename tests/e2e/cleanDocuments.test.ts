@@ -11,6 +11,7 @@ import { BlockBlobClient } from '@azure/storage-blob';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
 import { KEPT_LINK, pdfWithActiveContent, pdfWithLayer, withCatalogUpdate } from '../pdf/craftedPdfs.js';
+import { qpdfContents } from '../pdf/pdfTools.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
@@ -41,33 +42,13 @@ const ACTIVE_NAMES = [
   '/AA', '/EF', '/EmbeddedFile', '/EmbeddedFiles', '/FileAttachment', '/RichMedia', '/RichMediaContent', '/XFA', '/3D', '/3DD', '/NeedsRendering',
 ];
 
-/** Every PDF name and every string in every object `qpdf --json` lists (the whole cross-reference table, every revision's objects that it still lists). */
-async function qpdfContents(bytes: Uint8Array): Promise<{ names: Set<string>; strings: Set<string> }> {
-  const result = await tool('qpdf', ['--json=2', '--json-stream-data=none', await tempFile(bytes)]);
-  expect(result.code).toBe(0);
-  const json = JSON.parse(result.stdout) as { qpdf: [unknown, Record<string, unknown>] };
-  const names = new Set<string>();
-  const strings = new Set<string>();
-  const walk = (value: unknown): void => {
-    if (Array.isArray(value)) {
-      for (const item of value) walk(item);
-    } else if (value !== null && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) {
-        if (key.startsWith('/')) names.add(key);
-        walk(item);
-      }
-    } else if (typeof value === 'string') {
-      if (value.startsWith('/')) names.add(value);
-      if (value.startsWith('u:')) strings.add(value.slice(2));
-    }
-  };
-  walk(json.qpdf[1]);
-  return { names, strings };
+async function qpdfContentsOf(bytes: Uint8Array): Promise<{ names: Set<string>; strings: Set<string> }> {
+  return await qpdfContents(await tempFile(bytes));
 }
 
 /** Checks that `bytes` hold no active content and keep the URI link and the page text. */
 async function expectClean(bytes: Uint8Array): Promise<void> {
-  const { names, strings } = await qpdfContents(bytes);
+  const { names, strings } = await qpdfContentsOf(bytes);
   expect(ACTIVE_NAMES.filter((name) => names.has(name))).toEqual([]);
   expect(names.has('/URI')).toBe(true);
   expect(strings.has(KEPT_LINK)).toBe(true);
@@ -86,7 +67,7 @@ describe('sending cleans the frozen copy (CONTRACT §17.2)', () => {
   test('every kind of active content is gone from the frozen copy and from the sealed PDF; the URI link stays; envelope.sent records what was removed', async () => {
     const upload = pdfWithActiveContent();
     // The crafted upload does hold what must go, as qpdf reads it.
-    const before = await qpdfContents(upload);
+    const before = await qpdfContentsOf(upload);
     expect(ACTIVE_NAMES.filter((name) => !before.names.has(name) && name !== '/GoTo3DView' && name !== '/NeedsRendering' && name !== '/EmbeddedFile')).toEqual([]);
 
     const { id, envelope } = await sentEnvelope(env.api, owner, { signers: [ada], pdf: upload });

@@ -17,7 +17,8 @@
  * follow (the structure tree's `/OBJR`, for one) keeps nothing alive. The cleaned document is written
  * whole, so nothing removed survives in an older revision; a document that carries signatures is
  * written as an incremental update instead, so that they stay valid (their revision keeps what they
- * signed, unreferenced from the cleaned one).
+ * signed, unreferenced from the cleaned one). A document protected by an owner password only loses
+ * that protection with its active content, as it would at sealing.
  *
  * Optional content (ISO 32000-1 §8.11) that some viewer would hide is refused, not cleaned: a layer
  * off in the default configuration, a layer whose visibility depends on its usage (`/Usage` states
@@ -31,7 +32,7 @@ import { createHash } from 'node:crypto';
 import { PDF, PdfArray, PdfDict, PdfName, PdfRef, PdfStream, PdfString } from '@libpdf/core';
 import type { PdfObject } from '@libpdf/core';
 import { AppError } from '../errors.js';
-import { keepOpened, openForSealing } from './seal.js';
+import { keepOpened, openForSealing, removeOwnerRestrictions } from './seal.js';
 import { REMOVED_KINDS } from './types.js';
 import type { CleanResult, RemovedKind } from './types.js';
 
@@ -83,6 +84,10 @@ export async function clean(document: Uint8Array): Promise<CleanResult> {
     return { cleaned: null, pageCount, removed };
   }
   const signed = pdf.getForm()?.getSignatureFields().some((field) => field.isSigned()) ?? false;
+  // An owner-password-only protection goes now rather than at sealing (CONTRACT §4): re-encrypting
+  // would draw new random initialization vectors, and the same upload must clean to the same bytes.
+  // (`openForSealing` refuses documents that are both signed and encrypted.)
+  if (pdf.isEncrypted) removeOwnerRestrictions(pdf);
   if (!signed) giveStableIdentifier(pdf, document);
   const cleaned = await pdf.save({ incremental: signed });
   const reopened = await openForSealing(cleaned, { inflateChecked: true });

@@ -84,7 +84,7 @@ function unsupportedEncryption(cause: SecurityError): AppError {
  * @throws Error if the library still refuses (it changed how it hands out permissions): a fault of
  *   the service, not of the document
  */
-function removeOwnerRestrictions(pdf: PDF): void {
+export function removeOwnerRestrictions(pdf: PDF): void {
   try {
     pdf.removeProtection();
   } catch (error) {
