@@ -185,10 +185,11 @@ describe('POST /api/Register (CONTRACT §2)', () => {
 });
 
 describe('POST /api/Login (CONTRACT §2)', () => {
-  test('answers 200 with token and user {userId, email, role}', async () => {
+  test('answers 200 with token and user {userId, email, role, emailVerified}', async () => {
     const response = await login(user.email, user.password);
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ token: expect.any(String), user: { userId: user.userId, email: user.email, role: 'user' } });
+    // Nobody opened this account's verification link (the suite does not require verified senders).
+    expect(response.body).toEqual({ token: expect.any(String), user: { userId: user.userId, email: user.email, role: 'user', emailVerified: false } });
   });
 
   test.each([

@@ -202,6 +202,8 @@ export interface AuditEvent {
 export interface Actor {
   userId: string;
   email: string;
+  /** Whether the owner verified its address (only verified owners send, when verification is required). */
+  emailVerified: boolean;
   ip: string | null;
   userAgent: string | null;
 }

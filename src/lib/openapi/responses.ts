@@ -144,6 +144,14 @@ const auditBase = {
   userAgent: z.string().nullable().meta({ description: 'The `User-Agent` header (at most 1024 characters); `null` when absent.' }),
 };
 const recipientOnly = z.strictObject({ recipientId: z.string() });
+/** An action's details: the recipient and the consent it gave, the exact disclosure the page showed. */
+const recipientActed = z.strictObject({
+  recipientId: z.string(),
+  consent: z
+    .strictObject({ text: z.string(), version: z.string() })
+    .optional()
+    .meta({ description: 'The disclosure the recipient agreed to, word for word, and its version (absent on events recorded before consent was recorded).' }),
+});
 const event = <Type extends string, Details extends z.ZodType>(type: Type, details: Details) => z.strictObject({ ...auditBase, type: z.literal(type), details });
 
 /** One audit event (CONTRACT §10): the shape of `details` follows `type`. */
@@ -173,9 +181,9 @@ export const auditEventResponse = z
     event('recipient.invited', z.strictObject({ recipientId: z.string(), email: z.email(), resend: z.boolean() })),
     event('recipient.reminded', z.strictObject({ recipientId: z.string(), email: z.email() })),
     event('recipient.opened', recipientOnly),
-    event('recipient.signed', recipientOnly),
-    event('recipient.approved', recipientOnly),
-    event('recipient.viewed', recipientOnly),
+    event('recipient.signed', recipientActed),
+    event('recipient.approved', recipientActed),
+    event('recipient.viewed', recipientActed),
     event('recipient.declined', z.strictObject({ recipientId: z.string(), reason: z.string() })),
     event('envelope.declined', recipientOnly),
     event('envelope.expired', z.strictObject({})),
@@ -203,7 +211,14 @@ export const loginResponse = z
       .string()
       .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
       .meta({ description: 'Access token: a JWT (HS256, `typ: at+jwt`), sent as `Authorization: Bearer <token>`; valid `JWT_TTL_SECONDS` (default 3600).' }),
-    user: z.strictObject({ userId: uuidV7, email: z.email(), role: z.enum(['user']) }).meta({ id: 'User' }),
+    user: z
+      .strictObject({
+        userId: uuidV7,
+        email: z.email(),
+        role: z.enum(['user']),
+        emailVerified: z.boolean().meta({ description: 'Whether the owner verified its address with the link Register e-mailed. While the service requires verification, an unverified owner may create and edit drafts but not send or complete (403 `email-unverified`).' }),
+      })
+      .meta({ id: 'User' }),
   })
   .meta({ id: 'LoginResult', description: 'An access token and the account it belongs to.' });
 
