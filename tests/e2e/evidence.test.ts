@@ -104,7 +104,10 @@ describe('certificate of completion', () => {
     expect(flat).toContain(id);
     expect(flat).toContain('Kaufvertrag über 3 Häuser.pdf');
     expect(flat).toContain(user.email);
-    expect(flat).toContain(createHash('sha256').update(await corpusPdf('with_update_sections.pdf')).digest('hex'));
+    // The frozen document's SHA-256: this upload's scripts were removed when it was frozen, so not the upload's.
+    const frozenSha256 = (await env.api.request('GET', `/envelopes/${id}`, { token: user.token })).body.documentSha256 as string;
+    expect(frozenSha256).not.toBe(createHash('sha256').update(await corpusPdf('with_update_sections.pdf')).digest('hex'));
+    expect(flat).toContain(frozenSha256);
     for (const signer of updated.body.signers as { id: string; email: string; role: string }[]) {
       expect(flat).toContain(signer.id);
       expect(flat).toContain(signer.email);

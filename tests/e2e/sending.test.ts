@@ -45,7 +45,7 @@ describe('a send (CONTRACT §5, §10)', () => {
     expect(events.slice(1)).toEqual([
       { sequence: 2, type: 'envelope.signers_replaced', ...owned, details: { added: recipientIds.map((recipientId, index) => ({ id: recipientId, email: [ada, bob, cat][index]!.email })), removed: [] } },
       { sequence: 3, type: 'envelope.fields_replaced', ...owned, details: { count: 1 } },
-      { sequence: 4, type: 'envelope.sent', ...owned, details: { documentSha256: envelope.documentSha256, pageCount: 2 } },
+      { sequence: 4, type: 'envelope.sent', ...owned, details: { documentSha256: envelope.documentSha256, pageCount: 2, removed: [] } },
       { sequence: 5, type: 'recipient.invited', ...owned, details: { recipientId: recipientIds[0], email: ada.email, resend: false } },
       { sequence: 6, type: 'recipient.invited', ...owned, details: { recipientId: recipientIds[1], email: bob.email, resend: false } },
     ]);

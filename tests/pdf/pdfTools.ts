@@ -180,6 +180,33 @@ export async function qpdfCheck(file: string): Promise<{ code: number; warnings:
   return { code, warnings };
 }
 
+/**
+ * Every PDF name (as a key or a value) and every text string in the objects `qpdf --json` lists for
+ * `file`: the objects of its cross-reference table, whatever refers to them.
+ */
+export async function qpdfContents(file: string): Promise<{ names: Set<string>; strings: Set<string> }> {
+  const { code, stdout, stderr } = await run('qpdf', ['--json=2', '--json-stream-data=none', file]);
+  if (code !== 0 && code !== 3) throw new Error(`qpdf --json failed (${code}): ${stderr}`);
+  const json = JSON.parse(stdout) as { qpdf: [unknown, Record<string, unknown>] };
+  const names = new Set<string>();
+  const strings = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        if (key.startsWith('/')) names.add(key);
+        walk(item);
+      }
+    } else if (typeof value === 'string') {
+      if (value.startsWith('/')) names.add(value);
+      if (value.startsWith('u:')) strings.add(value.slice(2));
+    }
+  };
+  walk(json.qpdf[1]);
+  return { names, strings };
+}
+
 /** Field types (/Tx, /Btn, /Ch, /Sig) of the AcroForm fields qpdf finds, one per widget. */
 export async function formFieldTypes(file: string): Promise<string[]> {
   const { stdout, code } = await run('qpdf', ['--json', '--json-key=acroform', file]);

@@ -18,7 +18,7 @@ const config: Pick<Config, 'jwt' | 'reminderDaySeconds' | 'envelopeTtlDays'> = {
   envelopeTtlDays: 30,
 };
 const ada = newSigner({ id: '0196f3a0-0000-7000-8000-000000000001', email: 'ada@example.com', name: 'Ada', role: 'signer' });
-const frozen = { documentSha256: 'a'.repeat(64), pageCount: 3 };
+const frozen = { documentSha256: 'a'.repeat(64), pageCount: 3, removed: [] };
 
 function envelope(status: EnvelopeStatus, signers: Signer[] = [ada], extra: Partial<EnvelopeRecord> = {}): EnvelopeRecord {
   return {
@@ -56,7 +56,7 @@ describe('status transitions by PUT/PATCH', () => {
     expect(next.expiresAt).toBe(new Date(now.getTime() + 30 * 86_400_000).toISOString());
     expect(events[0]).toEqual({
       sequence: 5, type: 'envelope.sent', at: now.toISOString(), actorId: 'owner', actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'jest', apiKeyId: null,
-      details: { documentSha256: frozen.documentSha256, pageCount: 3 },
+      details: { documentSha256: frozen.documentSha256, pageCount: 3, removed: [] },
     });
     expect(events.map((event) => event.type)).toEqual(['envelope.sent', 'recipient.invited']);
   });

@@ -61,7 +61,9 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
       return `Settings changed by ${actor}${changes.length > 0 ? `: ${changes.join(', ')}` : ''}.`;
     }
     case 'envelope.sent':
-      return `Envelope sent by ${actor}${typeof details.pageCount === 'number' ? ` with the ${details.pageCount}-page document` : ''}${typeof details.documentSha256 === 'string' ? ` (SHA-256 ${details.documentSha256.slice(0, 16)}…)` : ''}.`;
+      return `Envelope sent by ${actor}${typeof details.pageCount === 'number' ? ` with the ${details.pageCount}-page document` : ''}${typeof details.documentSha256 === 'string' ? ` (SHA-256 ${details.documentSha256.slice(0, 16)}…)` : ''}${
+        Array.isArray(details.removed) && details.removed.length > 0 ? `; active content removed from the document: ${details.removed.join(', ')}` : ''
+      }.`;
     case 'recipient.invited': {
       if (details.resend === true) return `Invitation e-mailed again to ${recipient}, with a new signing link, at the request of ${actor}.`;
       const after = !byOwner && event.actorId !== null && event.actorId !== 'system' ? lastActionBy.get(event.actorId) : undefined;

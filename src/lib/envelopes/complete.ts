@@ -36,7 +36,7 @@ import { sealDocument, type CertificateRecipient, type CompletionCertificate, ty
 import { allActed, pendingRecipients } from '../recipients/routing.js';
 import { describeAuditTrail } from './auditSentences.js';
 import { Change, commitChange } from './change.js';
-import { checkUpload, readFrozenDocument, refreshFrozenCopy, storeFrozenCopy, type CheckedDocument } from './freeze.js';
+import { checkUpload, readFrozenDocument, refreshFrozenCopy, storeFrozenCopy, type CheckedDocument, type CleanedDocument } from './freeze.js';
 import { readOwnedEnvelope } from './get.js';
 import { assertHasSigner, ifMatchSatisfied } from './lifecycle.js';
 import {
@@ -178,7 +178,7 @@ async function completeStored({ services, stored, actor, owner, now, log }: { se
   const record = stored.record;
   const change = new Change(record, now);
   if (owner !== null) change.record.ownerEmail = owner.email;
-  let checking: Promise<CheckedDocument> | undefined;
+  let checking: Promise<CleanedDocument> | undefined;
   if (record.status === 'draft') {
     assertHasSigner(record.signers);
     if (record.fields.length > 0) {

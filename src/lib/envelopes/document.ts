@@ -22,7 +22,14 @@ export interface DocumentCheckOptions {
  * `MAX_DOCUMENT_BYTES` and starts like a PDF (CONTRACT §4); `freeze.ts` then checks that it can be
  * sealed and freezes it.
  * @returns the document's bytes
- * @throws AppError 409 (not uploaded yet), 413 (too large), 415 (no `%PDF-` header)
+ * An upload that is a storage copy of another blob (Copy Blob, which an upload SAS's write
+ * permission allows, from any blob its caller can read: another envelope's document through a
+ * signing or download link, for one) is refused: its bytes were not uploaded by the owner, and
+ * freezing it would hand the owner a document they may never have held (CONTRACT §17.2). The blob's
+ * copy properties (`x-ms-copy-id`, `x-ms-copy-source`, `x-ms-copy-status`) say so; an upload by
+ * `PUT` has none.
+ * @throws AppError 409 (not uploaded yet), 413 (too large), 415 (no `%PDF-` header), 422
+ *   (`document-copied`: a storage copy of another blob)
  */
 export async function readDocument({ services, record }: DocumentCheckOptions): Promise<Uint8Array> {
   const blob = services.storage.containers.documents.getBlockBlobClient(record.blobName);
@@ -30,6 +37,9 @@ export async function readDocument({ services, record }: DocumentCheckOptions): 
   let bytes: Buffer;
   try {
     bytes = await downloadBlob(blob, {
+      checkProperties: (properties) => {
+        if (properties.copyId !== undefined || properties.copySource !== undefined || properties.copyStatus !== undefined) throw copied();
+      },
       checkSize: (size) => {
         if (size > max) throw new AppError('payload_too_large', `The document is ${size} bytes; at most ${max} bytes are accepted.`, { type: 'document-too-large' });
       },
@@ -48,6 +58,14 @@ function assertPdfHeader(head: Buffer): void {
       type: 'document-not-pdf',
     });
   }
+}
+
+function copied(): AppError {
+  return new AppError(
+    'unprocessable',
+    'The document was not uploaded: it is a storage copy of another blob (Copy Blob). Upload the file itself with PUT to the uploadUrl.',
+    { type: 'document-copied' },
+  );
 }
 
 function notUploaded(): AppError {

@@ -1,6 +1,6 @@
 /**
  * The frozen document (CONTRACT §4): when an envelope leaves `draft`, the uploaded blob is copied,
- * after the checks of `document.ts`, to the same blob name in the container `originals`, on which no
+ * after the checks of `document.ts` and cleaned of active content (`pdf/clean.ts`), to the same blob name in the container `originals`, on which no
  * SAS ever grants anything but read. From then on `documentUrl`, the signing view and the seal read
  * only that copy, so a later PUT to the upload URL (a SAS cannot be revoked) changes nothing.
  *
@@ -20,7 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors.js';
-import { inspectDocument } from '../pdf/index.js';
+import { cleanDocument, type RemovedKind } from '../pdf/index.js';
 import type { Services } from '../services.js';
 import { downloadBlob } from '../storage/download.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
@@ -44,8 +44,14 @@ export interface CheckedDocument {
   pageCount: number;
 }
 
+/** A checked upload, cleaned of active content (CONTRACT §17.2): `bytes` are the cleaned bytes. */
+export interface CleanedDocument extends CheckedDocument {
+  /** The kinds of active content removed, each once (`[]` when none: `bytes` are the upload's). */
+  removed: RemovedKind[];
+}
+
 /** The frozen copy this request wrote or verified. */
-export interface FrozenDocument extends CheckedDocument {
+export interface FrozenDocument extends CleanedDocument {
   /** ETag of the copy in `originals`. */
   etag: string;
   /** When the claim on the copy was written, milliseconds since the epoch (local clock). */
@@ -69,14 +75,18 @@ export async function freezeDocument(options: FreezeOptions): Promise<FrozenDocu
 }
 
 /**
- * Reads the upload and checks it (CONTRACT §4: it parses, opens without a password, carries no
- * signature that sealing would break), without storing anything.
- * @throws AppError 409 (`document-not-uploaded`), 413, 415 as `readDocument`, 422 as `inspectDocument`
+ * Reads the upload, checks it (CONTRACT §4: it parses, opens without a password, carries no
+ * signature that sealing would break) and cleans it (CONTRACT §17.2: active content removed, hidden
+ * layers refused; `cleanDocument`), without storing anything. The cleaned bytes are the ones frozen,
+ * hashed and sealed; an upload with nothing to remove is frozen byte for byte.
+ * @throws AppError 409 (`document-not-uploaded`), 413, 415, 422 (`document-copied`) as
+ *   `readDocument`; 422 as `cleanDocument` (`document-hidden-content` among them)
  */
-export async function checkUpload({ services, record }: Pick<FreezeOptions, 'services' | 'record'>): Promise<CheckedDocument> {
-  const bytes = await readDocument({ services, record });
-  const { pageCount } = await inspectDocument({ document: bytes });
-  return { bytes, documentSha256: createHash('sha256').update(bytes).digest('hex'), pageCount };
+export async function checkUpload({ services, record }: Pick<FreezeOptions, 'services' | 'record'>): Promise<CleanedDocument> {
+  const upload = await readDocument({ services, record });
+  const { cleaned, pageCount, removed } = await cleanDocument({ document: upload });
+  const bytes = cleaned ?? upload;
+  return { bytes, documentSha256: createHash('sha256').update(bytes).digest('hex'), pageCount, removed };
 }
 
 /**
@@ -84,8 +94,8 @@ export async function checkUpload({ services, record }: Pick<FreezeOptions, 'ser
  * @throws AppError 409 (`envelope-contended` while another request freezes other bytes)
  * @throws EnvelopeChangedError when the envelope is no longer the draft read (the caller retries)
  */
-export async function storeFrozenCopy({ services, record, checked, stillDraft, now = Date.now }: FreezeOptions & { checked: CheckedDocument }): Promise<FrozenDocument> {
-  const { bytes, documentSha256, pageCount } = checked;
+export async function storeFrozenCopy({ services, record, checked, stillDraft, now = Date.now }: FreezeOptions & { checked: CleanedDocument }): Promise<FrozenDocument> {
+  const { bytes, documentSha256, pageCount, removed } = checked;
   const blob = services.storage.containers.originals.getBlockBlobClient(record.blobName);
   const write = async (conditions: { ifNoneMatch: string } | { ifMatch: string }): Promise<FrozenDocument> => {
     const frozenAt = now();
@@ -94,7 +104,7 @@ export async function storeFrozenCopy({ services, record, checked, stillDraft, n
       metadata: { sha256: documentSha256, pagecount: String(pageCount), frozenat: String(frozenAt) },
       conditions,
     });
-    return { bytes, documentSha256, pageCount, etag: response.etag!, frozenAt };
+    return { bytes, documentSha256, pageCount, removed, etag: response.etag!, frozenAt };
   };
 
   try {
@@ -107,7 +117,7 @@ export async function storeFrozenCopy({ services, record, checked, stillDraft, n
   const writtenAt = Number(metadata.frozenat ?? existing.lastModified?.getTime() ?? 0);
   if (metadata.sha256 === documentSha256) {
     // The same bytes: whoever else relies on the copy relies on these bytes too.
-    return await refreshFrozenCopy(services, record, { bytes, documentSha256, pageCount, etag: existing.etag!, frozenAt: writtenAt }, now);
+    return await refreshFrozenCopy(services, record, { bytes, documentSha256, pageCount, removed, etag: existing.etag!, frozenAt: writtenAt }, now);
   }
   if (!(await stillDraft())) throw new EnvelopeChangedError();
   if (now() - writtenAt < STALE_AFTER_MS) throw contended();

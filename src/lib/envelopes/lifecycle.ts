@@ -191,6 +191,8 @@ function signerIdentity(signer: Signer): [string, string, string, string, number
 export interface FrozenDocumentFacts {
   documentSha256: string;
   pageCount: number;
+  /** The kinds of active content removed when it was frozen (CONTRACT §17.2). */
+  removed: readonly string[];
 }
 
 /**
@@ -217,7 +219,7 @@ export function applySend(change: Change, frozen: FrozenDocumentFacts, actor: Ac
   record.pageCount = frozen.pageCount;
   record.sentAt = change.at;
   record.expiresAt ??= new Date(change.now.getTime() + config.envelopeTtlDays * DAY_MS).toISOString();
-  change.event('envelope.sent', by, { documentSha256: frozen.documentSha256, pageCount: frozen.pageCount });
+  change.event('envelope.sent', by, { documentSha256: frozen.documentSha256, pageCount: frozen.pageCount, removed: [...frozen.removed] });
   change.webhook('envelope.sent');
   routeAtSend(change, { config, actor: by });
   change.chargeEmailQuota();

@@ -175,6 +175,13 @@ const problems = {
   'document-too-complex': {
     detail: 'The document is too complex to seal within the service limits (30 seconds and 512 MiB of memory); it may contain a decompression bomb.',
   },
+  'document-hidden-content': {
+    detail:
+      'The document has optional content (layers) that some viewers would hide, so a signer might not see what gets sealed: "Draft notes". Make every layer visible and flatten the layers (for example by printing to PDF), then upload it again.',
+  },
+  'document-copied': {
+    detail: 'The document was not uploaded: it is a storage copy of another blob (Copy Blob). Upload the file itself with PUT to the uploadUrl.',
+  },
   'storage-unavailable': { detail: 'Storage is unavailable right now; retry shortly.' },
   'email-unverified': {
     detail: 'Verify your e-mail address first: open the link in the verification e-mail (ask for a new one with POST /api/ResendVerification). Until then you may create and edit drafts, but not send or complete them.',
@@ -245,8 +252,8 @@ const documentErrors = {
   415: problem(415, 'The uploaded document is not a PDF: no `%PDF-` header in its first 1024 bytes (`document-not-pdf`).', ['document-not-pdf']),
   422: problem(
     422,
-    'The document cannot be sealed: it cannot be parsed or repaired (`document-damaged`), needs a password (`document-encrypted`), forbids changes (`document-certified`, `document-signed-not-extensible`), or exceeds 30 s or 512 MiB (`document-too-complex`).',
-    ['document-damaged', 'document-encrypted', 'document-too-complex'],
+    'The document cannot be sealed: it cannot be parsed or repaired (`document-damaged`), needs a password (`document-encrypted`), forbids changes (`document-certified`, `document-signed-not-extensible`), or exceeds 30 s or 512 MiB (`document-too-complex`); or it cannot be frozen: it has layers some viewer would hide (`document-hidden-content`, naming them), or it is a storage copy of another blob, not an upload (`document-copied`).',
+    ['document-damaged', 'document-encrypted', 'document-too-complex', 'document-hidden-content', 'document-copied'],
   ),
 };
 const ifMatch = z.object({

@@ -33,7 +33,7 @@ const retryAfter = (required: boolean, description = 'Seconds to wait before ret
 function rateLimitHeaders(required: boolean, scope: string): JsonObject {
   return {
     'RateLimit-Policy': {
-      description: `The limit of this endpoint: \`"default";q=<requests>;w=${RATE_LIMIT_WINDOW_SECONDS}\`, \`q\` requests ${scope} in windows of \`w\` seconds, counted per instance.`,
+      description: `The limit of this endpoint: \`"default";q=<requests>;w=${RATE_LIMIT_WINDOW_SECONDS}\`, \`q\` requests ${scope} in windows of \`w\` seconds, counted per instance. On every answer the limit counted; an owner endpoint's answers given before it (a failed credential check, an API key on a key endpoint, a refused \`Idempotency-Key\`, a replay) carry none.`,
       required,
       schema: { type: 'string', pattern: `^"default";q=[0-9]+;w=${RATE_LIMIT_WINDOW_SECONDS}$` },
     },
@@ -45,8 +45,6 @@ function rateLimitHeaders(required: boolean, scope: string): JsonObject {
   };
 }
 
-/** Statuses whose answers may come before the limit is applied (the host's 413, a failed credential check, faults). */
-const BEFORE_THE_LIMIT = new Set(['401', '413', '500', '503']);
 /** Statuses answered before the limit when it counts per client address: only the host's and faults. */
 const BEFORE_THE_ADDRESS_LIMIT = new Set(['413', '500']);
 
@@ -122,10 +120,13 @@ export function describeRequestLimits(document: JsonObject, bearerAuth: string):
       if (!perOwner && !perAddress) continue;
       const limit = perOwner ? '`RATE_LIMIT_PER_MINUTE` (default 600) requests per owner' : '`AUTH_RATE_LIMIT_PER_MINUTE` (default 20) requests per client address';
       addProblems(responses, '429', ['rate-limited'], `More than ${limit} in ${RATE_LIMIT_WINDOW_SECONDS} s on this instance (\`rate-limited\`); \`Retry-After\` is the seconds until the window resets.`, true);
-      const before = perOwner ? BEFORE_THE_LIMIT : BEFORE_THE_ADDRESS_LIMIT;
+      // An owner's request meets the guard and idempotency keys before the limit: a failed credential
+      // check (401), an API key on a key endpoint (403 `jwt-required`), an `Idempotency-Key` refused,
+      // and a replay (of any status) are answered without counting, so without the headers.
       for (const [status, response] of Object.entries(responses)) {
         const answer = response as JsonObject;
-        answer.headers = { ...((answer.headers ?? {}) as JsonObject), ...rateLimitHeaders(!before.has(status), perOwner ? 'per owner' : 'per client address') };
+        const required = perOwner ? false : !BEFORE_THE_ADDRESS_LIMIT.has(status);
+        answer.headers = { ...((answer.headers ?? {}) as JsonObject), ...rateLimitHeaders(required, perOwner ? 'per owner' : 'per client address') };
       }
     }
   }

@@ -23,6 +23,7 @@ import {
   type Field,
 } from '../envelopes/model.js';
 import type { ProblemDetails } from '../http/problem.js';
+import { REMOVED_KINDS } from '../pdf/index.js';
 
 /** ISO 8601 UTC with milliseconds (CONTRACT §1). */
 const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
@@ -171,7 +172,20 @@ export const auditEventResponse = z
       'envelope.settings_changed',
       z.strictObject({ signingOrder: z.enum(SIGNING_ORDERS).optional(), expiresAt: timestamp.nullable().optional(), remindEveryDays: z.int().nullable().optional() }),
     ),
-    event('envelope.sent', z.strictObject({ documentSha256: sha256Hex, pageCount: z.int().min(1) })),
+    event(
+      'envelope.sent',
+      z.strictObject({
+        documentSha256: sha256Hex.meta({ description: 'SHA-256 of the frozen document: the upload, cleaned of active content when `removed` is not empty.' }),
+        pageCount: z.int().min(1),
+        removed: z
+          .array(z.enum(REMOVED_KINDS))
+          .max(REMOVED_KINDS.length)
+          .meta({
+            description:
+              'The kinds of active content found in the upload and removed from the frozen document, each once (`[]` when none): actions by type (`javascript`, `launch`, `importData`, `submitForm`, `resetForm`, `goToR`, `goToE`, `rendition`), `additionalActions` (`/AA`), `embeddedFile`, `fileAttachment`, `richMedia`, `xfa`, `3d`. URI links stay.',
+          }),
+      }),
+    ),
     event('recipient.invited', z.strictObject({ recipientId: z.string(), email: z.email(), resend: z.boolean() })),
     event('recipient.reminded', z.strictObject({ recipientId: z.string(), email: z.email() })),
     event('recipient.opened', recipientOnly),

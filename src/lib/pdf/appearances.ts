@@ -19,6 +19,7 @@
 import { PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from '@libpdf/core';
 import type { DropdownField, ListBoxField, PDF, PDFForm, PdfObject, TextField } from '@libpdf/core';
 import type { WidgetText } from './fieldDrawing.js';
+import { drawListBox, drawMultilineText } from './textAppearances.js';
 
 type TerminalField = ReturnType<ReturnType<PDFForm['acroForm']>['getFields']>[number];
 type AcroForm = ReturnType<PDFForm['acroForm']>;
@@ -51,12 +52,12 @@ export interface AppearanceReport {
 }
 
 /**
- * Printable Latin-1 (U+0020–U+007E, U+00A0–U+00FF) and the line breaks and tab of a multi-line
- * value: the characters every font and encoding the generator may use (WinAnsi, and the Latin-1 half
- * of PDFDocEncoding) shows. WinAnsi has a few more (€, curly quotes, dashes in 0x80–0x9F), left out to
+ * Printable Latin-1 (U+0020–U+007E, U+00A1–U+00FF but the soft hyphen U+00AD) and the line breaks
+ * and tab of a multi-line value: the characters every font and encoding the generator may use
+ * (WinAnsi, and the Latin-1 half of PDFDocEncoding, which has no U+00A0 or U+00AD) shows. WinAnsi has a few more (€, curly quotes, dashes in 0x80–0x9F), left out to
  * be safe: a value with them is drawn with the shaped fonts, which show them too.
  */
-const GENERATOR_SAFE = /^[\t\n\r\u0020-\u007E\u00A0-\u00FF]*$/u;
+const GENERATOR_SAFE = /^[\t\n\r\u0020-\u007E\u00A1-\u00AC\u00AE-\u00FF]*$/u;
 
 /** Whether @libpdf/core's appearance generator shows `text` correctly in a standard font ({@link GENERATOR_SAFE}). */
 export function generatorCanShow(text: string): boolean {
@@ -92,6 +93,8 @@ export function generateValueAppearances(pdf: PDF): AppearanceReport {
   const marked: { field: TerminalField; dict: PdfDict; ownFlags: PdfObject | undefined; readOnly: boolean }[] = [];
   // Ticked check boxes without any state appearance: they show their generated on state afterwards.
   const bareTicked: Widget[] = [];
+  // Multi-line text fields and list boxes drawn by `textAppearances.ts`.
+  const drawn: string[] = [];
 
   for (const field of acroForm.getFields()) {
     const kind = field.type as FieldKind;
@@ -128,12 +131,17 @@ export function generateValueAppearances(pdf: PDF): AppearanceReport {
         report.shaped.push(field.name);
         continue;
       }
+      if (needsAppearance && drawnWithWinAnsi(pdf, field, shown)) {
+        drawn.push(field.name);
+        continue;
+      }
     }
     if (!needsAppearance) continue;
     field.needsAppearanceUpdate = true;
     const dict = field.getDict();
     marked.push({ field, dict, ownFlags: dict.get('Ff'), readOnly: field.isReadOnly() });
   }
+  report.generated = [...drawn];
   if (marked.length === 0) return report;
 
   // The generator skips read-only fields: lift the flag on the field itself (it may be inherited)
@@ -157,7 +165,7 @@ export function generateValueAppearances(pdf: PDF): AppearanceReport {
       else entry.dict.set('Ff', entry.ownFlags);
     }
   }
-  report.generated = marked.map((entry) => entry.field.name);
+  report.generated.push(...marked.map((entry) => entry.field.name));
   return report;
 }
 
@@ -208,6 +216,23 @@ function applyWidgetStyles(acroForm: AcroForm, field: TerminalField, resolve: (r
     if (normal !== undefined) widget.dict.getDict('AP', resolve)?.set('N', normal);
   });
   field.needsAppearanceUpdate = false;
+}
+
+/**
+ * Draws the appearance of a multi-line text field or a list box with `textAppearances.ts` (every
+ * character of printable Latin-1 kept, placed as viewers place it), when its text allows: a list
+ * box's options must all be printable Latin-1 (`shown`, the value, already is).
+ * @returns whether it was drawn (false: the library's generator is to draw it)
+ */
+function drawnWithWinAnsi(pdf: PDF, field: TerminalField, shown: string): boolean {
+  const frame = (widget: Widget): string => backgroundAndBorder(widget);
+  if (field.type === 'text' && (field as unknown as TextField).isMultiline && !(field as unknown as TextField).isComb) {
+    return drawMultilineText(pdf, field, shown, frame);
+  }
+  if (field.type === 'listbox' && (field as unknown as ListBoxField).getOptions().every((option) => generatorCanShow(option.display))) {
+    return drawListBox(pdf, field, frame);
+  }
+  return false;
 }
 
 /** The text a text or choice field shows: its value, or the display text of its selected option(s), joined by ", ". */

@@ -6,8 +6,10 @@
  */
 import { AppError } from '../errors.js';
 import { sealWorkers } from './workerPool.js';
-import type { InspectOptions, SealOptions, SealResult } from './types.js';
+import type { CleanOptions, CleanResult, InspectOptions, SealOptions, SealResult } from './types.js';
 
+export { REMOVED_KINDS } from './types.js';
+export type { CleanOptions, CleanResult, RemovedKind } from './types.js';
 export type { CertificateRecipient, CompletionCertificate, FieldDrawing, FieldType, InspectOptions, SealOptions, SealResult, SignatureValue } from './types.js';
 
 /**
@@ -49,7 +51,7 @@ export async function createDevelopmentSealingCertificate(options: { commonName:
 export async function sealDocument(options: SealOptions): Promise<SealResult> {
   const { signal, ...job } = options;
   try {
-    const result = await sealWorkers.run(job, signal);
+    const result = (await sealWorkers.run(job, signal)) as SealResult;
     lastSealFailure = null;
     return result;
   } catch (error) {
@@ -94,6 +96,23 @@ export async function stopSealWorker(): Promise<void> {
  * @throws AppError `unprocessable` (422) with the types of {@link sealDocument}
  */
 export async function inspectDocument(options: InspectOptions): Promise<{ pageCount: number }> {
-  const { originalPageCount } = await sealWorkers.run({ inspectOnly: true, document: options.document }, options.signal);
+  const { originalPageCount } = (await sealWorkers.run({ inspectOnly: true, document: options.document }, options.signal)) as SealResult;
   return { pageCount: originalPageCount };
+}
+
+/**
+ * Checks a document as {@link inspectDocument} does, then cleans it for freezing (CONTRACT §17.2,
+ * `clean.ts`): removes JavaScript, launch, import, submit, reset, remote go-to, embedded go-to and
+ * rendition actions, additional actions, embedded files, file attachment, rich media and 3D
+ * annotations and XFA, keeping URI links. The cleaned document is written whole (nothing removed
+ * survives in an older revision), or, when it already carries signatures, as an incremental update
+ * so that they stay valid. Same worker and bounds as {@link sealDocument}.
+ * @returns the cleaned bytes (`null`: nothing was removed, freeze the document as it is), its page
+ *   count and the kinds removed
+ * @throws AppError `unprocessable` (422) with the types of {@link sealDocument}, and
+ *   `document-hidden-content` when optional content some viewer would hide (a layer off by default,
+ *   or whose visibility depends on its usage, on `/AS` or on a script), naming the layers
+ */
+export async function cleanDocument(options: CleanOptions): Promise<CleanResult> {
+  return (await sealWorkers.run({ clean: true, document: options.document }, options.signal)) as CleanResult;
 }

@@ -4,7 +4,7 @@
  */
 import { AppError, isAppError } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
-import type { SealResult, WorkerJob } from './types.js';
+import type { WorkerJob, WorkerResult } from './types.js';
 
 export interface SealRequest {
   id: number;
@@ -15,7 +15,7 @@ export type SerializedError =
   | { kind: 'app'; code: ErrorCode; detail: string; type: string; retryAfterSeconds: number | undefined; cause: string | undefined }
   | { kind: 'fault'; name: string; message: string; stack: string | undefined; cause: string | undefined };
 
-export type SealResponse = { id: number; ok: true; result: SealResult } | { id: number; ok: false; error: SerializedError };
+export type SealResponse = { id: number; ok: true; result: WorkerResult } | { id: number; ok: false; error: SerializedError };
 
 function describe(value: unknown): string | undefined {
   if (value === undefined) return undefined;

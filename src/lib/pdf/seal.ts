@@ -88,7 +88,7 @@ function unsupportedEncryption(cause: SecurityError): AppError {
  * @throws Error if the library still refuses (it changed how it hands out permissions): a fault of
  *   the service, not of the document
  */
-function removeOwnerRestrictions(pdf: PDF): void {
+export function removeOwnerRestrictions(pdf: PDF): void {
   try {
     pdf.removeProtection();
   } catch (error) {
@@ -244,7 +244,7 @@ function flattenForm(pdf: PDF): void {
  * @throws AppError 422 document-encrypted / document-damaged / document-certified /
  *   document-signed-not-extensible / document-too-complex
  */
-async function openForSealing(document: Uint8Array, { inflateChecked = false }: { inflateChecked?: boolean } = {}): Promise<{ pdf: PDF; originalPageCount: number }> {
+export async function openForSealing(document: Uint8Array, { inflateChecked = false }: { inflateChecked?: boolean } = {}): Promise<{ pdf: PDF; originalPageCount: number }> {
   if (!inflateChecked) await checkInflateBudget(document);
   const pdf = await load(document);
   try {
@@ -319,10 +319,19 @@ async function openChecked(document: Uint8Array, inflateChecked: boolean): Promi
 export async function inspect(document: Uint8Array): Promise<{ pageCount: number }> {
   dropInspected();
   const opened = await openForSealing(document);
+  keepOpened(document, opened);
+  return { pageCount: opened.originalPageCount };
+}
+
+/**
+ * Keeps a document opened and checked by {@link openForSealing}, unchanged, for a seal of the very
+ * same bytes that may follow (see {@link inspected}).
+ */
+export function keepOpened(document: Uint8Array, opened: { pdf: PDF; originalPageCount: number }): void {
+  dropInspected();
   const timer = setTimeout(dropInspected, INSPECTED_KEPT_MS);
   timer.unref();
   inspected = { document, opened, timer };
-  return { pageCount: opened.originalPageCount };
 }
 
 /**

@@ -8,10 +8,17 @@ import { parentPort } from 'node:worker_threads';
 import { serializeError } from './protocol.js';
 import type { SealRequest, SealResponse } from './protocol.js';
 import { setCurrentSeal } from './networkWait.js';
+import { clean } from './clean.js';
 import { inspect, seal } from './seal.js';
+import type { WorkerResult } from './types.js';
 
 const port = parentPort;
 if (port === null) throw new Error('sealWorker.js runs only as a worker thread.');
+
+/** Bytes in a buffer of their own, which can be transferred (never a shared pool). */
+function owned(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !(bytes.buffer instanceof SharedArrayBuffer) ? bytes : bytes.slice();
+}
 
 port.on('message', (request: SealRequest) => {
   void (async () => {
@@ -19,18 +26,23 @@ port.on('message', (request: SealRequest) => {
     setCurrentSeal(request.id);
     try {
       const job = request.job;
-      const result =
-        'inspectOnly' in job
-          ? { sealed: new Uint8Array(0), originalPageCount: (await inspect(job.document)).pageCount, certificatePageCount: 0 }
-          : await seal(job);
-      // Transfer only a buffer that holds exactly the sealed bytes (never a shared pool).
-      const { sealed } = result;
-      const owned = sealed.byteOffset === 0 && sealed.byteLength === sealed.buffer.byteLength ? sealed : sealed.slice();
-      response = { id: request.id, ok: true, result: { ...result, sealed: owned } };
+      let result: WorkerResult;
+      if ('clean' in job) {
+        const cleaned = await clean(job.document);
+        result = { ...cleaned, cleaned: cleaned.cleaned === null ? null : owned(cleaned.cleaned) };
+      } else {
+        const sealed =
+          'inspectOnly' in job
+            ? { sealed: new Uint8Array(0), originalPageCount: (await inspect(job.document)).pageCount, certificatePageCount: 0 }
+            : await seal(job);
+        result = { ...sealed, sealed: owned(sealed.sealed) };
+      }
+      response = { id: request.id, ok: true, result };
     } catch (error) {
       response = { id: request.id, ok: false, error: serializeError(error) };
     }
     setCurrentSeal(undefined);
-    port.postMessage(response, response.ok ? [response.result.sealed.buffer as ArrayBuffer] : []);
+    const bytes = !response.ok ? null : 'sealed' in response.result ? response.result.sealed : response.result.cleaned;
+    port.postMessage(response, bytes === null ? [] : [bytes.buffer as ArrayBuffer]);
   })();
 });

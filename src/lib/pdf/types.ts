@@ -133,6 +133,62 @@ export interface InspectJob {
   document: Uint8Array;
 }
 
+/**
+ * The kinds of active content cleaning removes from a frozen document (CONTRACT §17.2), as the
+ * `envelope.sent` audit event names them: the actions by their `/S` type (`javascript` for
+ * `/JavaScript`, `goToR` for `/GoToR`, ...), `additionalActions` for `/AA` dictionaries (actions a
+ * viewer runs on its own, on opening a page or focusing a field), `embeddedFile` for embedded file
+ * streams (`/EF`, the `/EmbeddedFiles` name tree), `fileAttachment`, `richMedia` and `3d` for those
+ * annotations (and `3d` for `/GoTo3DView` actions), `xfa` for an XFA form.
+ */
+export const REMOVED_KINDS = [
+  'javascript',
+  'launch',
+  'importData',
+  'submitForm',
+  'resetForm',
+  'goToR',
+  'goToE',
+  'rendition',
+  'additionalActions',
+  'embeddedFile',
+  'fileAttachment',
+  'richMedia',
+  'xfa',
+  '3d',
+] as const;
+
+export type RemovedKind = (typeof REMOVED_KINDS)[number];
+
+/** A freezing request: the checks of an inspection, then cleaning. */
+export interface CleanJob {
+  clean: true;
+  document: Uint8Array;
+}
+
+/** Output of `cleanDocument`. */
+export interface CleanResult {
+  /**
+   * The cleaned document, or `null` when there was nothing to remove (the document is frozen as
+   * uploaded, byte for byte).
+   */
+  cleaned: Uint8Array | null;
+  /** Pages of the document. */
+  pageCount: number;
+  /** The kinds of content found and removed, each once, in the order of {@link REMOVED_KINDS}; `[]` when none. */
+  removed: RemovedKind[];
+}
+
+/** Input of `cleanDocument`. */
+export interface CleanOptions {
+  /** The PDF bytes (already checked by the caller: size limit, `%PDF-` header). */
+  document: Uint8Array;
+  signal?: AbortSignal;
+}
+
+/** What a seal worker answers: a seal's or an inspection's {@link SealResult}, or a {@link CleanResult}. */
+export type WorkerResult = SealResult | CleanResult;
+
 /** Input of `inspectDocument`. */
 export interface InspectOptions {
   /** The PDF bytes (already checked by the caller: size limit, `%PDF-` header). */
@@ -141,4 +197,4 @@ export interface InspectOptions {
 }
 
 /** What the worker is asked to do. */
-export type WorkerJob = SealJob | InspectJob;
+export type WorkerJob = SealJob | InspectJob | CleanJob;

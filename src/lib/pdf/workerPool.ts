@@ -24,7 +24,7 @@ import { deserializeError } from './protocol.js';
 import type { NetworkWaitMessage } from './networkWait.js';
 import type { SealRequest, SealResponse } from './protocol.js';
 import { tooComplex } from './inflateBudget.js';
-import type { SealResult, WorkerJob } from './types.js';
+import type { WorkerJob, WorkerResult } from './types.js';
 
 const MiB = 1024 * 1024;
 
@@ -47,7 +47,7 @@ export const SEAL_BOUNDS = {
 interface Pending {
   job: WorkerJob;
   signal: AbortSignal | undefined;
-  resolve: (result: SealResult) => void;
+  resolve: (result: WorkerResult) => void;
   reject: (error: unknown) => void;
   onAbort: () => void;
 }
@@ -74,8 +74,8 @@ class SealWorkerPool {
   private nextId = 1;
 
   /** Queues a seal; rejects with `signal.reason` when aborted (queued or running). */
-  run(job: WorkerJob, signal: AbortSignal | undefined): Promise<SealResult> {
-    return new Promise<SealResult>((resolve, reject) => {
+  run(job: WorkerJob, signal: AbortSignal | undefined): Promise<WorkerResult> {
+    return new Promise<WorkerResult>((resolve, reject) => {
       if (signal?.aborted === true) {
         reject(signal.reason);
         return;
@@ -177,7 +177,7 @@ class SealWorkerPool {
     running.since = now;
   }
 
-  private settle(outcome: { ok: true; result: SealResult } | { ok: false; error: unknown }): void {
+  private settle(outcome: { ok: true; result: WorkerResult } | { ok: false; error: unknown }): void {
     const running = this.running;
     if (running === undefined) return;
     this.running = undefined;

@@ -9,7 +9,7 @@
  * held three times during a completion: here, and in the worker for its check and for its seal).
  * Nothing changes the bytes once read.
  */
-import type { BlobClient } from '@azure/storage-blob';
+import type { BlobClient, BlobDownloadResponseParsed } from '@azure/storage-blob';
 
 export interface DownloadOptions {
   /**
@@ -17,19 +17,25 @@ export interface DownloadOptions {
    * then not read and the connection is released).
    */
   checkSize?: (bytes: number) => void;
+  /**
+   * Called with the GET's response (its properties: copy status, content type, ...) before the body
+   * is read, and before `checkSize`; throw to refuse the blob, as with `checkSize`.
+   */
+  checkProperties?: (response: BlobDownloadResponseParsed) => void;
 }
 
 /**
  * Downloads a whole blob.
  * @returns its bytes, in shared memory (see the module comment)
  * @throws the SDK's RestError (404 when the blob does not exist, for example); whatever `checkSize`
- *   throws; an Error when the body is shorter or longer than its `Content-Length`
+ *   or `checkProperties` throws; an Error when the body is shorter or longer than its `Content-Length`
  */
-export async function downloadBlob(blob: BlobClient, { checkSize }: DownloadOptions = {}): Promise<Buffer> {
+export async function downloadBlob(blob: BlobClient, { checkSize, checkProperties }: DownloadOptions = {}): Promise<Buffer> {
   const response = await blob.download(0);
   const body = response.readableStreamBody;
   const size = response.contentLength ?? 0;
   try {
+    checkProperties?.(response);
     checkSize?.(size);
   } catch (error) {
     body?.destroy();

@@ -1,0 +1,198 @@
+/**
+ * Clean documents (CONTRACT §17.2): the frozen copy loses every kind of active content, and so
+ * does the sealed PDF made from it, while URI links stay; `envelope.sent` records what was removed;
+ * hidden optional content and storage copies of other blobs are refused and change nothing; a
+ * document that already carries a signature is cleaned without breaking it. What the files hold is
+ * read back with tools nobody here wrote: `qpdf --json` (every object the cross-reference table
+ * lists), `mutool show`, `pdfsig`, `pdftotext`.
+ */
+import { createHash } from 'node:crypto';
+import { BlockBlobClient } from '@azure/storage-blob';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { getServices } from '../../src/lib/services.js';
+import { KEPT_LINK, pdfWithActiveContent, pdfWithLayer, withCatalogUpdate } from '../pdf/craftedPdfs.js';
+import { qpdfContents } from '../pdf/pdfTools.js';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { auditTrail, sentEnvelope, signingTokenFor } from '../support/signing.js';
+import { tempFile, tool } from '../support/tools.js';
+
+let env: TestService;
+let owner: TestUser;
+
+beforeAll(async () => {
+  env = await startTestService();
+  owner = await env.newUser();
+});
+afterAll(async () => {
+  await env.close();
+});
+
+const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
+const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+const download = async (url: string): Promise<Buffer> => Buffer.from(await (await fetch(url)).arrayBuffer());
+const get = (id: string): Promise<ApiResponse<any>> => env.api.request('GET', `/envelopes/${id}`, { token: owner.token });
+/** The envelope as stored, without its freshly signed `documentUrl`. */
+const stored = async (id: string): Promise<unknown> => ({ ...(await get(id)).body, documentUrl: undefined });
+const sign = async (id: string, email: string): Promise<ApiResponse<any>> =>
+  env.api.request('POST', '/signing/complete', { token: await signingTokenFor(owner.userId, id, email), json: { consent: true } });
+
+/** Names that mark active content (CONTRACT §17.2), as keys or values in any object. */
+const ACTIVE_NAMES = [
+  '/JavaScript', '/JS', '/Launch', '/ImportData', '/SubmitForm', '/ResetForm', '/GoToR', '/GoToE', '/Rendition', '/GoTo3DView',
+  '/AA', '/EF', '/EmbeddedFile', '/EmbeddedFiles', '/FileAttachment', '/RichMedia', '/RichMediaContent', '/XFA', '/3D', '/3DD', '/NeedsRendering',
+];
+
+async function qpdfContentsOf(bytes: Uint8Array): Promise<{ names: Set<string>; strings: Set<string> }> {
+  return await qpdfContents(await tempFile(bytes));
+}
+
+/** Checks that `bytes` hold no active content and keep the URI link and the page text. */
+async function expectClean(bytes: Uint8Array): Promise<void> {
+  const { names, strings } = await qpdfContentsOf(bytes);
+  expect(ACTIVE_NAMES.filter((name) => names.has(name))).toEqual([]);
+  expect(names.has('/URI')).toBe(true);
+  expect(strings.has(KEPT_LINK)).toBe(true);
+  // Nothing removed survives in an older revision or unreferenced: not even in the raw bytes.
+  const raw = Buffer.from(bytes).toString('latin1');
+  for (const marker of ['/JavaScript', 'cmd.exe', 'MZ embedded executable', 'attacker.example', 'xdp:xdp', 'U3D model']) expect(raw).not.toContain(marker);
+  const file = await tempFile(bytes);
+  expect((await tool('pdftotext', [file, '-'])).stdout).toContain('Visible page text');
+  // MuPDF reads it too, and its catalog names no action, name tree or XFA form.
+  const catalog = await tool('mutool', ['show', file, 'trailer/Root']);
+  expect(catalog.code).toBe(0);
+  expect(catalog.stdout).not.toMatch(/\/OpenAction|\/AA|\/XFA|\/JavaScript|\/EmbeddedFiles/);
+}
+
+describe('sending cleans the frozen copy (CONTRACT §17.2)', () => {
+  test('every kind of active content is gone from the frozen copy and from the sealed PDF; the URI link stays; envelope.sent records what was removed', async () => {
+    const upload = pdfWithActiveContent();
+    // The crafted upload does hold what must go, as qpdf reads it.
+    const before = await qpdfContentsOf(upload);
+    expect(ACTIVE_NAMES.filter((name) => !before.names.has(name) && name !== '/GoTo3DView' && name !== '/NeedsRendering' && name !== '/EmbeddedFile')).toEqual([]);
+
+    const { id, envelope } = await sentEnvelope(env.api, owner, { signers: [ada], pdf: upload });
+    const frozen = await download(envelope.documentUrl);
+    expect(envelope.documentSha256).toBe(sha256(frozen));
+    expect(envelope.documentSha256).not.toBe(sha256(upload));
+    await expectClean(frozen);
+    // Written whole: not an update appended to the upload.
+    expect(frozen.subarray(0, upload.length).equals(upload)).toBe(false);
+
+    const sent = (await auditTrail(env.api, owner, id)).find((event) => event.type === 'envelope.sent');
+    expect(sent.details).toEqual({
+      documentSha256: envelope.documentSha256,
+      pageCount: 1,
+      removed: ['javascript', 'launch', 'importData', 'submitForm', 'resetForm', 'goToR', 'goToE', 'rendition', 'additionalActions', 'embeddedFile', 'fileAttachment', 'richMedia', 'xfa', '3d'],
+    });
+
+    const completed = await sign(id, ada.email);
+    expect(completed.status).toBe(200);
+    const sealed = await download(completed.body.signedUrl);
+    expect(sha256(sealed)).toBe((await get(id)).body.hash);
+    // The seal is an incremental update of the frozen copy: it adds nothing back.
+    expect(sealed.subarray(0, frozen.length).equals(frozen)).toBe(true);
+    await expectClean(sealed);
+    expect((await tool('pdfsig', ['-nocert', await tempFile(sealed)])).stdout).toContain('Signature is Valid.');
+  });
+
+  test('completing a draft seals the cleaned document', async () => {
+    const id = await createEnvelopeWithDocument(env.api, owner, pdfWithActiveContent());
+    expect((await env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: [ada] } })).status).toBe(200);
+    const completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: owner.token });
+    expect(completed.status).toBe(200);
+    await expectClean(await download(completed.body.signedUrl));
+  });
+
+  test('a document without active content is frozen byte for byte, with removed []', async () => {
+    const upload = await corpusPdf('with_annots.pdf');
+    const { id, envelope } = await sentEnvelope(env.api, owner, { signers: [ada], pdf: upload });
+    expect(envelope.documentSha256).toBe(sha256(upload));
+    expect((await auditTrail(env.api, owner, id)).find((event) => event.type === 'envelope.sent').details.removed).toEqual([]);
+  });
+
+  test('a signed document is cleaned by an incremental update: its signature stays valid, the cleaned revision refers to no script', async () => {
+    const signed = await corpusPdf('signed_by_other_tool.pdf');
+    const file = await tempFile(signed);
+    const trailer = (await tool('qpdf', ['--show-object=trailer', file])).stdout;
+    const root = Number(/\/Root (\d+) 0 R/.exec(trailer)?.[1]);
+    const catalog = (await tool('qpdf', [`--show-object=${root}`, file])).stdout.trim();
+    // Someone adds document JavaScript and an open action after the signature (a later revision).
+    const upload = withCatalogUpdate(signed, { number: root, dictionary: catalog }, trailer, (number) => ({
+      addition: `/OpenAction ${number(0)} 0 R`,
+      objects: ['<< /S /JavaScript /JS (app.alert\\(1\\)) >>'],
+    }));
+    const uploaded = await tool('pdfsig', ['-nocert', await tempFile(upload)]);
+    expect(uploaded.stdout).toContain('Signature is Valid.');
+
+    const { id, envelope } = await sentEnvelope(env.api, owner, { signers: [ada], pdf: upload });
+    const frozen = await download(envelope.documentUrl);
+    expect(frozen.subarray(0, upload.length).equals(upload)).toBe(true);
+    expect((await auditTrail(env.api, owner, id)).find((event) => event.type === 'envelope.sent').details.removed).toEqual(['javascript']);
+    const frozenFile = await tempFile(frozen);
+    expect((await tool('mutool', ['show', frozenFile, 'trailer/Root'])).stdout).not.toContain('/OpenAction');
+    const frozenSignatures = (await tool('pdfsig', ['-nocert', frozenFile])).stdout;
+    expect(frozenSignatures).toContain('Signature is Valid.');
+    expect(frozenSignatures).not.toContain('Signature is Invalid');
+
+    const completed = await sign(id, ada.email);
+    expect(completed.status).toBe(200);
+    const sealed = await tool('pdfsig', ['-nocert', await tempFile(await download(completed.body.signedUrl))]);
+    expect(sealed.stdout.match(/Signature is Valid\./g)).toHaveLength(2);
+  });
+});
+
+describe('documents that cannot be frozen (CONTRACT §17.2)', () => {
+  /** Sends a draft with `upload` and expects 422 of `type`, with nothing changed. */
+  async function expectRefusedSend(upload: Uint8Array, type: string): Promise<ApiResponse<any>> {
+    const id = await createEnvelopeWithDocument(env.api, owner, upload);
+    expect((await env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: [ada] } })).status).toBe(200);
+    const before = await stored(id);
+    const eventsBefore = await auditTrail(env.api, owner, id);
+    const refused = await env.api.request('PATCH', `/envelopes/${id}`, { token: owner.token, json: { status: 'sent' } });
+    expectProblem(refused, 422);
+    expect(refused.body.type).toBe(`urn:problem:${type}`);
+    expect(await stored(id)).toEqual(before);
+    expect(await auditTrail(env.api, owner, id)).toEqual(eventsBefore);
+    expect(await getServices().storage.containers.originals.getBlockBlobClient(`${id}/contract.pdf`).exists()).toBe(false);
+    const complete = await env.api.request('POST', `/envelopes/${id}/complete`, { token: owner.token });
+    expectProblem(complete, 422);
+    expect(complete.body.type).toBe(`urn:problem:${type}`);
+    expect((await get(id)).body.status).toBe('draft');
+    return refused;
+  }
+
+  test('a layer visible by default is accepted', async () => {
+    const { envelope } = await sentEnvelope(env.api, owner, { signers: [ada], pdf: pdfWithLayer() });
+    expect(envelope.status).toBe('sent');
+  });
+
+  test.each([
+    ['off in the default configuration', { config: '/OFF [10 0 R]' }],
+    ['off by the base state', { config: '/BaseState /OFF' }],
+    ['named by an automatic state (/AS)', { config: '/AS [<< /Event /Print /Category [/Print] /OCGs [10 0 R] >>]' }],
+    ['hidden when printed (/Usage)', { group: '/Usage << /Print << /PrintState /OFF >> >>' }],
+    ['shown only at some zoom (/Usage)', { group: '/Usage << /Zoom << /min 2 >> >>' }],
+    ['toggled by a script', { catalog: '/OpenAction << /S /JavaScript /JS (this.getOCGs\\(\\)[0].state = false) >>' }],
+  ])('a layer %s → 422 document-hidden-content naming it, nothing changed', async (_, layer) => {
+    const refused = await expectRefusedSend(pdfWithLayer(layer), 'document-hidden-content');
+    expect(refused.body.detail).toContain('"Hidden terms"');
+  });
+
+  test('an upload that is a storage copy of another blob (Copy Blob into the upload SAS) → 422 document-copied, nothing changed', async () => {
+    // Someone holds another envelope's document link (read SAS) and copies it into their upload.
+    const { envelope: source } = await sentEnvelope(env.api, owner, { signers: [ada], pdf: await corpusPdf('normal.pdf') });
+    const ticket = await env.api.request('POST', '/GetUploadUrl', { token: owner.token, json: { filename: 'contract.pdf', mimetype: 'application/pdf' } });
+    const copy = await new BlockBlobClient(ticket.body.uploadUrl).beginCopyFromURL(source.documentUrl);
+    await copy.pollUntilDone();
+    const properties = await getServices().storage.containers.documents.getBlockBlobClient(`${ticket.body.envelopeId}/contract.pdf`).getProperties();
+    expect(properties.copyStatus).toBe('success');
+    const id = ticket.body.envelopeId;
+    expect((await env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: [ada] } })).status).toBe(200);
+    const before = await stored(id);
+    const refused = await env.api.request('PATCH', `/envelopes/${id}`, { token: owner.token, json: { status: 'sent' } });
+    expectProblem(refused, 422);
+    expect(refused.body.type).toBe('urn:problem:document-copied');
+    expect(await stored(id)).toEqual(before);
+    expect(await getServices().storage.containers.originals.getBlockBlobClient(`${id}/contract.pdf`).exists()).toBe(false);
+  });
+});
