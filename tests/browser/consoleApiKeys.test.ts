@@ -50,7 +50,7 @@ describe('the API keys panel of GET /api/console', () => {
     const panel = page.locator('#apikeys');
 
     await page.getByLabel('Name', { exact: true }).fill('CRM integration');
-    await page.getByLabel('Expires').selectOption({ label: 'in 90 days' });
+    await page.getByLabel('Expires', { exact: true }).selectOption({ label: 'in 90 days' });
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.locator('#apikey-secret').filter({ hasText: 'you will not see it again' }).waitFor();
     const key = (await page.locator('#apikey-secret-value').textContent()) ?? '';

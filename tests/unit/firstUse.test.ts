@@ -17,6 +17,7 @@ import { disableFunctionsHostRegistration, httpFunction, registeredRoutes, type 
 import { onFirstUse } from '../../src/lib/onFirstUse.js';
 import { queueFunction, registeredQueueFunctions, type QueueHandler } from '../../src/lib/triggers/register.js';
 import { FUNCTIONS_DIR } from '../../src/local/loadFunctions.js';
+import { getStorage } from '../../src/lib/storage/clients.js';
 
 disableFunctionsHostRegistration();
 
@@ -150,6 +151,9 @@ describe('a handler loaded on first use', () => {
       loadHandler: async () => ((await import(missing)) as { handler: QueueHandler }).handler,
     });
     const fn = registeredQueueFunctions.find((entry) => entry.name === 'FirstUseQueue')!;
+    // The host triggers on a queue that exists; the handler loads under the message's lease, a copy
+    // of the message on that queue (src/lib/triggers/register.ts).
+    await getStorage().queueService.getQueueClient('first-use').createIfNotExists();
     await expect(fn.handler({}, capture().context)).rejects.toThrow(/NoSuchQueueHandler\.js/);
   });
 });
