@@ -3,7 +3,8 @@
  * data under `.azurite/` (unless STORAGE_CONNECTION_STRING or STORAGE_ACCOUNT_NAME is set) and a mail
  * catcher keeping e-mails under `.local/mail/` (unless SMTP_URL is set), generates local secrets on
  * first run, serves the API at http://127.0.0.1:${PORT:-7071}/api with the queue and timer
- * functions, prints the addresses, the storage connection string and a first invitation code, keeps
+ * functions, prints the addresses, the storage connection string and a first invitation code (good for
+ * a few registrations), keeps
  * `.local/runtime.json` for `npm run invite` while it runs, and stops everything on Ctrl-C.
  */
 import path from 'node:path';
@@ -16,6 +17,12 @@ import { startMailCatcher, type RunningMailCatcher } from './mailCatcher.js';
 import { removeRuntimeFile, writeRuntimeFile } from './runtimeFile.js';
 import { startService, type RunningService } from './service.js';
 import { applyLocalSecrets, applyLocalSettingsFile, redactConnectionString } from './settings.js';
+
+/**
+ * Registrations the first invitation code allows: the README's curl session and its "sign in a
+ * browser" part each register an account with it, and a newcomer may try again.
+ */
+const FIRST_INVITATION_USES = 5;
 
 /** A port from the environment (0 lets the system choose), or the Azurite default. @throws ConfigError */
 function portSetting(name: string, fallback: number): number {
@@ -88,12 +95,12 @@ async function main(): Promise<void> {
       mailCatcherUrl: mailCatcher?.webUrl ?? null,
       storage: services.config.storage,
     });
-    const invitation = await createInvitation({ invitations: services.invitations, expiresInSeconds: 7 * 86_400 });
+    const invitation = await createInvitation({ invitations: services.invitations, uses: FIRST_INVITATION_USES, expiresInSeconds: 7 * 86_400 });
     console.log(`API listening at ${service.apiUrl}`);
     console.log(`Health: ${service.apiUrl}/health`);
     console.log(`Links in e-mails point at ${service.publicBaseUrl}; queue and timer functions run here (sweeper schedule ${services.config.sweepSchedule}).`);
     console.log('Create more invitation codes beside it with: npm run --silent invite');
-    console.log(`Invitation code (one registration, valid 7 days): ${invitation.code}`);
+    console.log(`Invitation code (${FIRST_INVITATION_USES} registrations, valid 7 days): ${invitation.code}`);
     console.log('Press Ctrl-C to stop.');
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -496,7 +496,7 @@ describe('GET /api/sign in Chromium', () => {
 
     // The viewer: no fields, no decline; she confirms having read the document.
     const reading = await visitor({ mobile: true });
-    const viewerToken = (await waitForSigningLink(viewer, { subject: /^Please review and sign/ })).token;
+    const viewerToken = (await waitForSigningLink(viewer, { subject: /^Please review: / })).token;
     await openLink(reading.page, viewerToken);
     await ceremonyReady(reading.page);
     await expect(reading.page.locator('#request-heading').textContent()).resolves.toBe('Please review contract.pdf');
@@ -512,7 +512,7 @@ describe('GET /api/sign in Chromium', () => {
 
     // The approver, with the keyboard.
     const approving = await visitor({ mobile: false });
-    const approverToken = (await waitForSigningLink(approver, { subject: /^Please review and sign/ })).token;
+    const approverToken = (await waitForSigningLink(approver, { subject: /^Please review and approve: / })).token;
     await openLink(approving.page, approverToken);
     await ceremonyReady(approving.page);
     await expect(approving.page.locator('#request-heading').textContent()).resolves.toBe('Please approve contract.pdf');

@@ -46,7 +46,7 @@ export async function register({ users, invitations, config, request, remoteIp, 
   if ((await invitations.consume(request.invitationCode, now)) !== 'consumed') throw invalidInvitation();
   const userId = uuidv7();
   try {
-    await users.insert({ userId, email: request.email, role: 'user', passwordHash, createdAt: now.toISOString() });
+    await users.insert({ userId, email: request.email, role: 'user', passwordHash, createdAt: now.toISOString(), name: request.name ?? null });
   } catch (error) {
     await invitations.release(request.invitationCode);
     throw error;
@@ -66,7 +66,8 @@ export interface LoginOptions extends AccountDependencies {
 
 export interface LoginResult {
   token: string;
-  user: { userId: string; email: string; role: 'user' };
+  /** `name`: the display name given at registration, or `null` (CONTRACT §2). */
+  user: { userId: string; email: string; role: 'user'; name: string | null };
 }
 
 /**
@@ -89,5 +90,5 @@ export async function login({ users, config, request, remoteIp, throttle }: Logi
   }
   await throttle?.recordSuccess(request.email);
   const { token } = await issueAccessToken({ sub: user.userId, email: user.email, role: user.role }, config.jwt);
-  return { token, user: { userId: user.userId, email: user.email, role: user.role } };
+  return { token, user: { userId: user.userId, email: user.email, role: user.role, name: user.name ?? null } };
 }

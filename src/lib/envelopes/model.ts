@@ -93,6 +93,8 @@ export interface EnvelopeRecord {
   ownerId: string;
   /** Internal: the owner's e-mail address, for e-mails, the signing view and the certificate. */
   ownerEmail: string | null;
+  /** Internal: the owner's display name when the owner gave one, else `null` or absent; shown with `ownerEmail`. */
+  ownerName?: string | null;
   status: EnvelopeStatus;
   documentName: string;
   /** `<envelopeId>/<documentName>`: the upload in container `documents`, the frozen copy in `originals`, the seal in `sealed`. */
@@ -202,6 +204,8 @@ export interface AuditEvent {
 export interface Actor {
   userId: string;
   email: string;
+  /** The owner's display name (`null` or absent: none). */
+  name?: string | null;
   ip: string | null;
   userAgent: string | null;
 }

@@ -398,9 +398,9 @@ const operations: (RouteConfig & { operationId: string })[] = [
     method,
     path: '/envelopes/{id}',
     tags: ['Envelopes'],
-    summary: `${method === 'put' ? 'Update' : 'Update (PATCH)'} an envelope: signers and status`,
+    summary: `${method === 'put' ? 'Update' : 'Update (PATCH)'} an envelope: signers, fields, settings and status`,
     description:
-      '`PUT` and `PATCH` behave the same. `signers` replaces the whole list (`null` and `{}` entries are dropped); an entry whose `id` or `recipientId` names a current signer keeps that identity. `status` moves `draft` to `sent` (needs the uploaded, valid document and a signer with role `signer`) or `draft`/`sent` to `voided`. Completed and voided envelopes refuse every change.',
+      '`PUT` and `PATCH` behave the same: what is present in the body changes, what is absent stays. `signers` replaces the whole list (`null` and `{}` entries are dropped); an entry whose `id` or `recipientId` names a current signer keeps that identity. `fields` replaces the whole list of fields. The settings `signingOrder`, `expiresAt` and `remindEveryDays` change one each. `status` moves `draft` to `sent` (needs the uploaded, valid document and a signer with role `signer`) or `draft`/`sent` to `voided`. Completed and voided envelopes refuse every change.',
     security: bearer,
     request: {
       params: envelopeIdParam,

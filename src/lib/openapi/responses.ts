@@ -189,7 +189,14 @@ export const loginResponse = z
       .string()
       .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
       .meta({ description: 'Access token: a JWT (HS256, `typ: at+jwt`), sent as `Authorization: Bearer <token>`; valid `JWT_TTL_SECONDS` (default 3600).' }),
-    user: z.strictObject({ userId: uuidV7, email: z.email(), role: z.enum(['user']) }).meta({ id: 'User' }),
+    user: z
+      .strictObject({
+        userId: uuidV7,
+        email: z.email(),
+        role: z.enum(['user']),
+        name: z.string().nullable().meta({ description: 'The display name given at registration, or `null` when none was given.' }),
+      })
+      .meta({ id: 'User' }),
   })
   .meta({ id: 'LoginResult', description: 'An access token and the account it belongs to.' });
 

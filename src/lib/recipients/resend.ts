@@ -40,7 +40,7 @@ export async function resendInvitation({ services, actor, envelopeId, recipientI
     assertResendable(record, recipient, at);
 
     const change = new Change(record, at);
-    change.record.ownerEmail = actor.email;
+    change.recordOwner(actor);
     inviteRecipient(change, change.signer(recipientId), { config: services.config, actor: ownerActor(actor), resend: true });
     try {
       const next = await commitChange(services, stored, change, log === undefined ? {} : { log });

@@ -17,6 +17,8 @@ export interface User {
   /** bcrypt hash (`$2b$...`). */
   passwordHash: string;
   createdAt: string;
+  /** The display name given at registration (trimmed), or `null` (absent: none) when none was. */
+  name?: string | null;
 }
 
 const ROW_KEY = 'user';
@@ -34,6 +36,8 @@ export const TOKEN_USER_CACHE_ENTRIES = 10_000;
 export interface TokenUser {
   userId: string;
   email: string;
+  /** The display name, or `null`. */
+  name: string | null;
 }
 
 interface RememberedUser {
@@ -50,6 +54,8 @@ interface UserEntity {
   role: string;
   passwordHash: string;
   createdAt: string;
+  /** Absent when the user gave no name (and on accounts created before names existed). */
+  name?: string;
 }
 
 export class UserRepository {
@@ -64,7 +70,7 @@ export class UserRepository {
   async findByEmail(email: string): Promise<User | null> {
     try {
       const entity = await this.table.getEntity<UserEntity>(textKey(email), ROW_KEY);
-      return { userId: entity.userId, email: entity.email, role: 'user', passwordHash: entity.passwordHash, createdAt: entity.createdAt };
+      return { userId: entity.userId, email: entity.email, role: 'user', passwordHash: entity.passwordHash, createdAt: entity.createdAt, name: typeof entity.name === 'string' ? entity.name : null };
     } catch (error) {
       if (storageStatus(error) === 404) return null;
       throw error;
@@ -85,7 +91,7 @@ export class UserRepository {
     const remembered = this.recent.get(key);
     if (remembered !== undefined && remembered.expiresAt > now) return await remembered.user;
     const entry: RememberedUser = {
-      user: this.findByEmail(email).then((user) => (user === null ? null : { userId: user.userId, email: user.email })),
+      user: this.findByEmail(email).then((user) => (user === null ? null : { userId: user.userId, email: user.email, name: user.name ?? null })),
       expiresAt: now + TOKEN_USER_CACHE_MS,
     };
     this.recent.delete(key);
@@ -109,7 +115,8 @@ export class UserRepository {
    * @throws AppError `conflict` (409) when the e-mail address is already registered
    */
   async insert(user: User): Promise<void> {
-    const entity: UserEntity = { partitionKey: textKey(user.email), rowKey: ROW_KEY, ...user };
+    const { name, ...rest } = user;
+    const entity: UserEntity = { partitionKey: textKey(user.email), rowKey: ROW_KEY, ...rest, ...(typeof name === 'string' ? { name } : {}) };
     try {
       await this.table.createEntity(entity);
     } catch (error) {

@@ -981,6 +981,9 @@
     var editor = $('field-editor');
     editor.hidden = field === null || !editable();
     if (field === null) return;
+    // A field typed into keeps what is being typed; another field (newly placed or selected) shows its own values.
+    var sameField = editor.dataset.key === field.key;
+    editor.dataset.key = field.key;
     $('field-editor-heading').textContent = 'Selected field: ' + describeField(field);
     var recipient = $('edit-recipient');
     recipient.textContent = '';
@@ -1001,10 +1004,10 @@
       });
     }
     type.value = field.type;
-    if (document.activeElement !== $('edit-label')) $('edit-label').value = field.label;
+    if (!sameField || document.activeElement !== $('edit-label')) $('edit-label').value = field.label;
     $('edit-required').checked = field.required;
     [['edit-x', 'x'], ['edit-y', 'y'], ['edit-width', 'width'], ['edit-height', 'height']].forEach(function (pair) {
-      if (document.activeElement !== $(pair[0])) $(pair[0]).value = String(Math.round(field[pair[1]] * 1000) / 10);
+      if (!sameField || document.activeElement !== $(pair[0])) $(pair[0]).value = String(Math.round(field[pair[1]] * 1000) / 10);
     });
   }
 
