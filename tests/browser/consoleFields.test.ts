@@ -270,5 +270,5 @@ describe('GET /api/console: fields, order, recipients and webhooks', () => {
 
     expect(watch.foreignRequests).toEqual([]);
     expect(watch.errors).toEqual([]);
-  }, 120_000);
+  }, patience(300_000));
 });

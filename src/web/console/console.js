@@ -29,18 +29,50 @@
     $('status').textContent = text;
   }
 
-  /** Shows an error: for API errors, the problem's `detail` and each field complaint. */
+  /** What the form fields behind a request body's names are called on this page. */
+  var FIELD_WORDS = {
+    email: 'E-mail address', password: 'Password', invitationCode: 'Invitation code', name: 'Name',
+    role: 'Role', routingOrder: 'Routing order', signingOrder: 'Signing order', expiresAt: 'Expiry',
+    remindEveryDays: 'Reminders', recipientId: 'Recipient', type: 'Field type', page: 'Page',
+    x: 'Position', y: 'Position', width: 'Size', height: 'Size', label: 'Label', required: 'Required',
+    url: 'Webhook address', description: 'Description', events: 'Events', filename: 'File name',
+  };
+
+  /**
+   * A complaint's `path` (`signers.0.email`) in the words of this page ("Recipient 1, e-mail address").
+   * Paths it does not know are shown as they are.
+   */
+  function describePath(path) {
+    var parts = String(path).split('.');
+    var words = [];
+    for (var index = 0; index < parts.length; index++) {
+      var part = parts[index];
+      var next = parts[index + 1];
+      if ((part === 'signers' || part === 'fields') && /^\d+$/.test(next || '')) {
+        words.push((part === 'signers' ? 'Recipient ' : 'Field ') + (Number(next) + 1));
+        index++;
+      } else {
+        var word = FIELD_WORDS[part] || part;
+        words.push(words.length === 0 ? word : word.charAt(0).toLowerCase() + word.slice(1));
+      }
+    }
+    return words.join(', ');
+  }
+
+  /** Shows an error: for API errors, the problem's `detail` and each field complaint, named as on this page. */
   function showError(error) {
     var box = $('error');
     box.textContent = '';
     var summary = document.createElement('p');
-    summary.textContent = error.message;
+    var complaints = error.problem && Array.isArray(error.problem.errors) ? error.problem.errors : [];
+    // A refused form says so in words; the complaints below name each field.
+    summary.textContent = complaints.length > 0 ? 'Please correct ' + (complaints.length === 1 ? 'this' : 'these') + ' and try again:' : error.message;
     box.appendChild(summary);
-    if (error.problem && Array.isArray(error.problem.errors) && error.problem.errors.length > 0) {
+    if (complaints.length > 0) {
       var list = document.createElement('ul');
-      error.problem.errors.forEach(function (item) {
+      complaints.forEach(function (item) {
         var entry = document.createElement('li');
-        entry.textContent = item.path + ': ' + item.message;
+        entry.textContent = describePath(item.path) + ': ' + item.message + '.';
         list.appendChild(entry);
       });
       box.appendChild(list);
@@ -91,7 +123,7 @@
           try { body = JSON.parse(text); } catch (ignored) { body = null; }
         }
         if (!response.ok) {
-          var detail = body && typeof body.detail === 'string' ? body.detail : 'The API answered ' + response.status + '.';
+          var detail = body && typeof body.detail === 'string' ? body.detail : plainFailure(response.status);
           var error = new Error(detail);
           error.status = response.status;
           error.problem = body;
@@ -100,8 +132,16 @@
         return { status: response.status, headers: response.headers, body: body };
       });
     }, function () {
-      throw new Error('The API could not be reached.');
+      throw new Error('The service could not be reached. Check your connection, then try again.');
     });
+  }
+
+  /** What an answer without problem details means to the person at the page. */
+  function plainFailure(status) {
+    if (status === 401) return 'Your session has ended. Log in again.';
+    if (status === 429) return 'Too many attempts. Wait a moment, then try again.';
+    if (status >= 500) return 'Something went wrong on the service (error ' + status + '). Try again in a moment.';
+    return 'The service refused this (error ' + status + ').';
   }
 
   // ---- Account -----------------------------------------------------------------------------
@@ -109,9 +149,10 @@
   function register() {
     var form = $('register-form');
     var email = form.elements.email.value;
-    return api('POST', 'Register', {
-      json: { email: email, password: form.elements.password.value, invitationCode: form.elements.invitationCode.value.trim() },
-    }).then(function () {
+    var name = form.elements.name.value.trim();
+    var body = { email: email, password: form.elements.password.value, invitationCode: form.elements.invitationCode.value.trim() };
+    if (name !== '') body.name = name;
+    return api('POST', 'Register', { json: body }).then(function () {
       form.reset();
       $('login-email').value = email.trim().toLowerCase();
       $('login-password').focus();
@@ -128,7 +169,24 @@
       $('session-email').textContent = state.email;
       setSignedIn(true);
       showStatus('Logged in as ' + state.email + '.');
-      return Promise.all([loadEnvelopes(), loadWebhooks()]);
+      return Promise.all([loadEnvelopes(), loadWebhooks()]).then(openEnvelopeInAddress);
+    });
+  }
+
+  // ---- The envelope in the address (#envelope=<id>): e-mails link to one envelope ---------------
+
+  function envelopeInAddress() {
+    var match = /^#envelope=([0-9A-Fa-f-]{36})$/.exec(window.location.hash);
+    return match ? match[1].toLowerCase() : null;
+  }
+
+  /** Opens the envelope the address names, once logged in (a link from the "completed" e-mail, a bookmark). */
+  function openEnvelopeInAddress() {
+    var id = envelopeInAddress();
+    if (id === null || state.token === null || (state.envelope && state.envelope.id === id)) return undefined;
+    return openEnvelope(id, true).catch(function (error) {
+      if (error.status === 404) throw new Error('The envelope in this link was not found in your account. Are you logged in as its owner?');
+      throw error;
     });
   }
 
@@ -193,6 +251,8 @@
   function openEnvelope(id, focus) {
     return api('GET', 'envelopes/' + encodeURIComponent(id)).then(function (response) {
       showEnvelope(response.body, response.headers.get('ETag'));
+      // The address names the open envelope, so it can be bookmarked or reloaded (after logging in).
+      if (window.location.hash !== '#envelope=' + id) history.replaceState(null, '', '#envelope=' + id);
       if (focus) $('envelope-heading').focus();
     });
   }
@@ -1227,6 +1287,12 @@
 
   $('register-form').addEventListener('submit', action($('register-form').querySelector('button'), register));
   $('login-form').addEventListener('submit', action($('login-form').querySelector('button'), login));
+  $('address-hint').hidden = envelopeInAddress() === null;
+  window.addEventListener('hashchange', function () {
+    $('address-hint').hidden = envelopeInAddress() === null;
+    var opening = openEnvelopeInAddress();
+    if (opening) opening.catch(showError);
+  });
   $('logout').addEventListener('click', function () {
     endSession();
     showStatus('Logged out.');
