@@ -618,6 +618,8 @@
     list: [],
     dirty: false,
     selected: null,
+    /** The key of the field the settings form last showed (typing into it keeps what is typed). */
+    edited: null,
     counter: 0,
     /** The document on show: for which envelope, PDF.js's document, and the page layout. */
     envelopeId: null,
@@ -1042,8 +1044,8 @@
     editor.hidden = field === null || !editable();
     if (field === null) return;
     // A field typed into keeps what is being typed; another field (newly placed or selected) shows its own values.
-    var sameField = editor.dataset.key === field.key;
-    editor.dataset.key = field.key;
+    var sameField = fields.edited === field.key;
+    fields.edited = field.key;
     $('field-editor-heading').textContent = 'Selected field: ' + describeField(field);
     var recipient = $('edit-recipient');
     recipient.textContent = '';
