@@ -15,8 +15,8 @@ beforeAll(async () => {
   await ensureStorage(services.storage, { allowedOrigins: ['*'] });
 });
 
-async function newUser(users: UserRepository): Promise<{ userId: string; email: string }> {
-  const user = { userId: randomUUID(), email: `cache-${randomUUID()}@example.com` };
+async function newUser(users: UserRepository): Promise<{ userId: string; email: string; name: string | null }> {
+  const user = { userId: randomUUID(), email: `cache-${randomUUID()}@example.com`, name: null };
   await users.insert({ ...user, role: 'user', passwordHash: '$2b$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinv', createdAt: new Date().toISOString() });
   return user;
 }
@@ -50,12 +50,12 @@ describe('findForToken', () => {
     expect(await users.findForToken(email)).toBeNull();
     const userId = randomUUID();
     await users.insert({ userId, email, role: 'user', passwordHash: 'x', createdAt: new Date().toISOString() });
-    expect(await users.findForToken(email)).toEqual({ userId, email });
+    expect(await users.findForToken(email)).toEqual({ userId, email, name: null });
   });
 
-  test('remembers only the id and the address, never the password hash', async () => {
+  test('remembers only the id, the address and the display name, never the password hash', async () => {
     const users = new UserRepository(services.storage.tables.users);
     const user = await newUser(users);
-    expect(Object.keys((await users.findForToken(user.email))!).sort()).toEqual(['email', 'userId']);
+    expect(Object.keys((await users.findForToken(user.email))!).sort()).toEqual(['email', 'name', 'userId']);
   });
 });

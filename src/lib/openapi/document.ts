@@ -257,7 +257,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     request: {
       body: {
         required: true,
-        content: { [json]: { schema: registerBody, example: { email: 'ada@example.com', password: 'correct horse battery', invitationCode: 'inv_q3Xx7bqfVbQ1bG9m0hTQwZ8kL2pN4sRt' } } },
+        content: { [json]: { schema: registerBody, example: { email: 'ada@example.com', password: 'correct horse battery', invitationCode: 'inv_q3Xx7bqfVbQ1bG9m0hTQwZ8kL2pN4sRt', name: 'Ada Lovelace' } } },
       },
     },
     responses: {
@@ -294,7 +294,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
             schema: loginResponse,
             example: {
               token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkzYTViMC0xZjJlLTdhNmItOGM5ZC0wZTFmMmEzYjRjNWQifQ.c2lnbmF0dXJl',
-              user: { userId: ids.owner, email: 'ada@example.com', role: 'user' },
+              user: { userId: ids.owner, email: 'ada@example.com', role: 'user', name: 'Ada Lovelace' },
             },
           },
         },
