@@ -7,6 +7,7 @@ import type { HotReadLevel } from '../suites/hotRead.js';
 import type { ListFigures } from '../suites/list.js';
 import type { CompletionFigures } from '../suites/completion.js';
 import type { ColdStartFigures } from '../suites/coldStart.js';
+import type { CommandsFigures } from '../suites/commands.js';
 import type { LoginStormFigures } from '../suites/loginStorm.js';
 import type { RecipientCompletionFigures } from '../suites/recipientCompletion.js';
 import type { SweepFigures } from '../suites/sweep.js';
@@ -27,6 +28,7 @@ export interface Results {
   list?: ListFigures;
   completion?: CompletionFigures[];
   coldStart?: ColdStartFigures;
+  commands?: CommandsFigures;
   loginStorm?: LoginStormFigures;
   recipientCompletion?: RecipientCompletionFigures[];
   sweep?: SweepFigures;
@@ -165,6 +167,20 @@ export function toMarkdown(results: Results): string {
         `Packages loaded at import: ${cold.packagesLoaded.join(', ')}.`,
       ...Object.entries(cold.heavyImportChains ?? {}).flatMap(([name, chain]) => ['', `Import chain of ${name}: ${chain.map((step) => `\`${step}\``).join(' → ')}`]),
       ...(cold.functionModules === undefined ? [] : ['', `Function modules imported (${cold.functionModules.length}): ${cold.functionModules.join(', ')}.`]),
+    );
+  }
+
+  if (results.commands !== undefined) {
+    const commands = results.commands;
+    lines.push(
+      '',
+      `## Commands on a built checkout (${commands.inviteMs.rounds} rounds; absolute times on this machine)`,
+      '',
+      '| command | ms (spread) | × \`node -e ""\` |',
+      '| --- | --- | --- |',
+      `| \`npm run --silent invite\` (target: under 5 s) | ${fmt(commands.inviteMs.median, 0)} (${spread(commands.inviteMs)}) | ${fmt(commands.inviteMs.median / commands.nodeStartMs.median)} |`,
+      `| a second \`npm start\` until its invitation code (target: under 15 s) | ${fmt(commands.secondStartMs.median, 0)} (${spread(commands.secondStartMs)}) | ${fmt(commands.secondStartMs.median / commands.nodeStartMs.median)} |`,
+      `| \`node -e ""\` | ${fmt(commands.nodeStartMs.median, 0)} (${spread(commands.nodeStartMs)}) | 1.0 |`,
     );
   }
 
