@@ -66,25 +66,37 @@ async function main(): Promise<void> {
     // Validate the settings before starting anything (one line naming a bad setting).
     const storageConfigured = process.env.STORAGE_CONNECTION_STRING?.trim() || process.env.STORAGE_ACCOUNT_NAME?.trim();
     const settings = loadConfig({ ...process.env, ...(storageConfigured ? {} : { STORAGE_CONNECTION_STRING: 'UseDevelopmentStorage=true' }) });
-    if (!storageConfigured) {
-      azurite = await startAzurite({
-        location: path.join(root, '.azurite'),
-        blobPort: portSetting('AZURITE_BLOB_PORT', 10000),
-        queuePort: portSetting('AZURITE_QUEUE_PORT', 10001),
-        tablePort: portSetting('AZURITE_TABLE_PORT', 10002),
-      });
+    // Azurite and the mail catcher do not need each other: both start at once.
+    const [storageStart, mailStart] = await Promise.allSettled([
+      storageConfigured
+        ? Promise.resolve(undefined)
+        : startAzurite({
+            location: path.join(root, '.azurite'),
+            blobPort: portSetting('AZURITE_BLOB_PORT', 10000),
+            queuePort: portSetting('AZURITE_QUEUE_PORT', 10001),
+            tablePort: portSetting('AZURITE_TABLE_PORT', 10002),
+          }),
+      settings.email.smtpUrl === undefined
+        ? startMailCatcher({ smtpPort: settings.mailCatcher.smtpPort, webPort: settings.mailCatcher.webPort, mailDirectory: path.join(root, '.local', 'mail') })
+        : Promise.resolve(undefined),
+    ]);
+    // Whatever started is stopped again by stop(), also when the other failed.
+    if (storageStart.status === 'fulfilled') azurite = storageStart.value;
+    if (mailStart.status === 'fulfilled') mailCatcher = mailStart.value;
+    if (storageStart.status === 'rejected') throw storageStart.reason;
+    if (mailStart.status === 'rejected') throw mailStart.reason;
+    if (azurite !== undefined) {
       process.env.STORAGE_CONNECTION_STRING = azurite.connectionString;
       console.log(`Azure Storage (Azurite) at ${azurite.blobEndpoint} (blob), ${azurite.queueEndpoint} (queue) and ${azurite.tableEndpoint} (table), data in .azurite/`);
       console.log(`Storage connection string: ${azurite.connectionString}`);
     } else {
       console.log(describeStorage(loadConfig().storage));
     }
-    if (settings.email.smtpUrl === undefined) {
-      mailCatcher = await startMailCatcher({ smtpPort: settings.mailCatcher.smtpPort, webPort: settings.mailCatcher.webPort, mailDirectory: path.join(root, '.local', 'mail') });
+    if (mailCatcher !== undefined) {
       process.env.SMTP_URL = mailCatcher.smtpUrl;
       console.log(`Mail catcher (every e-mail the service sends): ${mailCatcher.webUrl} (SMTP at ${mailCatcher.smtpUrl})`);
     } else {
-      console.log(`E-mail goes to the SMTP server of SMTP_URL (${new URL(settings.email.smtpUrl).host}); no mail catcher.`);
+      console.log(`E-mail goes to the SMTP server of SMTP_URL (${new URL(settings.email.smtpUrl!).host}); no mail catcher.`);
     }
     service = await startService({ port: settings.port });
     const services = getServices();

@@ -246,6 +246,8 @@ describe('npm start on an empty folder', () => {
     const invitation = await waitForEmail('bob@example.com', { subject: /^Please review and sign: / }, first.mailCatcherUrl);
     expect(invitation.text).toContain(signed.envelope.id);
     expect(invitation.text).toContain(`${first.apiUrl}/sign#`);
+    // The owner registered with a display name: the invitation names her with it.
+    expect(invitation.text).toContain('Ada Lovelace <ada@example.com> asks you to sign "contract.pdf".');
     // The typed signature is drawn into the page, and the certificate lists Bob as signed.
     const text = (await tool('pdftotext', [path.join(outDir, 'signed.pdf'), '-'])).stdout;
     expect(text.match(/Bob Builder/g)?.length).toBeGreaterThanOrEqual(2);
