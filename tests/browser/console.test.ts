@@ -160,6 +160,7 @@ describe('GET /api/console in Chromium', () => {
     await linked.locator('#login-password').press('Enter');
     await linked.locator('#envelope-heading').filter({ hasText: 'Envelope: fill_form.pdf' }).waitFor();
     expect(await linked.locator('#envelope-id').textContent()).toBe(envelopeId);
+    expect(await linked.locator('#status').textContent()).toBe(`Logged in as ${email}. Opened fill_form.pdf from your link.`);
     expect(await linked.evaluate('document.activeElement && document.activeElement.id')).toBe('envelope-heading');
     await screenshot(linked, 'console-11-opened-from-link');
     await linked.close();

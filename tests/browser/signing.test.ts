@@ -591,6 +591,7 @@ describe('GET /api/sign in Chromium', () => {
     await expect(page.locator('#decline-error').textContent()).resolves.toContain('Please say why you are declining');
     await page.locator('#decline-reason').fill('The term in clause 5 is too long.');
     await expectNoViolations(page, 'decline dialog');
+    await screenshot(page, 'sign-09-decline-dialog', { fullPage: false });
     await tap(page, '#decline-confirm');
     await page.locator('#done-heading').filter({ hasText: 'You declined contract.pdf' }).waitFor();
     await screenshot(page, 'sign-10-declined', { fullPage: false });

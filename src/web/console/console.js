@@ -184,7 +184,9 @@
   function openEnvelopeInAddress() {
     var id = envelopeInAddress();
     if (id === null || state.token === null || (state.envelope && state.envelope.id === id)) return undefined;
-    return openEnvelope(id, true).catch(function (error) {
+    return openEnvelope(id, true).then(function () {
+      showStatus('Logged in as ' + state.email + '. Opened ' + state.envelope.documentName + ' from your link.');
+    }, function (error) {
       if (error.status === 404) throw new Error('The envelope in this link was not found in your account. Are you logged in as its owner?');
       throw error;
     });

@@ -154,7 +154,7 @@ function listPeople(people) {
 /** A time in the reader's language and time zone, naming the zone ("25 November 2026 at 14:05 CET"). */
 function formatDate(iso) {
   if (!iso) return '';
-  return new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+  return new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
 }
 
 /** Who sent the envelope: "Ada Lovelace <ada@example.com>" when the owner gave a name, else the address. */
