@@ -187,14 +187,15 @@ try {
     ownerEmail: actor.email,
     recipients: [{
       id: uuidv7(), name: 'Sam Signer', email: 'signer@example.com', role: 'signer', routingOrder: 1, status: 'created',
-      actedAt: null, ip: null, userAgent: null, identification: null, signature: null,
+      actedAt: null, ip: null, userAgent: null, identification: null, consent: null, signature: null,
     }],
     createdAt: new Date().toISOString(),
     sentAt: null,
     completedAt: new Date().toISOString(),
     documentSha256: '0'.repeat(64),
     pageCount: 1,
-    events: [{ sequence: 1, type: 'envelope.created', at: new Date().toISOString(), actorEmail: owner }],
+    disclosure: null,
+    events: [{ sequence: 1, type: 'envelope.created', at: new Date().toISOString(), sentence: `Envelope created by ${owner}.`, ip: null }],
   };
   const p12 = services.config.seal.p12;
   const passes = [];

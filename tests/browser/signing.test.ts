@@ -371,6 +371,9 @@ describe('GET /api/sign in Chromium', () => {
     await tap(page, '#finish-button');
     await expect(page.locator('#finish-error').textContent()).resolves.toContain('Tick the box to agree to sign electronically.');
     await expectNoViolations(page, 'finish refused without consent');
+    // The disclosure above the box is the service's, word for word.
+    const disclosure = (await env.api.request('GET', '/disclosure')).body as { text: string; version: string };
+    await expect(page.locator('#disclosure').textContent()).resolves.toBe(disclosure.text);
     await tap(page, '#consent');
     await tap(page, '#finish-button');
     await page.locator('#done-heading').filter({ hasText: 'Thank you: you signed contract.pdf' }).waitFor();

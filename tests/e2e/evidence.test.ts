@@ -3,12 +3,13 @@
  * completion inside the sealed PDF, trusted timestamps from an RFC 3161 authority, and verification by
  * hash.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { resetConfig } from '../../src/lib/config.js';
 import { resetServices } from '../../src/lib/services.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { auditTrail, sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { startTimestampAuthority, type TimestampAuthority } from '../support/timestampAuthority.js';
 import { tempFile, tool } from '../support/tools.js';
 
@@ -109,12 +110,47 @@ describe('certificate of completion', () => {
       expect(flat).toContain(signer.email);
     }
     expect(flat).toContain('王小明');
-    // Each audit event with its actor, by e-mail (the owner made every change here).
-    expect(flat.replace(/\s/g, '')).toContain(`envelope.created${user.email}`);
-    expect(flat.replace(/\s/g, '')).toContain(`envelope.signers_replaced${user.email}`);
+    // Each audit event as a sentence naming its actor by e-mail (the owner made every change here).
+    expect(flat.replace(/\s/g, '')).toContain(`Envelopecreatedby${user.email}`);
+    expect(flat.replace(/\s/g, '')).toContain(`Recipientschangedby${user.email}:addedwang@example.com,layla@example.com,long@example.com.`);
     expect(flat.replace(/\s/g, '')).toContain('Maximiliane'.concat('vonundzu'.repeat(16), 'Ende'));
     const pages = async (path: string) => Number(/Pages:\s+(\d+)/.exec((await tool('pdfinfo', [path])).stdout)?.[1]);
     expect(await pages(file)).toBeGreaterThan(await pages(await tempFile(await corpusPdf('with_update_sections.pdf'))));
+  });
+});
+
+describe('consent and a readable trail on the certificate', () => {
+  test('names who did what to whom, records each consent with the disclosure version, and prints the user agent as the browser reported it, cut to 200 characters', async () => {
+    const tenant = { email: `tenant-${randomUUID()}@example.com`, name: 'Tom Tenant' };
+    const landlord = { email: `landlord-${randomUUID()}@example.com`, name: 'Lena Landlord' };
+    const { id } = await sentEnvelope(env.api, user, { signers: [{ ...tenant, routingOrder: 1 }, { ...landlord, routingOrder: 2 }], signingOrder: 'sequential' });
+    const longAgent = `Mozilla/5.0 ${'(very long browser token) '.repeat(20)}`.trim();
+    const sign = async (email: string, userAgent: string) => {
+      const token = await signingTokenFor(user.userId, id, email);
+      const answer = await env.api.request('POST', '/signing/complete', { token, headers: { 'User-Agent': userAgent }, json: { consent: true, values: [] } });
+      expect(answer.status).toBe(200);
+      return answer.body;
+    };
+    await sign(tenant.email, 'consent-test/1.0');
+    const done = await sign(landlord.email, longAgent);
+    expect(done.envelope.status).toBe('completed');
+
+    const disclosure = (await env.api.request('GET', '/disclosure')).body as { text: string; version: string };
+    const events = await auditTrail(env.api, user, id);
+    for (const event of events.filter((entry) => entry.type === 'recipient.signed')) expect(event.details.consent).toEqual(disclosure);
+
+    const { text } = await sealedText(done.signedUrl);
+    const flat = text.replace(/\s+/g, ' ');
+    const squeezed = text.replace(/\s/g, '');
+    expect(squeezed).toContain(`Invitatione-mailedto${landlord.email},after${tenant.email}signed.`.replace(/\s/g, ''));
+    expect(squeezed).toContain(`${tenant.email}signed,agreeingtodosoelectronically(disclosure${disclosure.version}).`);
+    expect(squeezed.split(disclosure.text.replace(/\s/g, ''))).toHaveLength(2);
+    expect(squeezed.match(/Agreedtosignelectronicallyon\d{4}-\d\d-\d\d\d\d:\d\d:\d\dUTC,afterbeingshownthedisclosure(esd-[0-9a-f]{12})\./g)).toHaveLength(2);
+    expect(flat).toContain('consent-test/1.0 (as reported by the browser)');
+    // The long user agent: its first 199 characters and an ellipsis, no more.
+    const cut = `${longAgent.slice(0, 199)}…`;
+    expect(squeezed).toContain(`${cut}(asreportedbythebrowser)`.replace(/\s/g, ''));
+    expect(squeezed).not.toContain(longAgent.replace(/\s/g, ''));
   });
 });
 

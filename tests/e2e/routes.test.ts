@@ -20,6 +20,7 @@ const expected = [
   { name: 'DeclineSigning', route: 'signing/decline', methods: ['POST'], access: 'signing' },
   { name: 'DeleteWebhook', route: 'webhooks/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'GetAuditTrail', route: 'envelopes/{id}/audit', methods: ['GET'], access: 'bearer' },
+  { name: 'GetDisclosure', route: 'disclosure', methods: ['GET'], access: 'public' },
   { name: 'GetEnvelope', route: 'envelopes/{id}', methods: ['GET'], access: 'bearer' },
   { name: 'GetSigningView', route: 'signing', methods: ['GET'], access: 'signing' },
   { name: 'GetUploadUrl', route: 'GetUploadUrl', methods: ['POST'], access: 'bearer' },

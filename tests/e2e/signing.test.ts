@@ -204,7 +204,11 @@ describe('POST /api/signing/complete (CONTRACT §11.4)', () => {
       values, signature: { typed: 'Ada Lovelace' },
     });
     const signed = (await auditTrail(env.api, owner, id)).filter((event) => event.type === 'recipient.signed');
-    expect(signed).toEqual([expect.objectContaining({ actorId: recipientIds[0], actorEmail: ada.email, userAgent: 'signing-test/2.0', details: { recipientId: recipientIds[0] } })]);
+    // The consent is evidence: the exact disclosure the view showed, with its version.
+    const disclosure = (await env.api.request('GET', '/disclosure')).body as { text: string; version: string };
+    expect(disclosure.version).toMatch(/^esd-[0-9a-f]{12}$/);
+    expect(disclosure.text).toMatch(/electronic/);
+    expect(signed).toEqual([expect.objectContaining({ actorId: recipientIds[0], actorEmail: ada.email, userAgent: 'signing-test/2.0', details: { recipientId: recipientIds[0], consent: disclosure } })]);
   });
 
   test('an approver approves and a viewer confirms with consent alone; the envelope completes when the last one acts', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as harfbuzz from 'harfbuzzjs';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describeAuditTrail } from '../../src/lib/envelopes/auditSentences.js';
 import { sealDocument } from '../../src/lib/pdf/index.js';
 import type { CertificateRecipient, CompletionCertificate, SignatureValue } from '../../src/lib/pdf/index.js';
 import { pdfWithPages } from './geometryPdfs.js';
@@ -59,6 +60,7 @@ function actedRecipient(options: { name: string; email: string; role?: string; s
     ip: '203.0.113.42',
     userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
     identification: `Signing link sent to ${options.email}`,
+    consent: { at: '2026-11-22T13:37:06.789Z', version: 'esd-0123456789ab' },
     signature: options.signature === undefined ? (role === 'signer' ? { typed: options.name } : null) : options.signature,
   };
 }
@@ -165,24 +167,49 @@ describe('certificate of completion (CONTRACT §10)', () => {
     expect(collapse(certificateText)).toContain('Owner Grace Hopper <owner@example.com>');
   });
 
-  test('names each event\'s actor by e-mail, and the sweeper as `system`', async () => {
-    const { certificateText } = await sealNormal({
-      events: [
-        { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorEmail: 'owner@example.com' },
-        { sequence: 2, type: 'recipient.signed', at: '2026-11-22T10:16:00.000Z', actorEmail: 'signer.one@example.org' },
-        { sequence: 3, type: 'envelope.expired', at: '2026-12-22T10:16:00.000Z', actorEmail: null },
-      ],
-    });
-    const lines = certificateText.split('\n').map((line) => line.trim());
-    const row = (sequence: string, time: string, type: string, actor: string): void => {
-      const at = lines.indexOf(type);
-      expect(at).toBeGreaterThan(-1);
-      // pdftotext reads the table row by row: sequence, time, type, actor.
-      expect(lines.slice(at - 4, at + 4)).toEqual(expect.arrayContaining([sequence, time, type, actor]));
-    };
-    row('1', '2026-11-22 10:15:30 UTC', 'envelope.created', 'owner@example.com');
-    row('2', '2026-11-22 10:16:00 UTC', 'recipient.signed', 'signer.one@example.org');
-    row('3', '2026-12-22 10:16:00 UTC', 'envelope.expired', 'system');
+  test('prints the audit trail as sentences naming who did what to whom, the raw type in small print, and the IP address', async () => {
+    const owner = { id: randomUUID(), email: 'owner@example.com' };
+    const tenant = { id: randomUUID(), email: 'tenant@example.com', name: 'Tom Tenant', role: 'signer' as const };
+    const landlord = { id: randomUUID(), email: 'landlord@example.com', name: 'Lena Landlord', role: 'signer' as const };
+    const base = { ip: '203.0.113.7', userAgent: null };
+    const trail = [
+      { ...base, sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorId: owner.id, actorEmail: owner.email, details: { documentName: 'Lease.pdf' } },
+      { ...base, sequence: 2, type: 'recipient.invited', at: '2026-11-22T10:16:00.000Z', actorId: owner.id, actorEmail: owner.email, details: { recipientId: tenant.id, email: tenant.email, resend: false } },
+      { ...base, ip: '198.51.100.23', sequence: 3, type: 'recipient.signed', at: '2026-11-22T10:17:00.000Z', actorId: tenant.id, actorEmail: tenant.email, details: { recipientId: tenant.id, consent: { text: 'x', version: 'esd-0123456789ab' } } },
+      { ...base, ip: '198.51.100.23', sequence: 4, type: 'recipient.invited', at: '2026-11-22T10:17:00.000Z', actorId: tenant.id, actorEmail: tenant.email, details: { recipientId: landlord.id, email: landlord.email, resend: false } },
+      { ...base, ip: null, sequence: 5, type: 'envelope.expired', at: '2026-12-22T10:16:00.000Z', actorId: 'system', actorEmail: null, details: {} },
+    ];
+    const sentences = describeAuditTrail(trail, { ownerId: owner.id, ownerEmail: owner.email, recipients: [tenant, landlord] });
+    expect(sentences).toEqual([
+      'Envelope created by owner@example.com for the document "Lease.pdf".',
+      'Invitation e-mailed to tenant@example.com.',
+      'tenant@example.com signed, agreeing to do so electronically (disclosure esd-0123456789ab).',
+      'Invitation e-mailed to landlord@example.com, after tenant@example.com signed.',
+      'Envelope expired before everyone had acted.',
+    ]);
+    const events = trail.map((event, index) => ({ sequence: event.sequence, type: event.type, at: event.at, sentence: sentences[index]!, ip: event.ip }));
+    const { file, firstPage, certificateText } = await sealNormal({ events });
+    const text = collapse(certificateText);
+    for (const sentence of sentences) expect(text).toContain(sentence);
+    expect(text).toContain('What happened');
+    expect(text).toContain('198.51.100.23');
+    // The raw type follows its sentence, in smaller print.
+    const boxes = await wordBoxes(file, firstPage);
+    const invited = boxes.filter((box) => box.text === 'recipient.invited');
+    const invitation = boxes.find((box) => box.text === 'Invitation');
+    expect(invited).toHaveLength(2);
+    expect(invitation).toBeDefined();
+    for (const box of invited) expect(box.yMax - box.yMin).toBeLessThan((invitation!.yMax - invitation!.yMin) * 0.9);
+  });
+
+  test('prints the disclosure once and, for each recipient who acted, the consent given with its time and version', async () => {
+    const disclosure = { text: 'Consent to use electronic records and signatures. By ticking the box you agree.', version: 'esd-0123456789ab' };
+    const { certificateText } = await sealNormal({ disclosure, recipients: [actedRecipient({ name: 'Ada', email: 'ada@example.com' }), actedRecipient({ name: 'Bo', email: 'bo@example.com', role: 'approver' })] });
+    const text = collapse(certificateText);
+    expect(text.split(disclosure.text)).toHaveLength(2);
+    expect(text).toContain('Agreed to sign electronically on 2026-11-22 13:37:06 UTC, after being shown the disclosure esd-0123456789ab.');
+    expect(text).toContain('Agreed to approve electronically on 2026-11-22 13:37:06 UTC');
+    expect(text).toContain('(as reported by the browser)');
   });
 
   describe('pages of the size and orientation of the document\'s last page', () => {
@@ -225,7 +252,8 @@ describe('certificate of completion (CONTRACT §10)', () => {
       sequence: index + 1,
       type: index % 2 === 0 ? 'recipient.signed' : 'envelope.sent',
       at: new Date(Date.UTC(2026, 10, 22, 10, 0, index)).toISOString(),
-      actorEmail: index % 5 === 0 ? null : `r${index % 100}.actor@example.com`,
+      sentence: `${index % 5 === 0 ? 'the service' : `r${index % 100}.actor@example.com`} did step ${index + 1}.`,
+      ip: index % 5 === 0 ? null : '203.0.113.9',
     }));
     const { certificate, result, file, firstPage, certificateText } = await sealNormal({ recipients, events });
     expect(result.certificatePageCount).toBeGreaterThan(10);
@@ -266,12 +294,12 @@ describe('certificate of completion (CONTRACT §10)', () => {
   });
 
   test('breaks a long e-mail address at `@` or `.`, not inside a word', async () => {
-    const email = 'first.middle.lastname.department@subdomain.example-company.example.com';
+    const email = 'first.middle.lastname.department.of.procurement.and.legal.affairs@subdomain.example-company.example.com';
     const { file, firstPage } = await sealNormal({
-      events: [{ sequence: 1, type: 'envelope.signers_replaced', at: '2026-11-22T10:20:00.000Z', actorEmail: email }],
+      events: [{ sequence: 1, type: 'envelope.signers_replaced', at: '2026-11-22T10:20:00.000Z', sentence: `Recipients changed by ${email}.`, ip: null }],
     });
-    // The actor column is narrower than the address: it takes more than one line.
-    const pieces = (await wordBoxes(file, firstPage)).filter((box) => box.xMin > 300 && email.includes(box.text) && box.text.length > 3);
+    // The column of what happened is narrower than the address: it takes more than one line.
+    const pieces = (await wordBoxes(file, firstPage)).filter((box) => box.xMin > 180 && box.text.length > 3 && email.includes(box.text.replace(/\.$/, ''))).map((box) => ({ ...box, text: box.text.replace(/\.$/, '') }));
     pieces.sort((a, b) => a.yMin - b.yMin);
     expect(pieces.length).toBeGreaterThan(1);
     expect(pieces.map((piece) => piece.text).join('')).toBe(email);

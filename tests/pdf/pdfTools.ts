@@ -60,7 +60,7 @@ export const internationalSigners = [
 /** A certificate of completion for `document`, with fresh ids and the document's real SHA-256. */
 /** A certificate block for a recipient who was not asked to act (completed from draft). */
 export function recipientFor(recipient: { id: string; name: string; email: string; role: string }): CertificateRecipient {
-  return { ...recipient, routingOrder: 1, status: 'created', actedAt: null, ip: null, userAgent: null, identification: null, signature: null };
+  return { ...recipient, routingOrder: 1, status: 'created', actedAt: null, ip: null, userAgent: null, identification: null, consent: null, signature: null };
 }
 
 export function certificateFor(document: Uint8Array, overrides: Partial<CompletionCertificate> = {}): CompletionCertificate {
@@ -75,10 +75,11 @@ export function certificateFor(document: Uint8Array, overrides: Partial<Completi
     completedAt: '2026-11-22T11:02:03.456Z',
     documentSha256: sha256(document),
     pageCount: 1,
+    disclosure: null,
     events: [
-      { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorEmail: ownerEmail },
-      { sequence: 2, type: 'envelope.signers_replaced', at: '2026-11-22T10:20:00.000Z', actorEmail: ownerEmail },
-      { sequence: 3, type: 'envelope.sent', at: '2026-11-22T10:21:00.000Z', actorEmail: ownerEmail },
+      { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', sentence: `Envelope created by ${ownerEmail} for the document "Agreement.pdf".`, ip: '203.0.113.7' },
+      { sequence: 2, type: 'envelope.signers_replaced', at: '2026-11-22T10:20:00.000Z', sentence: `Recipients changed by ${ownerEmail}.`, ip: '203.0.113.7' },
+      { sequence: 3, type: 'envelope.sent', at: '2026-11-22T10:21:00.000Z', sentence: `Envelope sent by ${ownerEmail}.`, ip: '203.0.113.7' },
     ],
     ...overrides,
   };

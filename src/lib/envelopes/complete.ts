@@ -23,8 +23,9 @@ import type { DueKind } from '../storage/dueIndex.js';
 import { storageStatus } from '../storage/keys.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
 import { AppError } from '../errors.js';
-import { sealDocument, type CertificateRecipient, type FieldDrawing } from '../pdf/index.js';
+import { sealDocument, type CertificateRecipient, type CompletionCertificate, type FieldDrawing } from '../pdf/index.js';
 import { allActed, pendingRecipients } from '../recipients/routing.js';
+import { describeAuditTrail } from './auditSentences.js';
 import { Change, commitChange } from './change.js';
 import { checkUpload, readFrozenDocument, refreshFrozenCopy, storeFrozenCopy, type CheckedDocument } from './freeze.js';
 import { readOwnedEnvelope } from './get.js';
@@ -291,8 +292,9 @@ export async function sealCompletion({ services, change, actor, key, document }:
         createdAt: record.createdAt,
         sentAt: record.sentAt,
         completedAt,
-        recipients: certificateRecipients(record, actions),
-        events: events.map((event) => ({ sequence: event.sequence, type: event.type, at: event.at, actorEmail: eventActorEmail(record, event) })),
+        recipients: certificateRecipients(record, actions, events),
+        disclosure: agreedDisclosure(events),
+        events: certificateEvents(record, events),
       },
       sealingP12: config.seal.p12,
       sealingPassphrase: config.seal.passphrase,
@@ -423,10 +425,48 @@ export function fieldDrawings(record: Pick<EnvelopeRecord, 'fields' | 'signers'>
   return drawings;
 }
 
-/** Each recipient's block on the certificate (CONTRACT §10). */
-function certificateRecipients(record: EnvelopeRecord, actions: Map<string, RecipientAction>): CertificateRecipient[] {
+/** Longest user agent the certificate prints, characters (the rest is cut, ending in `…`). */
+const CERTIFICATE_USER_AGENT_LENGTH = 200;
+
+/** The consent an acting event recorded, as `{text, version}`, else `null` (events recorded before consent was). */
+function recordedConsent(event: AuditEvent): { text: string; version: string } | null {
+  const consent = event.details.consent as { text?: unknown; version?: unknown } | undefined;
+  return typeof consent?.text === 'string' && typeof consent.version === 'string' ? { text: consent.text, version: consent.version } : null;
+}
+
+const ACTING_EVENTS = new Set(['recipient.signed', 'recipient.approved', 'recipient.viewed']);
+
+/** The disclosure of the newest consent in the trail (the one text printed on the certificate), or `null`. */
+function agreedDisclosure(events: AuditEvent[]): { text: string; version: string } | null {
+  for (const event of [...events].reverse()) {
+    const consent = ACTING_EVENTS.has(event.type) ? recordedConsent(event) : null;
+    if (consent !== null) return consent;
+  }
+  return null;
+}
+
+/** The audit trail as the certificate prints it: a sentence per event, with its type, time and IP. */
+function certificateEvents(record: EnvelopeRecord, events: AuditEvent[]): CompletionCertificate['events'] {
+  const sentences = describeAuditTrail(
+    events.map((event) => ({ ...event, actorEmail: eventActorEmail(record, event) })),
+    { ownerId: record.ownerId, ownerEmail: record.ownerEmail, recipients: record.signers },
+  );
+  return events.map((event, index) => ({ sequence: event.sequence, type: event.type, at: event.at, sentence: sentences[index]!, ip: event.ip }));
+}
+
+/** A user agent as the certificate prints it: at most {@link CERTIFICATE_USER_AGENT_LENGTH} characters. */
+function reportedUserAgent(userAgent: string | null): string | null {
+  if (userAgent === null) return null;
+  const characters = Array.from(userAgent);
+  return characters.length <= CERTIFICATE_USER_AGENT_LENGTH ? userAgent : `${characters.slice(0, CERTIFICATE_USER_AGENT_LENGTH - 1).join('')}…`;
+}
+
+/** Each recipient's block on the certificate (CONTRACT §10, §17.4). */
+function certificateRecipients(record: EnvelopeRecord, actions: Map<string, RecipientAction>, events: AuditEvent[]): CertificateRecipient[] {
   return record.signers.map((signer) => {
     const action = actions.get(signer.id);
+    const acted = events.find((event) => ACTING_EVENTS.has(event.type) && event.details.recipientId === signer.id);
+    const consent = acted === undefined ? null : recordedConsent(acted);
     return {
       id: signer.id,
       name: signer.name,
@@ -436,7 +476,8 @@ function certificateRecipients(record: EnvelopeRecord, actions: Map<string, Reci
       status: signer.status,
       actedAt: signer.actedAt,
       ip: action?.ip ?? null,
-      userAgent: action?.userAgent ?? null,
+      userAgent: reportedUserAgent(action?.userAgent ?? null),
+      consent: acted === undefined || consent === null ? null : { at: acted.at, version: consent.version },
       identification: mustAct(signer) && signer.invitedAt !== null ? `Signing link sent to ${signer.email}` : null,
       signature: signer.role === 'signer' ? (action?.signature ?? null) : null,
     };

@@ -38,6 +38,12 @@ export const BEARER_AUTH = 'bearerAuth';
 
 // Request bodies get component names here (clones of the schemas the functions validate with; a
 // clone keeps every check, only the metadata differs).
+const disclosureResponse = z
+  .strictObject({
+    text: z.string().meta({ description: 'The exact words shown to the recipient before it agrees (`consent: true`).' }),
+    version: z.string().regex(/^esd-[0-9a-f]{12}$/).meta({ description: '`esd-` and 12 hex digits of the text\'s SHA-256: changes whenever the text does.' }),
+  })
+  .meta({ id: 'Disclosure', description: 'The disclosure about electronic records and signatures.' });
 const registerBody = registerRequest.meta({ id: 'RegisterRequest', description: 'A new account.' });
 const loginBody = loginRequest.meta({ id: 'LoginRequest', description: 'Credentials.' });
 const uploadBody = uploadRequest.meta({ id: 'UploadRequest', description: 'The document to be uploaded.' });
@@ -531,6 +537,23 @@ const operations: (RouteConfig & { operationId: string })[] = [
       },
       404: problem(404, 'This service sealed no document with this SHA-256 (`seal-not-found`): originals and anything else included.', ['seal-not-found']),
       503: storageUnavailable,
+      ...common,
+    },
+  },
+  {
+    operationId: 'GetDisclosure',
+    method: 'get',
+    path: '/disclosure',
+    tags: ['Evidence'],
+    summary: 'The disclosure a recipient agrees to before acting electronically',
+    description:
+      'Public. The signing page shows `text` word for word above its consent box; `consent: true` of `POST /api/signing/complete` agrees to it, and the acting audit event records it (`details.consent`) with its `version`, which changes whenever the text does. The certificate of completion prints it.',
+    security: [],
+    responses: {
+      200: {
+        description: 'The current disclosure.',
+        content: { [json]: { schema: disclosureResponse, example: { text: 'Consent to use electronic records and signatures. By ticking the box you agree that ...', version: 'esd-38207a19803b' } } },
+      },
       ...common,
     },
   },

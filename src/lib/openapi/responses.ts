@@ -143,6 +143,14 @@ const auditBase = {
   userAgent: z.string().nullable().meta({ description: 'The `User-Agent` header (at most 1024 characters); `null` when absent.' }),
 };
 const recipientOnly = z.strictObject({ recipientId: z.string() });
+/** An action's details: the recipient and the consent it gave, the exact disclosure the page showed. */
+const recipientActed = z.strictObject({
+  recipientId: z.string(),
+  consent: z
+    .strictObject({ text: z.string(), version: z.string() })
+    .optional()
+    .meta({ description: 'The disclosure the recipient agreed to, word for word, and its version (absent on events recorded before consent was recorded).' }),
+});
 const event = <Type extends string, Details extends z.ZodType>(type: Type, details: Details) => z.strictObject({ ...auditBase, type: z.literal(type), details });
 
 /** One audit event (CONTRACT §10): the shape of `details` follows `type`. */
@@ -159,9 +167,9 @@ export const auditEventResponse = z
     event('recipient.invited', z.strictObject({ recipientId: z.string(), email: z.email(), resend: z.boolean() })),
     event('recipient.reminded', z.strictObject({ recipientId: z.string(), email: z.email() })),
     event('recipient.opened', recipientOnly),
-    event('recipient.signed', recipientOnly),
-    event('recipient.approved', recipientOnly),
-    event('recipient.viewed', recipientOnly),
+    event('recipient.signed', recipientActed),
+    event('recipient.approved', recipientActed),
+    event('recipient.viewed', recipientActed),
     event('recipient.declined', z.strictObject({ recipientId: z.string(), reason: z.string() })),
     event('envelope.declined', recipientOnly),
     event('envelope.expired', z.strictObject({})),

@@ -53,7 +53,12 @@ const styles = {
   tableHead: { face: 'bold', size: 7.5, gray: 0.35 },
   tableCell: { face: 'regular', size: 7.5, gray: 0 },
   footer: { face: 'regular', size: 7, gray: 0.4 },
+  /** An audit event's raw type, in small print under its sentence. */
+  rawType: { face: 'regular', size: 6, gray: 0.45 },
 } satisfies Record<string, Style>;
+
+/** What a recipient of each role agreed to do electronically. */
+const CONSENT_VERBS: Record<string, string> = { signer: 'sign', approver: 'approve', viewer: 'confirm having read the document' };
 
 const lineHeight = (style: Style): number => style.size * 1.4;
 
@@ -339,8 +344,14 @@ class CertificateWriter {
       this.fieldPair(['Role', recipient.role], ['Routing order', String(recipient.routingOrder)]),
       this.fieldPair(['Status', recipient.status], ['Acted', recipient.actedAt === null ? '—' : formatTime(recipient.actedAt)]),
       this.field('IP address', recipient.ip ?? '—'),
-      this.field('User agent', recipient.userAgent ?? '—'),
+      this.field('User agent', recipient.userAgent === null ? '—' : `${recipient.userAgent} (as reported by the browser)`),
       this.field('Identified by', recipient.identification ?? '—'),
+      this.field(
+        'Consent',
+        recipient.consent === null
+          ? '—'
+          : `Agreed to ${CONSENT_VERBS[recipient.role] ?? 'act'} electronically on ${formatTime(recipient.consent.at)}, after being shown the disclosure ${recipient.consent.version}.`,
+      ),
       this.field('Recipient ID', recipient.id),
     ];
     if (recipient.role === 'signer') {
@@ -352,28 +363,33 @@ class CertificateWriter {
   }
 
   auditTable(events: CompletionCertificate['events']): void {
-    // Columns, in points from the left margin: the time column holds `2026-11-22 13:37:06 UTC`, the
-    // type column `envelope.signers_replaced`, both on one line; the actor's e-mail gets the rest.
-    const columns = { sequence: 0, time: 24, type: 134, actor: 262 };
-    const tableRow = (values: [string, string, string, string], style: Style): Row =>
-      this.textRow(
-        [
-          this.cell(values[0], style, columns.sequence, columns.time - columns.sequence - COLUMN_GAP),
-          this.cell(values[1], style, columns.time, columns.type - columns.time - COLUMN_GAP),
-          this.cell(values[2], style, columns.type, columns.actor - columns.type - COLUMN_GAP),
-          this.cell(values[3], style, columns.actor, this.contentWidth - columns.actor),
-        ],
-        3,
-      );
+    // Columns, in points from the left margin: the time column holds `2026-11-22 13:37:06 UTC` on one
+    // line, the IP column an IPv4 address (an IPv6 one wraps); what happened gets the rest, its
+    // sentence first and the raw event type under it in small print.
+    const ipWidth = 74;
+    const columns = { sequence: 0, time: 24, what: 134, ip: this.contentWidth - ipWidth };
+    const tableRow = (values: [string, string, string, string], style: Style, type?: string): Row => {
+      const what = this.cell(values[2], style, columns.what, columns.ip - columns.what - COLUMN_GAP);
+      const cells = [
+        this.cell(values[0], style, columns.sequence, columns.time - columns.sequence - COLUMN_GAP),
+        this.cell(values[1], style, columns.time, columns.what - columns.time - COLUMN_GAP),
+        what,
+        this.cell(values[3], style, columns.ip, ipWidth),
+      ];
+      if (type === undefined) return this.textRow(cells, 3);
+      const main = this.textRow(cells);
+      const raw = this.textRow([this.cell(type, styles.rawType, columns.what, columns.ip - columns.what - COLUMN_GAP)], 3);
+      return { height: main.height + raw.height, draw: (target, top) => (main.draw(target, top), raw.draw(target, top - main.height)) };
+    };
     if (events.length === 0) {
       this.flow.row(this.full('No events.', styles.value));
       return;
     }
-    const header = tableRow(['#', 'Time', 'Event', 'Actor'], styles.tableHead);
+    const header = tableRow(['#', 'Time', 'What happened', 'IP address'], styles.tableHead);
     this.flow.row(header);
     this.flow.repeatOnNewPage = [header];
     for (const event of events) {
-      this.flow.row(tableRow([String(event.sequence), formatTime(event.at), event.type, event.actorEmail ?? 'system'], styles.tableCell));
+      this.flow.row(tableRow([String(event.sequence), formatTime(event.at), event.sentence, event.ip ?? '—'], styles.tableCell, event.type));
     }
     this.flow.repeatOnNewPage = [];
   }
@@ -424,6 +440,12 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
   writer.heading(`Recipients (${certificate.recipients.length})`);
   if (certificate.recipients.length === 0) flow.row(writer.full('No recipients.', styles.value));
   certificate.recipients.forEach((recipient, index) => flow.block(writer.recipientBlock(recipient, index)));
+
+  if (certificate.disclosure !== null) {
+    writer.heading('Consent to electronic signatures');
+    flow.row(writer.full(`Every recipient who acted agreed to this disclosure (version ${certificate.disclosure.version}), shown to them word for word:`, styles.intro, 4));
+    flow.row(writer.full(certificate.disclosure.text, styles.value, 4));
+  }
 
   writer.heading(`Audit trail (${certificate.events.length} ${certificate.events.length === 1 ? 'event' : 'events'})`);
   writer.auditTable(certificate.events);

@@ -21,9 +21,12 @@ export interface CertificateRecipient {
   status: string;
   /** ISO 8601 UTC with milliseconds, or `null` when the recipient did not act. */
   actedAt: string | null;
-  /** Client address and user agent of the recipient's action, `null` when unknown. */
+  /** Client address of the recipient's action, `null` when unknown. */
   ip: string | null;
+  /** The user agent the browser reported for the action, at most 200 characters; `null` when unknown. */
   userAgent: string | null;
+  /** The consent given with the action: when, and the disclosure's version; `null` when none was recorded. */
+  consent: { at: string; version: string } | null;
   /** How the recipient was identified, in words ("Signing link sent to ada@example.com"); `null` when not asked to act. */
   identification: string | null;
   /** A signer's adopted signature (the first signature value it gave), drawn on its block; else `null`. */
@@ -48,8 +51,13 @@ export interface CompletionCertificate {
   /** ISO 8601 UTC with milliseconds. */
   completedAt: string;
   recipients: CertificateRecipient[];
-  /** The audit trail so far, oldest first; `actorEmail` `null` means the system (the sweeper). */
-  events: { sequence: number; type: string; at: string; actorEmail: string | null }[];
+  /** The disclosure the recipients agreed to (printed once), or `null` when nobody gave consent. */
+  disclosure: { text: string; version: string } | null;
+  /**
+   * The audit trail so far, oldest first: each event as a sentence a person reads (who did what to
+   * whom), its raw type, time and client address.
+   */
+  events: { sequence: number; type: string; at: string; sentence: string; ip: string | null }[];
 }
 
 /** Field types (CONTRACT §11.2). */

@@ -18,6 +18,7 @@ import { currentRecipient, invalidSigningToken, type SigningCaller } from '../ht
 import type { SignatureValue } from '../pdf/types.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
+import { ELECTRONIC_SIGNATURE_DISCLOSURE } from './consent.js';
 import { allActed, inviteNextGroup, isTurn, pendingRecipients } from './routing.js';
 import type { CompleteSigningRequest, DeclineSigningRequest } from './schemas.js';
 import { hasExpired } from './view.js';
@@ -112,7 +113,8 @@ export async function completeSigning({ services, caller, request, now = new Dat
     const status = recipient.role === 'signer' ? 'signed' : recipient.role === 'approver' ? 'approved' : 'viewed';
     actor.status = status;
     actor.actedAt = change.at;
-    change.event(`recipient.${status}`, by, { recipientId: actor.id });
+    // The consent given is evidence: the exact disclosure the page showed, with its version.
+    change.event(`recipient.${status}`, by, { recipientId: actor.id, consent: { ...ELECTRONIC_SIGNATURE_DISCLOSURE } });
     change.webhook(`recipient.${status}`, { recipient: actor });
     change.action({ recipientId: actor.id, status, at: change.at, ip: caller.ip, userAgent: caller.userAgent, values, signature });
     inviteNextGroup(change, { config: services.config, actor: by });

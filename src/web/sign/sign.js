@@ -40,6 +40,8 @@ const state = {
   adopted: { signature: null, initials: null },
   /** The signature for the certificate when the signer has no signature field. */
   wholeSignature: null,
+  /** Whether the service's disclosure is shown above the consent box (finishing waits for it). */
+  disclosureShown: false,
   /** What the adopt dialog was opened for. */
   adopting: null,
   pad: null,
@@ -73,6 +75,24 @@ function readToken() {
 }
 
 // ---- The API -------------------------------------------------------------------------------------
+
+/**
+ * Shows the service's disclosure about electronic records and signatures above the consent box,
+ * word for word (`GET /api/disclosure`): the consent recorded with the action names its version.
+ * Until it is shown, finishing is refused.
+ */
+async function showDisclosure() {
+  try {
+    const response = await fetch(new URL('disclosure', API), { headers: { Accept: 'application/json' }, referrerPolicy: 'no-referrer' });
+    if (!response.ok) throw new Error('status ' + response.status);
+    const disclosure = await response.json();
+    $('disclosure').textContent = disclosure.text;
+    state.disclosureShown = true;
+  } catch (ignored) {
+    $('disclosure').textContent = 'The disclosure about electronic signatures could not be loaded. Reload the page before you agree.';
+    state.disclosureShown = false;
+  }
+}
 
 /**
  * One request to the recipient's API. Resolves with the view; rejects with an Error carrying
@@ -248,6 +268,7 @@ async function startCeremony(view) {
   $('recipient-line').textContent = 'You ' + (role === 'viewer' ? 'review it' : verb === 'sign' ? 'sign' : verb) + ' as ' + recipient.name + ' (' + recipient.email + ').';
   $('document-link').href = view.documentUrl;
 
+  void showDisclosure();
   const fillable = view.fields.slice().sort(readingOrder);
   state.fontReady = document.fonts.load('100px Caveat').catch(() => []);
   if (role === 'signer') {
@@ -789,6 +810,10 @@ async function finish() {
   }
   if (!$('whole-signature').hidden && state.wholeSignature === null) {
     finishError('Adopt your signature first: select the signature box.', [], $('whole-signature-button'));
+    return;
+  }
+  if (state.disclosureShown !== true) {
+    finishError('The disclosure about electronic signatures could not be loaded. Reload the page before you agree.', [], $('consent'));
     return;
   }
   if (!$('consent').checked) {

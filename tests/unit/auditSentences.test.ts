@@ -1,0 +1,56 @@
+/**
+ * The audit trail as sentences (the certificate of completion): every event type reads as a sentence
+ * naming who did what to whom, never as its raw type.
+ */
+import { describe, expect, test } from '@jest/globals';
+import { describeAuditTrail } from '../../src/lib/envelopes/auditSentences.js';
+import { AUDIT_EVENT_TYPES } from '../../src/lib/envelopes/model.js';
+
+const owner = { id: 'owner-1', email: 'owner@example.com' };
+const ada = { id: 'r-ada', email: 'ada@example.com', name: 'Ada', role: 'signer' as const };
+const bob = { id: 'r-bob', email: 'bob@example.com', name: 'Bob', role: 'approver' as const };
+const context = { ownerId: owner.id, ownerEmail: owner.email, recipients: [ada, bob] };
+const byOwner = { actorId: owner.id, actorEmail: owner.email };
+const byAda = { actorId: ada.id, actorEmail: ada.email };
+
+const details: Record<(typeof AUDIT_EVENT_TYPES)[number], [Record<string, unknown>, typeof byOwner | { actorId: string; actorEmail: null }, string]> = {
+  'envelope.created': [{ documentName: 'Lease.pdf', blobName: 'x/Lease.pdf' }, byOwner, 'Envelope created by owner@example.com for the document "Lease.pdf".'],
+  'envelope.signers_replaced': [{ added: [{ id: ada.id, email: ada.email }], removed: [{ id: 'gone', email: 'old@example.com' }] }, byOwner, 'Recipients changed by owner@example.com: added ada@example.com; removed old@example.com.'],
+  'envelope.fields_replaced': [{ count: 1 }, byOwner, '1 field placed by owner@example.com.'],
+  'envelope.settings_changed': [{ signingOrder: 'sequential', remindEveryDays: 2, expiresAt: null }, byOwner, 'Settings changed by owner@example.com: signing order set to sequential, reminders every 2 days, no expiry date.'],
+  'envelope.sent': [{ documentSha256: 'ab'.repeat(32), pageCount: 3 }, byOwner, 'Envelope sent by owner@example.com with the 3-page document (SHA-256 abababababababab…).'],
+  'recipient.invited': [{ recipientId: ada.id, email: ada.email, resend: true }, byOwner, 'Invitation e-mailed again to ada@example.com, with a new signing link, at the request of owner@example.com.'],
+  'recipient.reminded': [{ recipientId: ada.id, email: ada.email }, { actorId: 'system', actorEmail: null }, 'Reminder e-mailed to ada@example.com.'],
+  'recipient.opened': [{ recipientId: ada.id }, byAda, 'ada@example.com opened the envelope.'],
+  'recipient.signed': [{ recipientId: ada.id, consent: { text: 't', version: 'esd-000000000000' } }, byAda, 'ada@example.com signed, agreeing to do so electronically (disclosure esd-000000000000).'],
+  'recipient.approved': [{ recipientId: bob.id }, { actorId: bob.id, actorEmail: bob.email } as typeof byOwner, 'bob@example.com approved.'],
+  'recipient.viewed': [{ recipientId: bob.id }, { actorId: bob.id, actorEmail: bob.email } as typeof byOwner, 'bob@example.com confirmed having read it.'],
+  'recipient.declined': [{ recipientId: ada.id, reason: 'Wrong\ndate' }, byAda, 'ada@example.com declined, giving the reason "Wrong date".'],
+  'envelope.declined': [{ recipientId: ada.id }, byAda, 'Envelope declined, as ada@example.com declined.'],
+  'envelope.expired': [{}, { actorId: 'system', actorEmail: null }, 'Envelope expired before everyone had acted.'],
+  'envelope.voided': [{}, byOwner, 'Envelope voided by owner@example.com.'],
+  'envelope.completed': [{ originalSha256: 'a', sealedSha256: 'b' }, byAda, 'Envelope completed: the document and this certificate were sealed.'],
+};
+
+describe('describeAuditTrail', () => {
+  test.each(AUDIT_EVENT_TYPES.map((type) => [type]))('%s reads as a sentence naming who did what to whom', (type) => {
+    const [eventDetails, actor, sentence] = details[type];
+    expect(describeAuditTrail([{ type, ...actor, details: eventDetails }], context)).toEqual([sentence]);
+  });
+
+  test('an invitation that follows a recipient\'s action says after whose action it went out', () => {
+    const sentences = describeAuditTrail(
+      [
+        { type: 'recipient.invited', ...byOwner, details: { recipientId: ada.id, email: ada.email, resend: false } },
+        { type: 'recipient.signed', ...byAda, details: { recipientId: ada.id } },
+        { type: 'recipient.invited', ...byAda, details: { recipientId: bob.id, email: bob.email, resend: false } },
+      ],
+      context,
+    );
+    expect(sentences).toEqual(['Invitation e-mailed to ada@example.com.', 'ada@example.com signed.', 'Invitation e-mailed to bob@example.com, after ada@example.com signed.']);
+  });
+
+  test('an event type it does not know reads as its type and actor', () => {
+    expect(describeAuditTrail([{ type: 'envelope.future_kind', ...byOwner, details: {} }], context)).toEqual(['envelope.future_kind by owner@example.com.']);
+  });
+});
