@@ -6,7 +6,8 @@
  * an e-mail the service sends shows in the mail catcher; the README's curl session works as written
  * against it (the owner completing an envelope, then a recipient signing another with the signing
  * token from the invitation in the mail catcher, its files in a temporary folder, every JSON answer on
- * a line of its own), then its "Sign in a browser" part registers in the console with the same code;
+ * a line of its own), then its webhook section (its receiver, verifying and printing the events of an
+ * envelope sent), then its "Sign in a browser" part registers in the console with the same code;
  * Ctrl-C stops everything; a restart keeps data, secrets and e-mails. A bad setting stops it with one
  * line naming the setting. Deadlines wait for the service, never assume a quiet machine
  * (`tests/support/patience.ts`).
@@ -15,6 +16,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -67,8 +69,8 @@ interface Started {
   output: string[];
 }
 
-async function start(): Promise<Started> {
-  const child = spawn(process.execPath, [START], { cwd: root, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+async function start(extra: Record<string, string> = {}): Promise<Started> {
+  const child = spawn(process.execPath, [START], { cwd: root, env: cleanEnv(extra), stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   readline.createInterface({ input: child.stderr! }).on('line', (line) => output.push(line));
   return await new Promise<Started>((resolve, reject) => {
@@ -117,8 +119,34 @@ async function readmeSession(): Promise<string> {
     .join('\n');
 }
 
+/**
+ * The README's "Webhooks to a local receiver" block, in its two parts (registering the webhook, and
+ * the receiver), with the receiver's port 4000 replaced by `port`: a fixed port may be taken on a
+ * shared machine.
+ */
+async function readmeWebhookSession(port: number): Promise<{ register: string; receiver: string }> {
+  const readme = await readFile('README.md', 'utf8');
+  const start = readme.indexOf('## Webhooks to a local receiver');
+  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(start))![1]!;
+  const split = block.indexOf('# A receiver');
+  if (split === -1 || !block.includes('4000')) throw new Error("README's webhook block changed: update this test");
+  const withPort = (text: string) => text.replaceAll('4000', String(port));
+  return { register: withPort(block.slice(0, split)), receiver: withPort(block.slice(split)) };
+}
+
+/** A TCP port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 beforeAll(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), 'npm-start-'));
+  // The README's webhook receiver requires standardwebhooks from the project folder.
+  await symlink(path.resolve('node_modules'), path.join(root, 'node_modules'));
   // The README's session writes its files to `OUT=$(mktemp -d)`: here, under root/tmp.
   await mkdir(path.join(root, 'tmp'));
   // The README's session uploads tests/corpus/pdf/fill_form.pdf, relative to the project folder.
@@ -133,7 +161,8 @@ describe('npm start on an empty folder', () => {
   }, TEST_DEADLINE_MS);
 
   test('generates secrets, starts Azurite and the API, prints the address and an invitation code good for several registrations', async () => {
-    first = await start();
+    // Started as the README's webhook section asks, so that its loopback receiver is allowed.
+    first = await start({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
     expect(first.output).toContain(`Invitation code (5 registrations, valid 7 days): ${first.code}`);
     expect(first.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
     expect((await fetch(`${first.apiUrl}/health`)).status).toBe(200);
@@ -253,6 +282,39 @@ describe('npm start on an empty folder', () => {
     expect(text.match(/Bob Builder/g)?.length).toBeGreaterThanOrEqual(2);
   }, TEST_DEADLINE_MS);
 
+  test("then the README's webhook section works as written: its receiver verifies and prints the events of an envelope sent", async () => {
+    const port = await freePort();
+    const { register, receiver } = await readmeWebhookSession(port);
+    const token = ((await (await fetch(`${first.apiUrl}/Login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'ada@example.com', password: 'correct horse battery' }) })).json()) as { token: string }).token;
+    const registered = await tool('bash', ['-e', '-c', `${register}\necho "SECRET=$SECRET"`], root, { ...process.env, API: first.apiUrl, TOKEN: token });
+    expect({ code: registered.code, stderr: registered.stderr }).toEqual({ code: 0, stderr: '' });
+    const secret = /^SECRET=(whsec_\S+)$/m.exec(registered.stdout)?.[1];
+    expect(secret).toBeDefined();
+
+    // In a process group of its own, so that stopping it stops the node process bash starts too.
+    const child = spawn('bash', ['-c', receiver], { cwd: root, env: { ...process.env, SECRET: secret! }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const printed: string[] = [];
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => printed.push(line));
+    readline.createInterface({ input: child.stderr! }).on('line', (line) => printed.push(`stderr: ${line}`));
+    try {
+      // "Send an envelope in another terminal": here through the API, as that terminal would.
+      const auth = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+      const ticket = (await (await fetch(`${first.apiUrl}/GetUploadUrl`, { method: 'POST', headers: auth, body: JSON.stringify({ filename: 'hooks.pdf', mimetype: 'application/pdf' }) })).json()) as { envelopeId: string; uploadUrl: string };
+      const uploaded = await fetch(ticket.uploadUrl, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob', 'Content-Type': 'application/pdf' }, body: await readFile('tests/corpus/pdf/fill_form.pdf') });
+      expect(uploaded.status).toBe(201);
+      const sent = await fetch(`${first.apiUrl}/envelopes/${ticket.envelopeId}`, { method: 'PUT', headers: auth, body: JSON.stringify({ signers: [{ email: 'hooks@example.com', name: 'Hook Reader' }], status: 'sent' }) });
+      expect(sent.status).toBe(200);
+      const deadline = Date.now() + patience(60_000);
+      while (!printed.some((line) => line.startsWith('envelope.sent ')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      const line = printed.find((entry) => entry.startsWith('envelope.sent '));
+      expect({ line, printed }).toEqual({ line: expect.any(String), printed: expect.any(Array) });
+      expect(JSON.parse(line!.slice('envelope.sent '.length))).toMatchObject({ envelopeId: ticket.envelopeId, status: 'sent' });
+      expect(printed.filter((entry) => entry.startsWith('refused:') || entry.startsWith('stderr:'))).toEqual([]);
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+    }
+  }, TEST_DEADLINE_MS);
+
   test('then the README\'s "Sign in a browser" works as written: the console registers a second account with the code npm start printed, and logs in', async () => {
     const browser = await launchChromium();
     try {
@@ -288,7 +350,7 @@ describe('npm start on an empty folder', () => {
     try {
       const list = await fetch(`${second.apiUrl}/envelopes`, { headers: { Authorization: `Bearer ${token}` } });
       expect(list.status).toBe(200);
-      expect(((await list.json()) as { status: string }[]).map((envelope) => envelope.status)).toEqual(['completed', 'completed']);
+      expect(((await list.json()) as { status: string }[]).map((envelope) => envelope.status)).toEqual(['sent', 'completed', 'completed']);
       expect(second.code).not.toBe(first.code);
       const kept = (await (await fetch(`${second.mailCatcherUrl}/api/email`)).json()) as { subject: string }[];
       // Every e-mail caught before the stop is still there, first and in order. E-mails still queued at
