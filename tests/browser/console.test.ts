@@ -123,6 +123,16 @@ describe('GET /api/console in Chromium', () => {
     await expectText('#status', 'Signers saved: 2.');
     await screenshot(page, 'console-07-signers');
 
+    // Changed elsewhere meanwhile (here through the API): saving from the stale page is refused, and
+    // the page says so in a sender's words, not with the API's ETag and If-Match.
+    const elsewhere = await env.api.request('PUT', `/envelopes/${envelopeId}`, { token: user.body.token, json: { signingOrder: 'sequential' } });
+    expect(elsewhere.status).toBe(200);
+    await page.getByRole('button', { name: 'Save signers' }).click();
+    await expectText('#error', 'This envelope was changed elsewhere since you opened it. Open it again to see the changes, then make yours.');
+    expect(await page.locator('#error').textContent()).not.toMatch(/ETag|If-Match/);
+    await page.getByRole('button', { name: /^Open fill_form\.pdf/ }).click();
+    await page.waitForFunction(`document.getElementById('signing-order').value === 'sequential'`);
+
     // The owner seals the draft as it is (a sent envelope completes once its recipients have acted).
     await page.getByRole('button', { name: 'Complete' }).click();
     await expectText('#envelope-status', 'completed');

@@ -123,7 +123,8 @@
           try { body = JSON.parse(text); } catch (ignored) { body = null; }
         }
         if (!response.ok) {
-          var detail = body && typeof body.detail === 'string' ? body.detail : plainFailure(response.status);
+          var slug = body && typeof body.type === 'string' ? body.type.replace(/^urn:problem:/, '') : '';
+          var detail = PLAIN_WORDS[slug] || (body && typeof body.detail === 'string' ? body.detail : plainFailure(response.status));
           var error = new Error(detail);
           error.status = response.status;
           error.problem = body;
@@ -135,6 +136,17 @@
       throw new Error('The service could not be reached. Check your connection, then try again.');
     });
   }
+
+  /**
+   * Problems whose `detail` speaks the API's language (ETags, requests, upload URLs), said as the person
+   * at this page sees them. Every other problem's `detail` is already written for people.
+   */
+  var PLAIN_WORDS = {
+    'etag-mismatch': 'This envelope was changed elsewhere since you opened it. Open it again to see the changes, then make yours.',
+    'envelope-contended': 'This envelope is being changed elsewhere at this moment. Try again in a moment.',
+    'document-not-uploaded': 'The document has not been uploaded yet: choose the PDF and upload it first.',
+    'storage-unavailable': 'The service cannot reach its storage at the moment. Try again in a minute.',
+  };
 
   /** What an answer without problem details means to the person at the page. */
   function plainFailure(status) {
