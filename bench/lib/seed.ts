@@ -64,7 +64,7 @@ export async function seed(services: Services, plan: SeedPlan, onProgress: (mess
   const newUser = async (label: string): Promise<SeededUser> => {
     const userId = uuidv7();
     const email = `bench-${label}-${userId}@example.com`;
-    await services.users.insert({ userId, email, role: 'user', passwordHash, createdAt: new Date().toISOString() });
+    await services.users.insert({ userId, email, role: 'user', passwordHash, createdAt: new Date().toISOString(), emailVerified: true, verificationSentAt: null });
     const { token } = await issueAccessToken({ sub: userId, email, role: 'user' }, services.config.jwt);
     return { userId, email, password, token };
   };
@@ -90,7 +90,7 @@ export async function seed(services: Services, plan: SeedPlan, onProgress: (mess
   const seeded: Seed = { smallOwner, largeOwner, hotEnvelopeId, loginUsers, webhookOwner, envelopesWritten: written };
   if (plan.signingDocumentDir !== undefined) {
     const document = new Uint8Array(await readFile(path.join(plan.signingDocumentDir, 'normal.pdf')));
-    const actor = { userId: smallOwner.userId, email: smallOwner.email, ip: '127.0.0.1', userAgent: 'bench-seed' };
+    const actor = { userId: smallOwner.userId, email: smallOwner.email, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench-seed' };
     const sent = await sentEnvelopeWithFields(services, actor, document, 'signing.pdf');
     seeded.signing = { envelopeId: sent.envelopeId, token: sent.token, tokenSha256: tokenSha256(sent.token) };
     seeded.envelopesWritten++;
@@ -100,7 +100,7 @@ export async function seed(services: Services, plan: SeedPlan, onProgress: (mess
 
 /** A realistic envelope row: a draft or sent envelope with two signers, and its creation event. */
 function envelopeFor(owner: SeededUser, index: number): { record: EnvelopeRecord; event: AuditEvent } {
-  const actor = { userId: owner.userId, email: owner.email, ip: '127.0.0.1', userAgent: 'bench-seed' };
+  const actor = { userId: owner.userId, email: owner.email, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench-seed' };
   const draft = newDraftEnvelope({ actor, documentName: `contract-${index}.pdf`, now: new Date() });
   const record: EnvelopeRecord = {
     ...draft.record,

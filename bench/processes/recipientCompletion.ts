@@ -67,9 +67,9 @@ try {
   const userId = uuidv7();
   const email = `bench-completion-${userId}@example.com`;
   // Never used to log in: the lowest cost keeps the setup short.
-  await services.users.insert({ userId, email, role: 'user', passwordHash: await hashPassword('bench-unused-password', 4), createdAt: new Date().toISOString() });
+  await services.users.insert({ userId, email, role: 'user', passwordHash: await hashPassword('bench-unused-password', 4), createdAt: new Date().toISOString(), emailVerified: true, verificationSentAt: null });
   const { token: ownerToken } = await issueAccessToken({ sub: userId, email, role: 'user' }, services.config.jwt);
-  const actor: Actor = { userId, email, ip: '127.0.0.1', userAgent: 'bench' };
+  const actor: Actor = { userId, email, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench' };
   const document = new Uint8Array(await readFile(options.path));
   const warmup = new Uint8Array(await readFile(options.warmupPath));
 

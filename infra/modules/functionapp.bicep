@@ -168,6 +168,8 @@ var baseSettings = {
   ENVELOPE_TTL_DAYS: string(envelopeTtlDays)
   // Webhooks reach public https: addresses only; loopback and private networks are for development.
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false'
+  // Only owners who proved they read mail at their address send in its name.
+  REQUIRE_EMAIL_VERIFICATION: 'true'
 }
 
 // Turnstile settings only when it is on: with no secret the service ignores tokens (CONTRACT §2).

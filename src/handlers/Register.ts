@@ -12,6 +12,7 @@ import { getServices } from '../lib/services.js';
 
 export async function registerUser(request: HttpRequest): Promise<HttpResponseInit> {
   const body = await readJsonBody(request, registerRequest);
-  const { userId } = await register({ ...getServices(), request: body, remoteIp: clientIp(request) });
+  const services = getServices();
+  const { userId } = await register({ ...services, services, request: body, remoteIp: clientIp(request) });
   return json(201, { message: 'Account created. Log in with POST /api/Login.', userId });
 }

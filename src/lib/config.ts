@@ -80,6 +80,12 @@ const environmentSchema = z.object({
       .transform((value) => value.split(',').map((part) => Number(part.trim()))),
   ),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: booleanFlag,
+  REQUIRE_EMAIL_VERIFICATION: optionalText.pipe(
+    z
+      .enum(['true', 'false', '1', '0'])
+      .optional()
+      .transform((value) => value === undefined || value === 'true' || value === '1'),
+  ),
   REMINDER_DAY_SECONDS: integer(86_400, 1, 86_400),
   MAIL_CATCHER_SMTP_PORT: integer(1025, 0, 65_535),
   MAIL_CATCHER_WEB_PORT: integer(1080, 0, 65_535),
@@ -102,6 +108,11 @@ export interface Config {
   bcryptCost: number;
   turnstile: { secretKey: string | undefined; verifyUrl: string; required: boolean };
   seal: { p12: Uint8Array; passphrase: string };
+  /**
+   * Whether an owner must verify its e-mail address (the link Register e-mails) before it may send or
+   * complete envelopes (`REQUIRE_EMAIL_VERIFICATION`, default `true`; `npm start` sets `false` unless told).
+   */
+  requireEmailVerification: boolean;
   /** RFC 3161 timestamp authority; unset means PAdES B-B seals without a timestamp. */
   tsaUrl: string | undefined;
   /** Lifetime of an upload SAS, seconds. */
@@ -165,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     seal: { p12: Buffer.from(values.SEAL_P12_BASE64, 'base64'), passphrase: values.SEAL_P12_PASSPHRASE },
     tsaUrl: values.TSA_URL,
+    requireEmailVerification: values.REQUIRE_EMAIL_VERIFICATION,
     uploadUrlTtlSeconds: values.UPLOAD_URL_TTL_SECONDS,
     maxDocumentBytes: values.MAX_DOCUMENT_BYTES,
     allowedOrigins: values.ALLOWED_ORIGINS,

@@ -42,6 +42,11 @@ async function main(): Promise<void> {
   const root = process.cwd();
   await applyLocalSettingsFile(root);
   if (await applyLocalSecrets(root)) console.log('Generated local secrets (JWT key, self-signed sealing certificate) in .local/secrets.json');
+  // On a laptop, owners may send without verifying their address first, unless told otherwise.
+  if (!process.env.REQUIRE_EMAIL_VERIFICATION?.trim()) {
+    process.env.REQUIRE_EMAIL_VERIFICATION = 'false';
+    console.log('REQUIRE_EMAIL_VERIFICATION is false here: owners may send before verifying their e-mail address (set it to true to try verification).');
+  }
 
   let azurite: RunningAzurite | undefined;
   let mailCatcher: RunningMailCatcher | undefined;

@@ -33,9 +33,13 @@ const expected = [
   { name: 'RedeliverWebhook', route: 'webhooks/{id}/deliveries/{deliveryId}/redeliver', methods: ['POST'], access: 'bearer' },
   { name: 'Register', route: 'Register', methods: ['POST'], access: 'public' },
   { name: 'ResendInvitation', route: 'envelopes/{id}/recipients/{recipientId}/resend', methods: ['POST'], access: 'bearer' },
+  { name: 'ResendVerification', route: 'ResendVerification', methods: ['POST'], access: 'bearer' },
   { name: 'SigningPage', route: 'sign', methods: ['GET'], access: 'public' },
   { name: 'SigningPageAsset', route: 'sign/{file}', methods: ['GET'], access: 'public' },
   { name: 'UpdateEnvelope', route: 'envelopes/{id}', methods: ['PUT', 'PATCH'], access: 'bearer' },
+  { name: 'VerifyEmail', route: 'VerifyEmail', methods: ['POST'], access: 'public' },
+  { name: 'VerifyEmailPage', route: 'verify-email', methods: ['GET'], access: 'public' },
+  { name: 'VerifyEmailPageAsset', route: 'verify-email/{file}', methods: ['GET'], access: 'public' },
   { name: 'VerifySeal', route: 'verify/{sha256}', methods: ['GET'], access: 'public' },
 ];
 

@@ -112,6 +112,7 @@ const REQUIRED_APP_SETTINGS = [
   'WEBHOOK_RETRY_SECONDS',
   'ENVELOPE_TTL_DAYS',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+  'REQUIRE_EMAIL_VERIFICATION',
 ];
 
 /** App settings that hold secrets: each must be a Key Vault reference, never a value. */
@@ -1044,6 +1045,8 @@ describe('infra/ Bicep templates (offline checks; the full compile runs in ci.ym
     const file = [...infra.values()].find((candidate) => appSettingsOf(candidate).found)!;
     const settings = new Map(appSettingsOf(file).settings.map((setting) => [setting.name, setting.value]));
     expect(evaluate(settings.get('WEBHOOK_ALLOW_PRIVATE_NETWORKS'), file)).toBe('false');
+    // Only owners who verified their address send in its name.
+    expect(evaluate(settings.get('REQUIRE_EMAIL_VERIFICATION'), file)).toBe('true');
     // PUBLIC_BASE_URL falls back to the app's own https:// address.
     expect(settings.get('PUBLIC_BASE_URL')?.text).toContain("'https://${site.properties.defaultHostName}'");
     // main.bicep's defaults are what the service uses when the setting is unset (CONTRACT §8).

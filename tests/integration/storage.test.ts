@@ -31,7 +31,7 @@ beforeAll(async () => {
 const at = () => new Date().toISOString();
 
 function record(ownerId: string, overrides: Partial<EnvelopeRecord> = {}): EnvelopeRecord {
-  const draft = newDraftEnvelope({ actor: { userId: ownerId, email: 'owner@example.com', ip: null, userAgent: null }, documentName: 'a.pdf', now: new Date() });
+  const draft = newDraftEnvelope({ actor: { userId: ownerId, email: 'owner@example.com', emailVerified: true, ip: null, userAgent: null }, documentName: 'a.pdf', now: new Date() });
   return { ...draft.record, ...overrides };
 }
 

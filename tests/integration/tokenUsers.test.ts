@@ -15,9 +15,9 @@ beforeAll(async () => {
   await ensureStorage(services.storage, { allowedOrigins: ['*'] });
 });
 
-async function newUser(users: UserRepository): Promise<{ userId: string; email: string; name: string | null }> {
-  const user = { userId: randomUUID(), email: `cache-${randomUUID()}@example.com`, name: null };
-  await users.insert({ ...user, role: 'user', passwordHash: '$2b$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinv', createdAt: new Date().toISOString() });
+async function newUser(users: UserRepository): Promise<{ userId: string; email: string; emailVerified: boolean; name: string | null }> {
+  const user = { userId: randomUUID(), email: `cache-${randomUUID()}@example.com`, emailVerified: true, name: null };
+  await users.insert({ ...user, role: 'user', passwordHash: '$2b$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinv', createdAt: new Date().toISOString(), verificationSentAt: null });
   return user;
 }
 
@@ -49,13 +49,13 @@ describe('findForToken', () => {
     const email = `later-${randomUUID()}@example.com`;
     expect(await users.findForToken(email)).toBeNull();
     const userId = randomUUID();
-    await users.insert({ userId, email, role: 'user', passwordHash: 'x', createdAt: new Date().toISOString() });
-    expect(await users.findForToken(email)).toEqual({ userId, email, name: null });
+    await users.insert({ userId, email, role: 'user', passwordHash: 'x', createdAt: new Date().toISOString(), emailVerified: false, verificationSentAt: null });
+    expect(await users.findForToken(email)).toEqual({ userId, email, emailVerified: false, name: null });
   });
 
-  test('remembers only the id, the address and the display name, never the password hash', async () => {
+  test('remembers only the id, the address, whether it is verified and the display name, never the password hash', async () => {
     const users = new UserRepository(services.storage.tables.users);
     const user = await newUser(users);
-    expect(Object.keys((await users.findForToken(user.email))!).sort()).toEqual(['email', 'name', 'userId']);
+    expect(Object.keys((await users.findForToken(user.email))!).sort()).toEqual(['email', 'emailVerified', 'name', 'userId']);
   });
 });

@@ -6,6 +6,8 @@
  * - `SMTP_URL`: the mail catcher's SMTP server, so every service a test starts sends real e-mails
  *   there; read them with `tests/support/mail.ts`.
  * - `TEST_MAIL_CATCHER_URL`: the mail catcher's web address (REST API under `/api`).
+ * - `REQUIRE_EMAIL_VERIFICATION=false`: owners may send without verifying their address (the tests of
+ *   verified senders turn it on for their own service).
  * - `PUBLIC_BASE_URL`: a fixed origin. Every test process's service polls the same queues, so an
  *   e-mail may be written by another process's service than the one that made the change; its link
  *   therefore names no test server. Tests take the token from the link (`signingLinkIn`) and use it
@@ -42,6 +44,9 @@ export default async function globalSetup(): Promise<void> {
     SMTP_URL: mailCatcher.smtpUrl,
     TEST_MAIL_CATCHER_URL: mailCatcher.webUrl,
     PUBLIC_BASE_URL: TEST_PUBLIC_BASE_URL,
+    // Owners send without verifying their address first, as under `npm start`; the tests of verified
+    // senders turn it on for their own service (tests/e2e/verifiedSenders.test.ts).
+    REQUIRE_EMAIL_VERIFICATION: 'false',
   });
   delete process.env.STORAGE_ACCOUNT_NAME;
   delete process.env.TURNSTILE_SECRET_KEY;

@@ -10,7 +10,7 @@ import { isAppError } from '../../src/lib/errors.js';
 import { inviteNextGroup, isTurn, waitingFor } from '../../src/lib/recipients/routing.js';
 import { signingLinkKey, signingToken, tokenSha256 } from '../../src/lib/recipients/signingLinks.js';
 
-const actor: Actor = { userId: 'owner', email: 'owner@example.com', ip: '203.0.113.7', userAgent: 'jest' };
+const actor: Actor = { userId: 'owner', email: 'owner@example.com', emailVerified: true, ip: '203.0.113.7', userAgent: 'jest' };
 const now = new Date('2026-11-22T10:15:30.123Z');
 const config: Pick<Config, 'jwt' | 'reminderDaySeconds' | 'envelopeTtlDays'> = {
   jwt: { secret: new TextEncoder().encode('x'.repeat(32)), issuer: 'i', audience: 'a', ttlSeconds: 3600 },

@@ -11,6 +11,8 @@ import type { LoginRequest, RegisterRequest } from './schemas.js';
 import { issueAccessToken } from './jwt.js';
 import { dummyHash, hashPassword, verifyPassword } from './password.js';
 import { verifyCaptcha } from './turnstile.js';
+import { queueVerificationEmail } from './emailVerification.js';
+import type { Services } from '../services.js';
 import type { LoginThrottle } from './loginThrottle.js';
 
 export interface AccountDependencies {
@@ -21,6 +23,8 @@ export interface AccountDependencies {
 
 export interface RegisterOptions extends AccountDependencies {
   request: RegisterRequest;
+  /** The services that queue the verification e-mail (required when verification is on). */
+  services?: Services;
   remoteIp: string | null;
   now?: Date;
 }
@@ -33,7 +37,7 @@ export interface RegisterOptions extends AccountDependencies {
  * @returns the new userId
  * @throws AppError 403 (invalid captcha or invitation), 409 (address taken), 503 (captcha unavailable)
  */
-export async function register({ users, invitations, config, request, remoteIp, now = new Date() }: RegisterOptions): Promise<{ userId: string }> {
+export async function register({ users, invitations, config, request, remoteIp, services, now = new Date() }: RegisterOptions): Promise<{ userId: string }> {
   const captcha = await verifyCaptcha(config.turnstile, { token: request.turnstileToken, remoteIp });
   if (captcha === 'failed') throw new AppError('forbidden', 'The captcha was not solved.', { type: 'captcha-failed' });
 
@@ -45,11 +49,19 @@ export async function register({ users, invitations, config, request, remoteIp, 
   const passwordHash = await hashPassword(request.password, config.bcryptCost);
   if ((await invitations.consume(request.invitationCode, now)) !== 'consumed') throw invalidInvitation();
   const userId = uuidv7();
+  const verify = config.requireEmailVerification;
   try {
-    await users.insert({ userId, email: request.email, role: 'user', passwordHash, createdAt: now.toISOString(), name: request.name ?? null });
+    await users.insert({ userId, email: request.email, role: 'user', passwordHash, createdAt: now.toISOString(), emailVerified: false, verificationSentAt: verify ? now.toISOString() : null, name: request.name ?? null });
   } catch (error) {
     await invitations.release(request.invitationCode);
     throw error;
+  }
+  if (verify && services !== undefined) {
+    // The account exists whatever happens here: should the e-mail not be queued, the owner asks for
+    // a new one (POST /api/ResendVerification) once logged in.
+    await queueVerificationEmail({ services, user: { userId, email: request.email }, now }).catch((error: unknown) => {
+      console.warn(`Register: the verification e-mail for user ${userId} was not queued (the owner can ask for another): ${error instanceof Error ? error.message : String(error)}`);
+    });
   }
   return { userId };
 }
@@ -67,7 +79,7 @@ export interface LoginOptions extends AccountDependencies {
 export interface LoginResult {
   token: string;
   /** `name`: the display name given at registration, or `null` (CONTRACT §2). */
-  user: { userId: string; email: string; role: 'user'; name: string | null };
+  user: { userId: string; email: string; role: 'user'; emailVerified: boolean; name: string | null };
 }
 
 /**
@@ -90,5 +102,5 @@ export async function login({ users, config, request, remoteIp, throttle }: Logi
   }
   await throttle?.recordSuccess(request.email);
   const { token } = await issueAccessToken({ sub: user.userId, email: user.email, role: user.role }, config.jwt);
-  return { token, user: { userId: user.userId, email: user.email, role: user.role, name: user.name ?? null } };
+  return { token, user: { userId: user.userId, email: user.email, role: user.role, emailVerified: user.emailVerified, name: user.name ?? null } };
 }

@@ -79,6 +79,12 @@ export const registerRequest = z.strictObject({
 });
 export type RegisterRequest = z.infer<typeof registerRequest>;
 
+/** `POST /api/VerifyEmail`: the token from the verification link's fragment. */
+export const verifyEmailRequest = z.strictObject({
+  token: characters(1, 600).meta({ description: 'The part of the verification link after `#`.', examples: ['YWRhQGV4YW1wbGUuY29t.1796210130.3Xq7bqfVbQ1bG9m0hTQwZ8kL2pN4sRtq3Xx7bqfVbQ1'] }),
+});
+export type VerifyEmailRequest = z.infer<typeof verifyEmailRequest>;
+
 export const loginRequest = z.strictObject({
   email: z
     .string({ error: 'is required' })

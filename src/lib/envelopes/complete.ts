@@ -18,6 +18,7 @@
  * older), so a blob is never replaced under an update that records it.
  */
 import { createHash } from 'node:crypto';
+import { assertVerifiedSender } from '../auth/emailVerification.js';
 import type { Services } from '../services.js';
 import type { DueKind } from '../storage/dueIndex.js';
 import { storageStatus } from '../storage/keys.js';
@@ -107,6 +108,7 @@ export async function completeEnvelope({ services, envelopeId, actor, ifMatch, n
       throw new AppError('conflict', `The envelope is ${record.status}; only draft or sent envelopes can be completed.`, { type: 'envelope-closed' });
     }
     if (!ifMatchSatisfied(ifMatch, envelopeETag(record))) throw preconditionFailed();
+    assertVerifiedSender(actor, services);
     try {
       const next = await completeStored({ services, stored, actor: ownerActor(actor), owner: actor, now: now(), ...(log === undefined ? {} : { log }) });
       return await answerCompleted(services, next, true);

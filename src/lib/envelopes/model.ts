@@ -204,6 +204,8 @@ export interface AuditEvent {
 export interface Actor {
   userId: string;
   email: string;
+  /** Whether the owner verified its address (only verified owners send, when verification is required). */
+  emailVerified: boolean;
   /** The owner's display name (`null` or absent: none). */
   name?: string | null;
   ip: string | null;

@@ -3,6 +3,7 @@
  * and status, with If-Match and, without it, read-modify-write that never loses a concurrent update.
  * Sending freezes the document (`freeze.ts`) and invites the recipients; voiding tells those invited.
  */
+import { assertVerifiedSender } from '../auth/emailVerification.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
@@ -38,6 +39,8 @@ export async function updateEnvelope({ services, envelopeId, request, actor, ifM
   for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
     const stored = await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId);
     if (!ifMatchSatisfied(ifMatch, envelopeETag(stored.record))) throw preconditionFailed();
+    // Only a verified owner sends in its name; editing a draft needs no verification.
+    if (request.status === 'sent' && stored.record.status === 'draft') assertVerifiedSender(actor, services);
     const plan = planUpdate(stored.record, request, actor, now());
     if (plan === null) return stored.record;
     try {

@@ -36,5 +36,5 @@ export async function authenticate(request: HttpRequest, services: Services): Pr
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
     });
   }
-  return { userId: user.userId, email: user.email, name: user.name, ip: clientIp(request), userAgent: userAgent(request) };
+  return { userId: user.userId, email: user.email, emailVerified: user.emailVerified, name: user.name, ip: clientIp(request), userAgent: userAgent(request) };
 }

@@ -67,6 +67,7 @@ type Block =
  * @throws Error when an invitation or a reminder has no signing link (a fault of the caller)
  */
 export function renderEmail(message: EmailMessage, options: RenderEmailOptions): RenderedEmail {
+  if (message.type === 'verification') return renderVerification(message, options);
   const documentName = oneLine(message.documentName) || 'Untitled document';
   // "Ada Lovelace <ada@example.com>" when the owner gave a name (CONTRACT §2), else the address.
   const owner = oneLine(nameAndAddress(message.ownerName === undefined || message.ownerName === null ? null : oneLine(message.ownerName), message.ownerEmail));
@@ -172,8 +173,24 @@ export function renderEmail(message: EmailMessage, options: RenderEmailOptions):
   return { subject: safeSubject, text: toText(blocks), html: toHtml(safeSubject, blocks) };
 }
 
+/**
+ * The e-mail that verifies an owner's address (no envelope): `options.signingLink` carries its
+ * verification link.
+ */
+function renderVerification(message: EmailMessage, options: RenderEmailOptions): RenderedEmail {
+  const expiry = message.expiresAt === null ? null : formatTime(message.expiresAt);
+  const subject = 'Verify your e-mail address';
+  const blocks: Block[] = [
+    { kind: 'paragraph', text: 'Hello,' },
+    { kind: 'paragraph', text: `Someone (we hope you) created an account with the envelope signing service for ${oneLine(message.to.email)}. Confirm that this address is yours, so that you can send documents for signature in its name.` },
+    { kind: 'link', label: 'Verify my e-mail address', url: requireLink(options.signingLink, message) },
+    { kind: 'paragraph', text: `The link works once or more until ${expiry ?? 'it expires'}. If you did not create this account, ignore this e-mail: nothing will be sent in your name.` },
+  ];
+  return { subject, text: toText(blocks), html: toHtml(subject, blocks) };
+}
+
 function requireLink(link: string | null, message: EmailMessage): string {
-  if (link === null) throw new Error(`A ${message.type} e-mail needs the recipient's signing link (envelope ${message.envelopeId})`);
+  if (link === null) throw new Error(`A ${message.type} e-mail needs its link (${message.type === 'verification' ? 'verification' : `envelope ${message.envelopeId}`})`);
   return link;
 }
 

@@ -16,7 +16,8 @@
 import type { SignerRole } from '../envelopes/model.js';
 
 /** E-mail types (CONTRACT §12.1). */
-export const EMAIL_TYPES = ['invitation', 'reminder', 'completed', 'declined', 'voided', 'expired'] as const;
+/** E-mail types (CONTRACT §12.1), and `verification`: the link that verifies an owner's address (no envelope). */
+export const EMAIL_TYPES = ['invitation', 'reminder', 'completed', 'declined', 'voided', 'expired', 'verification'] as const;
 export type EmailType = (typeof EMAIL_TYPES)[number];
 
 /** One e-mail to send. Everything the e-mail says is captured at the time of the change. */

@@ -16,6 +16,7 @@
  * `failed` and the recipient's `lastEmail` `failed` before throwing, and the host moves the message to
  * `outbox-email-poison`, where it stays for an operator to look at.
  */
+import { verificationLinkFor } from '../auth/emailVerification.js';
 import { recordEmailOutcome } from '../recipients/lastEmail.js';
 import { signingLinkKey, signingToken, signingUrl, tokenSha256 } from '../recipients/signingLinks.js';
 import type { Services } from '../services.js';
@@ -100,7 +101,9 @@ export async function sendOutboxEmail({ services, transport, pointer, dequeueCou
 async function deliver(services: Services, transport: EmailTransport, ownerId: string, id: string, message: EmailMessage): Promise<void> {
   const { config } = services;
   let link: string | null = null;
-  if (message.linkSalt !== null) {
+  if (message.type === 'verification') {
+    link = verificationLinkFor(services, message);
+  } else if (message.linkSalt !== null) {
     if (message.recipientId === null) throw new Error(`E-mail ${id}: a link salt without a recipient`);
     const token = signingToken(signingLinkKey(config.jwt.secret), message.linkSalt);
     await services.signingLinks.ensure({ tokenSha256: tokenSha256(token), ownerId, envelopeId: message.envelopeId, recipientId: message.recipientId });

@@ -11,10 +11,10 @@
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { loginRequest, registerRequest } from '../auth/schemas.js';
+import { loginRequest, registerRequest, verifyEmailRequest } from '../auth/schemas.js';
 import { listEnvelopesQuery, signerInput, updateEnvelopeRequest, uploadRequest } from '../envelopes/schemas.js';
 import { problemTitles } from '../http/problem.js';
-import { CONSOLE_ASSETS, DOCS_ASSETS, SIGN_ASSETS } from '../web/pages.js';
+import { CONSOLE_ASSETS, DOCS_ASSETS, SIGN_ASSETS, VERIFY_ASSETS } from '../web/pages.js';
 import { registerOperationsWithSigning } from './recipients.js';
 import {
   auditTrailResponse,
@@ -44,6 +44,11 @@ const disclosureResponse = z
     version: z.string().regex(/^esd-[0-9a-f]{12}$/).meta({ description: '`esd-` and 12 hex digits of the text\'s SHA-256: changes whenever the text does.' }),
   })
   .meta({ id: 'Disclosure', description: 'The disclosure about electronic records and signatures.' });
+const verifyEmailBody = verifyEmailRequest.meta({ id: 'VerifyEmailRequest', description: 'The token of a verification link.' });
+const verifyEmailResponse = z
+  .strictObject({ message: z.string(), email: z.email().meta({ description: 'The address now verified.' }) })
+  .meta({ id: 'VerifyEmailResult', description: 'The verified address.' });
+const messageResponse = z.strictObject({ message: z.string() }).meta({ id: 'Message', description: 'What happened, in words.' });
 const registerBody = registerRequest.meta({ id: 'RegisterRequest', description: 'A new account.' });
 const loginBody = loginRequest.meta({ id: 'LoginRequest', description: 'Credentials.' });
 const uploadBody = uploadRequest.meta({ id: 'UploadRequest', description: 'The document to be uploaded.' });
@@ -166,6 +171,12 @@ const problems = {
     detail: 'The document is too complex to seal within the service limits (30 seconds and 512 MiB of memory); it may contain a decompression bomb.',
   },
   'storage-unavailable': { detail: 'Storage is unavailable right now; retry shortly.' },
+  'email-unverified': {
+    detail: 'Verify your e-mail address first: open the link in the verification e-mail (ask for a new one with POST /api/ResendVerification). Until then you may create and edit drafts, but not send or complete them.',
+  },
+  'verification-token-invalid': { detail: 'This verification link has expired: log in and ask for a new one (POST /api/ResendVerification, or the console).' },
+  'email-already-verified': { detail: 'Your e-mail address is already verified.' },
+  'verification-too-soon': { detail: 'A verification e-mail went out less than 60 seconds ago: check your inbox, or retry in 42 s.' },
   'captcha-unavailable': { detail: 'Captcha verification is unavailable right now; retry shortly.' },
   'timestamp-authority-unavailable': { detail: 'The timestamp authority did not answer, so the document was not sealed. Try again later.' },
   'internal-error': {
@@ -212,6 +223,9 @@ const jsonBodyErrors = {
 const unauthorized = problem(401, 'No access token, or one that is invalid, expired or of a deleted account.', ['missing-token', 'invalid-token']);
 const notFound = problem(404, 'No envelope with this id, or another owner\'s (the same answer).', ['envelope-not-found']);
 const bearer = [{ [BEARER_AUTH]: [] }];
+/** 403 of the operations only a verified owner may do while the service requires verified senders. */
+const emailUnverified = (verb: string): ResponseConfig =>
+  problem(403, `The owner has not verified its e-mail address yet, and the service requires verified senders to ${verb} (\`email-unverified\`); drafts may still be created and edited.`, ['email-unverified']);
 const documentErrors = {
   409: problem(
     409,
@@ -300,7 +314,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
             schema: loginResponse,
             example: {
               token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkzYTViMC0xZjJlLTdhNmItOGM5ZC0wZTFmMmEzYjRjNWQifQ.c2lnbmF0dXJl',
-              user: { userId: ids.owner, email: 'ada@example.com', role: 'user', name: 'Ada Lovelace' },
+              user: { userId: ids.owner, email: 'ada@example.com', role: 'user', emailVerified: true, name: 'Ada Lovelace' },
             },
           },
         },
@@ -309,6 +323,49 @@ const operations: (RouteConfig & { operationId: string })[] = [
       401: problem(401, 'Wrong e-mail address or password (`invalid-credentials`), or the captcha failed (`captcha-failed`).', ['invalid-credentials', 'captcha-failed']),
       429: problem(429, 'Too many failed logins for this account (`login-throttled`); `Retry-After` is the seconds until the window closes.', ['login-throttled']),
       503: problem(503, 'Captcha verification (`captcha-unavailable`) or storage is unavailable.', ['captcha-unavailable', 'storage-unavailable']),
+      ...common,
+    },
+  },
+  {
+    operationId: 'VerifyEmail',
+    method: 'post',
+    path: '/VerifyEmail',
+    tags: ['Accounts'],
+    summary: 'Verify an owner\'s e-mail address with the token of its verification link',
+    description:
+      'Register (and `POST /api/ResendVerification`) e-mails a link `<PUBLIC_BASE_URL>/api/verify-email#<token>`, valid 48 hours; its page posts the token here. Verifying twice is harmless. While the service requires verified senders (`REQUIRE_EMAIL_VERIFICATION`, on by default), an unverified owner may create and edit drafts but not send or complete them.',
+    security: [],
+    request: { body: { required: true, content: { [json]: { schema: verifyEmailBody, example: { token: 'YWRhQGV4YW1wbGUuY29t.1796210130.3Xq7bqfVbQ1bG9m0hTQwZ8kL2pN4sRtq3Xx7bqfVbQ1' } } } } },
+    responses: {
+      200: {
+        description: 'The address is verified.',
+        headers: { 'Cache-Control': headers.noStore },
+        content: { [json]: { schema: verifyEmailResponse, example: { message: 'Your e-mail address is verified: you can now send envelopes.', email: 'ada@example.com' } } },
+      },
+      ...jsonBodyErrors,
+      400: problem(400, 'The body is invalid (`validation-failed`, `malformed-json`), or the token is malformed, not this service\'s, expired or of no account (`verification-token-invalid`).', [
+        'validation-failed',
+        'malformed-json',
+        'verification-token-invalid',
+      ]),
+      503: storageUnavailable,
+      ...common,
+    },
+  },
+  {
+    operationId: 'ResendVerification',
+    method: 'post',
+    path: '/ResendVerification',
+    tags: ['Accounts'],
+    summary: 'E-mail the owner a new verification link',
+    description: 'At most once per 60 seconds, counting the e-mail Register sent. No body.',
+    security: bearer,
+    responses: {
+      202: { description: 'A new link is queued (valid 48 hours).', content: { [json]: { schema: messageResponse, example: { message: 'A new verification link is on its way: open it within 48 hours.' } } } },
+      401: unauthorized,
+      409: problem(409, 'The address is already verified (`email-already-verified`).', ['email-already-verified']),
+      429: problem(429, 'A verification e-mail went out less than 60 seconds ago (`verification-too-soon`); `Retry-After` says when to ask again.', ['verification-too-soon']),
+      503: storageUnavailable,
       ...common,
     },
   },
@@ -441,6 +498,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
       },
       ...jsonBodyErrors,
       401: unauthorized,
+      403: emailUnverified('send'),
       404: notFound,
       ...documentErrors,
       413: problem(413, 'The JSON body is larger than 1 MiB, or (when sending) the uploaded document is larger than `MAX_DOCUMENT_BYTES` (`document-too-large`).', [
@@ -477,6 +535,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
         },
       },
       401: unauthorized,
+      403: emailUnverified('complete'),
       404: notFound,
       ...documentErrors,
       503: problem(503, 'Storage or the timestamp authority (`timestamp-authority-unavailable`) is unavailable; nothing was changed.', [
@@ -643,6 +702,26 @@ const operations: (RouteConfig & { operationId: string })[] = [
     security: [],
     request: { params: z.object({ file: z.enum(Object.keys(SIGN_ASSETS) as [string, ...string[]]) }) },
     responses: { ...assetResponses(['text/css', 'text/javascript', 'font/ttf']), ...common },
+  },
+  {
+    operationId: 'VerifyEmailPage',
+    method: 'get',
+    path: '/verify-email',
+    tags: ['Pages'],
+    summary: 'The page a verification link opens (HTML)',
+    description: 'The link is `/api/verify-email#<token>`: the page reads the token from the fragment and posts it to `POST /api/VerifyEmail`.',
+    security: [],
+    responses: { 200: text('text/html', 'The page.'), ...common },
+  },
+  {
+    operationId: 'VerifyEmailPageAsset',
+    method: 'get',
+    path: '/verify-email/{file}',
+    tags: ['Pages'],
+    summary: 'The script or style sheet of the verification page',
+    security: [],
+    request: { params: z.object({ file: z.enum(Object.keys(VERIFY_ASSETS) as [string, ...string[]]) }) },
+    responses: { ...assetResponses(['text/css', 'text/javascript']), ...common },
   },
 ];
 

@@ -17,9 +17,24 @@ export interface User {
   /** bcrypt hash (`$2b$...`). */
   passwordHash: string;
   createdAt: string;
+  /**
+   * Whether the owner proved it reads mail at `email` (the link Register e-mails). Accounts created
+   * before addresses were verified have no such property and count as verified.
+   */
+  emailVerified: boolean;
+  /** When the newest verification e-mail was queued (ISO 8601), or `null`. */
+  verificationSentAt: string | null;
   /** The display name given at registration (trimmed), or `null` (absent: none) when none was. */
   name?: string | null;
 }
+
+/** What {@link UserRepository.claimVerificationSend} found. */
+export type VerificationSendClaim =
+  | { outcome: 'claimed' }
+  | { outcome: 'verified' }
+  /** The previous e-mail went out less than the cooldown ago: wait `retryAfterSeconds`. */
+  | { outcome: 'too-soon'; retryAfterSeconds: number }
+  | { outcome: 'gone' };
 
 const ROW_KEY = 'user';
 
@@ -36,6 +51,7 @@ export const TOKEN_USER_CACHE_ENTRIES = 10_000;
 export interface TokenUser {
   userId: string;
   email: string;
+  emailVerified: boolean;
   /** The display name, or `null`. */
   name: string | null;
 }
@@ -56,6 +72,22 @@ interface UserEntity {
   createdAt: string;
   /** Absent when the user gave no name (and on accounts created before names existed). */
   name?: string;
+  emailVerified?: boolean;
+  verificationSentAt?: string;
+}
+
+/** A user row as a {@link User}: a row without `emailVerified` (made before verification existed) counts as verified. */
+function toUser(entity: UserEntity): User {
+  return {
+    userId: entity.userId,
+    email: entity.email,
+    role: 'user',
+    passwordHash: entity.passwordHash,
+    createdAt: entity.createdAt,
+    emailVerified: entity.emailVerified ?? true,
+    verificationSentAt: entity.verificationSentAt ?? null,
+    name: typeof entity.name === 'string' ? entity.name : null,
+  };
 }
 
 export class UserRepository {
@@ -69,8 +101,7 @@ export class UserRepository {
   /** The user with this (normalized) e-mail address, or `null`. */
   async findByEmail(email: string): Promise<User | null> {
     try {
-      const entity = await this.table.getEntity<UserEntity>(textKey(email), ROW_KEY);
-      return { userId: entity.userId, email: entity.email, role: 'user', passwordHash: entity.passwordHash, createdAt: entity.createdAt, name: typeof entity.name === 'string' ? entity.name : null };
+      return toUser(await this.table.getEntity<UserEntity>(textKey(email), ROW_KEY));
     } catch (error) {
       if (storageStatus(error) === 404) return null;
       throw error;
@@ -91,7 +122,7 @@ export class UserRepository {
     const remembered = this.recent.get(key);
     if (remembered !== undefined && remembered.expiresAt > now) return await remembered.user;
     const entry: RememberedUser = {
-      user: this.findByEmail(email).then((user) => (user === null ? null : { userId: user.userId, email: user.email, name: user.name ?? null })),
+      user: this.findByEmail(email).then((user) => (user === null ? null : { userId: user.userId, email: user.email, emailVerified: user.emailVerified, name: user.name ?? null })),
       expiresAt: now + TOKEN_USER_CACHE_MS,
     };
     this.recent.delete(key);
@@ -115,13 +146,62 @@ export class UserRepository {
    * @throws AppError `conflict` (409) when the e-mail address is already registered
    */
   async insert(user: User): Promise<void> {
-    const { name, ...rest } = user;
-    const entity: UserEntity = { partitionKey: textKey(user.email), rowKey: ROW_KEY, ...rest, ...(typeof name === 'string' ? { name } : {}) };
+    const { verificationSentAt, name, ...rest } = user;
+    const entity: UserEntity = { partitionKey: textKey(user.email), rowKey: ROW_KEY, ...rest, ...(verificationSentAt === null ? {} : { verificationSentAt }), ...(typeof name === 'string' ? { name } : {}) };
     try {
       await this.table.createEntity(entity);
     } catch (error) {
       if (storageStatus(error) === 409) throw emailTaken();
       throw error;
+    }
+  }
+
+  /**
+   * Marks the address verified (idempotent) and forgets the cached lookup here, so this instance
+   * lets the owner send at once (others within {@link TOKEN_USER_CACHE_MS}).
+   * @returns `false` when there is no such user
+   */
+  async markVerified(email: string): Promise<boolean> {
+    const key = textKey(email);
+    try {
+      await this.table.updateEntity({ partitionKey: key, rowKey: ROW_KEY, emailVerified: true }, 'Merge');
+      return true;
+    } catch (error) {
+      if (storageStatus(error) === 404) return false;
+      throw error;
+    } finally {
+      this.recent.delete(key);
+    }
+  }
+
+  /**
+   * Records that a verification e-mail goes out now, unless the address is verified or the previous
+   * one went out less than `cooldownSeconds` ago. ETag-conditional, so of two racing requests on any
+   * instances only one claims (CONTRACT: at most one per cooldown).
+   */
+  async claimVerificationSend(email: string, now: Date, cooldownSeconds: number): Promise<VerificationSendClaim> {
+    const key = textKey(email);
+    for (;;) {
+      let entity: UserEntity & { etag: string };
+      try {
+        entity = await this.table.getEntity<UserEntity>(key, ROW_KEY);
+      } catch (error) {
+        if (storageStatus(error) === 404) return { outcome: 'gone' };
+        throw error;
+      }
+      const user = toUser(entity);
+      if (user.emailVerified) return { outcome: 'verified' };
+      const previous = user.verificationSentAt === null ? Number.NaN : Date.parse(user.verificationSentAt);
+      const wait = previous + cooldownSeconds * 1000 - now.getTime();
+      if (wait > 0) return { outcome: 'too-soon', retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) };
+      try {
+        await this.table.updateEntity({ partitionKey: key, rowKey: ROW_KEY, verificationSentAt: now.toISOString() }, 'Merge', { etag: entity.etag });
+        return { outcome: 'claimed' };
+      } catch (error) {
+        if (storageStatus(error) === 412) continue;
+        if (storageStatus(error) === 404) return { outcome: 'gone' };
+        throw error;
+      }
     }
   }
 

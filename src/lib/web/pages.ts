@@ -81,6 +81,13 @@ export const SIGN_ASSETS = {
   ...PDFJS_ASSETS,
 } satisfies Record<string, StaticFile>;
 
+/** Files below `GET /api/verify-email/{file}`: the verification page's script, in the signing page's styles. */
+export const VERIFY_ASSETS = {
+  'verify.js': { file: path.join(WEB_DIR, 'verify/verify.js'), contentType: JAVASCRIPT },
+  'sign.css': { file: path.join(WEB_DIR, 'sign/sign.css'), contentType: CSS },
+} satisfies Record<string, StaticFile>;
+
+export const VERIFY_PAGE: StaticFile = { file: path.join(WEB_DIR, 'verify/index.html'), contentType: HTML };
 export const DOCS_PAGE: StaticFile = { file: path.join(WEB_DIR, 'docs/index.html'), contentType: HTML };
 export const CONSOLE_PAGE: StaticFile = { file: path.join(WEB_DIR, 'console/index.html'), contentType: HTML };
 export const SIGN_PAGE: StaticFile = { file: path.join(WEB_DIR, 'sign/index.html'), contentType: HTML };
