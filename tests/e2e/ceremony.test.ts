@@ -18,6 +18,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { collapse, pdfsig, pdftotext, qpdfCheck } from '../pdf/pdfTools.js';
 import { comparePixels, inkInside, renderPages, type PixelBox, type Raster, type Renderer } from '../pdf/rendering.js';
+import { patience } from '../support/patience.js';
 import { emailsTo, waitForEmails, waitForSigningLink } from '../support/mail.js';
 import { corpusPdf, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, sentEnvelope } from '../support/signing.js';
@@ -305,9 +306,9 @@ async function checkSealedPdf(options: {
 describe('the signing ceremony with real e-mails (two signers, an approver, a viewer, a cc)', () => {
   test('parallel: everyone invited at once, the last action seals; the sealed PDF verifies everywhere', async () => {
     await ceremony('parallel', 'us_constitution.pdf', 19);
-  });
+  }, patience(300_000));
 
   test('sequential: each recipient invited when the previous one has acted; the sealed PDF verifies everywhere', async () => {
     await ceremony('sequential', 'with_annots.pdf', 2);
-  });
+  }, patience(300_000));
 });
