@@ -33,7 +33,8 @@ afterAll(async () => {
   await env.close();
 });
 
-const INVITATION = /^Please review and sign: /;
+/** Every invitation's subject: "Please review and sign", "... and approve" or "Please review", by role. */
+const INVITATION = /^Please review(?: and (?:sign|approve))?: /;
 const COMPLETED = /^Completed: /;
 const DOCUMENT_NAME = 'contract.pdf';
 /** Resolution of the pixel comparison (dots per inch). */
@@ -236,7 +237,9 @@ async function ceremony(signingOrder: 'parallel' | 'sequential', document: strin
   }
   expect((await emailsTo(eve.email)).map((email) => email.subject)).toEqual([`Completed: ${DOCUMENT_NAME}`]);
   for (const person of mustAct) {
-    expect((await emailsTo(person.email)).map((email) => email.subject)).toEqual([`Please review and sign: ${DOCUMENT_NAME}`, `Completed: ${DOCUMENT_NAME}`]);
+    // Each is asked for what its role does: a signer to sign, an approver to approve, a viewer to review.
+    const asked = { signer: 'Please review and sign', approver: 'Please review and approve', viewer: 'Please review' }[person.role as 'signer' | 'approver' | 'viewer'];
+    expect((await emailsTo(person.email)).map((email) => email.subject)).toEqual([`${asked}: ${DOCUMENT_NAME}`, `Completed: ${DOCUMENT_NAME}`]);
   }
 }
 

@@ -131,7 +131,8 @@ function recipients(): { email: string; name: string; role: string; routingOrder
   ];
 }
 
-const INVITATION = /^Please review and sign: /;
+/** Every invitation's subject: "Please review and sign", "... and approve" or "Please review", by role. */
+const INVITATION = /^Please review(?: and (?:sign|approve))?: /;
 const ACTED = { signer: 'signed', approver: 'approved', viewer: 'viewed' } as Record<string, string>;
 
 describe('every event of an envelope reaches the receiver, signed (CONTRACT §12.2)', () => {
