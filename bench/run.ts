@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -28,6 +28,7 @@ import { elapsedSeconds, progress } from './lib/progress.js';
 import { writeResults, toMarkdown, type Results } from './lib/report.js';
 import { seed } from './lib/seed.js';
 import { benchColdStart } from './suites/coldStart.js';
+import { benchCommands } from './suites/commands.js';
 import { benchCompletion } from './suites/completion.js';
 import { benchSealLevels } from './suites/sealLevels.js';
 import { benchHotRead } from './suites/hotRead.js';
@@ -39,7 +40,7 @@ import { benchRecipientCompletion } from './suites/recipientCompletion.js';
 import { benchSweep } from './suites/sweep.js';
 import { benchWebhookBurst } from './suites/webhookBurst.js';
 
-const SUITES = ['coldStart', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -63,6 +64,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         list: { rounds: 3, seconds: 1, pageSize: 100 },
         completion: { rounds: 2, generatedPages: 1000 },
         coldStart: { rounds: 5 },
+        commands: { rounds: 2 },
         loginStorm: { logins: 40, readers: 10, rounds: 2, seconds: 3 },
         sweep: { smallEnvelopes: 100, largeEnvelopes: 10_000, rounds: 3, sweepsPerRound: 3 },
         webhookBurst: { events: 1000, connections: 10, rounds: 2, idleSeconds: 3, maxBurstSeconds: 300 },
@@ -75,6 +77,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         list: { rounds: 5, seconds: 4, pageSize: 100 },
         completion: { rounds: 5, generatedPages: 1000 },
         coldStart: { rounds: 15 },
+        commands: { rounds: 5 },
         loginStorm: { logins: 40, readers: 10, rounds: 5, seconds: 8 },
         sweep: { smallEnvelopes: 100, largeEnvelopes: 10_000, rounds: 5, sweepsPerRound: 5 },
         webhookBurst: { events: 1000, connections: 10, rounds: 3, idleSeconds: 8, maxBurstSeconds: 300 },
@@ -104,6 +107,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'coldStart': {
       const { figures, targets } = await benchColdStart(context);
       results.coldStart = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'commands': {
+      const { figures, targets } = await benchCommands(context);
+      results.commands = figures;
       results.targets.push(...targets);
       return;
     }

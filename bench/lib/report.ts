@@ -9,6 +9,7 @@ import type { ListFigures } from '../suites/list.js';
 import type { CompletionFigures } from '../suites/completion.js';
 import type { SealLevelsFigures } from '../suites/sealLevels.js';
 import type { ColdStartFigures } from '../suites/coldStart.js';
+import type { CommandsFigures } from '../suites/commands.js';
 import type { LoginStormFigures } from '../suites/loginStorm.js';
 import type { RecipientCompletionFigures } from '../suites/recipientCompletion.js';
 import type { SweepFigures } from '../suites/sweep.js';
@@ -29,6 +30,7 @@ export interface Results {
   list?: ListFigures;
   completion?: CompletionFigures[];
   coldStart?: ColdStartFigures;
+  commands?: CommandsFigures;
   loginStorm?: LoginStormFigures;
   recipientCompletion?: RecipientCompletionFigures[];
   sealLevels?: SealLevelsFigures;
@@ -218,6 +220,19 @@ export function toMarkdown(results: Results): string {
       '| B-LTA ms (spread) | B-T ms (spread) | timestamp ms | B-LTA / (B-T + timestamp) | OCSP and CRL requests while measuring | TSA requests per B-LTA |',
       '| --- | --- | --- | --- | --- | --- |',
       `| ${fmt(levels.ltaMs.median, 0)} (${spread(levels.ltaMs)}) | ${fmt(levels.btMs.median, 0)} (${spread(levels.btMs)}) | ${fmt(levels.timestampMs.median, 0)} | ${ratio(levels.ratio)} | ${levels.revocationRequests} | ${levels.timestampRequestsPerLta} |`,
+    );
+  }
+  if (results.commands !== undefined) {
+    const commands = results.commands;
+    lines.push(
+      '',
+      `## Commands on a built checkout (${commands.inviteMs.rounds} rounds; absolute times on this machine)`,
+      '',
+      '| command | ms (spread) | × \`node -e ""\` |',
+      '| --- | --- | --- |',
+      `| \`npm run --silent invite\` (target: under 5 s) | ${fmt(commands.inviteMs.median, 0)} (${spread(commands.inviteMs)}) | ${fmt(commands.inviteMs.median / commands.nodeStartMs.median)} |`,
+      `| a second \`npm start\` until its invitation code (target: under 15 s) | ${fmt(commands.secondStartMs.median, 0)} (${spread(commands.secondStartMs)}) | ${fmt(commands.secondStartMs.median / commands.nodeStartMs.median)} |`,
+      `| \`node -e ""\` | ${fmt(commands.nodeStartMs.median, 0)} (${spread(commands.nodeStartMs)}) | 1.0 |`,
     );
   }
 

@@ -20,7 +20,7 @@ export interface AzuriteOptions {
   blobPort?: number;
   queuePort?: number;
   tablePort?: number;
-  /** Milliseconds to wait for all services to listen. Default 30000. */
+  /** Milliseconds to wait for all services to listen. Default 120000: a few seconds on a quiet machine, far longer on a loaded one, and the wait ends as soon as they listen. */
   startTimeoutMs?: number;
   /** Further Azurite CLI options (for example `--oauth basic --cert c.pem --key k.pem` for HTTPS and OAuth). */
   extraArgs?: string[];
@@ -66,7 +66,7 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
   const endpoints: Partial<Record<'Blob' | 'Queue' | 'Table', string>> = {};
 
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error('Azurite did not start in time')), options.startTimeoutMs ?? 30_000);
+    const timer = setTimeout(() => fail(new Error('Azurite did not start in time')), options.startTimeoutMs ?? 120_000);
     const fail = (error: Error) => {
       clearTimeout(timer);
       child.kill();

@@ -53,6 +53,16 @@ interface OutgoingResponse {
 
 const ROUTE_PREFIX = '/api/';
 
+/**
+ * How long an idle keep-alive connection stays open, milliseconds: 130 s, as the Functions host's
+ * web server (Kestrel) keeps them. Node's default, 5 s, let clients reuse a connection this host was
+ * closing at that moment: a client that sends a request as the server closes the idle connection gets
+ * `ECONNRESET` (seen under load, where a client's own idle timer fires late). Node advertises the value
+ * in `Keep-Alive: timeout=130`, and clients that honour it (fetch, undici) close idle connections
+ * before the server does.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 130_000;
+
 // @azure/functions is CommonJS, and Node's ES module loader cannot see these classes as named exports.
 const { HttpRequest, HttpResponse, InvocationContext } = functions;
 type HttpRequest = InstanceType<typeof HttpRequest>;
@@ -60,7 +70,7 @@ type HttpRequest = InstanceType<typeof HttpRequest>;
 /** Creates (but does not start) an HTTP server for `routes`. */
 export function createLocalHost(routes: readonly RegisteredRoute[], options: LocalHostOptions): http.Server {
   const table = routeTable(routes.map(compileRoute));
-  return http.createServer((incoming, outgoing) => {
+  const server = http.createServer((incoming, outgoing) => {
     handle(incoming, table, options)
       .then((response) => send(outgoing, response, incoming, options))
       .catch((error: unknown) => {
@@ -70,6 +80,8 @@ export function createLocalHost(routes: readonly RegisteredRoute[], options: Loc
         outgoing.end();
       });
   });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  return server;
 }
 
 function compileRoute(route: RegisteredRoute): CompiledRoute {

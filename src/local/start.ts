@@ -3,7 +3,8 @@
  * data under `.azurite/` (unless STORAGE_CONNECTION_STRING or STORAGE_ACCOUNT_NAME is set) and a mail
  * catcher keeping e-mails under `.local/mail/` (unless SMTP_URL is set), generates local secrets on
  * first run, serves the API at http://127.0.0.1:${PORT:-7071}/api with the queue and timer
- * functions, prints the addresses, the storage connection string and a first invitation code, keeps
+ * functions, prints the addresses, the storage connection string and a first invitation code (good for
+ * a few registrations), keeps
  * `.local/runtime.json` for `npm run invite` while it runs, and stops everything on Ctrl-C.
  */
 import path from 'node:path';
@@ -16,6 +17,12 @@ import { startMailCatcher, type RunningMailCatcher } from './mailCatcher.js';
 import { removeRuntimeFile, writeRuntimeFile } from './runtimeFile.js';
 import { startService, type RunningService } from './service.js';
 import { applyLocalSecrets, applyLocalSettingsFile, redactConnectionString } from './settings.js';
+
+/**
+ * Registrations the first invitation code allows: the README's curl session and its "sign in a
+ * browser" part each register an account with it, and a newcomer may try again.
+ */
+const FIRST_INVITATION_USES = 5;
 
 /** A port from the environment (0 lets the system choose), or the Azurite default. @throws ConfigError */
 function portSetting(name: string, fallback: number): number {
@@ -64,25 +71,37 @@ async function main(): Promise<void> {
     // Validate the settings before starting anything (one line naming a bad setting).
     const storageConfigured = process.env.STORAGE_CONNECTION_STRING?.trim() || process.env.STORAGE_ACCOUNT_NAME?.trim();
     const settings = loadConfig({ ...process.env, ...(storageConfigured ? {} : { STORAGE_CONNECTION_STRING: 'UseDevelopmentStorage=true' }) });
-    if (!storageConfigured) {
-      azurite = await startAzurite({
-        location: path.join(root, '.azurite'),
-        blobPort: portSetting('AZURITE_BLOB_PORT', 10000),
-        queuePort: portSetting('AZURITE_QUEUE_PORT', 10001),
-        tablePort: portSetting('AZURITE_TABLE_PORT', 10002),
-      });
+    // Azurite and the mail catcher do not need each other: both start at once.
+    const [storageStart, mailStart] = await Promise.allSettled([
+      storageConfigured
+        ? Promise.resolve(undefined)
+        : startAzurite({
+            location: path.join(root, '.azurite'),
+            blobPort: portSetting('AZURITE_BLOB_PORT', 10000),
+            queuePort: portSetting('AZURITE_QUEUE_PORT', 10001),
+            tablePort: portSetting('AZURITE_TABLE_PORT', 10002),
+          }),
+      settings.email.smtpUrl === undefined
+        ? startMailCatcher({ smtpPort: settings.mailCatcher.smtpPort, webPort: settings.mailCatcher.webPort, mailDirectory: path.join(root, '.local', 'mail') })
+        : Promise.resolve(undefined),
+    ]);
+    // Whatever started is stopped again by stop(), also when the other failed.
+    if (storageStart.status === 'fulfilled') azurite = storageStart.value;
+    if (mailStart.status === 'fulfilled') mailCatcher = mailStart.value;
+    if (storageStart.status === 'rejected') throw storageStart.reason;
+    if (mailStart.status === 'rejected') throw mailStart.reason;
+    if (azurite !== undefined) {
       process.env.STORAGE_CONNECTION_STRING = azurite.connectionString;
       console.log(`Azure Storage (Azurite) at ${azurite.blobEndpoint} (blob), ${azurite.queueEndpoint} (queue) and ${azurite.tableEndpoint} (table), data in .azurite/`);
       console.log(`Storage connection string: ${azurite.connectionString}`);
     } else {
       console.log(describeStorage(loadConfig().storage));
     }
-    if (settings.email.smtpUrl === undefined) {
-      mailCatcher = await startMailCatcher({ smtpPort: settings.mailCatcher.smtpPort, webPort: settings.mailCatcher.webPort, mailDirectory: path.join(root, '.local', 'mail') });
+    if (mailCatcher !== undefined) {
       process.env.SMTP_URL = mailCatcher.smtpUrl;
       console.log(`Mail catcher (every e-mail the service sends): ${mailCatcher.webUrl} (SMTP at ${mailCatcher.smtpUrl})`);
     } else {
-      console.log(`E-mail goes to the SMTP server of SMTP_URL (${new URL(settings.email.smtpUrl).host}); no mail catcher.`);
+      console.log(`E-mail goes to the SMTP server of SMTP_URL (${new URL(settings.email.smtpUrl!).host}); no mail catcher.`);
     }
     service = await startService({ port: settings.port });
     const services = getServices();
@@ -93,7 +112,7 @@ async function main(): Promise<void> {
       mailCatcherUrl: mailCatcher?.webUrl ?? null,
       storage: services.config.storage,
     });
-    const invitation = await createInvitation({ invitations: services.invitations, expiresInSeconds: 7 * 86_400 });
+    const invitation = await createInvitation({ invitations: services.invitations, uses: FIRST_INVITATION_USES, expiresInSeconds: 7 * 86_400 });
     console.log(`API listening at ${service.apiUrl}`);
     console.log(`Health: ${service.apiUrl}/health`);
     console.log(`Links in e-mails point at ${service.publicBaseUrl}; queue and timer functions run here (sweeper schedule ${services.config.sweepSchedule}).`);
@@ -103,7 +122,7 @@ async function main(): Promise<void> {
         : `Seals: PAdES ${services.config.sealLevel} with the timestamp authority ${services.config.tsaUrl}.`,
     );
     console.log('Create more invitation codes beside it with: npm run --silent invite');
-    console.log(`Invitation code (one registration, valid 7 days): ${invitation.code}`);
+    console.log(`Invitation code (${FIRST_INVITATION_USES} registrations, valid 7 days): ${invitation.code}`);
     console.log('Press Ctrl-C to stop.');
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -52,7 +52,7 @@ const contexts: BrowserContext[] = [];
 beforeAll(async () => {
   env = await startTestService();
   browser = await launchChromium();
-  owner = await env.newUser();
+  owner = await env.newUser({ name: 'Evelyn Boyd' });
   contract = await contractPdf(browser, ['Ada Lovelace', 'Grace Hopper', 'Katherine Johnson']);
   blobOrigin = new URL(getServices().storage.blobService.url).origin;
 });
@@ -321,7 +321,8 @@ describe('GET /api/sign in Chromium', () => {
     await page.reload();
     await ceremonyReady(page);
     await expect(page.locator('#request-heading').textContent()).resolves.toBe('Please sign contract.pdf');
-    await expect(page.locator('#request-line').textContent()).resolves.toBe(`${owner.email} asks you to sign contract.pdf.`);
+    // The owner is named with the display name given at registration.
+    await expect(page.locator('#request-line').textContent()).resolves.toBe(`Evelyn Boyd <${owner.email}> asks you to sign contract.pdf.`);
     await expect(page.locator('#recipient-line').textContent()).resolves.toBe(`You sign as Ada Lovelace (${ada}).`);
     // Only Ada's fields are on the pages, each named by its label or its type.
     const names = await page.locator('.pdf-page .field').evaluateAll((elements) => elements.map((element) => element.getAttribute('aria-label') ?? element.textContent));
@@ -377,6 +378,8 @@ describe('GET /api/sign in Chromium', () => {
     await tap(page, '#finish-button');
     await page.locator('#done-heading').filter({ hasText: 'Thank you: you signed contract.pdf' }).waitFor();
     await expect(page.locator('#done-body').textContent()).resolves.toContain('Once everyone has acted, the signed document comes to you by e-mail.');
+    // The time it was recorded names its time zone (the browser's: the context's below).
+    await expect(page.locator('#done-body').textContent()).resolves.toMatch(/Recorded on .+ at \d{1,2}:\d{2}(?: [AP]M)? (?:UTC|GMT[+-]?\d*|[A-Z]{3,5})\./);
     expect(await page.locator('#done-download').isHidden()).toBe(true);
     await screenshot(page, 'sign-04-mobile-done', { fullPage: false });
     await expectNoViolations(page, 'signed, waiting for the others');
@@ -499,7 +502,7 @@ describe('GET /api/sign in Chromium', () => {
 
     // The viewer: no fields, no decline; she confirms having read the document.
     const reading = await visitor({ mobile: true });
-    const viewerToken = (await waitForSigningLink(viewer, { subject: /^Please review and sign/ })).token;
+    const viewerToken = (await waitForSigningLink(viewer, { subject: /^Please review: / })).token;
     await openLink(reading.page, viewerToken);
     await ceremonyReady(reading.page);
     await expect(reading.page.locator('#request-heading').textContent()).resolves.toBe('Please review contract.pdf');
@@ -515,7 +518,7 @@ describe('GET /api/sign in Chromium', () => {
 
     // The approver, with the keyboard.
     const approving = await visitor({ mobile: false });
-    const approverToken = (await waitForSigningLink(approver, { subject: /^Please review and sign/ })).token;
+    const approverToken = (await waitForSigningLink(approver, { subject: /^Please review and approve: / })).token;
     await openLink(approving.page, approverToken);
     await ceremonyReady(approving.page);
     await expect(approving.page.locator('#request-heading').textContent()).resolves.toBe('Please approve contract.pdf');
@@ -588,10 +591,11 @@ describe('GET /api/sign in Chromium', () => {
     await tap(page, '#decline-button');
     await page.locator('#decline-dialog[open]').waitFor();
     await tap(page, '#decline-confirm');
-    await expect(page.locator('#decline-error').textContent()).resolves.toContain('Say why you decline');
+    await expect(page.locator('#decline-error').textContent()).resolves.toContain('Please say why you are declining');
     // Two lines in the box: the API takes a reason on one line, so the page joins them with a space.
     await page.locator('#decline-reason').fill('The term in clause 5\nis too long.');
     await expectNoViolations(page, 'decline dialog');
+    await screenshot(page, 'sign-09-decline-dialog', { fullPage: false });
     await tap(page, '#decline-confirm');
     await page.locator('#done-heading').filter({ hasText: 'You declined contract.pdf' }).waitFor();
     await screenshot(page, 'sign-10-declined', { fullPage: false });
@@ -644,7 +648,7 @@ describe('GET /api/sign in Chromium', () => {
     expect((await env.api.request('PATCH', `/envelopes/${voided.id}`, { token: owner.token, json: { status: 'voided' } })).status).toBe(200);
     await openLink(page, voidedToken);
     await page.locator('#message-heading').filter({ hasText: 'This envelope was withdrawn' }).waitFor();
-    await expect(page.locator('#message-body').textContent()).resolves.toContain(`Its sender, ${owner.email}, withdrew (voided) contract.pdf`);
+    await expect(page.locator('#message-body').textContent()).resolves.toContain(`Its sender, Evelyn Boyd <${owner.email}>, withdrew (voided) contract.pdf`);
     await expectNoViolations(page, 'voided');
 
     const expiringAddress = address('expiring');

@@ -177,6 +177,40 @@ describe('POST /api/Register (CONTRACT §2)', () => {
     expect(response.body.errors).toContainEqual({ path: field, message: expect.any(String) });
   });
 
+  describe('the display name', () => {
+    test("is optional, trimmed, and comes back as Login's user.name", async () => {
+      const email = uniqueEmail('named');
+      const invitationCode = await env.invitation();
+      expect((await register({ email, password: PASSWORD, invitationCode, name: '  Ada Lovelace ' })).status).toBe(201);
+      expect((await login(email, PASSWORD)).body.user).toEqual({ userId: expect.stringMatching(UUID), email, role: 'user', emailVerified: false, name: 'Ada Lovelace' });
+    });
+
+    test('of 200 characters (counted as characters, not UTF-16 units) is accepted', async () => {
+      const email = uniqueEmail('long-name');
+      const name = '😀'.repeat(200);
+      expect((await register({ email, password: PASSWORD, invitationCode: await env.invitation(), name })).status).toBe(201);
+      expect((await login(email, PASSWORD)).body.user.name).toBe(name);
+    });
+
+    test.each([
+      ['empty', ''],
+      ['only white space', '   '],
+      ['201 characters', 'a'.repeat(201)],
+      ['a control character', 'Ada\u0000Lovelace'],
+      ['a C1 control character', 'Ada\u0085Lovelace'],
+      ['a line separator', 'Ada\u2028Lovelace'],
+      ['an unpaired surrogate', 'Ada \ud83d Lovelace'],
+      ['not a string', 42],
+    ])('%s gets 400 naming name, and creates no account (the code is not consumed)', async (_case, name) => {
+      const email = uniqueEmail('bad-name');
+      const invitationCode = await env.invitation();
+      const response = await register({ email, password: PASSWORD, invitationCode, name });
+      expectProblem(response, 400);
+      expect(response.body.errors).toContainEqual({ path: 'name', message: expect.any(String) });
+      expect((await register({ email, password: PASSWORD, invitationCode })).status).toBe(201);
+    });
+  });
+
   test('a malformed field (invitationCode as a number) gets 400', async () => {
     const response = await register({ email: uniqueEmail(), password: PASSWORD, invitationCode: 12345 });
     expectProblem(response, 400);
@@ -189,7 +223,7 @@ describe('POST /api/Login (CONTRACT §2)', () => {
     const response = await login(user.email, user.password);
     expect(response.status).toBe(200);
     // Nobody opened this account's verification link (the suite does not require verified senders).
-    expect(response.body).toEqual({ token: expect.any(String), user: { userId: user.userId, email: user.email, role: 'user', emailVerified: false } });
+    expect(response.body).toEqual({ token: expect.any(String), user: { userId: user.userId, email: user.email, role: 'user', emailVerified: false, name: null } });
   });
 
   test.each([

@@ -125,7 +125,7 @@ describe('GET /api/signing (CONTRACT §11.4)', () => {
     const envelope = (await get(id)).body;
     expect(answer.body).toEqual({
       envelope: {
-        id, documentName: 'contract.pdf', status: 'sent', ownerEmail: owner.email, signingOrder: 'parallel',
+        id, documentName: 'contract.pdf', status: 'sent', ownerEmail: owner.email, ownerName: null, signingOrder: 'parallel',
         expiresAt: envelope.expiresAt, pageCount: 2, documentSha256: envelope.documentSha256,
       },
       recipient: { id: recipientIds[0], name: ada.name, email: ada.email, role: 'signer', routingOrder: 1, status: 'opened', actedAt: null },

@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { webhookEventSchema } from '../../src/lib/openapi/webhooks.js';
 import { startAzurite, type RunningAzurite } from '../../src/local/azurite.js';
+import { patience } from '../support/patience.js';
 import { ISO_MS, UUID, withSettings } from '../support/contract.js';
 import { waitForSigningLink } from '../support/mail.js';
 import { eventually } from '../support/queueRunner.js';
@@ -130,7 +131,8 @@ function recipients(): { email: string; name: string; role: string; routingOrder
   ];
 }
 
-const INVITATION = /^Please review and sign: /;
+/** Every invitation's subject: "Please review and sign", "... and approve" or "Please review", by role. */
+const INVITATION = /^Please review(?: and (?:sign|approve))?: /;
 const ACTED = { signer: 'signed', approver: 'approved', viewer: 'viewed' } as Record<string, string>;
 
 describe('every event of an envelope reaches the receiver, signed (CONTRACT §12.2)', () => {
@@ -175,7 +177,7 @@ describe('every event of an envelope reaches the receiver, signed (CONTRACT §12
     const log = (await env.api.request('GET', `/webhooks/${webhook.webhookId}/deliveries`, { token: webhook.owner.token })).body as { outcome: string; attempt: number; responseStatus: number }[];
     expect(log).toHaveLength(8);
     for (const attempt of log) expect(attempt).toMatchObject({ outcome: 'succeeded', attempt: 1, responseStatus: 204 });
-  });
+  }, patience(180_000));
 
   test('a decline: recipient.declined and envelope.declined, with the reason, the envelope already declined', async () => {
     const webhook = await hook();
@@ -196,7 +198,7 @@ describe('every event of an envelope reaches the receiver, signed (CONTRACT §12
         [`envelope.declined ${bob!.email}`, { envelopeId: id, status: 'declined', recipient, reason: 'The amount is wrong.' }],
       ]),
     );
-  });
+  }, patience(180_000));
 
   test('a void: envelope.voided', async () => {
     const webhook = await hook();

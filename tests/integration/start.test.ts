@@ -5,13 +5,18 @@
  * the mail catcher's address and an invitation code; `npm run invite` beside it needs no settings;
  * an e-mail the service sends shows in the mail catcher; the README's curl session works as written
  * against it (the owner completing an envelope, then a recipient signing another with the signing
- * token from the invitation in the mail catcher); Ctrl-C stops everything; a restart keeps data, secrets and e-mails. A bad setting stops
- * it with one line naming the setting.
+ * token from the invitation in the mail catcher, its files in a temporary folder, every JSON answer on
+ * a line of its own), then its webhook section (its receiver, verifying and printing the events of an
+ * envelope sent), then its "Sign in a browser" part registers in the console with the same code;
+ * Ctrl-C stops everything; a restart keeps data, secrets and e-mails. A bad setting stops it with one
+ * line naming the setting. Deadlines wait for the service, never assume a quiet machine
+ * (`tests/support/patience.ts`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -20,10 +25,20 @@ import { uuidv7 } from '../../src/lib/ids.js';
 import { OutboxStore } from '../../src/lib/notifications/outboxRepository.js';
 import { createStorage } from '../../src/lib/storage/clients.js';
 import { dueIndexOf } from '../../src/lib/storage/dueIndex.js';
+import { launchChromium, screenshot } from '../support/browser.js';
 import { emailsTo, waitForEmail } from '../support/mail.js';
+import { patience } from '../support/patience.js';
 import { tool } from '../support/tools.js';
 
 const START = path.resolve('dist/src/local/start.js');
+/**
+ * How long `npm start` may take to print its invitation code: it starts Azurite, the mail catcher and
+ * the API, each a Node process or more, which takes seconds on a quiet machine and far longer on a
+ * loaded one; the wait ends as soon as the code is printed.
+ */
+const START_DEADLINE_MS = patience(120_000);
+/** A test that starts the service (or runs the README's sessions against it) may take this long. */
+const TEST_DEADLINE_MS = patience(300_000);
 let root: string;
 
 /** A clean environment: nothing of the test suite's settings leaks into the started service. */
@@ -54,12 +69,12 @@ interface Started {
   output: string[];
 }
 
-async function start(): Promise<Started> {
-  const child = spawn(process.execPath, [START], { cwd: root, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+async function start(extra: Record<string, string> = {}): Promise<Started> {
+  const child = spawn(process.execPath, [START], { cwd: root, env: cleanEnv(extra), stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   readline.createInterface({ input: child.stderr! }).on('line', (line) => output.push(line));
   return await new Promise<Started>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not started within 30 s:\n${output.join('\n')}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`not started within ${START_DEADLINE_MS / 1000} s:\n${output.join('\n')}`)), START_DEADLINE_MS);
     let apiUrl = '';
     let connectionString = '';
     let mailCatcherUrl = '';
@@ -104,8 +119,36 @@ async function readmeSession(): Promise<string> {
     .join('\n');
 }
 
+/**
+ * The README's "Webhooks to a local receiver" block, in its two parts (registering the webhook, and
+ * the receiver), with the receiver's port 4000 replaced by `port`: a fixed port may be taken on a
+ * shared machine.
+ */
+async function readmeWebhookSession(port: number): Promise<{ register: string; receiver: string }> {
+  const readme = await readFile('README.md', 'utf8');
+  const start = readme.indexOf('## Webhooks to a local receiver');
+  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(start))![1]!;
+  const split = block.indexOf('# A receiver');
+  if (split === -1 || !block.includes('4000')) throw new Error("README's webhook block changed: update this test");
+  const withPort = (text: string) => text.replaceAll('4000', String(port));
+  return { register: withPort(block.slice(0, split)), receiver: withPort(block.slice(split)) };
+}
+
+/** A TCP port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 beforeAll(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), 'npm-start-'));
+  // The README's webhook receiver requires standardwebhooks from the project folder.
+  await symlink(path.resolve('node_modules'), path.join(root, 'node_modules'));
+  // The README's session writes its files to `OUT=$(mktemp -d)`: here, under root/tmp.
+  await mkdir(path.join(root, 'tmp'));
   // The README's session uploads tests/corpus/pdf/fill_form.pdf, relative to the project folder.
   await symlink(path.resolve('tests'), path.join(root, 'tests'));
 });
@@ -115,10 +158,12 @@ describe('npm start on an empty folder', () => {
 
   afterAll(async () => {
     if (first?.child.exitCode === null) await stop(first);
-  });
+  }, TEST_DEADLINE_MS);
 
-  test('generates secrets, starts Azurite and the API, prints the address and an invitation code', async () => {
-    first = await start();
+  test('generates secrets, starts Azurite and the API, prints the address and an invitation code good for several registrations', async () => {
+    // Started as the README's webhook section asks, so that its loopback receiver is allowed.
+    first = await start({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    expect(first.output).toContain(`Invitation code (5 registrations, valid 7 days): ${first.code}`);
     expect(first.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
     expect((await fetch(`${first.apiUrl}/health`)).status).toBe(200);
     const secrets = path.join(root, '.local/secrets.json');
@@ -130,7 +175,7 @@ describe('npm start on an empty folder', () => {
     expect(first.output.some((line) => line.includes('TURNSTILE_SECRET_KEY is not set'))).toBe(true);
     // With no timestamp authority, seals are B-B, and the start says how to point it at one.
     expect(first.output).toContainEqual(expect.stringMatching(/^Seals: PAdES B-B, no timestamp authority \(set TSA_URL/));
-  });
+  }, TEST_DEADLINE_MS);
 
   test('prints the complete storage connection string, which reaches the Blob, Queue and Table storage it uses', async () => {
     expect(first.connectionString).toMatch(/^DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=[A-Za-z0-9+/=]{88};BlobEndpoint=http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;QueueEndpoint=http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;TableEndpoint=http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;$/);
@@ -204,27 +249,94 @@ describe('npm start on an empty folder', () => {
   });
 
   test("the README's curl session works as written: the owner completes one envelope, a recipient signs another with the link from the mail catcher", async () => {
-    const result = await tool('bash', ['-e', '-c', await readmeSession()], root, { ...process.env, API: first.apiUrl, CODE: first.code, MAIL: first.mailCatcherUrl });
+    const tmp = path.join(root, 'tmp');
+    const result = await tool('bash', ['-e', '-c', await readmeSession()], root, { ...process.env, API: first.apiUrl, CODE: first.code, MAIL: first.mailCatcherUrl, TMPDIR: tmp });
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-    const completion = JSON.parse(await readFile(path.join(root, 'complete.json'), 'utf8')) as { hash: string; signedUrl: string };
-    expect(result.stdout).toContain(`${completion.hash}  sealed.pdf`);
+    // Its files went to the temporary folder it made, none to the project folder.
+    const [out, ...others] = await readdir(tmp);
+    expect({ out, others }).toEqual({ out: expect.any(String), others: [] });
+    const outDir = path.join(tmp, out!);
+    expect((await readdir(outDir)).sort()).toEqual(['complete.json', 'sealed.pdf', 'signed.json', 'signed.pdf', 'view.json']);
+    expect((await readdir(root)).filter((name) => /\.(json|pdf)$/.test(name))).toEqual([]);
+    // Every JSON answer it prints ends its line: each line that starts one is exactly one JSON value.
+    const jsonLines = result.stdout.split('\n').filter((line) => /^[[{]/.test(line));
+    expect(jsonLines.length).toBeGreaterThanOrEqual(5);
+    for (const line of jsonLines) expect(() => JSON.parse(line) as unknown).not.toThrow();
+    const completion = JSON.parse(await readFile(path.join(outDir, 'complete.json'), 'utf8')) as { hash: string; signedUrl: string };
+    expect(result.stdout).toContain(`${completion.hash}  ${path.join(outDir, 'sealed.pdf')}`);
     expect(result.stdout).toContain('"envelopeId"');
     expect(result.stdout).toContain('envelope.completed');
     // Both sealed PDFs verify: the owner's (step 6) and the one Bob's signature completed (step 11).
     expect(result.stdout.match(/Signature is Valid\./g)).toHaveLength(2);
     expect(result.stdout.match(/Total document signed/g)).toHaveLength(2);
     // Bob signed through the recipient's API with the token from his invitation e-mail.
-    const signed = JSON.parse(await readFile(path.join(root, 'signed.json'), 'utf8')) as { envelope: { id: string; status: string }; recipient: { email: string; status: string }; signedUrl: string };
+    const signed = JSON.parse(await readFile(path.join(outDir, 'signed.json'), 'utf8')) as { envelope: { id: string; status: string }; recipient: { email: string; status: string }; signedUrl: string };
     expect(signed).toMatchObject({ envelope: { status: 'completed' }, recipient: { email: 'bob@example.com', status: 'signed' }, signedUrl: expect.any(String) });
     expect(result.stdout).toMatch(/^completed$/m);
-    expect(completion.hash).not.toBe(createHash('sha256').update(await readFile(path.join(root, 'signed.pdf'))).digest('hex'));
+    expect(completion.hash).not.toBe(createHash('sha256').update(await readFile(path.join(outDir, 'signed.pdf'))).digest('hex'));
     const invitation = await waitForEmail('bob@example.com', { subject: /^Please review and sign: / }, first.mailCatcherUrl);
     expect(invitation.text).toContain(signed.envelope.id);
     expect(invitation.text).toContain(`${first.apiUrl}/sign#`);
+    // The owner registered with a display name: the invitation names her with it.
+    expect(invitation.text).toContain('Ada Lovelace <ada@example.com> asks you to sign "contract.pdf".');
     // The typed signature is drawn into the page, and the certificate lists Bob as signed.
-    const text = (await tool('pdftotext', [path.join(root, 'signed.pdf'), '-'])).stdout;
+    const text = (await tool('pdftotext', [path.join(outDir, 'signed.pdf'), '-'])).stdout;
     expect(text.match(/Bob Builder/g)?.length).toBeGreaterThanOrEqual(2);
-  });
+  }, TEST_DEADLINE_MS);
+
+  test("then the README's webhook section works as written: its receiver verifies and prints the events of an envelope sent", async () => {
+    const port = await freePort();
+    const { register, receiver } = await readmeWebhookSession(port);
+    const token = ((await (await fetch(`${first.apiUrl}/Login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'ada@example.com', password: 'correct horse battery' }) })).json()) as { token: string }).token;
+    const registered = await tool('bash', ['-e', '-c', `${register}\necho "SECRET=$SECRET"`], root, { ...process.env, API: first.apiUrl, TOKEN: token });
+    expect({ code: registered.code, stderr: registered.stderr }).toEqual({ code: 0, stderr: '' });
+    const secret = /^SECRET=(whsec_\S+)$/m.exec(registered.stdout)?.[1];
+    expect(secret).toBeDefined();
+
+    // In a process group of its own, so that stopping it stops the node process bash starts too.
+    const child = spawn('bash', ['-c', receiver], { cwd: root, env: { ...process.env, SECRET: secret! }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const printed: string[] = [];
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => printed.push(line));
+    readline.createInterface({ input: child.stderr! }).on('line', (line) => printed.push(`stderr: ${line}`));
+    try {
+      // "Send an envelope in another terminal": here through the API, as that terminal would.
+      const auth = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+      const ticket = (await (await fetch(`${first.apiUrl}/GetUploadUrl`, { method: 'POST', headers: auth, body: JSON.stringify({ filename: 'hooks.pdf', mimetype: 'application/pdf' }) })).json()) as { envelopeId: string; uploadUrl: string };
+      const uploaded = await fetch(ticket.uploadUrl, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob', 'Content-Type': 'application/pdf' }, body: await readFile('tests/corpus/pdf/fill_form.pdf') });
+      expect(uploaded.status).toBe(201);
+      const sent = await fetch(`${first.apiUrl}/envelopes/${ticket.envelopeId}`, { method: 'PUT', headers: auth, body: JSON.stringify({ signers: [{ email: 'hooks@example.com', name: 'Hook Reader' }], status: 'sent' }) });
+      expect(sent.status).toBe(200);
+      const deadline = Date.now() + patience(60_000);
+      while (!printed.some((line) => line.startsWith('envelope.sent ')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      const line = printed.find((entry) => entry.startsWith('envelope.sent '));
+      expect({ line, printed }).toEqual({ line: expect.any(String), printed: expect.any(Array) });
+      expect(JSON.parse(line!.slice('envelope.sent '.length))).toMatchObject({ envelopeId: ticket.envelopeId, status: 'sent' });
+      expect(printed.filter((entry) => entry.startsWith('refused:') || entry.startsWith('stderr:'))).toEqual([]);
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+    }
+  }, TEST_DEADLINE_MS);
+
+  test('then the README\'s "Sign in a browser" works as written: the console registers a second account with the code npm start printed, and logs in', async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+      page.setDefaultTimeout(patience(30_000));
+      const email = `grace-${randomUUID()}@example.com`;
+      await page.goto(`${first.apiUrl}/console`);
+      await page.getByLabel('E-mail address').first().fill(email);
+      await page.getByLabel(/^Password/).first().fill('another long password');
+      await page.getByLabel('Invitation code').fill(first.code);
+      await page.getByRole('button', { name: 'Register' }).click();
+      await page.locator('#status').filter({ hasText: `Account created for ${email}` }).waitFor();
+      await page.keyboard.type('another long password');
+      await page.keyboard.press('Enter');
+      await page.locator('#session-email').filter({ hasText: email }).waitFor();
+      await screenshot(page, 'start-readme-console-registered');
+    } finally {
+      await browser.close();
+    }
+  }, TEST_DEADLINE_MS);
 
   test('Ctrl-C stops the API and Azurite; a restart keeps the data and the secrets', async () => {
     const token = JSON.parse(
@@ -240,7 +352,7 @@ describe('npm start on an empty folder', () => {
     try {
       const list = await fetch(`${second.apiUrl}/envelopes`, { headers: { Authorization: `Bearer ${token}` } });
       expect(list.status).toBe(200);
-      expect(((await list.json()) as { status: string }[]).map((envelope) => envelope.status)).toEqual(['completed', 'completed']);
+      expect(((await list.json()) as { status: string }[]).map((envelope) => envelope.status)).toEqual(['sent', 'completed', 'completed']);
       expect(second.code).not.toBe(first.code);
       const kept = (await (await fetch(`${second.mailCatcherUrl}/api/email`)).json()) as { subject: string }[];
       // Every e-mail caught before the stop is still there, first and in order. E-mails still queued at
@@ -250,7 +362,7 @@ describe('npm start on an empty folder', () => {
     } finally {
       expect(await stop(second)).toBe(0);
     }
-  });
+  }, TEST_DEADLINE_MS);
 
   test('npm run invite recognises a runtime file left by an npm start that was killed, and says so', async () => {
     const dead = spawn(process.execPath, ['-e', '']);
@@ -282,5 +394,5 @@ describe('a bad setting', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
     expect(stderr.filter((line) => line.includes(name))).toEqual([expect.stringMatching(new RegExp(`^Invalid setting ${name}: `))]);
-  });
+  }, TEST_DEADLINE_MS);
 });

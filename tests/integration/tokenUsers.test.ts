@@ -15,8 +15,8 @@ beforeAll(async () => {
   await ensureStorage(services.storage, { allowedOrigins: ['*'] });
 });
 
-async function newUser(users: UserRepository): Promise<{ userId: string; email: string; emailVerified: boolean }> {
-  const user = { userId: randomUUID(), email: `cache-${randomUUID()}@example.com`, emailVerified: true };
+async function newUser(users: UserRepository): Promise<{ userId: string; email: string; emailVerified: boolean; name: string | null }> {
+  const user = { userId: randomUUID(), email: `cache-${randomUUID()}@example.com`, emailVerified: true, name: null };
   await users.insert({ ...user, role: 'user', passwordHash: '$2b$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinv', createdAt: new Date().toISOString(), verificationSentAt: null });
   return user;
 }
@@ -50,12 +50,12 @@ describe('findForToken', () => {
     expect(await users.findForToken(email)).toBeNull();
     const userId = randomUUID();
     await users.insert({ userId, email, role: 'user', passwordHash: 'x', createdAt: new Date().toISOString(), emailVerified: false, verificationSentAt: null });
-    expect(await users.findForToken(email)).toEqual({ userId, email, emailVerified: false });
+    expect(await users.findForToken(email)).toEqual({ userId, email, emailVerified: false, name: null });
   });
 
-  test('remembers only the id, the address and whether it is verified, never the password hash', async () => {
+  test('remembers only the id, the address, whether it is verified and the display name, never the password hash', async () => {
     const users = new UserRepository(services.storage.tables.users);
     const user = await newUser(users);
-    expect(Object.keys((await users.findForToken(user.email))!).sort()).toEqual(['email', 'emailVerified', 'userId']);
+    expect(Object.keys((await users.findForToken(user.email))!).sort()).toEqual(['email', 'emailVerified', 'name', 'userId']);
   });
 });

@@ -138,6 +138,7 @@ describe('certificate of completion (CONTRACT §10)', () => {
     for (const value of [certificate.envelopeId, certificate.documentName, certificate.ownerEmail, certificate.documentSha256]) expect(text).toContain(value);
     expect(text).toMatch(/Pages 2\b/);
     expect(text).toContain('Created 2026-11-22 10:15:30 UTC');
+    expect(text).not.toContain(`<${certificate.ownerEmail}>`);
     expect(text).toContain('Sent 2026-11-22 10:21:00 UTC');
     expect(text).toContain('Completed 2026-11-22 11:02:03 UTC');
     for (const recipient of certificate.recipients) {
@@ -159,6 +160,11 @@ describe('certificate of completion (CONTRACT §10)', () => {
     expect(text).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
     expect(text).toContain('2026-11-22 10:20:00 UTC');
     expect(text.match(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/g)?.length).toBeGreaterThanOrEqual(7);
+  });
+
+  test('names the owner as `Name <address>` when the owner gave a display name (CONTRACT §2)', async () => {
+    const { certificateText } = await sealNormal({ ownerName: 'Grace Hopper', recipients: [actedRecipient({ name: 'Ada', email: 'ada@example.com' })] });
+    expect(collapse(certificateText)).toContain('Owner Grace Hopper <owner@example.com>');
   });
 
   test('prints the audit trail as sentences naming who did what to whom, the raw type in small print, and the IP address', async () => {

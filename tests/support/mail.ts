@@ -23,6 +23,7 @@
  * Links point at `PUBLIC_BASE_URL` (`https://envelope-signing.test` in the suite, see `globalSetup.ts`):
  * open the page of your own service with `${apiUrl}/sign#${token}`.
  */
+import { patience } from './patience.js';
 
 /** One e-mail as the mail catcher received it. */
 export interface CaughtEmail {
@@ -53,7 +54,7 @@ export interface EmailQuery {
 export interface WaitOptions extends EmailQuery {
   /** How many matching e-mails to wait for; default 1. */
   count?: number;
-  /** Milliseconds before giving up; default 20000. */
+  /** Milliseconds before giving up; default 60000 (scaled by TEST_TIME_SCALE, `patience.ts`). */
   timeoutMs?: number;
 }
 
@@ -100,7 +101,8 @@ export async function emailsTo(address: string, query: EmailQuery = {}, catcherU
  * @throws Error after `timeoutMs`, listing the subjects that did arrive
  */
 export async function waitForEmails(address: string, options: WaitOptions = {}, catcherUrl: string = mailCatcherUrl()): Promise<CaughtEmail[]> {
-  const { count = 1, timeoutMs = 20_000 } = options;
+  // Generous: the queue function sends within a second or two on a quiet machine, far later on a loaded one.
+  const { count = 1, timeoutMs = patience(60_000) } = options;
   const deadline = Date.now() + timeoutMs;
   let interval = 50;
   for (;;) {

@@ -71,7 +71,8 @@ export interface TestService {
   /** A new invitation code (one use unless told otherwise). */
   invitation(uses?: number, expiresInSeconds?: number): Promise<string>;
   /** Registers and logs in a new user with a unique address. */
-  newUser(): Promise<TestUser>;
+  /** Registers (with `name` as the display name, when given) and logs in a new account. */
+  newUser(options?: { name?: string }): Promise<TestUser>;
   close(): Promise<void>;
 }
 
@@ -88,10 +89,10 @@ export async function startTestService(options: Omit<StartServiceOptions, 'port'
     service,
     api,
     invitation,
-    async newUser() {
+    async newUser(options: { name?: string } = {}) {
       const email = `user-${randomUUID()}@example.com`;
       const password = `pw-${randomUUID()}`;
-      const registered = await api.request('POST', '/Register', { json: { email, password, invitationCode: await invitation() } });
+      const registered = await api.request('POST', '/Register', { json: { email, password, invitationCode: await invitation(), ...options } });
       if (registered.status !== 201) throw new Error(`register failed: ${registered.status} ${registered.text}`);
       const loggedIn = await api.request('POST', '/Login', { json: { email, password } });
       if (loggedIn.status !== 200) throw new Error(`login failed: ${loggedIn.status} ${loggedIn.text}`);

@@ -12,6 +12,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { patience } from './patience.js';
 
 export type ReceiverMode =
   | { kind: 'status'; status: number }
@@ -57,7 +58,7 @@ export async function startReceiver(mode: ReceiverMode, options: ReceiverOptions
   const receiver: Omit<Receiver, 'url' | 'port' | 'close'> & { mode: ReceiverMode } = {
     mode,
     requests,
-    waitForRequests: (count, timeoutMs = 15_000) =>
+    waitForRequests: (count, timeoutMs = patience(30_000)) =>
       new Promise<ReceivedRequest[]>((resolve, reject) => {
         if (requests.length >= count) return resolve(requests);
         const timer = setTimeout(() => reject(new Error(`only ${requests.length} of ${count} webhook requests arrived in ${timeoutMs} ms`)), timeoutMs);

@@ -92,8 +92,8 @@ describe('what each e-mail says', () => {
   });
 
   test('an invitation or a reminder without a link is refused', () => {
-    expect(() => renderEmail(message('invitation'), { publicBaseUrl: BASE, signingLink: null })).toThrow(/signing link/);
-    expect(() => renderEmail(message('reminder'), { publicBaseUrl: BASE, signingLink: null })).toThrow(/signing link/);
+    expect(() => renderEmail(message('invitation'), { publicBaseUrl: BASE, signingLink: null })).toThrow(/needs its link/);
+    expect(() => renderEmail(message('reminder'), { publicBaseUrl: BASE, signingLink: null })).toThrow(/needs its link/);
   });
 
   test("a recipient's completed e-mail offers the sealed PDF through the signing link", () => {
@@ -103,9 +103,11 @@ describe('what each e-mail says', () => {
     expect(rendered.html).toMatch(new RegExp(`<a href="${LINK.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"[^>]*>Download the sealed PDF</a>`));
   });
 
-  test("the owner's completed e-mail points at the console, not at a signing link", () => {
+  test("the owner's completed e-mail points at that envelope in the console, not at the console's home or a signing link", () => {
     const rendered = renderEmail(message('completed', { recipientId: null, to: { email: 'owner@example.com', name: null } }), { publicBaseUrl: BASE, signingLink: null });
-    expect(rendered.text).toContain(`${BASE}/api/console`);
+    expect(rendered.text).toContain(`Open the envelope in the console:\n${BASE}/api/console#envelope=${ENVELOPE_ID}\n`);
+    expect(rendered.html).toContain(`href="${BASE}/api/console#envelope=${ENVELOPE_ID}"`);
+    expect(rendered.text).not.toMatch(/\/api\/console(?!#envelope=)/);
     expect(rendered.text).toContain('Hello,');
   });
 
@@ -168,5 +170,38 @@ describe('the verification e-mail', () => {
 
   test('is refused without its link (a fault of the caller)', () => {
     expect(() => renderEmail(email, { publicBaseUrl: BASE, signingLink: null })).toThrow(/verification/);
+  });
+});
+
+describe("the owner's name and what the recipient is asked to do", () => {
+  test('names the owner as "Name <address>" when the owner gave a name, in the text, the HTML and the facts', () => {
+    const rendered = renderEmail(message('invitation', { ownerName: 'Ada Lovelace', ownerEmail: 'ada@example.com', role: 'signer', to: { email: 'bob@example.com', name: 'Bob' } }), { publicBaseUrl: BASE, signingLink: LINK });
+    expect(rendered.text).toContain('Ada Lovelace <ada@example.com> asks you to sign "Lease agreement.pdf".');
+    expect(rendered.text).toContain('Sent by: Ada Lovelace <ada@example.com>');
+    expect(rendered.html).toContain('Ada Lovelace &lt;ada@example.com&gt; asks you to sign');
+  });
+
+  test('names the owner by address alone when no name was given', () => {
+    const rendered = renderEmail(message('invitation', { ownerName: null, role: 'signer' }), { publicBaseUrl: BASE, signingLink: LINK });
+    expect(rendered.text).toContain('owner@example.com asks you to sign "Lease agreement.pdf".');
+    expect(rendered.text).not.toContain('<owner@example.com>');
+  });
+
+  test.each([
+    ['signer', 'Please review and sign: Lease agreement.pdf', 'Reminder: please review and sign: Lease agreement.pdf', 'asks you to sign', 'Review and sign'],
+    ['approver', 'Please review and approve: Lease agreement.pdf', 'Reminder: please review and approve: Lease agreement.pdf', 'asks you to approve', 'Review and approve'],
+    ['viewer', 'Please review: Lease agreement.pdf', 'Reminder: please review: Lease agreement.pdf', 'asks you to review', 'Review the document'],
+  ] as const)("a %s's invitation and reminder ask for what a %s does", (role, invitationSubject, reminderSubject, asks, button) => {
+    const invitation = renderEmail(message('invitation', { role }), { publicBaseUrl: BASE, signingLink: LINK });
+    const reminder = renderEmail(message('reminder', { role }), { publicBaseUrl: BASE, signingLink: LINK });
+    expect(invitation.subject).toBe(invitationSubject);
+    expect(reminder.subject).toBe(reminderSubject);
+    expect(invitation.text).toContain(`owner@example.com ${asks} "Lease agreement.pdf".`);
+    expect(invitation.text).toContain(`${button}:\n${LINK}`);
+    expect(reminder.text).toContain(`owner@example.com is still waiting for you to ${asks.replace('asks you to ', '')} "Lease agreement.pdf".`);
+    if (role !== 'signer') {
+      // Never "sign" to someone who does not sign (the link's path aside).
+      for (const rendered of [invitation, reminder]) expect(`${rendered.subject}\n${rendered.text}\n${rendered.html}`.split(LINK).join('')).not.toMatch(/\bsign\b/i);
+    }
   });
 });

@@ -52,7 +52,7 @@ export async function register({ users, invitations, config, request, remoteIp, 
   const userId = uuidv7();
   const verify = config.requireEmailVerification;
   try {
-    await users.insert({ userId, email: request.email, role: 'user', passwordHash, createdAt: now.toISOString(), emailVerified: false, verificationSentAt: verify ? now.toISOString() : null });
+    await users.insert({ userId, email: request.email, role: 'user', passwordHash, createdAt: now.toISOString(), emailVerified: false, verificationSentAt: verify ? now.toISOString() : null, name: request.name ?? null });
   } catch (error) {
     await invitations.release(request.invitationCode);
     throw error;
@@ -79,7 +79,8 @@ export interface LoginOptions extends AccountDependencies {
 
 export interface LoginResult {
   token: string;
-  user: { userId: string; email: string; role: 'user'; emailVerified: boolean };
+  /** `name`: the display name given at registration, or `null` (CONTRACT §2). */
+  user: { userId: string; email: string; role: 'user'; emailVerified: boolean; name: string | null };
 }
 
 /**
@@ -108,5 +109,5 @@ export async function login({ users, config, request, remoteIp, throttle }: Logi
   }
   await throttle?.recordSuccess(request.email);
   const { token } = await issueAccessToken({ sub: user.userId, email: user.email, role: user.role }, config.jwt);
-  return { token, user: { userId: user.userId, email: user.email, role: user.role, emailVerified: user.emailVerified } };
+  return { token, user: { userId: user.userId, email: user.email, role: user.role, emailVerified: user.emailVerified, name: user.name ?? null } };
 }

@@ -12,7 +12,7 @@ import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../recip
 import type { DueEntry } from '../storage/dueIndex.js';
 import { EnvelopeChangedError, recipientActionRow, type StoredEnvelope } from '../storage/envelopeRepository.js';
 import { emailQuotaCharge } from '../notifications/emailQuota.js';
-import type { AuditEvent, AuditEventType, EnvelopeRecord, EventActor, LastEmail, RecipientAction, Signer } from './model.js';
+import type { Actor, AuditEvent, AuditEventType, EnvelopeRecord, EventActor, LastEmail, RecipientAction, Signer } from './model.js';
 
 /** A webhook event whose `data.status` is the envelope's status once the whole change is applied (CONTRACT §12.2). */
 interface PendingWebhook {
@@ -88,6 +88,15 @@ export class Change {
   }
 
   /**
+   * Records the owner as the acting owner knows itself now: its address and display name, which the
+   * e-mails, the signing page and the certificate show (CONTRACT §2).
+   */
+  recordOwner(owner: Pick<Actor, 'email' | 'name'>): void {
+    this.record.ownerEmail = owner.email;
+    this.record.ownerName = owner.name ?? null;
+  }
+
+  /**
    * Gives the recipient a new signing link (CONTRACT §11.3): a new salt, and the hash of the token it
    * derives; the old token stops working. The `signingLinks` row is written after the commit.
    */
@@ -111,6 +120,8 @@ export class Change {
       to: to === null ? { email: record.ownerEmail ?? '', name: null } : { email: to.email, name: to.name },
       documentName: record.documentName,
       ownerEmail: record.ownerEmail ?? '',
+      ownerName: record.ownerName,
+      role: to === null ? null : to.role,
       expiresAt: record.expiresAt,
       reason: extra.reason ?? null,
       declinedBy: extra.declinedBy ?? null,

@@ -177,7 +177,7 @@ export async function retryCompletion({ services, ownerId, envelopeId, now = () 
 async function completeStored({ services, stored, actor, owner, now, log }: { services: Services; stored: StoredEnvelope; actor: EventActor; owner: Actor | null; now: Date; log?: (message: string) => void }): Promise<EnvelopeRecord> {
   const record = stored.record;
   const change = new Change(record, now);
-  if (owner !== null) change.record.ownerEmail = owner.email;
+  if (owner !== null) change.recordOwner(owner);
   let checking: Promise<CleanedDocument> | undefined;
   if (record.status === 'draft') {
     assertHasSigner(record.signers);
@@ -302,6 +302,7 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
         envelopeId: record.id,
         documentName: record.documentName,
         ownerEmail: record.ownerEmail ?? '',
+        ownerName: record.ownerName ?? null,
         documentSha256: record.documentSha256!,
         pageCount: record.pageCount!,
         createdAt: record.createdAt,

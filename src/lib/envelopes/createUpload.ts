@@ -61,6 +61,7 @@ export function newDraftEnvelope({ actor, documentName, now }: NewDraftEnvelopeO
     id,
     ownerId: actor.userId,
     ownerEmail: actor.email,
+    ownerName: actor.name ?? null,
     status: 'draft',
     documentName,
     blobName,

@@ -63,7 +63,7 @@ export function planUpdate(current: EnvelopeRecord, request: UpdateEnvelopeReque
   }
 
   const change = new Change(current, now);
-  change.record.ownerEmail = actor.email;
+  change.recordOwner(actor);
   if (current.status === 'sent') {
     assertUnchangedWhileSent(current, request, actor, now);
   } else {

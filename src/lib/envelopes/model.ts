@@ -97,6 +97,8 @@ export interface EnvelopeRecord {
   ownerId: string;
   /** Internal: the owner's e-mail address, for e-mails, the signing view and the certificate. */
   ownerEmail: string | null;
+  /** Internal: the owner's display name when the owner gave one, else `null` or absent; shown with `ownerEmail`. */
+  ownerName?: string | null;
   status: EnvelopeStatus;
   documentName: string;
   /** `<envelopeId>/<documentName>`: the upload in container `documents`, the frozen copy in `originals`, the seal in `sealed`. */
@@ -215,6 +217,8 @@ export interface Actor {
   email: string;
   /** Whether the owner verified its address (only verified owners send, when verification is required). */
   emailVerified: boolean;
+  /** The owner's display name (`null` or absent: none). */
+  name?: string | null;
   ip: string | null;
   userAgent: string | null;
   /** The id of the API key the request was authenticated with; `null` for an access token (JWT). */

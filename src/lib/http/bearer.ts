@@ -57,5 +57,5 @@ export async function authenticate(request: HttpRequest, services: Services, { a
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
     });
   }
-  return { userId: user.userId, email: user.email, emailVerified: user.emailVerified, ip: clientIp(request), userAgent: userAgent(request), apiKeyId: null };
+  return { userId: user.userId, email: user.email, emailVerified: user.emailVerified, name: user.name, ip: clientIp(request), userAgent: userAgent(request), apiKeyId: null };
 }

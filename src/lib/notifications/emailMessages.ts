@@ -10,7 +10,33 @@
  * decline reason) is escaped in HTML and stripped of control characters everywhere, so it cannot
  * add headers, markup or fake lines.
  */
+import type { SignerRole } from '../envelopes/model.js';
+import { nameAndAddress } from '../nameAndAddress.js';
 import type { EmailMessage } from './outbox.js';
+
+/**
+ * What an invitation or a reminder asks of a recipient, by role (CONTRACT §11): a signer signs, an
+ * approver approves, a viewer reviews; never "sign" to someone who does not sign. `null`: a message
+ * written before roles were captured, worded for any role.
+ */
+const ASKS: Record<'signer' | 'approver' | 'viewer' | 'any', { subject: string; verb: string; button: string }> = {
+  signer: { subject: 'Please review and sign', verb: 'sign', button: 'Review and sign' },
+  approver: { subject: 'Please review and approve', verb: 'approve', button: 'Review and approve' },
+  viewer: { subject: 'Please review', verb: 'review', button: 'Review the document' },
+  any: { subject: 'Please review and sign', verb: 'act on', button: 'Open the document' },
+};
+
+function askOf(role: SignerRole | null | undefined): (typeof ASKS)[keyof typeof ASKS] {
+  return role === 'signer' || role === 'approver' || role === 'viewer' ? ASKS[role] : ASKS.any;
+}
+
+/**
+ * The console's address that opens one envelope (after logging in): `<publicBaseUrl>/api/console#envelope=<id>`.
+ * The id is in the fragment, so it never reaches a server log.
+ */
+export function consoleEnvelopeLink(publicBaseUrl: string, envelopeId: string): string {
+  return `${publicBaseUrl}/api/console#envelope=${encodeURIComponent(envelopeId)}`;
+}
 
 export interface RenderedEmail {
   /** One line, no control characters. */
@@ -43,7 +69,9 @@ type Block =
 export function renderEmail(message: EmailMessage, options: RenderEmailOptions): RenderedEmail {
   if (message.type === 'verification') return renderVerification(message, options);
   const documentName = oneLine(message.documentName) || 'Untitled document';
-  const owner = oneLine(message.ownerEmail);
+  // "Ada Lovelace <ada@example.com>" when the owner gave a name (CONTRACT §2), else the address.
+  const owner = oneLine(nameAndAddress(message.ownerName === undefined || message.ownerName === null ? null : oneLine(message.ownerName), message.ownerEmail));
+  const ask = askOf(message.role);
   const quotedName = `"${documentName}"`;
   const greeting = message.to.name !== null && oneLine(message.to.name) !== '' ? `Hello ${oneLine(message.to.name)},` : 'Hello,';
   const expiry = message.expiresAt === null ? null : formatTime(message.expiresAt);
@@ -60,20 +88,26 @@ export function renderEmail(message: EmailMessage, options: RenderEmailOptions):
   let blocks: Block[];
   switch (message.type) {
     case 'invitation':
-      subject = `Please review and sign: ${documentName}`;
+      subject = `${ask.subject}: ${documentName}`;
       blocks = [
         { kind: 'paragraph', text: greeting },
-        { kind: 'paragraph', text: `${owner} has sent you the document ${quotedName}. Open it to review it and complete your part (sign, approve or confirm that you have read it, as asked).` },
-        { kind: 'link', label: 'Open the document', url: requireLink(link, message) },
+        {
+          kind: 'paragraph',
+          text:
+            ask === ASKS.any
+              ? `${owner} has sent you the document ${quotedName}. Open it to review it and complete your part (sign, approve or confirm that you have read it, as asked).`
+              : `${owner} asks you to ${ask.verb} ${quotedName}.`,
+        },
+        { kind: 'link', label: ask.button, url: requireLink(link, message) },
         { kind: 'paragraph', text: `${personalLink}${expiry === null ? '' : ` The envelope expires on ${expiry}.`}` },
       ];
       break;
     case 'reminder':
-      subject = `Reminder: please review and sign: ${documentName}`;
+      subject = `Reminder: ${ask.subject.charAt(0).toLowerCase()}${ask.subject.slice(1)}: ${documentName}`;
       blocks = [
         { kind: 'paragraph', text: greeting },
-        { kind: 'paragraph', text: `${owner} is still waiting for you to complete your part of ${quotedName}.` },
-        { kind: 'link', label: 'Open the document', url: requireLink(link, message) },
+        { kind: 'paragraph', text: ask === ASKS.any ? `${owner} is still waiting for you to complete your part of ${quotedName}.` : `${owner} is still waiting for you to ${ask.verb} ${quotedName}.` },
+        { kind: 'link', label: ask.button, url: requireLink(link, message) },
         { kind: 'paragraph', text: `${personalLink}${expiry === null ? '' : ` The envelope expires on ${expiry}.`}` },
       ];
       break;
@@ -84,8 +118,8 @@ export function renderEmail(message: EmailMessage, options: RenderEmailOptions):
           ? [
               { kind: 'paragraph', text: greeting },
               { kind: 'paragraph', text: `Every recipient has acted on ${quotedName}: the envelope is completed and the document is sealed.` },
-              { kind: 'paragraph', text: 'Download the sealed PDF from the console or through the API.' },
-              { kind: 'link', label: 'Open the console', url: `${options.publicBaseUrl}/api/console` },
+              { kind: 'paragraph', text: 'Download the sealed PDF from the envelope in the console (after logging in) or through the API.' },
+              { kind: 'link', label: 'Open the envelope in the console', url: consoleEnvelopeLink(options.publicBaseUrl, message.envelopeId) },
             ]
           : [
               { kind: 'paragraph', text: greeting },

@@ -13,6 +13,8 @@
  * dispatches and sends them.
  */
 
+import type { SignerRole } from '../envelopes/model.js';
+
 /** E-mail types (CONTRACT §12.1). */
 /** E-mail types (CONTRACT §12.1), and `verification`: the link that verifies an owner's address (no envelope). */
 export const EMAIL_TYPES = ['invitation', 'reminder', 'completed', 'declined', 'voided', 'expired', 'verification'] as const;
@@ -28,6 +30,10 @@ export interface EmailMessage {
   to: { email: string; name: string | null };
   documentName: string;
   ownerEmail: string;
+  /** The owner's display name, or `null` (absent in rows written before names existed). */
+  ownerName?: string | null;
+  /** The role of the recipient it goes to (absent or `null`: the owner, or a row written before roles were captured). */
+  role?: SignerRole | null;
   /** The envelope's `expiresAt` when the e-mail was written, or `null`. */
   expiresAt: string | null;
   /** The decline reason (`declined`), else `null`. */

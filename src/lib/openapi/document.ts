@@ -292,7 +292,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     request: {
       body: {
         required: true,
-        content: { [json]: { schema: registerBody, example: { email: 'ada@example.com', password: 'correct horse battery', invitationCode: 'inv_q3Xx7bqfVbQ1bG9m0hTQwZ8kL2pN4sRt' } } },
+        content: { [json]: { schema: registerBody, example: { email: 'ada@example.com', password: 'correct horse battery', invitationCode: 'inv_q3Xx7bqfVbQ1bG9m0hTQwZ8kL2pN4sRt', name: 'Ada Lovelace' } } },
       },
     },
     responses: {
@@ -329,7 +329,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
             schema: loginResponse,
             example: {
               token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIwMTkzYTViMC0xZjJlLTdhNmItOGM5ZC0wZTFmMmEzYjRjNWQifQ.c2lnbmF0dXJl',
-              user: { userId: ids.owner, email: 'ada@example.com', role: 'user', emailVerified: true },
+              user: { userId: ids.owner, email: 'ada@example.com', role: 'user', emailVerified: true, name: 'Ada Lovelace' },
             },
           },
         },
@@ -476,9 +476,9 @@ const operations: (RouteConfig & { operationId: string })[] = [
     method,
     path: '/envelopes/{id}',
     tags: ['Envelopes'],
-    summary: `${method === 'put' ? 'Update' : 'Update (PATCH)'} an envelope: signers and status`,
+    summary: `${method === 'put' ? 'Update' : 'Update (PATCH)'} an envelope: signers, fields, settings and status`,
     description:
-      '`PUT` and `PATCH` behave the same. `signers` replaces the whole list (`null` and `{}` entries are dropped); an entry whose `id` or `recipientId` names a current signer keeps that identity. `status` moves `draft` to `sent` (needs the uploaded, valid document and a signer with role `signer`) or `draft`/`sent` to `voided`. Completed and voided envelopes refuse every change.',
+      '`PUT` and `PATCH` behave the same: what is present in the body changes, what is absent stays. `signers` replaces the whole list (`null` and `{}` entries are dropped); an entry whose `id` or `recipientId` names a current signer keeps that identity. `fields` replaces the whole list of fields. The settings `signingOrder`, `expiresAt` and `remindEveryDays` change one each. `status` moves `draft` to `sent` (needs the uploaded, valid document and a signer with role `signer`) or `draft`/`sent` to `voided`. Completed and voided envelopes refuse every change.',
     security: bearer,
     request: {
       params: envelopeIdParam,

@@ -226,6 +226,7 @@ export const loginResponse = z
         email: z.email(),
         role: z.enum(['user']),
         emailVerified: z.boolean().meta({ description: 'Whether the owner verified its address with the link Register e-mailed. While the service requires verification, an unverified owner may create and edit drafts but not send or complete (403 `email-unverified`).' }),
+        name: z.string().nullable().meta({ description: 'The display name given at registration, or `null` when none was given.' }),
       })
       .meta({ id: 'User' }),
   })

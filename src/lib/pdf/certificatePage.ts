@@ -23,6 +23,7 @@ import { displayedPage } from './pageGeometry.js';
 import { TextPainter, layoutParagraph, layoutSingleLine } from './textLayout.js';
 import type { Face, Line } from './textLayout.js';
 import type { CertificateRecipient, CompletionCertificate, SignatureValue } from './types.js';
+import { nameAndAddress } from '../nameAndAddress.js';
 
 const MARGIN = { left: 50, right: 50, top: 56, bottom: 58 };
 const FOOTER_Y = 30;
@@ -429,7 +430,7 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
   writer.heading('Envelope');
   flow.row(writer.field('Envelope ID', certificate.envelopeId));
   flow.row(writer.field('Document', certificate.documentName));
-  flow.row(writer.field('Owner', certificate.ownerEmail));
+  flow.row(writer.field('Owner', nameAndAddress(certificate.ownerName, certificate.ownerEmail)));
   flow.row(writer.digestField('Document SHA-256', certificate.documentSha256));
   flow.row(writer.field('Pages', String(certificate.pageCount)));
   flow.row(writer.field('Created', formatTime(certificate.createdAt)));

@@ -39,6 +39,8 @@ export interface CompletionCertificate {
   envelopeId: string;
   documentName: string;
   ownerEmail: string;
+  /** The owner's display name (shown as `Name <address>`), or `null`/absent when none. */
+  ownerName?: string | null;
   /** Lower-case hex SHA-256 of the frozen original document. */
   documentSha256: string;
   /** Pages of the frozen original document. */

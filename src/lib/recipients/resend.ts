@@ -52,7 +52,7 @@ export async function resendInvitation({ services, actor, envelopeId, recipientI
     assertResendable(record, recipient, at);
 
     const change = new Change(record, at);
-    change.record.ownerEmail = actor.email;
+    change.recordOwner(actor);
     const signer = change.signer(recipientId);
     inviteRecipient(change, signer, { config: services.config, actor: ownerActor(actor), resend: true });
     signer.resends = (signer.resends ?? 0) + 1;

@@ -13,6 +13,8 @@ export interface RecipientView {
     documentName: string;
     status: EnvelopeStatus;
     ownerEmail: string;
+    /** The owner's display name, or `null` when the owner gave none. */
+    ownerName: string | null;
     signingOrder: SigningOrder;
     expiresAt: string | null;
     pageCount: number | null;
@@ -53,6 +55,7 @@ export async function toRecipientView(record: EnvelopeRecord, recipient: Signer,
       documentName: record.documentName,
       status: record.status,
       ownerEmail: record.ownerEmail ?? '',
+      ownerName: record.ownerName ?? null,
       signingOrder: record.signingOrder,
       expiresAt: record.expiresAt,
       pageCount: record.pageCount,

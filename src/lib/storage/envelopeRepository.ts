@@ -390,7 +390,7 @@ function decodeCursor(cursor: string): string | null {
 }
 
 /** Optional scalar properties of the envelope row: absent when `null`. */
-const NULLABLE_TEXT = ['ownerEmail', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt'] as const;
+const NULLABLE_TEXT = ['ownerEmail', 'ownerName', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt'] as const;
 
 function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   const entity: EnvelopeEntity = {
@@ -411,7 +411,7 @@ function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   if (record.fields.length > 0) writeLongText(entity, 'fields', JSON.stringify(record.fields));
   for (const name of NULLABLE_TEXT) {
     const value = record[name];
-    if (value !== null) entity[name] = value;
+    if (value !== null && value !== undefined) entity[name] = value;
   }
   if (record.pageCount !== null) entity.pageCount = record.pageCount;
   if (record.remindEveryDays !== null) entity.remindEveryDays = record.remindEveryDays;
@@ -425,6 +425,7 @@ function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
     id: String(entity.id),
     ownerId: String(entity.ownerId),
     ownerEmail: text('ownerEmail'),
+    ownerName: text('ownerName'),
     status: entity.status as EnvelopeStatus,
     documentName: String(entity.documentName),
     blobName: String(entity.blobName),

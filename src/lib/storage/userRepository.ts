@@ -25,6 +25,8 @@ export interface User {
   emailVerified: boolean;
   /** When the newest verification e-mail was queued (ISO 8601), or `null`. */
   verificationSentAt: string | null;
+  /** The display name given at registration (trimmed), or `null` (absent: none) when none was. */
+  name?: string | null;
 }
 
 /** What {@link UserRepository.claimVerificationSend} found. */
@@ -51,6 +53,8 @@ export interface TokenUser {
   userId: string;
   email: string;
   emailVerified: boolean;
+  /** The display name, or `null`. */
+  name: string | null;
 }
 
 interface UserEntity {
@@ -61,6 +65,8 @@ interface UserEntity {
   role: string;
   passwordHash: string;
   createdAt: string;
+  /** Absent when the user gave no name (and on accounts created before names existed). */
+  name?: string;
   emailVerified?: boolean;
   verificationSentAt?: string;
 }
@@ -75,6 +81,7 @@ function toUser(entity: UserEntity): User {
     createdAt: entity.createdAt,
     emailVerified: entity.emailVerified ?? true,
     verificationSentAt: entity.verificationSentAt ?? null,
+    name: typeof entity.name === 'string' ? entity.name : null,
   };
 }
 
@@ -109,7 +116,7 @@ export class UserRepository {
   async findForToken(email: string): Promise<TokenUser | null> {
     return await this.recent.get(textKey(email), async () => {
       const user = await this.findByEmail(email);
-      return user === null ? null : { userId: user.userId, email: user.email, emailVerified: user.emailVerified };
+      return user === null ? null : { userId: user.userId, email: user.email, emailVerified: user.emailVerified, name: user.name ?? null };
     });
   }
 
@@ -118,8 +125,8 @@ export class UserRepository {
    * @throws AppError `conflict` (409) when the e-mail address is already registered
    */
   async insert(user: User): Promise<void> {
-    const { verificationSentAt, ...rest } = user;
-    const entity: UserEntity = { partitionKey: textKey(user.email), rowKey: ROW_KEY, ...rest, ...(verificationSentAt === null ? {} : { verificationSentAt }) };
+    const { verificationSentAt, name, ...rest } = user;
+    const entity: UserEntity = { partitionKey: textKey(user.email), rowKey: ROW_KEY, ...rest, ...(verificationSentAt === null ? {} : { verificationSentAt }), ...(typeof name === 'string' ? { name } : {}) };
     try {
       await this.table.createEntity(entity);
     } catch (error) {

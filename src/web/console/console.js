@@ -41,9 +41,9 @@
     var summary = document.createElement('p');
     summary.textContent = plainMessage(error);
     box.appendChild(summary);
-    if (error.problem && Array.isArray(error.problem.errors) && error.problem.errors.length > 0) {
+    if (complaints.length > 0) {
       var list = document.createElement('ul');
-      error.problem.errors.forEach(function (item) {
+      complaints.forEach(function (item) {
         var entry = document.createElement('li');
         entry.textContent = fieldName(item.path) + ': ' + plainComplaint(item.message);
         list.appendChild(entry);
@@ -138,7 +138,8 @@
           try { body = JSON.parse(text); } catch (ignored) { body = null; }
         }
         if (!response.ok) {
-          var detail = body && typeof body.detail === 'string' ? body.detail : 'The API answered ' + response.status + '.';
+          var slug = body && typeof body.type === 'string' ? body.type.replace(/^urn:problem:/, '') : '';
+          var detail = PLAIN_WORDS[slug] || (body && typeof body.detail === 'string' ? body.detail : plainFailure(response.status));
           var error = new Error(detail);
           error.status = response.status;
           error.problem = body;
@@ -147,8 +148,27 @@
         return { status: response.status, headers: response.headers, body: body };
       });
     }, function () {
-      throw new Error('The API could not be reached.');
+      throw new Error('The service could not be reached. Check your connection, then try again.');
     });
+  }
+
+  /**
+   * Problems whose `detail` speaks the API's language (ETags, requests, upload URLs), said as the person
+   * at this page sees them. Every other problem's `detail` is already written for people.
+   */
+  var PLAIN_WORDS = {
+    'etag-mismatch': 'This envelope was changed elsewhere since you opened it. Open it again to see the changes, then make yours.',
+    'envelope-contended': 'This envelope is being changed elsewhere at this moment. Try again in a moment.',
+    'document-not-uploaded': 'The document has not been uploaded yet: choose the PDF and upload it first.',
+    'storage-unavailable': 'The service cannot reach its storage at the moment. Try again in a minute.',
+  };
+
+  /** What an answer without problem details means to the person at the page. */
+  function plainFailure(status) {
+    if (status === 401) return 'Your session has ended. Log in again.';
+    if (status === 429) return 'Too many attempts. Wait a moment, then try again.';
+    if (status >= 500) return 'Something went wrong on the service (error ' + status + '). Try again in a moment.';
+    return 'The service refused this (error ' + status + ').';
   }
 
   // ---- Account -----------------------------------------------------------------------------
@@ -156,9 +176,10 @@
   function register() {
     var form = $('register-form');
     var email = form.elements.email.value;
-    return api('POST', 'Register', {
-      json: { email: email, password: form.elements.password.value, invitationCode: form.elements.invitationCode.value.trim() },
-    }).then(function () {
+    var name = form.elements.name.value.trim();
+    var body = { email: email, password: form.elements.password.value, invitationCode: form.elements.invitationCode.value.trim() };
+    if (name !== '') body.name = name;
+    return api('POST', 'Register', { json: body }).then(function () {
       form.reset();
       $('login-email').value = email.trim().toLowerCase();
       $('login-password').focus();
@@ -175,7 +196,26 @@
       $('session-email').textContent = state.email;
       setSignedIn(true);
       showStatus('Logged in as ' + state.email + '.');
-      return Promise.all([loadEnvelopes(), loadWebhooks(), loadApiKeys()]);
+      return Promise.all([loadEnvelopes(), loadWebhooks(), loadApiKeys()]).then(openEnvelopeInAddress);
+    });
+  }
+
+  // ---- The envelope in the address (#envelope=<id>): e-mails link to one envelope ---------------
+
+  function envelopeInAddress() {
+    var match = /^#envelope=([0-9A-Fa-f-]{36})$/.exec(window.location.hash);
+    return match ? match[1].toLowerCase() : null;
+  }
+
+  /** Opens the envelope the address names, once logged in (a link from the "completed" e-mail, a bookmark). */
+  function openEnvelopeInAddress() {
+    var id = envelopeInAddress();
+    if (id === null || state.token === null || (state.envelope && state.envelope.id === id)) return undefined;
+    return openEnvelope(id, true).then(function () {
+      showStatus('Logged in as ' + state.email + '. Opened ' + state.envelope.documentName + ' from your link.');
+    }, function (error) {
+      if (error.status === 404) throw new Error('The envelope in this link was not found in your account. Are you logged in as its owner?');
+      throw error;
     });
   }
 
@@ -250,6 +290,8 @@
   function openEnvelope(id, focus) {
     return api('GET', 'envelopes/' + encodeURIComponent(id)).then(function (response) {
       showEnvelope(response.body, response.headers.get('ETag'));
+      // The address names the open envelope, so it can be bookmarked or reloaded (after logging in).
+      if (window.location.hash !== '#envelope=' + id) history.replaceState(null, '', '#envelope=' + id);
       if (focus) $('envelope-heading').focus();
     });
   }
@@ -774,6 +816,8 @@
     list: [],
     dirty: false,
     selected: null,
+    /** The key of the field the settings form last showed (typing into it keeps what is typed). */
+    edited: null,
     counter: 0,
     /** The document on show: for which envelope, PDF.js's document, and the page layout. */
     envelopeId: null,
@@ -1205,6 +1249,9 @@
     var editor = $('field-editor');
     editor.hidden = field === null || !editable();
     if (field === null) return;
+    // A field typed into keeps what is being typed; another field (newly placed or selected) shows its own values.
+    var sameField = fields.edited === field.key;
+    fields.edited = field.key;
     $('field-editor-heading').textContent = 'Selected field: ' + describeField(field);
     var recipient = $('edit-recipient');
     recipient.textContent = '';
@@ -1225,10 +1272,10 @@
       });
     }
     type.value = field.type;
-    if (document.activeElement !== $('edit-label')) $('edit-label').value = field.label;
+    if (!sameField || document.activeElement !== $('edit-label')) $('edit-label').value = field.label;
     $('edit-required').checked = field.required;
     [['edit-x', 'x'], ['edit-y', 'y'], ['edit-width', 'width'], ['edit-height', 'height']].forEach(function (pair) {
-      if (document.activeElement !== $(pair[0])) $(pair[0]).value = String(Math.round(field[pair[1]] * 1000) / 10);
+      if (!sameField || document.activeElement !== $(pair[0])) $(pair[0]).value = String(Math.round(field[pair[1]] * 1000) / 10);
     });
   }
 
@@ -1565,6 +1612,12 @@
 
   $('register-form').addEventListener('submit', action($('register-form').querySelector('button'), register));
   $('login-form').addEventListener('submit', action($('login-form').querySelector('button'), login));
+  $('address-hint').hidden = envelopeInAddress() === null;
+  window.addEventListener('hashchange', function () {
+    $('address-hint').hidden = envelopeInAddress() === null;
+    var opening = openEnvelopeInAddress();
+    if (opening) opening.catch(showError);
+  });
   $('logout').addEventListener('click', function () {
     endSession();
     showStatus('Logged out.');

@@ -171,9 +171,15 @@ function listPeople(people) {
   return parts.slice(0, -1).join(', ') + ' and ' + parts[parts.length - 1];
 }
 
+/** A time in the reader's language and time zone, naming the zone ("25 November 2026 at 14:05 CET"). */
 function formatDate(iso) {
   if (!iso) return '';
-  return new Date(iso).toLocaleString(undefined, { dateStyle: 'long', timeStyle: 'short' });
+  return new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+}
+
+/** Who sent the envelope: "Ada Lovelace <ada@example.com>" when the owner gave a name, else the address. */
+function sender(envelope) {
+  return envelope.ownerName ? envelope.ownerName + ' <' + envelope.ownerEmail + '>' : envelope.ownerEmail;
 }
 
 /** Decides what the view allows: the ceremony, or the message that explains why not. */
@@ -194,15 +200,15 @@ function render(view) {
   if (envelope.status === 'declined') {
     showMessage('This envelope was declined', [
       recipient.status === 'declined'
-        ? 'You declined it on ' + formatDate(recipient.actedAt) + '. Its sender, ' + envelope.ownerEmail + ', was told your reason.'
-        : 'A recipient declined ' + documentName + ', so it can no longer be signed. Its sender, ' + envelope.ownerEmail + ', has been told.',
+        ? 'You declined it on ' + formatDate(recipient.actedAt) + '. Its sender, ' + sender(envelope) + ', was told your reason.'
+        : 'A recipient declined ' + documentName + ', so it can no longer be signed. Its sender, ' + sender(envelope) + ', has been told.',
       'There is nothing more to do here.',
     ]);
     return;
   }
   if (envelope.status === 'voided') {
     showMessage('This envelope was withdrawn', [
-      'Its sender, ' + envelope.ownerEmail + ', withdrew (voided) ' + documentName + ', so it can no longer be signed.',
+      'Its sender, ' + sender(envelope) + ', withdrew (voided) ' + documentName + ', so it can no longer be signed.',
       'There is nothing more to do here. If you expected to sign it, contact the sender.',
     ]);
     return;
@@ -210,7 +216,7 @@ function render(view) {
   if (envelope.status === 'expired' || (envelope.status === 'sent' && !view.canAct && envelope.expiresAt !== null && Date.parse(envelope.expiresAt) <= Date.now() && !acted)) {
     showMessage('This envelope has expired', [
       documentName + ' was not finished by ' + formatDate(envelope.expiresAt) + ', so it can no longer be signed.',
-      'Ask its sender, ' + envelope.ownerEmail + ', to send it again if it is still needed.',
+      'Ask its sender, ' + sender(envelope) + ', to send it again if it is still needed.',
     ]);
     return;
   }
@@ -223,7 +229,7 @@ function render(view) {
   }
   if (recipient.role === 'cc') {
     showMessage('You will receive a copy', [
-      envelope.ownerEmail + ' sent you ' + documentName + ' for your information. There is nothing to sign.',
+      sender(envelope) + ' sent you ' + documentName + ' for your information. There is nothing to sign.',
       'Once everyone has acted, the signed document comes to you by e-mail.',
     ]);
     return;
@@ -258,7 +264,7 @@ async function startCeremony(view) {
   const verb = verbs[role].ask;
   document.title = 'Please ' + verb + ' ' + envelope.documentName + ' · Envelope Signing Service';
   $('request-heading').textContent = 'Please ' + verb + ' ' + envelope.documentName;
-  $('request-line').textContent = envelope.ownerEmail + ' asks you to ' + verb + ' ' + envelope.documentName + '.';
+  $('request-line').textContent = sender(envelope) + ' asks you to ' + verb + ' ' + envelope.documentName + '.';
   $('recipient-line').textContent = 'You ' + (role === 'viewer' ? 'review it' : verb === 'sign' ? 'sign' : verb) + ' as ' + recipient.name + ' (' + recipient.email + ').';
   $('document-link').href = view.documentUrl;
 
@@ -829,7 +835,7 @@ async function decline(event) {
   // person typed in the box are joined with spaces.
   const reason = $('decline-reason').value.replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/g, ' ').trim();
   if (reason === '') {
-    $('decline-error').textContent = 'Say why you decline: the sender receives your reason.';
+    $('decline-error').textContent = 'Please say why you are declining: the sender will receive your reason.';
     $('decline-error').hidden = false;
     $('decline-reason').setAttribute('aria-invalid', 'true');
     $('decline-reason').focus();
@@ -871,7 +877,7 @@ function showDone(view, kind) {
   body.textContent = '';
   if (kind === 'decline') {
     $('done-heading').textContent = 'You declined ' + envelope.documentName;
-    body.appendChild(paragraph('The envelope is closed. Its sender, ' + envelope.ownerEmail + ', has been told, with your reason.'));
+    body.appendChild(paragraph('The envelope is closed. Its sender, ' + sender(envelope) + ', has been told your reason.'));
     $('done-download').hidden = true;
   } else {
     $('done-heading').textContent = 'Thank you: you ' + verbs[role].done + ' ' + envelope.documentName;

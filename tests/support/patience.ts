@@ -1,0 +1,21 @@
+/**
+ * How long a test waits for a service, a process or a page before it gives up. Tests wait for a
+ * condition, never for a fixed time, so these are deadlines, not delays: generous enough for a machine
+ * that many other processes share (load averages above 15 were seen on 2 cores), and multiplied by
+ * `TEST_TIME_SCALE` (a positive number, default 1) where even that is not enough. jest.config.js
+ * scales each test's own timeout by the same factor.
+ */
+
+/** `TEST_TIME_SCALE`: 1 unless set to a positive number. @throws Error for any other value */
+export function timeScale(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.TEST_TIME_SCALE?.trim();
+  if (text === undefined || text === '') return 1;
+  const scale = Number(text);
+  if (!Number.isFinite(scale) || scale <= 0) throw new Error(`TEST_TIME_SCALE must be a positive number, got "${text}"`);
+  return scale;
+}
+
+/** A deadline of `ms` milliseconds on a quiet machine, scaled by `TEST_TIME_SCALE`. */
+export function patience(ms: number): number {
+  return Math.round(ms * timeScale());
+}
