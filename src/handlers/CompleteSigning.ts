@@ -18,5 +18,5 @@ export async function completeAsRecipient(request: HttpRequest, context: Invocat
   assertCanAct(caller.stored.record, caller.recipient, 'complete', now);
   const body = await readJsonBody(request, completeSigningRequest);
   const { record, recipient } = await completeSigning({ services, caller, request: body, now, log: (message) => context.warn(message) });
-  return json(200, await toRecipientView(record, recipient, services.storage.sas, now), { noStore: true });
+  return json(200, await toRecipientView(record, recipient, services.storage.sas, now, () => services.envelopes.actions(record.ownerId, record.id)), { noStore: true });
 }

@@ -18,5 +18,5 @@ export async function declineAsRecipient(request: HttpRequest, context: Invocati
   assertCanAct(caller.stored.record, caller.recipient, 'decline', now);
   const body = await readJsonBody(request, declineSigningRequest);
   const { record, recipient } = await declineSigning({ services, caller, request: body, now, log: (message) => context.warn(message) });
-  return json(200, await toRecipientView(record, recipient, services.storage.sas, now), { noStore: true });
+  return json(200, await toRecipientView(record, recipient, services.storage.sas, now, () => services.envelopes.actions(record.ownerId, record.id)), { noStore: true });
 }

@@ -13,5 +13,5 @@ export async function getSigningView(_request: HttpRequest, context: InvocationC
   const services = getServices();
   const now = new Date();
   const { record, recipient } = await openEnvelope({ services, caller, now, log: (message) => context.warn(message) });
-  return json(200, await toRecipientView(record, recipient, services.storage.sas, now), { noStore: true });
+  return json(200, await toRecipientView(record, recipient, services.storage.sas, now, () => services.envelopes.actions(record.ownerId, record.id)), { noStore: true });
 }

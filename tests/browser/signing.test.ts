@@ -397,6 +397,25 @@ describe('GET /api/sign in Chromium', () => {
     const desk = second.page;
     await openLink(desk, graceToken);
     await ceremonyReady(desk);
+    // What Ada filled in shows in place, read-only: her initials and signature as drawn or typed, her
+    // name, job title and signing date; none of it can take the focus.
+    const filled = desk.locator('.field-filled');
+    await expect(filled.count()).resolves.toBe(5);
+    await expect(filled.evaluateAll((elements) => elements.map((element) => element.getAttribute('aria-label')))).resolves.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Initials of Ada Lovelace/), expect.stringMatching(/^Signature of Ada Lovelace/), 'Name, filled in by Ada Lovelace: Ada Lovelace', 'Job title, filled in by Ada Lovelace: Mathematician']),
+    );
+    await expect(desk.locator('.field-filled[data-type="signature"] svg path, .field-filled[data-type="signature"] svg text').count()).resolves.toBeGreaterThan(0);
+    await expect(desk.locator('.field-filled[data-type="text"]').textContent()).resolves.toBe('Mathematician');
+    await expect(filled.evaluateAll((elements) => elements.filter((element) => element.matches(':focus-within, [tabindex]')).length)).resolves.toBe(0);
+    // "Open the document in your own PDF viewer" asks for a fresh read URL when it is used (the one the
+    // page loaded with lasts 15 minutes), and opens it in a new window.
+    const [fresh, viewer] = await Promise.all([
+      desk.waitForRequest((request) => request.method() === 'GET' && /\/api\/signing$/.test(new URL(request.url()).pathname)),
+      desk.context().waitForEvent('page'),
+      desk.click('#document-link'),
+    ]);
+    expect(fresh.headers().authorization).toBe(`Bearer ${graceToken}`);
+    await viewer.close();
     await screenshot(desk, 'sign-05-desktop-start');
     await expectNoViolations(desk, 'ceremony, 1280 px');
     // Tab leads through the page in reading order to her signature field.

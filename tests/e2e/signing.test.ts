@@ -134,10 +134,53 @@ describe('GET /api/signing (CONTRACT §11.4)', () => {
       signedUrl: null,
       canAct: true,
       waitingFor: [],
+      filled: [],
     });
     expect(new URL(answer.body.documentUrl).searchParams.get('sp')).toBe('r');
     // The approver sees no fields of the signer.
     expect((await view(await token(id, bob.email))).body.fields).toEqual([]);
+  });
+
+  test('a later signer sees every value earlier signers gave, in place, exactly as the seal will draw it; its own fields stay its own', async () => {
+    const grace = { email: 'grace@example.com', name: 'Grace Hopper', role: 'signer' };
+    const { id, recipientIds } = await sentEnvelope(env.api, owner, {
+      signers: [{ ...ada, routingOrder: 1 }, { ...grace, routingOrder: 2 }],
+      signingOrder: 'sequential',
+      fields: [
+        { recipient: 0, ...box('signature'), label: 'Ada signs here' },
+        { recipient: 0, ...box('text', { y: 0.3 }), label: 'Phone' },
+        { recipient: 0, ...box('checkbox', { y: 0.5, width: 0.03, height: 0.02 }) },
+        { recipient: 0, ...box('name', { y: 0.6 }) },
+        { recipient: 0, ...box('date_signed', { y: 0.7 }) },
+        { recipient: 0, ...box('text', { y: 0.8 }), required: false, label: 'Left empty' },
+        { recipient: 1, ...box('signature', { page: 2 }) },
+      ],
+    });
+    const fields = (await get(id)).body.fields as { id: string; type: string; label: string | null; recipientId: string }[];
+    const [signature, phone, check, name, date, empty, graces] = fields;
+    const adaToken = await token(id, ada.email);
+    expect((await view(adaToken)).body.filled).toEqual([]);
+    const strokes = [[[0.1, 0.5], [0.5, 0.2], [0.9, 0.6]]];
+    const signed = await complete(adaToken, { consent: true, values: [{ fieldId: signature!.id, value: { strokes } }, { fieldId: phone!.id, value: '+44 20 7946 0000' }, { fieldId: check!.id, value: true }] });
+    expect(signed.status).toBe(200);
+    // Her own view shows her fields as hers, nothing as "filled by others".
+    expect(signed.body.filled).toEqual([]);
+
+    const graceView = (await view(await token(id, grace.email))).body;
+    expect(graceView.fields.map((field: { id: string }) => field.id)).toEqual([graces!.id]);
+    const place = (field: { id: string }) => {
+      const { page, x, y, width, height } = fields.find((candidate) => candidate.id === field.id) as unknown as Record<string, number>;
+      return { page, x, y, width, height };
+    };
+    const by = { id: recipientIds[0], name: ada.name };
+    expect(graceView.filled).toEqual([
+      { fieldId: signature!.id, type: 'signature', label: 'Ada signs here', recipient: by, value: { strokes }, ...place(signature!) },
+      { fieldId: phone!.id, type: 'text', label: 'Phone', recipient: by, value: '+44 20 7946 0000', ...place(phone!) },
+      { fieldId: check!.id, type: 'checkbox', label: null, recipient: by, value: true, ...place(check!) },
+      { fieldId: name!.id, type: 'name', label: null, recipient: by, value: ada.name, ...place(name!) },
+      { fieldId: date!.id, type: 'date_signed', label: null, recipient: by, value: signed.body.recipient.actedAt.slice(0, 10), ...place(date!) },
+    ]);
+    expect(graceView.filled.map((entry: { fieldId: string }) => entry.fieldId)).not.toContain(empty!.id);
   });
 
   test('the first GET by a sent recipient moves it to opened (recipient.opened, webhook event); later ones change nothing', async () => {

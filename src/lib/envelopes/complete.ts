@@ -36,6 +36,7 @@ import { sealDocument, type CertificateRecipient, type CompletionCertificate, ty
 import { allActed, pendingRecipients } from '../recipients/routing.js';
 import { describeAuditTrail } from './auditSentences.js';
 import { Change, commitChange } from './change.js';
+import { givenValues } from './fieldValues.js';
 import { checkUpload, readFrozenDocument, refreshFrozenCopy, storeFrozenCopy, type CheckedDocument, type CleanedDocument } from './freeze.js';
 import { readOwnedEnvelope } from './get.js';
 import { assertHasSigner, ifMatchSatisfied } from './lifecycle.js';
@@ -425,27 +426,9 @@ async function readSealedMetadata(services: Services, blobName: string): Promise
   }
 }
 
-/**
- * The recipients' field values to draw (CONTRACT §6 step 2, §11.2): what each signer sent, and for
- * `date_signed`, `name` and `email` fields what the service fills in (the UTC date of the signer's
- * action, its name, its e-mail address). Empty optional text is not drawn.
- */
+/** The recipients' field values to draw (CONTRACT §6 step 2): every {@link givenValues given value} in its field's rectangle. */
 export function fieldDrawings(record: Pick<EnvelopeRecord, 'fields' | 'signers'>, actions: Map<string, RecipientAction>): FieldDrawing[] {
-  const drawings: FieldDrawing[] = [];
-  for (const field of record.fields) {
-    const signer = record.signers.find((candidate) => candidate.id === field.recipientId);
-    const action = actions.get(field.recipientId);
-    if (signer === undefined || action === undefined || action.status !== 'signed') continue;
-    const place = { page: field.page, x: field.x, y: field.y, width: field.width, height: field.height, type: field.type };
-    let value: FieldValue['value'] | undefined;
-    if (field.type === 'date_signed') value = action.at.slice(0, 10);
-    else if (field.type === 'name') value = signer.name;
-    else if (field.type === 'email') value = signer.email;
-    else value = action.values.find((entry) => entry.fieldId === field.id)?.value;
-    if (value === undefined || value === '') continue;
-    drawings.push({ ...place, value });
-  }
-  return drawings;
+  return givenValues(record, actions).map(({ field, value }) => ({ page: field.page, x: field.x, y: field.y, width: field.width, height: field.height, type: field.type, value }));
 }
 
 /** Longest user agent the certificate prints, characters (the rest is cut, ending in `…`). */

@@ -5,9 +5,9 @@
  */
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { ENVELOPE_STATUSES, SIGNER_ROLES, SIGNING_ORDERS } from '../envelopes/model.js';
+import { ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from '../envelopes/model.js';
 import { problemTitles } from '../http/problem.js';
-import { completeSigningRequest, declineSigningRequest } from '../recipients/schemas.js';
+import { completeSigningRequest, declineSigningRequest, signatureValue } from '../recipients/schemas.js';
 import type { RecipientView } from '../recipients/view.js';
 import { fieldResponse, problemResponseSchema, recipientStatus, signerResponse } from './responses.js';
 
@@ -47,6 +47,26 @@ export const recipientViewResponse = z
     waitingFor: z
       .array(z.strictObject({ name: z.string(), role: z.enum(SIGNER_ROLES) }))
       .meta({ description: 'Sequential order: those whose turn comes before this recipient\'s; `[]` otherwise.' }),
+    filled: z
+      .array(
+        z
+          .strictObject({
+            fieldId: z.uuid(),
+            type: z.enum(FIELD_TYPES),
+            page: z.int().min(1),
+            x: z.number().min(0).max(1),
+            y: z.number().min(0).max(1),
+            width: z.number().gt(0).max(1),
+            height: z.number().gt(0).max(1),
+            label: z.string().max(100).nullable(),
+            recipient: z.strictObject({ id: z.uuid(), name: z.string() }).meta({ description: 'Who filled it in.' }),
+            value: z.union([signatureValue, z.string(), z.boolean()]).meta({
+              description: '`signature`/`initials`: `{typed}` or `{strokes}` as given; `text` the text; `date_signed` the signing date (`YYYY-MM-DD`, UTC), `name` and `email` the signer\'s, as the service fills them in; `checkbox` `true` (an unticked box is listed with `false`).',
+            }),
+          })
+          .meta({ id: 'FilledField', description: 'A field another recipient filled in, with its value, exactly as the seal will draw it.' }),
+      )
+      .meta({ description: 'The values other recipients already gave, each in its field\'s place (fractions of the page as displayed, origin top-left), to show read-only: what this recipient sees is what gets sealed. `[]` until another signer has signed.' }),
   })
   .meta({ id: 'RecipientView', description: 'The envelope as one recipient sees it.' });
 
@@ -81,6 +101,7 @@ const viewExample = {
   signedUrl: null,
   canAct: true,
   waitingFor: [],
+  filled: [],
 };
 
 const problems = {

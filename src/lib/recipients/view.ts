@@ -2,10 +2,24 @@
  * The recipient's view of an envelope (CONTRACT §11.4 `GET /api/signing`): what it is asked to do,
  * on which document, and whether it can act now.
  */
+import { givenValues } from '../envelopes/fieldValues.js';
 import { documentUrl, signedDocumentUrl } from '../envelopes/view.js';
-import { hasActed, mustAct, type EnvelopeRecord, type EnvelopeStatus, type Field, type RecipientStatus, type Signer, type SignerRole, type SigningOrder } from '../envelopes/model.js';
+import {
+  hasActed,
+  mustAct,
+  type EnvelopeRecord,
+  type EnvelopeStatus,
+  type Field,
+  type FIELD_TYPES,
+  type RecipientAction,
+  type RecipientStatus,
+  type Signer,
+  type SignerRole,
+  type SigningOrder,
+} from '../envelopes/model.js';
 import type { SasSigner } from '../storage/sas.js';
 import { isTurn, waitingFor } from './routing.js';
+import type { SignatureInput } from './schemas.js';
 
 export interface RecipientView {
   envelope: {
@@ -31,6 +45,29 @@ export interface RecipientView {
   canAct: boolean;
   /** Those whose turn comes first. */
   waitingFor: { name: string; role: SignerRole }[];
+  /**
+   * The values other recipients already gave, each in its field's place, exactly as the seal will
+   * draw them (signatures as drawn or typed, text, dates, names, e-mail addresses, ticked boxes);
+   * shown read-only. `[]` until another signer has signed.
+   */
+  filled: FilledField[];
+}
+
+/** A field another recipient filled in, with its value (CONTRACT §11.2 value shapes). */
+export interface FilledField {
+  fieldId: string;
+  type: (typeof FIELD_TYPES)[number];
+  page: number;
+  /** Fractions 0 to 1 of the displayed page, origin top-left (as {@link Field}). */
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  label: string | null;
+  /** Who filled it in. */
+  recipient: { id: string; name: string };
+  /** As the recipient gave it (a signature's points as pairs), or as the service fills it in. */
+  value: SignatureInput | string | boolean;
 }
 
 /** Whether a `sent` envelope's `expiresAt` has passed (the sweeper marks it `expired` on its next run). */
@@ -43,12 +80,30 @@ export function canAct(record: EnvelopeRecord, recipient: Signer, now: Date): bo
   return record.status === 'sent' && !hasExpired(record, now) && mustAct(recipient) && !hasActed(recipient) && recipient.status !== 'waiting' && isTurn(record, recipient);
 }
 
-/** The view of `record` for `recipient`, with fresh read-only SAS URLs. */
-export async function toRecipientView(record: EnvelopeRecord, recipient: Signer, sas: SasSigner, now: Date = new Date()): Promise<RecipientView> {
-  const [document, signedUrl] = await Promise.all([
+/** Whether another signer with fields has signed: only then do other recipients' values exist to show. */
+function othersFilledIn(record: EnvelopeRecord, recipient: Signer): boolean {
+  const signed = new Set(record.signers.filter((signer) => signer.id !== recipient.id && signer.status === 'signed').map((signer) => signer.id));
+  return signed.size > 0 && record.fields.some((field) => signed.has(field.recipientId));
+}
+
+/**
+ * The view of `record` for `recipient`, with fresh read-only SAS URLs.
+ * @param readActions reads the envelope's recorded actions; called only when another signer with
+ *   fields has signed (one partition query), so a first signer's view costs no extra read
+ */
+export async function toRecipientView(
+  record: EnvelopeRecord,
+  recipient: Signer,
+  sas: SasSigner,
+  now: Date = new Date(),
+  readActions: () => Promise<RecipientAction[]> = async () => [],
+): Promise<RecipientView> {
+  const [document, signedUrl, actions] = await Promise.all([
     documentUrl(sas, record),
     record.status === 'completed' ? signedDocumentUrl(sas, record) : Promise.resolve(null),
+    othersFilledIn(record, recipient) ? readActions() : Promise.resolve([]),
   ]);
+  const others = new Map(actions.filter((action) => action.recipientId !== recipient.id).map((action) => [action.recipientId, action]));
   return {
     envelope: {
       id: record.id,
@@ -75,5 +130,17 @@ export async function toRecipientView(record: EnvelopeRecord, recipient: Signer,
     signedUrl,
     canAct: canAct(record, recipient, now),
     waitingFor: waitingFor(record, recipient),
+    filled: givenValues(record, others).map(({ field, signer, value }) => ({
+      fieldId: field.id,
+      type: field.type,
+      page: field.page,
+      x: field.x,
+      y: field.y,
+      width: field.width,
+      height: field.height,
+      label: field.label,
+      recipient: { id: signer.id, name: signer.name },
+      value,
+    })),
   };
 }

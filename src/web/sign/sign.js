@@ -267,6 +267,7 @@ async function startCeremony(view) {
   $('request-line').textContent = sender(envelope) + ' asks you to ' + verb + ' ' + envelope.documentName + '.';
   $('recipient-line').textContent = 'You ' + (role === 'viewer' ? 'review it' : verb === 'sign' ? 'sign' : verb) + ' as ' + recipient.name + ' (' + recipient.email + ').';
   $('document-link').href = view.documentUrl;
+  $('document-link').addEventListener('click', openDocument);
 
   void showDisclosure();
   const fillable = view.fields.slice().sort(readingOrder);
@@ -312,9 +313,67 @@ async function startCeremony(view) {
     pageElement.appendChild(element);
     state.entries.set(field.id, { field: field, element: element, value: null, page: pageElement });
   });
+  // What earlier recipients filled in, read-only, in place: what this recipient sees is what gets sealed.
+  (view.filled || []).forEach((filled) => {
+    const pageElement = layout.pages[filled.page - 1];
+    if (pageElement !== undefined) pageElement.appendChild(filledElement(filled, pageElement));
+  });
   state.entries.forEach((entry) => paintField(entry));
   updateProgress();
   $('pages').dataset.ready = 'true';
+}
+
+/**
+ * A value another recipient gave (`view.filled`), shown read-only where the seal will draw it:
+ * a signature as drawn or typed, a tick, or the text. Named for screen readers, never focusable.
+ */
+function filledElement(filled, pageElement) {
+  const element = document.createElement('div');
+  element.className = 'field field-filled';
+  element.dataset.fieldId = filled.fieldId;
+  element.dataset.type = filled.type;
+  const by = filled.recipient.name;
+  const name = fieldName(filled);
+  element.setAttribute('role', 'img');
+  if (filled.type === 'signature' || filled.type === 'initials') {
+    const size = { width: filled.width * Number(pageElement.dataset.width), height: filled.height * Number(pageElement.dataset.height) };
+    element.appendChild(signatureArt(filled.value, size));
+    element.setAttribute('aria-label', name + ' of ' + by + ('typed' in filled.value ? ': ' + filled.value.typed : ', drawn'));
+  } else if (filled.type === 'checkbox') {
+    element.classList.add('field-filled-check');
+    element.dataset.checked = String(filled.value === true);
+    element.setAttribute('aria-label', name + ', ' + (filled.value === true ? 'ticked' : 'not ticked') + ' by ' + by);
+  } else {
+    const text = document.createElement('span');
+    text.textContent = String(filled.value);
+    element.appendChild(text);
+    element.title = name + ', filled in by ' + by;
+    element.setAttribute('aria-label', name + ', filled in by ' + by + ': ' + String(filled.value));
+  }
+  placeBox(element, filled);
+  return element;
+}
+
+/**
+ * Opens the frozen document in the browser's own viewer with a fresh read URL (the one the page
+ * loaded with lasts 15 minutes): reads the view again first.
+ */
+async function openDocument(event) {
+  event.preventDefault();
+  // Opened at once, within the click, so no pop-up blocker stops it; pointed at the document once known.
+  const opened = window.open('', '_blank');
+  try {
+    const fresh = await signingApi('GET', 'signing');
+    if (opened) {
+      opened.opener = null;
+      opened.location.href = fresh.documentUrl;
+    } else {
+      window.location.href = fresh.documentUrl;
+    }
+  } catch (error) {
+    if (opened) opened.close();
+    showDocumentError(error);
+  }
 }
 
 function showDocumentError(error) {

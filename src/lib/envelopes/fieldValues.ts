@@ -1,0 +1,36 @@
+/**
+ * The value each field of a signed recipient carries, exactly as the seal draws it (CONTRACT §6 step
+ * 2, §11.2): what the signer sent, and for `date_signed`, `name` and `email` what the service fills in
+ * (the UTC date of the signer's action, its name, its e-mail address). Empty optional text carries
+ * nothing. The seal draws these (`complete.ts`), and the signing page shows later recipients the
+ * values given before them (`recipients/view.ts`), so that what a signer sees is what gets sealed.
+ */
+import type { EnvelopeRecord, Field, FieldValue, RecipientAction, Signer } from './model.js';
+
+/** One field with the value its recipient gave (or the service filled in). */
+export interface GivenValue {
+  field: Field;
+  signer: Signer;
+  value: FieldValue['value'];
+}
+
+/**
+ * The given values of every field whose recipient signed, in the order of `record.fields`.
+ * @param actions the recorded actions by recipient id
+ */
+export function givenValues(record: Pick<EnvelopeRecord, 'fields' | 'signers'>, actions: Map<string, RecipientAction>): GivenValue[] {
+  const given: GivenValue[] = [];
+  for (const field of record.fields) {
+    const signer = record.signers.find((candidate) => candidate.id === field.recipientId);
+    const action = actions.get(field.recipientId);
+    if (signer === undefined || action === undefined || action.status !== 'signed') continue;
+    let value: FieldValue['value'] | undefined;
+    if (field.type === 'date_signed') value = action.at.slice(0, 10);
+    else if (field.type === 'name') value = signer.name;
+    else if (field.type === 'email') value = signer.email;
+    else value = action.values.find((entry) => entry.fieldId === field.id)?.value;
+    if (value === undefined || value === '') continue;
+    given.push({ field, signer, value });
+  }
+  return given;
+}
