@@ -5,7 +5,7 @@
  * JSON Schema cannot express: the password's limit in bytes.
  */
 import { z } from 'zod';
-import { characterCount, characters, emailAddress, emailLookup, MAX_EMAIL_LENGTH } from '../text.js';
+import { characterCount, characters, emailAddress, emailLookup, MAX_EMAIL_LENGTH, trimmedText } from '../text.js';
 import { MAX_PASSWORD_BYTES } from './password.js';
 
 /** Shortest new password, characters (CONTRACT §2). */
@@ -39,28 +39,11 @@ export const newPassword = z
 /** Longest display name of an owner, characters after trimming (CONTRACT §2). */
 export const MAX_OWNER_NAME = 200;
 
-/**
- * Characters a display name refuses: C0 and C1 controls and DEL, U+2028 and U+2029, and surrogates,
- * which in a valid string (and in a JSON Schema `pattern`, matched by code point) are only the unpaired ones.
- */
-const NAME_FORBIDDEN = '\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\uD800-\\uDFFF';
-
-/** An unpaired UTF-16 surrogate: a high one not followed by a low one, or a low one not after a high one. */
-const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /** The owner's display name (CONTRACT §2): e-mails, the signing page and the certificate show `Name <address>`. */
-export const ownerName = z
-  .string({ error: 'must be a string' })
-  .trim()
-  .min(1, 'must not be empty')
-  .refine((name) => characterCount(name) <= MAX_OWNER_NAME, `must be at most ${MAX_OWNER_NAME} characters`)
-  .refine((name) => !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name), 'must not contain control characters or line separators')
-  .refine((name) => !UNPAIRED_SURROGATE.test(name), 'must not contain unpaired surrogates')
-  .meta({
-    pattern: trimmedTextPattern(MAX_OWNER_NAME, NAME_FORBIDDEN),
-    description: `Optional display name: 1 to ${MAX_OWNER_NAME} characters after trimming; no control characters (U+0000 to U+001F, U+007F to U+009F), U+2028, U+2029 or unpaired surrogates. E-mails, the signing page and the certificate name the owner as \`Name <address>\`.`,
-    examples: ['Ada Lovelace'],
-  });
+export const ownerName = trimmedText(MAX_OWNER_NAME).meta({
+  description: `Optional display name: 1 to ${MAX_OWNER_NAME} characters after trimming; no control characters (U+0000 to U+001F, U+007F to U+009F), U+2028, U+2029 or unpaired surrogates. E-mails, the signing page and the certificate name the owner as \`Name <address>\`.`,
+  examples: ['Ada Lovelace'],
+});
 
 const turnstileToken = characters(0, 2048)
   .optional()
