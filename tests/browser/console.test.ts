@@ -110,8 +110,8 @@ describe('GET /api/console in Chromium', () => {
     // A mistyped address: the page names the field as the form does, not as the API's body does.
     await first.getByLabel('E-mail address').fill('bob@');
     await page.getByRole('button', { name: 'Save signers' }).click();
-    await expectText('#error', 'Please correct this and try again:');
-    expect(await page.locator('#error li').allTextContents()).toEqual(['Recipient 1, e-mail address: must be a valid e-mail address.']);
+    await expectText('#error', 'Some of what you entered was not accepted:');
+    expect(await page.locator('#error li').allTextContents()).toEqual(['Signer 1, e-mail address: must be a valid e-mail address']);
     await screenshot(page, 'console-06b-signer-refused');
     await first.getByLabel('E-mail address').fill('bob@example.com');
     await page.getByRole('button', { name: 'Add signer' }).click();
@@ -128,7 +128,7 @@ describe('GET /api/console in Chromium', () => {
     const elsewhere = await env.api.request('PUT', `/envelopes/${envelopeId}`, { token: user.body.token, json: { signingOrder: 'sequential' } });
     expect(elsewhere.status).toBe(200);
     await page.getByRole('button', { name: 'Save signers' }).click();
-    await expectText('#error', 'This envelope was changed elsewhere since you opened it. Open it again to see the changes, then make yours.');
+    await expectText('#error', 'This envelope was changed meanwhile (in another tab, or by a recipient). The page now shows it as it is: check it and try again.');
     expect(await page.locator('#error').textContent()).not.toMatch(/ETag|If-Match/);
     await page.getByRole('button', { name: /^Open fill_form\.pdf/ }).click();
     await page.waitForFunction(`document.getElementById('signing-order').value === 'sequential'`);

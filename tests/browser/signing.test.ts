@@ -334,7 +334,7 @@ describe('GET /api/sign in Chromium', () => {
     // "Next field" leads to the initials; adopting them typed (the name's initials are offered).
     await tap(page, '#next-field');
     expect(await focused(page)).toMatchObject({ type: 'initials' });
-    await tap(page, '.field[data-type="initials"]');
+    await tap(page, 'button.field[data-type="initials"]');
     await page.locator('#adopt-dialog[open]').waitFor();
     await expect(page.locator('#typed-input').inputValue()).resolves.toBe('AL');
     await expectNoViolations(page, 'adopt dialog, typed');
@@ -344,7 +344,7 @@ describe('GET /api/sign in Chromium', () => {
     // The signature, drawn with a finger: the page does not scroll while drawing.
     await tap(page, '#next-field');
     expect(await focused(page)).toMatchObject({ type: 'signature' });
-    await tap(page, '.field[data-type="signature"]');
+    await tap(page, 'button.field[data-type="signature"]');
     await page.locator('#adopt-dialog[open]').waitFor();
     await tap(page, 'label[for="mode-draw"]');
     await page.locator('#signature-pad').waitFor({ state: 'visible' });
@@ -452,7 +452,7 @@ describe('GET /api/sign in Chromium', () => {
     const mouse = third.page;
     await openLink(mouse, katherineToken);
     await ceremonyReady(mouse);
-    await mouse.locator('.field[data-type="signature"]').click();
+    await mouse.locator('button.field[data-type="signature"]').click();
     await mouse.locator('label[for="mode-draw"]').click();
     await drawWithMouse(mouse, '#signature-pad', SIGNATURE_STROKES.slice(2));
     await mouse.locator('#adopt-button').click();

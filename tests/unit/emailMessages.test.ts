@@ -92,8 +92,8 @@ describe('what each e-mail says', () => {
   });
 
   test('an invitation or a reminder without a link is refused', () => {
-    expect(() => renderEmail(message('invitation'), { publicBaseUrl: BASE, signingLink: null })).toThrow(/needs its link/);
-    expect(() => renderEmail(message('reminder'), { publicBaseUrl: BASE, signingLink: null })).toThrow(/needs its link/);
+    expect(() => renderEmail(message('invitation'), { publicBaseUrl: BASE, signingLink: null })).toThrow(/needs the recipient's signing link/);
+    expect(() => renderEmail(message('reminder'), { publicBaseUrl: BASE, signingLink: null })).toThrow(/needs the recipient's signing link/);
   });
 
   test("a recipient's completed e-mail offers the sealed PDF through the signing link", () => {

@@ -41,6 +41,7 @@
     var summary = document.createElement('p');
     summary.textContent = plainMessage(error);
     box.appendChild(summary);
+    var complaints = error.problem && Array.isArray(error.problem.errors) ? error.problem.errors : [];
     if (complaints.length > 0) {
       var list = document.createElement('ul');
       complaints.forEach(function (item) {
@@ -63,6 +64,7 @@
     'invalid-token': 'Your session has ended. Log in again.',
     'storage-unavailable': 'The service cannot reach its storage right now. Try again in a moment.',
     'malformed-json': 'The page sent something the service could not read. Reload the page and try again.',
+    'document-not-uploaded': 'The document has not been uploaded yet: choose the PDF and upload it first.',
   };
 
   function plainMessage(error) {
@@ -138,8 +140,8 @@
           try { body = JSON.parse(text); } catch (ignored) { body = null; }
         }
         if (!response.ok) {
-          var slug = body && typeof body.type === 'string' ? body.type.replace(/^urn:problem:/, '') : '';
-          var detail = PLAIN_WORDS[slug] || (body && typeof body.detail === 'string' ? body.detail : plainFailure(response.status));
+          // The page's own words for problems written for programmers come from PLAIN_PROBLEMS (showError).
+          var detail = body && typeof body.detail === 'string' ? body.detail : plainFailure(response.status);
           var error = new Error(detail);
           error.status = response.status;
           error.problem = body;
@@ -151,17 +153,6 @@
       throw new Error('The service could not be reached. Check your connection, then try again.');
     });
   }
-
-  /**
-   * Problems whose `detail` speaks the API's language (ETags, requests, upload URLs), said as the person
-   * at this page sees them. Every other problem's `detail` is already written for people.
-   */
-  var PLAIN_WORDS = {
-    'etag-mismatch': 'This envelope was changed elsewhere since you opened it. Open it again to see the changes, then make yours.',
-    'envelope-contended': 'This envelope is being changed elsewhere at this moment. Try again in a moment.',
-    'document-not-uploaded': 'The document has not been uploaded yet: choose the PDF and upload it first.',
-    'storage-unavailable': 'The service cannot reach its storage at the moment. Try again in a minute.',
-  };
 
   /** What an answer without problem details means to the person at the page. */
   function plainFailure(status) {
