@@ -3,13 +3,12 @@
  * adds create, list and delete under `paths`. Response schemas are strict objects tied at compile
  * time to the types the service answers with (bottom of this file), like `./responses.ts`.
  */
-import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { createApiKeyRequest } from '../auth/apiKeySchemas.js';
 import { MAX_API_KEY_LIFETIME_DAYS, MAX_API_KEYS_PER_USER, type ApiKeyView, type CreatedApiKeyView } from '../auth/apiKeys.js';
-import { problemTitles } from '../http/problem.js';
 import { API_KEY_CACHE_MS, LAST_USED_INTERVAL_MS } from '../storage/apiKeyRepository.js';
-import { problemResponseSchema } from './responses.js';
+import { problemResponses, type ProblemExample } from './responses.js';
 
 const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
 
@@ -52,7 +51,6 @@ const exampleKey = {
 };
 
 const json = 'application/json';
-const problemJson = 'application/problem+json';
 const jwtOnly = [{ bearerAuth: [] }];
 const noStore = { description: '`no-store`.', required: true, schema: { type: 'string' as const, const: 'no-store' } };
 
@@ -75,22 +73,10 @@ const problems = {
     detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
     correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
   },
-} satisfies Record<string, { detail: string; errors?: { path: string; message: string }[]; correlationId?: string }>;
+} satisfies Record<string, ProblemExample>;
 
 /** A problem-details response with one example per slug, and the headers its status carries. */
-function problem(status: number, description: string, slugs: (keyof typeof problems)[]): ResponseConfig {
-  type HeaderObject = { description: string; required: boolean; schema: { type: 'string'; pattern: string } };
-  const headers: Record<string, HeaderObject> | undefined =
-    status === 401
-      ? { 'WWW-Authenticate': { description: '`Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent.', required: true, schema: { type: 'string' as const, pattern: '^Bearer' } } }
-      : status === 503
-        ? { 'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'string' as const, pattern: '^[0-9]+$' } } }
-        : undefined;
-  const examples = Object.fromEntries(
-    slugs.map((slug) => [slug, { summary: slug, value: { type: `urn:problem:${slug}`, title: problemTitles[status], status, ...problems[slug] } }]),
-  );
-  return { description, ...(headers === undefined ? {} : { headers }), content: { [problemJson]: { schema: problemResponseSchema, examples } } };
-}
+const problem = problemResponses(problems);
 
 const unauthorized = problem(401, 'No access token, or one that is invalid, expired or of a deleted account; or an API key that is unknown, deleted or expired.', ['missing-token', 'invalid-token']);
 const jwtRequired = problem(403, 'The request was made with an API key (`jwt-required`): API keys are managed with the owner\'s access token only.', ['jwt-required']);

@@ -9,6 +9,7 @@
  * Strict objects (`additionalProperties: false`): a response that leaks a stored field (`blobName`,
  * `version`, `passwordHash`) fails validation.
  */
+import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { LoginResult } from '../auth/accounts.js';
 import type { UploadTicket } from '../envelopes/createUpload.js';
@@ -22,7 +23,7 @@ import {
   type EnvelopeView,
   type Field,
 } from '../envelopes/model.js';
-import type { ProblemDetails } from '../http/problem.js';
+import { problemTitles, type ProblemDetails } from '../http/problem.js';
 import { REMOVED_KINDS } from '../pdf/index.js';
 
 /** ISO 8601 UTC with milliseconds (CONTRACT §1). */
@@ -270,3 +271,25 @@ matches<Matches<typeof auditEventResponse, AuditEvent>>(true);
 matches<Matches<typeof uploadTicketResponse, UploadTicket>>(true);
 matches<Matches<typeof loginResponse, LoginResult>>(true);
 matches<Matches<typeof problemResponseSchema, ProblemDetails>>(true);
+
+/** The example body of one problem slug: its `detail`, and `errors` or `correlationId` where it has them. */
+export type ProblemExample = { detail: string; errors?: { path: string; message: string }[]; correlationId?: string };
+
+/**
+ * A builder of problem-details responses (RFC 9457) for one table of examples by slug: each response
+ * has one example per slug it names, and the header its status carries (`WWW-Authenticate` on 401,
+ * `Retry-After` on 503).
+ */
+export function problemResponses<Slug extends string>(examples: Record<Slug, ProblemExample>): (status: number, description: string, slugs: Slug[]) => ResponseConfig {
+  type HeaderObject = { description: string; required: boolean; schema: { type: 'string'; pattern: string } };
+  return (status, description, slugs) => {
+    const headers: Record<string, HeaderObject> | undefined =
+      status === 401
+        ? { 'WWW-Authenticate': { description: '`Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent.', required: true, schema: { type: 'string' as const, pattern: '^Bearer' } } }
+        : status === 503
+          ? { 'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'string' as const, pattern: '^[0-9]+$' } } }
+          : undefined;
+    const values = Object.fromEntries(slugs.map((slug) => [slug, { summary: slug, value: { type: `urn:problem:${slug}`, title: problemTitles[status], status, ...examples[slug] } }]));
+    return { description, ...(headers === undefined ? {} : { headers }), content: { 'application/problem+json': { schema: problemResponseSchema, examples: values } } };
+  };
+}

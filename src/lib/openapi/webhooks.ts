@@ -6,9 +6,8 @@
  * Response schemas are strict objects tied at compile time to the types the service answers with
  * (bottom of this file), like `./responses.ts`.
  */
-import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { problemTitles } from '../http/problem.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventBody } from '../notifications/outbox.js';
 import {
   ATTEMPT_OUTCOMES,
@@ -19,7 +18,7 @@ import {
   type WebhookView,
 } from '../notifications/webhooks/model.js';
 import { createWebhookRequest, webhookEventType } from '../notifications/webhooks/schemas.js';
-import { problemResponseSchema } from './responses.js';
+import { problemResponses, type ProblemExample } from './responses.js';
 
 const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
 const uuidV7 = z.uuid({ version: 'v7' }).meta({ description: 'UUID version 7 (time-ordered).' });
@@ -126,7 +125,6 @@ const EVENT_DOCS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], { summary: string
 };
 
 const json = 'application/json';
-const problemJson = 'application/problem+json';
 const bearer = [{ bearerAuth: [] }];
 const noStore = { description: '`no-store`.', required: true, schema: { type: 'string' as const, const: 'no-store' } };
 
@@ -153,22 +151,10 @@ const problems = {
     detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
     correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
   },
-} satisfies Record<string, { detail: string; errors?: { path: string; message: string }[]; correlationId?: string }>;
+} satisfies Record<string, ProblemExample>;
 
 /** A problem-details response with one example per slug, and the headers its status carries. */
-function problem(status: number, description: string, slugs: (keyof typeof problems)[]): ResponseConfig {
-  type HeaderObject = { description: string; required: boolean; schema: { type: 'string'; pattern: string } };
-  const headers: Record<string, HeaderObject> | undefined =
-    status === 401
-      ? { 'WWW-Authenticate': { description: '`Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent.', required: true, schema: { type: 'string' as const, pattern: '^Bearer' } } }
-      : status === 503
-        ? { 'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'string' as const, pattern: '^[0-9]+$' } } }
-        : undefined;
-  const examples = Object.fromEntries(
-    slugs.map((slug) => [slug, { summary: slug, value: { type: `urn:problem:${slug}`, title: problemTitles[status], status, ...problems[slug] } }]),
-  );
-  return { description, ...(headers === undefined ? {} : { headers }), content: { [problemJson]: { schema: problemResponseSchema, examples } } };
-}
+const problem = problemResponses(problems);
 
 const unauthorized = problem(401, 'No access token, or one that is invalid, expired or of a deleted account.', ['missing-token', 'invalid-token']);
 const webhookNotFound = problem(404, 'No webhook with this id, or another user\'s (the same answer).', ['webhook-not-found']);
