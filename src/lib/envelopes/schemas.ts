@@ -113,7 +113,7 @@ const signerList = z
       'E-mail addresses (compared after trimming and lower-casing) and ids must be unique within the list (400 otherwise), a rule JSON Schema cannot state.',
   });
 
-const fieldId = z
+export const fieldId = z
   .string()
   .min(1, 'must not be empty')
   .max(100, 'must be at most 100 characters')
@@ -129,32 +129,46 @@ const fraction = (name: string) =>
 /** Tolerance of `x + width <= 1` and `y + height <= 1` for binary fractions (0.1 + 0.9). */
 const EDGE_TOLERANCE = 1e-9;
 
+/**
+ * The properties every field has, whoever fills it: an envelope's field names its recipient
+ * (`recipientId`), a template's its role (`roleId`). Shared so both accept the same types and values.
+ */
+export const fieldProperties = {
+  type: z.enum(FIELD_TYPES, { error: `must be one of ${FIELD_TYPES.join(', ')}` }),
+  page: z
+    .int({ error: `must be a whole number from 1 to ${MAX_FIELD_PAGE}` })
+    .min(1, `must be a whole number from 1 to ${MAX_FIELD_PAGE}`)
+    .max(MAX_FIELD_PAGE, `must be a whole number from 1 to ${MAX_FIELD_PAGE}`)
+    .meta({ description: '1-based page of the document; at send it must exist (else 422 `field-outside-document`).' }),
+  x: fraction('Left edge'),
+  y: fraction('Top edge'),
+  width: fraction('Width').refine((value) => value > 0, 'must be greater than 0').meta({ exclusiveMinimum: 0 }),
+  height: fraction('Height').refine((value) => value > 0, 'must be greater than 0').meta({ exclusiveMinimum: 0 }),
+  required: z.boolean({ error: 'must be true or false' }).default(true),
+  label: text(0, MAX_FIELD_LABEL)
+    .nullable()
+    .optional()
+    .meta({
+      description: `At most ${MAX_FIELD_LABEL} characters; no control characters, line or paragraph separators or unpaired surrogates. The field's accessible name on the signing page.`,
+    }),
+};
+
+/** The checks across a field's properties (it fits the page), for envelope and template fields alike. */
+export function refineField(
+  field: { x: number; y: number; width: number; height: number },
+  context: z.RefinementCtx,
+): void {
+  if (field.x + field.width > 1 + EDGE_TOLERANCE) context.addIssue({ code: 'custom', path: ['width'], message: 'x + width must be at most 1' });
+  if (field.y + field.height > 1 + EDGE_TOLERANCE) context.addIssue({ code: 'custom', path: ['height'], message: 'y + height must be at most 1' });
+}
+
 export const fieldInput = z
   .strictObject({
     id: fieldId.optional(),
     recipientId: signerId.meta({ description: 'The signer (role `signer`) who fills the field: the id of a signer of the envelope, or of one in the same request.' }),
-    type: z.enum(FIELD_TYPES, { error: `must be one of ${FIELD_TYPES.join(', ')}` }),
-    page: z
-      .int({ error: `must be a whole number from 1 to ${MAX_FIELD_PAGE}` })
-      .min(1, `must be a whole number from 1 to ${MAX_FIELD_PAGE}`)
-      .max(MAX_FIELD_PAGE, `must be a whole number from 1 to ${MAX_FIELD_PAGE}`)
-      .meta({ description: '1-based page of the document; at send it must exist (else 422 `field-outside-document`).' }),
-    x: fraction('Left edge'),
-    y: fraction('Top edge'),
-    width: fraction('Width').refine((value) => value > 0, 'must be greater than 0').meta({ exclusiveMinimum: 0 }),
-    height: fraction('Height').refine((value) => value > 0, 'must be greater than 0').meta({ exclusiveMinimum: 0 }),
-    required: z.boolean({ error: 'must be true or false' }).default(true),
-    label: text(0, MAX_FIELD_LABEL)
-      .nullable()
-      .optional()
-      .meta({
-        description: `At most ${MAX_FIELD_LABEL} characters; no control characters, line or paragraph separators or unpaired surrogates. The field's accessible name on the signing page.`,
-      }),
+    ...fieldProperties,
   })
-  .superRefine((field, context) => {
-    if (field.x + field.width > 1 + EDGE_TOLERANCE) context.addIssue({ code: 'custom', path: ['width'], message: 'x + width must be at most 1' });
-    if (field.y + field.height > 1 + EDGE_TOLERANCE) context.addIssue({ code: 'custom', path: ['height'], message: 'y + height must be at most 1' });
-  })
+  .superRefine(refineField)
   .meta({ description: 'A place on the document that a signer fills.' });
 export type FieldInput = z.infer<typeof fieldInput>;
 
