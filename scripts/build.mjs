@@ -2,7 +2,7 @@
 /**
  * Builds `dist/`: compiles the TypeScript with `tsc` (incremental: `dist/tsconfig.tsbuildinfo`
  * remembers the last build, so only what changed is compiled and written again), copies the pages
- * (`src/web/`) to `dist/src/web/`, and stamps `dist/.built` with the time the build started.
+ * (`src/web/`) and the message catalogues (`src/locales/`) to `dist/src/`, and stamps `dist/.built` with the time the build started.
  *
  * Usage:
  *   node scripts/build.mjs                npm run build: always builds
@@ -21,6 +21,8 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const STAMP = path.join(root, 'dist', '.built');
 const SOURCES = ['src', 'tests', 'bench', 'tsconfig.json'];
+/** Folders of `src/` that are not TypeScript and are copied as they are: the pages and the message catalogues. */
+const COPIED_FOLDERS = ['web', 'locales'];
 const SKIPPED_FOLDERS = new Set(['node_modules', 'corpus', 'fixtures']);
 
 /** The newest modification time (ms) of a file or of any file under a folder. */
@@ -64,8 +66,10 @@ function runningStart() {
 function build() {
   const startedAt = new Date();
   execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.json')], { cwd: root, stdio: 'inherit' });
-  rmSync(path.join(root, 'dist', 'src', 'web'), { recursive: true, force: true });
-  cpSync(path.join(root, 'src', 'web'), path.join(root, 'dist', 'src', 'web'), { recursive: true });
+  for (const folder of COPIED_FOLDERS) {
+    rmSync(path.join(root, 'dist', 'src', folder), { recursive: true, force: true });
+    if (existsSync(path.join(root, 'src', folder))) cpSync(path.join(root, 'src', folder), path.join(root, 'dist', 'src', folder), { recursive: true });
+  }
   mkdirSync(path.dirname(STAMP), { recursive: true });
   writeFileSync(STAMP, `${startedAt.toISOString()}\n`);
   // Sources saved while tsc ran are newer than this, so the next --if-changed builds them.
