@@ -299,6 +299,7 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
       // inspection, decompression check included, when they were frozen (`freeze.ts`).
       inflateChecked: document === undefined,
       fieldDrawings: fieldDrawings(record, actions),
+      removeFormFields: replacedFormFields(record),
       certificate: {
         envelopeId: record.id,
         documentName: record.documentName,
@@ -426,9 +427,24 @@ async function readSealedMetadata(services: Services, blobName: string): Promise
   }
 }
 
-/** The recipients' field values to draw (CONTRACT §6 step 2): every {@link givenValues given value} in its field's rectangle. */
+/**
+ * The recipients' field values to draw (CONTRACT §6 step 2): every {@link givenValues given value} in
+ * its field's rectangle. A field made from a text tag (CONTRACT §15.2) is drawn over an opaque white
+ * background, and is drawn (the background alone) even without a value, so that its tag never shows.
+ */
 export function fieldDrawings(record: Pick<EnvelopeRecord, 'fields' | 'signers'>, actions: Map<string, RecipientAction>): FieldDrawing[] {
-  return givenValues(record, actions).map(({ field, value }) => ({ page: field.page, x: field.x, y: field.y, width: field.width, height: field.height, type: field.type, value }));
+  const values = new Map(givenValues(record, actions).map(({ field, value }) => [field.id, value]));
+  return record.fields.flatMap((field): FieldDrawing[] => {
+    const value = values.get(field.id);
+    const background = field.source === 'textTag' ? { background: 'white' as const } : {};
+    if (value === undefined && field.source !== 'textTag') return [];
+    return [{ page: field.page, x: field.x, y: field.y, width: field.width, height: field.height, type: field.type, value: value ?? null, ...background }];
+  });
+}
+
+/** The document's form fields that became envelope fields (CONTRACT §15.2): removed at sealing, their values drawn in their place. */
+export function replacedFormFields(record: Pick<EnvelopeRecord, 'fields'>): string[] {
+  return [...new Set(record.fields.flatMap((field) => (field.source === 'formField' && field.formFieldName !== undefined ? [field.formFieldName] : [])))];
 }
 
 /** Longest user agent the certificate prints, characters (the rest is cut, ending in `…`). */

@@ -295,6 +295,8 @@ function replaceFields(current: Field[], inputs: FieldInput[], requestIds: Map<s
     height: input.height,
     required: input.required,
     label: input.label ?? null,
+    ...(input.source === undefined ? {} : { source: input.source }),
+    ...(input.formFieldName === undefined ? {} : { formFieldName: input.formFieldName }),
   }));
 }
 

@@ -89,7 +89,20 @@ export interface Field {
   height: number;
   required: boolean;
   label: string | null;
+  /**
+   * Where the field came from, when detection made it (CONTRACT §15.2; absent when placed by hand):
+   * `textTag`, its rectangle is painted opaque white at sealing before the value, also when the
+   * field stays empty, so the tag never shows; `formField`, the document's form field
+   * `formFieldName` is removed at sealing and the value drawn in its place.
+   */
+  source?: FieldSource;
+  /** With `source: 'formField'`: the form field's fully qualified name. */
+  formFieldName?: string;
 }
+
+/** How a detected field came about (CONTRACT §15.2). */
+export const FIELD_SOURCES = ['textTag', 'formField'] as const;
+export type FieldSource = (typeof FIELD_SOURCES)[number];
 
 /** Everything stored about an envelope. */
 export interface EnvelopeRecord {

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { acceptableCharacterPattern, acceptableText, characters, emailAddress, text, trimmedText } from '../text.js';
-import { ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
+import { ENVELOPE_STATUSES, FIELD_SOURCES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
 
 /** At most this many signers on one envelope (CONTRACT §3). */
 export const MAX_SIGNERS = 100;
@@ -153,13 +153,38 @@ export const fieldProperties = {
     }),
 };
 
-/** The checks across a field's properties (it fits the page), for envelope and template fields alike. */
+/** Longest form field name a detected field carries, characters. */
+export const MAX_FORM_FIELD_NAME = 1000;
+
+/**
+ * Where a detected field came from (CONTRACT §15.2), kept when a client sends back the fields it
+ * read; for envelope and template fields alike. A field placed by hand has neither.
+ */
+export const detectedFieldProperties = {
+  source: z
+    .enum(FIELD_SOURCES, { error: `must be one of ${FIELD_SOURCES.join(', ')}` })
+    .optional()
+    .meta({
+      description:
+        'Set by field detection, absent for fields placed by hand. `textTag`: at sealing the rectangle is painted opaque white before the value (also when the field stays empty), so that the tag\'s text never shows. `formField`: at sealing the document\'s form field `formFieldName` (and its widgets) is removed and the value drawn in its place.',
+    }),
+  formFieldName: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(MAX_FORM_FIELD_NAME, `must be at most ${MAX_FORM_FIELD_NAME} characters`)
+    .optional()
+    .meta({ description: 'With `source: "formField"` only: the fully qualified name of the document\'s form field this field replaces.' }),
+};
+
+/** The checks across a field's properties (it fits the page; a form field's name goes with `source: formField`), for envelope and template fields alike. */
 export function refineField(
-  field: { x: number; y: number; width: number; height: number },
+  field: { x: number; y: number; width: number; height: number; source?: string | undefined; formFieldName?: string | undefined },
   context: z.RefinementCtx,
 ): void {
   if (field.x + field.width > 1 + EDGE_TOLERANCE) context.addIssue({ code: 'custom', path: ['width'], message: 'x + width must be at most 1' });
   if (field.y + field.height > 1 + EDGE_TOLERANCE) context.addIssue({ code: 'custom', path: ['height'], message: 'y + height must be at most 1' });
+  if (field.source === 'formField' && field.formFieldName === undefined) context.addIssue({ code: 'custom', path: ['formFieldName'], message: 'is required with source formField' });
+  if (field.source !== 'formField' && field.formFieldName !== undefined) context.addIssue({ code: 'custom', path: ['formFieldName'], message: 'goes only with source formField' });
 }
 
 export const fieldInput = z
@@ -167,6 +192,7 @@ export const fieldInput = z
     id: fieldId.optional(),
     recipientId: signerId.meta({ description: 'The signer (role `signer`) who fills the field: the id of a signer of the envelope, or of one in the same request.' }),
     ...fieldProperties,
+    ...detectedFieldProperties,
   })
   .superRefine(refineField)
   .meta({ description: 'A place on the document that a signer fills.' });

@@ -13,6 +13,7 @@ import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { LoginResult } from '../auth/accounts.js';
 import type { UploadTicket } from '../envelopes/createUpload.js';
+import { detectedFieldProperties } from '../envelopes/schemas.js';
 import {
   ENVELOPE_STATUSES,
   FIELD_TYPES,
@@ -83,6 +84,7 @@ export const fieldResponse = z
     height: z.number().gt(0).max(1),
     required: z.boolean(),
     label: z.string().max(100).nullable(),
+    ...detectedFieldProperties,
   })
   .meta({ id: 'Field', description: 'A place on the document that a signer fills: fractions 0 to 1 of the page as displayed, origin top-left.' });
 

@@ -293,7 +293,7 @@ function shapedWidgetTexts(pdf: PDF, field: TerminalField, text: string, resolve
 }
 
 /** The 0-based index of the page a widget is on: its /P, else the page whose /Annots lists it. */
-function pageIndexOf(pdf: PDF, widget: Widget, resolve: (ref: PdfRef) => PdfObject | null): number | null {
+export function pageIndexOf(pdf: PDF, widget: Widget, resolve: (ref: PdfRef) => PdfObject | null): number | null {
   const same = (a: PdfRef | null, b: PdfRef | null): boolean => a !== null && b !== null && a.objectNumber === b.objectNumber && a.generation === b.generation;
   const pages = pdf.getPages();
   const byRef = pages.find((page) => same(page.ref, widget.pageRef));

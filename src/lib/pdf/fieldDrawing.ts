@@ -13,6 +13,8 @@
  *   largest size at which all of it fits the rectangle (below the minimum if need be). The whole value
  *   is always drawn, and always extractable; only the clip guards the rectangle's edges.
  * - `checkbox`: `true` draws a tick, `false` nothing.
+ * - A field made from a text tag (`background: 'white'`) first paints its rectangle opaque white,
+ *   value or not, so that the tag's text never shows (CONTRACT §15.2).
  *
  * Rectangles are fractions 0 to 1 of the page as a viewer displays it (crop box after /Rotate),
  * origin top-left; the drawing is upright as displayed, whatever the page's rotation and however its
@@ -97,7 +99,7 @@ export function drawFieldValues(pdf: PDF, drawings: readonly FieldDrawing[]): vo
       width: width * displayed.width,
       height: height * displayed.height,
     };
-    const content = valueOperators(painter, page, drawing, rect);
+    const content = [...(drawing.background === 'white' ? whiteOperators(rect) : []), ...valueOperators(painter, page, drawing, rect)];
     if (content.length === 0) continue;
     target.operators.push(
       ops.pushGraphicsState(),
@@ -214,6 +216,11 @@ export function drawWidgetTexts(pdf: PDF, texts: readonly WidgetText[]): void {
     page.drawOperators([ops.pushGraphicsState(), ops.rectangle(rect.x, rect.y, rect.width, rect.height), ops.clip(), ops.endPath(), ...content, ops.popGraphicsState()]);
   }
   painter.finish();
+}
+
+/** An opaque white fill of `rect`. */
+function whiteOperators(rect: Rect): Operator[] {
+  return [ops.setNonStrokingGray(1), ops.rectangle(rect.x, rect.y, rect.width, rect.height), ops.fill(), ops.setNonStrokingGray(0)];
 }
 
 /** A tick in the middle of `rect`, in a square of 80 % of its shorter side. */

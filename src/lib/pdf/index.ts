@@ -6,10 +6,10 @@
  */
 import { AppError } from '../errors.js';
 import { sealWorkers } from './workerPool.js';
-import type { CleanOptions, CleanResult, InspectOptions, SealOptions, SealResult } from './types.js';
+import type { CleanOptions, CleanResult, DetectOptions, DetectResult, InspectOptions, SealOptions, SealResult } from './types.js';
 
-export { REMOVED_KINDS } from './types.js';
-export type { CleanOptions, CleanResult, RemovedKind } from './types.js';
+export { DETECT_BOUNDS, REMOVED_KINDS } from './types.js';
+export type { CleanOptions, CleanResult, DetectOptions, DetectResult, FoundFormField, FoundTextTag, Rectangle, RemovedKind } from './types.js';
 export type { CertificateRecipient, CompletionCertificate, FieldDrawing, FieldType, InspectOptions, SealOptions, SealResult, SignatureValue } from './types.js';
 
 /**
@@ -115,4 +115,18 @@ export async function inspectDocument(options: InspectOptions): Promise<{ pageCo
  */
 export async function cleanDocument(options: CleanOptions): Promise<CleanResult> {
   return (await sealWorkers.run({ clean: true, document: options.document }, options.signal)) as CleanResult;
+}
+
+/**
+ * Finds the text tags (`{{type;...}}`) in the pages' text and the fillable fields of the document's
+ * form, with their rectangles in fractions of the displayed pages (CONTRACT §15.2; `detectFields.ts`),
+ * without changing the document. Runs in the seal worker, within its bounds (CONTRACT §4: 30 s and
+ * 512 MiB), and within its own: at most 2,000 pages and a 25 s time budget.
+ * @returns the page count, the tags (their text not yet interpreted) and the form fields
+ * @throws AppError `unprocessable` (422) with type `document-damaged`, `document-encrypted` or
+ *   `document-too-complex` (over a bound)
+ */
+export async function detectDocumentFields(options: DetectOptions): Promise<DetectResult> {
+  const { signal, ...job } = options;
+  return (await sealWorkers.run({ detect: true, ...job }, signal)) as DetectResult;
 }

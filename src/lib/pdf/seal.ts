@@ -238,6 +238,21 @@ function flattenForm(pdf: PDF): void {
 }
 
 /**
+ * Removes the named form fields, and their widget annotations from the pages (CONTRACT §15.2: a form
+ * field that became an envelope field is replaced by the value drawn in its place). Names the form
+ * does not have are ignored; a signed signature field is never removed (detection skips those).
+ */
+function removeFormFields(pdf: PDF, names: readonly string[]): void {
+  const form = pdf.getForm();
+  if (form === null || names.length === 0) return;
+  for (const name of new Set(names)) {
+    const field = form.getField(name);
+    if (field === undefined || (field.type === 'signature' && form.getSignatureField(name)?.isSigned() === true)) continue;
+    form.removeField(field);
+  }
+}
+
+/**
  * Loads a document and applies every check that decides whether it can be sealed, without changing
  * it (CONTRACT §4: "the document is checked whenever it is used"). Used on its own when an envelope is
  * sent, and as the first step of {@link seal}.
@@ -360,6 +375,7 @@ export async function seal(job: SealJob): Promise<SealResult> {
   if (pdf.isEncrypted) removeOwnerRestrictions(pdf);
   let certificatePageCount: number;
   try {
+    removeFormFields(pdf, job.removeFormFields ?? []);
     flattenForm(pdf);
     if (job.fieldDrawings !== undefined && job.fieldDrawings.length > 0) drawFieldValues(pdf, job.fieldDrawings);
     certificatePageCount = appendCertificatePages(pdf, job.certificate, originalPageCount);

@@ -9,6 +9,7 @@ import { serializeError } from './protocol.js';
 import type { SealRequest, SealResponse } from './protocol.js';
 import { setCurrentSeal } from './networkWait.js';
 import { clean } from './clean.js';
+import { detect } from './detectFields.js';
 import { inspect, seal } from './seal.js';
 import type { WorkerResult } from './types.js';
 
@@ -27,7 +28,9 @@ port.on('message', (request: SealRequest) => {
     try {
       const job = request.job;
       let result: WorkerResult;
-      if ('clean' in job) {
+      if ('detect' in job) {
+        result = await detect(job);
+      } else if ('clean' in job) {
         const cleaned = await clean(job.document);
         result = { ...cleaned, cleaned: cleaned.cleaned === null ? null : owned(cleaned.cleaned) };
       } else {
@@ -42,7 +45,7 @@ port.on('message', (request: SealRequest) => {
       response = { id: request.id, ok: false, error: serializeError(error) };
     }
     setCurrentSeal(undefined);
-    const bytes = !response.ok ? null : 'sealed' in response.result ? response.result.sealed : response.result.cleaned;
+    const bytes = !response.ok ? null : 'sealed' in response.result ? response.result.sealed : 'cleaned' in response.result ? response.result.cleaned : null;
     port.postMessage(response, bytes === null ? [] : [bytes.buffer as ArrayBuffer]);
   })();
 });

@@ -79,9 +79,16 @@ export interface FieldDrawing {
   type: FieldType;
   /**
    * `signature`/`initials`: a {@link SignatureValue}; `text`, `date_signed` (`YYYY-MM-DD`), `name`,
-   * `email`: the text; `checkbox`: `true` draws a tick, `false` nothing.
+   * `email`: the text; `checkbox`: `true` draws a tick, `false` nothing; `null`: no value (only the
+   * background is painted, when `background` asks for one).
    */
-  value: SignatureValue | string | boolean;
+  value: SignatureValue | string | boolean | null;
+  /**
+   * `white`: the rectangle is first painted opaque white (the field was made from a text tag,
+   * CONTRACT §15.2, so the tag's text never shows), also when `value` is `null`. Absent: nothing is
+   * painted but the value.
+   */
+  background?: 'white';
 }
 
 /** Input of `sealDocument`. */
@@ -98,6 +105,12 @@ export interface SealOptions {
    * Default `false`.
    */
   inflateChecked?: boolean;
+  /**
+   * Fully qualified names of form fields that became envelope fields (CONTRACT §15.2): each is
+   * removed from the form, its widget annotations with it, before the form is flattened; the
+   * recipient's value is drawn in its place through `fieldDrawings`. Names the form lacks are ignored.
+   */
+  removeFormFields?: string[];
   /** Appended as page(s) before sealing. */
   certificate: CompletionCertificate;
   /** PKCS#12 file with the sealing key and certificate (`SEAL_P12_BASE64`, decoded). */
@@ -188,8 +201,8 @@ export interface CleanOptions {
   signal?: AbortSignal;
 }
 
-/** What a seal worker answers: a seal's or an inspection's {@link SealResult}, or a {@link CleanResult}. */
-export type WorkerResult = SealResult | CleanResult;
+/** What a seal worker answers: a seal's or an inspection's {@link SealResult}, a {@link CleanResult} or a {@link DetectResult}. */
+export type WorkerResult = SealResult | CleanResult | DetectResult;
 
 /** Input of `inspectDocument`. */
 export interface InspectOptions {
@@ -199,4 +212,76 @@ export interface InspectOptions {
 }
 
 /** What the worker is asked to do. */
-export type WorkerJob = SealJob | InspectJob | CleanJob;
+export type WorkerJob = SealJob | InspectJob | CleanJob | DetectJob;
+
+/** A rectangle in fractions 0 to 1 of the page as a viewer displays it (crop box, after /Rotate), origin top-left. */
+export interface Rectangle {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** A text tag found in a page's text (CONTRACT §15.2), not yet interpreted. */
+export interface FoundTextTag {
+  /** 1-based page. */
+  page: number;
+  /** What stands between `{{` and `}}`, as extracted (`signature;r=2`). */
+  text: string;
+  /** The tag's box, font ascent to descent, grown downward to at least 0.02 of the page's height. */
+  rect: Rectangle;
+}
+
+/** A form field of the document's AcroForm that can become a field (CONTRACT §15.2), one per visible widget. */
+export interface FoundFormField {
+  /** 1-based page of the widget. */
+  page: number;
+  /** The field's fully qualified name (ISO 32000-1 §12.7.3.2). */
+  name: string;
+  /** `signature` (unsigned only), `text`, `checkbox`, or `choice` (combo or list box). */
+  kind: 'signature' | 'text' | 'checkbox' | 'choice';
+  /** A choice field's options as displayed, in order. */
+  options?: string[];
+  /** The field's Required flag (ISO 32000-1 Table 221, bit 2). */
+  required: boolean;
+  /** The widget's rectangle. */
+  rect: Rectangle;
+}
+
+/** The bounds of one detection, inside the worker's (CONTRACT §4: 30 s, 512 MiB). */
+export const DETECT_BOUNDS = {
+  /** Most pages read; a longer document is refused (422 `document-too-complex`). */
+  maxPages: 2_000,
+  /** Time budget, milliseconds, checked after each page; the worker's 30 s stay the hard stop. */
+  timeoutMs: 25_000,
+  /** Longest text tag, characters between `{{` and `}}`. */
+  maxTagLength: 2_000,
+  /** Most tags and form fields reported in all. */
+  maxFound: 5_000,
+} as const;
+
+/** A detection request: find the text tags and form fields of a document. */
+export interface DetectJob {
+  detect: true;
+  document: Uint8Array;
+  /** Time budget, milliseconds (default 25 s; for tests of the bound). */
+  timeoutMs?: number;
+}
+
+/** Output of `detectDocumentFields`. */
+export interface DetectResult {
+  pageCount: number;
+  /** In page order, then in the order of the pages' text. */
+  textTags: FoundTextTag[];
+  /** In page order, then top to bottom, left to right. */
+  formFields: FoundFormField[];
+}
+
+/** Input of `detectDocumentFields`. */
+export interface DetectOptions {
+  /** The PDF bytes (already checked by the caller: size limit, `%PDF-` header). */
+  document: Uint8Array;
+  /** Time budget, milliseconds (default 25 s, within the worker's 30 s). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}

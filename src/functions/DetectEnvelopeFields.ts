@@ -1,0 +1,15 @@
+/**
+ * POST /api/envelopes/{id}/fields/detect (CONTRACT §15.2): replaces a draft's fields with those its
+ * document places itself (text tags, form fields).
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/DetectEnvelopeFields.ts`.
+ */
+import { httpFunction } from '../lib/http/register.js';
+
+httpFunction('DetectEnvelopeFields', {
+  methods: ['POST'],
+  authLevel: 'anonymous',
+  route: 'envelopes/{id}/fields/detect',
+  access: 'bearer',
+  loadHandler: async () => (await import('../handlers/DetectEnvelopeFields.js')).detectOwnEnvelopeFields,
+});

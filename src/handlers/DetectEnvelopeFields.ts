@@ -1,0 +1,20 @@
+/**
+ * The handler of `DetectEnvelopeFields` (POST /api/envelopes/{id}/fields/detect).
+ * Registered in `src/functions/DetectEnvelopeFields.ts`, which loads this module on the function's first invocation.
+ */
+import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import { detectEnvelopeFields } from '../lib/envelopes/detectFields.js';
+import { envelopeETag, type Actor } from '../lib/envelopes/model.js';
+import { json } from '../lib/http/respond.js';
+import { getServices } from '../lib/services.js';
+
+export async function detectOwnEnvelopeFields(request: HttpRequest, context: InvocationContext, caller: Actor): Promise<HttpResponseInit> {
+  const result = await detectEnvelopeFields({
+    services: getServices(),
+    envelopeId: request.params.id ?? '',
+    actor: caller,
+    ifMatch: request.headers.get('if-match'),
+    log: (message) => context.warn(message),
+  });
+  return json(200, { fields: result.record.fields, textTags: result.textTags, formFields: result.formFields }, { headers: { ETag: envelopeETag(result.record) } });
+}

@@ -1,0 +1,115 @@
+/**
+ * Field detection in the OpenAPI document (CONTRACT §15.2): {@link registerDetectionOperations} adds
+ * `POST /envelopes/{id}/fields/detect`. Its fields are `./responses.ts`'s `Field`, tied at compile
+ * time to the stored field.
+ */
+import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { MAX_FIELDS } from '../envelopes/schemas.js';
+import { DETECT_BOUNDS } from '../pdf/index.js';
+import { fieldResponse, problemResponses, type ProblemExample } from './responses.js';
+
+export const detectFieldsResponse = z
+  .strictObject({
+    fields: z.array(fieldResponse).max(MAX_FIELDS).meta({ description: 'The envelope\'s fields now: those detected, in page order (top to bottom, then left to right); `[]` when the document has neither tags nor form fields.' }),
+    textTags: z.int().min(0).meta({ description: 'Text tags found.' }),
+    formFields: z.int().min(0).meta({ description: 'Form field widgets found.' }),
+  })
+  .meta({ id: 'DetectedFields', description: 'The fields that replaced the envelope\'s, and what they came from.' });
+
+const ids = { envelope: '0193a5d1-4e2f-7a3b-9c4d-5e6f7a8b9c0d', field: '0193a5d1-5a10-7c3b-8d4e-6f7a8b9c0d1e', signer: '0193a5d1-4e30-7b1c-8d2e-3f4a5b6c7d8e' };
+
+const problems = {
+  'missing-token': { detail: 'This endpoint needs an access token: send Authorization: Bearer <token>.' },
+  'invalid-token': { detail: 'The access token has expired.' },
+  'envelope-not-found': { detail: 'No envelope with this id exists.' },
+  'envelope-locked': { detail: 'The envelope is sent: its fields can no longer change (what was sent is what gets signed). Void it and start again.' },
+  'envelope-closed': { detail: 'The envelope is completed; it can no longer be changed.' },
+  'document-not-uploaded': { detail: 'The document has not been uploaded yet: PUT it to the uploadUrl first.' },
+  'no-signer': { detail: 'The form field "Signature1" on page 2 cannot be given to anyone: names no signer: the envelope has no signer with role signer. Add a signer first; nothing was changed.' },
+  'envelope-contended': { detail: 'The envelope is being changed by other requests at the same time; retry.' },
+  'etag-mismatch': { detail: 'The envelope has changed since the ETag in If-Match; read it again.' },
+  'document-too-large': { detail: 'The document is 30000000 bytes; at most 26214400 bytes are accepted.' },
+  'document-not-pdf': { detail: 'The uploaded document is not a PDF: no %PDF- header in its first 1024 bytes.' },
+  'text-tag-invalid': {
+    detail: 'The text tag {{sign;r=1}}, on page 3, names an unknown type "sign" (one of signature, initials, date_signed, name, email, text, checkbox, number, date, dropdown). Nothing was changed.',
+    errors: [{ path: 'pages.3', message: '{{sign;r=1}} names an unknown type "sign" (one of signature, initials, date_signed, name, email, text, checkbox, number, date, dropdown)' }],
+  },
+  'too-many-fields': { detail: `The document holds 612 text tags and form fields; an envelope has at most ${MAX_FIELDS} fields. Nothing was changed.` },
+  'document-damaged': { detail: 'The document could not be read as a PDF: it is damaged or uses structures the service cannot process.' },
+  'document-encrypted': { detail: 'The document is protected with a password. Upload a copy without a password to open it.' },
+  'document-too-complex': {
+    detail: `Reading the document's text took longer than ${DETECT_BOUNDS.timeoutMs / 1000} seconds (stopped at page 812 of 1400). Fields were not detected; place them by hand or split the document.`,
+  },
+  'document-copied': { detail: 'The document was not uploaded: it is a storage copy of another blob (Copy Blob). Upload the file itself with PUT to the uploadUrl.' },
+  'storage-unavailable': { detail: 'Storage is unavailable right now; retry shortly.' },
+  'internal-error': {
+    detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
+    correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
+  },
+} satisfies Record<string, ProblemExample>;
+
+const problem = problemResponses(problems);
+
+const TAG_SYNTAX =
+  'Text tags are text in the page content: `{{type;r=WHO;required=false;label=Text;options=a|b|c}}`. `type` is a field type (`signature`, `initials`, `date_signed`, `name`, `email`, `text`, `checkbox`, `number`, `date`, `dropdown`); the keys after it are optional, in any order, each at most once: `r` the recipient\'s 1-based position in `signers` (it must have the role `signer`; default: the first signer whose role is `signer`), `required` `true` (default) or `false`, `label` at most 100 characters, `options` (a `dropdown`\'s, required for it and only for it: 1 to 50, separated by `|`). ' +
+  'Tags are read from the text a PDF text engine extracts, so a tag split across fonts or text operators, or on a rotated or cropped page, is found. A tag\'s field covers the tag\'s box (its font\'s ascent to descent), at least 0.02 of the page high (grown downward), and is marked `source: "textTag"`: at sealing its rectangle is painted opaque white before the value, also when it stays empty, so the tag never shows. Write tags in the colour of the text, or in white to keep them invisible before sealing too. ' +
+  'The document\'s form fields become fields too: unsigned signature fields `signature`, text fields `text`, check boxes `checkbox`, choice fields `dropdown` with their options, at their widgets\' rectangles, their name as `label`, required as the form says (signatures always), for the first signer; they are marked `source: "formField"` with `formFieldName`: at sealing that form field is removed and the value drawn in its place.';
+
+const operations: (RouteConfig & { operationId: string })[] = [
+  {
+    operationId: 'DetectEnvelopeFields',
+    method: 'post',
+    path: '/envelopes/{id}/fields/detect',
+    tags: ['Envelopes'],
+    summary: 'Place the fields the document asks for (text tags and form fields)',
+    description:
+      `Replaces the fields of a draft envelope with those its uploaded document places itself, in page order, and counts what it found; records the same audit event as a \`fields\` update (\`envelope.fields_replaced\`). A document with neither tags nor form fields gives zero fields (200). Any invalid tag refuses the whole request (422 \`text-tag-invalid\`, naming each tag and its page) and changes nothing. No body. ${TAG_SYNTAX} ` +
+      `Detection reads at most ${DETECT_BOUNDS.maxPages} pages within ${DETECT_BOUNDS.timeoutMs / 1000} s and the service's document limits (30 s, 512 MiB), else 422 \`document-too-complex\`.`,
+    security: [{ bearerAuth: [] }],
+    request: {
+      params: z.object({ id: z.string().meta({ description: 'The envelope id (a UUID v7). Another owner\'s envelope is answered 404, exactly as a missing one.', examples: [ids.envelope] }) }),
+      headers: z.object({ 'If-Match': z.string().optional().meta({ description: 'The `ETag` of the version this change is based on; another version gives 412.', examples: ['"3"'] }) }),
+    },
+    responses: {
+      200: {
+        description: 'The fields found, now the envelope\'s.',
+        headers: { ETag: { description: 'Strong ETag of the envelope version now stored.', required: true, schema: { type: 'string' } } },
+        content: {
+          'application/json': {
+            schema: detectFieldsResponse,
+            example: {
+              fields: [
+                { id: ids.field, recipientId: ids.signer, type: 'signature', page: 2, x: 0.1176, y: 0.7421, width: 0.2402, height: 0.02, required: true, label: null, source: 'textTag' },
+              ],
+              textTags: 1,
+              formFields: 0,
+            },
+          },
+        },
+      },
+      401: problem(401, 'No access token, or one that is invalid, expired or of a deleted account.', ['missing-token', 'invalid-token']),
+      404: problem(404, 'No envelope with this id, or another owner\'s (the same answer).', ['envelope-not-found']),
+      409: problem(
+        409,
+        'The envelope is sent (`envelope-locked`) or closed (`envelope-closed`), its document is not uploaded yet (`document-not-uploaded`), the document has form fields but the envelope no signer to give them to (`no-signer`), or concurrent requests kept it busy (`envelope-contended`).',
+        ['envelope-locked', 'envelope-closed', 'document-not-uploaded', 'no-signer', 'envelope-contended'],
+      ),
+      412: problem(412, '`If-Match` names another version of the envelope (`etag-mismatch`): read it again.', ['etag-mismatch']),
+      413: problem(413, 'The uploaded document is larger than `MAX_DOCUMENT_BYTES` (`document-too-large`).', ['document-too-large']),
+      415: problem(415, 'The uploaded document is not a PDF (`document-not-pdf`).', ['document-not-pdf']),
+      422: problem(
+        422,
+        'A text tag names an unknown type, recipient or key, or has a bad value (`text-tag-invalid`: `errors` names each tag, path `pages.<n>`); more than 500 tags and form fields (`too-many-fields`); the document cannot be parsed (`document-damaged`), needs a password (`document-encrypted`), is over the detection bounds (`document-too-complex`) or is a storage copy, not an upload (`document-copied`). Nothing was changed.',
+        ['text-tag-invalid', 'too-many-fields', 'document-damaged', 'document-encrypted', 'document-too-complex', 'document-copied'],
+      ),
+      503: problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']),
+      500: problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has, and nothing else.', ['internal-error']),
+    },
+  },
+];
+
+/** Adds the detection operations to `registry`. */
+export function registerDetectionOperations(registry: OpenAPIRegistry): void {
+  for (const operation of operations) registry.registerPath(operation);
+}
