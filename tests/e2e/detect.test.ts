@@ -1,0 +1,442 @@
+/**
+ * Fields from the document (CONTRACT §15.2) over real HTTP and Azurite: `POST
+ * /api/envelopes/{id}/fields/detect` on PDFs made at test time by independent producers (Chromium's
+ * print to PDF with tags split across spans of different fonts; Ghostscript with rotated and cropped
+ * pages; an AcroForm made with @libpdf/core's form API, LibreOffice not being installed), positions
+ * checked against poppler's `pdftotext -bbox` word boxes, then sent, signed and sealed: the values are
+ * in the sealed text, and where a tag stood the sealed page renders white (poppler's `pdftoppm`).
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { PDF, PdfArray, PdfDict, PdfName, PdfNumber } from '@libpdf/core';
+import { ApiClient, createEnvelopeWithDocument, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { launchChromium, SCREENSHOT_DIR } from '../support/browser.js';
+import { auditTrail, signingTokenFor } from '../support/signing.js';
+import { tempFile, tool } from '../support/tools.js';
+import { detectDocumentFields } from '../../src/lib/pdf/index.js';
+
+let env: TestService;
+let api: ApiClient;
+let owner: TestUser;
+
+beforeAll(async () => {
+  env = await startTestService();
+  api = env.api;
+  owner = await env.newUser();
+});
+afterAll(async () => {
+  await env.close();
+});
+
+const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
+const bea = { email: 'bea@example.com', name: 'Bea Signer', role: 'signer' };
+const cat = { email: 'cat@example.com', name: 'Cat Copy', role: 'cc' };
+
+/** A draft with `pdf` uploaded and `signers` named. */
+async function draftWith(pdf: Uint8Array, signers: Record<string, unknown>[]): Promise<{ id: string; signerIds: string[] }> {
+  const id = await createEnvelopeWithDocument(api, owner, pdf);
+  const updated = await api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers } });
+  expect(updated.status).toBe(200);
+  return { id, signerIds: updated.body.signers.map((signer: { id: string }) => signer.id) };
+}
+
+const detect = (id: string, token = owner.token) => api.request('POST', `/envelopes/${id}/fields/detect`, { token });
+
+/** A word of `pdftotext -bbox`, in points from the top-left of the page as poppler lays it out. */
+interface Word {
+  page: number;
+  text: string;
+  xMin: number;
+  yMin: number;
+  xMax: number;
+  yMax: number;
+}
+
+async function words(file: string): Promise<Word[]> {
+  const html = (await tool('pdftotext', ['-bbox', file, '-'])).stdout;
+  const found: Word[] = [];
+  let page = 0;
+  for (const line of html.split('\n')) {
+    if (line.includes('<page ')) page++;
+    const match = /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*)<\/word>/.exec(line);
+    if (match !== null) found.push({ page, text: match[5]!.replaceAll('&amp;', '&'), xMin: Number(match[1]), yMin: Number(match[2]), xMax: Number(match[3]), yMax: Number(match[4]) });
+  }
+  return found;
+}
+
+/** Poppler's boxes of the tags: a tag it splits into words (at a change of font size) is joined back. */
+function tagWords(all: Word[]): Word[] {
+  const tags: Word[] = [];
+  for (let index = 0; index < all.length; index++) {
+    const word = all[index]!;
+    if (!word.text.startsWith('{{')) continue;
+    const joined = { ...word };
+    while (!joined.text.includes('}}') && index + 1 < all.length && all[index + 1]!.page === word.page) {
+      const next = all[++index]!;
+      Object.assign(joined, { text: joined.text + next.text, xMin: Math.min(joined.xMin, next.xMin), yMin: Math.min(joined.yMin, next.yMin), xMax: Math.max(joined.xMax, next.xMax), yMax: Math.max(joined.yMax, next.yMax) });
+    }
+    tags.push(joined);
+  }
+  return tags;
+}
+
+/**
+ * Checks a detected field against poppler's box of its tag: the same left and right edges, and a top
+ * within the difference of the engines' font ascents, in fractions of the displayed page
+ * (`toFraction` turns poppler's points into them).
+ */
+function expectAt(field: { x: number; y: number; width: number; height: number }, word: Word, toFraction: (x: number, y: number) => [number, number]): void {
+  const [left, top] = toFraction(word.xMin, word.yMin);
+  const [right, bottom] = toFraction(word.xMax, word.yMax);
+  expect(Math.abs(field.x - left)).toBeLessThan(0.012);
+  expect(Math.abs(field.x + field.width - right)).toBeLessThan(0.012);
+  expect(Math.abs(field.y - top)).toBeLessThan(0.01);
+  // Grown downward to at least 0.02 of the page: the top stays, the bottom reaches the text's.
+  expect(field.height).toBeGreaterThanOrEqual(0.02 - 1e-9);
+  expect(field.y + field.height).toBeGreaterThanOrEqual(bottom - 0.01);
+}
+
+/** The page of `file` rendered in gray at `dpi`: width, height and one byte per pixel (poppler's pdftoppm, PGM). */
+async function render(file: string, page: number, dpi: number, name: string): Promise<{ width: number; height: number; pixels: Buffer }> {
+  const prefix = `${file}-${page}`;
+  const done = await tool('pdftoppm', ['-f', String(page), '-l', String(page), '-r', String(dpi), '-gray', '-singlefile', file, prefix]);
+  expect(done.code).toBe(0);
+  const bytes = await readFile(`${prefix}.pgm`);
+  // Also as PNG, for a person to look at.
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  await tool('pdftoppm', ['-f', String(page), '-l', String(page), '-r', String(dpi), '-png', '-singlefile', file, path.join(SCREENSHOT_DIR, name)]);
+  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(bytes.subarray(0, 40).toString('latin1'));
+  if (header === null) throw new Error('pdftoppm did not write a PGM');
+  return { width: Number(header[1]), height: Number(header[2]), pixels: bytes.subarray(header[0].length) };
+}
+
+/** Dark pixels (below half gray) inside a rectangle of displayed fractions. */
+function darkPixels(image: { width: number; height: number; pixels: Buffer }, rect: { x: number; y: number; width: number; height: number }): number {
+  let dark = 0;
+  const [x0, x1] = [Math.floor(rect.x * image.width), Math.ceil((rect.x + rect.width) * image.width)];
+  const [y0, y1] = [Math.floor(rect.y * image.height), Math.ceil((rect.y + rect.height) * image.height)];
+  for (let y = Math.max(0, y0 + 1); y < Math.min(image.height, y1 - 1); y++) {
+    for (let x = Math.max(0, x0 + 1); x < Math.min(image.width, x1 - 1); x++) if (image.pixels[y * image.width + x]! < 128) dark++;
+  }
+  return dark;
+}
+
+/** Sends the envelope, then each signer signs with `values` (by field label), and the sealed PDF is returned. */
+async function sendSignAndSeal(id: string, valuesBySigner: Record<string, Record<string, unknown>>): Promise<Buffer> {
+  const sent = await api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { status: 'sent' } });
+  expect(sent.status).toBe(200);
+  const fields = sent.body.fields as { id: string; recipientId: string; label: string | null; type: string }[];
+  const signers = sent.body.signers as { id: string; email: string; role: string }[];
+  let last: any;
+  for (const signer of signers.filter((candidate) => candidate.role === 'signer')) {
+    const wanted = valuesBySigner[signer.email] ?? {};
+    const values = fields
+      .filter((field) => field.recipientId === signer.id && field.label !== null && wanted[field.label] !== undefined)
+      .map((field) => ({ fieldId: field.id, value: wanted[field.label!] }));
+    last = await api.request('POST', '/signing/complete', { token: await signingTokenFor(owner.userId, id, signer.email), json: { consent: true, values } });
+    expect(last.status).toBe(200);
+  }
+  expect(last.body.envelope.status).toBe('completed');
+  return Buffer.from(await (await fetch(last.body.signedUrl)).arrayBuffer());
+}
+
+describe('POST /api/envelopes/{id}/fields/detect: text tags in a page Chromium printed', () => {
+  let pdf: Buffer;
+  beforeAll(async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.setContent(`<!doctype html><html><body style="font: 15px sans-serif; margin: 40px">
+        <h1>Lease agreement</h1>
+        <p>Tenant signature: <span style="font-family: serif">{{sig</span><b style="font-family: monospace">nature;r=1;</b><i>label=TenantSignature}}</i></p>
+        <p>Date: <span style="font-size: 20px">{{date_</span>signed;r=1}}</p>
+        <p>Phone: <span style="font-family: monospace">{{text;r=2;</span><span style="font-family: serif">required=false;label=Phone}}</span></p>
+        <p>Notes: <span>{{text;r=2;required=false;label=Notes}}</span></p>
+        <p>I agree: {{checkbox;r=2;label=Agree}}</p>
+        <p>Initials: <b>{{initials;</b>r=2<i>;label=Initials}}</i></p>
+      </body></html>`);
+      pdf = await page.pdf({ format: 'A4' });
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test('finds every tag, split across spans and fonts, where pdftotext boxes it; given to the signers named; then seals with the values drawn and the tags painted over', async () => {
+    const { id, signerIds } = await draftWith(pdf, [ada, bea, cat]);
+    const answer = await detect(id);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ textTags: 6, formFields: 0 });
+    const fields = answer.body.fields as any[];
+    expect(fields.map((field) => [field.type, field.label, field.recipientId, field.required, field.source, field.page])).toEqual([
+      ['signature', 'TenantSignature', signerIds[0], true, 'textTag', 1],
+      ['date_signed', null, signerIds[0], true, 'textTag', 1],
+      ['text', 'Phone', signerIds[1], false, 'textTag', 1],
+      ['text', 'Notes', signerIds[1], false, 'textTag', 1],
+      ['checkbox', 'Agree', signerIds[1], true, 'textTag', 1],
+      ['initials', 'Initials', signerIds[1], true, 'textTag', 1],
+    ]);
+    // The envelope holds them, and the change is audited as a fields update.
+    expect((await api.request('GET', `/envelopes/${id}`, { token: owner.token })).body.fields).toEqual(fields);
+    expect((await auditTrail(api, owner, id)).filter((event) => event.type === 'envelope.fields_replaced').at(-1)).toMatchObject({ details: { count: 6 } });
+
+    // Positions: poppler's word box of each tag (A4 portrait, no crop: its points are the displayed page's).
+    const file = await tempFile(pdf);
+    const tags = tagWords(await words(file));
+    expect(tags.map((word) => word.text)).toEqual([
+      '{{signature;r=1;label=TenantSignature}}',
+      '{{date_signed;r=1}}',
+      '{{text;r=2;required=false;label=Phone}}',
+      '{{text;r=2;required=false;label=Notes}}',
+      '{{checkbox;r=2;label=Agree}}',
+      '{{initials;r=2;label=Initials}}',
+    ]);
+    const [width, height] = [595.92, 842.88];
+    tags.forEach((word, index) => expectAt(fields[index], word, (x, y) => [x / width, y / height]));
+
+    const sealed = await sendSignAndSeal(id, {
+      [ada.email]: { TenantSignature: { typed: 'Ada Lovelace' } },
+      [bea.email]: { Phone: '+1 555 0100', Agree: true, Initials: { typed: 'BS' } },
+    });
+    const sealedFile = await tempFile(sealed, 'sealed.pdf');
+    const text = (await tool('pdftotext', ['-f', '1', '-l', '1', sealedFile, '-'])).stdout;
+    expect(text).toContain('Ada Lovelace');
+    expect(text).toContain('+1 555 0100');
+    expect(text).toContain(new Date().toISOString().slice(0, 10));
+    // Where a tag stood, the sealed page shows only the value: the empty optional field (Notes) is all
+    // white, where the original showed the tag.
+    const before = await render(file, 1, 100, 'detect-chromium-original');
+    const after = await render(sealedFile, 1, 100, 'detect-chromium-sealed');
+    const notes = fields[3];
+    expect(darkPixels(before, notes)).toBeGreaterThan(50);
+    expect(darkPixels(after, notes)).toBe(0);
+    // The tags of fields with values are gone too: what is dark now is the value, much less than the tag.
+    expect(darkPixels(after, fields[2])).toBeLessThan(darkPixels(before, fields[2]));
+  });
+
+  test('a document without tags or form fields gives zero fields (200), and replaces fields placed before', async () => {
+    const blank = PDF.create();
+    blank.addPage();
+    const { id, signerIds } = await draftWith(await blank.save(), [ada]);
+    const placed = await api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { fields: [{ recipientId: signerIds[0], type: 'text', page: 1, x: 0.1, y: 0.1, width: 0.2, height: 0.05 }] } });
+    expect(placed.body.fields).toHaveLength(1);
+    const answer = await detect(id);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ fields: [], textTags: 0, formFields: 0 });
+    expect((await api.request('GET', `/envelopes/${id}`, { token: owner.token })).body.fields).toEqual([]);
+  });
+});
+
+describe('POST /api/envelopes/{id}/fields/detect: rotated and cropped pages Ghostscript wrote', () => {
+  // Page 1: US Letter shown turned by /Rotate 90, with one tag drawn across the page (it reads
+  // downwards as shown) and one drawn turned (it reads upright as shown); page 2: a crop box
+  // [100 200 500 700] inside the media box.
+  const program = `%!PS
+[ {ThisPage} << /Rotate 90 >> /PUT pdfmark
+/Helvetica findfont 12 scalefont setfont
+72 700 moveto (\\{\\{initi) show
+/Times-Roman findfont 12 scalefont setfont (als;r=1;label=Init\\}\\}) show
+gsave 500 100 translate 90 rotate 0 0 moveto /Courier findfont 11 scalefont setfont (Upright: \\{\\{text;label=Rotated\\}\\}) show grestore
+showpage
+[ /CropBox [100 200 500 700] /PAGE pdfmark
+/Helvetica findfont 12 scalefont setfont
+150 600 moveto (\\{\\{date_signed\\}\\}) show
+150 400 moveto (\\{\\{sign) show /Times-Bold findfont 12 scalefont setfont (ature;label=Cropped\\}\\}) show
+showpage
+`;
+  let pdf: Buffer;
+  beforeAll(async () => {
+    const source = await tempFile(Buffer.from(program, 'latin1'), 'pages.ps');
+    const output = `${source}.pdf`;
+    const made = await tool('gs', ['-q', '-dSAFER', '-dBATCH', '-dNOPAUSE', '-dAutoRotatePages=/None', '-sDEVICE=pdfwrite', '-sPAPERSIZE=letter', `-sOutputFile=${output}`, source]);
+    expect(made.code).toBe(0);
+    pdf = await readFile(output);
+  });
+
+  test('boxes come out as a viewer shows the pages (after /Rotate, inside the crop box), where pdftotext boxes the tags', async () => {
+    const { id, signerIds } = await draftWith(pdf, [ada]);
+    const answer = await detect(id);
+    expect(answer.status).toBe(200);
+    const fields = answer.body.fields as any[];
+    expect(fields.map((field) => [field.page, field.type, field.label, field.recipientId])).toEqual([
+      [1, 'initials', 'Init', signerIds[0]],
+      [1, 'text', 'Rotated', signerIds[0]],
+      [2, 'date_signed', null, signerIds[0]],
+      [2, 'signature', 'Cropped', signerIds[0]],
+    ]);
+    const file = await tempFile(pdf);
+    const all = tagWords(await words(file));
+    const word = (text: string) => all.find((candidate) => candidate.text === text)!;
+    // Page 1 turned clockwise: displayed 792 wide and 612 high; poppler lays the text out so too.
+    const rotated = (x: number, y: number): [number, number] => [x / 792, y / 612];
+    expectAt(fields[0], word('{{initials;r=1;label=Init}}'), rotated);
+    expectAt(fields[1], word('{{text;label=Rotated}}'), rotated);
+    // The initials' text runs down the turned page: its box is tall and narrow; the upright one's wide.
+    expect(fields[0].height).toBeGreaterThan(fields[0].width);
+    expect(fields[1].width).toBeGreaterThan(fields[1].height);
+    // Page 2: poppler counts from the media box (612 x 792); the displayed page is the crop box.
+    const cropped = (x: number, y: number): [number, number] => [(x - 100) / 400, (y - (792 - 700)) / 500];
+    expectAt(fields[2], word('{{date_signed}}'), cropped);
+    expectAt(fields[3], word('{{signature;label=Cropped}}'), cropped);
+
+    const sealed = await sendSignAndSeal(id, { [ada.email]: { Rotated: 'Sideways', Init: { typed: 'AL' }, Cropped: { typed: 'Ada L' } } });
+    const sealedFile = await tempFile(sealed, 'sealed.pdf');
+    const text = (await tool('pdftotext', ['-f', '1', '-l', '2', sealedFile, '-'])).stdout;
+    expect(text).toContain('Sideways');
+    expect(text).toContain('Ada L');
+    const page2 = await render(sealedFile, 2, 100, 'detect-gs-cropped-sealed');
+    expect(page2.width).toBeLessThan(page2.height);
+    await render(sealedFile, 1, 100, 'detect-gs-rotated-sealed');
+  });
+});
+
+describe('POST /api/envelopes/{id}/fields/detect: the form fields of an AcroForm', () => {
+  let pdf: Uint8Array;
+  beforeAll(async () => {
+    const document = PDF.create();
+    const page = document.addPage({ size: 'a4' });
+    page.drawText('Full name', { x: 60, y: 760, size: 12 });
+    page.drawText('Member', { x: 60, y: 700, size: 12 });
+    page.drawText('Signature', { x: 60, y: 640, size: 12 });
+    const form = document.getOrCreateForm();
+    const name = form.createTextField('applicant.name', { defaultValue: '' });
+    page.drawField(name, { x: 160, y: 750, width: 220, height: 24 });
+    const member = form.createCheckbox('member', { onValue: 'Yes' });
+    page.drawField(member, { x: 160, y: 696, width: 18, height: 18 });
+    // The library places a signature field's widget when it signs; an unsigned one gets it by hand.
+    const signature = form.createSignatureField('applicant.signature');
+    const widget = signature.addWidget(
+      PdfDict.of({ Type: PdfName.of('Annot'), Subtype: PdfName.of('Widget'), Rect: new PdfArray([160, 600, 360, 650].map((value) => PdfNumber.of(value))), F: PdfNumber.of(4), P: page.ref }),
+    );
+    const annots = page.dict.getArray('Annots');
+    if (annots === undefined) page.dict.set('Annots', new PdfArray([widget.ref!]));
+    else annots.push(widget.ref!);
+    pdf = await document.save();
+  });
+
+  test('unsigned signature, text and check box fields become fields at their widgets, for the first signer; at sealing the form fields give way to the drawn values', async () => {
+    const { id, signerIds } = await draftWith(pdf, [cat, ada, bea]);
+    const answer = await detect(id);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ textTags: 0, formFields: 3 });
+    const fields = answer.body.fields as any[];
+    const [width, height] = [595.28, 841.89];
+    const at = (x: number, y: number, w: number, h: number) => ({ x: expect.closeTo(x / width, 3), y: expect.closeTo(1 - (y + h) / height, 3), width: expect.closeTo(w / width, 3), height: expect.closeTo(h / height, 3) });
+    expect(fields).toEqual([
+      { id: expect.any(String), recipientId: signerIds[1], type: 'text', page: 1, ...at(160, 750, 220, 24), required: false, label: 'applicant.name', source: 'formField', formFieldName: 'applicant.name' },
+      { id: expect.any(String), recipientId: signerIds[1], type: 'checkbox', page: 1, ...at(160, 696, 18, 18), required: false, label: 'member', source: 'formField', formFieldName: 'member' },
+      { id: expect.any(String), recipientId: signerIds[1], type: 'signature', page: 1, ...at(160, 600, 200, 50), required: true, label: 'applicant.signature', source: 'formField', formFieldName: 'applicant.signature' },
+    ]);
+
+    const sealed = await sendSignAndSeal(id, { [ada.email]: { 'applicant.name': 'Ada Form', member: true, 'applicant.signature': { typed: 'Ada Lovelace' } } });
+    const sealedFile = await tempFile(sealed, 'sealed.pdf');
+    const text = (await tool('pdftotext', ['-f', '1', '-l', '1', sealedFile, '-'])).stdout;
+    expect(text).toContain('Ada Form');
+    expect(text).toContain('Ada Lovelace');
+    // The detected form fields are gone from the form and the page: the seal's signature is the only one.
+    const json = JSON.parse((await tool('qpdf', ['--json', '--json-key=acroform', sealedFile])).stdout) as { acroform: { fields: { fullname: string }[] } };
+    expect(json.acroform.fields.filter((field) => /applicant|member/.test(field.fullname))).toEqual([]);
+    const annotations = (await tool('qpdf', ['--show-object=1', '--json', '--json-key=pages', sealedFile])).stdout;
+    expect(annotations).not.toMatch(/applicant|member/);
+    expect((await tool('pdfsig', ['-nocert', sealedFile])).stdout.match(/Signature #/g)).toHaveLength(1);
+    expect((await tool('qpdf', ['--check', sealedFile])).code).toBe(0);
+    expect((await tool('pdfsig', ['-nocert', sealedFile])).stdout).toContain('Signature is Valid.');
+    await render(sealedFile, 1, 100, 'detect-form-sealed');
+  });
+});
+
+describe('POST /api/envelopes/{id}/fields/detect: refusals change nothing', () => {
+  async function tagged(tags: string[]): Promise<Uint8Array> {
+    const document = PDF.create();
+    for (const tag of tags) document.addPage().drawText(tag, { x: 72, y: 700, size: 12 });
+    return await document.save();
+  }
+
+  test.each([
+    ['an unknown type', '{{sign;r=1}}', /unknown type "sign"/],
+    ['an unknown key', '{{text;color=red}}', /unknown key "color"/],
+    ['a recipient past the list', '{{signature;r=4}}', /names no signer/],
+    ['a recipient whose role is cc', '{{signature;r=3}}', /role is cc/],
+    ['a repeated key', '{{text;label=A;label=B}}', /repeats the key label/],
+    ['a bad required', '{{text;required=maybe}}', /required=maybe/],
+    ['options on a text field', '{{text;options=a|b}}', /only a dropdown has options/],
+  ])('%s: 422 text-tag-invalid naming the page and the tag', async (_name, tag, message) => {
+    const { id, signerIds } = await draftWith(await tagged(['{{signature;r=1}}', tag]), [ada, bea, cat]);
+    const placed = await api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { fields: [{ recipientId: signerIds[0], type: 'text', page: 1, x: 0.1, y: 0.1, width: 0.2, height: 0.05 }] } });
+    const before = await api.request('GET', `/envelopes/${id}`, { token: owner.token });
+    const answer = await detect(id);
+    const { documentUrl: _url, ...unchanged } = before.body;
+    expectProblem(answer, 422);
+    expect(answer.body.type).toBe('urn:problem:text-tag-invalid');
+    expect(answer.body.detail).toContain(tag);
+    expect(answer.body.detail).toContain('page 2');
+    expect(answer.body.detail).toMatch(message);
+    expect(answer.body.errors).toEqual([{ path: 'pages.2', message: expect.stringContaining(tag) }]);
+    const after = await api.request('GET', `/envelopes/${id}`, { token: owner.token });
+    expect(after.body).toEqual({ ...unchanged, documentUrl: expect.any(String) });
+    expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
+    expect(after.body.fields).toEqual(placed.body.fields);
+  });
+
+  test('a sent envelope is locked (409), a draft without its upload is 409, another owner\'s is 404, no token is 401', async () => {
+    const { id } = await draftWith(await tagged(['{{signature}}']), [ada]);
+    expect((await detect(id)).status).toBe(200);
+    expect((await api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { status: 'sent' } })).status).toBe(200);
+    const locked = await detect(id);
+    expectProblem(locked, 409);
+    expect(locked.body.type).toBe('urn:problem:envelope-locked');
+
+    const empty = await createEnvelopeWithDocument(api, owner, null);
+    const notUploaded = await detect(empty);
+    expectProblem(notUploaded, 409);
+    expect(notUploaded.body.type).toBe('urn:problem:document-not-uploaded');
+
+    const stranger = await env.newUser();
+    expectProblem(await detect(id, stranger.token), 404);
+    expectProblem(await api.request('POST', `/envelopes/${id}/fields/detect`), 401);
+  });
+
+  test('a tag without r when the envelope has no signer with role signer: 422 text-tag-invalid', async () => {
+    const { id } = await draftWith(await tagged(['{{text}}']), [cat]);
+    const answer = await detect(id);
+    expectProblem(answer, 422);
+    expect(answer.body.type).toBe('urn:problem:text-tag-invalid');
+  });
+});
+
+describe('detection stays within the document limits', () => {
+  /** A Ghostscript document of `pages` pages of text, with a tag on the last. */
+  async function longDocument(pages: number): Promise<Buffer> {
+    const program = `%!PS
+/Helvetica findfont 10 scalefont setfont
+1 1 ${pages} { /n exch def
+  0 1 40 { 72 exch 16 mul 60 add moveto (Line of body text on a long document, page after page.) show } for
+  n ${pages} eq { 72 40 moveto (\\{\\{signature;label=Last\\}\\}) show } if
+  showpage } for
+`;
+    const source = await tempFile(Buffer.from(program, 'latin1'), 'long.ps');
+    const made = await tool('gs', ['-q', '-dSAFER', '-dBATCH', '-dNOPAUSE', '-sDEVICE=pdfwrite', '-sPAPERSIZE=letter', `-sOutputFile=${source}.pdf`, source]);
+    expect(made.code).toBe(0);
+    return await readFile(`${source}.pdf`);
+  }
+
+  test('a 1,000-page document is read whole: the tag on its last page is found', async () => {
+    const { id } = await draftWith(await longDocument(1000), [ada]);
+    const answer = await detect(id);
+    expect(answer.status).toBe(200);
+    expect(answer.body.fields).toEqual([expect.objectContaining({ page: 1000, type: 'signature', label: 'Last' })]);
+  }, 120_000);
+
+  test('over the page bound: 422 document-too-complex, nothing changed', async () => {
+    const { id } = await draftWith(await longDocument(2001), [ada]);
+    const answer = await detect(id);
+    expectProblem(answer, 422);
+    expect(answer.body.type).toBe('urn:problem:document-too-complex');
+    expect(answer.body.detail).toContain('2001 pages');
+    expect((await api.request('GET', `/envelopes/${id}`, { token: owner.token })).body.fields).toEqual([]);
+  }, 120_000);
+
+  test('over the time budget: 422 document-too-complex naming the page it stopped at', async () => {
+    await expect(detectDocumentFields({ document: await longDocument(50), timeoutMs: 0 })).rejects.toMatchObject({ status: 422, type: 'urn:problem:document-too-complex', detail: expect.stringContaining('stopped at page 1 of 50') });
+  }, 60_000);
+});
