@@ -6,9 +6,9 @@
  *   renders with) extracts it, with positions. The items of one line (same direction, same baseline,
  *   in content order, up to an end of line) are joined, so that a tag split across text-showing
  *   operators and fonts is found whole; its character range maps back to the items it covers. The
- *   tag's box is the union of those items' parts, from the font's descent to its ascent, turned into
- *   fractions of the page as a viewer displays it (crop box, after /Rotate, origin top-left) with
- *   PDF.js's own viewport, so rotated and cropped pages come out as a viewer shows them. Where a tag
+ *   tag's box is the union of those items' parts, from the font's descent to its ascent (with 0.06 em
+ *   of room around it, for glyphs that reach past them), turned into fractions of the page as a
+ *   viewer displays it (crop box, after /Rotate, origin top-left) with PDF.js's own viewport, so rotated and cropped pages come out as a viewer shows them. Where a tag
  *   starts or ends inside an item, the cut is placed in proportion to the text's width in Noto Sans
  *   (PDF.js reports an item's width, not its glyphs').
  * - **Form fields**: the AcroForm's unsigned signature fields, text fields, check boxes and choice
@@ -165,6 +165,9 @@ function sameLine(previous: TextItem, next: TextItem): boolean {
 
 const TAG = /\{\{([^{}]*)\}\}/g;
 
+/** Room around a tag's glyphs beyond the font's ascent, descent and advance, in em. */
+const GLYPH_MARGIN = 0.06;
+
 function tagsOnLine(line: Placed[], text: string, styles: Record<string, Style>, toDisplayed: (x: number, y: number) => [number, number]): TagOnPage[] {
   const found: TagOnPage[] = [];
   for (const match of text.matchAll(TAG)) {
@@ -187,13 +190,16 @@ function tagsOnLine(line: Placed[], text: string, styles: Record<string, Style>,
       const length = item.width / scale;
       const u0 = length * widthFraction(item.str, Math.max(0, from - start));
       const u1 = length * widthFraction(item.str, Math.min(item.str.length, to - start));
-      const ascent = style.ascent > 0 ? style.ascent : 0.8;
-      const descent = style.descent < 0 ? style.descent : -0.2;
+      // Ascent and descent as the font says, with a margin for glyphs that reach past them (braces
+      // do in many fonts), so that the white paint at sealing covers every glyph edge.
+      const ascent = (style.ascent > 0 ? style.ascent : 0.8) + GLYPH_MARGIN;
+      const descent = (style.descent < 0 ? style.descent : -0.2) - GLYPH_MARGIN;
+      const [from0, to1] = [u0 - (u0 === 0 ? GLYPH_MARGIN : 0), u1 + (u1 === length ? GLYPH_MARGIN : 0)];
       for (const [u, v] of [
-        [u0, descent],
-        [u1, descent],
-        [u0, ascent],
-        [u1, ascent],
+        [from0, descent],
+        [to1, descent],
+        [from0, ascent],
+        [to1, ascent],
       ] as const) {
         const [x, y] = toDisplayed(a * u + c * v + e, b * u + d * v + f);
         left = Math.min(left, x);
