@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -30,6 +30,7 @@ import { seed } from './lib/seed.js';
 import { benchColdStart } from './suites/coldStart.js';
 import { benchCommands } from './suites/commands.js';
 import { benchCompletion } from './suites/completion.js';
+import { benchDetection } from './suites/detection.js';
 import { benchSealLevels } from './suites/sealLevels.js';
 import { benchHotRead } from './suites/hotRead.js';
 import { benchIdempotency } from './suites/idempotency.js';
@@ -40,7 +41,7 @@ import { benchRecipientCompletion } from './suites/recipientCompletion.js';
 import { benchSweep } from './suites/sweep.js';
 import { benchWebhookBurst } from './suites/webhookBurst.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -137,6 +138,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'completion': {
       const { figures, targets } = await benchCompletion(context);
       results.completion = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'detection': {
+      const { figures, targets } = await benchDetection(context);
+      results.detection = figures;
       results.targets.push(...targets);
       return;
     }

@@ -8,6 +8,7 @@ import type { IdempotencyFigures } from '../suites/idempotency.js';
 import type { ListFigures } from '../suites/list.js';
 import type { CompletionFigures } from '../suites/completion.js';
 import type { SealLevelsFigures } from '../suites/sealLevels.js';
+import type { DetectionFigures } from '../suites/detection.js';
 import type { ColdStartFigures } from '../suites/coldStart.js';
 import type { CommandsFigures } from '../suites/commands.js';
 import type { LoginStormFigures } from '../suites/loginStorm.js';
@@ -34,6 +35,7 @@ export interface Results {
   loginStorm?: LoginStormFigures;
   recipientCompletion?: RecipientCompletionFigures[];
   sealLevels?: SealLevelsFigures;
+  detection?: DetectionFigures;
   sweep?: SweepFigures;
   webhookBurst?: WebhookBurstFigures;
   idempotency?: IdempotencyFigures;
@@ -220,6 +222,19 @@ export function toMarkdown(results: Results): string {
       '| B-LTA ms (spread) | B-T ms (spread) | timestamp ms | B-LTA / (B-T + timestamp) | OCSP and CRL requests while measuring | TSA requests per B-LTA |',
       '| --- | --- | --- | --- | --- | --- |',
       `| ${fmt(levels.ltaMs.median, 0)} (${spread(levels.ltaMs)}) | ${fmt(levels.btMs.median, 0)} (${spread(levels.btMs)}) | ${fmt(levels.timestampMs.median, 0)} | ${ratio(levels.ratio)} | ${levels.revocationRequests} | ${levels.timestampRequestsPerLta} |`,
+    );
+  }
+  if (results.detection !== undefined) {
+    const detection = results.detection;
+    lines.push(
+      '',
+      `## Field detection vs PDF.js's own text extraction (${detection.ratio.rounds} rounds)`,
+      '',
+      `\`detectDocumentFields\` of \`${detection.document}\` (${detection.pageCount} pages: the seal worker reads every page's text content, joins lines, finds tags, looks up the form) against PDF.js opening the same bytes and calling \`getTextContent()\` on every page, in the same process.`,
+      '',
+      '| detection ms (spread) | PDF.js text content ms (spread) | detection / PDF.js (target ≤ 1.5) |',
+      '| --- | --- | --- |',
+      `| ${fmt(detection.detectionMs.median, 0)} (${spread(detection.detectionMs)}) | ${fmt(detection.floorMs.median, 0)} (${spread(detection.floorMs)}) | ${ratio(detection.ratio)} |`,
     );
   }
   if (results.commands !== undefined) {
