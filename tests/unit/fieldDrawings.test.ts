@@ -1,6 +1,6 @@
 /** What the seal draws (CONTRACT §6 step 2, §11.2): each signer's values at its fields' rectangles, and the values the service fills in. */
 import { describe, expect, test } from '@jest/globals';
-import { fieldDrawings } from '../../src/lib/envelopes/complete.js';
+import { fieldDrawings, replacedFormFields } from '../../src/lib/envelopes/complete.js';
 import { newSigner, type Field, type RecipientAction } from '../../src/lib/envelopes/model.js';
 
 const ada = { ...newSigner({ id: 'a', email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' }), status: 'signed' as const };
@@ -47,5 +47,21 @@ describe('fieldDrawings', () => {
 
   test('a declined recipient\'s fields draw nothing', () => {
     expect(fieldDrawings({ fields, signers: [ada, bea] }, new Map([['a', { ...action, status: 'declined' as const }]]))).toEqual([]);
+  });
+
+  test('a field made from a text tag is drawn over a white background, also without a value (CONTRACT §15.2); a form field\'s name is removed at sealing', () => {
+    const tagged: Field[] = [
+      { ...field('t1', 'text'), source: 'textTag' },
+      { ...field('t2', 'text', 'b'), source: 'textTag' },
+      { ...field('t3', 'checkbox'), source: 'formField', formFieldName: 'member' },
+    ];
+    const at = { page: 2, x: 0.1, y: 0.2, width: 0.3, height: 0.05 };
+    const signed: RecipientAction = { ...action, values: [{ fieldId: 't1', value: 'Tagged' }, { fieldId: 't3', value: true }] };
+    expect(fieldDrawings({ fields: tagged, signers: [ada, bea] }, new Map([['a', signed]]))).toEqual([
+      { ...at, type: 'text', value: 'Tagged', background: 'white' },
+      { ...at, type: 'text', value: null, background: 'white' },
+      { ...at, type: 'checkbox', value: true },
+    ]);
+    expect(replacedFormFields({ fields: [...tagged, { ...field('t4', 'text'), source: 'formField', formFieldName: 'member' }] })).toEqual(['member']);
   });
 });
