@@ -21,6 +21,10 @@ describe('parseTextTag', () => {
     expect(parse(' text ; label = Phone number ;required=false; r=3 ')).toMatchObject({ assignee: signers[2], type: 'text', required: false, label: 'Phone number' });
   });
 
+  test('spaces a text engine put inside the type, a key or r are ignored; a label keeps its own', () => {
+    expect(parse('sig nature; r = 3 ;lab el=Sign here')).toMatchObject({ type: 'signature', assignee: signers[2], label: 'Sign here' });
+  });
+
   test('a dropdown takes its options', () => {
     expect(parse('dropdown;options=Monthly|Yearly;label=Billing')).toMatchObject({ type: 'dropdown', options: ['Monthly', 'Yearly'], label: 'Billing' });
   });

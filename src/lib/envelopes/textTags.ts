@@ -12,7 +12,8 @@
  * - `label`: the field's label, at most 100 characters (no `;` or `}`).
  * - `options`: a `dropdown`'s options, `a|b|c`, 1 to 50 of at most 100 characters each; required
  *   for `dropdown` and refused for every other type.
- * Spaces around the type, the keys and the values are ignored. Anything else (an unknown type, key or
+ * Spaces around the type, the keys and the values are ignored, and so are spaces inside the type, a
+ * key, `r` and `required` (a text engine may insert one where a tag is split across text operators). Anything else (an unknown type, key or
  * recipient, a repeated key, a bad value) refuses the whole detection with 422
  * `urn:problem:text-tag-invalid`, naming the page and the tag.
  */
@@ -113,17 +114,20 @@ export async function detectFields<Assignee>({ document, assignee, signal }: Det
 /** A tag as a field, or why it is invalid (a sentence end, "names an unknown type foo"). */
 export function parseTextTag<Assignee>(tag: FoundTextTag, assignee: DetectFieldsOptions<Assignee>['assignee']): DetectedField<Assignee> | { error: string } {
   const [head = '', ...parts] = tag.text.split(';');
-  const type = head.trim();
+  // A text engine may put a space where a tag is split across text operators ("{{sig nature}}"):
+  // names and the values of r and required hold no spaces, so every space in them is dropped.
+  const type = head.replace(/\s+/g, '');
   if (!TAG_FIELD_TYPES.includes(type)) return { error: `names an unknown type "${type}" (one of ${TAG_FIELD_TYPES.join(', ')})` };
   const values = new Map<string, string>();
   for (const part of parts) {
     if (part.trim() === '') continue;
     const equals = part.indexOf('=');
-    const key = (equals < 0 ? part : part.slice(0, equals)).trim();
+    const key = (equals < 0 ? part : part.slice(0, equals)).replace(/\s+/g, '');
     if (!(TAG_KEYS as readonly string[]).includes(key)) return { error: `has an unknown key "${key}" (keys: ${TAG_KEYS.join(', ')})` };
     if (equals < 0) return { error: `gives no value to ${key} (write ${key}=...)` };
     if (values.has(key)) return { error: `repeats the key ${key}` };
-    values.set(key, part.slice(equals + 1).trim());
+    const value = part.slice(equals + 1).trim();
+    values.set(key, key === 'r' || key === 'required' ? value.replace(/\s+/g, '') : value);
   }
   const who = values.get('r');
   const lookup = assignee(who);
