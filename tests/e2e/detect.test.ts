@@ -402,6 +402,17 @@ describe('POST /api/envelopes/{id}/fields/detect: refusals change nothing', () =
     expectProblem(answer, 422);
     expect(answer.body.type).toBe('urn:problem:text-tag-invalid');
   });
+
+  test('form fields when the envelope has no signer with role signer: 409 no-signer naming the field', async () => {
+    const document = PDF.create();
+    const page = document.addPage();
+    page.drawField(document.getOrCreateForm().createTextField('company'), { x: 100, y: 600, width: 200, height: 24 });
+    const { id } = await draftWith(await document.save(), [cat]);
+    const answer = await detect(id);
+    expectProblem(answer, 409);
+    expect(answer.body.type).toBe('urn:problem:no-signer');
+    expect(answer.body.detail).toContain('"company" on page 1');
+  });
 });
 
 describe('detection stays within the document limits', () => {
