@@ -378,6 +378,25 @@ describe('POST /api/envelopes/{id}/fields/detect: refusals change nothing', () =
     expect(after.body.fields).toEqual(placed.body.fields);
   });
 
+  test('a stale If-Match is 412 and changes nothing; the detected fields, sent back as read, keep their source', async () => {
+    const { id } = await draftWith(await tagged(['{{signature}}', '{{text;label=Notes}}']), [ada]);
+    const before = await api.request('GET', `/envelopes/${id}`, { token: owner.token });
+    const stale = await api.request('POST', `/envelopes/${id}/fields/detect`, { token: owner.token, headers: { 'If-Match': '"0"' } });
+    expectProblem(stale, 412);
+    expect((await api.request('GET', `/envelopes/${id}`, { token: owner.token })).headers.get('etag')).toBe(before.headers.get('etag'));
+    const answer = await api.request('POST', `/envelopes/${id}/fields/detect`, { token: owner.token, headers: { 'If-Match': before.headers.get('etag')! } });
+    expect(answer.status).toBe(200);
+    const fields = answer.body.fields as any[];
+    expect(fields.map((field) => field.source)).toEqual(['textTag', 'textTag']);
+    const moved = fields.map((field) => ({ ...field, x: field.x / 2 }));
+    const saved = await api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { fields: moved } });
+    expect(saved.status).toBe(200);
+    expect(saved.body.fields).toEqual(moved);
+    const invalid = await api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { fields: [{ ...moved[0], formFieldName: 'x' }] } });
+    expectProblem(invalid, 400);
+    expect(invalid.body.errors).toEqual([{ path: 'fields.0.formFieldName', message: 'goes only with source formField' }]);
+  });
+
   test('a sent envelope is locked (409), a draft without its upload is 409, another owner\'s is 404, no token is 401', async () => {
     const { id } = await draftWith(await tagged(['{{signature}}']), [ada]);
     expect((await detect(id)).status).toBe(200);
