@@ -75,6 +75,7 @@ export const CONSOLE_ASSETS = {
 export const SIGN_ASSETS = {
   'sign.css': { file: path.join(WEB_DIR, 'sign/sign.css'), contentType: CSS },
   'sign.js': { file: path.join(WEB_DIR, 'sign/sign.js'), contentType: JAVASCRIPT },
+  'fieldLayout.js': { file: path.join(WEB_DIR, 'sign/fieldLayout.js'), contentType: JAVASCRIPT },
   'signature_pad.min.js': { file: path.join(SIGNATURE_PAD_DIST, 'signature_pad.min.js'), contentType: JAVASCRIPT },
   'Caveat-Regular.ttf': { file: path.join(fontsFolder(), FONT_FILES.handwriting), contentType: TRUETYPE },
   ...PDF_PAGES_ASSET,

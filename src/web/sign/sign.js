@@ -7,6 +7,7 @@
 // SAS URLs of the recipient's view.
 import SignaturePad from './signature_pad.min.js';
 import { layoutPages, openPdf } from './pdfPages.js';
+import { keepFieldsLaidOut } from './fieldLayout.js';
 
 /** /api/, whatever the host's route prefix. */
 const API = new URL('../', import.meta.url);
@@ -319,8 +320,15 @@ async function startCeremony(view) {
     if (pageElement !== undefined) pageElement.appendChild(filledElement(filled, pageElement));
   });
   state.entries.forEach((entry) => paintField(entry));
+  layOutForTouch(layout.pages);
   updateProgress();
   $('pages').dataset.ready = 'true';
+}
+
+/** Each page's fields as boxes at their true size with hit areas for a finger around them (fieldLayout.js). */
+function layOutForTouch(pageElements) {
+  const entries = Array.from(state.entries.values());
+  keepFieldsLaidOut(pageElements.map((pageElement) => ({ pageElement: pageElement, entries: entries.filter((entry) => entry.page === pageElement) })));
 }
 
 /**
