@@ -19,6 +19,9 @@
  * - `action_<id>_<recipientId>`: what a recipient did (signed, approved, viewed, declined), when, from
  *   which IP and user agent, with a signer's values and adopted signature (deflated, binary parts).
  * - `outbox_<batchId>`: outbox batches (`notifications/outboxRepository.ts`).
+ * - `idempotency_<key>`: idempotency keys' claims and kept answers (`idempotencyKeyRepository.ts`);
+ *   {@link EnvelopeRepository.create} inserts the request's claim with the envelope when one waits
+ *   (`idempotentClaim.ts`).
  *
  * A draft being deleted (CONTRACT §14.4) keeps, until its documents and audit rows are gone, a
  * tombstone in place of its envelope row (`deletedAt` set; no status row): {@link EnvelopeRepository.read}
@@ -29,6 +32,7 @@ import { odata, type TableClient, type TableEntityResult, type TransactionAction
 import { forEachConcurrently } from '../concurrency.js';
 import { AppError } from '../errors.js';
 import type { AuditEvent, EnvelopeRecord, EnvelopeStatus, Field, RecipientAction, Signer, SigningOrder } from '../envelopes/model.js';
+import { pendingClaimFor } from './idempotentClaim.js';
 import { storageStatus } from './keys.js';
 import { readLongText, writeLongText } from './longText.js';
 
@@ -75,9 +79,27 @@ type EnvelopeEntity = Record<string, unknown> & { partitionKey: string; rowKey: 
 export class EnvelopeRepository {
   constructor(private readonly table: TableClient) {}
 
-  /** Inserts a new envelope with its first audit event. */
+  /**
+   * Inserts a new envelope with its first audit event; with the request's idempotency-key claim in
+   * the same transaction when one is waiting for the owner's partition (`idempotentClaim.ts`).
+   * @throws AppError 409 `idempotency-key-in-use` when that claim's row exists already (nothing written)
+   */
   async create(record: EnvelopeRecord, event: AuditEvent): Promise<void> {
-    await this.table.submitTransaction(creationActions(record, event));
+    const claim = pendingClaimFor(record.ownerId);
+    if (claim === undefined) {
+      await this.table.submitTransaction(creationActions(record, event));
+      return;
+    }
+    try {
+      const result = await this.table.submitTransaction([...creationActions(record, event), ['create', claim.entity]]);
+      claim.state = 'committed';
+      claim.etag = result.subResponses.find((response) => response.rowKey === claim.entity.rowKey)?.etag ?? result.subResponses.at(-1)?.etag;
+    } catch (error) {
+      // The envelope's id is new: a conflict in this transaction is the key's row, held by another request.
+      if (storageStatus(error) !== 409) throw error;
+      claim.state = 'taken';
+      throw new AppError('conflict', 'A request with this Idempotency-Key is already running or done.', { type: 'idempotency-key-in-use' });
+    }
   }
 
   /**
