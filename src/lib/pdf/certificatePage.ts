@@ -25,8 +25,8 @@ import { TextPainter, layoutParagraph, layoutSingleLine } from './textLayout.js'
 import type { Face, Line } from './textLayout.js';
 import type { CertificateRecipient, CompletionCertificate, SignatureValue } from './types.js';
 import { nameAndAddress } from '../nameAndAddress.js';
-import { DEFAULT_LOCALE, formatTimestamp, translate } from '../i18n/index.js';
-import type { MessageValues } from '../i18n/index.js';
+import { DEFAULT_LOCALE, RIGHT_TO_LEFT_LOCALES, formatTimestamp, translate } from '../i18n/index.js';
+import type { Locale, MessageValues } from '../i18n/index.js';
 
 const MARGIN = { left: 50, right: 50, top: 56, bottom: 58 };
 const FOOTER_Y = 30;
@@ -161,9 +161,13 @@ class Flow {
   }
 }
 
-/** A column of a text row: laid-out lines at an x offset from the left margin. */
+/**
+ * A column of a text row: laid-out lines at an x offset from the start margin (the left one, the
+ * right one on a right-to-left certificate), `width` points wide.
+ */
 interface Cell {
   x: number;
+  width: number;
   lines: Line[];
   style: Style;
 }
@@ -174,6 +178,8 @@ interface Cell {
 class CertificateWriter {
   readonly flow: Flow;
   private readonly contentWidth: number;
+  /** Arabic and Hebrew certificates are laid out right to left (CONTRACT §18). */
+  readonly rtl: boolean;
 
   constructor(
     private readonly painter: TextPainter,
@@ -184,6 +190,17 @@ class CertificateWriter {
   ) {
     this.flow = new Flow(pdf, size);
     this.contentWidth = size.logicalWidth - MARGIN.left - MARGIN.right;
+    this.rtl = RIGHT_TO_LEFT_LOCALES.includes(locale as Locale);
+  }
+
+
+  /**
+   * Where a cell's line starts on the page: at the cell's start, which for a right-to-left locale is
+   * its right edge (the layout is mirrored: columns from the right, lines aligned right).
+   */
+  lineX(c: Cell, line: Line): number {
+    if (!this.rtl) return MARGIN.left + c.x;
+    return MARGIN.left + this.contentWidth - c.x - line.width * c.style.size;
   }
 
   /** A message of the `certificate` catalogue in the certificate's locale. */
@@ -196,7 +213,7 @@ class CertificateWriter {
   }
 
   cell(text: string, style: Style, x: number, width: number): Cell {
-    return { x, lines: layoutParagraph(text, { face: style.face, size: style.size, maxWidth: width }), style };
+    return { x, width, lines: layoutParagraph(text, { face: style.face, size: style.size, maxWidth: width }), style };
   }
 
   /** A row of cells side by side, as tall as its tallest cell plus `gap`. */
@@ -211,7 +228,7 @@ class CertificateWriter {
             if (line.runs.length === 0) return;
             const baseline = top - index * step - step * 0.76;
             target.operators.push(
-              ...this.painter.lineOperators(target.page, line, { x: MARGIN.left + c.x, y: baseline, size: c.style.size, gray: c.style.gray }),
+              ...this.painter.lineOperators(target.page, line, { x: this.lineX(c, line), y: baseline, size: c.style.size, gray: c.style.gray }),
             );
           });
         }
@@ -306,7 +323,7 @@ class CertificateWriter {
       height: height + captionHeight + 6,
       draw: (target, top) => {
         this.textRow([label]).draw(target, top);
-        const box = { x: MARGIN.left + LABEL_WIDTH, y: top - height, width, height };
+        const box = { x: this.rtl ? MARGIN.left + this.contentWidth - LABEL_WIDTH - width : MARGIN.left + LABEL_WIDTH, y: top - height, width, height };
         target.operators.push(
           ops.pushGraphicsState(),
           ops.setStrokingGray(0.7),
@@ -459,9 +476,8 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
       maxWidth: size.logicalWidth - MARGIN.left - MARGIN.right,
     });
     if (footer !== undefined) {
-      content.operators.push(
-        ...painter.lineOperators(content.page, footer, { x: MARGIN.left, y: FOOTER_Y, size: styles.footer.size, gray: styles.footer.gray }),
-      );
+      const x = writer.rtl ? size.logicalWidth - MARGIN.right - footer.width * styles.footer.size : MARGIN.left;
+      content.operators.push(...painter.lineOperators(content.page, footer, { x, y: FOOTER_Y, size: styles.footer.size, gray: styles.footer.gray }));
     }
     content.page.drawOperators(
       scale === 1
