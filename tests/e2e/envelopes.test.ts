@@ -102,6 +102,7 @@ describe('GET /api/envelopes/{id} (CONTRACT §3)', () => {
       signingOrder: 'parallel',
       expiresAt: null,
       remindEveryDays: null,
+      locale: 'en',
       createdAt: expect.stringMatching(ISO_MS),
       updatedAt: expect.stringMatching(ISO_MS),
       sentAt: null,

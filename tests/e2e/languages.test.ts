@@ -107,7 +107,8 @@ describe('e-mails in the recipient\'s language (CONTRACT §18)', () => {
 
     const arabic = await waitForEmail(layla);
     expect(arabic.subject).toBe('يُرجى المراجعة والاعتماد: Mietvertrag.pdf');
-    expect(arabic.text).toContain('مرحبًا ليلى،');
+    // Typed text is set apart with Unicode isolates in a right-to-left e-mail.
+    expect(arabic.text).toContain('مرحبًا \u2068ليلى\u2069،');
     expect(arabic.text).toContain('يطلب منك');
     expect(arabic.text).toContain('UTC');
     expect(arabic.html).toContain('<html lang="ar" dir="rtl">');

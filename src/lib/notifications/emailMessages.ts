@@ -60,8 +60,13 @@ type Block =
  * @throws Error when an invitation or a reminder has no signing link (a fault of the caller)
  */
 export function renderEmail(message: EmailMessage, options: RenderEmailOptions): RenderedEmail {
-  const locale = message.locale ?? DEFAULT_LOCALE;
-  const t = (key: string, values?: MessageValues): string => translate(locale, 'email', key, values);
+  const locale: Locale = message.locale ?? DEFAULT_LOCALE;
+  const rightToLeft = RIGHT_TO_LEFT_LOCALES.includes(locale);
+  // In a right-to-left text, what people typed (a Latin name, an address in angle brackets) is set
+  // apart with Unicode isolates (U+2068 … U+2069, UAX #9), so that its own direction cannot reorder
+  // the sentence around it. Subjects stay plain: they are one short line, shown by mail clients as is.
+  const t = (key: string, values?: MessageValues): string =>
+    translate(locale, 'email', key, rightToLeft && values !== undefined && !key.includes('subject') ? isolated(values) : values);
   if (message.type === 'verification') return renderVerification(message, options, locale, t);
   const document = oneLine(message.documentName) || t('document.untitled');
   // "Ada Lovelace <ada@example.com>" when the owner gave a name (CONTRACT §2), else the address.
@@ -70,10 +75,11 @@ export function renderEmail(message: EmailMessage, options: RenderEmailOptions):
   const greeting = message.to.name !== null && oneLine(message.to.name) !== '' ? t('greeting.named', { name: oneLine(message.to.name) }) : t('greeting.anonymous');
   const expiry = message.expiresAt === null ? null : formatDateTime(locale, message.expiresAt);
   const link = options.signingLink;
+  const typed = (value: string): string => (rightToLeft ? `\u2068${value}\u2069` : value);
   const facts: [string, string][] = [
-    [t('fact.document'), document],
-    [t('fact.envelopeId'), message.envelopeId],
-    [t('fact.sentBy'), owner],
+    [t('fact.document'), typed(document)],
+    [t('fact.envelopeId'), typed(message.envelopeId)],
+    [t('fact.sentBy'), typed(owner)],
     ...(expiry === null || !['invitation', 'reminder'].includes(message.type) ? [] : [[t('fact.expires'), expiry] as [string, string]]),
   ];
   const personalLink = expiry === null ? t('link.personal') : t('link.personalExpires', { expiry });
@@ -156,7 +162,7 @@ export function renderEmail(message: EmailMessage, options: RenderEmailOptions):
  * The e-mail that verifies an owner's address (no envelope): `options.signingLink` carries its
  * verification link.
  */
-function renderVerification(message: EmailMessage, options: RenderEmailOptions, locale: string, t: (key: string, values?: MessageValues) => string): RenderedEmail {
+function renderVerification(message: EmailMessage, options: RenderEmailOptions, locale: Locale, t: (key: string, values?: MessageValues) => string): RenderedEmail {
   const expiry = message.expiresAt === null ? null : formatDateTime(locale, message.expiresAt);
   const subject = t('verification.subject');
   const blocks: Block[] = [
@@ -166,6 +172,11 @@ function renderVerification(message: EmailMessage, options: RenderEmailOptions, 
     { kind: 'paragraph', text: expiry === null ? t('verification.noExpiry') : t('verification.expiry', { expiry }) },
   ];
   return { subject, text: toText(blocks), html: toHtml(subject, blocks, locale, t) };
+}
+
+/** Each text value between a first-strong isolate and its pop (U+2068, U+2069). */
+function isolated(values: MessageValues): MessageValues {
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, typeof value === 'string' ? `\u2068${value}\u2069` : value]));
 }
 
 function requireLink(link: string | null, message: EmailMessage): string {
@@ -229,7 +240,7 @@ export function escapeHtml(text: string): string {
 
 const FONT = "font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5;color:#1f2328";
 
-function toHtml(subject: string, blocks: Block[], locale: string, t: (key: string) => string): string {
+function toHtml(subject: string, blocks: Block[], locale: Locale, t: (key: string) => string): string {
   const body = blocks
     .map((block) => {
       switch (block.kind) {
@@ -254,7 +265,7 @@ function toHtml(subject: string, blocks: Block[], locale: string, t: (key: strin
     })
     .join('\n');
   return `<!DOCTYPE html>
-<html lang="${escapeHtml(locale)}" dir="${RIGHT_TO_LEFT_LOCALES.includes(locale as Locale) ? 'rtl' : 'ltr'}">
+<html lang="${escapeHtml(locale)}" dir="${RIGHT_TO_LEFT_LOCALES.includes(locale) ? 'rtl' : 'ltr'}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(subject)}</title></head>
 <body style="margin:0;padding:24px;background:#ffffff">
 <div style="${FONT};max-width:600px">
