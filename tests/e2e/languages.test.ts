@@ -183,6 +183,17 @@ describe('the certificate of completion in the envelope\'s language (CONTRACT §
     expect(text).not.toContain('Audit trail');
   });
 
+  test.each([
+    ['he', 'דנה כהן', ['תעודתהשלמה', 'יומןביקורת', 'דנהכהן']],
+    ['th', 'สมชาย ใจดี', ['ใบรับรองการดำเนินการเสร็จสมบูรณ์', 'บันทึกการตรวจสอบ', 'สมชายใจดี']],
+    ['hi', 'अनीता शर्मा', ['पूर्णताप्रमाणपत्र', 'ऑडिटट्रेल', 'अनीताशर्मा']],
+  ])('%s: the certificate in its language, names in its script', async (locale, name, words) => {
+    const { text, file, pages } = await completedCertificate(locale, [{ email: 'someone@example.com', name, role: 'signer' }]);
+    expect((await renderCertificate(file, pages, locale)).length).toBeGreaterThan(0);
+    for (const word of words) expect(squeezed(text)).toContain(word);
+    expect(text).toContain('envelope.created');
+  });
+
   test('the owner\'s completed e-mail is in the envelope\'s language', async () => {
     await completedCertificate('ar', [{ email: uniqueAddress('r'), name: 'R', role: 'signer' }]);
     const mail = await waitForEmail(owner.email, { subject: /^اكتمل: certificate-ar\.pdf$/ });
