@@ -317,6 +317,7 @@ export function newSigner(fields: Pick<Signer, 'id' | 'email' | 'name' | 'role'>
     link: null,
     invitedAt: null,
     remindersSent: 0,
+    locale: null,
   };
 }
 
