@@ -110,7 +110,8 @@ function ensureLoaded(): Loaded {
 /**
  * The message `key` of `namespace` in `locale` with `values` in its placeholders (ICU: `{name}`,
  * plurals, `{when, date, long}`). An unsupported locale is read as English; a key a catalogue lacks
- * falls back to English, then to the key itself.
+ * falls back to English, then to the key itself. Placeholder names that are i18next options (`lng`,
+ * `ns`, `context`, `defaultValue`, `count`'s plural suffixes aside) must not be used in messages.
  */
 export function translate(locale: string, namespace: string, key: string, values: MessageValues = {}): string {
   const { instance } = ensureLoaded();
