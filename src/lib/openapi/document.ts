@@ -87,6 +87,7 @@ const draftEnvelope = {
   signingOrder: 'parallel',
   expiresAt: null,
   remindEveryDays: null,
+  locale: 'en',
   createdAt: '2026-11-22T10:15:30.123Z',
   updatedAt: '2026-11-22T10:15:30.123Z',
   sentAt: null,
@@ -104,7 +105,7 @@ const completedEnvelope = {
   signers: [
     {
       id: ids.signer, recipientId: ids.signer, email: 'bob@example.com', name: 'Bob Builder', role: 'signer', routingOrder: 1, status: 'signed',
-      actedAt: '2026-11-22T10:20:01.002Z', declineReason: null, lastEmail: { type: 'completed', status: 'sent', at: '2026-11-22T10:20:03.100Z' },
+      actedAt: '2026-11-22T10:20:01.002Z', declineReason: null, lastEmail: { type: 'completed', status: 'sent', at: '2026-11-22T10:20:03.100Z' }, locale: null,
     },
   ],
   expiresAt: '2026-12-22T10:16:01.001Z',
@@ -478,7 +479,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     tags: ['Envelopes'],
     summary: `${method === 'put' ? 'Update' : 'Update (PATCH)'} an envelope: signers, fields, settings and status`,
     description:
-      '`PUT` and `PATCH` behave the same: what is present in the body changes, what is absent stays. `signers` replaces the whole list (`null` and `{}` entries are dropped); an entry whose `id` or `recipientId` names a current signer keeps that identity. `fields` replaces the whole list of fields. The settings `signingOrder`, `expiresAt` and `remindEveryDays` change one each. `status` moves `draft` to `sent` (needs the uploaded, valid document and a signer with role `signer`) or `draft`/`sent` to `voided`. Completed and voided envelopes refuse every change.',
+      '`PUT` and `PATCH` behave the same: what is present in the body changes, what is absent stays. `signers` replaces the whole list (`null` and `{}` entries are dropped); an entry whose `id` or `recipientId` names a current signer keeps that identity. `fields` replaces the whole list of fields. The settings `signingOrder`, `expiresAt`, `remindEveryDays` and `locale` change one each. `status` moves `draft` to `sent` (needs the uploaded, valid document and a signer with role `signer`) or `draft`/`sent` to `voided`. Completed and voided envelopes refuse every change.',
     security: bearer,
     request: {
       params: envelopeIdParam,

@@ -30,6 +30,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { odata, type TableClient, type TableEntityResult, type TransactionAction } from '@azure/data-tables';
 import { forEachConcurrently } from '../concurrency.js';
+import { DEFAULT_LOCALE, isSupportedLocale } from '../i18n/locales.js';
 import { AppError } from '../errors.js';
 import type { AuditEvent, EnvelopeRecord, EnvelopeStatus, Field, RecipientAction, Signer, SigningOrder } from '../envelopes/model.js';
 import { pendingClaimFor } from './idempotentClaim.js';
@@ -437,6 +438,7 @@ function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   }
   if (record.pageCount !== null) entity.pageCount = record.pageCount;
   if (record.remindEveryDays !== null) entity.remindEveryDays = record.remindEveryDays;
+  if (record.locale !== undefined) entity.locale = record.locale;
   return entity;
 }
 
@@ -456,6 +458,7 @@ function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
     signingOrder: ((entity.signingOrder as SigningOrder | undefined) ?? 'parallel'),
     expiresAt: text('expiresAt'),
     remindEveryDays: entity.remindEveryDays === undefined ? null : Number(entity.remindEveryDays),
+    locale: isSupportedLocale(entity.locale) ? entity.locale : DEFAULT_LOCALE,
     documentSha256: text('documentSha256'),
     pageCount: entity.pageCount === undefined ? null : Number(entity.pageCount),
     createdAt: String(entity.createdAt),
@@ -487,6 +490,7 @@ function withSignerDefaults(stored: Partial<Signer>): Signer {
     link: stored.link ?? null,
     invitedAt: stored.invitedAt ?? null,
     remindersSent: stored.remindersSent ?? 0,
+    locale: stored.locale ?? null,
     // Absent until the first resend (read as none).
     ...(stored.resends === undefined ? {} : { resends: stored.resends }),
     ...(stored.lastResendAt === undefined ? {} : { lastResendAt: stored.lastResendAt }),
