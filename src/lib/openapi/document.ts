@@ -743,10 +743,11 @@ const operations: (RouteConfig & { operationId: string })[] = [
     method: 'get',
     path: '/sign/{file}',
     tags: ['Pages'],
-    summary: 'A script, style sheet or font of the signing page, PDF.js or the drawing pad',
+    summary: 'A script, style sheet, font or message catalogue of the signing page, PDF.js or the drawing pad',
+    description: '`messages-<locale>.json` is the page\'s message catalogue of one supported locale (ICU MessageFormat); `messages-en.js` the English one as an ES module, which the page always has to fall back on.',
     security: [],
     request: { params: z.object({ file: z.enum(Object.keys(SIGN_ASSETS) as [string, ...string[]]) }) },
-    responses: { ...assetResponses(['text/css', 'text/javascript', 'font/ttf']), ...common },
+    responses: { ...assetResponses(['text/css', 'text/javascript', 'font/ttf', 'application/json']), ...common },
   },
   {
     operationId: 'VerifyEmailPage',
