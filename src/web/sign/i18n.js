@@ -91,9 +91,25 @@ function format(key) {
   return compiled;
 }
 
-/** The message `key` in the page's language, its ICU arguments filled in from `values`. */
+/**
+ * The message `key` in the page's language, its ICU arguments filled in from `values`. On a right-to-
+ * left page each text argument (a name, an address, a document's name) is isolated (FSI … PDI,
+ * Unicode bidirectional algorithm, UAX #9), so a Latin address keeps its order inside Arabic text.
+ */
 export function t(key, values) {
-  return String(format(key).format(values));
+  return String(format(key).format(document.documentElement.dir === 'rtl' ? isolated(values) : values));
+}
+
+/** The arguments that carry people's or documents' own text (never a select's or a plural's). */
+const OWN_TEXT = ['document', 'sender', 'name', 'email', 'person', 'typed', 'value', 'file', 'message'];
+
+function isolated(values) {
+  if (values === undefined) return values;
+  const copy = { ...values };
+  OWN_TEXT.forEach((name) => {
+    if (typeof copy[name] === 'string') copy[name] = '\u2068' + copy[name] + '\u2069';
+  });
+  return copy;
 }
 
 /**
