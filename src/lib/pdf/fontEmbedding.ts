@@ -116,14 +116,19 @@ export function subsetFont(id: FontId, glyphIds: Iterable<number>): Uint8Array {
 
 /**
  * The font of `id` reduced to the characters `codePoints` (and the glyphs shaping reaches from them:
- * joining forms, ligatures, conjuncts), for a web page's `@font-face`: glyph ids renumbered, layout
- * tables (GSUB, GPOS) kept so the browser shapes the text, hinting dropped.
+ * joining forms, ligatures, conjuncts), for a web page's `@font-face`: glyph ids renumbered, hinting
+ * dropped, layout tables (GSUB, GPOS) kept so the browser shapes the text unless `shaping` is false
+ * (scripts drawn glyph by glyph, such as Han, kana and precomposed Hangul, then weigh much less).
  * @throws Error when HarfBuzz cannot subset the font (a fault of the vendored file)
  */
-export function subsetFontForWeb(id: FontId, codePoints: Iterable<number>): Uint8Array {
+export function subsetFontForWeb(id: FontId, codePoints: Iterable<number>, shaping = true): Uint8Array {
   return subsetWith(id, (hb, input) => {
     const unicodes = hb.hb_subset_input_unicode_set(input);
     for (const codePoint of codePoints) hb.hb_set_add(unicodes, codePoint);
+    if (!shaping) {
+      const dropped = hb.hb_subset_input_set(input, SUBSET_SETS.dropTableTag);
+      for (const name of DROPPED_TABLES) hb.hb_set_add(dropped, tag(name));
+    }
     hb.hb_subset_input_set_flags(input, SUBSET_FLAGS.noHinting);
   });
 }

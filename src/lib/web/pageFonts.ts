@@ -25,16 +25,18 @@ interface ScriptFont {
   ranges: readonly (readonly [number, number])[];
   /** Whether the text font keeps every character of the ranges (else only the catalogues' own). */
   wholeRanges: boolean;
+  /** Whether the script needs the font's shaping tables (joining, conjuncts, marks); Han, kana and precomposed Hangul do not. */
+  shaping: boolean;
 }
 
 /** The scripts the page brings fonts for, by the name their files carry. */
 export const SCRIPT_FONTS = {
-  arabic: { font: 'arabic', ranges: [[0x0600, 0x06ff], [0x0750, 0x077f], [0x08a0, 0x08ff], [0xfb50, 0xfdff], [0xfe70, 0xfeff]], wholeRanges: true },
-  hebrew: { font: 'hebrew', ranges: [[0x0590, 0x05ff], [0xfb1d, 0xfb4f]], wholeRanges: true },
-  devanagari: { font: 'sans', ranges: [[0x0900, 0x097f], [0x1cd0, 0x1cff], [0xa8e0, 0xa8ff]], wholeRanges: true },
-  thai: { font: 'thai', ranges: [[0x0e00, 0x0e7f]], wholeRanges: true },
-  cjk: { font: 'cjk', ranges: [[0x3000, 0x30ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xff00, 0xffef]], wholeRanges: false },
-  hangul: { font: 'korean', ranges: [[0x1100, 0x11ff], [0x3130, 0x318f], [0xac00, 0xd7af]], wholeRanges: false },
+  arabic: { font: 'arabic', ranges: [[0x0600, 0x06ff], [0x0750, 0x077f], [0x08a0, 0x08ff], [0xfb50, 0xfdff], [0xfe70, 0xfeff]], wholeRanges: true, shaping: true },
+  hebrew: { font: 'hebrew', ranges: [[0x0590, 0x05ff], [0xfb1d, 0xfb4f]], wholeRanges: true, shaping: true },
+  devanagari: { font: 'sans', ranges: [[0x0900, 0x097f], [0x1cd0, 0x1cff], [0xa8e0, 0xa8ff]], wholeRanges: true, shaping: true },
+  thai: { font: 'thai', ranges: [[0x0e00, 0x0e7f]], wholeRanges: true, shaping: true },
+  cjk: { font: 'cjk', ranges: [[0x3000, 0x30ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xff00, 0xffef]], wholeRanges: false, shaping: false },
+  hangul: { font: 'korean', ranges: [[0x1100, 0x11ff], [0x3130, 0x318f], [0xac00, 0xd7af]], wholeRanges: false, shaping: false },
 } as const satisfies Record<string, ScriptFont>;
 export type PageScript = keyof typeof SCRIPT_FONTS;
 
@@ -68,7 +70,7 @@ export async function scriptFont(script: PageScript, kind: 'font' | 'names', loc
   } else {
     for (const codePoint of catalogueCodePoints(localesDir, kind === 'names' ? 'names' : 'messages')) if (inRanges(script, codePoint)) codePoints.push(codePoint);
   }
-  return Buffer.from(subsetFontForWeb(spec.font, codePoints));
+  return Buffer.from(subsetFontForWeb(spec.font, codePoints, spec.shaping));
 }
 
 const hex = (value: number): string => value.toString(16).toUpperCase();

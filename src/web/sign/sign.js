@@ -36,6 +36,8 @@ const state = {
   adopting: null,
   pad: null,
   pdf: null,
+  /** The document's download, started as soon as the view says the recipient can act. */
+  pdfLoading: null,
   /** Redraws the words of what the page shows now (after a change of language). */
   screen: null,
   /** The document's page elements, once laid out. */
@@ -250,7 +252,8 @@ async function startCeremony(view) {
   $('request-heading').focus();
   updateProgress();
 
-  state.pdf = await openPdf(view.documentUrl);
+  state.pdf = await (state.pdfLoading || openPdf(view.documentUrl));
+  state.pdfLoading = null;
   const layout = await layoutPages(state.pdf, $('pages'), {
     pageLabel: (number, count) => t('pageOf', { number: number, count: count }),
   });
@@ -1086,6 +1089,11 @@ async function start() {
       state.screen();
     }
     return;
+  }
+  // The document downloads while the page's language loads (the two do not wait for each other).
+  if (view.canAct) {
+    state.pdfLoading = openPdf(view.documentUrl);
+    state.pdfLoading.catch(() => undefined);
   }
   await switchLanguage(viewLocale(view));
   render(view);
