@@ -333,6 +333,9 @@
     $('signing-order').disabled = !draft;
     $('signer-list').querySelectorAll('input, select, button').forEach(function (control) { control.disabled = !draft; });
     ['expires-at', 'remind-every', 'save-settings'].forEach(function (id) { $(id).disabled = !draft; });
+    // Languages: settings too, and only where the service takes them.
+    $('envelope-locale').disabled = !draft || !speaksLocales();
+    $('signer-list').querySelectorAll('select[data-field="locale"]').forEach(function (control) { control.disabled = !draft || !speaksLocales(); });
     $('settings-hint').textContent = draft ? 'Settings of a draft: once sent, they can no longer change.' : 'The envelope has left draft: these settings can no longer change.';
     // Void a sent envelope; delete a draft; purge a finished envelope's documents (CONTRACT §14.4).
     var purged = envelope.purgedAt !== null;
@@ -365,7 +368,7 @@
       input.name = input.dataset.field;
       if (signer) input.value = signer[input.dataset.field] === null || signer[input.dataset.field] === undefined ? '' : signer[input.dataset.field];
     });
-    fieldset.querySelector('[data-field="locale"]').disabled = !speaksLocales();
+    fieldset.querySelector('[data-field="locale"]').disabled = !speaksLocales() || state.envelope.status !== 'draft';
     var swatch = fieldset.querySelector('.swatch');
     if (signer && signer.id) swatch.style.background = recipientColor(signer.id).ink;
     else swatch.hidden = true;
@@ -518,7 +521,6 @@
     $('remind-every').value = envelope.remindEveryDays === null ? '' : String(envelope.remindEveryDays);
     fillLocalePicker($('envelope-locale'));
     $('envelope-locale').value = typeof envelope.locale === 'string' ? envelope.locale : 'en';
-    $('envelope-locale').disabled = typeof envelope.locale !== 'string';
   }
 
   /** A date as a `datetime-local` input shows it: local time, to the minute. */
