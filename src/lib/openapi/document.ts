@@ -271,6 +271,20 @@ const assetResponses = (contentTypes: string[]): Record<number, ResponseConfig> 
   404: problem(404, 'Not a file of the page (`asset-not-found`).', ['asset-not-found']),
 });
 
+/** The signing page's files: {@link assetResponses}, and its message catalogues as JSON (message key → ICU MessageFormat text). */
+function signPageAssetResponses(): Record<number, ResponseConfig> {
+  const responses = assetResponses(['text/css', 'text/javascript', 'font/ttf']);
+  const ok = responses[200]!;
+  ok.content = {
+    ...ok.content,
+    'application/json': {
+      schema: { type: 'object', additionalProperties: { type: 'string' } },
+      example: { languageName: 'Deutsch', nextField: 'Nächstes Feld', pageOf: 'Seite {number} von {count}' },
+    },
+  };
+  return responses;
+}
+
 const text = (contentType: string, description: string): ResponseConfig => ({
   description,
   content: { [contentType]: { schema: { type: 'string' } } },
@@ -744,10 +758,11 @@ const operations: (RouteConfig & { operationId: string })[] = [
     method: 'get',
     path: '/sign/{file}',
     tags: ['Pages'],
-    summary: 'A script, style sheet or font of the signing page, PDF.js or the drawing pad',
+    summary: 'A script, style sheet, font or message catalogue of the signing page, PDF.js or the drawing pad',
+    description: '`messages-<locale>.json` is the page\'s message catalogue of one supported locale (ICU MessageFormat); `messages-en.js` the English one as an ES module, which the page always has to fall back on.',
     security: [],
     request: { params: z.object({ file: z.enum(Object.keys(SIGN_ASSETS) as [string, ...string[]]) }) },
-    responses: { ...assetResponses(['text/css', 'text/javascript', 'font/ttf']), ...common },
+    responses: { ...signPageAssetResponses(), ...common },
   },
   {
     operationId: 'VerifyEmailPage',
