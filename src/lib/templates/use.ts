@@ -69,7 +69,8 @@ export async function useTemplate({ services, templateId, request, actor, now = 
       request: request.send ? { ...update, status: 'sent' } : update,
       actor,
       ifMatch: null,
-      now,
+      // One instant for the whole use: created, sent and `expiresInDays` counted from the same time.
+      now: () => at,
       ...(log === undefined ? {} : { log }),
     });
   } catch (error) {
