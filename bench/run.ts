@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,templates] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -33,6 +33,7 @@ import { benchCompletion } from './suites/completion.js';
 import { benchSealLevels } from './suites/sealLevels.js';
 import { benchHotRead } from './suites/hotRead.js';
 import { benchIdempotency } from './suites/idempotency.js';
+import { benchTemplates } from './suites/templates.js';
 import { benchList } from './suites/list.js';
 import { benchLoginStorm } from './suites/loginStorm.js';
 import { CORPUS_DIR } from './suites/completion.js';
@@ -40,7 +41,7 @@ import { benchRecipientCompletion } from './suites/recipientCompletion.js';
 import { benchSweep } from './suites/sweep.js';
 import { benchWebhookBurst } from './suites/webhookBurst.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'templates'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -69,6 +70,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         sweep: { smallEnvelopes: 100, largeEnvelopes: 10_000, rounds: 3, sweepsPerRound: 3 },
         webhookBurst: { events: 1000, connections: 10, rounds: 2, idleSeconds: 3, maxBurstSeconds: 300 },
         idempotency: { connections: 10, rounds: 4, seconds: 1.5, warmupSeconds: 0.5 },
+        templates: { rounds: 4, sendsPerRound: 3 },
       }
     : {
         quick,
@@ -82,6 +84,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         sweep: { smallEnvelopes: 100, largeEnvelopes: 10_000, rounds: 5, sweepsPerRound: 5 },
         webhookBurst: { events: 1000, connections: 10, rounds: 3, idleSeconds: 8, maxBurstSeconds: 300 },
         idempotency: { connections: 10, rounds: 8, seconds: 5, warmupSeconds: 2 },
+        templates: { rounds: 8, sendsPerRound: 5 },
       };
 }
 
@@ -167,6 +170,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'idempotency': {
       const { figures, targets } = await benchIdempotency(context);
       results.idempotency = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'templates': {
+      const { figures, targets } = await benchTemplates(context);
+      results.templates = figures;
       results.targets.push(...targets);
       return;
     }
