@@ -106,7 +106,7 @@ describe('POST /api/templates and the template lifecycle', () => {
     const created = await call('POST', '/templates', { name: ' Lease ', filename: 'lease.pdf', mimetype: 'application/pdf' });
     expect(created.status).toBe(201);
     const { template, uploadUrl, blobName } = created.body;
-    expect(template).toMatchObject({ name: 'Lease', status: 'draft', documentName: 'lease.pdf', documentSha256: null, pageCount: null, roles: [], fields: [], signingOrder: 'parallel', remindEveryDays: null, expiresInDays: null });
+    expect(template).toMatchObject({ name: 'Lease', status: 'draft', documentName: 'lease.pdf', documentSha256: null, pageCount: null, roles: [], fields: [], signingOrder: 'parallel', remindEveryDays: null, expiresInDays: null, locale: 'en' });
     expect(blobName).toBe(`${template.id}/lease.pdf`);
     expect(created.headers.get('location')).toBe(`/api/templates/${template.id}`);
     expect(new URL(uploadUrl).pathname).toMatch(new RegExp(`/templates/${template.id}/lease\\.pdf$`));
@@ -141,8 +141,8 @@ describe('POST /api/templates and the template lifecycle', () => {
 
   test('an active template still changes its name, roles and fields, which must fit its pages; it cannot go back to draft', async () => {
     const { id, roles } = await activeLeaseTemplate();
-    const renamed = await call('PATCH', `/templates/${id}`, { name: 'Lease 2027', remindEveryDays: 3 });
-    expect(renamed.body).toMatchObject({ name: 'Lease 2027', remindEveryDays: 3, status: 'active' });
+    const renamed = await call('PATCH', `/templates/${id}`, { name: 'Lease 2027', remindEveryDays: 3, locale: 'de' });
+    expect(renamed.body).toMatchObject({ name: 'Lease 2027', remindEveryDays: 3, locale: 'de', status: 'active' });
 
     const outside = await call('PATCH', `/templates/${id}`, { fields: [{ roleId: roles[0].id, type: 'signature', ...rects.clientSignature, page: 3 }] });
     expectProblem(outside, 422);
@@ -175,6 +175,9 @@ describe('POST /api/templates and the template lifecycle', () => {
     expectProblem(ccFields, 400);
     expect(ccFields.body.errors[0].path).toBe('roles.0.role');
     expectProblem(await call('PATCH', `/templates/${id}`, { expiresInDays: 366 }), 400);
+    const locale = await call('PATCH', `/templates/${id}`, { locale: 'xx' });
+    expectProblem(locale, 400);
+    expect(locale.body.errors[0]).toEqual({ path: 'locale', message: expect.stringContaining('pt-BR') });
     const stale = await call('PATCH', `/templates/${id}`, { name: 'Stale' }, owner, { 'If-Match': '"1"' });
     expectProblem(stale, 412);
     expect((await call('GET', `/templates/${id}`)).body).toEqual({ ...template, documentUrl: expect.any(String) });

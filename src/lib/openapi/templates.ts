@@ -6,6 +6,7 @@
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { SIGNING_ORDERS } from '../envelopes/model.js';
+import { SUPPORTED_LOCALES } from '../i18n/locales.js';
 import { MAX_FIELDS } from '../envelopes/schemas.js';
 import type { TemplateField, TemplateRole, TemplateView } from '../templates/model.js';
 import { TEMPLATE_STATUSES } from '../templates/model.js';
@@ -43,6 +44,7 @@ export const templateResponse = z
     signingOrder: z.enum(SIGNING_ORDERS),
     remindEveryDays: z.int().min(1).max(30).nullable(),
     expiresInDays: z.int().min(1).max(365).nullable(),
+    locale: z.enum(SUPPORTED_LOCALES).meta({ description: 'The language of envelopes made from it (`en` unless set).' }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
@@ -84,6 +86,7 @@ const draftTemplate = {
   signingOrder: 'parallel',
   remindEveryDays: null,
   expiresInDays: null,
+  locale: 'en',
   createdAt: '2026-11-22T10:15:30.123Z',
   updatedAt: '2026-11-22T10:15:30.123Z',
 };

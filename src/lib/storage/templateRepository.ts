@@ -9,6 +9,7 @@ import { odata, type TableClient, type TableEntityResult } from '@azure/data-tab
 import { AppError } from '../errors.js';
 import type { TemplateField, TemplateRecord, TemplateRole, TemplateStatus } from '../templates/model.js';
 import type { SigningOrder } from '../envelopes/model.js';
+import { DEFAULT_LOCALE, type Locale } from '../i18n/locales.js';
 import { encodeCursor, invertId } from './envelopeRepository.js';
 import { storageStatus } from './keys.js';
 import { readLongText, writeLongText } from './longText.js';
@@ -127,6 +128,7 @@ function toEntity(record: TemplateRecord): TemplateEntity {
     documentName: record.documentName,
     blobName: record.blobName,
     signingOrder: record.signingOrder,
+    locale: record.locale,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     version: record.version,
@@ -156,6 +158,7 @@ function fromEntity(entity: TableEntityResult<TemplateEntity>): TemplateRecord {
     signingOrder: entity.signingOrder as SigningOrder,
     remindEveryDays: optionalNumber('remindEveryDays'),
     expiresInDays: optionalNumber('expiresInDays'),
+    locale: (entity.locale as Locale | undefined) ?? DEFAULT_LOCALE,
     createdAt: String(entity.createdAt),
     updatedAt: String(entity.updatedAt),
     version: Number(entity.version),

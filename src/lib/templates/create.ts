@@ -4,6 +4,7 @@
  */
 import { assertPdfMimetype, uploadUrlFor } from '../envelopes/createUpload.js';
 import type { Actor } from '../envelopes/model.js';
+import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import { uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
 import { CONTAINERS } from '../storage/clients.js';
@@ -48,6 +49,7 @@ export async function createTemplate({ services, request, actor, now = new Date(
     signingOrder: 'parallel',
     remindEveryDays: null,
     expiresInDays: null,
+    locale: DEFAULT_LOCALE,
     createdAt: at,
     updatedAt: at,
     version: 1,

@@ -3,6 +3,7 @@
  * from which envelopes are made. As stored (`storage/templateRepository.ts`) and as responses show it.
  */
 import type { Field, SignerRole, SigningOrder } from '../envelopes/model.js';
+import type { Locale } from '../i18n/locales.js';
 
 export const TEMPLATE_STATUSES = ['draft', 'active'] as const;
 export type TemplateStatus = (typeof TEMPLATE_STATUSES)[number];
@@ -43,6 +44,8 @@ export interface TemplateRecord {
   remindEveryDays: number | null;
   /** An envelope made from it expires this many days after its send, unless the use names `expiresAt`; `null`: the service default. */
   expiresInDays: number | null;
+  /** The language of envelopes made from it (CONTRACT §18), default `en`. */
+  locale: Locale;
   createdAt: string;
   updatedAt: string;
   /** Counts every change, from 1; the ETag is derived from it. */
@@ -64,6 +67,7 @@ export interface TemplateView {
   signingOrder: SigningOrder;
   remindEveryDays: number | null;
   expiresInDays: number | null;
+  locale: Locale;
   createdAt: string;
   updatedAt: string;
 }

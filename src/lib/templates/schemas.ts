@@ -21,6 +21,7 @@ import {
   uploadRequest,
 } from '../envelopes/schemas.js';
 import { characters, trimmedText } from '../text.js';
+import { SUPPORTED_LOCALES } from '../i18n/locales.js';
 import { TEMPLATE_STATUSES } from './model.js';
 
 /** Longest template name and role name, characters (CONTRACT §15.1). */
@@ -111,6 +112,10 @@ export const updateTemplateRequest = z
       .nullable()
       .optional()
       .meta({ description: 'An envelope made from the template expires this many days after it is sent (unless the use names `expiresAt`); `null`: `ENVELOPE_TTL_DAYS`.' }),
+    locale: z
+      .enum(SUPPORTED_LOCALES, { error: `must be one of the supported locales: ${SUPPORTED_LOCALES.join(', ')}` })
+      .optional()
+      .meta({ description: 'The language of envelopes made from the template (their `locale`): one of the supported locales.' }),
     status: z
       .enum(TEMPLATE_STATUSES, { error: `must be one of ${TEMPLATE_STATUSES.join(', ')}` })
       .optional()

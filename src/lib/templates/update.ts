@@ -119,6 +119,7 @@ function applyEdits(current: TemplateRecord, request: UpdateTemplateRequest): Te
   if (request.signingOrder !== undefined) next.signingOrder = request.signingOrder;
   if (request.remindEveryDays !== undefined) next.remindEveryDays = request.remindEveryDays;
   if (request.expiresInDays !== undefined) next.expiresInDays = request.expiresInDays;
+  if (request.locale !== undefined) next.locale = request.locale;
   if (errors.length > 0) throw validationFailed(errors);
   return next;
 }

@@ -127,6 +127,8 @@ function envelopeUpdateFor(template: TemplateRecord, request: UseTemplateRequest
     fields,
     signingOrder: template.signingOrder,
     remindEveryDays: template.remindEveryDays,
+    // The envelope's language is the template's (CONTRACT §18), where envelopes have one.
+    ...('locale' in updateEnvelopeRequest.shape ? { locale: template.locale } : {}),
     ...(expiresAt === undefined ? {} : { expiresAt }),
   };
   try {

@@ -45,6 +45,7 @@ export async function toTemplateView(record: TemplateRecord, sas: SasSigner): Pr
     signingOrder: record.signingOrder,
     remindEveryDays: record.remindEveryDays,
     expiresInDays: record.expiresInDays,
+    locale: record.locale,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };
