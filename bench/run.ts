@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,templates] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,signingPage,templates] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -40,8 +40,9 @@ import { CORPUS_DIR } from './suites/completion.js';
 import { benchRecipientCompletion } from './suites/recipientCompletion.js';
 import { benchSweep } from './suites/sweep.js';
 import { benchWebhookBurst } from './suites/webhookBurst.js';
+import { benchSigningPage } from './suites/signingPage.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'templates'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'signingPage', 'templates'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -55,7 +56,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
     otherOwners: 5,
     otherOwnerEnvelopes: quick ? 60 : 400,
     loginUsers: 20,
-    ...(suites.includes('hotRead') ? { signingDocumentDir: CORPUS_DIR } : {}),
+    ...(suites.includes('hotRead') || suites.includes('signingPage') ? { signingDocumentDir: CORPUS_DIR } : {}),
   };
   return quick
     ? {
@@ -70,6 +71,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         sweep: { smallEnvelopes: 100, largeEnvelopes: 10_000, rounds: 3, sweepsPerRound: 3 },
         webhookBurst: { events: 1000, connections: 10, rounds: 2, idleSeconds: 3, maxBurstSeconds: 300 },
         idempotency: { connections: 10, rounds: 4, seconds: 1.5, warmupSeconds: 0.5 },
+        signingPage: { rounds: 3 },
         templates: { rounds: 4, sendsPerRound: 3 },
       }
     : {
@@ -84,6 +86,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         sweep: { smallEnvelopes: 100, largeEnvelopes: 10_000, rounds: 5, sweepsPerRound: 5 },
         webhookBurst: { events: 1000, connections: 10, rounds: 3, idleSeconds: 8, maxBurstSeconds: 300 },
         idempotency: { connections: 10, rounds: 8, seconds: 5, warmupSeconds: 2 },
+        signingPage: { rounds: 7 },
         templates: { rounds: 8, sendsPerRound: 5 },
       };
 }
@@ -170,6 +173,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'idempotency': {
       const { figures, targets } = await benchIdempotency(context);
       results.idempotency = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'signingPage': {
+      const { figures, targets } = await benchSigningPage(context);
+      results.signingPage = figures;
       results.targets.push(...targets);
       return;
     }

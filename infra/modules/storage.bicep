@@ -62,7 +62,6 @@ var tableNames = [
   'webhooks'
   'webhookDeliveries'
   'apiKeys'
-  'idempotencyKeys'
   'templates'
 ]
 
