@@ -274,6 +274,7 @@ describe('POST /api/templates/{id}/envelopes', () => {
 
   test('by role id with send false: a draft with the frozen document from the start; it sends as any draft, and outlives its template', async () => {
     const { id, roles, template } = await activeLeaseTemplate();
+    expect((await call('PATCH', `/templates/${id}`, { locale: 'de' })).body.locale).toBe('de');
     const { client, landlord } = people('byid');
     const made = await call('POST', `/templates/${id}/envelopes`, {
       recipients: [{ roleId: roles[0].id, ...client }, { roleId: roles[1].id, ...landlord }],
@@ -285,7 +286,7 @@ describe('POST /api/templates/{id}/envelopes', () => {
     const expiresAt = new Date(Date.now() + 20 * 86_400_000).toISOString();
     const draft = await call('POST', `/templates/${id}/envelopes`, { recipients: [{ roleId: roles[0].id, ...client }, { roleId: roles[1].id, ...landlord }], send: false, expiresAt });
     expect(draft.status).toBe(201);
-    expect(draft.body).toMatchObject({ status: 'draft', templateId: id, documentSha256: template.documentSha256, pageCount: 2, expiresAt, sentAt: null });
+    expect(draft.body).toMatchObject({ status: 'draft', templateId: id, documentSha256: template.documentSha256, pageCount: 2, expiresAt, sentAt: null, locale: 'de' });
     expect(new URL(draft.body.documentUrl).pathname).toContain(`/originals/${draft.body.id}/lease.pdf`);
 
     // Deleting the template leaves the envelope whole: its own frozen copy, its templateId.
