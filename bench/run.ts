@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -34,6 +34,7 @@ import { benchDetection } from './suites/detection.js';
 import { benchSealLevels } from './suites/sealLevels.js';
 import { benchHotRead } from './suites/hotRead.js';
 import { benchIdempotency } from './suites/idempotency.js';
+import { benchTemplates } from './suites/templates.js';
 import { benchList } from './suites/list.js';
 import { benchLoginStorm } from './suites/loginStorm.js';
 import { CORPUS_DIR } from './suites/completion.js';
@@ -42,7 +43,7 @@ import { benchSweep } from './suites/sweep.js';
 import { benchWebhookBurst } from './suites/webhookBurst.js';
 import { benchSigningPage } from './suites/signingPage.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -72,6 +73,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         webhookBurst: { events: 1000, connections: 10, rounds: 2, idleSeconds: 3, maxBurstSeconds: 300 },
         idempotency: { connections: 10, rounds: 4, seconds: 1.5, warmupSeconds: 0.5 },
         signingPage: { rounds: 3 },
+        templates: { rounds: 4, sendsPerRound: 3 },
       }
     : {
         quick,
@@ -86,6 +88,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         webhookBurst: { events: 1000, connections: 10, rounds: 3, idleSeconds: 8, maxBurstSeconds: 300 },
         idempotency: { connections: 10, rounds: 8, seconds: 5, warmupSeconds: 2 },
         signingPage: { rounds: 7 },
+        templates: { rounds: 8, sendsPerRound: 5 },
       };
 }
 
@@ -183,6 +186,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'signingPage': {
       const { figures, targets } = await benchSigningPage(context);
       results.signingPage = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'templates': {
+      const { figures, targets } = await benchTemplates(context);
+      results.templates = figures;
       results.targets.push(...targets);
       return;
     }

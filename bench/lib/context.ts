@@ -14,6 +14,7 @@ export interface Plan {
   webhookBurst: { events: number; connections: number; rounds: number; idleSeconds: number; maxBurstSeconds: number };
   idempotency: { connections: number; rounds: number; seconds: number; warmupSeconds: number };
   signingPage: { rounds: number };
+  templates: { rounds: number; sendsPerRound: number };
 }
 
 export interface BenchContext {

@@ -5,6 +5,7 @@ import type { TargetCheck } from './context.js';
 import type { Summary } from './stats.js';
 import type { HotReadLevel } from '../suites/hotRead.js';
 import type { IdempotencyFigures } from '../suites/idempotency.js';
+import type { TemplatesFigures } from '../suites/templates.js';
 import type { ListFigures } from '../suites/list.js';
 import type { CompletionFigures } from '../suites/completion.js';
 import type { SealLevelsFigures } from '../suites/sealLevels.js';
@@ -41,6 +42,7 @@ export interface Results {
   webhookBurst?: WebhookBurstFigures;
   idempotency?: IdempotencyFigures;
   signingPage?: SigningPageFigures;
+  templates?: TemplatesFigures;
   targets: TargetCheck[];
   /** Suites that failed, with why. */
   errors?: Record<string, string>;
@@ -130,6 +132,21 @@ export function toMarkdown(results: Results): string {
       `| ${list.large.envelopes} envelopes | ${fmt(list.large.p50Ms.median)} (${spread(list.large.p50Ms)}) | ${fmt(list.large.p99Ms.median)} | ${fmt(list.large.throughput.median)} |`,
       '',
       `Ratio (${list.large.envelopes} / ${list.small.envelopes}, p50): ${ratio(list.latencyRatio)}`,
+    );
+  }
+
+  if (results.templates !== undefined) {
+    const figures = results.templates;
+    lines.push(
+      '',
+      `## Templates: create and send (${figures.fromTemplateMs.rounds} rounds of ${figures.sendsPerRound} sends each way)`,
+      '',
+      '| way | median ms (spread) |',
+      '| --- | --- |',
+      `| from a template (\`POST /api/templates/{id}/envelopes\`) | ${fmt(figures.fromTemplateMs.median)} (${spread(figures.fromTemplateMs)}) |`,
+      `| by upload (GetUploadUrl, PUT, PATCH with signer, fields and status) | ${fmt(figures.byUploadMs.median)} (${spread(figures.byUploadMs)}) |`,
+      '',
+      `From a template / by upload: ${ratio(figures.ratio)}`,
     );
   }
 

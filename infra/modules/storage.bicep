@@ -39,11 +39,12 @@ param softDeleteDays int = 7
 
 // The service's containers and tables (CONTRACT §3-§6, §10): documents holds the uploads (written
 // through SAS), originals the frozen copy made when an envelope leaves draft (never writable by SAS),
-// sealed the sealed PDFs.
+// sealed the sealed PDFs, templates the uploads of templates (their frozen copies go to originals).
 var containerNames = [
   'documents'
   'originals'
   'sealed'
+  'templates'
 ]
 // The tables: TABLES in src/lib/storage/clients.ts (tests/infra holds the two to the same set).
 var tableNames = [
@@ -61,6 +62,7 @@ var tableNames = [
   'webhooks'
   'webhookDeliveries'
   'apiKeys'
+  'templates'
 ]
 
 // The queues of the queue-triggered functions (QUEUES in src/lib/storage/clients.ts): e-mail, webhook

@@ -16,6 +16,7 @@ import { WebhookRepository } from './storage/webhookRepository.js';
 import { WebhookDeliveryRepository } from './storage/webhookDeliveryRepository.js';
 import { ApiKeyRepository } from './storage/apiKeyRepository.js';
 import { IdempotencyKeyRepository } from './storage/idempotencyKeyRepository.js';
+import { TemplateRepository } from './storage/templateRepository.js';
 
 export interface Services {
   config: Config;
@@ -32,6 +33,7 @@ export interface Services {
   webhookDeliveries: WebhookDeliveryRepository;
   apiKeys: ApiKeyRepository;
   idempotencyKeys: IdempotencyKeyRepository;
+  templates: TemplateRepository;
 }
 
 let cached: Services | undefined;
@@ -83,5 +85,6 @@ export function createServices(config: Config, storage: Storage): Services {
     webhookDeliveries: new WebhookDeliveryRepository(storage.tables.webhookDeliveries),
     apiKeys: new ApiKeyRepository(storage.tables.apiKeys),
     idempotencyKeys: new IdempotencyKeyRepository(storage.tables.envelopes, dueIndex),
+    templates: new TemplateRepository(storage.tables.templates),
   };
 }

@@ -110,6 +110,7 @@ describe('GET /api/envelopes/{id} (CONTRACT §3)', () => {
       signedUrl: null,
       hash: null,
       purgedAt: null,
+      templateId: null,
     });
     expect(id).toMatch(UUID_V7);
     expect(response.body.updatedAt).toBe(response.body.createdAt);

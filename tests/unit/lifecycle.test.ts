@@ -25,7 +25,7 @@ function envelope(status: EnvelopeStatus, signers: Signer[] = [ada], extra: Part
     id: '0196f3a0-0000-7000-8000-00000000abcd', ownerId: 'owner', ownerEmail: 'owner@example.com', status, documentName: 'a.pdf', blobName: 'x/a.pdf', signers,
     fields: [], signingOrder: 'parallel', expiresAt: null, remindEveryDays: null, documentSha256: null, pageCount: null,
     createdAt: now.toISOString(), updatedAt: now.toISOString(), sentAt: null, completedAt: null, closedAt: null, completionDueAt: null,
-    hash: null, originalSha256: null, purgedAt: null, version: 3, auditSequence: 4, ...extra,
+    hash: null, originalSha256: null, purgedAt: null, templateId: null, version: 3, auditSequence: 4, ...extra,
   };
 }
 

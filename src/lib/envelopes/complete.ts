@@ -188,7 +188,8 @@ async function completeStored({ services, stored, actor, owner, now, log }: { se
         type: 'envelope-has-fields',
       });
     }
-    checking = checkUpload({ services, record });
+    // A draft made from a template has its frozen document already (CONTRACT §15.1): the seal reads it.
+    if (record.documentSha256 === null) checking = checkUpload({ services, record });
   } else {
     const pending = pendingRecipients(record);
     if (pending.length > 0) {

@@ -31,30 +31,50 @@ export interface UploadTicket {
  * @throws AppError 415 when `mimetype` is not `application/pdf`
  */
 export async function createEnvelopeUpload({ services, request, actor, now = new Date() }: CreateEnvelopeUploadOptions): Promise<UploadTicket> {
-  if (request.mimetype.split(';')[0]!.trim().toLowerCase() !== 'application/pdf') {
+  assertPdfMimetype(request.mimetype);
+  const { record, event } = newDraftEnvelope({ actor, documentName: request.filename, now });
+  const { id, blobName } = record;
+  const { uploadUrl, expiresAt } = await uploadUrlFor(services, CONTAINERS.documents, blobName, now);
+  await services.envelopes.create(record, event);
+  return { uploadUrl, envelopeId: id, blobName, expiresAt };
+}
+
+/**
+ * @throws AppError 415 `unsupported-document-type` unless `mimetype` is `application/pdf` (any case,
+ *   parameters allowed) (CONTRACT §4; templates follow the same rule)
+ */
+export function assertPdfMimetype(mimetype: string): void {
+  if (mimetype.split(';')[0]!.trim().toLowerCase() !== 'application/pdf') {
     throw new AppError('unsupported_media_type', 'Only PDF documents are accepted: mimetype must be application/pdf.', {
       type: 'unsupported-document-type',
     });
   }
-  const { record, event } = newDraftEnvelope({ actor, documentName: request.filename, now });
-  const { id, blobName } = record;
+}
+
+/**
+ * The upload SAS of one blob (CONTRACT §4): create and write permission on `blobName` in `container`
+ * only, valid `UPLOAD_URL_TTL_SECONDS` from `now`. Envelopes upload to `documents`, templates to `templates`.
+ * @returns the URL and when it stops working (ISO 8601 UTC)
+ */
+export async function uploadUrlFor(services: Services, container: string, blobName: string, now: Date): Promise<{ uploadUrl: string; expiresAt: string }> {
   const ttl = services.config.uploadUrlTtlSeconds;
-  const uploadUrl = await services.storage.sas.blobUrl(CONTAINERS.documents, blobName, { access: 'createWrite', expiresInSeconds: ttl });
-  await services.envelopes.create(record, event);
-  return { uploadUrl, envelopeId: id, blobName, expiresAt: new Date(now.getTime() + ttl * 1000).toISOString() };
+  const uploadUrl = await services.storage.sas.blobUrl(container, blobName, { access: 'createWrite', expiresInSeconds: ttl });
+  return { uploadUrl, expiresAt: new Date(now.getTime() + ttl * 1000).toISOString() };
 }
 
 export interface NewDraftEnvelopeOptions {
   actor: Actor;
   documentName: string;
   now: Date;
+  /** The template the envelope is made from (CONTRACT §15.1), recorded in `envelope.created`; absent: none. */
+  templateId?: string;
 }
 
 /**
  * A new draft envelope with no signers (spec §4 rule 2) and its first audit event,
  * `envelope.created` (CONTRACT §10), ready for `EnvelopeRepository.create`.
  */
-export function newDraftEnvelope({ actor, documentName, now }: NewDraftEnvelopeOptions): { record: EnvelopeRecord; event: AuditEvent } {
+export function newDraftEnvelope({ actor, documentName, now, templateId }: NewDraftEnvelopeOptions): { record: EnvelopeRecord; event: AuditEvent } {
   const id = uuidv7();
   const at = now.toISOString();
   const blobName = `${id}/${documentName}`;
@@ -83,6 +103,7 @@ export function newDraftEnvelope({ actor, documentName, now }: NewDraftEnvelopeO
     hash: null,
     originalSha256: null,
     purgedAt: null,
+    templateId: templateId ?? null,
     version: 1,
     auditSequence: 1,
   };
@@ -96,7 +117,7 @@ export function newDraftEnvelope({ actor, documentName, now }: NewDraftEnvelopeO
     ip: by.ip,
     userAgent: by.userAgent,
     apiKeyId: by.apiKeyId,
-    details: { documentName, blobName },
+    details: templateId === undefined ? { documentName, blobName } : { documentName, blobName, templateId },
   };
   return { record, event };
 }

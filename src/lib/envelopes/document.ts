@@ -3,6 +3,7 @@
  * so nothing about the blob is trusted until read.
  */
 import { AppError } from '../errors.js';
+import type { ContainerClient } from '@azure/storage-blob';
 import type { Services } from '../services.js';
 import { downloadBlob } from '../storage/download.js';
 import { storageStatus } from '../storage/keys.js';
@@ -14,11 +15,14 @@ const PDF_HEADER = Buffer.from('%PDF-', 'latin1');
 
 export interface DocumentCheckOptions {
   services: Services;
-  record: EnvelopeRecord;
+  /** Where the upload is: `blobName` in `uploads`. */
+  record: Pick<EnvelopeRecord, 'blobName'>;
+  /** The container of uploads: `documents` (default) for envelopes, `templates` for templates. */
+  uploads?: ContainerClient;
 }
 
 /**
- * Reads the uploaded document (container `documents`) after checking that it is there, within
+ * Reads the uploaded document (container `documents`, or `uploads`) after checking that it is there, within
  * `MAX_DOCUMENT_BYTES` and starts like a PDF (CONTRACT §4); `freeze.ts` then checks that it can be
  * sealed and freezes it.
  * @returns the document's bytes
@@ -31,8 +35,8 @@ export interface DocumentCheckOptions {
  * @throws AppError 409 (not uploaded yet), 413 (too large), 415 (no `%PDF-` header), 422
  *   (`document-copied`: a storage copy of another blob)
  */
-export async function readDocument({ services, record }: DocumentCheckOptions): Promise<Uint8Array> {
-  const blob = services.storage.containers.documents.getBlockBlobClient(record.blobName);
+export async function readDocument({ services, record, uploads = services.storage.containers.documents }: DocumentCheckOptions): Promise<Uint8Array> {
+  const blob = uploads.getBlockBlobClient(record.blobName);
   const max = services.config.maxDocumentBytes;
   let bytes: Buffer;
   try {

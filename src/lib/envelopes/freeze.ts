@@ -19,6 +19,7 @@
  * records is the copy the container holds.
  */
 import { createHash } from 'node:crypto';
+import type { ContainerClient } from '@azure/storage-blob';
 import { AppError } from '../errors.js';
 import { cleanDocument, type RemovedKind } from '../pdf/index.js';
 import type { Services } from '../services.js';
@@ -60,7 +61,14 @@ export interface FrozenDocument extends CleanedDocument {
 
 export interface FreezeOptions {
   services: Services;
-  record: EnvelopeRecord;
+  /**
+   * The upload's `blobName`, also the frozen copy's name in `originals`. An envelope's
+   * (`<envelopeId>/<filename>`), or a template's (`<templateId>/<filename>`, CONTRACT §15.1):
+   * both are frozen by this same code.
+   */
+  record: Pick<EnvelopeRecord, 'blobName'>;
+  /** The container of uploads: `documents` (default) for envelopes, `templates` for templates. */
+  uploads?: ContainerClient;
   /** Whether the envelope is still the draft this request read (checked before replacing a left-over copy). */
   stillDraft: () => Promise<boolean>;
   now?: () => number;
@@ -82,8 +90,8 @@ export async function freezeDocument(options: FreezeOptions): Promise<FrozenDocu
  * @throws AppError 409 (`document-not-uploaded`), 413, 415, 422 (`document-copied`) as
  *   `readDocument`; 422 as `cleanDocument` (`document-hidden-content` among them)
  */
-export async function checkUpload({ services, record }: Pick<FreezeOptions, 'services' | 'record'>): Promise<CleanedDocument> {
-  const upload = await readDocument({ services, record });
+export async function checkUpload({ services, record, uploads }: Pick<FreezeOptions, 'services' | 'record' | 'uploads'>): Promise<CleanedDocument> {
+  const upload = await readDocument({ services, record, ...(uploads === undefined ? {} : { uploads }) });
   const { cleaned, pageCount, removed } = await cleanDocument({ document: upload });
   const bytes = cleaned ?? upload;
   return { bytes, documentSha256: createHash('sha256').update(bytes).digest('hex'), pageCount, removed };

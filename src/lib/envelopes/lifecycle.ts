@@ -210,15 +210,7 @@ export interface FrozenDocumentFacts {
  */
 export function applySend(change: Change, frozen: FrozenDocumentFacts, actor: Actor, config: Pick<Config, 'jwt' | 'reminderDaySeconds' | 'envelopeTtlDays'>): void {
   const record = change.record;
-  const outside: FieldError[] = record.fields.flatMap((field, index) =>
-    field.page > frozen.pageCount ? [{ path: `fields.${index}.page`, message: `is ${field.page}, but the document has ${frozen.pageCount} page${frozen.pageCount === 1 ? '' : 's'}` }] : [],
-  );
-  if (outside.length > 0) {
-    throw new AppError('unprocessable', `${outside.length} field${outside.length === 1 ? ' is' : 's are'} on a page the document does not have (it has ${frozen.pageCount}): ${outside.map((error) => error.path).join(', ')}.`, {
-      type: 'field-outside-document',
-      errors: outside,
-    });
-  }
+  assertFieldsFit(record.fields, frozen.pageCount);
   const by = ownerActor(actor);
   record.status = 'sent';
   record.documentSha256 = frozen.documentSha256;
@@ -230,6 +222,23 @@ export function applySend(change: Change, frozen: FrozenDocumentFacts, actor: Ac
   routeAtSend(change, { config, actor: by });
   change.chargeEmailQuota();
   change.due.push({ kind: EXPIRY_DUE_KIND, dueAt: record.expiresAt, ownerId: record.ownerId, id: record.id });
+}
+
+/**
+ * Every field must be on a page the frozen document has (CONTRACT §11.2 at send; §15.1 for templates,
+ * at activation and at every later change).
+ * @throws AppError 422 `field-outside-document` naming the fields (`fields.<index>.page`) on pages it does not have
+ */
+export function assertFieldsFit(fields: readonly { page: number }[], pageCount: number): void {
+  const outside: FieldError[] = fields.flatMap((field, index) =>
+    field.page > pageCount ? [{ path: `fields.${index}.page`, message: `is ${field.page}, but the document has ${pageCount} page${pageCount === 1 ? '' : 's'}` }] : [],
+  );
+  if (outside.length > 0) {
+    throw new AppError('unprocessable', `${outside.length} field${outside.length === 1 ? ' is' : 's are'} on a page the document does not have (it has ${pageCount}): ${outside.map((error) => error.path).join(', ')}.`, {
+      type: 'field-outside-document',
+      errors: outside,
+    });
+  }
 }
 
 /**

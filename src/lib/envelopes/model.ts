@@ -147,6 +147,8 @@ export interface EnvelopeRecord {
   originalSha256: string | null;
   /** When the owner purged the finished envelope's documents (CONTRACT §14.4); `null` otherwise. */
   purgedAt: string | null;
+  /** The template the envelope was made from (CONTRACT §15.1), else `null` (and absent from rows written before templates). */
+  templateId: string | null;
   /** Counts every change, from 1; the ETag is derived from it. */
   version: number;
   /** Sequence number of the last audit event (CONTRACT §10). */
@@ -192,6 +194,8 @@ export interface EnvelopeView {
   signedUrl: string | null;
   hash: string | null;
   purgedAt: string | null;
+  /** The template it was made from, else `null`. */
+  templateId: string | null;
 }
 
 /** Audit event types (CONTRACT §10): no others. */

@@ -51,13 +51,19 @@ export async function updateEnvelope({ services, envelopeId, request, actor, ifM
         // A send queues at least one invitation: with the owner's e-mail quota used up, it is refused
         // before the document is read (commitChange charges the exact count).
         await emailQuotaCharge(services.storage.tables.envelopes, { ownerId: record.ownerId, emails: 1, quota: services.config.limits.emailDailyQuota, now: plan.change.now });
-        const frozen = await freezeDocument({
-          services,
-          record,
-          stillDraft: async () => (await services.envelopes.read(record.ownerId, record.id))?.record.status === 'draft',
-        });
-        applySend(plan.change, frozen, actor, services.config);
-        await refreshFrozenCopy(services, record, frozen);
+        if (record.documentSha256 !== null && record.pageCount !== null) {
+          // Made from a template (CONTRACT §15.1): its document was frozen when the template was
+          // activated, and copied to this envelope's own frozen copy when it was made.
+          applySend(plan.change, { documentSha256: record.documentSha256, pageCount: record.pageCount, removed: [] }, actor, services.config);
+        } else {
+          const frozen = await freezeDocument({
+            services,
+            record,
+            stillDraft: async () => (await services.envelopes.read(record.ownerId, record.id))?.record.status === 'draft',
+          });
+          applySend(plan.change, frozen, actor, services.config);
+          await refreshFrozenCopy(services, record, frozen);
+        }
       } else if (plan.voids) {
         applyVoid(plan.change, actor);
       }

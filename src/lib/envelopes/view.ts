@@ -54,5 +54,6 @@ export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Pr
     signedUrl,
     hash: record.hash,
     purgedAt: record.purgedAt,
+    templateId: record.templateId,
   };
 }

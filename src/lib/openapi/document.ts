@@ -33,6 +33,7 @@ import {
 import { registerWebhookOperations } from './webhooks.js';
 import { registerApiKeyOperations } from './apiKeys.js';
 import { registerDetectionOperations } from './detection.js';
+import { registerTemplateOperations } from './templates.js';
 
 /** The document's `info.version`: the version of the API as this codebase implements it. */
 export const API_VERSION = '0.1.0';
@@ -96,6 +97,7 @@ const draftEnvelope = {
   signedUrl: null,
   hash: null,
   purgedAt: null,
+  templateId: null,
 };
 const completedEnvelope = {
   ...draftEnvelope,
@@ -815,6 +817,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   registerWebhookOperations(registry);
   registerApiKeyOperations(registry);
   registerDetectionOperations(registry);
+  registerTemplateOperations(registry);
   // The signer list's schema refers to `SignerInput` by name (its items may also be `null` or `{}`), so
   // the component is generated from the schema itself, which carries that id.
   const generator = new OpenApiGeneratorV31([{ type: 'schema', schema: signerInput }, ...registry.definitions], { sortComponents: 'alphabetically' });

@@ -117,6 +117,7 @@ export const envelopeResponse = z
     purgedAt: timestamp
       .nullable()
       .meta({ description: 'When the owner purged the documents of the finished envelope (`DELETE /api/envelopes/{id}`): its upload, frozen copy and sealed PDF are deleted; its audit trail and `hash` stay. `null` unless purged.' }),
+    templateId: z.uuid().nullable().meta({ description: 'The template the envelope was made from (`POST /api/templates/{id}/envelopes`), else `null`.' }),
   })
   .meta({ id: 'Envelope', description: 'An envelope: one document, its signers and fields, and its state.' });
 
@@ -171,7 +172,14 @@ const event = <Type extends string, Details extends z.ZodType>(type: Type, detai
 /** One audit event (CONTRACT §10): the shape of `details` follows `type`. */
 export const auditEventResponse = z
   .discriminatedUnion('type', [
-    event('envelope.created', z.strictObject({ documentName: z.string(), blobName: z.string() })),
+    event(
+      'envelope.created',
+      z.strictObject({
+        documentName: z.string(),
+        blobName: z.string(),
+        templateId: z.uuid().optional().meta({ description: 'Present when the envelope was made from a template: that template\'s id.' }),
+      }),
+    ),
     event('envelope.signers_replaced', z.strictObject({ added: addedOrRemoved, removed: addedOrRemoved })),
     event('envelope.fields_replaced', z.strictObject({ count: z.int().min(0) })),
     event(
@@ -278,7 +286,8 @@ matches<Matches<typeof loginResponse, LoginResult>>(true);
 matches<Matches<typeof problemResponseSchema, ProblemDetails>>(true);
 
 /** The example body of one problem slug: its `detail`, and `errors` or `correlationId` where it has them. */
-export type ProblemExample = { detail: string; errors?: { path: string; message: string }[]; correlationId?: string };
+/** One example of a problem response; `type`: the problem's slug when the example's own name is another (two examples of `validation-failed`). */
+export type ProblemExample = { type?: string; detail: string; errors?: { path: string; message: string }[]; correlationId?: string };
 
 /**
  * A builder of problem-details responses (RFC 9457) for one table of examples by slug: each response
@@ -294,7 +303,12 @@ export function problemResponses<Slug extends string>(examples: Record<Slug, Pro
         : status === 503
           ? { 'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'string' as const, pattern: '^[0-9]+$' } } }
           : undefined;
-    const values = Object.fromEntries(slugs.map((slug) => [slug, { summary: slug, value: { type: `urn:problem:${slug}`, title: problemTitles[status], status, ...examples[slug] } }]));
+    const values = Object.fromEntries(
+      slugs.map((slug) => {
+        const { type, ...example } = examples[slug];
+        return [slug, { summary: slug, value: { type: `urn:problem:${type ?? slug}`, title: problemTitles[status], status, ...example } }];
+      }),
+    );
     return { description, ...(headers === undefined ? {} : { headers }), content: { 'application/problem+json': { schema: problemResponseSchema, examples: values } } };
   };
 }

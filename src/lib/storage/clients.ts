@@ -31,6 +31,7 @@ export const TABLES = {
   webhooks: 'webhooks',
   webhookDeliveries: 'webhookDeliveries',
   apiKeys: 'apiKeys',
+  templates: 'templates',
 } as const;
 
 /**
@@ -44,12 +45,14 @@ export const LEGACY_TABLES = {
 /**
  * Blob containers: `documents` as uploaded (through create/write SAS URLs), `originals` the frozen
  * copies of envelopes that left `draft` (CONTRACT §4: no SAS ever grants more than read on it),
- * `sealed` the PDFs completion produces.
+ * `sealed` the PDFs completion produces, `templates` the uploads of templates (CONTRACT §15.1; a
+ * template's frozen copy is in `originals` too, under `<templateId>/<filename>`).
  */
 export const CONTAINERS = {
   documents: 'documents',
   originals: 'originals',
   sealed: 'sealed',
+  templates: 'templates',
 } as const;
 
 export interface Storage {

@@ -373,7 +373,7 @@ function actionFromEntity(entity: Record<string, unknown>): RecipientAction {
 const INVERTED_DIGITS = new Map([...'0123456789abcdef'].map((digit, value) => [digit, (15 - value).toString(16)]));
 
 /** Inverts each hex digit (d becomes f - d; the dashes stay) so that newer UUIDv7s sort first. */
-function invertId(id: string): string {
+export function invertId(id: string): string {
   let inverted = '';
   for (const character of id) inverted += INVERTED_DIGITS.get(character) ?? character;
   return inverted;
@@ -402,7 +402,8 @@ function statusRowKey(status: EnvelopeStatus, id: string): string {
 
 
 
-function encodeCursor(rowKey: string): string {
+/** An opaque list cursor for the RowKey a page ended with (base64url); templates use it too. */
+export function encodeCursor(rowKey: string): string {
   return Buffer.from(rowKey, 'utf8').toString('base64url');
 }
 
@@ -413,7 +414,7 @@ function decodeCursor(cursor: string): string | null {
 }
 
 /** Optional scalar properties of the envelope row: absent when `null`. */
-const NULLABLE_TEXT = ['ownerEmail', 'ownerName', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt'] as const;
+const NULLABLE_TEXT = ['ownerEmail', 'ownerName', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt', 'templateId'] as const;
 
 function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   const entity: EnvelopeEntity = {
@@ -470,6 +471,7 @@ function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
     hash: text('hash'),
     originalSha256: text('originalSha256'),
     purgedAt: text('purgedAt'),
+    templateId: text('templateId'),
     version: Number(entity.version),
     auditSequence: Number(entity.auditSequence),
   };

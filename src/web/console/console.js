@@ -18,6 +18,10 @@
     etag: null,
     webhooks: [],
     apiKeys: [],
+    templates: [],
+    /** The open template and its ETag. */
+    template: null,
+    templateEtag: null,
   };
 
   var $ = function (id) { return document.getElementById(id); };
@@ -187,7 +191,7 @@
       $('session-email').textContent = state.email;
       setSignedIn(true);
       showStatus('Logged in as ' + state.email + '.');
-      return Promise.all([loadEnvelopes(), loadWebhooks(), loadApiKeys()]).then(openEnvelopeInAddress);
+      return Promise.all([loadEnvelopes(), loadTemplates(), loadWebhooks(), loadApiKeys()]).then(openEnvelopeInAddress);
     });
   }
 
@@ -218,15 +222,20 @@
     state.etag = null;
     state.webhooks = [];
     state.apiKeys = [];
+    state.templates = [];
+    state.template = null;
+    state.templateEtag = null;
     closeDocument();
+    fields.subject = null;
     setSignedIn(false);
   }
 
   function setSignedIn(signedIn) {
     $('account').hidden = signedIn;
-    ['session', 'upload', 'envelopes', 'webhooks', 'apikeys'].forEach(function (id) { $(id).hidden = !signedIn; });
+    ['session', 'upload', 'envelopes', 'templates', 'webhooks', 'apikeys'].forEach(function (id) { $(id).hidden = !signedIn; });
     if (!signedIn) {
       $('envelope').hidden = true;
+      $('template').hidden = true;
       $('webhook-secret').hidden = true;
       hideApiKeySecret();
       $('deliveries').hidden = true;
@@ -289,6 +298,9 @@
 
   function showEnvelope(envelope, etag) {
     var previous = state.envelope;
+    placeFieldsCard($('envelope'), $('recipients-card'));
+    $('template').hidden = true;
+    state.template = null;
     state.envelope = envelope;
     state.etag = etag;
     $('envelope').hidden = false;
@@ -763,14 +775,15 @@
     { ink: '#3d4756', tint: '#eceef2' },
   ];
 
-  function recipientColor(signerId) {
-    var signers = state.envelope ? state.envelope.signers : [];
+  /** `signers`: whose list gives the colours; default the people of what fields are placed on (an envelope's signers, a template's roles). */
+  function recipientColor(signerId, signers) {
+    signers = signers || (fields.subject ? fields.subject.signers : []);
     var index = signers.findIndex(function (signer) { return signer.id === signerId; });
     return PALETTE[(index < 0 ? 0 : index) % PALETTE.length];
   }
 
   function signerById(signerId) {
-    return (state.envelope ? state.envelope.signers : []).find(function (signer) { return signer.id === signerId; }) || null;
+    return (fields.subject ? fields.subject.signers : []).find(function (signer) { return signer.id === signerId; }) || null;
   }
 
   // ---- Recipients' status ------------------------------------------------------------------
@@ -793,7 +806,7 @@
       var swatch = document.createElement('span');
       swatch.className = 'swatch';
       swatch.setAttribute('aria-hidden', 'true');
-      swatch.style.background = recipientColor(signer.id).ink;
+      swatch.style.background = recipientColor(signer.id, envelope.signers).ink;
       who.appendChild(swatch);
       who.appendChild(document.createTextNode(signer.name + ' '));
       var address = document.createElement('span');
@@ -860,7 +873,15 @@
     /** The key of the field the settings form last showed (typing into it keeps what is typed). */
     edited: null,
     counter: 0,
-    /** The document on show: for which envelope, PDF.js's document, and the page layout. */
+    /**
+     * What the fields are placed on, in the shape of an envelope (`id`, `status`, `documentName`,
+     * `documentUrl`, `signers`, `fields` by `recipientId`): the open envelope, or the open template with
+     * its roles as `signers` (`templateSubject`). The same placement tool serves both.
+     */
+    subject: null,
+    /** Saves `fieldsPayload()` for the subject; resolves to the subject as saved. */
+    saveTo: null,
+    /** The document on show: for which envelope or template, PDF.js's document, and the page layout. */
     envelopeId: null,
     pdf: null,
     layout: null,
@@ -868,7 +889,7 @@
   };
 
   function editable() {
-    return state.envelope !== null && state.envelope.status === 'draft';
+    return fields.subject !== null && fields.subject.status === 'draft';
   }
 
   function fromApi(field) {
@@ -879,9 +900,14 @@
     };
   }
 
-  /** Shows the fields card for `envelope`: the document's pages (loaded once per envelope) and its fields. */
-  function showFields(envelope, previous, changed) {
-    var sameEnvelope = previous && previous.id === envelope.id;
+  /**
+   * Shows the fields card for `envelope` (or a template as `templateSubject` shows it): the document's
+   * pages (loaded once per subject) and its fields; `saveTo` saves them (default: the open envelope's update).
+   */
+  function showFields(envelope, previous, changed, saveTo) {
+    var sameEnvelope = fields.subject !== null && fields.subject.id === envelope.id;
+    fields.subject = envelope;
+    fields.saveTo = saveTo || function (payload) { return update({ fields: payload }).then(function () { return state.envelope; }); };
     if (!sameEnvelope || (changed && !fields.dirty)) {
       fields.list = envelope.fields.map(fromApi);
       fields.selected = null;
@@ -908,6 +934,7 @@
     fields.envelopeId = null;
     fields.list = [];
     fields.selected = null;
+    fields.edited = null;
     $('field-pages').textContent = '';
   }
 
@@ -932,7 +959,7 @@
           if (fields.loading !== loading) { layout.close(); return; }
           fields.layout = layout;
           layout.pages.forEach(preparePage);
-          renderFieldTools(state.envelope);
+          renderFieldTools(fields.subject);
           renderPlacedFields();
           $('field-pages').dataset.ready = 'true';
         });
@@ -948,13 +975,14 @@
 
   function renderFieldTools(envelope) {
     var signers = envelope.signers.filter(function (signer) { return signer.role === 'signer'; });
+    $('field-recipient-label').textContent = envelope.kind === 'template' ? 'Role' : 'Recipient';
     var select = $('field-recipient');
     var chosen = select.value;
     select.textContent = '';
     signers.forEach(function (signer) {
       var option = document.createElement('option');
       option.value = signer.id;
-      option.textContent = signer.name + ' (' + signer.email + ')';
+      option.textContent = signer.email ? signer.name + ' (' + signer.email + ')' : signer.name;
       select.appendChild(option);
     });
     if (signers.some(function (signer) { return signer.id === chosen; })) select.value = chosen;
@@ -979,7 +1007,9 @@
         note.textContent = 'The envelope has been sent: its fields are shown as the recipients see them, and can no longer change.';
       } else if (signers.length === 0) {
         note.hidden = false;
-        note.textContent = 'Save at least one signer with the role “signer” first: fields belong to a signer.';
+        note.textContent = envelope.kind === 'template'
+          ? 'Save at least one role with the role “signer” first: fields belong to a role.'
+          : 'Save at least one signer with the role “signer” first: fields belong to a signer.';
       } else {
         note.hidden = true;
       }
@@ -1296,7 +1326,7 @@
     $('field-editor-heading').textContent = 'Selected field: ' + describeField(field);
     var recipient = $('edit-recipient');
     recipient.textContent = '';
-    state.envelope.signers.filter(function (signer) { return signer.role === 'signer'; }).forEach(function (signer) {
+    fields.subject.signers.filter(function (signer) { return signer.role === 'signer'; }).forEach(function (signer) {
       var option = document.createElement('option');
       option.value = signer.id;
       option.textContent = signer.name;
@@ -1344,12 +1374,12 @@
   }
 
   function saveFields() {
-    return update({ fields: fieldsPayload() }).then(function () {
-      fields.list = state.envelope.fields.map(fromApi);
+    return fields.saveTo(fieldsPayload()).then(function (saved) {
+      fields.list = saved.fields.map(fromApi);
       fields.selected = null;
       setDirty(false);
       renderPlacedFields();
-      showStatus('Fields saved: ' + state.envelope.fields.length + '.');
+      showStatus('Fields saved: ' + saved.fields.length + '.');
     });
   }
 
@@ -1358,6 +1388,312 @@
     if (pageElement(number) === null) return;
     addField(newField(number, { x: 0.5, y: 0.5 }));
     pageElement(number).scrollIntoView({ block: 'nearest' });
+  }
+
+
+  // ---- Templates ---------------------------------------------------------------------------
+
+  /**
+   * The fields card serves envelopes and templates alike: it moves into the section on show,
+   * `before` the given element (so the placement tool exists once, with one set of controls).
+   */
+  function placeFieldsCard(section, before) {
+    var card = $('fields-card');
+    if (card.parentNode === before.parentNode && card.nextElementSibling === before) return;
+    section.insertBefore(card, before);
+  }
+
+  function loadTemplates() {
+    return api('GET', 'templates').then(function (response) {
+      state.templates = response.body;
+      renderTemplateList();
+    });
+  }
+
+  function renderTemplateList() {
+    var rows = $('template-rows');
+    rows.textContent = '';
+    state.templates.forEach(function (template) {
+      var row = document.createElement('tr');
+      var name = document.createElement('th');
+      name.scope = 'row';
+      name.textContent = template.name;
+      row.appendChild(name);
+      var status = document.createElement('td');
+      status.appendChild(statusBadge(template.status));
+      row.appendChild(status);
+      [template.roles.map(function (role) { return role.name; }).join(', ') || 'none', formatTime(template.updatedAt)].forEach(function (value) {
+        var cell = document.createElement('td');
+        cell.textContent = value;
+        row.appendChild(cell);
+      });
+      var actionCell = document.createElement('td');
+      var open = document.createElement('button');
+      open.type = 'button';
+      open.className = 'secondary';
+      open.textContent = 'Open';
+      open.setAttribute('aria-label', 'Open template ' + template.name);
+      open.addEventListener('click', action(open, function () { return openTemplate(template.id, true); }));
+      actionCell.appendChild(open);
+      row.appendChild(actionCell);
+      rows.appendChild(row);
+    });
+    $('template-table').hidden = state.templates.length === 0;
+    $('templates-empty').hidden = state.templates.length > 0;
+  }
+
+  function createTemplate() {
+    var file = $('template-file').files[0];
+    var name = $('template-name').value;
+    if (!file) throw new Error('Choose a PDF document first.');
+    return api('POST', 'templates', { json: { name: name, filename: file.name, mimetype: file.type || 'application/pdf' } }).then(function (response) {
+      var created = response.body;
+      showStatus('Uploading ' + file.name + '…');
+      return putToBlobStorage(created.uploadUrl, file).then(function () {
+        $('template-form').reset();
+        showStatus('Template “' + created.template.name + '” created. Name its roles and place their fields next.');
+        return loadTemplates().then(function () { return openTemplate(created.template.id, true); });
+      });
+    });
+  }
+
+  function openTemplate(id, focus) {
+    return api('GET', 'templates/' + encodeURIComponent(id)).then(function (response) {
+      showTemplate(response.body, response.headers.get('ETag'));
+      if (focus) $('template-heading').focus();
+    });
+  }
+
+  /** A template as the placement tool sees it: its roles as `signers`, its fields by `recipientId`; always editable. */
+  function templateSubject(template) {
+    return {
+      kind: 'template',
+      id: template.id,
+      status: 'draft',
+      documentName: template.documentName,
+      documentUrl: template.documentUrl,
+      signers: template.roles.map(function (role) { return { id: role.id, name: role.name, email: '', role: role.role }; }),
+      fields: template.fields.map(function (field) { return Object.assign({}, field, { recipientId: field.roleId }); }),
+    };
+  }
+
+  function showTemplate(template, etag) {
+    var previous = state.template;
+    state.template = template;
+    state.templateEtag = etag;
+    $('envelope').hidden = true;
+    $('template').hidden = false;
+    placeFieldsCard($('template'), $('template-fields-slot'));
+    $('template-heading').textContent = 'Template: ' + template.name;
+    $('template-document').textContent = template.documentName + (template.pageCount ? ' (' + template.pageCount + ' pages)' : '');
+    var badge = $('template-status');
+    badge.textContent = template.status;
+    badge.className = 'badge badge-' + (template.status === 'active' ? 'sent' : 'draft');
+    $('template-id').textContent = template.id;
+    var changed = !previous || previous.id !== template.id || previous.updatedAt !== template.updatedAt;
+    if (changed) {
+      renderRoles(template.roles);
+      $('template-signing-order').value = template.signingOrder;
+      renderUseForm(template);
+    }
+    showFields(templateSubject(template), null, changed, saveTemplateFields);
+    $('activate-template').hidden = template.status !== 'draft';
+    $('activate-hint').textContent = template.status === 'draft'
+      ? 'Activating checks the document as sending does and freezes it: envelopes made from the template get exactly this document. Roles and fields can still change afterwards.'
+      : 'Active: its document is frozen. Roles and fields can still change.';
+    $('use-form').hidden = template.status !== 'active';
+    state.templates = state.templates.map(function (item) { return item.id === template.id ? template : item; });
+    renderTemplateList();
+  }
+
+  function updateTemplate(changes) {
+    return api('PATCH', 'templates/' + encodeURIComponent(state.template.id), { json: changes, ifMatch: state.templateEtag }).then(function (response) {
+      showTemplate(response.body, response.headers.get('ETag'));
+      return response.body;
+    }, function (error) {
+      if (error.status !== 412) throw error;
+      return openTemplate(state.template.id, false).then(function () { throw error; });
+    });
+  }
+
+  function saveTemplateFields(payload) {
+    var byRole = payload.map(function (field) {
+      var copy = Object.assign({}, field, { roleId: field.recipientId });
+      delete copy.recipientId;
+      return copy;
+    });
+    return updateTemplate({ fields: byRole }).then(function () { return fields.subject; });
+  }
+
+  function renderRoles(roles) {
+    $('role-list').textContent = '';
+    roles.forEach(addRoleRow);
+    renumberRoles();
+  }
+
+  function addRoleRow(role) {
+    var fieldset = $('role-template').content.firstElementChild.cloneNode(true);
+    var key = 'role-' + (++signerCounter);
+    if (role && role.id) fieldset.dataset.roleId = role.id;
+    fieldset.querySelectorAll('[data-field]').forEach(function (input) {
+      input.id = key + '-' + input.dataset.field;
+      input.name = input.dataset.field;
+      if (role) input.value = role[input.dataset.field];
+    });
+    var swatch = fieldset.querySelector('.swatch');
+    var subject = state.template ? templateSubject(state.template) : null;
+    if (role && role.id && subject) swatch.style.background = recipientColor(role.id, subject.signers).ink;
+    else swatch.hidden = true;
+    fieldset.querySelectorAll('label[data-for]').forEach(function (label) { label.htmlFor = key + '-' + label.dataset.for; });
+    fieldset.querySelector('.remove-signer').addEventListener('click', function () {
+      fieldset.remove();
+      renumberRoles();
+      $('add-role').focus();
+    });
+    $('role-list').appendChild(fieldset);
+    return fieldset;
+  }
+
+  function renumberRoles() {
+    var rows = $('role-list').querySelectorAll('fieldset');
+    rows.forEach(function (fieldset, index) {
+      fieldset.querySelector('.legend-text').textContent = 'Role ' + (index + 1);
+      fieldset.querySelector('.remove-signer').textContent = 'Remove role ' + (index + 1);
+    });
+    var hint = $('role-list').querySelector('p.hint');
+    if (rows.length === 0 && !hint) {
+      var empty = document.createElement('p');
+      empty.className = 'hint';
+      empty.textContent = 'No roles yet.';
+      $('role-list').appendChild(empty);
+    } else if (rows.length > 0 && hint) {
+      hint.remove();
+    }
+  }
+
+  function saveRoles() {
+    var roles = Array.prototype.map.call($('role-list').querySelectorAll('fieldset'), function (fieldset) {
+      var order = fieldset.querySelector('[data-field="routingOrder"]').value.trim();
+      var role = {
+        name: fieldset.querySelector('[data-field="name"]').value,
+        role: fieldset.querySelector('[data-field="role"]').value,
+        routingOrder: order === '' ? 1 : Number(order),
+      };
+      if (fieldset.dataset.roleId) role.id = fieldset.dataset.roleId;
+      return role;
+    });
+    return updateTemplate({ roles: roles, signingOrder: $('template-signing-order').value }).then(function (template) {
+      showStatus('Roles saved: ' + template.roles.length + '. Signing order: ' + template.signingOrder + '.');
+    });
+  }
+
+  function activateTemplate() {
+    var changes = { status: 'active' };
+    if (fields.dirty) changes.fields = saveTemplateFieldsPayload();
+    return updateTemplate(changes).then(function (template) {
+      setDirty(false);
+      showStatus('Template “' + template.name + '” is active: its document is frozen (' + template.pageCount + ' pages). Make envelopes from it below.');
+    });
+  }
+
+  function saveTemplateFieldsPayload() {
+    return fieldsPayload().map(function (field) {
+      var copy = Object.assign({}, field, { roleId: field.recipientId });
+      delete copy.recipientId;
+      return copy;
+    });
+  }
+
+  function deleteTemplate() {
+    var template = state.template;
+    return confirmAction({
+      title: 'Delete template “' + template.name + '”?',
+      paragraphs: ['The template and its document are deleted. Envelopes already made from it keep their own copy of the document.'],
+      confirm: 'Delete template',
+    }).then(function (confirmed) {
+      if (!confirmed) return;
+      return api('DELETE', 'templates/' + encodeURIComponent(template.id)).then(function () {
+        closeDocument();
+        fields.subject = null;
+        state.template = null;
+        $('template').hidden = true;
+        placeFieldsCard($('envelope'), $('recipients-card'));
+        showStatus('Template “' + template.name + '” deleted.');
+        return loadTemplates().then(function () { $('templates-heading').focus(); });
+      });
+    });
+  }
+
+  /** The "make an envelope" form: one person per role, and a prefilled value for each text field. */
+  function renderUseForm(template) {
+    var roles = $('use-roles');
+    roles.textContent = '';
+    template.roles.forEach(function (role, index) {
+      var fieldset = document.createElement('fieldset');
+      fieldset.className = 'signer';
+      fieldset.dataset.roleId = role.id;
+      var legend = document.createElement('legend');
+      legend.textContent = role.name;
+      fieldset.appendChild(legend);
+      var inner = document.createElement('div');
+      inner.className = 'signer-fields';
+      [['name', 'Name', 'text'], ['email', 'E-mail address', 'email']].forEach(function (spec) {
+        var wrap = document.createElement('div');
+        var label = document.createElement('label');
+        var input = document.createElement('input');
+        input.id = 'use-' + index + '-' + spec[0];
+        input.type = spec[2];
+        input.required = true;
+        input.autocomplete = 'off';
+        input.dataset.field = spec[0];
+        label.htmlFor = input.id;
+        label.textContent = spec[1] + ' (' + role.name + ')';
+        wrap.appendChild(label);
+        wrap.appendChild(input);
+        inner.appendChild(wrap);
+      });
+      fieldset.appendChild(inner);
+      roles.appendChild(fieldset);
+    });
+    var values = $('use-values');
+    values.textContent = '';
+    template.fields.forEach(function (field, index) {
+      if (field.type !== 'text') return;
+      var role = template.roles.find(function (candidate) { return candidate.id === field.roleId; });
+      var wrap = document.createElement('div');
+      var label = document.createElement('label');
+      var input = document.createElement('input');
+      input.id = 'use-value-' + index;
+      input.type = 'text';
+      input.maxLength = 500;
+      input.dataset.fieldId = field.id;
+      label.htmlFor = input.id;
+      label.textContent = 'Prefill “' + (field.label || 'Text') + '” for ' + (role ? role.name : 'a role') + ' (page ' + field.page + ', optional)';
+      wrap.appendChild(label);
+      wrap.appendChild(input);
+      values.appendChild(wrap);
+    });
+  }
+
+  function useTemplate() {
+    var template = state.template;
+    var recipients = Array.prototype.map.call($('use-roles').querySelectorAll('fieldset'), function (fieldset) {
+      return {
+        roleId: fieldset.dataset.roleId,
+        name: fieldset.querySelector('[data-field="name"]').value,
+        email: fieldset.querySelector('[data-field="email"]').value,
+      };
+    });
+    var values = Array.prototype.filter.call($('use-values').querySelectorAll('input'), function (input) { return input.value.trim() !== ''; })
+      .map(function (input) { return { fieldId: input.dataset.fieldId, value: input.value }; });
+    var body = { recipients: recipients, send: $('use-send').checked };
+    if (values.length > 0) body.values = values;
+    return api('POST', 'templates/' + encodeURIComponent(template.id) + '/envelopes', { json: body }).then(function (response) {
+      var envelope = response.body;
+      showStatus('Envelope made from “' + template.name + '”: ' + envelope.status + (envelope.status === 'sent' ? ', invitations are on their way.' : '.'));
+      $('use-form').reset();
+      return loadEnvelopes().then(function () { return openEnvelope(envelope.id, true); });
+    });
   }
 
   // ---- Webhooks ----------------------------------------------------------------------------
@@ -1701,10 +2037,23 @@
   if (window.ResizeObserver) {
     new ResizeObserver(function () {
       var toolbar = document.querySelector('.field-toolbar');
-      var sticky = getComputedStyle(toolbar).position === 'sticky' && !$('envelope').hidden;
+      var sticky = getComputedStyle(toolbar).position === 'sticky' && (!$('envelope').hidden || !$('template').hidden);
       document.documentElement.style.scrollPaddingTop = sticky ? toolbar.offsetHeight + 16 + 'px' : '';
     }).observe(document.querySelector('.field-toolbar'));
   }
+  $('template-form').addEventListener('submit', action($('template-form').querySelector('button[type="submit"]'), createTemplate));
+  $('refresh-templates').addEventListener('click', action($('refresh-templates'), function () {
+    return loadTemplates().then(function () { showStatus('Templates refreshed.'); });
+  }));
+  $('add-role').addEventListener('click', function () {
+    var row = addRoleRow(null);
+    renumberRoles();
+    row.querySelector('[data-field="name"]').focus();
+  });
+  $('roles-form').addEventListener('submit', action($('save-roles'), saveRoles));
+  $('activate-template').addEventListener('click', action($('activate-template'), activateTemplate));
+  $('delete-template').addEventListener('click', action($('delete-template'), deleteTemplate));
+  $('use-form').addEventListener('submit', action($('use-template'), useTemplate));
   renderEventChoices();
   $('webhook-all-events').addEventListener('change', function () { setAllEvents($('webhook-all-events').checked); });
   $('webhook-form').addEventListener('submit', action($('add-webhook'), addWebhook));

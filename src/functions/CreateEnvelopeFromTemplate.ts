@@ -1,0 +1,14 @@
+/**
+ * POST /api/templates/{id}/envelopes (CONTRACT §15.1): an envelope from an active template, one recipient per role, sent at once unless `send` is false.
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/CreateEnvelopeFromTemplate.ts`.
+ */
+import { httpFunction } from '../lib/http/register.js';
+
+httpFunction('CreateEnvelopeFromTemplate', {
+  methods: ['POST'],
+  authLevel: 'anonymous',
+  route: 'templates/{id}/envelopes',
+  access: 'bearer',
+  loadHandler: async () => (await import('../handlers/CreateEnvelopeFromTemplate.js')).createEnvelopeFromTemplate,
+});

@@ -1,0 +1,14 @@
+/**
+ * POST /api/templates (CONTRACT §15.1): a new draft template and a SAS URL to upload its PDF.
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/CreateTemplate.ts`.
+ */
+import { httpFunction } from '../lib/http/register.js';
+
+httpFunction('CreateTemplate', {
+  methods: ['POST'],
+  authLevel: 'anonymous',
+  route: 'templates',
+  access: 'bearer',
+  loadHandler: async () => (await import('../handlers/CreateTemplate.js')).createOwnTemplate,
+});

@@ -1,0 +1,14 @@
+/**
+ * GET /api/templates (CONTRACT §15.1): the caller's templates, newest first, paged as envelopes are.
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/ListTemplates.ts`.
+ */
+import { httpFunction } from '../lib/http/register.js';
+
+httpFunction('ListTemplates', {
+  methods: ['GET'],
+  authLevel: 'anonymous',
+  route: 'templates',
+  access: 'bearer',
+  loadHandler: async () => (await import('../handlers/ListTemplates.js')).listOwnTemplates,
+});

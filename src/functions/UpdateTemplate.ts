@@ -1,0 +1,14 @@
+/**
+ * PUT and PATCH /api/templates/{id} (CONTRACT §15.1): name, roles, fields by role, settings, activation; both methods behave the same.
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/UpdateTemplate.ts`.
+ */
+import { httpFunction } from '../lib/http/register.js';
+
+httpFunction('UpdateTemplate', {
+  methods: ['PUT', 'PATCH'],
+  authLevel: 'anonymous',
+  route: 'templates/{id}',
+  access: 'bearer',
+  loadHandler: async () => (await import('../handlers/UpdateTemplate.js')).updateOwnTemplate,
+});

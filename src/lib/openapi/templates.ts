@@ -1,0 +1,423 @@
+/**
+ * The template endpoints in the OpenAPI document (CONTRACT §15.1): {@link registerTemplateOperations}
+ * adds create, list, read, update, delete and use under `paths`. Response schemas are strict objects
+ * tied at compile time to the types the service answers with (bottom of this file).
+ */
+import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { SIGNING_ORDERS } from '../envelopes/model.js';
+import { SUPPORTED_LOCALES } from '../i18n/locales.js';
+import { MAX_FIELDS } from '../envelopes/schemas.js';
+import type { TemplateField, TemplateRole, TemplateView } from '../templates/model.js';
+import { TEMPLATE_STATUSES } from '../templates/model.js';
+import { createTemplateRequest, listTemplatesQuery, MAX_ROLES, updateTemplateRequest, useTemplateRequest } from '../templates/schemas.js';
+import { envelopeResponse, fieldResponse, problemResponses, signerRole, type ProblemExample } from './responses.js';
+
+const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/).meta({ description: 'Lower-case hex SHA-256.' });
+
+export const templateRoleResponse = z
+  .strictObject({
+    id: z.uuid().meta({ description: 'Assigned by the service unless a new UUID was sent; send it back to keep the role (and its fields).' }),
+    name: z.string().min(1).max(100),
+    role: signerRole,
+    routingOrder: z.int().min(1).max(100),
+  })
+  .meta({ id: 'TemplateRole', description: 'A role of a template: at use, one recipient takes it.' });
+
+const { recipientId: _recipientId, ...fieldShape } = fieldResponse.shape;
+export const templateFieldResponse = z
+  .strictObject({ ...fieldShape, roleId: z.uuid().meta({ description: 'The role whose recipient fills it.' }) })
+  .meta({ id: 'TemplateField', description: 'A field of a template: an envelope field with `roleId` in place of `recipientId`.' });
+
+export const templateResponse = z
+  .strictObject({
+    id: z.uuid({ version: 'v7' }),
+    name: z.string().min(1).max(200),
+    status: z.enum(TEMPLATE_STATUSES).meta({ description: '`draft` until activated; `active` once its document is checked and frozen (envelopes can then be made from it).' }),
+    documentName: z.string(),
+    documentUrl: z.url().meta({ description: 'Read-only SAS URL of the document, valid 15 minutes from the response: the upload while `draft`, the frozen copy once active.' }),
+    documentSha256: sha256Hex.nullable().meta({ description: 'SHA-256 of the frozen document; `null` while `draft`.' }),
+    pageCount: z.int().min(1).nullable().meta({ description: 'Pages of the frozen document; `null` while `draft`.' }),
+    roles: z.array(templateRoleResponse).max(MAX_ROLES),
+    fields: z.array(templateFieldResponse).max(MAX_FIELDS),
+    signingOrder: z.enum(SIGNING_ORDERS),
+    remindEveryDays: z.int().min(1).max(30).nullable(),
+    expiresInDays: z.int().min(1).max(365).nullable(),
+    locale: z.enum(SUPPORTED_LOCALES).meta({ description: 'The language of envelopes made from it (`en` unless set).' }),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'Template', description: 'A document with roles and fields, from which envelopes are made.' });
+
+export const createdTemplateResponse = z
+  .strictObject({
+    template: templateResponse,
+    uploadUrl: z.url().meta({
+      description: 'SAS URL with create and write permission on this one blob, valid `UPLOAD_URL_TTL_SECONDS`: `PUT <uploadUrl>` with the PDF, `x-ms-blob-type: BlockBlob` and `Content-Type: application/pdf`.',
+    }),
+    blobName: z.string().meta({ description: '`<templateId>/<filename>` in the container `templates`.' }),
+  })
+  .meta({ id: 'CreatedTemplate', description: 'The new draft template and where to upload its document.' });
+
+export const templateListResponse = z.array(templateResponse).meta({ id: 'TemplateList', description: 'The caller\'s templates, newest first.' });
+
+const ids = {
+  template: '0193a5d1-6a2b-7c3d-8e4f-5a6b7c8d9e0f',
+  client: '0193a5d1-6a2b-7c3d-8e4f-5a6b7c8d9e11',
+  landlord: '0193a5d1-6a2b-7c3d-8e4f-5a6b7c8d9e12',
+  field: '0193a5d1-6a2b-7c3d-8e4f-5a6b7c8d9e21',
+  envelope: '0193a5d1-7b3c-7d4e-9f5a-6b7c8d9e0f1a',
+  signer: '0193a5d1-7b3c-7d4e-9f5a-6b7c8d9e0f2b',
+  owner: '0193a5d1-1111-7222-8333-444455556666',
+};
+const blob = 'https://account.blob.core.windows.net';
+const sas = 'sv=2025-01-05&se=2026-11-22T10%3A30%3A30Z&sr=b&sp=r&sig=REDACTED';
+const draftTemplate = {
+  id: ids.template,
+  name: 'Lease agreement',
+  status: 'draft',
+  documentName: 'lease.pdf',
+  documentUrl: `${blob}/templates/${ids.template}/lease.pdf?${sas}`,
+  documentSha256: null,
+  pageCount: null,
+  roles: [],
+  fields: [],
+  signingOrder: 'parallel',
+  remindEveryDays: null,
+  expiresInDays: null,
+  locale: 'en',
+  createdAt: '2026-11-22T10:15:30.123Z',
+  updatedAt: '2026-11-22T10:15:30.123Z',
+};
+const roles = [
+  { id: ids.client, name: 'Client', role: 'signer', routingOrder: 1 },
+  { id: ids.landlord, name: 'Landlord', role: 'signer', routingOrder: 2 },
+];
+const fields = [{ id: ids.field, roleId: ids.client, type: 'signature', page: 1, x: 0.1, y: 0.8, width: 0.3, height: 0.06, required: true, label: 'Client signature' }];
+const activeTemplate = {
+  ...draftTemplate,
+  status: 'active',
+  documentUrl: `${blob}/originals/${ids.template}/lease.pdf?${sas}`,
+  documentSha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+  pageCount: 2,
+  roles,
+  fields,
+  signingOrder: 'sequential',
+  expiresInDays: 14,
+  updatedAt: '2026-11-22T10:17:02.001Z',
+};
+const sentEnvelope = {
+  id: ids.envelope,
+  status: 'sent',
+  ownerId: ids.owner,
+  documentName: 'lease.pdf',
+  documentUrl: `${blob}/originals/${ids.envelope}/lease.pdf?${sas}`,
+  documentSha256: activeTemplate.documentSha256,
+  pageCount: 2,
+  signers: [
+    { id: ids.signer, recipientId: ids.signer, email: 'carol@example.com', name: 'Carol Client', role: 'signer', routingOrder: 1, status: 'sent', actedAt: null, declineReason: null, lastEmail: { type: 'invitation', status: 'queued', at: '2026-11-23T09:00:00.000Z' }, locale: null },
+  ],
+  fields: [{ ...fields[0], roleId: undefined, id: '0193a5d1-7b3c-7d4e-9f5a-6b7c8d9e0f3c', recipientId: ids.signer }].map(({ roleId: _roleId, ...field }) => field),
+  signingOrder: 'sequential',
+  expiresAt: '2026-12-07T09:00:00.000Z',
+  remindEveryDays: null,
+  createdAt: '2026-11-23T09:00:00.000Z',
+  updatedAt: '2026-11-23T09:00:00.000Z',
+  sentAt: '2026-11-23T09:00:00.000Z',
+  completedAt: null,
+  signedUrl: null,
+  hash: null,
+  purgedAt: null,
+  templateId: ids.template,
+  locale: 'en',
+};
+
+const json = 'application/json';
+const bearer = [{ bearerAuth: [] }];
+const noStore = { description: '`no-store`: the body carries signed URLs.', required: true, schema: { type: 'string' as const, const: 'no-store' } };
+const etag = { description: 'Strong ETag of this version; send it as `If-Match` to update only that version.', required: true, schema: { type: 'string' as const } };
+
+const problems = {
+  'validation-failed': {
+    detail: 'The request body is invalid: roles.1.name repeats the name of role 0 (names are compared without regard to case).',
+    errors: [{ path: 'roles.1.name', message: 'repeats the name of role 0 (names are compared without regard to case)' }],
+  },
+  'role-missing': {
+    type: 'validation-failed',
+    detail: `The request body is invalid: recipients has no recipient for role "Landlord" (${ids.landlord}): each role takes exactly one recipient.`,
+    errors: [{ path: 'recipients', message: `has no recipient for role "Landlord" (${ids.landlord}): each role takes exactly one recipient` }],
+  },
+  'query-validation-failed': { type: 'validation-failed', detail: 'The query is invalid: limit must be a whole number from 1 to 1000.', errors: [{ path: 'limit', message: 'must be a whole number from 1 to 1000' }] },
+  'invalid-cursor': { detail: 'The cursor is invalid for this query; start again without it.' },
+  'malformed-json': { detail: 'The request body is not valid JSON.' },
+  'payload-too-large': { detail: 'The request body is larger than 1048576 bytes.' },
+  'unsupported-media-type': { detail: 'The request body must be JSON, sent with Content-Type: application/json.' },
+  'unsupported-document-type': { detail: 'Only PDF documents are accepted: mimetype must be application/pdf.' },
+  'missing-token': { detail: 'This endpoint needs an access token: send Authorization: Bearer <token>.' },
+  'invalid-token': { detail: 'The access token has expired.' },
+  'template-not-found': { detail: 'No template with this id exists.' },
+  'template-not-active': { detail: 'The template is a draft: activate it (status "active") before making envelopes from it.' },
+  'invalid-transition': { detail: 'The template is active; its status can no longer change (its document is frozen). Create a new template to change the document.' },
+  'template-contended': { detail: 'The template is being changed by other requests at the same time; retry.' },
+  'document-not-uploaded': { detail: 'The document has not been uploaded yet: PUT it to the uploadUrl first.' },
+  'envelope-contended': { detail: 'The document is being sent by another request at the same time; retry.' },
+  'no-signer': { detail: 'The envelope needs at least one signer with role "signer" first.' },
+  'etag-mismatch': { detail: 'The template has changed since the ETag in If-Match; read it again.' },
+  'document-too-large': { detail: 'The document is 30000000 bytes; at most 26214400 bytes are accepted.' },
+  'document-not-pdf': { detail: 'The uploaded document is not a PDF: no %PDF- header in its first 1024 bytes.' },
+  'document-damaged': { detail: 'The document could not be read as a PDF: it is damaged or uses structures the service cannot process.' },
+  'document-encrypted': { detail: 'The document is protected with a password. Upload a copy without a password to open it.' },
+  'document-hidden-content': { detail: 'The document has optional content (layers) that some viewers would hide, so a signer might not see what gets sealed: "Draft notes". Make every layer visible and flatten the layers (for example by printing to PDF), then upload it again.' },
+  'document-copied': { detail: 'The document was not uploaded: it is a storage copy of another blob (Copy Blob). Upload the file itself with PUT to the uploadUrl.' },
+  'field-outside-document': {
+    detail: '1 field is on a page the document does not have (it has 2): fields.0.page.',
+    errors: [{ path: 'fields.0.page', message: 'is 3, but the document has 2 pages' }],
+  },
+  'email-unverified': {
+    detail: 'Verify your e-mail address first: open the link in the verification e-mail (ask for a new one with POST /api/ResendVerification). Until then you may create and edit drafts, but not send or complete them.',
+  },
+  'storage-unavailable': { detail: 'Storage is unavailable right now; retry shortly.' },
+  'internal-error': {
+    detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
+    correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
+  },
+} satisfies Record<string, ProblemExample>;
+
+const problem = problemResponses(problems);
+const unauthorized = problem(401, 'No access token, or one that is invalid, expired or of a deleted account; or an API key that is unknown, deleted or expired.', ['missing-token', 'invalid-token']);
+const notFound = problem(404, 'No template with this id, or another owner\'s (the same answer).', ['template-not-found']);
+const storageUnavailable = problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']);
+const internal = problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has, and nothing else.', ['internal-error']);
+const bodyErrors = {
+  413: problem(413, 'The JSON body is larger than 1 MiB.', ['payload-too-large']),
+  415: problem(415, 'The body is not sent as `application/json`.', ['unsupported-media-type']),
+};
+const templateIdParam = z.object({ id: z.string().meta({ description: 'The template id (a UUID v7). Another owner\'s template is answered 404, exactly as a missing one.', examples: [ids.template] }) });
+const ifMatch = z.object({ 'If-Match': z.string().optional().meta({ description: 'The `ETag` of the version this change is based on; another version gives 412.', examples: ['"3"'] }) });
+
+const createBody = createTemplateRequest;
+const updateBody = updateTemplateRequest;
+const useBody = useTemplateRequest;
+
+const update = (method: 'put' | 'patch'): RouteConfig & { operationId: string } => ({
+  operationId: method === 'put' ? 'UpdateTemplate' : 'PatchTemplate',
+  method,
+  path: '/templates/{id}',
+  tags: ['Templates'],
+  summary: method === 'put' ? 'Change a template, or activate it' : 'Change a template, or activate it (same as PUT)',
+  description:
+    'What is present is applied; `roles` and `fields` each replace the whole list (ids kept when sent back; fields of a removed role go with it). `{"status": "active"}` checks the uploaded document exactly as sending an envelope does (size, PDF header, parses, no password, no hidden layers; active content removed) and freezes it: from then on the document never changes, and a later PUT to the upload URL changes nothing. An active template can still change its name, roles, fields and settings; every field must fit its document\'s pages (422 otherwise). An active template cannot go back to `draft`.',
+  security: bearer,
+  request: {
+    params: templateIdParam,
+    headers: ifMatch,
+    body: {
+      required: true,
+      content: {
+        [json]: {
+          schema: updateBody,
+          examples: {
+            roles: {
+              summary: 'Roles and fields by role',
+              value: {
+                roles: [{ id: ids.client, name: 'Client' }, { name: 'Landlord', routingOrder: 2 }],
+                fields: [{ roleId: ids.client, type: 'signature', page: 1, x: 0.1, y: 0.8, width: 0.3, height: 0.06 }],
+                signingOrder: 'sequential',
+                expiresInDays: 14,
+              },
+            },
+            activate: { summary: 'Activate', value: { status: 'active' } },
+          },
+        },
+      },
+    },
+  },
+  responses: {
+    200: { description: 'The template as stored.', headers: { 'Cache-Control': noStore, ETag: etag }, content: { [json]: { schema: templateResponse, example: activeTemplate } } },
+    400: problem(400, 'The body is not JSON (`malformed-json`) or is refused (`validation-failed`, each complaint in `errors`): unknown fields, a role name repeated (case-insensitive), a field naming no role or a role that is not of role `signer`, bounds.', ['validation-failed', 'malformed-json']),
+    401: unauthorized,
+    404: notFound,
+    409: problem(
+      409,
+      'Activating: the document is not uploaded yet (`document-not-uploaded`), or another request is freezing other bytes (`envelope-contended`); an active template sent back to `draft` (`invalid-transition`); concurrent requests kept it busy (`template-contended`).',
+      ['document-not-uploaded', 'envelope-contended', 'invalid-transition', 'template-contended'],
+    ),
+    412: problem(412, '`If-Match` names another version of the template (`etag-mismatch`).', ['etag-mismatch']),
+    413: problem(413, 'The JSON body is larger than 1 MiB, or (activating) the document is larger than `MAX_DOCUMENT_BYTES` (`document-too-large`).', ['payload-too-large', 'document-too-large']),
+    415: problem(415, 'The body is not sent as `application/json`, or (activating) the document is not a PDF (`document-not-pdf`).', ['unsupported-media-type', 'document-not-pdf']),
+    422: problem(
+      422,
+      'A field is on a page the frozen document does not have (`field-outside-document`, at activation and at any later change); or (activating) the document cannot be sealed or frozen, as for sending an envelope.',
+      ['field-outside-document', 'document-damaged', 'document-encrypted', 'document-hidden-content', 'document-copied'],
+    ),
+    503: storageUnavailable,
+    500: internal,
+  },
+});
+
+const operations: (RouteConfig & { operationId: string })[] = [
+  {
+    operationId: 'CreateTemplate',
+    method: 'post',
+    path: '/templates',
+    tags: ['Templates'],
+    summary: 'Create a template and get its upload URL',
+    description:
+      'Creates a `draft` template with no roles or fields and answers a SAS URL to upload its PDF, with the rules of `POST /api/GetUploadUrl`: `mimetype` must be `application/pdf` (415 otherwise), `filename` 1 to 200 characters ending in `.pdf`, no path separators or control characters. The blob is `<templateId>/<filename>` in the container `templates`.',
+    security: bearer,
+    request: { body: { required: true, content: { [json]: { schema: createBody, example: { name: 'Lease agreement', filename: 'lease.pdf', mimetype: 'application/pdf' } } } } },
+    responses: {
+      201: {
+        description: 'The draft template and its upload URL.',
+        headers: {
+          'Cache-Control': noStore,
+          ETag: etag,
+          Location: { description: '`/api/templates/{id}`.', required: true, schema: { type: 'string' } },
+        },
+        content: {
+          [json]: {
+            schema: createdTemplateResponse,
+            example: { template: draftTemplate, uploadUrl: `${blob}/templates/${ids.template}/lease.pdf?sv=2025-01-05&se=2026-11-22T10%3A30%3A30Z&sr=b&sp=cw&sig=REDACTED`, blobName: `${ids.template}/lease.pdf` },
+          },
+        },
+      },
+      400: problem(400, 'The body is not JSON (`malformed-json`) or is refused (`validation-failed`): `name` or `filename` missing or invalid, unknown fields.', ['validation-failed', 'malformed-json']),
+      401: unauthorized,
+      413: bodyErrors[413],
+      415: problem(415, 'The body is not sent as `application/json`, or `mimetype` is not `application/pdf` (`unsupported-document-type`).', ['unsupported-media-type', 'unsupported-document-type']),
+      503: storageUnavailable,
+      500: internal,
+    },
+  },
+  {
+    operationId: 'ListTemplates',
+    method: 'get',
+    path: '/templates',
+    tags: ['Templates'],
+    summary: 'List the caller\'s templates, newest first',
+    description: 'At most `limit` (default 1000) templates; when more exist, the `Link` header names the next page.',
+    security: bearer,
+    request: { query: listTemplatesQuery },
+    responses: {
+      200: {
+        description: 'The templates of this page, newest first.',
+        headers: { 'Cache-Control': noStore, Link: { description: '`<...&cursor=...>; rel="next"` when more templates exist.', required: false, schema: { type: 'string' } } },
+        content: { [json]: { schema: templateListResponse, example: [activeTemplate] } },
+      },
+      400: problem(400, 'A query parameter is invalid or unknown (`validation-failed`), or `cursor` is not one this service issued (`invalid-cursor`).', ['query-validation-failed', 'invalid-cursor']),
+      401: unauthorized,
+      503: storageUnavailable,
+      500: internal,
+    },
+  },
+  {
+    operationId: 'GetTemplate',
+    method: 'get',
+    path: '/templates/{id}',
+    tags: ['Templates'],
+    summary: 'Read a template',
+    security: bearer,
+    request: { params: templateIdParam },
+    responses: {
+      200: { description: 'The template, with a fresh read URL of its document.', headers: { 'Cache-Control': noStore, ETag: etag }, content: { [json]: { schema: templateResponse, example: activeTemplate } } },
+      401: unauthorized,
+      404: notFound,
+      503: storageUnavailable,
+      500: internal,
+    },
+  },
+  update('put'),
+  update('patch'),
+  {
+    operationId: 'DeleteTemplate',
+    method: 'delete',
+    path: '/templates/{id}',
+    tags: ['Templates'],
+    summary: 'Delete a template',
+    description:
+      'Deletes a `draft` or `active` template with its upload and frozen document. Envelopes already made from it are not affected: each has its own copy of the frozen document and keeps its `templateId`.',
+    security: bearer,
+    request: { params: templateIdParam },
+    responses: {
+      204: { description: 'Deleted.' },
+      401: unauthorized,
+      404: notFound,
+      409: problem(409, 'Concurrent requests kept changing it (`template-contended`); retry.', ['template-contended']),
+      503: storageUnavailable,
+      500: internal,
+    },
+  },
+  {
+    operationId: 'CreateEnvelopeFromTemplate',
+    method: 'post',
+    path: '/templates/{id}/envelopes',
+    tags: ['Templates'],
+    summary: 'Make an envelope from an active template',
+    description:
+      'The envelope\'s document is the template\'s frozen document (no upload: `documentSha256` and `pageCount` are set from the start), copied to the envelope\'s own storage so that deleting the template never affects it. Its settings are the template\'s (`signingOrder`, `remindEveryDays`); `expiresAt` is the body\'s, else now + `expiresInDays` when the template sets it, else the send time + `ENVELOPE_TTL_DAYS`. One signer per role, in the template\'s role order, with the role\'s `role` and `routingOrder`: each role exactly once, named by `roleId` or `roleName` (case-insensitive); a missing, unknown or repeated role is 400 naming it. The template\'s fields, each with a new id and the recipient of its role; `values` prefill fields named by the template\'s field ids. `send` (default `true`) sends the envelope at once, exactly as `PUT /api/envelopes/{id}` with `{"status": "sent"}` does (invitations, quota, verified sender); when sending is refused the envelope is not kept. The audit trail starts with `envelope.created` carrying `templateId`.',
+    security: bearer,
+    request: {
+      params: templateIdParam,
+      body: {
+        required: true,
+        content: {
+          [json]: {
+            schema: useBody,
+            examples: {
+              byName: {
+                summary: 'Recipients by role name, sent at once',
+                value: { recipients: [{ roleName: 'Client', email: 'carol@example.com', name: 'Carol Client' }, { roleName: 'Landlord', email: 'larry@example.com', name: 'Larry Landlord' }] },
+              },
+              byId: {
+                summary: 'By role id, kept as a draft',
+                value: {
+                  recipients: [{ roleId: ids.client, email: 'carol@example.com', name: 'Carol Client' }, { roleId: ids.landlord, email: 'larry@example.com', name: 'Larry Landlord' }],
+                  send: false,
+                  expiresAt: '2026-12-31T23:59:59.000Z',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    responses: {
+      201: {
+        description: 'The envelope, `sent` (or `draft` with `send: false`), with `templateId`.',
+        headers: {
+          'Cache-Control': noStore,
+          ETag: { description: 'Strong ETag of the envelope.', required: true, schema: { type: 'string' } },
+          Location: { description: '`/api/envelopes/{id}`.', required: true, schema: { type: 'string' } },
+        },
+        content: { [json]: { schema: envelopeResponse, example: sentEnvelope } },
+      },
+      400: problem(400, 'The body is not JSON (`malformed-json`) or is refused (`validation-failed`, each complaint in `errors`): a role missing, unknown or repeated, a value for no field of the template, a recipient as a signer entry would be refused (e-mail, name, repeated e-mail), `expiresAt` out of bounds.', [
+        'validation-failed',
+        'role-missing',
+        'malformed-json',
+      ]),
+      401: unauthorized,
+      403: problem(403, 'Sending needs a verified owner while the service requires verified senders (`email-unverified`); send `"send": false` to make a draft.', ['email-unverified']),
+      404: notFound,
+      409: problem(409, 'The template is a draft (`template-not-active`), or none of its roles is of role `signer` (`no-signer`).', ['template-not-active', 'no-signer']),
+      413: bodyErrors[413],
+      415: bodyErrors[415],
+      503: storageUnavailable,
+      500: internal,
+    },
+  },
+];
+
+/** Registers the template endpoints under `paths`. */
+export function registerTemplateOperations(registry: OpenAPIRegistry): void {
+  for (const operation of operations) registry.registerPath(operation);
+}
+
+// Compile-time ties between the schemas above and the types the service answers with.
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+type Matches<Schema extends z.ZodType, Type> = z.output<Schema> extends Type ? SameKeys<z.output<Schema>, Type> : false;
+const matches = <T extends true>(value: T): T => value;
+matches<Matches<typeof templateResponse, TemplateView>>(true);
+matches<Matches<typeof templateRoleResponse, TemplateRole>>(true);
+matches<Matches<typeof templateFieldResponse, TemplateField>>(true);

@@ -1,0 +1,60 @@
+/**
+ * `POST /api/templates` (CONTRACT §15.1): a new draft template and the SAS URL to upload its document,
+ * with the same rules and SAS as `GetUploadUrl` (`envelopes/createUpload.ts`).
+ */
+import { assertPdfMimetype, uploadUrlFor } from '../envelopes/createUpload.js';
+import type { Actor } from '../envelopes/model.js';
+import { DEFAULT_LOCALE } from '../i18n/locales.js';
+import { uuidv7 } from '../ids.js';
+import type { Services } from '../services.js';
+import { CONTAINERS } from '../storage/clients.js';
+import type { TemplateRecord } from './model.js';
+import type { CreateTemplateRequest } from './schemas.js';
+
+export interface CreateTemplateOptions {
+  services: Services;
+  request: CreateTemplateRequest;
+  actor: Actor;
+  now?: Date;
+}
+
+export interface CreatedTemplate {
+  record: TemplateRecord;
+  /** SAS URL for `PUT` with `x-ms-blob-type: BlockBlob`: create and write this one blob, nothing else. */
+  uploadUrl: string;
+  /** `<templateId>/<filename>` in container `templates`. */
+  blobName: string;
+}
+
+/**
+ * Creates a draft template with no roles or fields for `request.filename`.
+ * @throws AppError 415 `unsupported-document-type` when `mimetype` is not `application/pdf`
+ */
+export async function createTemplate({ services, request, actor, now = new Date() }: CreateTemplateOptions): Promise<CreatedTemplate> {
+  assertPdfMimetype(request.mimetype);
+  const id = uuidv7();
+  const at = now.toISOString();
+  const blobName = `${id}/${request.filename}`;
+  const record: TemplateRecord = {
+    id,
+    ownerId: actor.userId,
+    name: request.name,
+    status: 'draft',
+    documentName: request.filename,
+    blobName,
+    documentSha256: null,
+    pageCount: null,
+    roles: [],
+    fields: [],
+    signingOrder: 'parallel',
+    remindEveryDays: null,
+    expiresInDays: null,
+    locale: DEFAULT_LOCALE,
+    createdAt: at,
+    updatedAt: at,
+    version: 1,
+  };
+  const { uploadUrl } = await uploadUrlFor(services, CONTAINERS.templates, blobName, now);
+  await services.templates.create(record);
+  return { record, uploadUrl, blobName };
+}

@@ -1,0 +1,38 @@
+/**
+ * `DELETE /api/templates/{id}` (CONTRACT §15.1): a draft or active template is deleted with its
+ * upload (`templates`) and frozen copy (`originals`). Envelopes already made from it are untouched:
+ * each got its own copy of the frozen document when it was made (`use.ts`), and keeps its `templateId`.
+ */
+import type { Actor } from '../envelopes/model.js';
+import { backoff } from '../envelopes/update.js';
+import type { Services } from '../services.js';
+import { TemplateChangedError } from '../storage/templateRepository.js';
+import { AppError } from '../errors.js';
+import { readOwnedTemplate } from './view.js';
+
+const MAX_ATTEMPTS = 30;
+
+/**
+ * Deletes the caller's template: its row first (it is gone for every request from then on), then its blobs.
+ * @throws AppError 404 `template-not-found`; 409 `template-contended` when concurrent changes kept it busy
+ */
+export async function deleteTemplate({ services, templateId, actor }: { services: Services; templateId: string; actor: Actor }): Promise<void> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const stored = await readOwnedTemplate(services.templates, actor.userId, templateId);
+    try {
+      await services.templates.delete(stored);
+    } catch (error) {
+      if (!(error instanceof TemplateChangedError)) throw error;
+      await backoff(attempt);
+      continue;
+    }
+    const { containers } = services.storage;
+    await Promise.all(
+      [containers.templates, containers.originals].map(async (container) => {
+        await container.getBlockBlobClient(stored.record.blobName).deleteIfExists({ deleteSnapshots: 'include' });
+      }),
+    );
+    return;
+  }
+  throw new AppError('conflict', 'The template is being changed by other requests at the same time; retry.', { type: 'template-contended' });
+}

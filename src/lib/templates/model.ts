@@ -1,0 +1,78 @@
+/**
+ * Templates (CONTRACT §15.1): a document with roles instead of people and fields placed by role,
+ * from which envelopes are made. As stored (`storage/templateRepository.ts`) and as responses show it.
+ */
+import type { Field, SignerRole, SigningOrder } from '../envelopes/model.js';
+import type { Locale } from '../i18n/locales.js';
+
+export const TEMPLATE_STATUSES = ['draft', 'active'] as const;
+export type TemplateStatus = (typeof TEMPLATE_STATUSES)[number];
+
+/** A role of the template ("Client", "Landlord"): at use, one recipient takes it. */
+export interface TemplateRole {
+  id: string;
+  /** 1 to 100 characters, unique in the template (case-insensitive). */
+  name: string;
+  role: SignerRole;
+  /** 1 to 100, as a signer's (CONTRACT §3, §11.3). */
+  routingOrder: number;
+}
+
+/**
+ * A field of a template: an envelope field (CONTRACT §11.2, §15.3) that names a role (`roleId`)
+ * instead of a recipient; at use it becomes a field of that role's recipient.
+ */
+export type TemplateField = Omit<Field, 'recipientId'> & { roleId: string };
+
+/** Everything stored about a template. */
+export interface TemplateRecord {
+  /** UUID v7 (time-ordered: lists are newest first). */
+  id: string;
+  ownerId: string;
+  name: string;
+  status: TemplateStatus;
+  documentName: string;
+  /** `<templateId>/<documentName>`: the upload in container `templates`, the frozen copy in `originals`. */
+  blobName: string;
+  /** Lower-case hex SHA-256 of the frozen document; `null` while `draft`. */
+  documentSha256: string | null;
+  /** Pages of the frozen document; `null` while `draft`. */
+  pageCount: number | null;
+  roles: TemplateRole[];
+  fields: TemplateField[];
+  signingOrder: SigningOrder;
+  remindEveryDays: number | null;
+  /** An envelope made from it expires this many days after its send, unless the use names `expiresAt`; `null`: the service default. */
+  expiresInDays: number | null;
+  /** The language of envelopes made from it (CONTRACT §18), default `en`. */
+  locale: Locale;
+  createdAt: string;
+  updatedAt: string;
+  /** Counts every change, from 1; the ETag is derived from it. */
+  version: number;
+}
+
+/** The template in every response (CONTRACT §15.1). */
+export interface TemplateView {
+  id: string;
+  name: string;
+  status: TemplateStatus;
+  documentName: string;
+  /** Read-only SAS URL of the document (the upload while `draft`, the frozen copy once active), valid 15 minutes. */
+  documentUrl: string;
+  documentSha256: string | null;
+  pageCount: number | null;
+  roles: TemplateRole[];
+  fields: TemplateField[];
+  signingOrder: SigningOrder;
+  remindEveryDays: number | null;
+  expiresInDays: number | null;
+  locale: Locale;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The strong ETag of a template version (RFC 9110 §8.8.3). */
+export function templateETag(record: Pick<TemplateRecord, 'version'>): string {
+  return `"${record.version}"`;
+}

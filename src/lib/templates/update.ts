@@ -1,0 +1,148 @@
+/**
+ * `PUT`/`PATCH /api/templates/{id}` (CONTRACT §15.1): name, roles, fields by role, settings and
+ * activation. `{status: "active"}` checks and freezes the document with the code that sends an
+ * envelope (`envelopes/freeze.ts`: the same checks, the same cleaning, the frozen copy in `originals`),
+ * after which the document never changes; every field must fit its pages, then and at any later change.
+ * Read-modify-write conditional on the row's ETag, retried, so no concurrent update is lost.
+ */
+import { AppError, type FieldError } from '../errors.js';
+import type { Actor } from '../envelopes/model.js';
+import { freezeDocument, refreshFrozenCopy } from '../envelopes/freeze.js';
+import { assertFieldsFit, ifMatchSatisfied, validationFailed } from '../envelopes/lifecycle.js';
+import { backoff } from '../envelopes/update.js';
+import { isUuid, uuidv7 } from '../ids.js';
+import type { Services } from '../services.js';
+import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
+import { TemplateChangedError } from '../storage/templateRepository.js';
+import { templateETag, type TemplateField, type TemplateRecord, type TemplateRole } from './model.js';
+import type { RoleInput, TemplateFieldInput, UpdateTemplateRequest } from './schemas.js';
+import { readOwnedTemplate } from './view.js';
+
+const MAX_ATTEMPTS = 30;
+
+export interface UpdateTemplateOptions {
+  services: Services;
+  templateId: string;
+  request: UpdateTemplateRequest;
+  actor: Actor;
+  /** The request's `If-Match` header, or `null`. */
+  ifMatch: string | null;
+  now?: () => Date;
+}
+
+/**
+ * Applies `request` to the caller's template and returns it as stored afterwards.
+ * @throws AppError 404 `template-not-found`; 412 `etag-mismatch`; 400 `validation-failed` (a field
+ *   naming no role of role `signer`); 409 `invalid-transition` (an active template back to draft),
+ *   `template-contended`; activating: what sending an envelope throws for its document (409
+ *   `document-not-uploaded`, 413, 415, 422), 422 `field-outside-document`
+ */
+export async function updateTemplate({ services, templateId, request, actor, ifMatch, now = () => new Date() }: UpdateTemplateOptions): Promise<TemplateRecord> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const stored = await readOwnedTemplate(services.templates, actor.userId, templateId);
+    if (!ifMatchSatisfied(ifMatch, templateETag(stored.record))) {
+      throw new AppError('precondition_failed', 'The template has changed since the ETag in If-Match; read it again.', { type: 'etag-mismatch' });
+    }
+    const next = applyEdits(stored.record, request);
+    const activates = request.status === 'active' && stored.record.status === 'draft';
+    if (request.status === 'draft' && stored.record.status === 'active') {
+      throw new AppError('conflict', 'The template is active; its status can no longer change (its document is frozen). Create a new template to change the document.', {
+        type: 'invalid-transition',
+      });
+    }
+    if (!activates && JSON.stringify(next) === JSON.stringify(stored.record)) return stored.record;
+    try {
+      if (activates) {
+        const record = stored.record;
+        const frozen = await freezeDocument({
+          services,
+          record,
+          uploads: services.storage.containers.templates,
+          stillDraft: async () => (await services.templates.read(record.ownerId, record.id))?.record.status === 'draft',
+        });
+        assertFieldsFit(next.fields, frozen.pageCount);
+        next.status = 'active';
+        next.documentSha256 = frozen.documentSha256;
+        next.pageCount = frozen.pageCount;
+        await refreshFrozenCopy(services, record, frozen);
+      } else if (next.pageCount !== null) {
+        assertFieldsFit(next.fields, next.pageCount);
+      }
+      next.updatedAt = now().toISOString();
+      next.version = stored.record.version + 1;
+      await services.templates.replace(stored, next);
+      return next;
+    } catch (error) {
+      if (!(error instanceof TemplateChangedError) && !(error instanceof EnvelopeChangedError)) throw error;
+      if (ifMatch !== null) throw new AppError('precondition_failed', 'The template has changed since the ETag in If-Match; read it again.', { type: 'etag-mismatch' });
+      await backoff(attempt);
+    }
+  }
+  throw new AppError('conflict', 'The template is being changed by other requests at the same time; retry.', { type: 'template-contended' });
+}
+
+/**
+ * The template with the request's name, roles, fields and settings applied (status aside).
+ * @throws AppError 400 `validation-failed` for a field naming no role, or a role not of role `signer`
+ */
+function applyEdits(current: TemplateRecord, request: UpdateTemplateRequest): TemplateRecord {
+  const next = structuredClone(current);
+  const errors: FieldError[] = [];
+  if (request.name !== undefined) next.name = request.name;
+
+  let requestIds = new Map<string, string>();
+  if (request.roles !== undefined) {
+    const replaced = replaceRoles(current.roles, request.roles);
+    next.roles = replaced.roles;
+    requestIds = replaced.requestIds;
+  }
+  const roleById = new Map(next.roles.map((role, index) => [role.id, { role, index }]));
+  if (request.fields !== undefined) {
+    next.fields = replaceFields(current.fields, request.fields, requestIds);
+    next.fields.forEach((field, index) => {
+      const target = roleById.get(field.roleId);
+      if (target === undefined) errors.push({ path: `fields.${index}.roleId`, message: 'names no role of this template' });
+      else if (target.role.role !== 'signer') errors.push({ path: `fields.${index}.roleId`, message: `names a role with role ${target.role.role}; only a role of role signer fills fields` });
+    });
+  } else {
+    // Fields of removed roles go with them (as an envelope's fields go with their signer).
+    next.fields = current.fields.filter((field) => roleById.has(field.roleId));
+    const reported = new Set<string>();
+    for (const field of next.fields) {
+      const target = roleById.get(field.roleId)!;
+      if (target.role.role !== 'signer' && !reported.has(target.role.id)) {
+        reported.add(target.role.id);
+        errors.push({ path: `roles.${target.index}.role`, message: `is ${target.role.role}, but this role has fields; only a role of role signer fills fields (send fields without them)` });
+      }
+    }
+  }
+  if (request.signingOrder !== undefined) next.signingOrder = request.signingOrder;
+  if (request.remindEveryDays !== undefined) next.remindEveryDays = request.remindEveryDays;
+  if (request.expiresInDays !== undefined) next.expiresInDays = request.expiresInDays;
+  if (request.locale !== undefined) next.locale = request.locale;
+  if (errors.length > 0) throw validationFailed(errors);
+  return next;
+}
+
+/** The new role list: ids as for signers (`envelopes/lifecycle.ts` `replaceSigners`). */
+function replaceRoles(current: TemplateRole[], inputs: RoleInput[]): { roles: TemplateRole[]; requestIds: Map<string, string> } {
+  const existing = new Set(current.map((role) => role.id));
+  const requestIds = new Map<string, string>();
+  const roles = inputs.map((input) => {
+    const id = input.id !== undefined && (existing.has(input.id) || isUuid(input.id)) ? input.id : uuidv7();
+    if (input.id !== undefined) requestIds.set(input.id, id);
+    return { id, name: input.name, role: input.role, routingOrder: input.routingOrder };
+  });
+  return { roles, requestIds };
+}
+
+/** The new field list: ids as for envelope fields; `roleId` resolved through the request's role ids; every other property kept as given. */
+function replaceFields(current: TemplateField[], inputs: TemplateFieldInput[], requestIds: Map<string, string>): TemplateField[] {
+  const existing = new Set(current.map((field) => field.id));
+  return inputs.map(({ id: requested, roleId, ...properties }) => ({
+    ...properties,
+    id: requested !== undefined && (existing.has(requested) || isUuid(requested)) ? requested : uuidv7(),
+    roleId: requestIds.get(roleId) ?? roleId,
+    label: properties.label ?? null,
+  }));
+}

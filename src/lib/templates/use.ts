@@ -1,0 +1,197 @@
+/**
+ * `POST /api/templates/{id}/envelopes` (CONTRACT §15.1): an envelope from an active template.
+ *
+ * How it is made, with the envelope's own code at every step:
+ * 1. The recipients are matched to the roles (each role exactly once) and the request is turned into
+ *    the envelope update it amounts to (signers, fields with new ids, prefilled values, settings),
+ *    checked by the envelope's own request schema (`updateEnvelopeRequest`), so that a recipient and a
+ *    field accept exactly what a signer and a field of an envelope accept.
+ * 2. The template's frozen document is copied, verified against its SHA-256, to the envelope's own
+ *    frozen location (`originals`, `<envelopeId>/<filename>`) by the code that freezes uploads
+ *    (`storeFrozenCopy`): the envelope never depends on the template again, so deleting the template
+ *    leaves it whole.
+ * 3. The draft is created (`envelope.created` with `templateId`), then updated, and sent when `send`
+ *    is `true`, by `updateEnvelope`, the path of `PUT /api/envelopes/{id}`. Should that refuse (the
+ *    owner's e-mail quota, an unverified sender, `expiresAt`), the draft is deleted again, so a refused
+ *    request leaves nothing behind.
+ */
+import { AppError, isAppError, type FieldError } from '../errors.js';
+import { newDraftEnvelope } from '../envelopes/createUpload.js';
+import { deleteEnvelope } from '../envelopes/delete.js';
+import { readFrozenDocument, storeFrozenCopy } from '../envelopes/freeze.js';
+import { validationFailed } from '../envelopes/lifecycle.js';
+import type { Actor, EnvelopeRecord } from '../envelopes/model.js';
+import { updateEnvelopeRequest, type UpdateEnvelopeRequest } from '../envelopes/schemas.js';
+import { updateEnvelope } from '../envelopes/update.js';
+import { parseWith } from '../http/body.js';
+import { uuidv7 } from '../ids.js';
+import type { Services } from '../services.js';
+import { storageStatus } from '../storage/keys.js';
+import type { TemplateRecord, TemplateRole } from './model.js';
+import type { TemplateRecipientInput, UseTemplateRequest } from './schemas.js';
+import { readOwnedTemplate, templateNotFound } from './view.js';
+
+const DAY_MS = 86_400_000;
+
+export interface UseTemplateOptions {
+  services: Services;
+  templateId: string;
+  request: UseTemplateRequest;
+  actor: Actor;
+  now?: () => Date;
+  log?: (message: string) => void;
+}
+
+/**
+ * Makes an envelope from the caller's active template (see the module comment).
+ * @returns the envelope as stored: `sent` (or `draft` with `send: false`), with `templateId`
+ * @throws AppError 404 `template-not-found`; 409 `template-not-active`; 400 `validation-failed` naming
+ *   a missing, unknown or repeated role, a value for no field of the template, or anything an envelope
+ *   update refuses; and whatever sending an envelope throws (403 `email-not-verified`, 429 `email-quota`, ...)
+ */
+export async function useTemplate({ services, templateId, request, actor, now = () => new Date(), log }: UseTemplateOptions): Promise<EnvelopeRecord> {
+  const { record: template } = await readOwnedTemplate(services.templates, actor.userId, templateId);
+  if (template.status !== 'active' || template.documentSha256 === null || template.pageCount === null) {
+    throw new AppError('conflict', 'The template is a draft: activate it (status "active") before making envelopes from it.', { type: 'template-not-active' });
+  }
+  const at = now();
+  const update = envelopeUpdateFor(template, request, at);
+
+  const { record, event } = newDraftEnvelope({ actor, documentName: template.documentName, now: at, templateId: template.id });
+  record.documentSha256 = template.documentSha256;
+  record.pageCount = template.pageCount;
+  await copyFrozenDocument(services, template, record);
+  await services.envelopes.create(record, event);
+  try {
+    return await updateEnvelope({
+      services,
+      envelopeId: record.id,
+      request: request.send ? { ...update, status: 'sent' } : update,
+      actor,
+      ifMatch: null,
+      // One instant for the whole use: created, sent and `expiresInDays` counted from the same time.
+      now: () => at,
+      ...(log === undefined ? {} : { log }),
+    });
+  } catch (error) {
+    if (isAppError(error)) await deleteEnvelope({ services, envelopeId: record.id, actor, ...(log === undefined ? {} : { log }) });
+    throw error;
+  }
+}
+
+/**
+ * The envelope update a use amounts to: one signer per role (in the template's role order), the
+ * template's fields with new ids for those signers and the prefilled values, and its settings.
+ * @throws AppError 400 `validation-failed`, paths named as in the use request (`recipients.1.roleName`, `values.0.fieldId`)
+ */
+function envelopeUpdateFor(template: TemplateRecord, request: UseTemplateRequest, now: Date): UpdateEnvelopeRequest {
+  const errors: FieldError[] = [];
+  const recipientOfRole = new Map<string, number>();
+  request.recipients.forEach((recipient, index) => {
+    const role = roleOf(template.roles, recipient, `recipients.${index}`, errors);
+    if (role === undefined) return;
+    const first = recipientOfRole.get(role.id);
+    if (first !== undefined) {
+      errors.push({ path: `recipients.${index}.${recipient.roleId === undefined ? 'roleName' : 'roleId'}`, message: `repeats role "${role.name}" of recipient ${first}: each role takes exactly one recipient` });
+    } else {
+      recipientOfRole.set(role.id, index);
+    }
+  });
+  for (const role of template.roles) {
+    if (!recipientOfRole.has(role.id) && !errors.some((error) => error.path.startsWith('recipients.'))) {
+      errors.push({ path: 'recipients', message: `has no recipient for role "${role.name}" (${role.id}): each role takes exactly one recipient` });
+    }
+  }
+  const fieldIndex = new Map(template.fields.map((field, index) => [field.id, index]));
+  const valueOfField = new Map<string, { value: unknown; index: number }>();
+  (request.values ?? []).forEach((entry, index) => {
+    if (!fieldIndex.has(entry.fieldId)) errors.push({ path: `values.${index}.fieldId`, message: 'names no field of this template' });
+    else if (valueOfField.has(entry.fieldId)) errors.push({ path: `values.${index}.fieldId`, message: `repeats the field of value ${valueOfField.get(entry.fieldId)!.index}` });
+    else valueOfField.set(entry.fieldId, { value: entry.value, index });
+  });
+  if (errors.length > 0) throw validationFailed(errors);
+
+  const signerIdOfRole = new Map(template.roles.map((role) => [role.id, uuidv7()]));
+  const signers = template.roles.map((role) => {
+    const { roleId: _roleId, roleName: _roleName, ...person } = request.recipients[recipientOfRole.get(role.id)!]!;
+    return { ...person, id: signerIdOfRole.get(role.id), role: role.role, routingOrder: role.routingOrder };
+  });
+  const fields = template.fields.map(({ id: templateFieldId, roleId, ...properties }) => {
+    const prefilled = valueOfField.get(templateFieldId);
+    return { ...properties, id: uuidv7(), recipientId: signerIdOfRole.get(roleId), ...(prefilled === undefined ? {} : { value: prefilled.value }) };
+  });
+  const expiresAt =
+    request.expiresAt !== undefined ? request.expiresAt : template.expiresInDays === null ? undefined : new Date(now.getTime() + template.expiresInDays * DAY_MS).toISOString();
+  const body = {
+    signers,
+    fields,
+    signingOrder: template.signingOrder,
+    remindEveryDays: template.remindEveryDays,
+    // The envelope's language is the template's (CONTRACT §18), where envelopes have one.
+    ...('locale' in updateEnvelopeRequest.shape ? { locale: template.locale } : {}),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+  };
+  try {
+    return parseWith(updateEnvelopeRequest, body);
+  } catch (error) {
+    if (!isAppError(error, 'bad_request') || error.errors === undefined) throw error;
+    // Name what the caller sent: a signer is a recipient, a field's value a prefilled value.
+    const recipientIndex = template.roles.map((role) => recipientOfRole.get(role.id)!);
+    const valueIndex = template.fields.map((field) => valueOfField.get(field.id)?.index);
+    throw validationFailed(
+      error.errors.map(({ path, message }) => {
+        const signer = /^signers\.(\d+)(\..*)?$/.exec(path);
+        if (signer !== null) return { path: `recipients.${recipientIndex[Number(signer[1])]}${signer[2] ?? ''}`, message };
+        const field = /^fields\.(\d+)\.value(\..*)?$/.exec(path);
+        const index = field === null ? undefined : valueIndex[Number(field[1])];
+        if (field !== null && index !== undefined) return { path: `values.${index}.value${field[2] ?? ''}`, message };
+        return { path, message };
+      }),
+    );
+  }
+}
+
+/** The role a recipient names by `roleId` or `roleName` (case-insensitive); records a complaint and returns `undefined` otherwise. */
+function roleOf(roles: TemplateRole[], recipient: TemplateRecipientInput, path: string, errors: FieldError[]): TemplateRole | undefined {
+  const { roleId, roleName } = recipient;
+  if (roleId === undefined && roleName === undefined) {
+    errors.push({ path, message: 'names no role: send roleId or roleName' });
+    return undefined;
+  }
+  const byId = roleId === undefined ? undefined : roles.find((role) => role.id === roleId);
+  const byName = roleName === undefined ? undefined : roles.find((role) => role.name.toLowerCase() === roleName.trim().toLowerCase());
+  if (roleId !== undefined && byId === undefined) {
+    errors.push({ path: `${path}.roleId`, message: `is ${roleId}, which names no role of this template` });
+    return undefined;
+  }
+  if (roleName !== undefined && byName === undefined) {
+    errors.push({ path: `${path}.roleName`, message: `is "${roleName}", which names no role of this template` });
+    return undefined;
+  }
+  if (byId !== undefined && byName !== undefined && byId !== byName) {
+    errors.push({ path: `${path}.roleName`, message: `names role "${byName.name}", but roleId names role "${byId.name}"` });
+    return undefined;
+  }
+  return byId ?? byName;
+}
+
+/**
+ * Copies the template's frozen document, verified against its SHA-256, to the envelope's own frozen
+ * copy (`originals`, the envelope's `blobName`).
+ * @throws AppError 404 `template-not-found` when the template was deleted meanwhile
+ */
+async function copyFrozenDocument(services: Services, template: TemplateRecord, envelope: EnvelopeRecord): Promise<void> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFrozenDocument(services, template);
+  } catch (error) {
+    if (storageStatus(error) === 404) throw templateNotFound();
+    throw error;
+  }
+  await storeFrozenCopy({
+    services,
+    record: envelope,
+    checked: { bytes, documentSha256: template.documentSha256!, pageCount: template.pageCount!, removed: [] },
+    stillDraft: async () => true,
+  });
+}
