@@ -4,13 +4,13 @@
  * tenant@example.com signed."), built from the event's type, actor and details. The raw event type
  * stays beside it in small print; an event type this module does not know reads as its type.
  */
-import type { AuditEvent, SignerRole } from './model.js';
+import type { AuditEvent, Delivery, SignerRole } from './model.js';
 
 /** What a sentence may name besides the event itself: the envelope's owner and its recipients. */
 export interface SentenceContext {
   ownerId: string;
   ownerEmail: string | null;
-  recipients: readonly { id: string; email: string; name: string; role: SignerRole }[];
+  recipients: readonly { id: string; email: string; name: string; role: SignerRole; delivery?: Delivery }[];
 }
 
 /** An audit event as far as its sentence needs it; any type (an unknown one reads as its type). */
@@ -67,6 +67,8 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
     case 'recipient.invited': {
       if (details.resend === true) return `Invitation e-mailed again to ${recipient}, with a new signing link, at the request of ${actor}.`;
       const after = !byOwner && event.actorId !== null && event.actorId !== 'system' ? lastActionBy.get(event.actorId) : undefined;
+      const embedded = context.recipients.find((candidate) => candidate.id === details.recipientId)?.delivery === 'embedded';
+      if (embedded) return `${recipient}'s turn came (embedded signing: no e-mail)${after === undefined ? '' : `, after ${actor} ${after}`}.`;
       return `Invitation e-mailed to ${recipient}${after === undefined ? '' : `, after ${actor} ${after}`}.`;
     }
     case 'recipient.reminded':
@@ -82,6 +84,13 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
     }
     case 'recipient.declined':
       return `${recipient} declined${typeof details.reason === 'string' ? `, giving the reason "${text(details.reason)}"` : ''}.`;
+    case 'recipient.view_created':
+      return `Embedded signing view opened for ${recipient} by ${actor}.`;
+    case 'recipient.reassigned': {
+      const to = context.recipients.find((candidate) => candidate.id === details.newRecipientId);
+      const newcomer = to === undefined ? text(details.email) : `${to.name} <${to.email}>`;
+      return `${recipient} handed the envelope on to ${newcomer}${typeof details.reason === 'string' ? `, giving the reason "${text(details.reason)}"` : ''}.`;
+    }
     case 'envelope.declined':
       return `Envelope declined, as ${recipient} declined.`;
     case 'envelope.expired':

@@ -41,6 +41,7 @@ import { checkUpload, readFrozenDocument, refreshFrozenCopy, storeFrozenCopy, ty
 import { readOwnedEnvelope } from './get.js';
 import { assertHasSigner, ifMatchSatisfied } from './lifecycle.js';
 import {
+  deliveryOf,
   envelopeETag,
   isFinal,
   mustAct,
@@ -52,6 +53,7 @@ import {
   type EventActor,
   type FieldValue,
   type RecipientAction,
+  type Signer,
 } from './model.js';
 import { backoff, preconditionFailed } from './update.js';
 import { signedDocumentUrl } from './view.js';
@@ -484,10 +486,20 @@ function certificateRecipients(record: EnvelopeRecord, actions: Map<string, Reci
       ip: action?.ip ?? null,
       userAgent: reportedUserAgent(action?.userAgent ?? null),
       consent: acted === undefined || consent === null ? null : { at: acted.at, version: consent.version },
-      identification: mustAct(signer) && signer.invitedAt !== null ? `Signing link sent to ${signer.email}` : null,
+      identification: identification(signer),
       signature: signer.role === 'signer' ? (action?.signature ?? null) : null,
     };
   });
+}
+
+/**
+ * How the recipient was identified (CONTRACT §10, §16.1): by the signing link sent to its e-mail, or,
+ * embedded, by the sender's application, which opened the signing view for it.
+ */
+function identification(signer: Signer): string | null {
+  if (!mustAct(signer) || signer.invitedAt === null) return null;
+  if (deliveryOf(signer) === 'embedded') return `Signing view opened by the sender's application for ${signer.email} (embedded signing, no e-mail)`;
+  return `Signing link sent to ${signer.email}`;
 }
 
 /** The actor of an event by e-mail: recorded since recipients act; for events of older versions, the owner's. */

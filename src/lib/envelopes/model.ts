@@ -18,11 +18,18 @@ export const SIGNER_ROLES = ['signer', 'approver', 'viewer', 'cc'] as const;
 export type SignerRole = (typeof SIGNER_ROLES)[number];
 
 /** A recipient's status (CONTRACT §11.1). */
-export const RECIPIENT_STATUSES = ['created', 'waiting', 'sent', 'opened', 'signed', 'approved', 'viewed', 'declined'] as const;
+export const RECIPIENT_STATUSES = ['created', 'waiting', 'sent', 'opened', 'signed', 'approved', 'viewed', 'declined', 'reassigned'] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 
-/** Statuses of a recipient who has acted: nothing more is asked of it. */
-export const ACTED_STATUSES: readonly RecipientStatus[] = ['signed', 'approved', 'viewed', 'declined'];
+/**
+ * Statuses of a recipient who has acted: nothing more is asked of it. `reassigned` (CONTRACT §16.3)
+ * is final too and blocks nothing: the recipient it handed its part to acts instead.
+ */
+export const ACTED_STATUSES: readonly RecipientStatus[] = ['signed', 'approved', 'viewed', 'declined', 'reassigned'];
+
+/** How a recipient reaches the signing page (CONTRACT §16.1): its invitation e-mail, or the owner's application (views). */
+export const DELIVERIES = ['email', 'embedded'] as const;
+export type Delivery = (typeof DELIVERIES)[number];
 
 export const SIGNING_ORDERS = ['parallel', 'sequential'] as const;
 export type SigningOrder = (typeof SIGNING_ORDERS)[number];
@@ -72,6 +79,24 @@ export interface Signer {
   resends?: number;
   /** Internal: when the newest resend was queued (the next one waits 60 s from it); absent or `null` before the first. */
   lastResendAt?: string | null;
+  /** How the recipient reaches the signing page (CONTRACT §16.1); absent: `email`. */
+  delivery?: Delivery;
+  /** An embedded recipient's wish for the completed e-mail (CONTRACT §16.1); absent: `false`. */
+  notifyOnCompletion?: boolean;
+  /** Internal: the recipient's current embedded signing view (`recipients/views.ts`), absent or `null` when none. */
+  view?: EmbeddedViewState | null;
+}
+
+/**
+ * A recipient's current embedded signing view (CONTRACT §16.1): the SHA-256 of its token (the raw
+ * token exists only in the owner's API response), when it stops working, and what the page may do.
+ */
+export interface EmbeddedViewState {
+  /** Random UUID, not secret: the page's path `/api/sign/v/<id>`. */
+  id: string;
+  tokenSha256: string;
+  /** ISO 8601 UTC with milliseconds: issue time + `EMBED_TOKEN_TTL_SECONDS`. */
+  expiresAt: string;
 }
 
 /** A place on the document that a signer fills (CONTRACT §11.2). */
@@ -132,6 +157,8 @@ export interface EnvelopeRecord {
   version: number;
   /** Sequence number of the last audit event (CONTRACT §10). */
   auditSequence: number;
+  /** Whether signers and approvers may hand their part to someone else (CONTRACT §16.3); absent: `false`. */
+  allowReassign?: boolean;
 }
 
 /** A recipient as responses show it (CONTRACT §3). */
@@ -146,6 +173,10 @@ export interface SignerView {
   actedAt: string | null;
   declineReason: string | null;
   lastEmail: { type: LastEmail['type']; status: LastEmail['status']; at: string } | null;
+  /** CONTRACT §16.1: `email` (default) or `embedded`. */
+  delivery: Delivery;
+  /** CONTRACT §16.1: whether an embedded recipient gets the completed e-mail (always `false` for `email` delivery, which gets every e-mail). */
+  notifyOnCompletion: boolean;
 }
 
 /** The envelope in every response (CONTRACT §3 table). */
@@ -170,6 +201,8 @@ export interface EnvelopeView {
   signedUrl: string | null;
   hash: string | null;
   purgedAt: string | null;
+  /** CONTRACT §16.3. */
+  allowReassign: boolean;
 }
 
 /** Audit event types (CONTRACT §10): no others. */
@@ -191,6 +224,8 @@ export const AUDIT_EVENT_TYPES = [
   'envelope.voided',
   'envelope.completed',
   'envelope.purged',
+  'recipient.view_created',
+  'recipient.reassigned',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
@@ -284,6 +319,8 @@ export function viewSigner(signer: Signer): SignerView {
     actedAt: signer.actedAt,
     declineReason: signer.declineReason,
     lastEmail: lastEmail === null ? null : { type: lastEmail.type, status: lastEmail.status, at: lastEmail.at },
+    delivery: deliveryOf(signer),
+    notifyOnCompletion: signer.notifyOnCompletion === true,
   };
 }
 
@@ -303,6 +340,22 @@ export function newSigner(fields: Pick<Signer, 'id' | 'email' | 'name' | 'role'>
     invitedAt: null,
     remindersSent: 0,
   };
+}
+
+/** How the recipient reaches the signing page (CONTRACT §16.1). */
+export function deliveryOf(signer: Pick<Signer, 'delivery'>): Delivery {
+  return signer.delivery ?? 'email';
+}
+
+/**
+ * Whether an e-mail of `type` goes to the recipient (CONTRACT §16.1): an embedded recipient gets no
+ * invitation, reminder or voided e-mail, and the completed one only with `notifyOnCompletion`; e-mails
+ * it asks for itself (a one-time code) still go. Every other recipient gets every e-mail.
+ */
+export function receivesEmail(signer: Pick<Signer, 'delivery' | 'notifyOnCompletion'>, type: string): boolean {
+  if (deliveryOf(signer) !== 'embedded') return true;
+  if (type === 'completed') return signer.notifyOnCompletion === true;
+  return type !== 'invitation' && type !== 'reminder' && type !== 'voided';
 }
 
 /** Whether the recipient's role asks it to act (CONTRACT §11.1 "must act": signer, approver, viewer). */

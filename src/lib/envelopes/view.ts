@@ -52,5 +52,6 @@ export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Pr
     signedUrl,
     hash: record.hash,
     purgedAt: record.purgedAt,
+    allowReassign: record.allowReassign === true,
   };
 }

@@ -32,6 +32,7 @@ import {
 } from './responses.js';
 import { registerWebhookOperations } from './webhooks.js';
 import { registerApiKeyOperations } from './apiKeys.js';
+import { registerEmbeddedOperations } from './embedded.js';
 
 /** The document's `info.version`: the version of the API as this codebase implements it. */
 export const API_VERSION = '0.1.0';
@@ -797,6 +798,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   registerOperationsWithSigning(registry, operations, BEARER_AUTH);
   registerWebhookOperations(registry);
   registerApiKeyOperations(registry);
+  registerEmbeddedOperations(registry, BEARER_AUTH);
   // The signer list's schema refers to `SignerInput` by name (its items may also be `null` or `{}`), so
   // the component is generated from the schema itself, which carries that id.
   const generator = new OpenApiGeneratorV31([{ type: 'schema', schema: signerInput }, ...registry.definitions], { sortComponents: 'alphabetically' });

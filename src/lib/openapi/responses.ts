@@ -16,6 +16,7 @@ import type { UploadTicket } from '../envelopes/createUpload.js';
 import {
   ENVELOPE_STATUSES,
   FIELD_TYPES,
+  DELIVERIES,
   RECIPIENT_STATUSES,
   SIGNER_ROLES,
   SIGNING_ORDERS,
@@ -44,7 +45,7 @@ export const signerRole = z.enum(SIGNER_ROLES).meta({ id: 'SignerRole', descript
 export const recipientStatus = z.enum(RECIPIENT_STATUSES).meta({
   id: 'RecipientStatus',
   description:
-    '`created` (draft), `waiting` (sequential order: an earlier group has not finished), `sent` (invited; a `cc` from the send on), `opened`, `signed`, `approved`, `viewed`, `declined`.',
+    '`created` (draft), `waiting` (sequential order: an earlier group has not finished), `sent` (invited; a `cc` from the send on), `opened`, `signed`, `approved`, `viewed`, `declined`, `reassigned` (handed its part to a new recipient; final, blocks nothing).',
 });
 
 /** A signer as responses show it: `recipientId` always equals `id` (CONTRACT §3, §11.1). */
@@ -67,6 +68,10 @@ export const signerResponse = z
       })
       .nullable()
       .meta({ description: 'The newest e-mail to this recipient; `null` when none.' }),
+    delivery: z
+      .enum(DELIVERIES)
+      .meta({ description: '`email`: the recipient is invited and reminded by e-mail. `embedded`: it signs inside the owner\'s application (`POST .../views`) and gets no e-mail.' }),
+    notifyOnCompletion: z.boolean().meta({ description: 'An embedded recipient that gets the completed e-mail; always `false` for `email` delivery (which gets every e-mail).' }),
   })
   .meta({ id: 'Signer', description: 'A recipient of the envelope and where it stands.' });
 
@@ -112,6 +117,7 @@ export const envelopeResponse = z
     purgedAt: timestamp
       .nullable()
       .meta({ description: 'When the owner purged the documents of the finished envelope (`DELETE /api/envelopes/{id}`): its upload, frozen copy and sealed PDF are deleted; its audit trail and `hash` stay. `null` unless purged.' }),
+    allowReassign: z.boolean().meta({ description: 'Whether signers and approvers may hand their part to someone else (`POST /api/signing/reassign`); a setting, locked once sent.' }),
   })
   .meta({ id: 'Envelope', description: 'An envelope: one document, its signers and fields, and its state.' });
 

@@ -33,6 +33,8 @@ export interface RecipientView {
     expiresAt: string | null;
     pageCount: number | null;
     documentSha256: string | null;
+    /** Whether signers and approvers may hand their part to someone else (CONTRACT §16.3). */
+    allowReassign: boolean;
   };
   recipient: { id: string; name: string; email: string; role: SignerRole; routingOrder: number; status: RecipientStatus; actedAt: string | null };
   /** This recipient's fields. */
@@ -115,6 +117,7 @@ export async function toRecipientView(
       expiresAt: record.expiresAt,
       pageCount: record.pageCount,
       documentSha256: record.documentSha256,
+      allowReassign: record.allowReassign === true,
     },
     recipient: {
       id: recipient.id,

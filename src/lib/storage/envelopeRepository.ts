@@ -415,6 +415,7 @@ function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   }
   if (record.pageCount !== null) entity.pageCount = record.pageCount;
   if (record.remindEveryDays !== null) entity.remindEveryDays = record.remindEveryDays;
+  if (record.allowReassign === true) entity.allowReassign = true;
   return entity;
 }
 
@@ -447,6 +448,7 @@ function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
     purgedAt: text('purgedAt'),
     version: Number(entity.version),
     auditSequence: Number(entity.auditSequence),
+    ...(entity.allowReassign === true ? { allowReassign: true } : {}),
   };
 }
 
@@ -468,6 +470,10 @@ function withSignerDefaults(stored: Partial<Signer>): Signer {
     // Absent until the first resend (read as none).
     ...(stored.resends === undefined ? {} : { resends: stored.resends }),
     ...(stored.lastResendAt === undefined ? {} : { lastResendAt: stored.lastResendAt }),
+    // Embedded signing (CONTRACT §16.1): absent means e-mail delivery and no view.
+    ...(stored.delivery === undefined ? {} : { delivery: stored.delivery }),
+    ...(stored.notifyOnCompletion === undefined ? {} : { notifyOnCompletion: stored.notifyOnCompletion }),
+    ...(stored.view == null ? {} : { view: stored.view }),
   };
 }
 
