@@ -177,7 +177,12 @@ export const auditEventResponse = z
     event('envelope.fields_replaced', z.strictObject({ count: z.int().min(0) })),
     event(
       'envelope.settings_changed',
-      z.strictObject({ signingOrder: z.enum(SIGNING_ORDERS).optional(), expiresAt: timestamp.nullable().optional(), remindEveryDays: z.int().nullable().optional() }),
+      z.strictObject({
+        signingOrder: z.enum(SIGNING_ORDERS).optional(),
+        expiresAt: timestamp.nullable().optional(),
+        remindEveryDays: z.int().nullable().optional(),
+        allowReassign: z.boolean().optional(),
+      }),
     ),
     event(
       'envelope.sent',
@@ -205,6 +210,16 @@ export const auditEventResponse = z
     event('envelope.voided', z.strictObject({})),
     event('envelope.completed', z.strictObject({ originalSha256: sha256Hex, sealedSha256: sha256Hex })),
     event('envelope.purged', z.strictObject({})),
+    event('recipient.view_created', recipientOnly.meta({ description: 'The owner opened an embedded signing view for the recipient (never its token or URL).' })),
+    event(
+      'recipient.reassigned',
+      z.strictObject({
+        recipientId: z.string().meta({ description: 'The recipient who handed its part on (now `reassigned`).' }),
+        newRecipientId: z.string().meta({ description: 'The recipient added in its place (same role, routing order and fields).' }),
+        email: z.email().meta({ description: 'The new recipient\'s address.' }),
+        reason: z.string(),
+      }),
+    ),
   ])
   .meta({ id: 'AuditEvent', description: 'One successful change of an envelope.' });
 

@@ -189,6 +189,7 @@ function render(view) {
   const recipient = view.recipient;
   const documentName = envelope.documentName;
   const acted = ['signed', 'approved', 'viewed', 'declined'].indexOf(recipient.status) >= 0;
+  if (recipient.status === 'reassigned') return showReassigned(view);
 
   if (envelope.status === 'completed') {
     const lines = ['Everyone has acted on ' + documentName + ', and it has been sealed.'];
@@ -268,6 +269,7 @@ async function startCeremony(view) {
   $('recipient-line').textContent = 'You ' + (role === 'viewer' ? 'review it' : verb === 'sign' ? 'sign' : verb) + ' as ' + recipient.name + ' (' + recipient.email + ').';
   $('document-link').href = view.documentUrl;
   $('document-link').addEventListener('click', openDocument);
+  offerReassignment(view);
 
   void showDisclosure();
   const fillable = view.fields.slice().sort(readingOrder);
@@ -911,6 +913,7 @@ async function act(button, path, body, kind) {
     const view = await signingApi('POST', path, body);
     state.view = view;
     showDone(view, kind);
+    afterEmbeddedAction(view);
   } catch (error) {
     if (error.status === 401) return showInvalidLink();
     if (error.status === 409 || error.status === 403) {
@@ -980,6 +983,139 @@ async function download(button) {
   }
 }
 
+// ---- Embedded signing ------------------------------------------------------------------------------
+//
+// A view opened by the sender's application (/api/sign/v/<viewId>) carries, in <meta name="signing-view">,
+// the origins allowed to frame it (the page's Content-Security-Policy frame-ancestors) and where to go
+// after acting in a top-level window. Framed, the page tells its parent what happens with
+// {source: "envelope-signing", event, envelopeId, recipientId}, posted only to the allowed origins
+// (a message to any other origin is dropped by the browser); never the token.
+
+/** The view's context, or none (the e-mail link's page). */
+function embedContext() {
+  const meta = document.querySelector('meta[name="signing-view"]');
+  if (meta === null) return { frameAncestors: [], returnUrl: null };
+  try {
+    const parsed = JSON.parse(meta.getAttribute('content'));
+    return {
+      frameAncestors: Array.isArray(parsed.frameAncestors) ? parsed.frameAncestors.filter((origin) => typeof origin === 'string') : [],
+      returnUrl: typeof parsed.returnUrl === 'string' ? parsed.returnUrl : null,
+    };
+  } catch (ignored) {
+    return { frameAncestors: [], returnUrl: null };
+  }
+}
+
+function isFramed() {
+  try { return window.parent !== window; } catch (ignored) { return true; }
+}
+
+/** Posts one event to the parent window, at each allowed origin (only the parent's own receives it). */
+function notifyParent(event, view) {
+  if (!isFramed()) return;
+  const message = {
+    source: 'envelope-signing',
+    event: event,
+    envelopeId: view ? view.envelope.id : null,
+    recipientId: view ? view.recipient.id : null,
+  };
+  embedContext().frameAncestors.forEach((origin) => {
+    try { window.parent.postMessage(message, origin); } catch (ignored) { /* an origin the browser refuses */ }
+  });
+}
+
+/** After an action: the events for the parent, or, in a top-level window, the view's return URL. */
+function afterEmbeddedAction(view) {
+  const event = view.recipient.status;
+  if (['signed', 'approved', 'viewed', 'declined'].indexOf(event) < 0) return;
+  if (isFramed()) {
+    notifyParent(event, view);
+    if (view.envelope.status === 'completed') notifyParent('completed', view);
+    return;
+  }
+  const returnUrl = embedContext().returnUrl;
+  if (returnUrl === null) return;
+  const target = new URL(returnUrl);
+  target.searchParams.set('event', event);
+  target.searchParams.set('envelopeId', view.envelope.id);
+  target.searchParams.set('recipientId', view.recipient.id);
+  window.location.assign(target.href);
+}
+
+// ---- Reassignment --------------------------------------------------------------------------------
+
+/** Offers "Someone else should sign this" when the envelope allows it and the recipient may act. */
+function offerReassignment(view) {
+  const role = view.recipient.role;
+  $('reassign-offer').hidden = !(view.envelope.allowReassign === true && view.canAct && (role === 'signer' || role === 'approver'));
+  $('reassign-button').textContent = role === 'approver' ? 'Someone else should approve this' : 'Someone else should sign this';
+}
+
+function reassignError(message, focus) {
+  $('reassign-error').textContent = message;
+  $('reassign-error').hidden = false;
+  if (focus) {
+    focus.setAttribute('aria-invalid', 'true');
+    focus.focus();
+  }
+}
+
+async function reassign(event) {
+  event.preventDefault();
+  ['reassign-name', 'reassign-email', 'reassign-reason'].forEach((id) => $(id).removeAttribute('aria-invalid'));
+  $('reassign-error').hidden = true;
+  const oneLine = (value) => value.replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/g, ' ').trim();
+  const name = oneLine($('reassign-name').value);
+  const email = $('reassign-email').value.trim();
+  const reason = oneLine($('reassign-reason').value);
+  if (name === '') return reassignError('Please give the name of the person who should act instead.', $('reassign-name'));
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) return reassignError('Please give a valid e-mail address, such as name@example.com.', $('reassign-email'));
+  if (reason === '') return reassignError('Please say why: the sender will see your reason.', $('reassign-reason'));
+  $('reassign-confirm').disabled = true;
+  try {
+    const view = await signingApi('POST', 'signing/reassign', { email: email, name: name, reason: reason });
+    state.view = view;
+    $('reassign-dialog').close();
+    showReassigned(view, { name: name, email: email });
+  } catch (error) {
+    if (error.status === 401) { $('reassign-dialog').close(); return showInvalidLink(); }
+    if (error.status === 409 && error.problem && error.problem.type === 'urn:problem:recipient-exists') return reassignError(error.message, $('reassign-email'));
+    if (error.status === 403 || error.status === 409) {
+      $('reassign-dialog').close();
+      try { render(await signingApi('GET', 'signing')); } catch (again) { if (again.status === 401) showInvalidLink(); }
+      return;
+    }
+    const field = error.problem && Array.isArray(error.problem.errors) && error.problem.errors[0] ? error.problem.errors[0].path : '';
+    reassignError(error.message, field === 'email' ? $('reassign-email') : field === 'name' ? $('reassign-name') : field === 'reason' ? $('reassign-reason') : null);
+  } finally {
+    $('reassign-confirm').disabled = false;
+  }
+}
+
+/** The recipient handed its part on: nothing more to do here. */
+function showReassigned(view, to) {
+  const lines = [
+    to
+      ? to.name + ' (' + to.email + ') has been invited to ' + verbs[view.recipient.role].ask + ' ' + view.envelope.documentName + ' instead of you.'
+      : 'You handed ' + view.envelope.documentName + ' on to someone else on ' + formatDate(view.recipient.actedAt) + '.',
+    'There is nothing more for you to do. Its sender, ' + sender(view.envelope) + ', has been told.',
+  ];
+  showMessage('You handed this on', lines);
+}
+
+function wireReassignment() {
+  $('reassign-button').addEventListener('click', () => {
+    $('reassign-error').hidden = true;
+    $('reassign-dialog').showModal();
+    $('reassign-name').focus();
+  });
+  $('reassign-form').addEventListener('submit', reassign);
+  $('reassign-cancel').addEventListener('click', () => {
+    $('reassign-dialog').close();
+    $('reassign-button').focus();
+  });
+}
+
 // ---- Wiring --------------------------------------------------------------------------------------
 
 function wire() {
@@ -1027,17 +1163,22 @@ async function start() {
   });
   paintWholeSignature();
   state.token = readToken();
+  wireReassignment();
   if (state.token === null) {
+    notifyParent('error', null);
     showMessage('This page needs the link from your e-mail', [
       'Open the signing link in the e-mail you received about the envelope: it carries your personal key to the document.',
     ]);
     return;
   }
   try {
-    render(await signingApi('GET', 'signing'));
+    const view = await signingApi('GET', 'signing');
+    render(view);
+    notifyParent('loaded', view);
   } catch (error) {
     if (error.status === 401) showInvalidLink();
     else showMessage('The envelope could not be loaded', [error.message, 'Reload the page to try again.']);
+    notifyParent('error', null);
   }
 }
 
