@@ -89,7 +89,8 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
     case 'recipient.reassigned': {
       const to = context.recipients.find((candidate) => candidate.id === details.newRecipientId);
       const newcomer = to === undefined ? text(details.email) : `${to.name} <${to.email}>`;
-      return `${recipient} handed the envelope on to ${newcomer}${typeof details.reason === 'string' ? `, giving the reason "${text(details.reason)}"` : ''}.`;
+      // `details.email` is the new recipient's: the one who handed on is named by its id.
+      return `${recipientEmail(details.recipientId, undefined, context)} handed the envelope on to ${newcomer}${typeof details.reason === 'string' ? `, giving the reason "${text(details.reason)}"` : ''}.`;
     }
     case 'envelope.declined':
       return `Envelope declined, as ${recipient} declined.`;
@@ -130,6 +131,8 @@ function setting(name: string, value: unknown): string {
       return value === null ? 'no expiry date' : `expiry set to ${String(value)}`;
     case 'remindEveryDays':
       return value === null ? 'no reminders' : `reminders every ${String(value)} ${value === 1 ? 'day' : 'days'}`;
+    case 'allowReassign':
+      return value === true ? 'recipients may hand their part to someone else' : 'recipients may not hand their part to someone else';
     default:
       return `${name} set to ${value === null ? 'none' : String(value)}`;
   }
