@@ -1,0 +1,170 @@
+/**
+ * Embedded signing (CONTRACT §16.1) in a real Chromium: the example integrator page of the docs
+ * (`docs/examples/embed.html`), served from another loopback origin than the service, shows a view in
+ * an iframe and receives the signing page's events; a parent the view does not allow is refused by
+ * Chromium (Content-Security-Policy `frame-ancestors`) and receives nothing; in a top-level window the
+ * page goes to the view's `returnUrl` after the signature. No message ever carries the token.
+ * Screenshots: `test-output/screenshots/embed-*.png`.
+ */
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
+import { launchChromium, screenshot } from '../support/browser.js';
+import { patience } from '../support/patience.js';
+import { startTestService, type TestService, type TestUser } from '../support/service.js';
+import { sentEnvelope } from '../support/signing.js';
+
+const STEP_TIMEOUT_MS = patience(30_000);
+
+let env: TestService;
+let browser: Browser;
+let owner: TestUser;
+/** Two integrators on other loopback origins than the service: one the views allow, one they do not. */
+let allowed: { server: Server; origin: string };
+let refused: { server: Server; origin: string };
+const contexts: BrowserContext[] = [];
+
+/** A static server of the example page (`/embed.html`) and a landing page for any other path. */
+async function integrator(): Promise<{ server: Server; origin: string }> {
+  const example = await readFile(path.resolve(process.cwd(), 'docs/examples/embed.html'));
+  const server = createServer((request, response) => {
+    if (request.url === '/embed.html') {
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      response.end(example);
+    } else {
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      response.end('<!doctype html><title>Back in the app</title><h1>Back in the app</h1>');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+beforeAll(async () => {
+  // Loopback origins may frame views only with this setting (as webhooks may target them).
+  process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';
+  env = await startTestService();
+  browser = await launchChromium();
+  owner = await env.newUser({ name: 'Evelyn Boyd' });
+  [allowed, refused] = await Promise.all([integrator(), integrator()]);
+});
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => undefined);
+  await browser?.close();
+  for (const site of [allowed, refused]) if (site !== undefined) await new Promise((resolve) => site.server.close(resolve));
+  await env?.close();
+});
+
+/** An envelope sent to one embedded signer with no fields, and a view for it. */
+async function viewFor(options: { frameAncestors?: string[]; returnUrl?: string }): Promise<{ envelopeId: string; recipientId: string; url: string; token: string }> {
+  const { id, recipientIds } = await sentEnvelope(env.api, owner, { signers: [{ email: `ada-${randomUUID()}@example.com`, name: 'Ada Lovelace', delivery: 'embedded' }] });
+  const view = await env.api.request('POST', `/envelopes/${id}/recipients/${recipientIds[0]}/views`, { token: owner.token, json: options });
+  expect(view.status).toBe(201);
+  // The URL names PUBLIC_BASE_URL, where nothing answers in the suite: the same path on the test service.
+  const url = (view.body.url as string).replace(/^https:\/\/envelope-signing\.test\/api/, env.service.apiUrl);
+  return { envelopeId: id, recipientId: recipientIds[0]!, url, token: url.split('#')[1]! };
+}
+
+async function newPage(viewport = { width: 1100, height: 900 }): Promise<Page> {
+  const context = await browser.newContext({ viewport });
+  contexts.push(context);
+  const page = await context.newPage();
+  // Every message the parent window receives, from any origin, before the page's own script runs.
+  await page.addInitScript({
+    content: "window.received = []; window.addEventListener('message', (event) => window.received.push({ origin: event.origin, data: event.data }));",
+  });
+  return page;
+}
+
+async function received(page: Page): Promise<{ origin: string; data: { source: string; event: string; envelopeId: string | null; recipientId: string | null } }[]> {
+  return (await page.evaluate('window.received')) as never;
+}
+
+/** Adopts a typed signature for the certificate, agrees and finishes, in the signing page (a frame or a page). */
+async function signWholeDocument(signing: Frame | Page): Promise<void> {
+  await signing.locator('#whole-signature-button').click({ timeout: STEP_TIMEOUT_MS });
+  await signing.locator('#adopt-dialog[open]').waitFor();
+  await signing.locator('#typed-input').fill('Ada Lovelace');
+  await signing.locator('#adopt-button').click();
+  await signing.locator('#whole-signature-button[aria-pressed="true"]').waitFor();
+  await signing.locator('#consent').check();
+  await signing.locator('#finish-button').click();
+}
+
+describe('an integrator page embeds signing', () => {
+  test('an allowed parent shows the page and receives loaded, signed and completed, never the token', async () => {
+    const view = await viewFor({ frameAncestors: [allowed.origin] });
+    const page = await newPage();
+    await page.goto(`${allowed.origin}/embed.html#view=${encodeURIComponent(view.url)}`);
+    // The example page keeps the token out of its own address bar.
+    expect(page.url()).toBe(`${allowed.origin}/embed.html`);
+    await page.locator('#status').filter({ hasText: 'Please review and sign' }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    const frame = page.frameLocator('#signing');
+    await frame.locator('#request-heading').filter({ hasText: 'Please sign contract.pdf' }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await screenshot(page, 'embed-allowed-parent');
+
+    const signingFrame = page.frames().find((candidate) => candidate.url().startsWith(`${env.service.apiUrl}/sign/v/`));
+    expect(signingFrame).toBeDefined();
+    await signWholeDocument(signingFrame!);
+    await page.locator('#status').filter({ hasText: 'Everyone has signed' }).waitFor({ timeout: patience(60_000) });
+    await screenshot(page, 'embed-allowed-parent-signed');
+
+    const messages = await received(page);
+    const serviceOrigin = new URL(env.service.apiUrl).origin;
+    expect(messages.map((message) => [message.origin, message.data])).toEqual(
+      ['loaded', 'signed', 'completed'].map((event) => [serviceOrigin, { source: 'envelope-signing', event, envelopeId: view.envelopeId, recipientId: view.recipientId }]),
+    );
+    expect(JSON.stringify(messages)).not.toContain(view.token);
+    // The example lists what it received.
+    await expect(page.locator('#events li').count()).resolves.toBe(3);
+
+    // The same page on a phone.
+    const phone = await newPage({ width: 390, height: 844 });
+    const second = await viewFor({ frameAncestors: [allowed.origin] });
+    await phone.goto(`${allowed.origin}/embed.html#view=${encodeURIComponent(second.url)}`);
+    await phone.frameLocator('#signing').locator('#request-heading').waitFor({ timeout: STEP_TIMEOUT_MS });
+    await screenshot(phone, 'embed-allowed-parent-phone');
+  });
+
+  test('a parent the view does not allow is refused by Chromium and receives nothing', async () => {
+    const view = await viewFor({ frameAncestors: [allowed.origin] });
+    const page = await newPage();
+    const refusal = page.waitForEvent('console', { predicate: (message) => /frame-ancestors/.test(message.text()), timeout: STEP_TIMEOUT_MS });
+    await page.goto(`${refused.origin}/embed.html#view=${encodeURIComponent(view.url)}`);
+    expect((await refusal).text()).toContain(allowed.origin);
+    // The frame holds Chromium's error page, not the signing page.
+    const signingFrame = page.frames().find((candidate) => candidate !== page.mainFrame());
+    await expect(signingFrame!.locator('#main').count()).resolves.toBe(0);
+    expect(await received(page)).toEqual([]);
+    expect(await page.locator('#status').textContent()).toBe('Loading the signing page…');
+    await screenshot(page, 'embed-refused-parent');
+  });
+
+  test('a view without frame ancestors cannot be framed at all', async () => {
+    const view = await viewFor({});
+    const page = await newPage();
+    const refusal = page.waitForEvent('console', { predicate: (message) => /frame-ancestors 'none'/.test(message.text()), timeout: STEP_TIMEOUT_MS });
+    await page.goto(`${allowed.origin}/embed.html#view=${encodeURIComponent(view.url)}`);
+    await refusal;
+    expect(await received(page)).toEqual([]);
+  });
+
+  test('in a top-level window the page goes to returnUrl after the signature', async () => {
+    const view = await viewFor({ returnUrl: `${allowed.origin}/contracts/42?tab=signing` });
+    const page = await newPage({ width: 390, height: 844 });
+    await page.goto(view.url);
+    await page.locator('#request-heading').waitFor({ timeout: STEP_TIMEOUT_MS });
+    // The token leaves the address bar at once.
+    expect(page.url()).toBe(view.url.split('#')[0]);
+    await signWholeDocument(page);
+    await page.waitForURL((url) => url.origin === allowed.origin, { timeout: patience(60_000) });
+    const landed = new URL(page.url());
+    expect(landed.pathname).toBe('/contracts/42');
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ tab: 'signing', event: 'signed', envelopeId: view.envelopeId, recipientId: view.recipientId });
+    expect(page.url()).not.toContain(view.token);
+  });
+});
