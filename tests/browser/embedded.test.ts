@@ -105,6 +105,7 @@ describe('an integrator page embeds signing', () => {
     await page.locator('#status').filter({ hasText: 'Please review and sign' }).waitFor({ timeout: STEP_TIMEOUT_MS });
     const frame = page.frameLocator('#signing');
     await frame.locator('#request-heading').filter({ hasText: 'Please sign contract.pdf' }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await frame.locator('#pages[data-ready="true"] .pdf-page-drawn').first().waitFor({ timeout: STEP_TIMEOUT_MS });
     await screenshot(page, 'embed-allowed-parent');
 
     const signingFrame = page.frames().find((candidate) => candidate.url().startsWith(`${env.service.apiUrl}/sign/v/`));
@@ -126,7 +127,7 @@ describe('an integrator page embeds signing', () => {
     const phone = await newPage({ width: 390, height: 844 });
     const second = await viewFor({ frameAncestors: [allowed.origin] });
     await phone.goto(`${allowed.origin}/embed.html#view=${encodeURIComponent(second.url)}`);
-    await phone.frameLocator('#signing').locator('#request-heading').waitFor({ timeout: STEP_TIMEOUT_MS });
+    await phone.frameLocator('#signing').locator('#pages[data-ready="true"] .pdf-page-drawn').first().waitFor({ timeout: STEP_TIMEOUT_MS });
     await screenshot(phone, 'embed-allowed-parent-phone');
   });
 
