@@ -3,7 +3,8 @@
  * (`docs/examples/embed.html`), served from another loopback origin than the service, shows a view in
  * an iframe and receives the signing page's events; a parent the view does not allow is refused by
  * Chromium (Content-Security-Policy `frame-ancestors`) and receives nothing; in a top-level window the
- * page goes to the view's `returnUrl` after the signature. No message ever carries the token.
+ * page goes to the view's `returnUrl` after the signature. No message ever carries the token. The
+ * console sets a recipient's delivery and creates a view, showing its URL.
  * Screenshots: `test-output/screenshots/embed-*.png`.
  */
 import { readFile } from 'node:fs/promises';
@@ -15,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { launchChromium, screenshot } from '../support/browser.js';
 import { patience } from '../support/patience.js';
-import { startTestService, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope } from '../support/signing.js';
 
 const STEP_TIMEOUT_MS = patience(30_000);
@@ -167,5 +168,48 @@ describe('an integrator page embeds signing', () => {
     expect(landed.pathname).toBe('/contracts/42');
     expect(Object.fromEntries(landed.searchParams)).toEqual({ tab: 'signing', event: 'signed', envelopeId: view.envelopeId, recipientId: view.recipientId });
     expect(page.url()).not.toContain(view.token);
+  });
+});
+
+describe('the console', () => {
+  test('sets a recipient\'s delivery and creates a signing view, showing its URL', async () => {
+    const page = await newPage();
+    page.setDefaultTimeout(STEP_TIMEOUT_MS);
+    await page.goto(`${env.service.apiUrl}/console`);
+    await page.locator('#login-email').fill(owner.email);
+    await page.locator('#login-password').fill(owner.password);
+    await page.locator('#login-password').press('Enter');
+    await page.locator('#session-email').filter({ hasText: owner.email }).waitFor();
+
+    const email = `ada-${randomUUID()}@example.com`;
+    const id = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'), 'embedded.pdf');
+    expect((await env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: [{ email, name: 'Ada Lovelace' }] } })).status).toBe(200);
+    await page.getByRole('button', { name: 'Refresh' }).first().click();
+    await page.locator('#envelope-rows tr').filter({ hasText: 'embedded.pdf' }).getByRole('button').click();
+    await page.locator('#envelope-heading').filter({ hasText: 'Envelope: embedded.pdf' }).waitFor();
+
+    const notify = page.getByLabel('E-mail this embedded recipient the completed document');
+    await expect(notify.isVisible()).resolves.toBe(false);
+    await page.getByLabel('Delivery').selectOption('embedded');
+    await notify.check();
+    await page.locator('#save-signers').click();
+    const deadline = Date.now() + STEP_TIMEOUT_MS;
+    let saved: any;
+    do {
+      saved = (await env.api.request('GET', `/envelopes/${id}`, { token: owner.token })).body.signers[0];
+      if (saved.delivery === 'embedded') break;
+      await page.waitForTimeout(100);
+    } while (Date.now() < deadline);
+    expect([saved.delivery, saved.notifyOnCompletion]).toEqual(['embedded', true]);
+
+    expect((await env.api.request('PATCH', `/envelopes/${id}`, { token: owner.token, json: { status: 'sent' } })).status).toBe(200);
+    await page.getByRole('button', { name: 'Refresh' }).first().click();
+    await page.locator('#envelope-rows tr').filter({ hasText: 'embedded.pdf' }).getByRole('button').click();
+    await page.getByRole('button', { name: 'Create a signing view for Ada Lovelace' }).click();
+    await page.locator('#view-result:not([hidden])').waitFor();
+    expect(await page.locator('#view-url').inputValue()).toMatch(/^https:\/\/envelope-signing\.test\/api\/sign\/v\/[0-9a-f-]{36}#[A-Za-z0-9_-]{43}$/);
+    const trail = (await env.api.request('GET', `/envelopes/${id}/audit`, { token: owner.token })).body as { type: string }[];
+    expect(trail.at(-1)!.type).toBe('recipient.view_created');
+    await screenshot(page.locator('#recipients-card'), 'embed-console-view');
   });
 });

@@ -362,8 +362,9 @@
     fieldset.querySelectorAll('[data-field]').forEach(function (input) {
       input.id = key + '-' + input.dataset.field;
       input.name = input.dataset.field;
-      if (signer) input.value = signer[input.dataset.field];
+      if (signer && signer[input.dataset.field] !== undefined) input.value = signer[input.dataset.field];
     });
+    wireDelivery(fieldset, key, signer);
     var swatch = fieldset.querySelector('.swatch');
     if (signer && signer.id) swatch.style.background = recipientColor(signer.id).ink;
     else swatch.hidden = true;
@@ -404,6 +405,7 @@
         routingOrder: order === '' ? 1 : Number(order),
       };
       if (fieldset.dataset.signerId) signer.id = fieldset.dataset.signerId;
+      deliveryFromForm(fieldset, signer);
       return signer;
     });
   }
@@ -734,6 +736,7 @@
   function renderRecipients(envelope) {
     var card = $('recipients-card');
     card.hidden = envelope.status === 'draft';
+    if ($('view-result').dataset.envelopeId !== envelope.id) $('view-result').hidden = true;
     var rows = $('recipient-rows');
     rows.textContent = '';
     envelope.signers.forEach(function (signer) {
@@ -776,6 +779,7 @@
         resend.setAttribute('aria-label', 'Resend the invitation to ' + signer.name);
         resend.addEventListener('click', action(resend, function () { return resendInvitation(signer); }));
         actionCell.appendChild(resend);
+        actionCell.appendChild(viewButton(signer));
       }
       row.appendChild(actionCell);
       rows.appendChild(row);
@@ -787,6 +791,53 @@
     return api('POST', 'envelopes/' + encodeURIComponent(id) + '/recipients/' + encodeURIComponent(signer.id) + '/resend').then(function () {
       showStatus('A new invitation is on its way to ' + signer.email + '; the link of the older one no longer works.');
       return openEnvelope(id, false);
+    });
+  }
+
+  // ---- Embedded signing ----------------------------------------------------------------------
+
+  /** The delivery choice of a signer row: e-mail, or embedded (with "e-mail the signed PDF", embedded only). */
+  function wireDelivery(fieldset, key, signer) {
+    var delivery = fieldset.querySelector('[data-field="delivery"]');
+    var notify = fieldset.querySelector('[data-flag="notifyOnCompletion"]');
+    notify.id = key + '-notifyOnCompletion';
+    notify.checked = Boolean(signer && signer.notifyOnCompletion);
+    var sync = function () {
+      var embedded = delivery.value === 'embedded';
+      fieldset.querySelector('.notify-choice').hidden = !embedded;
+      if (!embedded) notify.checked = false;
+    };
+    delivery.addEventListener('change', sync);
+    sync();
+  }
+
+  function deliveryFromForm(fieldset, signer) {
+    signer.delivery = fieldset.querySelector('[data-field="delivery"]').value;
+    if (signer.delivery === 'embedded' && fieldset.querySelector('[data-flag="notifyOnCompletion"]').checked) signer.notifyOnCompletion = true;
+  }
+
+  /** "Signing view": opens an embedded view for a recipient whose turn it is, and shows its URL. */
+  function viewButton(signer) {
+    var button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'secondary';
+    button.textContent = 'Signing view';
+    button.setAttribute('aria-label', 'Create a signing view for ' + signer.name);
+    button.addEventListener('click', action(button, function () { return createView(signer); }));
+    return button;
+  }
+
+  function createView(signer) {
+    var id = state.envelope.id;
+    return api('POST', 'envelopes/' + encodeURIComponent(id) + '/recipients/' + encodeURIComponent(signer.id) + '/views').then(function (response) {
+      $('view-recipient').textContent = signer.name;
+      $('view-expires').textContent = formatTime(response.body.expiresAt);
+      $('view-url').value = response.body.url;
+      $('view-result').dataset.envelopeId = id;
+      $('view-result').hidden = false;
+      $('view-url').focus();
+      $('view-url').select();
+      showStatus('Signing view created for ' + signer.email + '. Its address is in the Recipients card; a new view ends the older ones.');
     });
   }
 
