@@ -7,7 +7,7 @@ import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openap
 import { z } from 'zod';
 import { reassignSigningRequest } from '../recipients/reassign.js';
 import { createViewRequest, MAX_FRAME_ANCESTORS, type CreatedView } from '../recipients/views.js';
-import { recipientViewResponse, SIGNING_AUTH } from './recipients.js';
+import { recipientViewResponse, SIGNING_AUTH, viewExample } from './recipients.js';
 import { problemResponses, type ProblemExample } from './responses.js';
 
 const ids = {
@@ -167,7 +167,17 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
         200: {
           description: 'The recipient\'s view, now `reassigned` (`canAct` false).',
           headers: { 'Cache-Control': { description: '`no-store`: the body carries signed URLs.', required: true, schema: { type: 'string', const: 'no-store' } } },
-          content: { 'application/json': { schema: recipientViewResponse } },
+          content: {
+            'application/json': {
+              schema: recipientViewResponse,
+              example: {
+                ...viewExample,
+                envelope: { ...viewExample.envelope, allowReassign: true },
+                recipient: { ...viewExample.recipient, status: 'reassigned', actedAt: '2026-11-22T10:18:40.512Z' },
+                canAct: false,
+              },
+            },
+          },
         },
         400: problem(400, '`email`, `name` or `reason` missing or invalid (`validation-failed`), or the body is not JSON (`malformed-json`).', ['validation-failed', 'malformed-json']),
         401: problem(401, 'No signing token, or one that no longer works (`invalid-token`).', ['invalid-token']),

@@ -84,7 +84,8 @@ const ids = {
   sha256: '7e9b1c3d5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c',
 };
 const sas = 'sv=2025-01-05&se=2026-11-22T10%3A30%3A30Z&sr=b&sp=r&sig=REDACTED';
-const viewExample = {
+/** A recipient's view, as the examples of the signing operations show it. */
+export const viewExample = {
   envelope: {
     id: ids.envelope,
     documentName: 'contract.pdf',
