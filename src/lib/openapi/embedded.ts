@@ -42,7 +42,6 @@ const problems = {
   'unsupported-media-type': { detail: 'The request body must be JSON, sent with Content-Type: application/json.' },
   'missing-token': { detail: 'This endpoint needs an access token: send Authorization: Bearer <token>.' },
   'invalid-token': { detail: 'This signing link is not valid (any more): use the link of your newest e-mail about this envelope.' },
-  'idempotency-not-supported': { detail: 'This endpoint does not take Idempotency-Key: its answer carries a secret that is never stored.' },
   'envelope-not-found': { detail: 'No envelope with this id exists.' },
   'recipient-not-found': { detail: 'This envelope has no recipient with this id.' },
   'envelope-not-sent': { detail: 'The envelope is a draft: send it first; then open views for the recipients whose turn it is.' },
@@ -110,8 +109,8 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
         },
         400: problem(
           400,
-          `The body is not JSON (\`malformed-json\`), an \`Idempotency-Key\` was sent (\`idempotency-not-supported\`), or it is refused (\`validation-failed\`): more than ${MAX_FRAME_ANCESTORS} \`frameAncestors\`, one that is not an origin or not \`https:\`, a \`returnUrl\` that is not an absolute \`https:\` URL (\`http://localhost\` and \`http://127.0.0.1\` only with \`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true\`), unknown fields named.`,
-          ['validation-failed', 'malformed-json', 'idempotency-not-supported'],
+          `The body is not JSON (\`malformed-json\`) or is refused (\`validation-failed\`): more than ${MAX_FRAME_ANCESTORS} \`frameAncestors\`, one that is not an origin or not \`https:\`, a \`returnUrl\` that is not an absolute \`https:\` URL (\`http://localhost\` and \`http://127.0.0.1\` only with \`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true\`), unknown fields named.`,
+          ['validation-failed', 'malformed-json'],
         ),
         401: problem(401, 'No access token or API key, or one that is invalid or expired; signing tokens are refused here.', ['missing-token', 'invalid-token']),
         404: problem(404, 'No envelope with this id, or another owner\'s (`envelope-not-found`); or no such recipient (`recipient-not-found`).', ['envelope-not-found', 'recipient-not-found']),
