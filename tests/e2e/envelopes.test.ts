@@ -109,6 +109,7 @@ describe('GET /api/envelopes/{id} (CONTRACT §3)', () => {
       signedUrl: null,
       hash: null,
       purgedAt: null,
+      allowReassign: false,
     });
     expect(id).toMatch(UUID_V7);
     expect(response.body.updatedAt).toBe(response.body.createdAt);
@@ -241,7 +242,7 @@ describe.each(['PUT', 'PATCH'] as const)('%s /api/envelopes/{id} signers (CONTRA
     expect(response.body.signers).toEqual([
       {
         id: expect.stringMatching(UUID), recipientId: response.body.signers[0].id, email: 'grace@example.com', name: 'Grace Hopper', role: 'signer',
-        routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null,
+        routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null, delivery: 'email', notifyOnCompletion: false,
       },
     ]);
     expect((await get(id)).body.signers).toEqual(response.body.signers);
