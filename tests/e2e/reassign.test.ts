@@ -6,7 +6,10 @@
  * address, body) answer as the contract says and change nothing.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { SCREENSHOT_DIR } from '../support/browser.js';
 import { waitForSigningLink } from '../support/mail.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, outboxMessages, sentEnvelope, signingTokenFor } from '../support/signing.js';
@@ -88,7 +91,11 @@ describe('POST /api/signing/reassign', () => {
     expect(last.body.envelope.status).toBe('completed');
 
     const sealed = Buffer.from(await (await fetch(last.body.signedUrl)).arrayBuffer());
-    const text = (await tool('pdftotext', [await tempFile(sealed), '-'])).stdout.replace(/\s+/g, ' ');
+    const file = await tempFile(sealed);
+    const text = (await tool('pdftotext', [file, '-'])).stdout.replace(/\s+/g, ' ');
+    // The certificate's first page, for people to look at.
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    await tool('pdftoppm', ['-png', '-r', '60', '-f', '3', '-l', '3', '-singlefile', file, path.join(SCREENSHOT_DIR, 'reassign-certificate')]);
     expect(text).toContain('Ada Lovelace');
     expect(text).toContain('Carol Jones');
     expect(text).toContain('Head of legal');

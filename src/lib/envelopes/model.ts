@@ -283,8 +283,8 @@ export function ownerActor(actor: Actor): EventActor {
 /** A signer's or approver's recorded action, and a signer's values: its action row (never shown). */
 export interface RecipientAction {
   recipientId: string;
-  /** The status the action gave the recipient. */
-  status: 'signed' | 'approved' | 'viewed' | 'declined';
+  /** The status the action gave the recipient (`reassigned`: it handed its part on, CONTRACT §16.3). */
+  status: 'signed' | 'approved' | 'viewed' | 'declined' | 'reassigned';
   at: string;
   ip: string | null;
   userAgent: string | null;

@@ -84,6 +84,8 @@ export async function reassignSigning({ services, caller, request, now = new Dat
     change.record.fields = change.record.fields.map((field) => (field.recipientId === from.id ? { ...field, id: uuidv7(), recipientId: to.id } : field));
     change.event('recipient.reassigned', by, { recipientId: from.id, newRecipientId: to.id, email: to.email, reason: request.reason });
     change.webhook('recipient.reassigned', { recipient: from, reason: request.reason });
+    // Its IP address and user agent, for the certificate of completion.
+    change.action({ recipientId: from.id, status: 'reassigned', at: change.at, ip: caller.ip, userAgent: caller.userAgent, values: [], signature: null });
     inviteRecipient(change, to, { config: services.config, actor: by, resend: false });
     try {
       const next = await commitChange(services, stored, change, log === undefined ? {} : { log });

@@ -1098,7 +1098,7 @@ function showReassigned(view, to) {
     to
       ? to.name + ' (' + to.email + ') has been invited to ' + verbs[view.recipient.role].ask + ' ' + view.envelope.documentName + ' instead of you.'
       : 'You handed ' + view.envelope.documentName + ' on to someone else on ' + formatDate(view.recipient.actedAt) + '.',
-    'There is nothing more for you to do. Its sender, ' + sender(view.envelope) + ', has been told.',
+    'There is nothing more for you to do. Its sender, ' + sender(view.envelope) + ', sees your reason in the envelope\'s history.',
   ];
   showMessage('You handed this on', lines);
 }
