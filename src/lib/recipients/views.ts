@@ -145,8 +145,8 @@ const MAX_ATTEMPTS = 30;
 /**
  * Opens an embedded signing view for a recipient whose turn it is: a new token valid
  * `EMBED_TOKEN_TTL_SECONDS`, the previous view ended, `recipient.view_created` `{recipientId}` with the
- * owner as actor. The token's and the view's rows are written before the envelope, so the URL works
- * as soon as it is returned.
+ * owner as actor. The token's and the view's rows are written with the envelope (both before the
+ * answer), so the URL works as soon as it is returned.
  * @returns the view's URL (`<PUBLIC_BASE_URL>/api/sign/v/<viewId>#<token>`) and when its token expires
  * @throws AppError 404 (`envelope-not-found`, `recipient-not-found`); 400 `validation-failed` for
  *   origins or a return URL that break the scheme rules; 409 `not-a-signing-role` (cc),
@@ -158,7 +158,9 @@ export async function createView({ services, actor, envelopeId, recipientId, req
   const token = randomBytes(32).toString('base64url');
   const hash = tokenSha256(token);
   const viewId = randomUUID();
-  let rowsWritten = false;
+  // The token's and the view's rows, written once, beside the envelope's transaction: until the
+  // envelope names the token, the rows lead nowhere (the token is refused), so they need not come first.
+  let rows: Promise<unknown> | null = null;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const stored = await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId);
     const record = stored.record;
@@ -168,19 +170,16 @@ export async function createView({ services, actor, envelopeId, recipientId, req
     assertViewable(record, recipient, at);
 
     const expiresAt = new Date(at.getTime() + services.config.embedTokenTtlSeconds * 1000).toISOString();
-    if (!rowsWritten) {
-      await Promise.all([
-        services.signingLinks.ensure({ tokenSha256: hash, ownerId: record.ownerId, envelopeId: record.id, recipientId }),
-        new EmbeddedViewRepository(services.storage.tables.signingLinks).save({ viewId, ownerId: record.ownerId, envelopeId: record.id, recipientId, frameAncestors, returnUrl, expiresAt }),
-      ]);
-      rowsWritten = true;
-    }
+    rows ??= Promise.all([
+      services.signingLinks.ensure({ tokenSha256: hash, ownerId: record.ownerId, envelopeId: record.id, recipientId }),
+      new EmbeddedViewRepository(services.storage.tables.signingLinks).save({ viewId, ownerId: record.ownerId, envelopeId: record.id, recipientId, frameAncestors, returnUrl, expiresAt }),
+    ]);
     const change = new Change(record, at);
     const signer = change.signer(recipientId);
     signer.view = { id: viewId, tokenSha256: hash, expiresAt };
     change.event('recipient.view_created', ownerActor(actor), { recipientId });
     try {
-      await commitChange(services, stored, change, log === undefined ? {} : { log });
+      await Promise.all([rows, commitChange(services, stored, change, log === undefined ? {} : { log })]);
       return { url: viewUrl(services.config, viewId, token), expiresAt };
     } catch (error) {
       if (!(error instanceof EnvelopeChangedError)) throw error;
