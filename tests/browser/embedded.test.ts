@@ -172,7 +172,7 @@ describe('an integrator page embeds signing', () => {
 });
 
 describe('the console', () => {
-  test('sets a recipient\'s delivery and creates a signing view, showing its URL', async () => {
+  test('sets a recipient\'s delivery and the envelope\'s reassignment, and creates a signing view, showing its URL', async () => {
     const page = await newPage();
     page.setDefaultTimeout(STEP_TIMEOUT_MS);
     await page.goto(`${env.service.apiUrl}/console`);
@@ -201,6 +201,12 @@ describe('the console', () => {
       await page.waitForTimeout(100);
     } while (Date.now() < deadline);
     expect([saved.delivery, saved.notifyOnCompletion]).toEqual(['embedded', true]);
+
+    // The envelope's reassignment setting, in the settings card.
+    await page.getByLabel('Signers and approvers may hand their part to someone else').check();
+    await page.locator('#save-settings').click();
+    await page.locator('#status').filter({ hasText: 'Recipients may hand their part on.' }).waitFor();
+    expect((await env.api.request('GET', `/envelopes/${id}`, { token: owner.token })).body.allowReassign).toBe(true);
 
     expect((await env.api.request('PATCH', `/envelopes/${id}`, { token: owner.token, json: { status: 'sent' } })).status).toBe(200);
     await page.getByRole('button', { name: 'Refresh' }).first().click();

@@ -332,7 +332,7 @@
     $('add-signer').disabled = !draft;
     $('signing-order').disabled = !draft;
     $('signer-list').querySelectorAll('input, select, button').forEach(function (control) { control.disabled = !draft; });
-    ['expires-at', 'remind-every', 'save-settings'].forEach(function (id) { $(id).disabled = !draft; });
+    ['expires-at', 'remind-every', 'allow-reassign', 'save-settings'].forEach(function (id) { $(id).disabled = !draft; });
     $('settings-hint').textContent = draft ? 'Settings of a draft: once sent, they can no longer change.' : 'The envelope has left draft: these settings can no longer change.';
     // Void a sent envelope; delete a draft; purge a finished envelope's documents (CONTRACT §14.4).
     var purged = envelope.purgedAt !== null;
@@ -475,6 +475,7 @@
   function showSettings(envelope) {
     $('expires-at').value = envelope.expiresAt === null ? '' : localInputValue(new Date(envelope.expiresAt));
     $('remind-every').value = envelope.remindEveryDays === null ? '' : String(envelope.remindEveryDays);
+    $('allow-reassign').checked = envelope.allowReassign === true;
   }
 
   /** A date as a `datetime-local` input shows it: local time, to the minute. */
@@ -493,10 +494,11 @@
       expiresAt = date.toISOString();
     }
     var every = $('remind-every').value;
-    return update({ expiresAt: expiresAt, remindEveryDays: every === '' ? null : Number(every) }).then(function () {
+    return update({ expiresAt: expiresAt, remindEveryDays: every === '' ? null : Number(every), allowReassign: $('allow-reassign').checked }).then(function () {
       var envelope = state.envelope;
       showStatus('Settings saved. ' + (envelope.expiresAt === null ? 'Expires: the default, counted from sending.' : 'Expires ' + formatTime(envelope.expiresAt) + '.') + ' ' +
-        (envelope.remindEveryDays === null ? 'No reminders.' : 'Reminders every ' + envelope.remindEveryDays + (envelope.remindEveryDays === 1 ? ' day.' : ' days.')));
+        (envelope.remindEveryDays === null ? 'No reminders.' : 'Reminders every ' + envelope.remindEveryDays + (envelope.remindEveryDays === 1 ? ' day.' : ' days.')) +
+        (envelope.allowReassign ? ' Recipients may hand their part on.' : ''));
     });
   }
 
