@@ -59,7 +59,7 @@ describe('signers with delivery: embedded', () => {
     expect(saved.status).toBe(200);
     expect(saved.body.signers.map((signer: any) => [signer.delivery, signer.notifyOnCompletion])).toEqual([
       ['embedded', true],
-      ['email', false],
+      ['email', undefined],
     ]);
   });
 

@@ -175,8 +175,8 @@ export interface SignerView {
   lastEmail: { type: LastEmail['type']; status: LastEmail['status']; at: string } | null;
   /** CONTRACT §16.1: `email` (default) or `embedded`. */
   delivery: Delivery;
-  /** CONTRACT §16.1: whether an embedded recipient gets the completed e-mail (always `false` for `email` delivery, which gets every e-mail). */
-  notifyOnCompletion: boolean;
+  /** CONTRACT §16.1: whether an embedded recipient gets the completed e-mail; shown for embedded recipients only. */
+  notifyOnCompletion?: boolean;
 }
 
 /** The envelope in every response (CONTRACT §3 table). */
@@ -320,7 +320,8 @@ export function viewSigner(signer: Signer): SignerView {
     declineReason: signer.declineReason,
     lastEmail: lastEmail === null ? null : { type: lastEmail.type, status: lastEmail.status, at: lastEmail.at },
     delivery: deliveryOf(signer),
-    notifyOnCompletion: signer.notifyOnCompletion === true,
+    // Only where it means something: an e-mail recipient gets every e-mail.
+    ...(deliveryOf(signer) === 'embedded' ? { notifyOnCompletion: signer.notifyOnCompletion === true } : {}),
   };
 }
 

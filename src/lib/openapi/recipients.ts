@@ -278,7 +278,6 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
                 declineReason: null,
                 lastEmail: { type: 'invitation', status: 'queued', at: '2026-11-22T10:18:40.512Z' },
                 delivery: 'email',
-                notifyOnCompletion: false,
               },
             },
           },

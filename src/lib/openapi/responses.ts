@@ -71,7 +71,10 @@ export const signerResponse = z
     delivery: z
       .enum(DELIVERIES)
       .meta({ description: '`email`: the recipient is invited and reminded by e-mail. `embedded`: it signs inside the owner\'s application (`POST .../views`) and gets no e-mail.' }),
-    notifyOnCompletion: z.boolean().meta({ description: 'An embedded recipient that gets the completed e-mail; always `false` for `email` delivery (which gets every e-mail).' }),
+    notifyOnCompletion: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Embedded recipients only (absent for `email` delivery, which gets every e-mail): whether it gets the completed e-mail.' }),
   })
   .meta({ id: 'Signer', description: 'A recipient of the envelope and where it stands.' });
 
