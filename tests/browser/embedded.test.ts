@@ -146,6 +146,17 @@ describe('an integrator page embeds signing', () => {
     await screenshot(page, 'embed-refused-parent');
   });
 
+  test('a view that a newer one replaced loads framed, says so, and posts error without ids', async () => {
+    const view = await viewFor({ frameAncestors: [allowed.origin] });
+    const newer = await env.api.request('POST', `/envelopes/${view.envelopeId}/recipients/${view.recipientId}/views`, { token: owner.token, json: { frameAncestors: [allowed.origin] } });
+    expect(newer.status).toBe(201);
+    const page = await newPage();
+    await page.goto(`${allowed.origin}/embed.html#view=${encodeURIComponent(view.url)}`);
+    await page.locator('#status').filter({ hasText: 'could not load' }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await page.frameLocator('#signing').locator('#message-heading').filter({ hasText: 'This link no longer works' }).waitFor();
+    expect((await received(page)).map((message) => message.data)).toEqual([{ source: 'envelope-signing', event: 'error', envelopeId: null, recipientId: null }]);
+  });
+
   test('a view without frame ancestors cannot be framed at all', async () => {
     const view = await viewFor({});
     const page = await newPage();

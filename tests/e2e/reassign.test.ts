@@ -103,7 +103,7 @@ describe('POST /api/signing/reassign', () => {
     expect(text).toMatch(/Status reassigned/);
   });
 
-  test('403 when the envelope does not allow it or the role cannot; 409 out of turn or for an address already a recipient; 400 for a bad body; nothing changes', async () => {
+  test('403 when the envelope does not allow it or the role cannot, and a sent envelope\'s setting is locked; 409 for an address already a recipient; 400 for a bad body; nothing changes', async () => {
     const ada = address('ada');
     const closed = await sentEnvelope(env.api, owner, { signers: [{ email: ada, name: 'Ada' }] });
     const notAllowed = await env.api.request('POST', '/signing/reassign', { token: await signingTokenFor(owner.userId, closed.id, ada), json: { email: address('c'), name: 'C', reason: 'r' } });
