@@ -35,6 +35,7 @@ import { AppError } from '../errors.js';
 import { sealDocument, type CertificateRecipient, type CompletionCertificate, type FieldDrawing } from '../pdf/index.js';
 import { allActed, pendingRecipients } from '../recipients/routing.js';
 import { describeAuditTrail } from './auditSentences.js';
+import { DEFAULT_LOCALE, translate } from '../i18n/index.js';
 import { Change, commitChange } from './change.js';
 import { givenValues } from './fieldValues.js';
 import { checkUpload, readFrozenDocument, refreshFrozenCopy, storeFrozenCopy, type CheckedDocument, type CleanedDocument } from './freeze.js';
@@ -302,6 +303,7 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
       inflateChecked: document === undefined,
       fieldDrawings: fieldDrawings(record, actions),
       certificate: {
+        locale: record.locale ?? DEFAULT_LOCALE,
         envelopeId: record.id,
         documentName: record.documentName,
         ownerEmail: record.ownerEmail ?? '',
@@ -458,6 +460,7 @@ function certificateEvents(record: EnvelopeRecord, events: AuditEvent[]): Comple
   const sentences = describeAuditTrail(
     events.map((event) => ({ ...event, actorEmail: eventActorEmail(record, event) })),
     { ownerId: record.ownerId, ownerEmail: record.ownerEmail, recipients: record.signers },
+    record.locale ?? DEFAULT_LOCALE,
   );
   return events.map((event, index) => ({ sequence: event.sequence, type: event.type, at: event.at, sentence: sentences[index]!, ip: event.ip }));
 }
@@ -486,7 +489,7 @@ function certificateRecipients(record: EnvelopeRecord, actions: Map<string, Reci
       ip: action?.ip ?? null,
       userAgent: reportedUserAgent(action?.userAgent ?? null),
       consent: acted === undefined || consent === null ? null : { at: acted.at, version: consent.version },
-      identification: identification(signer),
+      identification: identification(record, signer),
       signature: signer.role === 'signer' ? (action?.signature ?? null) : null,
     };
   });
@@ -496,10 +499,10 @@ function certificateRecipients(record: EnvelopeRecord, actions: Map<string, Reci
  * How the recipient was identified (CONTRACT §10, §16.1): by the signing link sent to its e-mail, or,
  * embedded, by the sender's application, which opened the signing view for it.
  */
-function identification(signer: Signer): string | null {
+function identification(record: EnvelopeRecord, signer: Signer): string | null {
   if (!mustAct(signer) || signer.invitedAt === null) return null;
-  if (deliveryOf(signer) === 'embedded') return `Signing view opened by the sender's application for ${signer.email} (embedded signing, no e-mail)`;
-  return `Signing link sent to ${signer.email}`;
+  const key = deliveryOf(signer) === 'embedded' ? 'identification.embedded' : 'identification.link';
+  return translate(record.locale ?? DEFAULT_LOCALE, 'certificate', key, { email: signer.email });
 }
 
 /** The actor of an event by e-mail: recorded since recipients act; for events of older versions, the owner's. */

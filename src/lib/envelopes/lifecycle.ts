@@ -6,6 +6,7 @@
 import type { Config } from '../config.js';
 import { AppError, type FieldError } from '../errors.js';
 import { isUuid, uuidv7 } from '../ids.js';
+import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import { routeAtSend, EXPIRY_DUE_KIND } from '../recipients/routing.js';
 import { Change } from './change.js';
 import {
@@ -96,6 +97,7 @@ function assertUnchangedWhileSent(current: EnvelopeRecord, request: UpdateEnvelo
     request.signingOrder === undefined &&
     request.expiresAt === undefined &&
     request.remindEveryDays === undefined &&
+    request.locale === undefined &&
     request.allowReassign === undefined
   ) {
     return;
@@ -187,6 +189,11 @@ function applyEdits(change: Change, request: UpdateEnvelopeRequest, actor: Actor
     record.remindEveryDays = request.remindEveryDays;
     settings.remindEveryDays = request.remindEveryDays;
   }
+  // CONTRACT §18: the language of the owner's e-mails, the certificate and the recipients' default.
+  if (request.locale !== undefined && request.locale !== (record.locale ?? DEFAULT_LOCALE)) {
+    record.locale = request.locale;
+    settings.locale = request.locale;
+  }
   if (request.allowReassign !== undefined && request.allowReassign !== (record.allowReassign === true)) {
     record.allowReassign = request.allowReassign;
     settings.allowReassign = request.allowReassign;
@@ -196,8 +203,8 @@ function applyEdits(change: Change, request: UpdateEnvelopeRequest, actor: Actor
 }
 
 /** What of a signer a request sets: a change of any of it is a change of the list. */
-function signerIdentity(signer: Signer): [string, string, string, string, number, string, boolean] {
-  return [signer.id, signer.email, signer.name, signer.role, signer.routingOrder, deliveryOf(signer), signer.notifyOnCompletion === true];
+function signerIdentity(signer: Signer): [string, string, string, string, number, string | null, string, boolean] {
+  return [signer.id, signer.email, signer.name, signer.role, signer.routingOrder, signer.locale ?? null, deliveryOf(signer), signer.notifyOnCompletion === true];
 }
 
 export interface FrozenDocumentFacts {
@@ -288,7 +295,7 @@ export function replaceSigners(current: Signer[], inputs: SignerInput[]): { sign
     const id = kept?.id ?? (requested !== undefined && isUuid(requested) ? requested : uuidv7());
     if (requested !== undefined) requestIds.set(requested, id);
     const base = kept ?? newSigner({ id, email: input.email, name: input.name, role: input.role });
-    const signer: Signer = { ...base, email: input.email, name: input.name, role: input.role, routingOrder: input.routingOrder };
+    const signer: Signer = { ...base, email: input.email, name: input.name, role: input.role, routingOrder: input.routingOrder, locale: input.locale ?? null };
     // Absent means `email` and `false` (CONTRACT §16.1): only what differs is stored.
     if (input.delivery === 'embedded') signer.delivery = 'embedded';
     else delete signer.delivery;

@@ -6,6 +6,8 @@
  * the envelope reached a final status. A recipient's submitted values, adopted signature, IP and user
  * agent live in its action row (`RecipientAction`, `storage/envelopeRepository.ts`), not here.
  */
+import { DEFAULT_LOCALE } from '../i18n/locales.js';
+import type { Locale } from '../i18n/locales.js';
 import type { FieldType, SignatureValue } from '../pdf/types.js';
 
 export const ENVELOPE_STATUSES = ['draft', 'sent', 'completed', 'declined', 'expired', 'voided'] as const;
@@ -79,6 +81,8 @@ export interface Signer {
   resends?: number;
   /** Internal: when the newest resend was queued (the next one waits 60 s from it); absent or `null` before the first. */
   lastResendAt?: string | null;
+  /** The language of its e-mails and signing page (CONTRACT §18); absent or `null`: the envelope's. */
+  locale?: Locale | null;
   /** How the recipient reaches the signing page (CONTRACT §16.1); absent: `email`. */
   delivery?: Delivery;
   /** An embedded recipient's wish for the completed e-mail (CONTRACT §16.1); absent: `false`. */
@@ -135,6 +139,8 @@ export interface EnvelopeRecord {
   expiresAt: string | null;
   /** 1 to 30, or `null`: no reminders. */
   remindEveryDays: number | null;
+  /** The language of the owner's e-mails, the certificate and, by default, the recipients' (CONTRACT §18); absent: `en`. */
+  locale?: Locale;
   /** Lower-case hex SHA-256 of the frozen document (container `originals`); `null` while `draft`. */
   documentSha256: string | null;
   /** Pages of the frozen document; `null` while `draft`. */
@@ -173,6 +179,8 @@ export interface SignerView {
   actedAt: string | null;
   declineReason: string | null;
   lastEmail: { type: LastEmail['type']; status: LastEmail['status']; at: string } | null;
+  /** CONTRACT §18: `null` when unset (the envelope's applies). */
+  locale: Locale | null;
   /** CONTRACT §16.1: `email` (default) or `embedded`. */
   delivery: Delivery;
   /** CONTRACT §16.1: whether an embedded recipient gets the completed e-mail; shown for embedded recipients only. */
@@ -194,6 +202,7 @@ export interface EnvelopeView {
   signingOrder: SigningOrder;
   expiresAt: string | null;
   remindEveryDays: number | null;
+  locale: Locale;
   createdAt: string;
   updatedAt: string;
   sentAt: string | null;
@@ -319,10 +328,16 @@ export function viewSigner(signer: Signer): SignerView {
     actedAt: signer.actedAt,
     declineReason: signer.declineReason,
     lastEmail: lastEmail === null ? null : { type: lastEmail.type, status: lastEmail.status, at: lastEmail.at },
+    locale: signer.locale ?? null,
     delivery: deliveryOf(signer),
     // Only where it means something: an e-mail recipient gets every e-mail.
     ...(deliveryOf(signer) === 'embedded' ? { notifyOnCompletion: signer.notifyOnCompletion === true } : {}),
   };
+}
+
+/** The language of a recipient's e-mails and signing page (CONTRACT §18): its own `locale`, else the envelope's. */
+export function recipientLocale(record: Pick<EnvelopeRecord, 'locale'>, signer: Pick<Signer, 'locale'>): Locale {
+  return signer.locale ?? record.locale ?? DEFAULT_LOCALE;
 }
 
 /** A new recipient as a draft holds it: `created`, no link, no e-mail. */
@@ -340,6 +355,7 @@ export function newSigner(fields: Pick<Signer, 'id' | 'email' | 'name' | 'role'>
     link: null,
     invitedAt: null,
     remindersSent: 0,
+    locale: null,
   };
 }
 

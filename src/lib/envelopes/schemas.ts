@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { acceptableCharacterPattern, acceptableText, characters, emailAddress, text, trimmedText } from '../text.js';
 import { DELIVERIES, ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
+import { envelopeLocaleInput, recipientLocaleInput } from '../i18n/schema.js';
 
 /** At most this many signers on one envelope (CONTRACT §3). */
 export const MAX_SIGNERS = 100;
@@ -51,6 +52,7 @@ export const signerInput = z
       .max(MAX_ROUTING_ORDER, `must be a whole number from 1 to ${MAX_ROUTING_ORDER}`)
       .default(1)
       .meta({ description: 'With `signingOrder: sequential`, recipients act by ascending routing order, those with the same number together.' }),
+    locale: recipientLocaleInput,
     // Embedded signing (CONTRACT §16.1).
     delivery: z
       .enum(DELIVERIES, { error: `must be one of ${DELIVERIES.join(', ')}` })
@@ -225,6 +227,7 @@ export const updateEnvelopeRequest = z.strictObject({
     .nullable()
     .optional()
     .meta({ description: 'Remind recipients who have not acted every this many days after their invitation (at most 5 times); `null`: never.' }),
+  locale: envelopeLocaleInput,
   allowReassign: z
     .boolean({ error: 'must be true or false' })
     .optional()

@@ -25,6 +25,7 @@ import {
   type Field,
 } from '../envelopes/model.js';
 import { problemTitles, type ProblemDetails } from '../http/problem.js';
+import { localeSchema } from '../i18n/schema.js';
 import { REMOVED_KINDS } from '../pdf/index.js';
 
 /** ISO 8601 UTC with milliseconds (CONTRACT §1). */
@@ -68,6 +69,7 @@ export const signerResponse = z
       })
       .nullable()
       .meta({ description: 'The newest e-mail to this recipient; `null` when none.' }),
+    locale: localeSchema.nullable().meta({ description: 'The language of this recipient\'s e-mails and signing page; `null`: the envelope\'s `locale`.' }),
     delivery: z
       .enum(DELIVERIES)
       .meta({ description: '`email`: the recipient is invited and reminded by e-mail. `embedded`: it signs inside the owner\'s application (`POST .../views`) and gets no e-mail.' }),
@@ -111,6 +113,7 @@ export const envelopeResponse = z
     signingOrder: z.enum(SIGNING_ORDERS),
     expiresAt: timestamp.nullable().meta({ description: 'When a sent envelope expires; `null` in `draft` unless set.' }),
     remindEveryDays: z.int().min(1).max(30).nullable(),
+    locale: localeSchema.meta({ description: 'The language of the owner\'s e-mails, the certificate of completion and the recipients\' default (`en` unless set).' }),
     createdAt: timestamp,
     updatedAt: timestamp,
     sentAt: timestamp.nullable().meta({ description: '`null` until sent.' }),
@@ -184,6 +187,7 @@ export const auditEventResponse = z
         signingOrder: z.enum(SIGNING_ORDERS).optional(),
         expiresAt: timestamp.nullable().optional(),
         remindEveryDays: z.int().nullable().optional(),
+        locale: localeSchema.optional(),
         allowReassign: z.boolean().optional(),
       }),
     ),
