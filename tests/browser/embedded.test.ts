@@ -61,8 +61,9 @@ afterAll(async () => {
 });
 
 /** An envelope sent to one embedded signer with no fields, and a view for it. */
-async function viewFor(options: { frameAncestors?: string[]; returnUrl?: string }): Promise<{ envelopeId: string; recipientId: string; url: string; token: string }> {
-  const { id, recipientIds } = await sentEnvelope(env.api, owner, { signers: [{ email: `ada-${randomUUID()}@example.com`, name: 'Ada Lovelace', delivery: 'embedded' }] });
+async function viewFor(options: { frameAncestors?: string[]; returnUrl?: string }, notifyOnCompletion = false): Promise<{ envelopeId: string; recipientId: string; url: string; token: string }> {
+  const signer = { email: `ada-${randomUUID()}@example.com`, name: 'Ada Lovelace', delivery: 'embedded', ...(notifyOnCompletion ? { notifyOnCompletion } : {}) };
+  const { id, recipientIds } = await sentEnvelope(env.api, owner, { signers: [signer] });
   const view = await env.api.request('POST', `/envelopes/${id}/recipients/${recipientIds[0]}/views`, { token: owner.token, json: options });
   expect(view.status).toBe(201);
   // The URL names PUBLIC_BASE_URL, where nothing answers in the suite: the same path on the test service.
@@ -114,6 +115,9 @@ describe('an integrator page embeds signing', () => {
     await signWholeDocument(signingFrame!);
     await page.locator('#status').filter({ hasText: 'Everyone has signed' }).waitFor({ timeout: patience(60_000) });
     await screenshot(page, 'embed-allowed-parent-signed');
+    // Without notifyOnCompletion no completed e-mail comes to Ada: the page promises none.
+    await frame.locator('#done-body').filter({ hasText: 'the document has been sealed. Download it here.' }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await expect(frame.locator('#done-body').textContent()).resolves.not.toMatch(/e-mail/);
 
     const messages = await received(page);
     const serviceOrigin = new URL(env.service.apiUrl).origin;
@@ -126,10 +130,15 @@ describe('an integrator page embeds signing', () => {
 
     // The same page on a phone.
     const phone = await newPage({ width: 390, height: 844 });
-    const second = await viewFor({ frameAncestors: [allowed.origin] });
+    const second = await viewFor({ frameAncestors: [allowed.origin] }, true);
     await phone.goto(`${allowed.origin}/embed.html#view=${encodeURIComponent(second.url)}`);
     await phone.frameLocator('#signing').locator('#pages[data-ready="true"] .pdf-page-drawn').first().waitFor({ timeout: STEP_TIMEOUT_MS });
     await screenshot(phone, 'embed-allowed-parent-phone');
+    // With notifyOnCompletion the completed e-mail comes, and the page says so.
+    const phoneFrame = phone.frames().find((candidate) => candidate.url().startsWith(`${env.service.apiUrl}/sign/v/`));
+    await signWholeDocument(phoneFrame!);
+    await phone.frameLocator('#signing').locator('#done-body').filter({ hasText: 'a copy is also on its way to you by e-mail' }).waitFor({ timeout: patience(60_000) });
+    await screenshot(phone, 'embed-allowed-parent-phone-signed');
   });
 
   test('a parent the view does not allow is refused by Chromium and receives nothing', async () => {
