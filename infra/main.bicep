@@ -152,6 +152,11 @@ param maxConcurrentBcryptHashes int = 4
 @description('E-mails an owner\'s sends and resends may queue per UTC day (EMAIL_DAILY_QUOTA).')
 param emailDailyQuota int = 1000
 
+@minValue(60)
+@maxValue(86400)
+@description('How long the token of an embedded signing view works, seconds (EMBED_TOKEN_TTL_SECONDS).')
+param embedTokenTtlSeconds int = 900
+
 @minValue(1024)
 @description('Largest document accepted, bytes (default 25 MiB).')
 param maxDocumentBytes int = 26214400
@@ -360,6 +365,7 @@ module functionApp 'modules/functionapp.bicep' = {
     trustProxy: trustProxy
     maxConcurrentBcryptHashes: maxConcurrentBcryptHashes
     emailDailyQuota: emailDailyQuota
+    embedTokenTtlSeconds: embedTokenTtlSeconds
   }
 }
 

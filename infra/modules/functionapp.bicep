@@ -128,6 +128,9 @@ param maxConcurrentBcryptHashes int
 @description('E-mails an owner\'s sends and resends may queue per UTC day (EMAIL_DAILY_QUOTA).')
 param emailDailyQuota int
 
+@description('How long the token of an embedded signing view works, seconds (EMBED_TOKEN_TTL_SECONDS).')
+param embedTokenTtlSeconds int
+
 resource storageAccount 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
   name: storageAccountName
 }
@@ -194,6 +197,7 @@ var baseSettings = {
   TRUST_PROXY: string(trustProxy)
   MAX_CONCURRENT_PASSWORD_HASHES: string(maxConcurrentBcryptHashes)
   EMAIL_DAILY_QUOTA: string(emailDailyQuota)
+  EMBED_TOKEN_TTL_SECONDS: string(embedTokenTtlSeconds)
 }
 
 // Turnstile settings only when it is on: with no secret the service ignores tokens (CONTRACT §2).

@@ -111,6 +111,7 @@ describe('GET /api/envelopes/{id} (CONTRACT §3)', () => {
       hash: null,
       purgedAt: null,
       templateId: null,
+      allowReassign: false,
     });
     expect(id).toMatch(UUID_V7);
     expect(response.body.updatedAt).toBe(response.body.createdAt);
@@ -243,7 +244,7 @@ describe.each(['PUT', 'PATCH'] as const)('%s /api/envelopes/{id} signers (CONTRA
     expect(response.body.signers).toEqual([
       {
         id: expect.stringMatching(UUID), recipientId: response.body.signers[0].id, email: 'grace@example.com', name: 'Grace Hopper', role: 'signer',
-        routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null, locale: null,
+        routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null, locale: null, delivery: 'email',
       },
     ]);
     expect((await get(id)).body.signers).toEqual(response.body.signers);

@@ -71,6 +71,17 @@ describe('logs of a whole session', () => {
     expect((await env.api.request('GET', `/envelopes/${sent.id}`, { token: signing })).status).toBe(401);
     expect((await env.api.request('POST', '/signing/decline', { token: signing, json: { reason: 'Not today.' } })).status).toBe(200);
 
+    // An embedded signing view's URL and token, used well and once replaced, and a page load of the view.
+    const embedded = await sentEnvelope(env.api, user, { signers: [{ email: 'embedded@example.com', name: 'Embedded', delivery: 'embedded' }] });
+    const view = await env.api.request('POST', `/envelopes/${embedded.id}/recipients/${embedded.recipientIds[0]}/views`, { token, json: {} });
+    expect(view.status).toBe(201);
+    const viewToken = (view.body.url as string).split('#')[1]!;
+    secrets.push(view.body.url, viewToken);
+    expect((await env.api.request('GET', '/signing', { token: viewToken })).status).toBe(200);
+    expect((await env.api.request('POST', `/envelopes/${embedded.id}/recipients/${embedded.recipientIds[0]}/views`, { token })).status).toBe(201);
+    expect((await env.api.request('GET', '/signing', { token: viewToken })).status).toBe(401);
+    expect((await env.api.request('POST', '/signing/reassign', { token: viewToken, json: { email: 'x@example.com', name: 'X', reason: 'r' } })).status).toBe(401);
+
     // An API key (CONTRACT §14.1: never logged), used well, where only a JWT is accepted, and once deleted.
     const created = await env.api.request('POST', '/apikeys', { token, json: { name: 'logs' } });
     const apiKey = created.body.key as string;

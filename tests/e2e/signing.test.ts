@@ -126,9 +126,9 @@ describe('GET /api/signing (CONTRACT §11.4)', () => {
     expect(answer.body).toEqual({
       envelope: {
         id, documentName: 'contract.pdf', status: 'sent', ownerEmail: owner.email, ownerName: null, signingOrder: 'parallel',
-        expiresAt: envelope.expiresAt, pageCount: 2, documentSha256: envelope.documentSha256,
+        expiresAt: envelope.expiresAt, pageCount: 2, documentSha256: envelope.documentSha256, allowReassign: false,
       },
-      recipient: { id: recipientIds[0], name: ada.name, email: ada.email, role: 'signer', routingOrder: 1, status: 'opened', actedAt: null },
+      recipient: { id: recipientIds[0], name: ada.name, email: ada.email, role: 'signer', routingOrder: 1, status: 'opened', actedAt: null, delivery: 'email' },
       fields: envelope.fields,
       documentUrl: expect.stringContaining(`/originals/${id}/contract.pdf?`),
       signedUrl: null,

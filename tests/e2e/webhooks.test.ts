@@ -36,6 +36,7 @@ const ALL_EVENTS = [
   'recipient.approved',
   'recipient.viewed',
   'recipient.declined',
+  'recipient.reassigned',
 ];
 /** A public address (an IP literal: no DNS needed where the tests run). */
 const PUBLIC_URL = 'https://93.184.215.14/hooks/envelopes';

@@ -30,6 +30,8 @@ const details: Record<(typeof AUDIT_EVENT_TYPES)[number], [Record<string, unknow
   'envelope.expired': [{}, { actorId: 'system', actorEmail: null }, 'Envelope expired before everyone had acted.'],
   'envelope.voided': [{}, byOwner, 'Envelope voided by owner@example.com.'],
   'envelope.completed': [{ originalSha256: 'a', sealedSha256: 'b' }, byAda, 'Envelope completed: the document and this certificate were sealed.'],
+  'recipient.view_created': [{ recipientId: ada.id }, byOwner, 'Embedded signing view opened for ada@example.com by owner@example.com.'],
+  'recipient.reassigned': [{ recipientId: ada.id, newRecipientId: bob.id, email: bob.email, reason: 'Bob signs for us' }, byAda, 'ada@example.com handed the envelope on to Bob <bob@example.com>, giving the reason "Bob signs for us".'],
   'envelope.purged': [{}, byOwner, 'Documents deleted by owner@example.com; the envelope\'s details, this trail and the sealed PDF\'s SHA-256 were kept.'],
 };
 
@@ -49,6 +51,13 @@ describe('describeAuditTrail', () => {
       context,
     );
     expect(sentences).toEqual(['Invitation e-mailed to ada@example.com.', 'ada@example.com signed.', 'Invitation e-mailed to bob@example.com, after ada@example.com signed.']);
+  });
+
+  test('an embedded recipient\'s turn reads without an e-mail', () => {
+    const embedded = { ...context, recipients: [{ ...ada, delivery: 'embedded' as const }, bob] };
+    expect(describeAuditTrail([{ type: 'recipient.invited', ...byOwner, details: { recipientId: ada.id, email: ada.email, resend: false } }], embedded)).toEqual([
+      'ada@example.com\'s turn came (embedded signing: no e-mail).',
+    ]);
   });
 
   test('an event type it does not know reads as its type and actor', () => {

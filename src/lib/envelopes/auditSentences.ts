@@ -7,13 +7,13 @@
  */
 import { DEFAULT_LOCALE, formatTimestamp, translate } from '../i18n/index.js';
 import type { MessageValues } from '../i18n/index.js';
-import type { AuditEvent, SignerRole } from './model.js';
+import type { AuditEvent, Delivery, SignerRole } from './model.js';
 
 /** What a sentence may name besides the event itself: the envelope's owner and its recipients. */
 export interface SentenceContext {
   ownerId: string;
   ownerEmail: string | null;
-  recipients: readonly { id: string; email: string; name: string; role: SignerRole }[];
+  recipients: readonly { id: string; email: string; name: string; role: SignerRole; delivery?: Delivery }[];
 }
 
 /** An audit event as far as its sentence needs it; any type (an unknown one reads as its type). */
@@ -73,6 +73,10 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
     case 'recipient.invited': {
       if (details.resend === true) return t('event.invitedAgain', { recipient, actor });
       const after = !byOwner && event.actorId !== null && event.actorId !== 'system' ? lastActionBy.get(event.actorId) : undefined;
+      // An embedded recipient gets no e-mail: its turn comes in the owner's application (CONTRACT §16.1).
+      if (context.recipients.find((candidate) => candidate.id === details.recipientId)?.delivery === 'embedded') {
+        return after === undefined ? t('event.turnEmbedded', { recipient }) : t('event.turnEmbeddedAfter', { recipient, actor, action: after });
+      }
       return after === undefined ? t('event.invited', { recipient }) : t('event.invitedAfter', { recipient, actor, action: after });
     }
     case 'recipient.reminded':
@@ -88,6 +92,15 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
     }
     case 'recipient.declined':
       return typeof details.reason === 'string' ? t('event.declinedReason', { recipient, reason: text(details.reason) }) : t('event.declined', { recipient });
+    case 'recipient.view_created':
+      return t('event.viewCreated', { recipient, actor });
+    case 'recipient.reassigned': {
+      const to = context.recipients.find((candidate) => candidate.id === details.newRecipientId);
+      const newcomer = to === undefined ? text(details.email) : `${to.name} <${to.email}>`;
+      // `details.email` is the new recipient's: the one who handed on is named by its id.
+      const from = recipientEmail(details.recipientId, undefined, context, t);
+      return typeof details.reason === 'string' ? t('event.reassignedReason', { from, to: newcomer, reason: text(details.reason) }) : t('event.reassigned', { from, to: newcomer });
+    }
     case 'envelope.declined':
       return t('event.envelopeDeclined', { recipient });
     case 'envelope.expired':
@@ -129,6 +142,8 @@ function setting(name: string, value: unknown, t: T, locale: string): string {
       return value === null ? t('setting.noReminders') : t('setting.remindEveryDays', { days: typeof value === 'number' ? value : Number(value) });
     case 'locale':
       return t('setting.locale', { language: languageName(locale, value) });
+    case 'allowReassign':
+      return value === true ? t('setting.reassignAllowed') : t('setting.reassignNotAllowed');
     default:
       return t('setting.other', { name, value: value === null ? t('setting.none') : String(value) });
   }

@@ -13,8 +13,7 @@ import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../recip
 import type { DueEntry } from '../storage/dueIndex.js';
 import { EnvelopeChangedError, recipientActionRow, type StoredEnvelope } from '../storage/envelopeRepository.js';
 import { emailQuotaCharge } from '../notifications/emailQuota.js';
-import { recipientLocale } from './model.js';
-import type { Actor, AuditEvent, AuditEventType, EnvelopeRecord, EventActor, LastEmail, RecipientAction, Signer } from './model.js';
+import { receivesEmail, recipientLocale, type Actor, type AuditEvent, type AuditEventType, type EnvelopeRecord, type EventActor, type LastEmail, type RecipientAction, type Signer } from './model.js';
 
 /** A webhook event whose `data.status` is the envelope's status once the whole change is applied (CONTRACT §12.2). */
 interface PendingWebhook {
@@ -105,6 +104,8 @@ export class Change {
   newLink(signer: Signer, jwtSecret: Uint8Array): void {
     const salt = newLinkSalt();
     signer.link = { salt, tokenSha256: tokenSha256(signingToken(signingLinkKey(jwtSecret), salt)) };
+    // A new link ends the recipient's embedded view too (CONTRACT §11.5: the old token is refused from then on).
+    if (signer.view != null) signer.view = null;
     this.links.add(signer.id);
   }
 
@@ -113,6 +114,7 @@ export class Change {
    * `recipient` null: the owner.
    */
   email(type: EmailMessage['type'], to: Signer | null, extra: { reason?: string; declinedBy?: string; withLink?: boolean } = {}): void {
+    if (to !== null && !receivesEmail(to, type)) return;
     const record = this.record;
     this.emails.push({
       kind: 'email',

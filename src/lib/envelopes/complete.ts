@@ -42,6 +42,7 @@ import { checkUpload, readFrozenDocument, refreshFrozenCopy, storeFrozenCopy, ty
 import { readOwnedEnvelope } from './get.js';
 import { assertHasSigner, ifMatchSatisfied } from './lifecycle.js';
 import {
+  deliveryOf,
   envelopeETag,
   isFinal,
   mustAct,
@@ -53,6 +54,7 @@ import {
   type EventActor,
   type FieldValue,
   type RecipientAction,
+  type Signer,
 } from './model.js';
 import { backoff, preconditionFailed } from './update.js';
 import { signedDocumentUrl } from './view.js';
@@ -504,10 +506,20 @@ function certificateRecipients(record: EnvelopeRecord, actions: Map<string, Reci
       ip: action?.ip ?? null,
       userAgent: reportedUserAgent(action?.userAgent ?? null),
       consent: acted === undefined || consent === null ? null : { at: acted.at, version: consent.version },
-      identification: mustAct(signer) && signer.invitedAt !== null ? translate(record.locale ?? DEFAULT_LOCALE, 'certificate', 'identification.link', { email: signer.email }) : null,
+      identification: identification(record, signer),
       signature: signer.role === 'signer' ? (action?.signature ?? null) : null,
     };
   });
+}
+
+/**
+ * How the recipient was identified (CONTRACT §10, §16.1): by the signing link sent to its e-mail, or,
+ * embedded, by the sender's application, which opened the signing view for it.
+ */
+function identification(record: EnvelopeRecord, signer: Signer): string | null {
+  if (!mustAct(signer) || signer.invitedAt === null) return null;
+  const key = deliveryOf(signer) === 'embedded' ? 'identification.embedded' : 'identification.link';
+  return translate(record.locale ?? DEFAULT_LOCALE, 'certificate', key, { email: signer.email });
 }
 
 /** The actor of an event by e-mail: recorded since recipients act; for events of older versions, the owner's. */

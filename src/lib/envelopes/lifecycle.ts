@@ -10,6 +10,7 @@ import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import { routeAtSend, EXPIRY_DUE_KIND } from '../recipients/routing.js';
 import { Change } from './change.js';
 import {
+  deliveryOf,
   isFinal,
   mustAct,
   newSigner,
@@ -90,7 +91,15 @@ export function planUpdate(current: EnvelopeRecord, request: UpdateEnvelopeReque
  * @throws AppError 409 `envelope-locked`
  */
 function assertUnchangedWhileSent(current: EnvelopeRecord, request: UpdateEnvelopeRequest, actor: Actor, now: Date): void {
-  if (request.signers === undefined && request.fields === undefined && request.signingOrder === undefined && request.expiresAt === undefined && request.remindEveryDays === undefined && request.locale === undefined) {
+  if (
+    request.signers === undefined &&
+    request.fields === undefined &&
+    request.signingOrder === undefined &&
+    request.expiresAt === undefined &&
+    request.remindEveryDays === undefined &&
+    request.locale === undefined &&
+    request.allowReassign === undefined
+  ) {
     return;
   }
   const scratch = new Change(current, now);
@@ -185,13 +194,17 @@ function applyEdits(change: Change, request: UpdateEnvelopeRequest, actor: Actor
     record.locale = request.locale;
     settings.locale = request.locale;
   }
+  if (request.allowReassign !== undefined && request.allowReassign !== (record.allowReassign === true)) {
+    record.allowReassign = request.allowReassign;
+    settings.allowReassign = request.allowReassign;
+  }
   if (errors.length > 0) throw validationFailed(errors);
   if (Object.keys(settings).length > 0) change.event('envelope.settings_changed', by, settings);
 }
 
 /** What of a signer a request sets: a change of any of it is a change of the list. */
-function signerIdentity(signer: Signer): [string, string, string, string, number, string | null] {
-  return [signer.id, signer.email, signer.name, signer.role, signer.routingOrder, signer.locale ?? null];
+function signerIdentity(signer: Signer): [string, string, string, string, number, string | null, string, boolean] {
+  return [signer.id, signer.email, signer.name, signer.role, signer.routingOrder, signer.locale ?? null, deliveryOf(signer), signer.notifyOnCompletion === true];
 }
 
 export interface FrozenDocumentFacts {
@@ -291,7 +304,13 @@ export function replaceSigners(current: Signer[], inputs: SignerInput[]): { sign
     const id = kept?.id ?? (requested !== undefined && isUuid(requested) ? requested : uuidv7());
     if (requested !== undefined) requestIds.set(requested, id);
     const base = kept ?? newSigner({ id, email: input.email, name: input.name, role: input.role });
-    return { ...base, email: input.email, name: input.name, role: input.role, routingOrder: input.routingOrder, locale: input.locale ?? null };
+    const signer: Signer = { ...base, email: input.email, name: input.name, role: input.role, routingOrder: input.routingOrder, locale: input.locale ?? null };
+    // Absent means `email` and `false` (CONTRACT §16.1): only what differs is stored.
+    if (input.delivery === 'embedded') signer.delivery = 'embedded';
+    else delete signer.delivery;
+    if (input.notifyOnCompletion === true) signer.notifyOnCompletion = true;
+    else delete signer.notifyOnCompletion;
+    return signer;
   });
   return { signers, requestIds };
 }

@@ -20,11 +20,18 @@ export const SIGNER_ROLES = ['signer', 'approver', 'viewer', 'cc'] as const;
 export type SignerRole = (typeof SIGNER_ROLES)[number];
 
 /** A recipient's status (CONTRACT §11.1). */
-export const RECIPIENT_STATUSES = ['created', 'waiting', 'sent', 'opened', 'signed', 'approved', 'viewed', 'declined'] as const;
+export const RECIPIENT_STATUSES = ['created', 'waiting', 'sent', 'opened', 'signed', 'approved', 'viewed', 'declined', 'reassigned'] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 
-/** Statuses of a recipient who has acted: nothing more is asked of it. */
-export const ACTED_STATUSES: readonly RecipientStatus[] = ['signed', 'approved', 'viewed', 'declined'];
+/**
+ * Statuses of a recipient who has acted: nothing more is asked of it. `reassigned` (CONTRACT §16.3)
+ * is final too and blocks nothing: the recipient it handed its part to acts instead.
+ */
+export const ACTED_STATUSES: readonly RecipientStatus[] = ['signed', 'approved', 'viewed', 'declined', 'reassigned'];
+
+/** How a recipient reaches the signing page (CONTRACT §16.1): its invitation e-mail, or the owner's application (views). */
+export const DELIVERIES = ['email', 'embedded'] as const;
+export type Delivery = (typeof DELIVERIES)[number];
 
 export const SIGNING_ORDERS = ['parallel', 'sequential'] as const;
 export type SigningOrder = (typeof SIGNING_ORDERS)[number];
@@ -76,6 +83,24 @@ export interface Signer {
   lastResendAt?: string | null;
   /** The language of its e-mails and signing page (CONTRACT §18); absent or `null`: the envelope's. */
   locale?: Locale | null;
+  /** How the recipient reaches the signing page (CONTRACT §16.1); absent: `email`. */
+  delivery?: Delivery;
+  /** An embedded recipient's wish for the completed e-mail (CONTRACT §16.1); absent: `false`. */
+  notifyOnCompletion?: boolean;
+  /** Internal: the recipient's current embedded signing view (`recipients/views.ts`), absent or `null` when none. */
+  view?: EmbeddedViewState | null;
+}
+
+/**
+ * A recipient's current embedded signing view (CONTRACT §16.1): the SHA-256 of its token (the raw
+ * token exists only in the owner's API response), when it stops working, and what the page may do.
+ */
+export interface EmbeddedViewState {
+  /** Random UUID, not secret: the page's path `/api/sign/v/<id>`. */
+  id: string;
+  tokenSha256: string;
+  /** ISO 8601 UTC with milliseconds: issue time + `EMBED_TOKEN_TTL_SECONDS`. */
+  expiresAt: string;
 }
 
 /** A place on the document that a signer fills (CONTRACT §11.2). */
@@ -153,6 +178,8 @@ export interface EnvelopeRecord {
   version: number;
   /** Sequence number of the last audit event (CONTRACT §10). */
   auditSequence: number;
+  /** Whether signers and approvers may hand their part to someone else (CONTRACT §16.3); absent: `false`. */
+  allowReassign?: boolean;
 }
 
 /** A recipient as responses show it (CONTRACT §3). */
@@ -169,6 +196,10 @@ export interface SignerView {
   lastEmail: { type: LastEmail['type']; status: LastEmail['status']; at: string } | null;
   /** CONTRACT §18: `null` when unset (the envelope's applies). */
   locale: Locale | null;
+  /** CONTRACT §16.1: `email` (default) or `embedded`. */
+  delivery: Delivery;
+  /** CONTRACT §16.1: whether an embedded recipient gets the completed e-mail; shown for embedded recipients only. */
+  notifyOnCompletion?: boolean;
 }
 
 /** The envelope in every response (CONTRACT §3 table). */
@@ -196,6 +227,8 @@ export interface EnvelopeView {
   purgedAt: string | null;
   /** The template it was made from, else `null`. */
   templateId: string | null;
+  /** CONTRACT §16.3. */
+  allowReassign: boolean;
 }
 
 /** Audit event types (CONTRACT §10): no others. */
@@ -217,6 +250,8 @@ export const AUDIT_EVENT_TYPES = [
   'envelope.voided',
   'envelope.completed',
   'envelope.purged',
+  'recipient.view_created',
+  'recipient.reassigned',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
@@ -274,8 +309,8 @@ export function ownerActor(actor: Actor): EventActor {
 /** A signer's or approver's recorded action, and a signer's values: its action row (never shown). */
 export interface RecipientAction {
   recipientId: string;
-  /** The status the action gave the recipient. */
-  status: 'signed' | 'approved' | 'viewed' | 'declined';
+  /** The status the action gave the recipient (`reassigned`: it handed its part on, CONTRACT §16.3). */
+  status: 'signed' | 'approved' | 'viewed' | 'declined' | 'reassigned';
   at: string;
   ip: string | null;
   userAgent: string | null;
@@ -311,6 +346,9 @@ export function viewSigner(signer: Signer): SignerView {
     declineReason: signer.declineReason,
     lastEmail: lastEmail === null ? null : { type: lastEmail.type, status: lastEmail.status, at: lastEmail.at },
     locale: signer.locale ?? null,
+    delivery: deliveryOf(signer),
+    // Only where it means something: an e-mail recipient gets every e-mail.
+    ...(deliveryOf(signer) === 'embedded' ? { notifyOnCompletion: signer.notifyOnCompletion === true } : {}),
   };
 }
 
@@ -336,6 +374,22 @@ export function newSigner(fields: Pick<Signer, 'id' | 'email' | 'name' | 'role'>
     remindersSent: 0,
     locale: null,
   };
+}
+
+/** How the recipient reaches the signing page (CONTRACT §16.1). */
+export function deliveryOf(signer: Pick<Signer, 'delivery'>): Delivery {
+  return signer.delivery ?? 'email';
+}
+
+/**
+ * Whether an e-mail of `type` goes to the recipient (CONTRACT §16.1): an embedded recipient gets no
+ * invitation, reminder or voided e-mail, and the completed one only with `notifyOnCompletion`; e-mails
+ * it asks for itself (a one-time code) still go. Every other recipient gets every e-mail.
+ */
+export function receivesEmail(signer: Pick<Signer, 'delivery' | 'notifyOnCompletion'>, type: string): boolean {
+  if (deliveryOf(signer) !== 'embedded') return true;
+  if (type === 'completed') return signer.notifyOnCompletion === true;
+  return type !== 'invitation' && type !== 'reminder' && type !== 'voided';
 }
 
 /** Whether the recipient's role asks it to act (CONTRACT §11.1 "must act": signer, approver, viewer). */

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { acceptableCharacterPattern, acceptableText, characters, emailAddress, text, trimmedText } from '../text.js';
-import { ENVELOPE_STATUSES, FIELD_SOURCES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
+import { DELIVERIES, ENVELOPE_STATUSES, FIELD_SOURCES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
 import { envelopeLocaleInput, recipientLocaleInput } from '../i18n/schema.js';
 
 /** At most this many signers on one envelope (CONTRACT §3). */
@@ -53,6 +53,22 @@ export const signerInput = z
       .default(1)
       .meta({ description: 'With `signingOrder: sequential`, recipients act by ascending routing order, those with the same number together.' }),
     locale: recipientLocaleInput,
+    // Embedded signing (CONTRACT §16.1).
+    delivery: z
+      .enum(DELIVERIES, { error: `must be one of ${DELIVERIES.join(', ')}` })
+      .optional()
+      .meta({
+        description:
+          '`email` (default): invitations and reminders by e-mail. `embedded`: the recipient signs inside your application through `POST /api/envelopes/{id}/recipients/{recipientId}/views` and gets no e-mail (only the completed one with `notifyOnCompletion`).',
+      }),
+    notifyOnCompletion: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .meta({ description: 'Embedded recipients only (400 otherwise when `true`): send it the completed e-mail. Default `false`.' }),
+  })
+  .refine((signer) => signer.notifyOnCompletion !== true || signer.delivery === 'embedded', {
+    message: 'is for embedded recipients only (delivery: embedded); e-mail recipients always get the completed e-mail',
+    path: ['notifyOnCompletion'],
   })
   .refine((signer) => signer.id === undefined || signer.recipientId === undefined || signer.id === signer.recipientId, {
     message: 'must equal id when both are sent',
@@ -238,6 +254,10 @@ export const updateEnvelopeRequest = z.strictObject({
     .optional()
     .meta({ description: 'Remind recipients who have not acted every this many days after their invitation (at most 5 times); `null`: never.' }),
   locale: envelopeLocaleInput,
+  allowReassign: z
+    .boolean({ error: 'must be true or false' })
+    .optional()
+    .meta({ description: 'Let signers and approvers hand their part to someone else (`POST /api/signing/reassign`). Default `false`; a setting, locked once sent.' }),
   status: z
     .enum(ENVELOPE_STATUSES, { error: `must be one of ${ENVELOPE_STATUSES.join(', ')}` })
     .optional()

@@ -55,5 +55,6 @@ export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Pr
     hash: record.hash,
     purgedAt: record.purgedAt,
     templateId: record.templateId,
+    allowReassign: record.allowReassign === true,
   };
 }

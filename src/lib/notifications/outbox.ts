@@ -66,6 +66,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'recipient.approved',
   'recipient.viewed',
   'recipient.declined',
+  'recipient.reassigned',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -34,6 +34,7 @@ import { registerWebhookOperations } from './webhooks.js';
 import { registerApiKeyOperations } from './apiKeys.js';
 import { registerDetectionOperations } from './detection.js';
 import { registerTemplateOperations } from './templates.js';
+import { registerEmbeddedOperations } from './embedded.js';
 
 /** The document's `info.version`: the version of the API as this codebase implements it. */
 export const API_VERSION = '0.1.0';
@@ -98,6 +99,7 @@ const draftEnvelope = {
   hash: null,
   purgedAt: null,
   templateId: null,
+  allowReassign: false,
 };
 const completedEnvelope = {
   ...draftEnvelope,
@@ -109,6 +111,7 @@ const completedEnvelope = {
     {
       id: ids.signer, recipientId: ids.signer, email: 'bob@example.com', name: 'Bob Builder', role: 'signer', routingOrder: 1, status: 'signed',
       actedAt: '2026-11-22T10:20:01.002Z', declineReason: null, lastEmail: { type: 'completed', status: 'sent', at: '2026-11-22T10:20:03.100Z' }, locale: null,
+      delivery: 'email',
     },
   ],
   expiresAt: '2026-12-22T10:16:01.001Z',
@@ -818,6 +821,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   registerApiKeyOperations(registry);
   registerDetectionOperations(registry);
   registerTemplateOperations(registry);
+  registerEmbeddedOperations(registry, BEARER_AUTH);
   // The signer list's schema refers to `SignerInput` by name (its items may also be `null` or `{}`), so
   // the component is generated from the schema itself, which carries that id.
   const generator = new OpenApiGeneratorV31([{ type: 'schema', schema: signerInput }, ...registry.definitions], { sortComponents: 'alphabetically' });

@@ -22,7 +22,7 @@ import {
  * The operations registered with `idempotency: false` (`register.ts`): their answers hold a secret
  * that is never stored. A test holds this list to the registered functions.
  */
-export const OPERATIONS_REFUSING_IDEMPOTENCY_KEYS: readonly string[] = ['CreateApiKey'];
+export const OPERATIONS_REFUSING_IDEMPOTENCY_KEYS: readonly string[] = ['CreateApiKey', 'CreateRecipientView'];
 
 const problemJson = 'application/problem+json';
 const hours = IDEMPOTENCY_KEY_RETENTION_SECONDS / 3600;

@@ -5,7 +5,7 @@
  */
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from '../envelopes/model.js';
+import { DELIVERIES, ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from '../envelopes/model.js';
 import { problemTitles } from '../http/problem.js';
 import { completeSigningRequest, declineSigningRequest, signatureValue } from '../recipients/schemas.js';
 import type { RecipientView } from '../recipients/view.js';
@@ -30,6 +30,7 @@ export const recipientViewResponse = z
       expiresAt: timestamp.nullable(),
       pageCount: z.int().min(1).nullable(),
       documentSha256: sha256Hex.nullable().meta({ description: 'SHA-256 of the frozen document, the one `documentUrl` reads.' }),
+      allowReassign: z.boolean().meta({ description: 'Whether a signer or approver may hand its part to someone else (`POST /api/signing/reassign`).' }),
     }),
     recipient: z.strictObject({
       id: z.uuid(),
@@ -39,6 +40,8 @@ export const recipientViewResponse = z
       routingOrder: z.int().min(1).max(100),
       status: recipientStatus,
       actedAt: timestamp.nullable(),
+      delivery: z.enum(DELIVERIES).meta({ description: '`email`: invitations, reminders and the completed e-mail reach the recipient by e-mail. `embedded`: it signs inside the owner\'s application and gets no e-mail but, with `notifyOnCompletion`, the completed one.' }),
+      notifyOnCompletion: z.boolean().optional().meta({ description: 'Embedded recipients only: whether the completed e-mail comes to it.' }),
     }),
     fields: z.array(fieldResponse).meta({ description: 'This recipient\'s fields.' }),
     documentUrl: z.url().meta({ description: 'Read-only SAS URL of the frozen document, valid 15 minutes.' }),
@@ -83,7 +86,8 @@ const ids = {
   sha256: '7e9b1c3d5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c',
 };
 const sas = 'sv=2025-01-05&se=2026-11-22T10%3A30%3A30Z&sr=b&sp=r&sig=REDACTED';
-const viewExample = {
+/** A recipient's view, as the examples of the signing operations show it. */
+export const viewExample = {
   envelope: {
     id: ids.envelope,
     documentName: 'contract.pdf',
@@ -94,8 +98,9 @@ const viewExample = {
     expiresAt: '2026-12-22T10:16:01.001Z',
     pageCount: 3,
     documentSha256: ids.sha256,
+    allowReassign: false,
   },
-  recipient: { id: ids.signer, name: 'Bob Builder', email: 'bob@example.com', role: 'signer', routingOrder: 1, status: 'opened', actedAt: null },
+  recipient: { id: ids.signer, name: 'Bob Builder', email: 'bob@example.com', role: 'signer', routingOrder: 1, status: 'opened', actedAt: null, delivery: 'email' },
   fields: [{ id: ids.field, recipientId: ids.signer, type: 'signature', page: 3, x: 0.1, y: 0.8, width: 0.3, height: 0.06, required: true, label: null }],
   documentUrl: `https://account.blob.core.windows.net/originals/${ids.envelope}/contract.pdf?${sas}`,
   signedUrl: null,
@@ -275,6 +280,7 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
                 declineReason: null,
                 lastEmail: { type: 'invitation', status: 'queued', at: '2026-11-22T10:18:40.512Z' },
                 locale: null,
+                delivery: 'email',
               },
             },
           },

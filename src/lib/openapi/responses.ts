@@ -17,6 +17,7 @@ import { detectedFieldProperties } from '../envelopes/schemas.js';
 import {
   ENVELOPE_STATUSES,
   FIELD_TYPES,
+  DELIVERIES,
   RECIPIENT_STATUSES,
   SIGNER_ROLES,
   SIGNING_ORDERS,
@@ -46,7 +47,7 @@ export const signerRole = z.enum(SIGNER_ROLES).meta({ id: 'SignerRole', descript
 export const recipientStatus = z.enum(RECIPIENT_STATUSES).meta({
   id: 'RecipientStatus',
   description:
-    '`created` (draft), `waiting` (sequential order: an earlier group has not finished), `sent` (invited; a `cc` from the send on), `opened`, `signed`, `approved`, `viewed`, `declined`.',
+    '`created` (draft), `waiting` (sequential order: an earlier group has not finished), `sent` (invited; a `cc` from the send on), `opened`, `signed`, `approved`, `viewed`, `declined`, `reassigned` (handed its part to a new recipient; final, blocks nothing).',
 });
 
 /** A signer as responses show it: `recipientId` always equals `id` (CONTRACT §3, §11.1). */
@@ -70,6 +71,13 @@ export const signerResponse = z
       .nullable()
       .meta({ description: 'The newest e-mail to this recipient; `null` when none.' }),
     locale: localeSchema.nullable().meta({ description: 'The language of this recipient\'s e-mails and signing page; `null`: the envelope\'s `locale`.' }),
+    delivery: z
+      .enum(DELIVERIES)
+      .meta({ description: '`email`: the recipient is invited and reminded by e-mail. `embedded`: it signs inside the owner\'s application (`POST .../views`) and gets no e-mail.' }),
+    notifyOnCompletion: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Embedded recipients only (absent for `email` delivery, which gets every e-mail): whether it gets the completed e-mail.' }),
   })
   .meta({ id: 'Signer', description: 'A recipient of the envelope and where it stands.' });
 
@@ -118,6 +126,7 @@ export const envelopeResponse = z
       .nullable()
       .meta({ description: 'When the owner purged the documents of the finished envelope (`DELETE /api/envelopes/{id}`): its upload, frozen copy and sealed PDF are deleted; its audit trail and `hash` stay. `null` unless purged.' }),
     templateId: z.uuid().nullable().meta({ description: 'The template the envelope was made from (`POST /api/templates/{id}/envelopes`), else `null`.' }),
+    allowReassign: z.boolean().meta({ description: 'Whether signers and approvers may hand their part to someone else (`POST /api/signing/reassign`); a setting, locked once sent.' }),
   })
   .meta({ id: 'Envelope', description: 'An envelope: one document, its signers and fields, and its state.' });
 
@@ -184,7 +193,13 @@ export const auditEventResponse = z
     event('envelope.fields_replaced', z.strictObject({ count: z.int().min(0) })),
     event(
       'envelope.settings_changed',
-      z.strictObject({ signingOrder: z.enum(SIGNING_ORDERS).optional(), expiresAt: timestamp.nullable().optional(), remindEveryDays: z.int().nullable().optional(), locale: localeSchema.optional() }),
+      z.strictObject({
+        signingOrder: z.enum(SIGNING_ORDERS).optional(),
+        expiresAt: timestamp.nullable().optional(),
+        remindEveryDays: z.int().nullable().optional(),
+        locale: localeSchema.optional(),
+        allowReassign: z.boolean().optional(),
+      }),
     ),
     event(
       'envelope.sent',
@@ -212,6 +227,16 @@ export const auditEventResponse = z
     event('envelope.voided', z.strictObject({})),
     event('envelope.completed', z.strictObject({ originalSha256: sha256Hex, sealedSha256: sha256Hex })),
     event('envelope.purged', z.strictObject({})),
+    event('recipient.view_created', recipientOnly.meta({ description: 'The owner opened an embedded signing view for the recipient (never its token or URL).' })),
+    event(
+      'recipient.reassigned',
+      z.strictObject({
+        recipientId: z.string().meta({ description: 'The recipient who handed its part on (now `reassigned`).' }),
+        newRecipientId: z.string().meta({ description: 'The recipient added in its place (same role, routing order and fields).' }),
+        email: z.email().meta({ description: 'The new recipient\'s address.' }),
+        reason: z.string(),
+      }),
+    ),
   ])
   .meta({ id: 'AuditEvent', description: 'One successful change of an envelope.' });
 

@@ -68,7 +68,7 @@ export const deliveryAttemptListResponse = z
 
 // Statuses as CONTRACT §5 and §11.1 name them.
 const envelopeStatusAfter = z.enum(['draft', 'sent', 'completed', 'declined', 'expired', 'voided']);
-const recipientStatus = z.enum(['created', 'waiting', 'sent', 'opened', 'signed', 'approved', 'viewed', 'declined']);
+const recipientStatus = z.enum(['created', 'waiting', 'sent', 'opened', 'signed', 'approved', 'viewed', 'declined', 'reassigned']);
 
 /** The body of every delivery (CONTRACT §12.2). */
 export const webhookEventSchema = z
@@ -88,7 +88,7 @@ export const webhookEventSchema = z
         .regex(/^[0-9a-f]{64}$/)
         .optional()
         .meta({ description: 'SHA-256 of the sealed PDF, when the envelope is completed.' }),
-      reason: z.string().optional().meta({ description: 'The decline reason (`recipient.declined`, `envelope.declined`).' }),
+      reason: z.string().optional().meta({ description: 'The decline reason (`recipient.declined`, `envelope.declined`) or the reassignment reason (`recipient.reassigned`).' }),
     }),
   })
   .meta({ id: 'WebhookEvent', description: 'What a webhook receives. Never a token or a signed URL.' });
@@ -122,6 +122,10 @@ const EVENT_DOCS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], { summary: string
   'recipient.approved': { summary: 'An approver approved.', data: { envelopeId: ids.envelope, status: 'sent', recipient: { ...recipient, role: 'approver', status: 'approved' } } },
   'recipient.viewed': { summary: 'A viewer confirmed it has seen the document.', data: { envelopeId: ids.envelope, status: 'sent', recipient: { ...recipient, role: 'viewer', status: 'viewed' } } },
   'recipient.declined': { summary: 'A recipient declined, with its reason.', data: { envelopeId: ids.envelope, status: 'declined', recipient: { ...recipient, status: 'declined' }, reason: 'The amount is wrong.' } },
+  'recipient.reassigned': {
+    summary: 'A signer or approver handed its part to someone else (the envelope allows it), with its reason; the new recipient is invited.',
+    data: { envelopeId: ids.envelope, status: 'sent', recipient: { ...recipient, status: 'reassigned' }, reason: 'Carol signs for our company.' },
+  },
 };
 
 const json = 'application/json';

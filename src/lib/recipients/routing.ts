@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config.js';
 import type { Change } from '../envelopes/change.js';
-import { hasActed, mustAct, type EnvelopeRecord, type EventActor, type Signer } from '../envelopes/model.js';
+import { deliveryOf, hasActed, mustAct, type EnvelopeRecord, type EventActor, type Signer } from '../envelopes/model.js';
 import type { DueKind } from '../storage/dueIndex.js';
 
 /** Due-index kind of reminders (CONTRACT §12.3): one entry per envelope and invitation time; id = envelope id. */
@@ -56,7 +56,8 @@ export interface InviteOptions {
 /**
  * Invites one recipient: a new signing link, status `sent` (an `opened` recipient stays `opened` on
  * resend), `recipient.invited` event, invitation e-mail carrying the link's salt, and a reminder entry
- * in the due index when the envelope has `remindEveryDays`.
+ * in the due index when the envelope has `remindEveryDays`; for an embedded recipient (CONTRACT
+ * §16.1) neither the e-mail nor the reminder.
  */
 export function inviteRecipient(change: Change, signer: Signer, { config, actor, resend }: InviteOptions): void {
   change.newLink(signer, config.jwt.secret);
@@ -64,9 +65,11 @@ export function inviteRecipient(change: Change, signer: Signer, { config, actor,
   signer.invitedAt = change.at;
   signer.remindersSent = 0;
   change.event('recipient.invited', actor, { recipientId: signer.id, email: signer.email, resend });
+  // An embedded recipient (CONTRACT §16.1) is `sent` with no e-mail and no reminders: the owner's application opens its views.
+  const embedded = deliveryOf(signer) === 'embedded';
   change.email('invitation', signer, { withLink: true });
   const { remindEveryDays } = change.record;
-  if (remindEveryDays !== null) {
+  if (remindEveryDays !== null && !embedded) {
     const dueAt = new Date(change.now.getTime() + remindEveryDays * config.reminderDaySeconds * 1000).toISOString();
     if (!change.due.some((entry) => entry.kind === REMINDER_DUE_KIND && entry.dueAt === dueAt)) {
       change.due.push({ kind: REMINDER_DUE_KIND, dueAt, ownerId: change.record.ownerId, id: change.record.id });

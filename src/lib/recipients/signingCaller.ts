@@ -1,7 +1,8 @@
 /**
  * Who a signing token names (CONTRACT §11.3, §11.4): the token is looked up by its SHA-256 (table
  * `signingLinks`), which names the envelope and recipient; the link works only while it is that
- * recipient's current one (a resend replaces it), for reading until 30 days after the envelope reached
+ * recipient's current one (a resend replaces it) or the token of its current embedded view
+ * (`views.ts`, until the view expires), for reading until 30 days after the envelope reached
  * a final status, and never once the envelope's documents were purged (CONTRACT §14.4). The HTTP guard
  * (`src/lib/http/signingToken.ts`) takes the token from the request and calls
  * {@link resolveSigningToken}; the recipient's operations (`act.ts`) check the link again with
@@ -62,13 +63,23 @@ export async function resolveSigningToken({ services, token, ip, userAgent, now 
  */
 export function currentRecipient(record: EnvelopeRecord, recipientId: string, hash: string, now: Date): Signer {
   const recipient = record.signers.find((signer) => signer.id === recipientId);
-  if (recipient === undefined || recipient.link === null || recipient.link.tokenSha256 !== hash) throw invalidSigningToken();
+  if (recipient === undefined || !holdsToken(recipient, hash, now)) throw invalidSigningToken();
   if (record.purgedAt !== null) throw invalidSigningToken();
   if (isFinal(record.status)) {
     const closedAt = Date.parse(record.closedAt ?? record.completedAt ?? record.updatedAt);
     if (now.getTime() > closedAt + LINK_READ_AFTER_CLOSE_MS) throw invalidSigningToken();
   }
   return recipient;
+}
+
+/**
+ * Whether `hash` is the recipient's current token: its signing link's, or its embedded view's
+ * (CONTRACT §16.1) until the view expires (`EMBED_TOKEN_TTL_SECONDS` after issue).
+ */
+function holdsToken(recipient: Signer, hash: string, now: Date): boolean {
+  if (recipient.link !== null && recipient.link.tokenSha256 === hash) return true;
+  const view = recipient.view;
+  return view != null && view.tokenSha256 === hash && now.getTime() < Date.parse(view.expiresAt);
 }
 
 /** The answer to a signing token that does not (or no longer) work: 401 `invalid-token`. */

@@ -5,10 +5,12 @@
 import { givenValues } from '../envelopes/fieldValues.js';
 import { documentUrl, signedDocumentUrl } from '../envelopes/view.js';
 import {
+  deliveryOf,
   hasActed,
   mustAct,
   type EnvelopeRecord,
   type EnvelopeStatus,
+  type Delivery,
   type Field,
   type FIELD_TYPES,
   type RecipientAction,
@@ -33,8 +35,24 @@ export interface RecipientView {
     expiresAt: string | null;
     pageCount: number | null;
     documentSha256: string | null;
+    /** Whether signers and approvers may hand their part to someone else (CONTRACT §16.3). */
+    allowReassign: boolean;
   };
-  recipient: { id: string; name: string; email: string; role: SignerRole; routingOrder: number; status: RecipientStatus; actedAt: string | null };
+  /**
+   * `delivery` (CONTRACT §16.1) tells the page whether e-mails reach the recipient; `notifyOnCompletion`
+   * (embedded recipients only) whether the completed e-mail does.
+   */
+  recipient: {
+    id: string;
+    name: string;
+    email: string;
+    role: SignerRole;
+    routingOrder: number;
+    status: RecipientStatus;
+    actedAt: string | null;
+    delivery: Delivery;
+    notifyOnCompletion?: boolean;
+  };
   /** This recipient's fields. */
   fields: Field[];
   /** Read-only SAS URL of the frozen document, 15 minutes. */
@@ -115,6 +133,7 @@ export async function toRecipientView(
       expiresAt: record.expiresAt,
       pageCount: record.pageCount,
       documentSha256: record.documentSha256,
+      allowReassign: record.allowReassign === true,
     },
     recipient: {
       id: recipient.id,
@@ -124,6 +143,8 @@ export async function toRecipientView(
       routingOrder: recipient.routingOrder,
       status: recipient.status,
       actedAt: recipient.actedAt,
+      delivery: deliveryOf(recipient),
+      ...(deliveryOf(recipient) === 'embedded' ? { notifyOnCompletion: recipient.notifyOnCompletion === true } : {}),
     },
     fields: record.fields.filter((field) => field.recipientId === recipient.id),
     documentUrl: document,

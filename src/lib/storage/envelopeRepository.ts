@@ -440,6 +440,7 @@ function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   if (record.pageCount !== null) entity.pageCount = record.pageCount;
   if (record.remindEveryDays !== null) entity.remindEveryDays = record.remindEveryDays;
   if (record.locale !== undefined) entity.locale = record.locale;
+  if (record.allowReassign === true) entity.allowReassign = true;
   return entity;
 }
 
@@ -474,6 +475,7 @@ function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
     templateId: text('templateId'),
     version: Number(entity.version),
     auditSequence: Number(entity.auditSequence),
+    ...(entity.allowReassign === true ? { allowReassign: true } : {}),
   };
 }
 
@@ -496,6 +498,10 @@ function withSignerDefaults(stored: Partial<Signer>): Signer {
     // Absent until the first resend (read as none).
     ...(stored.resends === undefined ? {} : { resends: stored.resends }),
     ...(stored.lastResendAt === undefined ? {} : { lastResendAt: stored.lastResendAt }),
+    // Embedded signing (CONTRACT §16.1): absent means e-mail delivery and no view.
+    ...(stored.delivery === undefined ? {} : { delivery: stored.delivery }),
+    ...(stored.notifyOnCompletion === undefined ? {} : { notifyOnCompletion: stored.notifyOnCompletion }),
+    ...(stored.view == null ? {} : { view: stored.view }),
   };
 }
 

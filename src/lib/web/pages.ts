@@ -137,7 +137,6 @@ const baseDirectives = [
   "font-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
-  "frame-ancestors 'none'",
 ];
 
 /**
@@ -147,12 +146,57 @@ const baseDirectives = [
  * the API hands out). PDF.js's worker is a script of this origin (`worker-src` falls back to
  * `script-src`).
  * @param blobOrigin e.g. `https://account.blob.core.windows.net` or Azurite's `http://127.0.0.1:10000`
+ * @param frameAncestors origins allowed to frame the page (an embedded signing view's, CONTRACT §16.1);
+ *   none: `frame-ancestors 'none'`, as every page has by default
  */
-export function contentSecurityPolicy(blobOrigin?: string): string {
-  return [...baseDirectives, `connect-src 'self'${blobOrigin === undefined ? '' : ` ${blobOrigin}`}`].join('; ');
+export function contentSecurityPolicy(blobOrigin?: string, frameAncestors: readonly string[] = []): string {
+  return [
+    ...baseDirectives,
+    `frame-ancestors ${frameAncestors.length === 0 ? "'none'" : frameAncestors.join(' ')}`,
+    `connect-src 'self'${blobOrigin === undefined ? '' : ` ${blobOrigin}`}`,
+  ].join('; ');
 }
 
 const cache = new Map<StaticFile, { body: Buffer; etag: string }>();
+
+/** The file's bytes and strong ETag, read or made once per process. */
+async function readStaticFile(asset: StaticFile): Promise<{ body: Buffer; etag: string }> {
+  let cached = cache.get(asset);
+  if (cached === undefined) {
+    const body = 'build' in asset ? await asset.build() : await readFile(asset.file);
+    cached = { body, etag: `"${createHash('sha256').update(body).digest('base64url')}"` };
+    cache.set(asset, cached);
+  }
+  return cached;
+}
+
+/** What the signing page of an embedded view is told (CONTRACT §16.1): whom it may post events to, where to go after acting. */
+export interface EmbeddedPageContext {
+  frameAncestors: readonly string[];
+  returnUrl: string | null;
+}
+
+/**
+ * The signing page of an embedded view (`GET /api/sign/v/{viewId}`): the page's bytes with the view's
+ * context in `<meta name="signing-view" content="{json}">` (HTML-escaped), and a policy whose
+ * `frame-ancestors` names the view's origins. Never cached by the browser: it differs per view.
+ */
+export async function embeddedSigningPageResponse(view: EmbeddedPageContext, policy: string): Promise<HttpResponseInit> {
+  const { body } = await readStaticFile(SIGN_PAGE);
+  const content = JSON.stringify({ frameAncestors: view.frameAncestors, returnUrl: view.returnUrl }).replace(/[&"<>']/g, (character) => `&#${character.charCodeAt(0)};`);
+  const html = body.toString('utf8').replace(/<head>/i, `<head>\n  <meta name="signing-view" content="${content}">`);
+  return {
+    status: 200,
+    body: html,
+    headers: {
+      'Content-Type': HTML,
+      'Content-Security-Policy': policy,
+      'Cache-Control': 'no-store',
+      'Referrer-Policy': 'no-referrer',
+      'Cross-Origin-Opener-Policy': 'same-origin',
+    },
+  };
+}
 
 /**
  * A 200 answer with the file's bytes (read or made once per process), its Content-Type and the policy.
@@ -163,12 +207,7 @@ const cache = new Map<StaticFile, { body: Buffer; etag: string }>();
  * @throws Error when the file is missing (a build that did not copy `src/web`): a fault, answered 500
  */
 export async function staticFileResponse(asset: StaticFile, policy: string, request?: Pick<HttpRequest, 'headers'>): Promise<HttpResponseInit> {
-  let cached = cache.get(asset);
-  if (cached === undefined) {
-    const body = 'build' in asset ? await asset.build() : await readFile(asset.file);
-    cached = { body, etag: `"${createHash('sha256').update(body).digest('base64url')}"` };
-    cache.set(asset, cached);
-  }
+  const cached = await readStaticFile(asset);
   const headers = {
     'Content-Security-Policy': policy,
     'Cache-Control': 'no-cache',

@@ -344,7 +344,7 @@
     $('add-signer').disabled = !draft;
     $('signing-order').disabled = !draft;
     $('signer-list').querySelectorAll('input, select, button').forEach(function (control) { control.disabled = !draft; });
-    ['expires-at', 'remind-every', 'save-settings'].forEach(function (id) { $(id).disabled = !draft; });
+    ['expires-at', 'remind-every', 'allow-reassign', 'save-settings'].forEach(function (id) { $(id).disabled = !draft; });
     // Languages: settings too, and only where the service takes them.
     $('envelope-locale').disabled = !draft || !speaksLocales();
     $('signer-list').querySelectorAll('select[data-field="locale"]').forEach(function (control) { control.disabled = !draft || !speaksLocales(); });
@@ -381,6 +381,7 @@
       if (signer) input.value = signer[input.dataset.field] === null || signer[input.dataset.field] === undefined ? '' : signer[input.dataset.field];
     });
     fieldset.querySelector('[data-field="locale"]').disabled = !speaksLocales() || state.envelope.status !== 'draft';
+    wireDelivery(fieldset, key, signer);
     var swatch = fieldset.querySelector('.swatch');
     if (signer && signer.id) swatch.style.background = recipientColor(signer.id).ink;
     else swatch.hidden = true;
@@ -425,6 +426,7 @@
         signer.locale = locale === '' ? null : locale;
       }
       if (fieldset.dataset.signerId) signer.id = fieldset.dataset.signerId;
+      deliveryFromForm(fieldset, signer);
       return signer;
     });
   }
@@ -531,6 +533,7 @@
   function showSettings(envelope) {
     $('expires-at').value = envelope.expiresAt === null ? '' : localInputValue(new Date(envelope.expiresAt));
     $('remind-every').value = envelope.remindEveryDays === null ? '' : String(envelope.remindEveryDays);
+    $('allow-reassign').checked = envelope.allowReassign === true;
     fillLocalePicker($('envelope-locale'));
     $('envelope-locale').value = typeof envelope.locale === 'string' ? envelope.locale : 'en';
   }
@@ -551,12 +554,13 @@
       expiresAt = date.toISOString();
     }
     var every = $('remind-every').value;
-    var changes = { expiresAt: expiresAt, remindEveryDays: every === '' ? null : Number(every) };
+    var changes = { expiresAt: expiresAt, remindEveryDays: every === '' ? null : Number(every), allowReassign: $('allow-reassign').checked };
     if (speaksLocales()) changes.locale = $('envelope-locale').value;
     return update(changes).then(function () {
       var envelope = state.envelope;
       showStatus('Settings saved. ' + (envelope.expiresAt === null ? 'Expires: the default, counted from sending.' : 'Expires ' + formatTime(envelope.expiresAt) + '.') + ' ' +
-        (envelope.remindEveryDays === null ? 'No reminders.' : 'Reminders every ' + envelope.remindEveryDays + (envelope.remindEveryDays === 1 ? ' day.' : ' days.')));
+        (envelope.remindEveryDays === null ? 'No reminders.' : 'Reminders every ' + envelope.remindEveryDays + (envelope.remindEveryDays === 1 ? ' day.' : ' days.')) +
+        (envelope.allowReassign ? ' Recipients may hand their part on.' : ''));
     });
   }
 
@@ -797,6 +801,7 @@
   function renderRecipients(envelope) {
     var card = $('recipients-card');
     card.hidden = envelope.status === 'draft';
+    if ($('view-result').dataset.envelopeId !== envelope.id) $('view-result').hidden = true;
     var rows = $('recipient-rows');
     rows.textContent = '';
     envelope.signers.forEach(function (signer) {
@@ -839,6 +844,7 @@
         resend.setAttribute('aria-label', 'Resend the invitation to ' + signer.name);
         resend.addEventListener('click', action(resend, function () { return resendInvitation(signer); }));
         actionCell.appendChild(resend);
+        actionCell.appendChild(viewButton(signer));
       }
       row.appendChild(actionCell);
       rows.appendChild(row);
@@ -850,6 +856,53 @@
     return api('POST', 'envelopes/' + encodeURIComponent(id) + '/recipients/' + encodeURIComponent(signer.id) + '/resend').then(function () {
       showStatus('A new invitation is on its way to ' + signer.email + '; the link of the older one no longer works.');
       return openEnvelope(id, false);
+    });
+  }
+
+  // ---- Embedded signing ----------------------------------------------------------------------
+
+  /** The delivery choice of a signer row: e-mail, or embedded (with "e-mail the signed PDF", embedded only). */
+  function wireDelivery(fieldset, key, signer) {
+    var delivery = fieldset.querySelector('[data-field="delivery"]');
+    var notify = fieldset.querySelector('[data-flag="notifyOnCompletion"]');
+    notify.id = key + '-notifyOnCompletion';
+    notify.checked = Boolean(signer && signer.notifyOnCompletion);
+    var sync = function () {
+      var embedded = delivery.value === 'embedded';
+      fieldset.querySelector('.notify-choice').hidden = !embedded;
+      if (!embedded) notify.checked = false;
+    };
+    delivery.addEventListener('change', sync);
+    sync();
+  }
+
+  function deliveryFromForm(fieldset, signer) {
+    signer.delivery = fieldset.querySelector('[data-field="delivery"]').value;
+    if (signer.delivery === 'embedded' && fieldset.querySelector('[data-flag="notifyOnCompletion"]').checked) signer.notifyOnCompletion = true;
+  }
+
+  /** "Signing view": opens an embedded view for a recipient whose turn it is, and shows its URL. */
+  function viewButton(signer) {
+    var button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'secondary';
+    button.textContent = 'Signing view';
+    button.setAttribute('aria-label', 'Create a signing view for ' + signer.name);
+    button.addEventListener('click', action(button, function () { return createView(signer); }));
+    return button;
+  }
+
+  function createView(signer) {
+    var id = state.envelope.id;
+    return api('POST', 'envelopes/' + encodeURIComponent(id) + '/recipients/' + encodeURIComponent(signer.id) + '/views').then(function (response) {
+      $('view-recipient').textContent = signer.name;
+      $('view-expires').textContent = formatTime(response.body.expiresAt);
+      $('view-url').value = response.body.url;
+      $('view-result').dataset.envelopeId = id;
+      $('view-result').hidden = false;
+      $('view-url').focus();
+      $('view-url').select();
+      showStatus('Signing view created for ' + signer.email + '. Its address is in the Recipients card; a new view ends the older ones.');
     });
   }
 

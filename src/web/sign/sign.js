@@ -173,6 +173,7 @@ function render(view) {
   const role = recipient.role;
   const documentName = envelope.documentName;
   const acted = ['signed', 'approved', 'viewed', 'declined'].indexOf(recipient.status) >= 0;
+  if (recipient.status === 'reassigned') return showReassigned(view);
 
   if (envelope.status === 'completed') {
     const lines = [t('completedEveryone', { document: documentName })];
@@ -204,23 +205,31 @@ function render(view) {
   if (acted) {
     showMessage(t('alreadyHeading', { role: role }), [
       t('alreadyBody', { role: role, document: documentName, date: formatDate(recipient.actedAt) }),
-      t('signedComesByEmail'),
+      t(getsCompletedEmail(recipient) ? 'signedComesByEmail' : 'nothingMore'),
     ]);
     return;
   }
   if (recipient.role === 'cc') {
-    showMessage(t('ccHeading'), [t('ccBody', { sender: sender(envelope), document: documentName }), t('signedComesByEmail')]);
+    showMessage(t('ccHeading'), [t('ccBody', { sender: sender(envelope), document: documentName }), t(getsCompletedEmail(recipient) ? 'signedComesByEmail' : 'nothingMore')]);
     return;
   }
   if (!view.canAct) {
     const lines = view.waitingFor.length > 0
       ? [t('waitingFor', { people: listPeople(view.waitingFor), document: documentName })]
       : [t('waitingForSomeone', { document: documentName })];
-    lines.push(t('waitingEmail'));
+    lines.push(t(recipient.delivery === 'embedded' ? 'waitingEmbedded' : 'waitingEmail'));
     showMessage(t('notYourTurnHeading'), lines);
     return;
   }
   startCeremony(view).catch(showDocumentError);
+}
+
+/**
+ * Whether the completed e-mail (with the signed document) reaches the recipient: always by e-mail
+ * delivery; an embedded recipient only with `notifyOnCompletion`.
+ */
+function getsCompletedEmail(recipient) {
+  return recipient.delivery !== 'embedded' || recipient.notifyOnCompletion === true;
 }
 
 // ---- The ceremony --------------------------------------------------------------------------------
@@ -243,6 +252,7 @@ async function startCeremony(view) {
   state.screen = relabelCeremony;
   ceremonyTexts(view, fillable);
   $('document-link').addEventListener('click', openDocument);
+  offerReassignment(view);
 
   void showDisclosure();
   state.fontReady = document.fonts.load('100px Caveat').catch(() => []);
@@ -316,6 +326,7 @@ function ceremonyTexts(view, fillable) {
   $('consent-label').textContent = t('consent', words);
   $('finish-button').textContent = t('finishButton', words);
   $('decline-heading').textContent = t('declineHeading', words);
+  $('reassign-button').textContent = t('reassignOffer', words);
 }
 
 /** After a change of language: every word of the ceremony again, the recipient's work kept. */
@@ -933,6 +944,7 @@ async function act(button, path, body, kind) {
     const view = await signingApi('POST', path, body);
     state.view = view;
     showDone(view, kind);
+    afterEmbeddedAction(view);
   } catch (error) {
     if (error.status === 401) return showInvalidLink();
     if (error.status === 409 || error.status === 403) {
@@ -965,10 +977,10 @@ function showDone(view, kind) {
     $('done-heading').textContent = t('doneHeading', { role: role, document: envelope.documentName });
     body.appendChild(paragraph(t('recordedOn', { date: formatDate(view.recipient.actedAt) })));
     if (envelope.status === 'completed' && view.signedUrl !== null) {
-      body.appendChild(paragraph(t('doneSealed')));
+      body.appendChild(paragraph(t(getsCompletedEmail(view.recipient) ? 'doneSealed' : 'doneSealedNoEmail')));
       $('done-download').hidden = false;
     } else {
-      body.appendChild(paragraph(t('doneWaiting')));
+      body.appendChild(paragraph(t(getsCompletedEmail(view.recipient) ? 'doneWaiting' : 'doneWaitingNoEmail')));
       $('done-download').hidden = true;
     }
   }
@@ -1001,6 +1013,141 @@ async function download(button) {
   } finally {
     button.disabled = false;
   }
+}
+
+// ---- Embedded signing ------------------------------------------------------------------------------
+//
+// A view opened by the sender's application (/api/sign/v/<viewId>) carries, in <meta name="signing-view">,
+// the origins allowed to frame it (the page's Content-Security-Policy frame-ancestors) and where to go
+// after acting in a top-level window. Framed, the page tells its parent what happens with
+// {source: "envelope-signing", event, envelopeId, recipientId}, posted only to the allowed origins
+// (a message to any other origin is dropped by the browser); never the token.
+
+/** The view's context, or none (the e-mail link's page). */
+function embedContext() {
+  const meta = document.querySelector('meta[name="signing-view"]');
+  if (meta === null) return { frameAncestors: [], returnUrl: null };
+  try {
+    const parsed = JSON.parse(meta.getAttribute('content'));
+    return {
+      frameAncestors: Array.isArray(parsed.frameAncestors) ? parsed.frameAncestors.filter((origin) => typeof origin === 'string') : [],
+      returnUrl: typeof parsed.returnUrl === 'string' ? parsed.returnUrl : null,
+    };
+  } catch (ignored) {
+    return { frameAncestors: [], returnUrl: null };
+  }
+}
+
+function isFramed() {
+  try { return window.parent !== window; } catch (ignored) { return true; }
+}
+
+/** Posts one event to the parent window, at each allowed origin (only the parent's own receives it). */
+function notifyParent(event, view) {
+  if (!isFramed()) return;
+  const message = {
+    source: 'envelope-signing',
+    event: event,
+    envelopeId: view ? view.envelope.id : null,
+    recipientId: view ? view.recipient.id : null,
+  };
+  embedContext().frameAncestors.forEach((origin) => {
+    try { window.parent.postMessage(message, origin); } catch (ignored) { /* an origin the browser refuses */ }
+  });
+}
+
+/** After an action: the events for the parent, or, in a top-level window, the view's return URL. */
+function afterEmbeddedAction(view) {
+  const event = view.recipient.status;
+  if (['signed', 'approved', 'viewed', 'declined'].indexOf(event) < 0) return;
+  if (isFramed()) {
+    notifyParent(event, view);
+    if (view.envelope.status === 'completed') notifyParent('completed', view);
+    return;
+  }
+  const returnUrl = embedContext().returnUrl;
+  if (returnUrl === null) return;
+  const target = new URL(returnUrl);
+  target.searchParams.set('event', event);
+  target.searchParams.set('envelopeId', view.envelope.id);
+  target.searchParams.set('recipientId', view.recipient.id);
+  window.location.assign(target.href);
+}
+
+// ---- Reassignment --------------------------------------------------------------------------------
+
+/** Offers "Someone else should sign this" when the envelope allows it and the recipient may act. */
+function offerReassignment(view) {
+  const role = view.recipient.role;
+  $('reassign-offer').hidden = !(view.envelope.allowReassign === true && view.canAct && (role === 'signer' || role === 'approver'));
+  $('reassign-button').textContent = t('reassignOffer', { role: role });
+}
+
+function reassignError(message, focus) {
+  $('reassign-error').textContent = message;
+  $('reassign-error').hidden = false;
+  if (focus) {
+    focus.setAttribute('aria-invalid', 'true');
+    focus.focus();
+  }
+}
+
+async function reassign(event) {
+  event.preventDefault();
+  ['reassign-name', 'reassign-email', 'reassign-reason'].forEach((id) => $(id).removeAttribute('aria-invalid'));
+  $('reassign-error').hidden = true;
+  const oneLine = (value) => value.replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/g, ' ').trim();
+  const name = oneLine($('reassign-name').value);
+  const email = $('reassign-email').value.trim();
+  const reason = oneLine($('reassign-reason').value);
+  if (name === '') return reassignError(t('reassignNameMissing'), $('reassign-name'));
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) return reassignError(t('reassignEmailInvalid'), $('reassign-email'));
+  if (reason === '') return reassignError(t('reassignReasonMissing'), $('reassign-reason'));
+  $('reassign-confirm').disabled = true;
+  try {
+    const view = await signingApi('POST', 'signing/reassign', { email: email, name: name, reason: reason });
+    state.view = view;
+    $('reassign-dialog').close();
+    showReassigned(view, { name: name, email: email });
+  } catch (error) {
+    if (error.status === 401) { $('reassign-dialog').close(); return showInvalidLink(); }
+    if (error.status === 409 && error.problem && error.problem.type === 'urn:problem:recipient-exists') return reassignError(error.message, $('reassign-email'));
+    if (error.status === 403 || error.status === 409) {
+      $('reassign-dialog').close();
+      try { render(await signingApi('GET', 'signing')); } catch (again) { if (again.status === 401) showInvalidLink(); }
+      return;
+    }
+    const field = error.problem && Array.isArray(error.problem.errors) && error.problem.errors[0] ? error.problem.errors[0].path : '';
+    reassignError(error.message, field === 'email' ? $('reassign-email') : field === 'name' ? $('reassign-name') : field === 'reason' ? $('reassign-reason') : null);
+  } finally {
+    $('reassign-confirm').disabled = false;
+  }
+}
+
+/** The recipient handed its part on: nothing more to do here. */
+function showReassigned(view, to) {
+  state.screen = () => showReassigned(view, to);
+  const documentName = view.envelope.documentName;
+  const lines = [
+    to
+      ? t('reassignedTo', { role: view.recipient.role, name: to.name, email: to.email, document: documentName })
+      : t('reassignedOn', { document: documentName, date: formatDate(view.recipient.actedAt) }),
+    t('reassignedWhat', { sender: sender(view.envelope) }),
+  ];
+  showMessage(t('reassignedHeading'), lines);
+}
+
+function wireReassignment() {
+  $('reassign-button').addEventListener('click', () => {
+    $('reassign-error').hidden = true;
+    $('reassign-dialog').showModal();
+    $('reassign-name').focus();
+  });
+  $('reassign-form').addEventListener('submit', reassign);
+  $('reassign-cancel').addEventListener('click', () => {
+    $('reassign-dialog').close();
+    $('reassign-button').focus();
+  });
 }
 
 // ---- Language ----------------------------------------------------------------------------------
@@ -1082,7 +1229,9 @@ async function start() {
   });
   paintWholeSignature();
   state.token = readToken();
+  wireReassignment();
   if (state.token === null) {
+    notifyParent('error', null);
     state.screen = () => showMessage(t('noLinkHeading'), [t('noLinkBody')]);
     state.screen();
     return;
@@ -1096,6 +1245,7 @@ async function start() {
       state.screen = () => showMessage(t('loadFailedHeading'), [error.message, t('reloadToRetry')]);
       state.screen();
     }
+    notifyParent('error', null);
     return;
   }
   // The document downloads while the page's language loads (the two do not wait for each other).
@@ -1105,6 +1255,7 @@ async function start() {
   }
   await switchLanguage(viewLocale(view));
   render(view);
+  notifyParent('loaded', view);
 }
 
 start();

@@ -1,0 +1,17 @@
+/**
+ * POST /api/envelopes/{id}/recipients/{recipientId}/views (CONTRACT §16.1): an embedded signing view
+ * for a recipient whose turn it is. The answer carries a signing token, so it is never stored for an
+ * idempotency key (`idempotency: false`).
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/CreateRecipientView.ts`.
+ */
+import { httpFunction } from '../lib/http/register.js';
+
+httpFunction('CreateRecipientView', {
+  methods: ['POST'],
+  authLevel: 'anonymous',
+  route: 'envelopes/{id}/recipients/{recipientId}/views',
+  access: 'bearer',
+  idempotency: false,
+  loadHandler: async () => (await import('../handlers/CreateRecipientView.js')).createRecipientView,
+});

@@ -1,0 +1,200 @@
+/**
+ * Embedded signing and reassignment in the OpenAPI document (CONTRACT §16.1, §16.3): the owner's
+ * `POST .../views`, the page a view opens (`GET /sign/v/{viewId}`) and the recipient's
+ * `POST /signing/reassign`. Registered by `document.ts` through {@link registerEmbeddedOperations}.
+ */
+import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { reassignSigningRequest } from '../recipients/reassign.js';
+import { createViewRequest, MAX_FRAME_ANCESTORS, type CreatedView } from '../recipients/views.js';
+import { recipientViewResponse, SIGNING_AUTH, viewExample } from './recipients.js';
+import { problemResponses, type ProblemExample } from './responses.js';
+
+const ids = {
+  envelope: '0193a5b2-7c1e-7d3f-9a41-3f1c2b9e8d70',
+  signer: '5b0f3c52-8d1e-4b7a-9f3e-2c6d7a8b9e01',
+  view: '8c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
+};
+
+export const createdViewResponse = z
+  .strictObject({
+    url: z.url().meta({
+      description:
+        '`<PUBLIC_BASE_URL>/api/sign/v/<viewId>#<token>`: open it in an iframe (of an origin named in `frameAncestors`) or a window. The token (a signing token) is in the fragment and in this answer only; it works until `expiresAt`, or until a newer view for the recipient (or a resend) replaces it.',
+    }),
+    expiresAt: z.iso.datetime({ precision: 3 }).meta({ description: 'When the token stops working: issue time + `EMBED_TOKEN_TTL_SECONDS` (default 900).' }),
+  })
+  .meta({ id: 'CreatedView', description: 'An embedded signing view.' });
+
+// Compile-time tie between the schema and the type the service answers with (as in `responses.ts`).
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+type Matches<Schema extends z.ZodType, Type> = z.output<Schema> extends Type ? SameKeys<z.output<Schema>, Type> : false;
+const matches = <T extends true>(value: T): T => value;
+matches<Matches<typeof createdViewResponse, CreatedView>>(true);
+
+const problems = {
+  'validation-failed': {
+    detail: 'The request body is invalid: frameAncestors.0 must be https:.',
+    errors: [{ path: 'frameAncestors.0', message: 'must be https:' }],
+  },
+  'malformed-json': { detail: 'The request body is not valid JSON.' },
+  'payload-too-large': { detail: 'The request body is larger than 1048576 bytes.' },
+  'unsupported-media-type': { detail: 'The request body must be JSON, sent with Content-Type: application/json.' },
+  'missing-token': { detail: 'This endpoint needs an access token: send Authorization: Bearer <token>.' },
+  'invalid-token': { detail: 'This signing link is not valid (any more): use the link of your newest e-mail about this envelope.' },
+  'envelope-not-found': { detail: 'No envelope with this id exists.' },
+  'recipient-not-found': { detail: 'This envelope has no recipient with this id.' },
+  'envelope-not-sent': { detail: 'The envelope is a draft: send it first; then open views for the recipients whose turn it is.' },
+  'not-a-signing-role': { detail: 'This recipient receives a copy (role cc): it has nothing to sign, so it has no signing view.' },
+  'envelope-closed': { detail: 'The envelope is completed; nothing more can be signed.' },
+  'already-acted': { detail: 'This recipient has already acted (signed).' },
+  'not-your-turn': { detail: 'It is not this recipient\'s turn yet: waiting for Ada Lovelace (signer).' },
+  'envelope-contended': { detail: 'The envelope is being changed by other requests at the same time; retry.' },
+  'reassign-not-allowed': { detail: 'The sender of this envelope does not allow recipients to hand their part to someone else. Ask the sender instead.' },
+  'recipient-exists': { detail: 'carol@example.com is already a recipient of this envelope; name someone who is not.' },
+  'storage-unavailable': { detail: 'Storage is unavailable right now; retry shortly.' },
+  'internal-error': {
+    detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
+    correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
+  },
+} satisfies Record<string, ProblemExample>;
+
+const problem = problemResponses(problems);
+const noStore = { description: '`no-store`.', required: true, schema: { type: 'string' as const, const: 'no-store' } };
+const common = {
+  500: problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has.', ['internal-error']),
+  503: problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']),
+};
+
+function operations(bearerAuth: string): (RouteConfig & { operationId: string })[] {
+  return [
+    {
+      operationId: 'CreateRecipientView',
+      method: 'post',
+      path: '/envelopes/{id}/recipients/{recipientId}/views',
+      tags: ['Envelopes'],
+      summary: 'Open an embedded signing view for a recipient',
+      description:
+        'For a recipient who must act (`signer`, `approver`, `viewer`; any delivery), whose turn it is and who has not acted, while the envelope is `sent`: a URL that opens the signing page inside your application. ' +
+        'Its token works for `EMBED_TOKEN_TTL_SECONDS` (default 900); a new view for the recipient ends the previous one. The page may be framed only by the `frameAncestors` origins (its `Content-Security-Policy: frame-ancestors`; none: `\'none\'`); framed, it posts ' +
+        '`{source: "envelope-signing", event, envelopeId, recipientId}` to the parent window (target origin: an allowed ancestor) for `loaded`, `signed`, `approved`, `viewed`, `declined`, `completed` (after the action that completed the envelope) and `error`, never a token. ' +
+        'In a top-level window, after the recipient acted or declined, it goes to `returnUrl` with `?event=...&envelopeId=...&recipientId=...`. Records `recipient.view_created`. ' +
+        'The body may be omitted (no `Content-Type`): no framing, no return URL. The answer carries a token: it is never stored for an `Idempotency-Key` (the header is refused).',
+      security: [{ [bearerAuth]: [] }],
+      request: {
+        params: z.object({
+          id: z.string().meta({ description: 'The envelope id.', examples: [ids.envelope] }),
+          recipientId: z.string().meta({ description: 'The recipient\'s id.', examples: [ids.signer] }),
+        }),
+        body: {
+          required: false,
+          content: {
+            'application/json': {
+              schema: createViewRequest,
+              example: { frameAncestors: ['https://app.example.com'], returnUrl: 'https://app.example.com/contracts/42/signed' },
+            },
+          },
+        },
+      },
+      responses: {
+        201: {
+          description: 'The view; its token is in this answer only.',
+          headers: { 'Cache-Control': noStore },
+          content: {
+            'application/json': {
+              schema: createdViewResponse,
+              example: { url: `https://sign.example.com/api/sign/v/${ids.view}#q3Jx9vLmT0bW8cYh2nKd5sQe7uRf1aZp4iGo6xVwEyM`, expiresAt: '2026-11-22T10:30:30.123Z' },
+            },
+          },
+        },
+        400: problem(
+          400,
+          `The body is not JSON (\`malformed-json\`) or is refused (\`validation-failed\`): more than ${MAX_FRAME_ANCESTORS} \`frameAncestors\`, one that is not an origin or not \`https:\`, a \`returnUrl\` that is not an absolute \`https:\` URL (\`http://localhost\` and \`http://127.0.0.1\` only with \`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true\`), unknown fields named.`,
+          ['validation-failed', 'malformed-json'],
+        ),
+        401: problem(401, 'No access token or API key, or one that is invalid or expired; signing tokens are refused here.', ['missing-token', 'invalid-token']),
+        404: problem(404, 'No envelope with this id, or another owner\'s (`envelope-not-found`); or no such recipient (`recipient-not-found`).', ['envelope-not-found', 'recipient-not-found']),
+        409: problem(
+          409,
+          'The recipient is a `cc` (`not-a-signing-role`), the envelope is a draft (`envelope-not-sent`) or closed or expired (`envelope-closed`), the recipient has acted (`already-acted`) or its turn has not come (`not-your-turn`); checked in this order.',
+          ['not-a-signing-role', 'envelope-not-sent', 'envelope-closed', 'already-acted', 'not-your-turn', 'envelope-contended'],
+        ),
+        413: problem(413, 'The JSON body is larger than 1 MiB.', ['payload-too-large']),
+        415: problem(415, 'A body sent with another media type than `application/json`.', ['unsupported-media-type']),
+        ...common,
+      },
+    },
+    {
+      operationId: 'EmbeddedSigningPage',
+      method: 'get',
+      path: '/sign/v/{viewId}',
+      tags: ['Pages'],
+      summary: 'The signing page of an embedded view (HTML)',
+      description:
+        'Where a view\'s URL leads: the signing page, with the token in the fragment as on `/api/sign`. Its `Content-Security-Policy` `frame-ancestors` lists the view\'s `frameAncestors` (`\'none\'` when it has none, or the view is unknown or expired). Not cached (`no-store`): it differs per view.',
+      security: [],
+      request: { params: z.object({ viewId: z.string().meta({ description: 'The view\'s id (a UUID; not secret).', examples: [ids.view] }) }) },
+      responses: {
+        200: {
+          description: 'The page.',
+          headers: {
+            'Content-Security-Policy': { description: 'The pages\' policy, with the view\'s `frame-ancestors`.', required: true, schema: { type: 'string' } },
+            'Cache-Control': noStore,
+          },
+          content: { 'text/html': { schema: { type: 'string' } } },
+        },
+        ...common,
+      },
+    },
+    {
+      operationId: 'ReassignSigning',
+      method: 'post',
+      path: '/signing/reassign',
+      tags: ['Signing'],
+      summary: 'Hand this recipient\'s part to someone else',
+      description:
+        'When the envelope allows it (`allowReassign`), a signer or approver whose turn it is and who has not acted names who acts instead: it becomes `reassigned` (final; it blocks nothing), and a new recipient with the same role, routing order and fields (new ids) is added after it and invited by e-mail. ' +
+        'Records `recipient.reassigned` `{recipientId, newRecipientId, email, reason}`, then `recipient.invited`; webhook `recipient.reassigned`. Checks run in this order: token (401), role and setting (403), envelope status, already acted, turn (409), body (400), new address already a recipient (409).',
+      security: [{ [SIGNING_AUTH]: [] }],
+      request: {
+        body: {
+          required: true,
+          content: { 'application/json': { schema: reassignSigningRequest, example: { email: 'carol@example.com', name: 'Carol Jones', reason: 'Carol signs contracts for our company.' } } },
+        },
+      },
+      responses: {
+        200: {
+          description: 'The recipient\'s view, now `reassigned` (`canAct` false).',
+          headers: { 'Cache-Control': { description: '`no-store`: the body carries signed URLs.', required: true, schema: { type: 'string', const: 'no-store' } } },
+          content: {
+            'application/json': {
+              schema: recipientViewResponse,
+              example: {
+                ...viewExample,
+                envelope: { ...viewExample.envelope, allowReassign: true },
+                recipient: { ...viewExample.recipient, status: 'reassigned', actedAt: '2026-11-22T10:18:40.512Z' },
+                canAct: false,
+              },
+            },
+          },
+        },
+        400: problem(400, '`email`, `name` or `reason` missing or invalid (`validation-failed`), or the body is not JSON (`malformed-json`).', ['validation-failed', 'malformed-json']),
+        401: problem(401, 'No signing token, or one that no longer works (`invalid-token`).', ['invalid-token']),
+        403: problem(403, 'The envelope does not allow reassignment, or the recipient is not a signer or approver (`reassign-not-allowed`).', ['reassign-not-allowed']),
+        409: problem(
+          409,
+          'The envelope is not `sent` (`envelope-closed`), the recipient already acted (`already-acted`) or its turn has not come (`not-your-turn`), or the new address is already a recipient (`recipient-exists`).',
+          ['envelope-closed', 'already-acted', 'not-your-turn', 'recipient-exists', 'envelope-contended'],
+        ),
+        413: problem(413, 'The JSON body is larger than 1 MiB.', ['payload-too-large']),
+        415: problem(415, 'The body is not sent as `application/json`.', ['unsupported-media-type']),
+        ...common,
+      },
+    },
+  ];
+}
+
+/** Adds the operations above to the document. */
+export function registerEmbeddedOperations(registry: OpenAPIRegistry, bearerAuth: string): void {
+  for (const operation of operations(bearerAuth)) registry.registerPath(operation);
+}

@@ -1,0 +1,102 @@
+/**
+ * Reassignment (CONTRACT §16.3): `POST /api/signing/reassign` `{email, name, reason}`. When the
+ * envelope allows it (`allowReassign`), a signer or approver whose turn it is and who has not acted
+ * hands its part to someone else: it becomes `reassigned` (final; it blocks nothing), and a new
+ * recipient with the same role, routing order and fields (new ids) takes its place in the list and is
+ * invited at once (e-mail delivery). Events, in order: `recipient.reassigned`
+ * `{recipientId, newRecipientId, email, reason}` (the recipient as actor), then `recipient.invited`;
+ * webhook `recipient.reassigned` with the reason.
+ */
+import { z } from 'zod';
+import { Change, commitChange } from '../envelopes/change.js';
+import { newSigner, type EnvelopeRecord, type EventActor, type Signer } from '../envelopes/model.js';
+import { MAX_SIGNER_NAME } from '../envelopes/schemas.js';
+import { backoff } from '../envelopes/update.js';
+import { AppError } from '../errors.js';
+import { uuidv7 } from '../ids.js';
+import type { Services } from '../services.js';
+import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
+import { emailAddress, trimmedText } from '../text.js';
+import { assertCanAct, type RecipientOutcome, type RecipientRequestOptions } from './act.js';
+import { inviteRecipient } from './routing.js';
+import { currentRecipient, invalidSigningToken } from './signingCaller.js';
+
+/** Longest reassignment reason, characters (CONTRACT §16.3). */
+export const MAX_REASSIGN_REASON = 1000;
+
+export const reassignSigningRequest = z
+  .strictObject({
+    email: emailAddress('The new recipient\'s address: trimmed, a valid address of at most 254 characters, lower-cased; not already a recipient of the envelope (409).', 'carol@example.com'),
+    name: trimmedText(MAX_SIGNER_NAME).meta({
+      description: `The new recipient's name, 1 to ${MAX_SIGNER_NAME} characters after trimming; no control characters, line or paragraph separators or unpaired surrogates.`,
+      examples: ['Carol Jones'],
+    }),
+    reason: trimmedText(MAX_REASSIGN_REASON).meta({
+      description: `Why, 1 to ${MAX_REASSIGN_REASON} characters after trimming, on one line. The owner receives it (audit trail, webhook).`,
+      examples: ['Carol signs contracts for our company.'],
+    }),
+  })
+  .meta({ id: 'ReassignSigningRequest', description: 'Hand this recipient\'s part to someone else.' });
+export type ReassignSigningRequest = z.infer<typeof reassignSigningRequest>;
+
+const MAX_ATTEMPTS = 30;
+
+/**
+ * The checks before the body, in the order of CONTRACT §11.4: role and the envelope's setting (403),
+ * then the 409s of {@link assertCanAct}.
+ * @throws AppError 403 `reassign-not-allowed`; 409 `envelope-closed`, `already-acted`, `not-your-turn`
+ */
+export function assertCanReassign(record: EnvelopeRecord, recipient: Signer, now: Date): void {
+  if (recipient.role !== 'signer' && recipient.role !== 'approver') {
+    throw new AppError('forbidden', `Only a signer or an approver can hand its part to someone else; your role is ${recipient.role}.`, { type: 'reassign-not-allowed' });
+  }
+  if (record.allowReassign !== true) {
+    throw new AppError('forbidden', 'The sender of this envelope does not allow recipients to hand their part to someone else. Ask the sender instead.', { type: 'reassign-not-allowed' });
+  }
+  assertCanAct(record, recipient, 'decline', now);
+}
+
+/**
+ * Hands the caller's part to the person named in `request`.
+ * @returns the envelope and the caller, now `reassigned`
+ * @throws AppError 401, 403, 409 as {@link assertCanReassign}; 409 `recipient-exists` when the new
+ *   address is already a recipient of the envelope
+ */
+export async function reassignSigning({ services, caller, request, now = new Date(), log }: RecipientRequestOptions & { request: ReassignSigningRequest }): Promise<RecipientOutcome> {
+  let stored = caller.stored;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const record = stored.record;
+    const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
+    assertCanReassign(record, recipient, now);
+    if (record.signers.some((signer) => signer.email === request.email)) {
+      throw new AppError('conflict', `${request.email} is already a recipient of this envelope; name someone who is not.`, { type: 'recipient-exists' });
+    }
+
+    const change = new Change(record, now);
+    const from = change.signer(recipient.id);
+    const by: EventActor = { id: from.id, email: from.email, ip: caller.ip, userAgent: caller.userAgent, apiKeyId: null };
+    const to = newSigner({ id: uuidv7(), email: request.email, name: request.name, role: from.role, routingOrder: from.routingOrder });
+    from.status = 'reassigned';
+    from.actedAt = change.at;
+    from.view = null;
+    change.record.signers.splice(change.record.signers.indexOf(from) + 1, 0, to);
+    // The fields move to the new recipient, with new ids (CONTRACT §16.3).
+    change.record.fields = change.record.fields.map((field) => (field.recipientId === from.id ? { ...field, id: uuidv7(), recipientId: to.id } : field));
+    change.event('recipient.reassigned', by, { recipientId: from.id, newRecipientId: to.id, email: to.email, reason: request.reason });
+    change.webhook('recipient.reassigned', { recipient: from, reason: request.reason });
+    // Its IP address and user agent, for the certificate of completion.
+    change.action({ recipientId: from.id, status: 'reassigned', at: change.at, ip: caller.ip, userAgent: caller.userAgent, values: [], signature: null });
+    inviteRecipient(change, to, { config: services.config, actor: by, resend: false });
+    try {
+      const next = await commitChange(services, stored, change, log === undefined ? {} : { log });
+      return { record: next, recipient: next.signers.find((signer) => signer.id === recipient.id)! };
+    } catch (error) {
+      if (!(error instanceof EnvelopeChangedError)) throw error;
+      await backoff(attempt);
+      const again = await services.envelopes.read(caller.ownerId, caller.envelopeId);
+      if (again === null) throw invalidSigningToken();
+      stored = again;
+    }
+  }
+  throw new AppError('conflict', 'The envelope is being changed by other requests at the same time; retry.', { type: 'envelope-contended' });
+}

@@ -1,0 +1,168 @@
+/**
+ * Reassignment (CONTRACT §16.3) end to end over real HTTP, with the suite's SMTP server: a signer of
+ * an envelope that allows it hands its part to someone else, who gets an invitation e-mail, fills the
+ * same fields and signs; the envelope completes, and the sealed PDF's certificate of completion names
+ * both people and tells the hand-over (pdftotext). Refusals (setting off, role, turn, acted, existing
+ * address, body) answer as the contract says and change nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { SCREENSHOT_DIR } from '../support/browser.js';
+import { waitForSigningLink } from '../support/mail.js';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { auditTrail, outboxMessages, sentEnvelope, signingTokenFor } from '../support/signing.js';
+import { tempFile, tool } from '../support/tools.js';
+
+let env: TestService;
+let owner: TestUser;
+
+beforeAll(async () => {
+  env = await startTestService();
+  owner = await env.newUser({ name: 'Evelyn Boyd' });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+const address = (name: string) => `${name}-${randomUUID()}@example.com`;
+const INVITATION = /^Please review(?: and (?:sign|approve))?: /;
+
+describe('POST /api/signing/reassign', () => {
+  test('the new recipient takes the same role, order and fields, is invited, signs; the certificate names both people', async () => {
+    const ada = address('ada');
+    const bob = address('bob');
+    const carol = address('carol');
+    const { id, recipientIds } = await sentEnvelopeAllowing([
+      { email: ada, name: 'Ada Lovelace' },
+      { email: bob, name: 'Bob Builder' },
+    ]);
+    const [adaId] = recipientIds as [string, string];
+    const adaToken = await signingTokenFor(owner.userId, id, ada);
+    const view = await env.api.request('GET', '/signing', { token: adaToken });
+    expect(view.body.envelope.allowReassign).toBe(true);
+
+    const reason = 'Carol signs contracts for our company.';
+    const handed = await env.api.request('POST', '/signing/reassign', { token: adaToken, json: { email: ` ${carol.toUpperCase()} `, name: 'Carol Jones', reason } });
+    expect(handed.status).toBe(200);
+    expect(handed.body.recipient).toMatchObject({ id: adaId, status: 'reassigned' });
+    expect(handed.body.canAct).toBe(false);
+
+    const envelope = (await env.api.request('GET', `/envelopes/${id}`, { token: owner.token })).body;
+    expect(envelope.signers.map((signer: any) => [signer.email, signer.status, signer.role, signer.routingOrder])).toEqual([
+      [ada, 'reassigned', 'signer', 1],
+      [carol, 'sent', 'signer', 1],
+      [bob, 'sent', 'signer', 1],
+    ]);
+    const carolId = envelope.signers[1].id;
+    expect(carolId).not.toBe(adaId);
+    expect(envelope.fields.map((field: any) => [field.recipientId, field.type, field.label])).toEqual([
+      [carolId, 'signature', null],
+      [carolId, 'text', 'Job title'],
+    ]);
+
+    const events = await auditTrail(env.api, owner, id);
+    const tail = events.slice(-2);
+    expect(tail.map((event) => [event.type, event.actorId, event.details])).toEqual([
+      ['recipient.reassigned', adaId, { recipientId: adaId, newRecipientId: carolId, email: carol, reason }],
+      ['recipient.invited', adaId, { recipientId: carolId, email: carol, resend: false }],
+    ]);
+    const webhook = (await outboxMessages(owner.userId, id)).find((message) => message.kind === 'event' && message.event.type === 'recipient.reassigned');
+    expect(webhook).toMatchObject({ event: { data: { envelopeId: id, status: 'sent', recipient: { id: adaId, status: 'reassigned' }, reason } } });
+
+    // Ada can do nothing more; her handing on is done.
+    const again = await env.api.request('POST', '/signing/reassign', { token: adaToken, json: { email: address('dan'), name: 'Dan', reason: 'x' } });
+    expectProblem(again, 409);
+    expect(again.body.type).toBe('urn:problem:already-acted');
+    expect((await env.api.request('POST', '/signing/complete', { token: adaToken, json: { consent: true, values: [] } })).status).toBe(409);
+
+    // Carol signs from her invitation e-mail, Bob from his: the envelope completes.
+    const link = await waitForSigningLink(carol, { subject: INVITATION });
+    const carolView = await env.api.request('GET', '/signing', { token: link.token });
+    expect(carolView.body.recipient).toMatchObject({ id: carolId, name: 'Carol Jones', role: 'signer' });
+    const [signature, title] = carolView.body.fields as [{ id: string }, { id: string }];
+    const carolSigned = await env.api.request('POST', '/signing/complete', {
+      token: link.token,
+      json: { consent: true, values: [{ fieldId: signature.id, value: { typed: 'Carol Jones' } }, { fieldId: title.id, value: 'Head of legal' }] },
+    });
+    expect(carolSigned.status).toBe(200);
+    const last = await env.api.request('POST', '/signing/complete', { token: await signingTokenFor(owner.userId, id, bob), json: { consent: true, values: [] } });
+    expect(last.body.envelope.status).toBe('completed');
+
+    const sealed = Buffer.from(await (await fetch(last.body.signedUrl)).arrayBuffer());
+    const file = await tempFile(sealed);
+    const text = (await tool('pdftotext', [file, '-'])).stdout.replace(/\s+/g, ' ');
+    // The certificate's first page, for people to look at.
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    await tool('pdftoppm', ['-png', '-r', '60', '-f', '3', '-l', '3', '-singlefile', file, path.join(SCREENSHOT_DIR, 'reassign-certificate')]);
+    expect(text).toContain('Ada Lovelace');
+    expect(text).toContain('Carol Jones');
+    expect(text).toContain('Head of legal');
+    expect(text.replace(/\s/g, '')).toContain(`${ada}handedtheenvelopeontoCarolJones<${carol}>,givingthereason"Carolsignscontractsforourcompany."`.replace(/\s/g, ''));
+    expect(text).toMatch(/Status reassigned/);
+  });
+
+  test('403 when the envelope does not allow it or the role cannot, and a sent envelope\'s setting is locked; 409 for an address already a recipient; 400 for a bad body; nothing changes', async () => {
+    const ada = address('ada');
+    const closed = await sentEnvelope(env.api, owner, { signers: [{ email: ada, name: 'Ada' }] });
+    const notAllowed = await env.api.request('POST', '/signing/reassign', { token: await signingTokenFor(owner.userId, closed.id, ada), json: { email: address('c'), name: 'C', reason: 'r' } });
+    expectProblem(notAllowed, 403);
+    expect(notAllowed.body.type).toBe('urn:problem:reassign-not-allowed');
+    const locked = await env.api.request('PATCH', `/envelopes/${closed.id}`, { token: owner.token, json: { allowReassign: true } });
+    expectProblem(locked, 409);
+    expect(locked.body.type).toBe('urn:problem:envelope-locked');
+
+    const first = address('first');
+    const second = address('second');
+    const viewer = address('viewer');
+    const { id } = await sentEnvelopeAllowing(
+      [
+        { email: first, name: 'First', routingOrder: 1 },
+        { email: viewer, name: 'Viewer', role: 'viewer', routingOrder: 1 },
+        { email: second, name: 'Second', routingOrder: 2 },
+      ],
+      'sequential',
+    );
+    const before = (await auditTrail(env.api, owner, id)).length;
+    const firstToken = await signingTokenFor(owner.userId, id, first);
+    const typeOf = async (token: string, json: unknown) => {
+      const answer = await env.api.request('POST', '/signing/reassign', { token, json });
+      expectProblem(answer, answer.status);
+      return [answer.status, answer.body.type];
+    };
+    const body = { email: address('new'), name: 'New Person', reason: 'On leave' };
+    expect(await typeOf(await signingTokenFor(owner.userId, id, viewer), body)).toEqual([403, 'urn:problem:reassign-not-allowed']);
+    expect(await typeOf(firstToken, { ...body, email: second.toUpperCase() })).toEqual([409, 'urn:problem:recipient-exists']);
+    expect(await typeOf(firstToken, { email: body.email, name: 'New Person' })).toEqual([400, 'urn:problem:validation-failed']);
+    expect(await typeOf(firstToken, { ...body, reason: '' })).toEqual([400, 'urn:problem:validation-failed']);
+    expect(await typeOf(firstToken, { ...body, email: 'not an address' })).toEqual([400, 'urn:problem:validation-failed']);
+    expect((await env.api.request('POST', '/signing/reassign', { token: 'x'.repeat(43), json: body })).status).toBe(401);
+    expect((await auditTrail(env.api, owner, id)).length).toBe(before);
+
+    // With the body right, First hands on.
+    expect((await env.api.request('POST', '/signing/reassign', { token: firstToken, json: body })).status).toBe(200);
+  });
+});
+
+/** An envelope with `allowReassign: true` (a setting, set on the draft and sent with it) and a signature and a text field for the first signer. */
+async function sentEnvelopeAllowing(signers: Record<string, unknown>[], signingOrder: 'parallel' | 'sequential' = 'parallel'): Promise<{ id: string; recipientIds: string[] }> {
+  const id = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'));
+  const ids = signers.map(() => randomUUID());
+  const response = await env.api.request('PUT', `/envelopes/${id}`, {
+    token: owner.token,
+    json: {
+      allowReassign: true,
+      signingOrder,
+      signers: signers.map((signer, index) => ({ id: ids[index], ...signer })),
+      fields: [
+        { recipientId: ids[0], type: 'signature', page: 1, x: 0.1, y: 0.7, width: 0.3, height: 0.06 },
+        { recipientId: ids[0], type: 'text', page: 1, x: 0.1, y: 0.8, width: 0.3, height: 0.04, label: 'Job title' },
+      ],
+      status: 'sent',
+    },
+  });
+  if (response.status !== 200) throw new Error(`send failed: ${response.status} ${response.text}`);
+  expect(response.body.allowReassign).toBe(true);
+  return { id, recipientIds: ids };
+}
