@@ -89,6 +89,8 @@ const environmentSchema = z.object({
       .transform((value) => value === undefined || value === 'true' || value === '1'),
   ),
   REMINDER_DAY_SECONDS: integer(86_400, 1, 86_400),
+  // Signer authentication (docs/api.md "Signer authentication"): how long a verified code holds.
+  SIGNING_AUTH_TTL_SECONDS: integer(3600, 1, 86_400),
   // Rate limits and quotas (docs/api.md "Rate limits and quotas").
   RATE_LIMIT_PER_MINUTE: integer(600, 1, 1_000_000_000),
   AUTH_RATE_LIMIT_PER_MINUTE: integer(20, 1, 1_000_000_000),
@@ -160,6 +162,8 @@ export interface Config {
   webhookAllowPrivateNetworks: boolean;
   /** Length of a "day" for `remindEveryDays`, seconds (86400 unless a test lowers it). */
   reminderDaySeconds: number;
+  /** How long a recipient's access code or one-time code, once verified, lets its signing link through, seconds. */
+  signingAuthTtlSeconds: number;
   /** Local host only: the mail catcher's SMTP and web ports (0 picks free ones). */
   mailCatcher: { smtpPort: number; webPort: number };
   limits: {
@@ -221,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetrySeconds: values.WEBHOOK_RETRY_SECONDS,
     webhookAllowPrivateNetworks: values.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     reminderDaySeconds: values.REMINDER_DAY_SECONDS,
+    signingAuthTtlSeconds: values.SIGNING_AUTH_TTL_SECONDS,
     mailCatcher: { smtpPort: values.MAIL_CATCHER_SMTP_PORT, webPort: values.MAIL_CATCHER_WEB_PORT },
     limits: {
       ownerRequestsPerMinute: values.RATE_LIMIT_PER_MINUTE,

@@ -22,6 +22,8 @@ const details: Record<(typeof AUDIT_EVENT_TYPES)[number], [Record<string, unknow
   'recipient.invited': [{ recipientId: ada.id, email: ada.email, resend: true }, byOwner, 'Invitation e-mailed again to ada@example.com, with a new signing link, at the request of owner@example.com.'],
   'recipient.reminded': [{ recipientId: ada.id, email: ada.email }, { actorId: 'system', actorEmail: null }, 'Reminder e-mailed to ada@example.com.'],
   'recipient.opened': [{ recipientId: ada.id }, byAda, 'ada@example.com opened the envelope.'],
+  'recipient.authenticated': [{ recipientId: ada.id, method: 'accessCode' }, byAda, 'ada@example.com entered the right access code.'],
+  'recipient.authentication_failed': [{ recipientId: ada.id, method: 'emailOtp' }, byAda, 'ada@example.com entered a wrong one-time code.'],
   'recipient.signed': [{ recipientId: ada.id, consent: { text: 't', version: 'esd-000000000000' } }, byAda, 'ada@example.com signed, agreeing to do so electronically (disclosure esd-000000000000).'],
   'recipient.approved': [{ recipientId: bob.id }, { actorId: bob.id, actorEmail: bob.email } as typeof byOwner, 'bob@example.com approved.'],
   'recipient.viewed': [{ recipientId: bob.id }, { actorId: bob.id, actorEmail: bob.email } as typeof byOwner, 'bob@example.com confirmed having read it.'],

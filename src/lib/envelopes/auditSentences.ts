@@ -73,6 +73,10 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
       return `Reminder e-mailed to ${recipient}.`;
     case 'recipient.opened':
       return `${recipient} opened the envelope.`;
+    case 'recipient.authenticated':
+      return `${recipient} entered the right ${details.method === 'emailOtp' ? 'one-time code e-mailed to them' : 'access code'}.`;
+    case 'recipient.authentication_failed':
+      return `${recipient} entered a wrong ${details.method === 'emailOtp' ? 'one-time code' : 'access code'}.`;
     case 'recipient.signed':
     case 'recipient.approved':
     case 'recipient.viewed': {

@@ -52,6 +52,7 @@ import {
   type EventActor,
   type FieldValue,
   type RecipientAction,
+  type Signer,
 } from './model.js';
 import { backoff, preconditionFailed } from './update.js';
 import { signedDocumentUrl } from './view.js';
@@ -484,10 +485,23 @@ function certificateRecipients(record: EnvelopeRecord, actions: Map<string, Reci
       ip: action?.ip ?? null,
       userAgent: reportedUserAgent(action?.userAgent ?? null),
       consent: acted === undefined || consent === null ? null : { at: acted.at, version: consent.version },
-      identification: mustAct(signer) && signer.invitedAt !== null ? `Signing link sent to ${signer.email}` : null,
+      identification: mustAct(signer) && signer.invitedAt !== null ? identification(signer) : null,
       signature: signer.role === 'signer' ? (action?.signature ?? null) : null,
     };
   });
+}
+
+/** How the recipient was identified (CONTRACT §16.2): its signing link, and its access code or one-time code. */
+function identification(signer: Signer): string {
+  const link = `Signing link sent to ${signer.email}`;
+  switch (signer.authentication?.method) {
+    case 'accessCode':
+      return `${link} and an access code`;
+    case 'emailOtp':
+      return `${link} and a one-time code sent to ${signer.email}`;
+    default:
+      return link;
+  }
 }
 
 /** The actor of an event by e-mail: recorded since recipients act; for events of older versions, the owner's. */

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { acceptableCharacterPattern, acceptableText, characters, emailAddress, text, trimmedText } from '../text.js';
 import { ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
+import { authenticationInput } from '../recipients/authenticationSettings.js';
 
 /** At most this many signers on one envelope (CONTRACT §3). */
 export const MAX_SIGNERS = 100;
@@ -51,6 +52,7 @@ export const signerInput = z
       .max(MAX_ROUTING_ORDER, `must be a whole number from 1 to ${MAX_ROUTING_ORDER}`)
       .default(1)
       .meta({ description: 'With `signingOrder: sequential`, recipients act by ascending routing order, those with the same number together.' }),
+    authentication: authenticationInput.optional(),
   })
   .refine((signer) => signer.id === undefined || signer.recipientId === undefined || signer.id === signer.recipientId, {
     message: 'must equal id when both are sent',

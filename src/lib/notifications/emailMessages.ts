@@ -53,6 +53,8 @@ export interface RenderEmailOptions {
    * invitations and reminders, used by a recipient's completed e-mail, ignored otherwise.
    */
   signingLink: string | null;
+  /** `otp` e-mails: the 6-digit one-time code (derived by the sender, never stored). */
+  oneTimeCode?: string | null;
 }
 
 /** A part of the body: a paragraph, a link, a quoted text or the facts table. */
@@ -150,6 +152,15 @@ export function renderEmail(message: EmailMessage, options: RenderEmailOptions):
         { kind: 'paragraph', text: `${owner} has voided ${quotedName}. Nothing more is needed from you, and the link you received no longer lets anyone act on it.` },
       ];
       break;
+    case 'otp':
+      subject = `Your code for ${documentName}`;
+      blocks = [
+        { kind: 'paragraph', text: greeting },
+        { kind: 'paragraph', text: `Your code to open ${quotedName}, which ${owner} sent you:` },
+        { kind: 'quote', text: requireCode(options.oneTimeCode ?? null, message) },
+        { kind: 'paragraph', text: 'It works once, for 10 minutes. Nobody from the sender or this service will ever ask you for it: do not share it.' },
+      ];
+      break;
     case 'expired':
       subject = `Expired: ${documentName}`;
       blocks = [
@@ -187,6 +198,11 @@ function renderVerification(message: EmailMessage, options: RenderEmailOptions):
     { kind: 'paragraph', text: `The link works once or more until ${expiry ?? 'it expires'}. If you did not create this account, ignore this e-mail: nothing will be sent in your name.` },
   ];
   return { subject, text: toText(blocks), html: toHtml(subject, blocks) };
+}
+
+function requireCode(code: string | null, message: EmailMessage): string {
+  if (code === null) throw new Error(`A one-time code e-mail needs its code (envelope ${message.envelopeId})`);
+  return code;
 }
 
 function requireLink(link: string | null, message: EmailMessage): string {

@@ -17,7 +17,7 @@ import type { SignerRole } from '../envelopes/model.js';
 
 /** E-mail types (CONTRACT §12.1). */
 /** E-mail types (CONTRACT §12.1), and `verification`: the link that verifies an owner's address (no envelope). */
-export const EMAIL_TYPES = ['invitation', 'reminder', 'completed', 'declined', 'voided', 'expired', 'verification'] as const;
+export const EMAIL_TYPES = ['invitation', 'reminder', 'completed', 'declined', 'voided', 'expired', 'verification', 'otp'] as const;
 export type EmailType = (typeof EMAIL_TYPES)[number];
 
 /** One e-mail to send. Everything the e-mail says is captured at the time of the change. */
@@ -46,6 +46,12 @@ export interface EmailMessage {
    * records the link before sending. `null` for e-mails without a link.
    */
   linkSalt: string | null;
+  /**
+   * `otp` (a recipient's one-time code, CONTRACT §16.2): the salt the code derives from
+   * (`recipients/authentication.ts`); the sender derives the code when it writes the e-mail, so the
+   * row never holds the code. Absent or `null` otherwise.
+   */
+  otpSalt?: string | null;
 }
 
 /** Webhook event types (CONTRACT §12.2). */
