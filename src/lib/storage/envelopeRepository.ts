@@ -468,6 +468,8 @@ function withSignerDefaults(stored: Partial<Signer>): Signer {
     // Absent until the first resend (read as none).
     ...(stored.resends === undefined ? {} : { resends: stored.resends }),
     ...(stored.lastResendAt === undefined ? {} : { lastResendAt: stored.lastResendAt }),
+    // Absent: no authentication beyond the link (CONTRACT §16.2).
+    ...(stored.authentication === undefined ? {} : { authentication: stored.authentication }),
   };
 }
 
