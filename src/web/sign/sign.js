@@ -128,7 +128,7 @@ async function signingApi(method, path, body) {
 // ---- What to show --------------------------------------------------------------------------------
 
 function show(section) {
-  ['loading', 'message', 'ceremony', 'done'].forEach((id) => { $(id).hidden = id !== section; });
+  ['loading', 'message', 'authenticate', 'ceremony', 'done'].forEach((id) => { $(id).hidden = id !== section; });
   $('guide').hidden = section !== 'ceremony';
 }
 
@@ -364,6 +364,10 @@ async function openDocument(event) {
   const opened = window.open('', '_blank');
   try {
     const fresh = await signingApi('GET', 'signing');
+    if (needsCode(fresh)) {
+      if (opened) opened.close();
+      return showAuthentication(fresh);
+    }
     if (opened) {
       opened.opener = null;
       opened.location.href = fresh.documentUrl;
@@ -913,9 +917,10 @@ async function act(button, path, body, kind) {
     showDone(view, kind);
   } catch (error) {
     if (error.status === 401) return showInvalidLink();
+    if (error.status === 423) return showLocked();
     if (error.status === 409 || error.status === 403) {
       try {
-        render(await signingApi('GET', 'signing'));
+        showViewOrCode(await signingApi('GET', 'signing'));
       } catch (again) {
         if (again.status === 401) return showInvalidLink();
       }
@@ -960,6 +965,7 @@ async function download(button) {
   $('download-status').textContent = 'Downloading the signed PDF…';
   try {
     const view = await signingApi('GET', 'signing');
+    if (needsCode(view)) return showAuthentication(view);
     if (view.signedUrl === null) throw new Error('The signed PDF is not ready yet.');
     const response = await fetch(view.signedUrl, { referrerPolicy: 'no-referrer' });
     if (!response.ok) throw new Error('Storage answered ' + response.status + ' for the signed PDF.');
@@ -978,6 +984,115 @@ async function download(button) {
   } finally {
     button.disabled = false;
   }
+}
+
+// ---- Signer authentication: the code before the document -----------------------------------------
+// A recipient with an access code or e-mailed one-time codes sees only who asks it to act until it
+// enters its code; five wrong codes lock the link until the sender sends a new one (423).
+
+/** The view, or the code form when the recipient must (again) enter its code. */
+function showViewOrCode(view) {
+  if (needsCode(view)) showAuthentication(view);
+  else render(view);
+}
+
+/** Whether the view is the restricted one (nothing of the document before the code). */
+function needsCode(view) {
+  return Boolean(view && view.authentication && view.authentication.verified === false);
+}
+
+function showAuthentication(view) {
+  show('authenticate');
+  const otp = view.authentication.method === 'emailOtp';
+  document.title = 'Enter your code · Envelope Signing Service';
+  $('auth-request').textContent = view.envelope.ownerEmail + ' sent you “' + view.envelope.documentName + '”.';
+  $('auth-hint').textContent = otp
+    ? 'To make sure it is you, we e-mail you a 6-digit code. Send it, then enter it here. It works once, for 10 minutes.'
+    : 'Enter the access code the sender gave you (not in the e-mail with the link).';
+  $('auth-label').textContent = otp ? 'Code from your e-mail' : 'Access code';
+  const code = $('auth-code');
+  if (otp) {
+    code.setAttribute('inputmode', 'numeric');
+    code.setAttribute('pattern', '[0-9]*');
+    code.setAttribute('maxlength', '6');
+  } else {
+    code.removeAttribute('inputmode');
+    code.removeAttribute('pattern');
+    code.setAttribute('maxlength', '64');
+  }
+  $('auth-send').hidden = !otp;
+  showAttemptsLeft(view.authentication.attemptsLeft);
+  $('auth-heading').focus();
+}
+
+function showAttemptsLeft(left) {
+  $('auth-attempts').textContent = left >= 5 ? '' : left + (left === 1 ? ' attempt' : ' attempts') + ' left before this link locks.';
+}
+
+function authError(message) {
+  const error = $('auth-error');
+  error.textContent = message;
+  error.hidden = false;
+  $('auth-code').setAttribute('aria-invalid', 'true');
+  $('auth-code').focus();
+}
+
+function showLocked() {
+  showMessage('This link is locked', [
+    'A wrong code was entered too many times, so this link no longer opens the document.',
+    'Ask the sender to send you a new link: it comes with new attempts.',
+  ]);
+}
+
+async function submitCode(event) {
+  event.preventDefault();
+  const code = $('auth-code').value.trim();
+  $('auth-error').hidden = true;
+  $('auth-code').removeAttribute('aria-invalid');
+  if (code === '') {
+    authError('Enter your code.');
+    return;
+  }
+  const button = $('auth-submit');
+  button.disabled = true;
+  try {
+    const view = await signingApi('POST', 'signing/authenticate', { code: code });
+    $('auth-code').value = '';
+    render(view);
+  } catch (error) {
+    if (error.status === 423) showLocked();
+    else if (error.status === 401) showInvalidLink();
+    else {
+      if (error.problem && typeof error.problem.attemptsLeft === 'number') showAttemptsLeft(error.problem.attemptsLeft);
+      authError(error.status === 403 ? 'That code is not right. Check it and try again.' : error.message);
+    }
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function sendCode() {
+  const button = $('auth-send-button');
+  button.disabled = true;
+  $('auth-status').textContent = '';
+  try {
+    await signingApi('POST', 'signing/otp');
+    $('auth-status').textContent = 'We sent a code to your e-mail address. It can take a minute to arrive.';
+    button.textContent = 'Send me a new code';
+    $('auth-code').focus();
+  } catch (error) {
+    if (error.status === 423) showLocked();
+    else if (error.status === 401) showInvalidLink();
+    else $('auth-status').textContent = error.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function wireAuthentication() {
+  $('auth-form').addEventListener('submit', submitCode);
+  $('auth-send-button').addEventListener('click', () => { sendCode(); });
+  $('auth-code').addEventListener('input', () => $('auth-code').removeAttribute('aria-invalid'));
 }
 
 // ---- Wiring --------------------------------------------------------------------------------------
@@ -1033,10 +1148,12 @@ async function start() {
     ]);
     return;
   }
+  wireAuthentication();
   try {
-    render(await signingApi('GET', 'signing'));
+    showViewOrCode(await signingApi('GET', 'signing'));
   } catch (error) {
     if (error.status === 401) showInvalidLink();
+    else if (error.status === 423) showLocked();
     else showMessage('The envelope could not be loaded', [error.message, 'Reload the page to try again.']);
   }
 }
