@@ -1007,7 +1007,7 @@ function showAuthentication(view) {
   document.title = 'Enter your code · Envelope Signing Service';
   $('auth-request').textContent = view.envelope.ownerEmail + ' sent you “' + view.envelope.documentName + '”.';
   $('auth-hint').textContent = otp
-    ? 'To make sure it is you, we e-mail you a 6-digit code. Send it, then enter it here. It works once, for 10 minutes.'
+    ? 'To make sure it is you, we e-mail you a 6-digit code: ask for it below, then enter it here. It works once, for 10 minutes.'
     : 'Enter the access code the sender gave you (not in the e-mail with the link).';
   $('auth-label').textContent = otp ? 'Code from your e-mail' : 'Access code';
   const code = $('auth-code');
