@@ -40,7 +40,7 @@ const cases: [string, EmailMessage][] = [
 ];
 
 describe.each(cases)('the %s e-mail', (_name, email) => {
-  const rendered = renderEmail(email, { publicBaseUrl: BASE, signingLink: linkFor(email.type, email.recipientId) });
+  const rendered = renderEmail(email, { publicBaseUrl: BASE, signingLink: linkFor(email.type, email.recipientId), oneTimeCode: email.type === 'otp' ? '042917' : null });
 
   test('names the document in its subject, on one line', () => {
     expect(rendered.subject).toContain('Lease agreement.pdf');
