@@ -224,9 +224,16 @@ describe('GET /api/console: fields, order, recipients and webhooks', () => {
     const carolRow = page.locator('#signer-list fieldset').nth(2);
     await carolRow.getByLabel('Identity check').selectOption('accessCode');
     await carolRow.getByLabel('Access code').fill('harbour-lights-7');
+    const before = (await envelopeFromApi(id)).updatedAt;
     await page.getByRole('button', { name: 'Save signers' }).click();
-    await page.locator('#status').filter({ hasText: 'Signers saved: 3.' }).waitFor();
-    const checked = await envelopeFromApi(id);
+    // The status line still shows the previous save's text: wait for the envelope to change instead.
+    const deadline = Date.now() + STEP_TIMEOUT_MS;
+    let checked = await envelopeFromApi(id);
+    while (checked.updatedAt === before) {
+      if (Date.now() > deadline) throw new Error('the identity check was never saved');
+      await page.waitForTimeout(100);
+      checked = await envelopeFromApi(id);
+    }
     expect(checked.signers.map((signer: { authentication: { method: string } }) => signer.authentication)).toEqual([{ method: 'none' }, { method: 'none' }, { method: 'accessCode' }]);
     expect(JSON.stringify(checked)).not.toContain('harbour-lights-7');
     expect(await page.locator('#signer-list fieldset').nth(2).getByLabel('Identity check').inputValue()).toBe('accessCode');
