@@ -35,6 +35,7 @@ import { AppError } from '../errors.js';
 import { sealDocument, type CertificateRecipient, type CompletionCertificate, type FieldDrawing } from '../pdf/index.js';
 import { allActed, pendingRecipients } from '../recipients/routing.js';
 import { describeAuditTrail } from './auditSentences.js';
+import { DEFAULT_LOCALE, translate, type Locale } from '../i18n/index.js';
 import { Change, commitChange } from './change.js';
 import { givenValues } from './fieldValues.js';
 import { checkUpload, readFrozenDocument, refreshFrozenCopy, storeFrozenCopy, type CheckedDocument, type CleanedDocument } from './freeze.js';
@@ -301,6 +302,7 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
       inflateChecked: document === undefined,
       fieldDrawings: fieldDrawings(record, actions),
       certificate: {
+        locale: record.locale ?? DEFAULT_LOCALE,
         envelopeId: record.id,
         documentName: record.documentName,
         ownerEmail: record.ownerEmail ?? '',
@@ -457,6 +459,7 @@ function certificateEvents(record: EnvelopeRecord, events: AuditEvent[]): Comple
   const sentences = describeAuditTrail(
     events.map((event) => ({ ...event, actorEmail: eventActorEmail(record, event) })),
     { ownerId: record.ownerId, ownerEmail: record.ownerEmail, recipients: record.signers },
+    record.locale ?? DEFAULT_LOCALE,
   );
   return events.map((event, index) => ({ sequence: event.sequence, type: event.type, at: event.at, sentence: sentences[index]!, ip: event.ip }));
 }
@@ -485,23 +488,19 @@ function certificateRecipients(record: EnvelopeRecord, actions: Map<string, Reci
       ip: action?.ip ?? null,
       userAgent: reportedUserAgent(action?.userAgent ?? null),
       consent: acted === undefined || consent === null ? null : { at: acted.at, version: consent.version },
-      identification: mustAct(signer) && signer.invitedAt !== null ? identification(signer) : null,
+      identification: mustAct(signer) && signer.invitedAt !== null ? identification(record.locale ?? DEFAULT_LOCALE, signer) : null,
       signature: signer.role === 'signer' ? (action?.signature ?? null) : null,
     };
   });
 }
 
-/** How the recipient was identified (CONTRACT §16.2): its signing link, and its access code or one-time code. */
-function identification(signer: Signer): string {
-  const link = `Signing link sent to ${signer.email}`;
-  switch (signer.authentication?.method) {
-    case 'accessCode':
-      return `${link} and an access code`;
-    case 'emailOtp':
-      return `${link} and a one-time code sent to ${signer.email}`;
-    default:
-      return link;
-  }
+/**
+ * How the recipient was identified (CONTRACT §16.2), in the certificate's language: its signing link,
+ * and its access code or one-time code (catalogue `certificate`, keys `identification.*`).
+ */
+function identification(locale: Locale, signer: Signer): string {
+  const key = signer.authentication === undefined ? 'identification.link' : signer.authentication.method === 'emailOtp' ? 'identification.linkAndEmailOtp' : 'identification.linkAndAccessCode';
+  return translate(locale, 'certificate', key, { email: signer.email });
 }
 
 /** The actor of an event by e-mail: recorded since recipients act; for events of older versions, the owner's. */

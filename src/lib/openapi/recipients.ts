@@ -289,7 +289,7 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
                 actedAt: null,
                 declineReason: null,
                 lastEmail: { type: 'invitation', status: 'queued', at: '2026-11-22T10:18:40.512Z' },
-                authentication: { method: 'none' },
+                locale: null, authentication: { method: 'none' },
               },
             },
           },
