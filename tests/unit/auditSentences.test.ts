@@ -78,4 +78,16 @@ describe('in the envelope\'s language (CONTRACT §18)', () => {
     ]);
     expect(describeAuditTrail(events.slice(1, 2), context)).toEqual(['Settings changed by owner@example.com: language set to German (de), reminders every 1 day.']);
   });
+
+  test('a recipient\'s codes, right and wrong, read in the envelope\'s language, by method', () => {
+    const code = (type: string, method: string) => ({ type, actorId: ada.id, actorEmail: ada.email, details: { recipientId: ada.id, method } });
+    const events = [code('recipient.authentication_failed', 'accessCode'), code('recipient.authenticated', 'accessCode'), code('recipient.authentication_failed', 'emailOtp'), code('recipient.authenticated', 'emailOtp')];
+    expect(describeAuditTrail(events, context, 'de')).toEqual([
+      'ada@example.com hat einen falschen Zugangscode eingegeben.',
+      'ada@example.com hat den richtigen Zugangscode eingegeben.',
+      'ada@example.com hat einen falschen Einmalcode eingegeben.',
+      'ada@example.com hat den richtigen per E-Mail erhaltenen Einmalcode eingegeben.',
+    ]);
+    expect(describeAuditTrail(events.slice(3), context, 'fr')).toEqual(['ada@example.com a saisi le bon code à usage unique reçu par e-mail.']);
+  });
 });
