@@ -81,7 +81,7 @@ describe('the code form of the signing page', () => {
     const alert = page.getByRole('alert').filter({ hasText: 'not right' });
     await alert.waitFor();
     expect(await code.getAttribute('aria-invalid')).toBe('true');
-    expect(await page.locator('#auth-attempts').textContent()).toBe('4 attempts left before this link locks.');
+    expect(await page.locator('#auth-attempts').textContent()).toBe('Attempts left before this link locks: 4');
     await expectNoViolations(page, 'code form, wrong code');
     await screenshot(page, 'sign-auth-otp-phone-wrong');
 
@@ -108,6 +108,16 @@ describe('the code form of the signing page', () => {
     expect(await code.getAttribute('inputmode')).toBeNull();
     await expectNoViolations(page, 'code form, access code');
     await screenshot(page, 'sign-auth-access-code');
+
+    // The language switch rewords the form (the sign catalogue), then English again.
+    await page.locator('#language').selectOption('de');
+    await page.locator('#auth-heading').filter({ hasText: 'Code eingeben' }).waitFor();
+    expect(await page.locator('#auth-label').textContent()).toBe('Zugangscode');
+    expect(await page.locator('#auth-submit').textContent()).toBe('Weiter');
+    expect(await page.title()).toBe('Code eingeben · Envelope Signing Service');
+    await page.locator('#language').selectOption('en');
+    await page.locator('#auth-heading').filter({ hasText: 'Enter your code' }).waitFor();
+    await page.locator('#auth-heading').focus();
 
     for (let presses = 0; presses < 10 && (await page.evaluate('document.activeElement && document.activeElement.id')) !== 'auth-code'; presses++) await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('auth-code');
