@@ -175,6 +175,31 @@ describe('access code (CONTRACT §16.2)', () => {
 });
 
 describe('e-mailed one-time codes (CONTRACT §16.2)', () => {
+  test('in the recipient\'s language: the code e-mail in its locale; the certificate\'s identification and trail in the envelope\'s', async () => {
+    const email = uniqueEmail('otp-fr');
+    const id = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'));
+    const sentNow = await env.api.request('PUT', `/envelopes/${id}`, {
+      token: owner.token,
+      json: { signers: [{ id: randomUUID(), email, name: 'Odile Code', locale: 'fr', authentication: { method: 'emailOtp' } }], fields: [], locale: 'de', status: 'sent' },
+    });
+    expect(sentNow.status).toBe(200);
+    const token = await signingTokenFor(owner.userId, id, email);
+    expect((await requestCode(token)).status).toBe(202);
+    const [mail] = await waitForEmails(email, { subject: /^Votre code pour / });
+    expect(mail!.text).toContain('Il ne sert qu’une fois, pendant 10 minutes.');
+    const code = /\b(\d{6})\b/.exec(mail!.text)![1]!;
+    codes.add(code);
+    expectType(await authenticate(token, code === '000000' ? '111111' : '000000'), 403, 'authentication-failed');
+    expect((await authenticate(token, code)).status).toBe(200);
+    const done = await complete(token);
+    expect(done.status).toBe(200);
+    const bytes = Buffer.from(await (await fetch(done.body.signedUrl)).arrayBuffer());
+    const text = (await tool('pdftotext', [await tempFile(bytes), '-'])).stdout.replace(/\s+/g, ' ');
+    expect(text).toContain(`Signaturlink gesendet an ${email} und ein Einmalcode gesendet an ${email}`);
+    expect(text).toContain(`${email} hat einen falschen Einmalcode eingegeben.`);
+    expect(text).toContain(`${email} hat den richtigen per E-Mail erhaltenen Einmalcode eingegeben.`);
+  });
+
   test('a code through the outbox and real SMTP; 60 s between codes; it works once; 5 per link, then otp-limit until a resend', async () => {
     const email = uniqueEmail('otp');
     const { id, recipientIds } = await sentEnvelope(env.api, owner, { signers: [{ email, name: 'Otto Pass', authentication: { method: 'emailOtp' } }] });
