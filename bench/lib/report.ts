@@ -118,6 +118,20 @@ export function toMarkdown(results: Results): string {
         ),
       );
     }
+    if (results.hotRead.every((level) => level.signingAccessCode !== undefined)) {
+      lines.push(
+        '',
+        '### `GET /api/signing` of a recipient with an access code, once authenticated, in the same rounds (the same two reads; the verification is kept on the recipient)',
+        '',
+        '| connections | req/s (spread) | ratio to the one-read baseline (target) | p50 / p99 ms | CPU ms per request: server + Azurite | errors |',
+        '| --- | --- | --- | --- | --- | --- |',
+        ...results.hotRead.map(
+          (level) =>
+            `| ${level.connections} | ${fmt(level.signingAccessCode.throughput.median, 0)} (${spread(level.signingAccessCode.throughput)}) | ${ratio(level.signingAccessCodeRatio)} | ` +
+            `${fmt(level.signingAccessCode.p50Ms.median)} / ${fmt(level.signingAccessCode.p99Ms.median)} | ${cpu(level.signingAccessCode.serverCpuMsPerRequest)} + ${cpu(level.signingAccessCode.azuriteCpuMsPerRequest)} | ${level.signingAccessCode.failed} |`,
+        ),
+      );
+    }
   }
 
   if (results.list !== undefined) {

@@ -51,6 +51,8 @@ export interface Seed {
   smallOwnerApiKey: string;
   /** A sent envelope of the small owner and its signer's token (the signing GET reads it). */
   signing?: { envelopeId: string; token: string; tokenSha256: string };
+  /** The same for a signer with an access code ({@link BENCH_ACCESS_CODE}): the signing GET once authenticated. */
+  signingAccessCode?: { envelopeId: string; token: string };
   envelopesWritten: number;
 }
 
@@ -83,7 +85,7 @@ export async function seed(services: Services, plan: SeedPlan, onProgress: (mess
     ...others.map((owner) => ({ owner, count: plan.otherOwnerEnvelopes })),
     // The sent envelope of the signing GET (below) is the small owner's too: it holds exactly
     // smallOwnerEnvelopes, one page of the list with no next page.
-    { owner: smallOwner, count: plan.smallOwnerEnvelopes - (plan.signingDocumentDir === undefined ? 0 : 1) },
+    { owner: smallOwner, count: plan.smallOwnerEnvelopes - (plan.signingDocumentDir === undefined ? 0 : 2) },
   ];
   const items = jobs.flatMap((job) => Array.from({ length: job.count }, (_, index) => envelopeFor(job.owner, index)));
   onProgress(`seeding: ${items.length} envelopes in entity-group transactions of up to 100 rows`);
@@ -97,10 +99,15 @@ export async function seed(services: Services, plan: SeedPlan, onProgress: (mess
     const actor = { userId: smallOwner.userId, email: smallOwner.email, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench-seed', apiKeyId: null };
     const sent = await sentEnvelopeWithFields(services, actor, document, 'signing.pdf');
     seeded.signing = { envelopeId: sent.envelopeId, token: sent.token, tokenSha256: tokenSha256(sent.token) };
-    seeded.envelopesWritten++;
+    const withCode = await sentEnvelopeWithFields(services, actor, document, 'signing-access-code.pdf', { method: 'accessCode', code: BENCH_ACCESS_CODE });
+    seeded.signingAccessCode = { envelopeId: withCode.envelopeId, token: withCode.token };
+    seeded.envelopesWritten += 2;
   }
   return seeded;
 }
+
+/** The access code of the seeded signer with signer authentication. */
+export const BENCH_ACCESS_CODE = 'bench-access-code';
 
 /** A realistic envelope row: a draft or sent envelope with two signers, and its creation event. */
 function envelopeFor(owner: SeededUser, index: number): { record: EnvelopeRecord; event: AuditEvent } {

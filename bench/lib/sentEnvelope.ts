@@ -41,12 +41,18 @@ export async function draftWithSigner(services: Services, actor: Actor, document
  * signature and a required text field).
  * @throws Error when the stored signer has no signing link after the send
  */
-export async function sentEnvelopeWithFields(services: Services, actor: Actor, document: Uint8Array, documentName: string): Promise<SentEnvelope> {
+export async function sentEnvelopeWithFields(
+  services: Services,
+  actor: Actor,
+  document: Uint8Array,
+  documentName: string,
+  authentication?: { method: 'accessCode'; code: string },
+): Promise<SentEnvelope> {
   const { envelopeId, signerId } = await draftWithSigner(services, actor, document, documentName);
   const signatureFieldId = randomUUID();
   const textFieldId = randomUUID();
   const request = updateEnvelopeRequest.parse({
-    signers: [{ id: signerId, email: 'signer@example.com', name: 'Sam Signer', role: 'signer' }],
+    signers: [{ id: signerId, email: 'signer@example.com', name: 'Sam Signer', role: 'signer', ...(authentication === undefined ? {} : { authentication }) }],
     fields: [
       { id: signatureFieldId, recipientId: signerId, type: 'signature', page: 1, x: 0.1, y: 0.8, width: 0.3, height: 0.06 },
       { id: textFieldId, recipientId: signerId, type: 'text', page: 1, x: 0.5, y: 0.8, width: 0.3, height: 0.04, label: 'Title' },

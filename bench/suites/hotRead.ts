@@ -12,6 +12,7 @@ import { cpuTimeMs } from '../lib/cpu.js';
 import { runLoad, type LoadResult } from '../lib/load.js';
 import { progress } from '../lib/progress.js';
 import { pairedRatio, summarize, type Summary } from '../lib/stats.js';
+import { BENCH_ACCESS_CODE } from '../lib/seed.js';
 
 interface Side {
   throughput: Summary;
@@ -46,6 +47,10 @@ export interface HotReadLevel {
   signingRatio: Summary;
   /** Signing GET throughput / the two-read baseline's. */
   signingTwoReadsRatio: Summary;
+  /** `GET /api/signing` of a signer with an access code, authenticated (read only). */
+  signingAccessCode: Side;
+  /** Its throughput / the one-read baseline's (the target, as for the plain signing GET). */
+  signingAccessCodeRatio: Summary;
 }
 
 export async function benchHotRead(context: BenchContext): Promise<SuiteResult<HotReadLevel[]>> {
@@ -89,6 +94,12 @@ export async function benchHotRead(context: BenchContext): Promise<SuiteResult<H
     measured(context.pids.service, () =>
       runLoad({ url: `${context.apiUrl}/signing`, headers: { Authorization: `Bearer ${signing.token}` }, connections, durationSeconds: seconds }),
     );
+  const withCode = seed.signingAccessCode;
+  if (withCode === undefined) throw new Error('the seed has no sent envelope with an access code for the signing GET');
+  const accessCodeLoad = (connections: number, seconds: number) =>
+    measured(context.pids.service, () =>
+      runLoad({ url: `${context.apiUrl}/signing`, headers: { Authorization: `Bearer ${withCode.token}` }, connections, durationSeconds: seconds }),
+    );
   const twoReadsLoad = (connections: number, seconds: number) =>
     measured(context.pids.baseline, () => runLoad({ url: `${context.baselineUrl}two-reads`, connections, durationSeconds: seconds }));
 
@@ -100,6 +111,15 @@ export async function benchHotRead(context: BenchContext): Promise<SuiteResult<H
   const signingProbe = await fetch(`${context.apiUrl}/signing`, { headers: { Authorization: `Bearer ${signing.token}` } });
   const signingView = (await signingProbe.json()) as { recipient?: { status?: string } };
   if (signingProbe.status !== 200 || signingView.recipient?.status !== 'opened') throw new Error(`signing GET probe answered ${signingProbe.status}: ${JSON.stringify(signingView)}`);
+  // The access-code signer enters its code once (marking it opened); then every GET is a read. The rounds
+  // stay well within SIGNING_AUTH_TTL_SECONDS (an hour by default).
+  const authenticated = await fetch(`${context.apiUrl}/signing/authenticate`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${withCode.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ code: BENCH_ACCESS_CODE }),
+  });
+  const accessCodeView = (await authenticated.json()) as { authentication?: { verified?: boolean } };
+  if (authenticated.status !== 200 || accessCodeView.authentication?.verified !== true) throw new Error(`access code probe answered ${authenticated.status}: ${JSON.stringify(accessCodeView)}`);
   const twoReadsProbe = await fetch(`${context.baselineUrl}two-reads`);
   if (twoReadsProbe.status !== 200) throw new Error(`two-read baseline probe answered ${twoReadsProbe.status}`);
 
@@ -110,18 +130,21 @@ export async function benchHotRead(context: BenchContext): Promise<SuiteResult<H
     await serviceLoad(connections, plan.hotRead.warmupSeconds);
     await apiKeyLoad(connections, plan.hotRead.warmupSeconds);
     await signingLoad(connections, plan.hotRead.warmupSeconds);
+    await accessCodeLoad(connections, plan.hotRead.warmupSeconds);
     await twoReadsLoad(connections, plan.hotRead.warmupSeconds);
     const service: Measured[] = [];
     const apiKey: Measured[] = [];
     const baseline: Measured[] = [];
     const signingRuns: Measured[] = [];
     const twoReads: Measured[] = [];
+    const accessCodeRuns: Measured[] = [];
     const sides: [Measured[], (connections: number, seconds: number) => Promise<Measured>][] = [
       [baseline, baselineLoad],
       [service, serviceLoad],
       [apiKey, apiKeyLoad],
       [signingRuns, signingLoad],
       [twoReads, twoReadsLoad],
+      [accessCodeRuns, accessCodeLoad],
     ];
     for (let round = 0; round < plan.hotRead.rounds; round++) {
       for (let index = 0; index < sides.length; index++) {
@@ -172,6 +195,11 @@ export async function benchHotRead(context: BenchContext): Promise<SuiteResult<H
         signingRuns.map((result) => result.throughput),
         twoReads.map((result) => result.throughput),
       ),
+      signingAccessCode: describe(accessCodeRuns),
+      signingAccessCodeRatio: pairedRatio(
+        accessCodeRuns.map((result) => result.throughput),
+        baseline.map((result) => result.throughput),
+      ),
     });
   }
   return {
@@ -194,6 +222,15 @@ export async function benchHotRead(context: BenchContext): Promise<SuiteResult<H
           `hotRead.signing.c${level.connections}`,
           `GET /api/signing at ${level.connections} connections: throughput at least 0.8 of the same bare one-point-read server as GET envelope's`,
           level.signingRatio.median,
+          '>=',
+          0.8,
+        ),
+      ),
+      ...levels.map((level) =>
+        check(
+          `hotRead.signingAccessCode.c${level.connections}`,
+          `GET /api/signing for an authenticated access-code recipient at ${level.connections} connections: throughput at least 0.8 of the same bare one-point-read server`,
+          level.signingAccessCodeRatio.median,
           '>=',
           0.8,
         ),

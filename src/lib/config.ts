@@ -91,6 +91,8 @@ const environmentSchema = z.object({
   REMINDER_DAY_SECONDS: integer(86_400, 1, 86_400),
   // Embedded signing (docs/api.md "Embedded signing").
   EMBED_TOKEN_TTL_SECONDS: integer(900, 60, 86_400),
+  // Signer authentication (docs/api.md "Signer authentication"): how long a verified code holds.
+  SIGNING_AUTH_TTL_SECONDS: integer(3600, 1, 86_400),
   // Rate limits and quotas (docs/api.md "Rate limits and quotas").
   RATE_LIMIT_PER_MINUTE: integer(600, 1, 1_000_000_000),
   AUTH_RATE_LIMIT_PER_MINUTE: integer(20, 1, 1_000_000_000),
@@ -164,6 +166,8 @@ export interface Config {
   reminderDaySeconds: number;
   /** Lifetime of an embedded signing view's token, seconds (CONTRACT §16.1; 60 to 86400, default 900). */
   embedTokenTtlSeconds: number;
+  /** How long a recipient's access code or one-time code, once verified, lets its signing link through, seconds. */
+  signingAuthTtlSeconds: number;
   /** Local host only: the mail catcher's SMTP and web ports (0 picks free ones). */
   mailCatcher: { smtpPort: number; webPort: number };
   limits: {
@@ -226,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateNetworks: values.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     reminderDaySeconds: values.REMINDER_DAY_SECONDS,
     embedTokenTtlSeconds: values.EMBED_TOKEN_TTL_SECONDS,
+    signingAuthTtlSeconds: values.SIGNING_AUTH_TTL_SECONDS,
     mailCatcher: { smtpPort: values.MAIL_CATCHER_SMTP_PORT, webPort: values.MAIL_CATCHER_WEB_PORT },
     limits: {
       ownerRequestsPerMinute: values.RATE_LIMIT_PER_MINUTE,

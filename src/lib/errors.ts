@@ -16,6 +16,7 @@ export const errorStatus = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   unprocessable: 422,
+  locked: 423,
   too_many_requests: 429,
   service_unavailable: 503,
 } as const;
@@ -37,6 +38,8 @@ export interface AppErrorOptions {
   retryAfterSeconds?: number;
   /** Extra response headers (`WWW-Authenticate` with an RFC 6750 error code). */
   headers?: Record<string, string>;
+  /** Extension members of the problem body (RFC 9457 §3.2), such as `attemptsLeft`; never secrets. */
+  extensions?: Record<string, string | number | boolean>;
   /** The underlying fault, kept for the log only: never sent to the client. */
   cause?: unknown;
 }
@@ -48,6 +51,7 @@ export class AppError extends Error {
   readonly errors: FieldError[] | undefined;
   readonly retryAfterSeconds: number | undefined;
   readonly headers: Record<string, string>;
+  readonly extensions: Record<string, string | number | boolean>;
 
   /**
    * @param code what kind of failure, which fixes the HTTP status
@@ -63,6 +67,7 @@ export class AppError extends Error {
     this.errors = options.errors;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
   }
 
   get status(): number {

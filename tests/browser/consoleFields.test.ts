@@ -220,6 +220,26 @@ describe('GET /api/console: fields, order, recipients and webhooks', () => {
     expect(ordered.signers.map((signer: { routingOrder: number }) => signer.routingOrder)).toEqual([1, 2, 1]);
     expect(ordered.fields).toHaveLength(2);
 
+    // A recipient's identity check: an access code, sent once and never shown again.
+    const carolRow = page.locator('#signer-list fieldset').nth(2);
+    await carolRow.getByLabel('Identity check').selectOption('accessCode');
+    await carolRow.getByLabel('Access code').fill('harbour-lights-7');
+    const before = (await envelopeFromApi(id)).updatedAt;
+    await page.getByRole('button', { name: 'Save signers' }).click();
+    // The status line still shows the previous save's text: wait for the envelope to change instead.
+    const deadline = Date.now() + STEP_TIMEOUT_MS;
+    let checked = await envelopeFromApi(id);
+    while (checked.updatedAt === before) {
+      if (Date.now() > deadline) throw new Error('the identity check was never saved');
+      await page.waitForTimeout(100);
+      checked = await envelopeFromApi(id);
+    }
+    expect(checked.signers.map((signer: { authentication: { method: string } }) => signer.authentication)).toEqual([{ method: 'none' }, { method: 'none' }, { method: 'accessCode' }]);
+    expect(JSON.stringify(checked)).not.toContain('harbour-lights-7');
+    expect(await page.locator('#signer-list fieldset').nth(2).getByLabel('Identity check').inputValue()).toBe('accessCode');
+    await expectNoViolations('signers with an identity check');
+    await screenshot(page, 'console-signer-identity-check');
+
     // Send: each recipient's status, then the invitation's delivery, and a resend.
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.locator('#envelope-status').filter({ hasText: 'sent' }).waitFor();

@@ -12,6 +12,7 @@ import { expectProblem, startTestService, type TestService } from '../support/se
 const expected = [
   { name: 'ApiDocs', route: 'docs', methods: ['GET'], access: 'public' },
   { name: 'ApiDocsAsset', route: 'docs/{file}', methods: ['GET'], access: 'public' },
+  { name: 'AuthenticateSigning', route: 'signing/authenticate', methods: ['POST'], access: 'signing' },
   { name: 'CompleteEnvelope', route: 'envelopes/{id}/complete', methods: ['POST'], access: 'bearer' },
   { name: 'CompleteSigning', route: 'signing/complete', methods: ['POST'], access: 'signing' },
   { name: 'Console', route: 'console', methods: ['GET'], access: 'public' },
@@ -47,6 +48,7 @@ const expected = [
   { name: 'Register', route: 'Register', methods: ['POST'], access: 'public' },
   { name: 'ResendInvitation', route: 'envelopes/{id}/recipients/{recipientId}/resend', methods: ['POST'], access: 'bearer' },
   { name: 'ResendVerification', route: 'ResendVerification', methods: ['POST'], access: 'bearer' },
+  { name: 'SendSigningCode', route: 'signing/otp', methods: ['POST'], access: 'signing' },
   { name: 'SigningPage', route: 'sign', methods: ['GET'], access: 'public' },
   { name: 'SigningPageAsset', route: 'sign/{file}', methods: ['GET'], access: 'public' },
   { name: 'UpdateEnvelope', route: 'envelopes/{id}', methods: ['PUT', 'PATCH'], access: 'bearer' },

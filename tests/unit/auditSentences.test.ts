@@ -22,6 +22,8 @@ const details: Record<(typeof AUDIT_EVENT_TYPES)[number], [Record<string, unknow
   'recipient.invited': [{ recipientId: ada.id, email: ada.email, resend: true }, byOwner, 'Invitation e-mailed again to ada@example.com, with a new signing link, at the request of owner@example.com.'],
   'recipient.reminded': [{ recipientId: ada.id, email: ada.email }, { actorId: 'system', actorEmail: null }, 'Reminder e-mailed to ada@example.com.'],
   'recipient.opened': [{ recipientId: ada.id }, byAda, 'ada@example.com opened the envelope.'],
+  'recipient.authenticated': [{ recipientId: ada.id, method: 'accessCode' }, byAda, 'ada@example.com entered the right access code.'],
+  'recipient.authentication_failed': [{ recipientId: ada.id, method: 'emailOtp' }, byAda, 'ada@example.com entered a wrong one-time code.'],
   'recipient.signed': [{ recipientId: ada.id, consent: { text: 't', version: 'esd-000000000000' } }, byAda, 'ada@example.com signed, agreeing to do so electronically (disclosure esd-000000000000).'],
   'recipient.approved': [{ recipientId: bob.id }, { actorId: bob.id, actorEmail: bob.email } as typeof byOwner, 'bob@example.com approved.'],
   'recipient.viewed': [{ recipientId: bob.id }, { actorId: bob.id, actorEmail: bob.email } as typeof byOwner, 'bob@example.com confirmed having read it.'],
@@ -84,5 +86,17 @@ describe('in the envelope\'s language (CONTRACT §18)', () => {
       'some.future_event von dem Dienst.',
     ]);
     expect(describeAuditTrail(events.slice(1, 2), context)).toEqual(['Settings changed by owner@example.com: language set to German (de), reminders every 1 day.']);
+  });
+
+  test('a recipient\'s codes, right and wrong, read in the envelope\'s language, by method', () => {
+    const code = (type: string, method: string) => ({ type, actorId: ada.id, actorEmail: ada.email, details: { recipientId: ada.id, method } });
+    const events = [code('recipient.authentication_failed', 'accessCode'), code('recipient.authenticated', 'accessCode'), code('recipient.authentication_failed', 'emailOtp'), code('recipient.authenticated', 'emailOtp')];
+    expect(describeAuditTrail(events, context, 'de')).toEqual([
+      'ada@example.com hat einen falschen Zugangscode eingegeben.',
+      'ada@example.com hat den richtigen Zugangscode eingegeben.',
+      'ada@example.com hat einen falschen Einmalcode eingegeben.',
+      'ada@example.com hat den richtigen per E-Mail erhaltenen Einmalcode eingegeben.',
+    ]);
+    expect(describeAuditTrail(events.slice(3), context, 'fr')).toEqual(['ada@example.com a saisi le bon code à usage unique reçu par e-mail.']);
   });
 });

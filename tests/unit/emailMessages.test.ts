@@ -40,7 +40,7 @@ const cases: [string, EmailMessage][] = [
 ];
 
 describe.each(cases)('the %s e-mail', (_name, email) => {
-  const rendered = renderEmail(email, { publicBaseUrl: BASE, signingLink: linkFor(email.type, email.recipientId) });
+  const rendered = renderEmail(email, { publicBaseUrl: BASE, signingLink: linkFor(email.type, email.recipientId), oneTimeCode: email.type === 'otp' ? '042917' : null });
 
   test('names the document in its subject, on one line', () => {
     expect(rendered.subject).toContain('Lease agreement.pdf');
@@ -208,7 +208,7 @@ describe("the owner's name and what the recipient is asked to do", () => {
 
 describe('the language of an e-mail (CONTRACT §18)', () => {
   const render = (type: EmailType, locale: EmailMessage['locale'], overrides: Partial<EmailMessage> = {}) =>
-    renderEmail(message(type, { locale, role: 'signer', ...overrides }), { publicBaseUrl: BASE, signingLink: linkFor(type, 'r-1') });
+    renderEmail(message(type, { locale, role: 'signer', ...overrides }), { publicBaseUrl: BASE, signingLink: linkFor(type, 'r-1'), oneTimeCode: type === 'otp' ? '042917' : null });
 
   test('is English without a locale, exactly as before languages existed', () => {
     expect(render('invitation', undefined)).toEqual(render('invitation', 'en'));
@@ -226,6 +226,14 @@ describe('the language of an e-mail (CONTRACT §18)', () => {
         expect(mail.html).not.toContain(word);
       }
     }
+  });
+
+  test('the one-time code e-mail is in the recipient\'s language, its code apart on a line of its own', () => {
+    const mail = render('otp', 'de');
+    expect(mail.subject).toBe('Ihr Code für Lease agreement.pdf');
+    expect(mail.text).toContain('Ihr Code zum Öffnen von „Lease agreement.pdf“, das owner@example.com Ihnen gesendet hat:');
+    expect(mail.text).toMatch(/^> ?042917$/m);
+    expect(mail.text).toContain('Er gilt einmal und 10 Minuten lang.');
   });
 
   test('dates name UTC in the locale\'s own format', () => {

@@ -83,6 +83,10 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
       return t('event.reminded', { recipient });
     case 'recipient.opened':
       return t('event.opened', { recipient });
+    case 'recipient.authenticated':
+      return t(details.method === 'emailOtp' ? 'event.authenticatedEmailOtp' : 'event.authenticatedAccessCode', { recipient });
+    case 'recipient.authentication_failed':
+      return t(details.method === 'emailOtp' ? 'event.authenticationFailedEmailOtp' : 'event.authenticationFailedAccessCode', { recipient });
     case 'recipient.signed':
     case 'recipient.approved':
     case 'recipient.viewed': {

@@ -113,7 +113,7 @@ export class Change {
    * Queues an e-mail (CONTRACT §12.1). One to a recipient becomes its `lastEmail` (`queued`).
    * `recipient` null: the owner.
    */
-  email(type: EmailMessage['type'], to: Signer | null, extra: { reason?: string; declinedBy?: string; withLink?: boolean } = {}): void {
+  email(type: EmailMessage['type'], to: Signer | null, extra: { reason?: string; declinedBy?: string; withLink?: boolean; otpSalt?: string } = {}): void {
     if (to !== null && !receivesEmail(to, type)) return;
     const record = this.record;
     this.emails.push({
@@ -130,6 +130,7 @@ export class Change {
       reason: extra.reason ?? null,
       declinedBy: extra.declinedBy ?? null,
       linkSalt: to !== null && extra.withLink === true ? (to.link?.salt ?? null) : null,
+      ...(extra.otpSalt === undefined ? {} : { otpSalt: extra.otpSalt }),
       locale: to === null ? (record.locale ?? DEFAULT_LOCALE) : recipientLocale(record, to),
     });
     if (to !== null && (type === 'invitation' || type === 'reminder' || type === 'completed' || type === 'voided')) {

@@ -35,7 +35,7 @@ import { AppError } from '../errors.js';
 import { sealDocument, type CertificateRecipient, type CompletionCertificate, type FieldDrawing } from '../pdf/index.js';
 import { allActed, pendingRecipients } from '../recipients/routing.js';
 import { describeAuditTrail } from './auditSentences.js';
-import { DEFAULT_LOCALE, translate } from '../i18n/index.js';
+import { DEFAULT_LOCALE, translate, type Locale } from '../i18n/index.js';
 import { Change, commitChange } from './change.js';
 import { givenValues } from './fieldValues.js';
 import { checkUpload, readFrozenDocument, refreshFrozenCopy, storeFrozenCopy, type CheckedDocument, type CleanedDocument } from './freeze.js';
@@ -506,20 +506,28 @@ function certificateRecipients(record: EnvelopeRecord, actions: Map<string, Reci
       ip: action?.ip ?? null,
       userAgent: reportedUserAgent(action?.userAgent ?? null),
       consent: acted === undefined || consent === null ? null : { at: acted.at, version: consent.version },
-      identification: identification(record, signer),
+      identification: mustAct(signer) && signer.invitedAt !== null ? identification(record.locale ?? DEFAULT_LOCALE, signer) : null,
       signature: signer.role === 'signer' ? (action?.signature ?? null) : null,
     };
   });
 }
 
 /**
- * How the recipient was identified (CONTRACT §10, §16.1): by the signing link sent to its e-mail, or,
- * embedded, by the sender's application, which opened the signing view for it.
+ * How the recipient was identified (CONTRACT §10, §16.1, §16.2), in the certificate's language: by the
+ * signing link sent to its e-mail (with its access code or one-time code when it has one), or, embedded,
+ * by the sender's application, which opened the signing view for it (catalogue `certificate`, keys
+ * `identification.*`).
  */
-function identification(record: EnvelopeRecord, signer: Signer): string | null {
-  if (!mustAct(signer) || signer.invitedAt === null) return null;
-  const key = deliveryOf(signer) === 'embedded' ? 'identification.embedded' : 'identification.link';
-  return translate(record.locale ?? DEFAULT_LOCALE, 'certificate', key, { email: signer.email });
+function identification(locale: Locale, signer: Signer): string {
+  const key =
+    deliveryOf(signer) === 'embedded'
+      ? 'identification.embedded'
+      : signer.authentication === undefined
+        ? 'identification.link'
+        : signer.authentication.method === 'emailOtp'
+          ? 'identification.linkAndEmailOtp'
+          : 'identification.linkAndAccessCode';
+  return translate(locale, 'certificate', key, { email: signer.email });
 }
 
 /** The actor of an event by e-mail: recorded since recipients act; for events of older versions, the owner's. */

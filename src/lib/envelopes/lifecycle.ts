@@ -8,6 +8,7 @@ import { AppError, type FieldError } from '../errors.js';
 import { isUuid, uuidv7 } from '../ids.js';
 import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import { routeAtSend, EXPIRY_DUE_KIND } from '../recipients/routing.js';
+import { nextAuthentication, type PreparedAuthentication } from '../recipients/authenticationSettings.js';
 import { Change } from './change.js';
 import {
   deliveryOf,
@@ -51,7 +52,13 @@ export interface PlannedUpdate {
  *   signer of role `signer`); 400 `validation-failed` for fields naming no signer of role `signer`,
  *   an `expiresAt` in the past or over a year ahead (or past at send)
  */
-export function planUpdate(current: EnvelopeRecord, request: UpdateEnvelopeRequest, actor: Actor, now: Date): PlannedUpdate | null {
+export function planUpdate(
+  current: EnvelopeRecord,
+  request: UpdateEnvelopeRequest,
+  actor: Actor,
+  now: Date,
+  authentications: readonly (PreparedAuthentication | undefined)[] = [],
+): PlannedUpdate | null {
   assertChangeable(current);
   const statusChange = request.status !== undefined && request.status !== current.status ? request.status : undefined;
   if (statusChange !== undefined) {
@@ -67,9 +74,9 @@ export function planUpdate(current: EnvelopeRecord, request: UpdateEnvelopeReque
   const change = new Change(current, now);
   change.recordOwner(actor);
   if (current.status === 'sent') {
-    assertUnchangedWhileSent(current, request, actor, now);
+    assertUnchangedWhileSent(current, request, actor, now, authentications);
   } else {
-    applyEdits(change, request, actor, now);
+    applyEdits(change, request, actor, now, authentications);
   }
 
   const sends = statusChange === 'sent';
@@ -90,7 +97,7 @@ export function planUpdate(current: EnvelopeRecord, request: UpdateEnvelopeReque
  * what the envelope already holds changes nothing and is accepted.
  * @throws AppError 409 `envelope-locked`
  */
-function assertUnchangedWhileSent(current: EnvelopeRecord, request: UpdateEnvelopeRequest, actor: Actor, now: Date): void {
+function assertUnchangedWhileSent(current: EnvelopeRecord, request: UpdateEnvelopeRequest, actor: Actor, now: Date, authentications: readonly (PreparedAuthentication | undefined)[]): void {
   if (
     request.signers === undefined &&
     request.fields === undefined &&
@@ -105,7 +112,7 @@ function assertUnchangedWhileSent(current: EnvelopeRecord, request: UpdateEnvelo
   const scratch = new Change(current, now);
   let changes = true;
   try {
-    applyEdits(scratch, request, actor, now);
+    applyEdits(scratch, request, actor, now, authentications);
     changes = scratch.changed;
   } catch (error) {
     if (!(error instanceof AppError) || error.code !== 'bad_request') throw error;
@@ -118,7 +125,7 @@ function assertUnchangedWhileSent(current: EnvelopeRecord, request: UpdateEnvelo
 }
 
 /** Applies signers, fields and settings of `request` to a draft, recording their events in order. */
-function applyEdits(change: Change, request: UpdateEnvelopeRequest, actor: Actor, now: Date): void {
+function applyEdits(change: Change, request: UpdateEnvelopeRequest, actor: Actor, now: Date, authentications: readonly (PreparedAuthentication | undefined)[] = []): void {
   const record = change.record;
   const errors: FieldError[] = [];
   const by = ownerActor(actor);
@@ -127,8 +134,13 @@ function applyEdits(change: Change, request: UpdateEnvelopeRequest, actor: Actor
   const before = record.signers;
   let requestIds = new Map<string, string>();
   if (request.signers !== undefined) {
-    const replaced = replaceSigners(before, request.signers);
+    const replaced = replaceSigners(before, request.signers, authentications);
     requestIds = replaced.requestIds;
+    if (replaced.authenticationChanged) {
+      // Not an audit event of its own: the trail records the recipient's authentication when it happens.
+      change.touch();
+      record.signers = replaced.signers;
+    }
     if (JSON.stringify(replaced.signers.map(signerIdentity)) !== JSON.stringify(before.map(signerIdentity))) {
       const oldIds = new Set(before.map((signer) => signer.id));
       const newIds = new Set(replaced.signers.map((signer) => signer.id));
@@ -295,10 +307,16 @@ export function assertHasSigner(signers: Signer[]): void {
  * the same request can name it); any other entry gets a new UUIDv7.
  * @returns the list, and each id the request used mapped to the id it became
  */
-export function replaceSigners(current: Signer[], inputs: SignerInput[]): { signers: Signer[]; requestIds: Map<string, string> } {
+export function replaceSigners(
+  current: Signer[],
+  inputs: SignerInput[],
+  authentications: readonly (PreparedAuthentication | undefined)[] = [],
+): { signers: Signer[]; requestIds: Map<string, string>; authenticationChanged: boolean } {
   const existing = new Map(current.map((signer) => [signer.id, signer]));
   const requestIds = new Map<string, string>();
-  const signers = inputs.map((input) => {
+  const errors: FieldError[] = [];
+  let authenticationChanged = false;
+  const signers = inputs.map((input, index) => {
     const requested = input.id ?? input.recipientId;
     const kept = requested === undefined ? undefined : existing.get(requested);
     const id = kept?.id ?? (requested !== undefined && isUuid(requested) ? requested : uuidv7());
@@ -310,9 +328,19 @@ export function replaceSigners(current: Signer[], inputs: SignerInput[]): { sign
     else delete signer.delivery;
     if (input.notifyOnCompletion === true) signer.notifyOnCompletion = true;
     else delete signer.notifyOnCompletion;
+    // Signer authentication (CONTRACT §16.2): the access code arrives hashed (`recipients/authentication.ts`).
+    const authentication = nextAuthentication(kept?.authentication, authentications[index]);
+    if (authentication === null) {
+      errors.push({ path: `signers.${index}.authentication.code`, message: 'is required: this signer has no access code yet' });
+    } else {
+      if (authentication !== kept?.authentication) authenticationChanged = true;
+      if (authentication === undefined) delete signer.authentication;
+      else signer.authentication = authentication;
+    }
     return signer;
   });
-  return { signers, requestIds };
+  if (errors.length > 0) throw validationFailed(errors);
+  return { signers, requestIds, authenticationChanged };
 }
 
 /** The new field list (CONTRACT §11.2): ids as for signers; `recipientId` resolved through the request's signer ids. */

@@ -89,6 +89,8 @@ export interface Signer {
   notifyOnCompletion?: boolean;
   /** Internal: the recipient's current embedded signing view (`recipients/views.ts`), absent or `null` when none. */
   view?: EmbeddedViewState | null;
+  /** How the recipient proves who it is beyond its link (CONTRACT §16.2); absent: `none`. */
+  authentication?: SignerAuthentication;
 }
 
 /**
@@ -101,6 +103,29 @@ export interface EmbeddedViewState {
   tokenSha256: string;
   /** ISO 8601 UTC with milliseconds: issue time + `EMBED_TOKEN_TTL_SECONDS`. */
   expiresAt: string;
+}
+
+/**
+ * A recipient's authentication and its state (`recipients/authentication.ts`), kept on the recipient
+ * so that the signing `GET`, which reads the envelope anyway, needs no other read. Never shown but
+ * as `{method}`.
+ */
+export interface SignerAuthentication {
+  method: 'accessCode' | 'emailOtp';
+  /** `accessCode`: bcrypt hash of the code (the code itself is never stored). */
+  codeHash?: string;
+  /** Wrong codes still allowed before the link locks (5 after a right code or a resend; 0: locked). */
+  attemptsLeft: number;
+  /** When the current link last proved the code (it counts for `SIGNING_AUTH_TTL_SECONDS`), or `null`. */
+  verifiedAt: string | null;
+  /** `emailOtp`: salt of the current one-time code (the code derives from it with a server key), or `null` when none is pending. */
+  otpSalt?: string | null;
+  /** `emailOtp`: when the current one-time code stops working. */
+  otpExpiresAt?: string | null;
+  /** `emailOtp`: one-time codes e-mailed for the current link (at most 5). */
+  otpsSent?: number;
+  /** `emailOtp`: when the newest one-time code was queued. */
+  lastOtpAt?: string | null;
 }
 
 /** A place on the document that a signer fills (CONTRACT §11.2). */
@@ -194,6 +219,8 @@ export interface SignerView {
   actedAt: string | null;
   declineReason: string | null;
   lastEmail: { type: LastEmail['type']; status: LastEmail['status']; at: string } | null;
+  /** How the recipient authenticates (CONTRACT §16.2): the method only, never a code. */
+  authentication: { method: 'none' | SignerAuthentication['method'] };
   /** CONTRACT §18: `null` when unset (the envelope's applies). */
   locale: Locale | null;
   /** CONTRACT §16.1: `email` (default) or `embedded`. */
@@ -241,6 +268,8 @@ export const AUDIT_EVENT_TYPES = [
   'recipient.invited',
   'recipient.reminded',
   'recipient.opened',
+  'recipient.authenticated',
+  'recipient.authentication_failed',
   'recipient.signed',
   'recipient.approved',
   'recipient.viewed',
@@ -345,6 +374,7 @@ export function viewSigner(signer: Signer): SignerView {
     actedAt: signer.actedAt,
     declineReason: signer.declineReason,
     lastEmail: lastEmail === null ? null : { type: lastEmail.type, status: lastEmail.status, at: lastEmail.at },
+    authentication: { method: signer.authentication?.method ?? 'none' },
     locale: signer.locale ?? null,
     delivery: deliveryOf(signer),
     // Only where it means something: an e-mail recipient gets every e-mail.

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { acceptableCharacterPattern, acceptableText, characters, emailAddress, text, trimmedText } from '../text.js';
 import { DELIVERIES, ENVELOPE_STATUSES, FIELD_SOURCES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
+import { authenticationInput } from '../recipients/authenticationSettings.js';
 import { envelopeLocaleInput, recipientLocaleInput } from '../i18n/schema.js';
 
 /** At most this many signers on one envelope (CONTRACT §3). */
@@ -52,6 +53,7 @@ export const signerInput = z
       .max(MAX_ROUTING_ORDER, `must be a whole number from 1 to ${MAX_ROUTING_ORDER}`)
       .default(1)
       .meta({ description: 'With `signingOrder: sequential`, recipients act by ascending routing order, those with the same number together.' }),
+    authentication: authenticationInput.optional(),
     locale: recipientLocaleInput,
     // Embedded signing (CONTRACT §16.1).
     delivery: z

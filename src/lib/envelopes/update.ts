@@ -14,6 +14,7 @@ import { readOwnedEnvelope } from './get.js';
 import { applySend, applyVoid, ifMatchSatisfied, planUpdate } from './lifecycle.js';
 import { envelopeETag, type Actor, type EnvelopeRecord } from './model.js';
 import type { UpdateEnvelopeRequest } from './schemas.js';
+import { prepareAuthentication } from '../recipients/authenticationSettings.js';
 
 /** Attempts of the read-modify-write loop before giving up with 409. */
 export const MAX_UPDATE_ATTEMPTS = 30;
@@ -38,12 +39,14 @@ export interface UpdateEnvelopeOptions {
  *   429 `email-quota` (sending past the owner's daily e-mail quota)
  */
 export async function updateEnvelope({ services, envelopeId, request, actor, ifMatch, now = () => new Date(), log }: UpdateEnvelopeOptions): Promise<EnvelopeRecord> {
+  // Access codes are hashed once, before any read (a slow hash: outside the retries).
+  const authentications = request.signers === undefined ? [] : await prepareAuthentication(services, request.signers);
   for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
     const stored = await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId);
     if (!ifMatchSatisfied(ifMatch, envelopeETag(stored.record))) throw preconditionFailed();
     // Only a verified owner sends in its name; editing a draft needs no verification.
     if (request.status === 'sent' && stored.record.status === 'draft') assertVerifiedSender(actor, services);
-    const plan = planUpdate(stored.record, request, actor, now());
+    const plan = planUpdate(stored.record, request, actor, now(), authentications);
     if (plan === null) return stored.record;
     try {
       if (plan.sends) {

@@ -18,6 +18,7 @@ export const problemTitles: Record<number, string> = {
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
+  423: 'Locked',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
@@ -31,12 +32,14 @@ export interface ProblemDetails {
   detail: string;
   errors?: { path: string; message: string }[];
   correlationId?: string;
+  /** Signer authentication (403 `authentication-failed`, 423): wrong codes still allowed. */
+  attemptsLeft?: number;
 }
 
 /** A problem response for an {@link AppError}: status from the single code table, `Retry-After` where given. */
 export function problemResponse(error: AppError, headers: Record<string, string> = {}): HttpResponseInit {
   const status = errorStatus[error.code];
-  const body: ProblemDetails = { type: error.type, title: problemTitles[status] ?? 'Error', status, detail: error.detail };
+  const body: ProblemDetails = { ...error.extensions, type: error.type, title: problemTitles[status] ?? 'Error', status, detail: error.detail };
   if (error.errors !== undefined) body.errors = error.errors;
   const extra: Record<string, string> = { ...error.headers, ...headers };
   if (error.retryAfterSeconds !== undefined) extra['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));

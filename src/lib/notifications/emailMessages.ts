@@ -46,6 +46,8 @@ export interface RenderEmailOptions {
    * invitations and reminders, used by a recipient's completed e-mail, ignored otherwise.
    */
   signingLink: string | null;
+  /** `otp` e-mails: the 6-digit one-time code (derived by the sender, never stored). */
+  oneTimeCode?: string | null;
 }
 
 /** A part of the body: a paragraph, a link, a quoted text or the facts table. */
@@ -144,6 +146,15 @@ export function renderEmail(message: EmailMessage, options: RenderEmailOptions):
         { kind: 'paragraph', text: t('voided.body', { owner, document }) },
       ];
       break;
+    case 'otp':
+      subject = t('otp.subject', { document });
+      blocks = [
+        { kind: 'paragraph', text: greeting },
+        { kind: 'paragraph', text: t('otp.body', { document, owner }) },
+        { kind: 'quote', text: requireCode(options.oneTimeCode ?? null, message) },
+        { kind: 'paragraph', text: t('otp.warning') },
+      ];
+      break;
     case 'expired':
       subject = t('expired.subject', { document });
       blocks = [
@@ -177,6 +188,11 @@ function renderVerification(message: EmailMessage, options: RenderEmailOptions, 
 /** Each text value between a first-strong isolate and its pop (U+2068, U+2069). */
 function isolated(values: MessageValues): MessageValues {
   return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, typeof value === 'string' ? `\u2068${value}\u2069` : value]));
+}
+
+function requireCode(code: string | null, message: EmailMessage): string {
+  if (code === null) throw new Error(`A one-time code e-mail needs its code (envelope ${message.envelopeId})`);
+  return code;
 }
 
 function requireLink(link: string | null, message: EmailMessage): string {

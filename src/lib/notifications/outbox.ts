@@ -18,7 +18,7 @@ import type { Locale } from '../i18n/locales.js';
 
 /** E-mail types (CONTRACT §12.1). */
 /** E-mail types (CONTRACT §12.1), and `verification`: the link that verifies an owner's address (no envelope). */
-export const EMAIL_TYPES = ['invitation', 'reminder', 'completed', 'declined', 'voided', 'expired', 'verification'] as const;
+export const EMAIL_TYPES = ['invitation', 'reminder', 'completed', 'declined', 'voided', 'expired', 'verification', 'otp'] as const;
 export type EmailType = (typeof EMAIL_TYPES)[number];
 
 /** One e-mail to send. Everything the e-mail says is captured at the time of the change. */
@@ -47,6 +47,12 @@ export interface EmailMessage {
    * records the link before sending. `null` for e-mails without a link.
    */
   linkSalt: string | null;
+  /**
+   * `otp` (a recipient's one-time code, CONTRACT §16.2): the salt the code derives from
+   * (`recipients/authentication.ts`); the sender derives the code when it writes the e-mail, so the
+   * row never holds the code. Absent or `null` otherwise.
+   */
+  otpSalt?: string | null;
   /**
    * The language it is written in (CONTRACT §18): the recipient's `locale` (default the envelope's),
    * the envelope's for the owner. Absent in rows written before languages: English.

@@ -30,6 +30,7 @@ import { recordEmailOutcome } from '../recipients/lastEmail.js';
 import { signingLinkKey, signingToken, signingUrl, tokenSha256 } from '../recipients/signingLinks.js';
 import type { Services } from '../services.js';
 import { renderEmail } from './emailMessages.js';
+import { oneTimeCode } from '../recipients/oneTimeCodes.js';
 import type { EmailMessage } from './outbox.js';
 import { OUTBOX_CLAIM_SECONDS, type OutboxPointer } from './outboxRepository.js';
 import type { EmailTransport } from './transport.js';
@@ -142,7 +143,8 @@ async function deliver(services: Services, transport: EmailTransport, ownerId: s
     await services.signingLinks.ensure({ tokenSha256: tokenSha256(token), ownerId, envelopeId: message.envelopeId, recipientId: message.recipientId });
     link = signingUrl(config.publicBaseUrl, token);
   }
-  const rendered = renderEmail(message, { publicBaseUrl: config.publicBaseUrl, signingLink: link });
+  const oneTime = message.type === 'otp' && message.otpSalt != null ? oneTimeCode(config.jwt.secret, message.otpSalt) : null;
+  const rendered = renderEmail(message, { publicBaseUrl: config.publicBaseUrl, signingLink: link, oneTimeCode: oneTime });
   await transport.send({
     id,
     to: message.to,

@@ -10,6 +10,7 @@ import { problemTitles } from '../http/problem.js';
 import { completeSigningRequest, declineSigningRequest, signatureValue } from '../recipients/schemas.js';
 import type { RecipientView } from '../recipients/view.js';
 import { fieldResponse, problemResponseSchema, recipientStatus, signerResponse } from './responses.js';
+import { actionAuthenticationAnswers, restrictedViewResponse, signerAuthenticationOperations, verifiedAuthentication } from './signerAuthentication.js';
 
 /** Name of the signing-token security scheme. */
 export const SIGNING_AUTH = 'signingToken';
@@ -70,6 +71,7 @@ export const recipientViewResponse = z
           .meta({ id: 'FilledField', description: 'A field another recipient filled in, with its value, exactly as the seal will draw it.' }),
       )
       .meta({ description: 'The values other recipients already gave, each in its field\'s place (fractions of the page as displayed, origin top-left), to show read-only: what this recipient sees is what gets sealed. `[]` until another signer has signed.' }),
+    authentication: verifiedAuthentication,
   })
   .meta({ id: 'RecipientView', description: 'The envelope as one recipient sees it.' });
 
@@ -131,6 +133,7 @@ const problems = {
   'field-outside-document': '1 field is on a page the document does not have (it has 3): fields.0.page.',
   'recipients-pending': 'Not every recipient has acted yet; waiting for 1: Ada Lovelace <ada@example.com> (signer, sent).',
   'envelope-has-fields': 'The envelope has fields for its recipients to fill: send it (status "sent") so that they fill and sign them; complete seals a draft only as it is.',
+  'authentication-required': 'Enter your code first (POST /api/signing/authenticate): this recipient must prove who it is before it can act.',
   'internal-error': 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
 } as const;
 type Slug = keyof typeof problems;
@@ -177,7 +180,7 @@ const bodyErrors = (validation: string) => ({
 });
 
 const checkOrder =
-  'Checks run in this order: token (401), role (403), envelope status, already acted, turn (409), body (400).';
+  'Checks run in this order: token (401), a link locked by wrong codes (423), a recipient that has not entered its code (403 `authentication-required`), role (403), envelope status, already acted, turn (409), body (400).';
 
 /** The operations of the recipients' work, for `registry.registerPath`. */
 function operations(bearerAuth: string): (RouteConfig & { operationId: string })[] {
@@ -190,10 +193,20 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
       tags: ['Signing'],
       summary: 'The recipient\'s view of its envelope',
       description:
-        'Authenticated by the signing token of the recipient\'s e-mail link (`Authorization: Bearer <token>`). The first read by an invited recipient while the envelope is `sent` marks it `opened`; later reads change nothing. Works until 30 days after the envelope reached a final status.',
+        'Authenticated by the signing token of the recipient\'s e-mail link (`Authorization: Bearer <token>`). The first read by an invited recipient while the envelope is `sent` marks it `opened`; later reads change nothing. Works until 30 days after the envelope reached a final status. A recipient with an access code or e-mailed codes first gets only a `RestrictedRecipientView` (no document, not marked `opened`) until it enters its code (`POST /api/signing/authenticate`), and again once `SIGNING_AUTH_TTL_SECONDS` have passed since; also after completion.',
       security: signing,
-      responses: { 200: viewOk('The envelope as this recipient sees it, with fresh read-only SAS URLs.'), 401: invalidToken, ...common },
+      responses: {
+        200: {
+          description: 'The envelope as this recipient sees it, with fresh read-only SAS URLs; or, before the recipient entered its code, only how to authenticate.',
+          headers: { 'Cache-Control': noStore },
+          content: { 'application/json': { schema: z.union([recipientViewResponse, restrictedViewResponse]), example: viewExample } },
+        },
+        401: invalidToken,
+        423: actionAuthenticationAnswers[423],
+        ...common,
+      },
     },
+    ...signerAuthenticationOperations(signing, { invalidToken, view: viewOk('Authenticated: the envelope as this recipient sees it.'), errors: common }),
     {
       operationId: 'CompleteSigning',
       method: 'post',
@@ -220,8 +233,9 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
         200: viewOk('The action is recorded; the envelope as this recipient now sees it.'),
         ...bodyErrors('`consent` is not true, a required field has no value, a value is of the wrong type, names another recipient\'s or an unknown field, or is sent for a `date_signed`, `name` or `email` field (`validation-failed`); or the body is not JSON (`malformed-json`).'),
         401: invalidToken,
-        403: problem(403, 'A `cc` recipient has nothing to sign (`role-cannot-act`).', ['role-cannot-act']),
+        403: problem(403, `A \`cc\` recipient has nothing to sign (\`role-cannot-act\`). ${actionAuthenticationAnswers[403]}`, ['role-cannot-act', 'authentication-required']),
         409: actionConflicts,
+        423: actionAuthenticationAnswers[423],
         ...common,
       },
     },
@@ -238,8 +252,9 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
         200: viewOk('The envelope is declined.'),
         ...bodyErrors('`reason` is missing, empty or over 1000 characters (`validation-failed`), or the body is not JSON (`malformed-json`).'),
         401: invalidToken,
-        403: problem(403, 'Only a signer or an approver can decline (`role-cannot-act`).', ['role-cannot-act']),
+        403: problem(403, `Only a signer or an approver can decline (\`role-cannot-act\`). ${actionAuthenticationAnswers[403]}`, ['role-cannot-act', 'authentication-required']),
         409: actionConflicts,
+        423: actionAuthenticationAnswers[423],
         ...common,
       },
     },
@@ -281,6 +296,7 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
                 lastEmail: { type: 'invitation', status: 'queued', at: '2026-11-22T10:18:40.512Z' },
                 locale: null,
                 delivery: 'email',
+                authentication: { method: 'none' },
               },
             },
           },

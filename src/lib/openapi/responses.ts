@@ -70,6 +70,9 @@ export const signerResponse = z
       })
       .nullable()
       .meta({ description: 'The newest e-mail to this recipient; `null` when none.' }),
+    authentication: z
+      .strictObject({ method: z.enum(['none', 'accessCode', 'emailOtp']) })
+      .meta({ description: 'How the recipient proves who it is beyond its signing link; never the access code itself.' }),
     locale: localeSchema.nullable().meta({ description: 'The language of this recipient\'s e-mails and signing page; `null`: the envelope\'s `locale`.' }),
     delivery: z
       .enum(DELIVERIES)
@@ -218,6 +221,8 @@ export const auditEventResponse = z
     event('recipient.invited', z.strictObject({ recipientId: z.string(), email: z.email(), resend: z.boolean() })),
     event('recipient.reminded', z.strictObject({ recipientId: z.string(), email: z.email() })),
     event('recipient.opened', recipientOnly),
+    event('recipient.authenticated', z.strictObject({ recipientId: z.string(), method: z.enum(['accessCode', 'emailOtp']) })),
+    event('recipient.authentication_failed', z.strictObject({ recipientId: z.string(), method: z.enum(['accessCode', 'emailOtp']) })),
     event('recipient.signed', recipientActed),
     event('recipient.approved', recipientActed),
     event('recipient.viewed', recipientActed),
@@ -294,6 +299,7 @@ export const problemResponseSchema = z
       .optional()
       .meta({ description: 'For validation failures: one entry per complaint, `path` in dotted form.' }),
     correlationId: z.uuid().optional().meta({ description: 'For 500: quote it when reporting the fault; the log has the same id.' }),
+    attemptsLeft: z.int().min(0).max(5).optional().meta({ description: 'Signer authentication (403 `authentication-failed`, `authentication-required`; 423): wrong codes still allowed before the link locks.' }),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details (`application/problem+json`).' });
 
@@ -312,7 +318,7 @@ matches<Matches<typeof problemResponseSchema, ProblemDetails>>(true);
 
 /** The example body of one problem slug: its `detail`, and `errors` or `correlationId` where it has them. */
 /** One example of a problem response; `type`: the problem's slug when the example's own name is another (two examples of `validation-failed`). */
-export type ProblemExample = { type?: string; detail: string; errors?: { path: string; message: string }[]; correlationId?: string };
+export type ProblemExample = { type?: string; detail: string; errors?: { path: string; message: string }[]; correlationId?: string; attemptsLeft?: number };
 
 /**
  * A builder of problem-details responses (RFC 9457) for one table of examples by slug: each response

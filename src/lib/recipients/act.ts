@@ -82,14 +82,24 @@ export async function openEnvelope({ services, caller, now = new Date(), log }: 
   return await retryOnContention(services, caller, async (stored) => {
     const record = stored.record;
     const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
-    if (recipient.status !== 'sent' || !mustAct(recipient) || record.status !== 'sent' || hasExpired(record, now)) return { record, recipient };
     const change = new Change(record, now);
-    const opened = change.signer(recipient.id);
-    opened.status = 'opened';
-    change.event('recipient.opened', recipientActor(opened, caller), { recipientId: opened.id });
-    change.webhook('recipient.opened', { recipient: opened });
+    if (!markOpened(change, change.signer(recipient.id), caller)) return { record, recipient };
     return outcome(await commitChange(services, stored, change, log === undefined ? {} : { log }), recipient.id);
   });
+}
+
+/**
+ * Within `change`: a `sent` recipient who must act, of a `sent` envelope, becomes `opened`
+ * (`recipient.opened` and its webhook).
+ * @returns whether it did
+ */
+export function markOpened(change: Change, recipient: Signer, caller: SigningCaller): boolean {
+  const record = change.record;
+  if (recipient.status !== 'sent' || !mustAct(recipient) || record.status !== 'sent' || hasExpired(record, change.now)) return false;
+  recipient.status = 'opened';
+  change.event('recipient.opened', recipientActor(recipient, caller), { recipientId: recipient.id });
+  change.webhook('recipient.opened', { recipient });
+  return true;
 }
 
 /**

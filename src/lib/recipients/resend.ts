@@ -17,6 +17,7 @@ import { backoff } from '../envelopes/update.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
+import { resetAuthentication } from './authenticationSettings.js';
 import { inviteRecipient, isTurn } from './routing.js';
 import { hasExpired } from './view.js';
 
@@ -57,6 +58,8 @@ export async function resendInvitation({ services, actor, envelopeId, recipientI
     inviteRecipient(change, signer, { config: services.config, actor: ownerActor(actor), resend: true });
     signer.resends = (signer.resends ?? 0) + 1;
     signer.lastResendAt = change.at;
+    // A new link starts its authentication over (CONTRACT §16.2): unlocked, 5 attempts, codes anew.
+    resetAuthentication(signer);
     change.chargeEmailQuota();
     try {
       const next = await commitChange(services, stored, change, log === undefined ? {} : { log });

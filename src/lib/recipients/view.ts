@@ -69,6 +69,8 @@ export interface RecipientView {
    * shown read-only. `[]` until another signer has signed.
    */
   filled: FilledField[];
+  /** Recipients with an access code or e-mail codes (CONTRACT §16.2): verified, and attempts left; absent for the others. */
+  authentication?: { method: 'accessCode' | 'emailOtp'; verified: true; attemptsLeft: number };
 }
 
 /** A field another recipient filled in, with its value (CONTRACT §11.2 value shapes). */
@@ -163,5 +165,6 @@ export async function toRecipientView(
       recipient: { id: signer.id, name: signer.name },
       value,
     })),
+    ...(recipient.authentication === undefined ? {} : { authentication: { method: recipient.authentication.method, verified: true as const, attemptsLeft: recipient.authentication.attemptsLeft } }),
   };
 }

@@ -502,6 +502,8 @@ function withSignerDefaults(stored: Partial<Signer>): Signer {
     ...(stored.delivery === undefined ? {} : { delivery: stored.delivery }),
     ...(stored.notifyOnCompletion === undefined ? {} : { notifyOnCompletion: stored.notifyOnCompletion }),
     ...(stored.view == null ? {} : { view: stored.view }),
+    // Absent: no authentication beyond the link (CONTRACT §16.2).
+    ...(stored.authentication === undefined ? {} : { authentication: stored.authentication }),
   };
 }
 

@@ -385,6 +385,7 @@
     var swatch = fieldset.querySelector('.swatch');
     if (signer && signer.id) swatch.style.background = recipientColor(signer.id).ink;
     else swatch.hidden = true;
+    wireSignerAuthentication(fieldset, key, signer);
     fieldset.querySelectorAll('label[data-for]').forEach(function (label) { label.htmlFor = key + '-' + label.dataset.for; });
     fieldset.querySelector('.remove-signer').addEventListener('click', function () {
       fieldset.remove();
@@ -427,8 +428,36 @@
       }
       if (fieldset.dataset.signerId) signer.id = fieldset.dataset.signerId;
       deliveryFromForm(fieldset, signer);
+      signer.authentication = authenticationFromRow(fieldset);
       return signer;
     });
+  }
+
+  // Signer authentication: the link alone, an access code the owner gives the recipient (sent once,
+  // never shown again: left empty, a saved signer keeps its code), or a code e-mailed on request.
+  function wireSignerAuthentication(fieldset, key, signer) {
+    var method = fieldset.querySelector('[data-auth="method"]');
+    var code = fieldset.querySelector('[data-auth="code"]');
+    var row = fieldset.querySelector('[data-auth="code-row"]');
+    method.id = key + '-authMethod';
+    code.id = key + '-accessCode';
+    var saved = signer && signer.authentication ? signer.authentication.method : 'none';
+    method.value = saved;
+    fieldset.dataset.savedAuth = signer && signer.id ? saved : 'none';
+    function toggle() {
+      row.hidden = method.value !== 'accessCode';
+      code.required = method.value === 'accessCode' && fieldset.dataset.savedAuth !== 'accessCode';
+      code.placeholder = fieldset.dataset.savedAuth === 'accessCode' ? 'unchanged' : '';
+    }
+    method.addEventListener('change', toggle);
+    toggle();
+  }
+
+  function authenticationFromRow(fieldset) {
+    var method = fieldset.querySelector('[data-auth="method"]').value;
+    if (method !== 'accessCode') return { method: method };
+    var code = fieldset.querySelector('[data-auth="code"]').value;
+    return code === '' ? { method: 'accessCode' } : { method: 'accessCode', code: code };
   }
 
   function saveSigners() {

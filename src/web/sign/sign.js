@@ -47,6 +47,9 @@ const state = {
   filled: [],
   /** Caveat, loaded: typed signatures are measured in it to fit their fields. */
   fontReady: Promise.resolve(),
+  /** The code form: wrong codes still allowed, and whether a one-time code was e-mailed from this page. */
+  attemptsLeft: undefined,
+  codeSent: false,
 };
 
 // ---- The token -----------------------------------------------------------------------------------
@@ -127,7 +130,7 @@ async function signingApi(method, path, body) {
 // ---- What to show --------------------------------------------------------------------------------
 
 function show(section) {
-  ['loading', 'message', 'ceremony', 'done'].forEach((id) => { $(id).hidden = id !== section; });
+  ['loading', 'message', 'authenticate', 'ceremony', 'done'].forEach((id) => { $(id).hidden = id !== section; });
   $('guide').hidden = section !== 'ceremony';
 }
 
@@ -391,6 +394,10 @@ async function openDocument(event) {
   const opened = window.open('', '_blank');
   try {
     const fresh = await signingApi('GET', 'signing');
+    if (needsCode(fresh)) {
+      if (opened) opened.close();
+      return showAuthentication(fresh);
+    }
     if (opened) {
       opened.opener = null;
       opened.location.href = fresh.documentUrl;
@@ -947,9 +954,10 @@ async function act(button, path, body, kind) {
     afterEmbeddedAction(view);
   } catch (error) {
     if (error.status === 401) return showInvalidLink();
+    if (error.status === 423) return showLocked();
     if (error.status === 409 || error.status === 403) {
       try {
-        render(await signingApi('GET', 'signing'));
+        showViewOrCode(await signingApi('GET', 'signing'));
       } catch (again) {
         if (again.status === 401) return showInvalidLink();
       }
@@ -995,6 +1003,7 @@ async function download(button) {
   $('download-status').textContent = t('downloading');
   try {
     const view = await signingApi('GET', 'signing');
+    if (needsCode(view)) return showAuthentication(view);
     if (view.signedUrl === null) throw new Error(t('notReady'));
     const response = await fetch(view.signedUrl, { referrerPolicy: 'no-referrer' });
     if (!response.ok) throw new Error(t('storageAnswered', { status: response.status }));
@@ -1150,6 +1159,123 @@ function wireReassignment() {
   });
 }
 
+// ---- Signer authentication: the code before the document -----------------------------------------
+// A recipient with an access code or e-mailed one-time codes sees only who asks it to act until it
+// enters its code; five wrong codes lock the link until the sender sends a new one (423).
+
+/** The view, or the code form when the recipient must (again) enter its code. */
+function showViewOrCode(view) {
+  if (needsCode(view)) showAuthentication(view);
+  else render(view);
+}
+
+/** Whether the view is the restricted one (nothing of the document before the code). */
+function needsCode(view) {
+  return Boolean(view && view.authentication && view.authentication.verified === false);
+}
+
+function showAuthentication(view) {
+  state.screen = () => relabelAuthentication(view);
+  show('authenticate');
+  relabelAuthentication(view);
+  const otp = view.authentication.method === 'emailOtp';
+  const code = $('auth-code');
+  if (otp) {
+    code.setAttribute('inputmode', 'numeric');
+    code.setAttribute('pattern', '[0-9]*');
+    code.setAttribute('maxlength', '6');
+  } else {
+    code.removeAttribute('inputmode');
+    code.removeAttribute('pattern');
+    code.setAttribute('maxlength', '64');
+  }
+  $('auth-send').hidden = !otp;
+  state.attemptsLeft = view.authentication.attemptsLeft;
+  showAttemptsLeft(state.attemptsLeft);
+  $('auth-heading').focus();
+}
+
+/** The code form's words in the page's language (again after a switch of language). */
+function relabelAuthentication(view) {
+  const otp = view.authentication.method === 'emailOtp';
+  document.title = t('pageTitle', { heading: t('authHeading') });
+  $('auth-request').textContent = t('authRequest', { sender: view.envelope.ownerEmail, document: view.envelope.documentName });
+  $('auth-hint').textContent = otp ? t('authHintEmailOtp') : t('authHintAccessCode');
+  $('auth-label').textContent = otp ? t('authLabelEmailOtp') : t('authLabelAccessCode');
+  $('auth-send-button').textContent = state.codeSent ? t('authSendNewCode') : t('authSendCode');
+  if (state.attemptsLeft !== undefined) showAttemptsLeft(state.attemptsLeft);
+}
+
+function showAttemptsLeft(left) {
+  state.attemptsLeft = left;
+  $('auth-attempts').textContent = left >= 5 ? '' : t('authAttemptsLeft', { count: left });
+}
+
+function authError(message) {
+  const error = $('auth-error');
+  error.textContent = message;
+  error.hidden = false;
+  $('auth-code').setAttribute('aria-invalid', 'true');
+  $('auth-code').focus();
+}
+
+function showLocked() {
+  state.screen = showLocked;
+  showMessage(t('lockedHeading'), [t('lockedWhy'), t('lockedWhat')]);
+}
+
+async function submitCode(event) {
+  event.preventDefault();
+  const code = $('auth-code').value.trim();
+  $('auth-error').hidden = true;
+  $('auth-code').removeAttribute('aria-invalid');
+  if (code === '') {
+    authError(t('authEmpty'));
+    return;
+  }
+  const button = $('auth-submit');
+  button.disabled = true;
+  try {
+    const view = await signingApi('POST', 'signing/authenticate', { code: code });
+    $('auth-code').value = '';
+    render(view);
+  } catch (error) {
+    if (error.status === 423) showLocked();
+    else if (error.status === 401) showInvalidLink();
+    else {
+      if (error.problem && typeof error.problem.attemptsLeft === 'number') showAttemptsLeft(error.problem.attemptsLeft);
+      authError(error.status === 403 ? t('authWrong') : error.message);
+    }
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function sendCode() {
+  const button = $('auth-send-button');
+  button.disabled = true;
+  $('auth-status').textContent = '';
+  try {
+    await signingApi('POST', 'signing/otp');
+    state.codeSent = true;
+    $('auth-status').textContent = t('authCodeSent');
+    button.textContent = t('authSendNewCode');
+    $('auth-code').focus();
+  } catch (error) {
+    if (error.status === 423) showLocked();
+    else if (error.status === 401) showInvalidLink();
+    else $('auth-status').textContent = error.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function wireAuthentication() {
+  $('auth-form').addEventListener('submit', submitCode);
+  $('auth-send-button').addEventListener('click', () => { sendCode(); });
+  $('auth-code').addEventListener('input', () => $('auth-code').removeAttribute('aria-invalid'));
+}
+
 // ---- Language ----------------------------------------------------------------------------------
 
 /** The recipient's language: its own `locale`, else the envelope's, else English. */
@@ -1236,11 +1362,13 @@ async function start() {
     state.screen();
     return;
   }
+  wireAuthentication();
   let view;
   try {
     view = await signingApi('GET', 'signing');
   } catch (error) {
     if (error.status === 401) showInvalidLink();
+    else if (error.status === 423) showLocked();
     else {
       state.screen = () => showMessage(t('loadFailedHeading'), [error.message, t('reloadToRetry')]);
       state.screen();
@@ -1254,7 +1382,7 @@ async function start() {
     state.pdfLoading.catch(() => undefined);
   }
   await switchLanguage(viewLocale(view));
-  render(view);
+  showViewOrCode(view);
   notifyParent('loaded', view);
 }
 

@@ -1,0 +1,14 @@
+/**
+ * POST /api/signing/authenticate (CONTRACT §16.2): a recipient enters its access code or one-time code.
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/AuthenticateSigning.ts`.
+ */
+import { httpFunction } from '../lib/http/register.js';
+
+httpFunction('AuthenticateSigning', {
+  methods: ['POST'],
+  authLevel: 'anonymous',
+  route: 'signing/authenticate',
+  access: 'signing',
+  loadHandler: async () => (await import('../handlers/AuthenticateSigning.js')).authenticateSigning,
+});

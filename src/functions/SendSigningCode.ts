@@ -1,0 +1,14 @@
+/**
+ * POST /api/signing/otp (CONTRACT §16.2): e-mails a recipient with `emailOtp` authentication a 6-digit one-time code.
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/SendSigningCode.ts`.
+ */
+import { httpFunction } from '../lib/http/register.js';
+
+httpFunction('SendSigningCode', {
+  methods: ['POST'],
+  authLevel: 'anonymous',
+  route: 'signing/otp',
+  access: 'signing',
+  loadHandler: async () => (await import('../handlers/SendSigningCode.js')).sendSigningCode,
+});

@@ -1,0 +1,162 @@
+/**
+ * Signer authentication (CONTRACT §16.2): a recipient may have to prove who it is beyond its signing
+ * link, with an access code the owner gave it (`accessCode`) or a one-time code e-mailed to it
+ * (`emailOtp`).
+ *
+ * - An access code (4 to 64 characters) is stored only as a bcrypt hash, made and compared through the
+ *   bounded password hashing of `auth/password.ts`; responses show `{method}` only.
+ * - A one-time code is 6 digits, valid {@link OTP_TTL_SECONDS} seconds, working once. As a signing
+ *   token (`signingLinks.ts`), it derives from a random salt with a key derived from `JWT_SECRET`
+ *   (HKDF, RFC 5869): the recipient and the outbox row keep the salt, the e-mail sender derives the
+ *   code when it writes the e-mail, so no code is ever stored, logged or returned.
+ * - The state (attempts left, when the current link was verified, the pending one-time code and how
+ *   many were sent) lives on the recipient in the envelope row, written under its ETag: it holds
+ *   across instances, and the signing `GET`, which reads the envelope anyway, costs no extra read.
+ *   A verification counts for `SIGNING_AUTH_TTL_SECONDS`; a resend (new link) starts over.
+ * - {@link MAX_ATTEMPTS} wrong codes in a row lock the link (423) until the owner resends.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { passwordHashing } from '../auth/password.js';
+import { Change, commitChange } from '../envelopes/change.js';
+import type { EnvelopeRecord, EventActor, Signer } from '../envelopes/model.js';
+import { backoff } from '../envelopes/update.js';
+import { AppError } from '../errors.js';
+import type { Services } from '../services.js';
+import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
+import { assertNotLocked, locked, MAX_ATTEMPTS, MAX_OTPS, OTP_COOLDOWN_SECONDS, OTP_TTL_SECONDS } from './authenticationSettings.js';
+import { markOpened } from './act.js';
+import { oneTimeCode } from './oneTimeCodes.js';
+import { currentRecipient, invalidSigningToken, type SigningCaller } from './signingCaller.js';
+
+const RETRIES = 30;
+
+function sameCode(given: string, expected: string): boolean {
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function recipientActor(recipient: Signer, caller: SigningCaller): EventActor {
+  return { id: recipient.id, email: recipient.email, ip: caller.ip, userAgent: caller.userAgent, apiKeyId: null };
+}
+
+export interface AuthenticationOptions {
+  services: Services;
+  caller: SigningCaller;
+  now?: Date;
+  log?: (message: string) => void;
+}
+
+/**
+ * `POST /api/signing/otp`: e-mails a new 6-digit code (the older one stops working) through the outbox.
+ * @throws AppError 423 locked; 409 `authentication-method-mismatch` when the recipient does not use
+ *   `emailOtp`; 429 `otp-too-soon` (with `Retry-After`) within 60 s of the previous code, `otp-limit`
+ *   after 5 codes for this link, `email-quota` past the owner's daily quota
+ */
+export async function sendOneTimeCode({ services, caller, now = new Date(), log }: AuthenticationOptions): Promise<void> {
+  await withRetries(services, caller, async (stored) => {
+    const recipient = currentRecipient(stored.record, caller.recipientId, caller.tokenSha256, now);
+    assertNotLocked(recipient);
+    const state = recipient.authentication;
+    if (state?.method !== 'emailOtp') {
+      throw new AppError('conflict', 'This recipient does not receive codes by e-mail.', { type: 'authentication-method-mismatch' });
+    }
+    if ((state.otpsSent ?? 0) >= MAX_OTPS) {
+      throw new AppError('too_many_requests', `${MAX_OTPS} codes were already sent for this signing link: ask the sender to send you a new link.`, { type: 'otp-limit' });
+    }
+    const waitMs = state.lastOtpAt == null ? 0 : Date.parse(state.lastOtpAt) + OTP_COOLDOWN_SECONDS * 1000 - now.getTime();
+    if (waitMs > 0) {
+      throw new AppError('too_many_requests', `A code was sent less than ${OTP_COOLDOWN_SECONDS} seconds ago; check your e-mail, or retry after the time in Retry-After.`, {
+        type: 'otp-too-soon',
+        retryAfterSeconds: Math.ceil(waitMs / 1000),
+      });
+    }
+    const change = new Change(stored.record, now);
+    const signer = change.signer(recipient.id);
+    const salt = randomBytes(32).toString('base64url');
+    signer.authentication = {
+      ...state,
+      otpSalt: salt,
+      otpExpiresAt: new Date(now.getTime() + OTP_TTL_SECONDS * 1000).toISOString(),
+      otpsSent: (state.otpsSent ?? 0) + 1,
+      lastOtpAt: change.at,
+    };
+    change.email('otp', signer, { otpSalt: salt });
+    change.chargeEmailQuota();
+    change.touch();
+    await commitChange(services, stored, change, log === undefined ? {} : { log });
+  });
+}
+
+/**
+ * `POST /api/signing/authenticate`: checks the code. Right: the link counts as authenticated for
+ * `SIGNING_AUTH_TTL_SECONDS`, attempts back to 5, a one-time code used up, `recipient.authenticated`.
+ * Wrong: one attempt fewer, `recipient.authentication_failed`; at none left the link locks.
+ * @returns the envelope and recipient after a right code
+ * @throws AppError 423 locked (also for the wrong code that locks it); 403 `authentication-failed`
+ *   with `attemptsLeft`; 409 `authentication-method-mismatch` for a recipient without authentication
+ */
+export async function authenticateRecipient({ services, caller, code, now = new Date(), log }: AuthenticationOptions & { code: string }): Promise<{ record: EnvelopeRecord; recipient: Signer }> {
+  const first = currentRecipient(caller.stored.record, caller.recipientId, caller.tokenSha256, now);
+  assertNotLocked(first);
+  if (first.authentication === undefined) {
+    throw new AppError('conflict', 'This recipient needs no code: its signing link is enough.', { type: 'authentication-method-mismatch' });
+  }
+  // The slow comparison runs once, outside the retries, on the hash as the request read it.
+  const accessCodeRight =
+    first.authentication.method === 'accessCode' && first.authentication.codeHash !== undefined
+      ? await passwordHashing(services.config.limits.maxConcurrentPasswordHashes).verify(code, first.authentication.codeHash)
+      : false;
+  let failure: AppError | null = null;
+  const result = await withRetries(services, caller, async (stored) => {
+    const recipient = currentRecipient(stored.record, caller.recipientId, caller.tokenSha256, now);
+    assertNotLocked(recipient);
+    const state = recipient.authentication;
+    if (state === undefined) throw new AppError('conflict', 'This recipient needs no code: its signing link is enough.', { type: 'authentication-method-mismatch' });
+    const right =
+      state.method === 'accessCode'
+        ? accessCodeRight && state.codeHash === first.authentication!.codeHash
+        : state.otpSalt != null && state.otpExpiresAt != null && now.getTime() < Date.parse(state.otpExpiresAt) && sameCode(code.trim(), oneTimeCode(services.config.jwt.secret, state.otpSalt));
+    const change = new Change(stored.record, now);
+    const signer = change.signer(recipient.id);
+    const by = recipientActor(signer, caller);
+    if (right) {
+      signer.authentication = { ...state, attemptsLeft: MAX_ATTEMPTS, verifiedAt: change.at, ...(state.method === 'emailOtp' ? { otpSalt: null, otpExpiresAt: null } : {}) };
+      change.event('recipient.authenticated', by, { recipientId: signer.id, method: state.method });
+      // The answer is the full view: the recipient has now opened the envelope.
+      markOpened(change, signer, caller);
+      failure = null;
+    } else {
+      const attemptsLeft = Math.max(0, state.attemptsLeft - 1);
+      signer.authentication = { ...state, attemptsLeft, verifiedAt: null };
+      change.event('recipient.authentication_failed', by, { recipientId: signer.id, method: state.method });
+      failure =
+        attemptsLeft === 0
+          ? locked()
+          : new AppError('forbidden', `The code is not right${state.method === 'emailOtp' ? ' (or no longer works: ask for a new one)' : ''}; ${attemptsLeft} attempt${attemptsLeft === 1 ? '' : 's'} left.`, {
+              type: 'authentication-failed',
+              extensions: { attemptsLeft },
+            });
+    }
+    const next = await commitChange(services, stored, change, log === undefined ? {} : { log });
+    return { record: next, recipient: next.signers.find((candidate) => candidate.id === recipient.id)! };
+  });
+  if (failure !== null) throw failure;
+  return result;
+}
+
+async function withRetries<T>(services: Services, caller: SigningCaller, attempt: (stored: StoredEnvelope) => Promise<T>): Promise<T> {
+  let stored = caller.stored;
+  for (let round = 0; round < RETRIES; round++) {
+    try {
+      return await attempt(stored);
+    } catch (error) {
+      if (!(error instanceof EnvelopeChangedError)) throw error;
+      await backoff(round);
+      const again = await services.envelopes.read(caller.ownerId, caller.envelopeId);
+      if (again === null) throw invalidSigningToken();
+      stored = again;
+    }
+  }
+  throw new AppError('conflict', 'The envelope is being changed by other requests at the same time; retry.', { type: 'envelope-contended' });
+}
