@@ -19,6 +19,7 @@ import {
   type Field,
   type Signer,
 } from './model.js';
+import { storedRules } from './fieldRules.js';
 import { MAX_EXPIRY_DAYS, type FieldInput, type SignerInput, type UpdateEnvelopeRequest } from './schemas.js';
 
 /** Status changes a `PUT`/`PATCH` may make, by current status (CONTRACT §5). `completed` is reached only by complete. */
@@ -295,6 +296,7 @@ function replaceFields(current: Field[], inputs: FieldInput[], requestIds: Map<s
     height: input.height,
     required: input.required,
     label: input.label ?? null,
+    ...storedRules(input),
   }));
 }
 
