@@ -22,6 +22,9 @@ const TYPE_NAMES = {
   email: 'E-mail',
   text: 'Text',
   checkbox: 'Check box',
+  number: 'Number',
+  date: 'Date',
+  dropdown: 'Choice',
 };
 
 /** The API's limits on a drawn signature (CONTRACT §11.2). */
@@ -311,7 +314,7 @@ async function startCeremony(view) {
     if (pageElement === undefined) return;
     const element = createFieldElement(field, recipient, pageElement);
     pageElement.appendChild(element);
-    state.entries.set(field.id, { field: field, element: element, value: null, page: pageElement });
+    state.entries.set(field.id, { field: field, element: element, value: field.value === undefined ? null : field.value, page: pageElement });
   });
   // What earlier recipients filled in, read-only, in place: what this recipient sees is what gets sealed.
   (view.filled || []).forEach((filled) => {
@@ -393,31 +396,22 @@ function createFieldElement(field, recipient, pageElement) {
   const name = fieldName(field);
   const required = field.required !== false;
   let element;
-  if (field.type === 'signature' || field.type === 'initials') {
+  if (field.readOnly === true) {
+    element = readOnlyFieldElement(field, name);
+  } else if (VALUE_TYPES.indexOf(field.type) >= 0) {
+    element = valueFieldElement(field, name);
+  } else if (field.type === 'signature' || field.type === 'initials') {
     element = document.createElement('button');
     element.type = 'button';
     element.className = 'field field-button';
     element.setAttribute('aria-pressed', 'false');
     element.addEventListener('click', () => toggleSignatureField(field.id));
-  } else if (field.type === 'text') {
-    element = document.createElement('input');
-    element.type = 'text';
-    element.className = 'field field-text';
-    element.maxLength = 500;
-    element.placeholder = name;
-    element.setAttribute('aria-label', name);
-    element.autocomplete = 'off';
-    element.addEventListener('input', () => {
-      state.entries.get(field.id).value = element.value;
-      element.removeAttribute('aria-invalid');
-      paintField(state.entries.get(field.id));
-      updateProgress();
-    });
   } else if (field.type === 'checkbox') {
     element = document.createElement('input');
     element.type = 'checkbox';
     element.className = 'field field-check';
     element.setAttribute('aria-label', name);
+    element.checked = field.value === true;
     element.addEventListener('change', () => {
       state.entries.get(field.id).value = element.checked;
       element.removeAttribute('aria-invalid');
@@ -438,7 +432,7 @@ function createFieldElement(field, recipient, pageElement) {
   element.dataset.fieldId = field.id;
   element.dataset.type = field.type;
   if (!required) element.classList.add('optional');
-  if (element.tagName === 'INPUT' && !element.readOnly) {
+  if ((element.tagName === 'INPUT' || element.tagName === 'SELECT') && !element.readOnly && field.readOnly !== true) {
     element.required = required;
     if (field.type === 'checkbox' && required) element.setAttribute('aria-required', 'true');
   }
@@ -454,14 +448,15 @@ function createFieldElement(field, recipient, pageElement) {
 function isFilled(entry) {
   const type = entry.field.type;
   if (type === 'signature' || type === 'initials') return entry.value !== null;
-  if (type === 'text') return typeof entry.value === 'string' && entry.value.trim() !== '';
+  if (VALUE_TYPES.indexOf(type) >= 0) return typeof entry.value === 'string' && entry.value.trim() !== '';
   if (type === 'checkbox') return entry.value === true;
   return true;
 }
 
 /** Whether the recipient has to do something to this field. */
 function needsInput(entry) {
-  return ['signature', 'initials', 'text', 'checkbox'].indexOf(entry.field.type) >= 0;
+  if (entry.field.readOnly === true) return false;
+  return ['signature', 'initials', 'checkbox'].concat(VALUE_TYPES).indexOf(entry.field.type) >= 0;
 }
 
 /** Shows a field's value and state (visually and for screen readers). */
@@ -482,8 +477,10 @@ function paintField(entry) {
     element.appendChild(name);
     if (filled) element.appendChild(signatureArt(entry.value, fieldSize(entry)));
     description.textContent = (required ? 'Required. ' : 'Optional. ') + (filled ? 'Signed; select it again to remove the signature. ' : 'Not signed yet. ') + pageText;
-  } else if (field.type === 'text' || field.type === 'checkbox') {
-    description.textContent = (required ? 'Required. ' : 'Optional. ') + pageText;
+  } else if (field.readOnly === true) {
+    description.textContent = 'Filled in by the sender; it cannot be changed. ' + pageText;
+  } else if (needsInput(entry)) {
+    description.textContent = (required ? 'Required. ' : 'Optional. ') + valueHints(field) + pageText;
   } else {
     description.textContent = 'Filled in for you when you finish. ' + pageText;
   }
@@ -818,6 +815,137 @@ function toggleWholeSignature() {
   else place();
 }
 
+// ---- Value fields: text, number, date, dropdown; read-only values -----------------------------------
+
+/** Types whose value is a string the recipient types or picks. */
+const VALUE_TYPES = ['text', 'number', 'date', 'dropdown'];
+
+/**
+ * The control of a text, number, date or dropdown field: a text input (with the field's `maxLength`),
+ * a decimal input (a phone shows its number keyboard), a date picker, or the native select. The
+ * sender's default, if any, is filled in. The page checks nothing the service does not: the
+ * service judges every value (a number's bounds, a text's pattern) and the page shows its answer.
+ */
+function valueFieldElement(field, name) {
+  let element;
+  if (field.type === 'dropdown') {
+    element = document.createElement('select');
+    element.className = 'field field-choice';
+    const none = document.createElement('option');
+    none.value = '';
+    none.textContent = name;
+    element.appendChild(none);
+    (field.options || []).forEach((option) => {
+      const item = document.createElement('option');
+      item.value = option;
+      item.textContent = option;
+      element.appendChild(item);
+    });
+  } else {
+    element = document.createElement('input');
+    element.className = 'field field-text';
+    element.autocomplete = 'off';
+    if (field.type === 'date') {
+      element.type = 'date';
+      element.classList.add('field-date');
+    } else {
+      element.type = 'text';
+      element.placeholder = field.type === 'number' ? name + ' (0.00)' : name;
+      if (field.type === 'number') element.inputMode = 'decimal';
+      element.maxLength = field.type === 'text' && typeof field.maxLength === 'number' ? field.maxLength : 500;
+      if (field.type === 'text' && typeof field.minLength === 'number') element.minLength = field.minLength;
+    }
+  }
+  element.setAttribute('aria-label', name);
+  if (typeof field.value === 'string') element.value = field.value;
+  element.addEventListener(field.type === 'dropdown' || field.type === 'date' ? 'change' : 'input', () => {
+    const entry = state.entries.get(field.id);
+    entry.value = element.value;
+    element.removeAttribute('aria-invalid');
+    paintField(entry);
+    updateProgress();
+  });
+  // A date picker reports its value on each change; typing it segment by segment fires input too.
+  if (field.type === 'date') element.addEventListener('input', () => { state.entries.get(field.id).value = element.value; updateProgress(); });
+  return element;
+}
+
+/** A value the sender set and the recipient cannot change: shown in place, focusable, never editable. */
+function readOnlyFieldElement(field, name) {
+  const element = document.createElement('input');
+  element.className = 'field field-auto field-fixed';
+  element.setAttribute('aria-label', name);
+  if (field.type === 'checkbox') {
+    element.type = 'checkbox';
+    element.classList.add('field-check');
+    element.checked = field.value === true;
+    element.setAttribute('aria-readonly', 'true');
+    element.addEventListener('click', (event) => event.preventDefault());
+  } else {
+    element.type = 'text';
+    element.readOnly = true;
+    element.value = String(field.value);
+  }
+  element.title = name + ': set by the sender';
+  return element;
+}
+
+/** What the recipient should know about a field's rules, as words (the service judges them). */
+function valueHints(field) {
+  const hints = [];
+  if (field.type === 'number') {
+    hints.push('A number, such as 12.50.');
+    if (typeof field.min === 'number' && typeof field.max === 'number') hints.push('From ' + field.min + ' to ' + field.max + '.');
+    else if (typeof field.min === 'number') hints.push('At least ' + field.min + '.');
+    else if (typeof field.max === 'number') hints.push('At most ' + field.max + '.');
+  } else if (field.type === 'date') {
+    hints.push('A date.');
+  } else if (field.type === 'dropdown') {
+    hints.push('Choose one of ' + (field.options || []).length + ' options.');
+  } else if (field.type === 'text') {
+    if (typeof field.minLength === 'number' && field.minLength > 0) hints.push('At least ' + field.minLength + ' characters.');
+    if (typeof field.maxLength === 'number') hints.push('At most ' + field.maxLength + ' characters.');
+    if (typeof field.pattern === 'string') hints.push('Must be in the format the sender asks for.');
+  }
+  return hints.length > 0 ? hints.join(' ') + ' ' : '';
+}
+
+/** The value of a text, number, date or dropdown field as the API takes it ("" leaves it empty). */
+function valueToSend(entry) {
+  const value = typeof entry.value === 'string' ? entry.value.trim() : '';
+  // A decimal comma (what many phone keyboards offer) is the API's decimal point.
+  return entry.field.type === 'number' ? value.replace(/^(-?[0-9]+),([0-9]+)$/, '$1.$2') : value;
+}
+
+/** The service's complaints as lines, each naming the field by its name on the page where it can. */
+function refusalItems(problem) {
+  if (!problem || !Array.isArray(problem.errors)) return [];
+  return problem.errors.map((item) => {
+    const entry = refusedEntry(item.path, state.lastValues);
+    return entry ? fieldName(entry.field) + ' (page ' + entry.field.page + '): ' + item.message : item.path + ': ' + item.message;
+  });
+}
+
+/** Marks the fields the service refused (`values.N.value`) invalid and returns the first, to focus. */
+function refusedField(problem, body) {
+  if (!problem || !Array.isArray(problem.errors) || !body || !Array.isArray(body.values)) return null;
+  let first = null;
+  problem.errors.forEach((item) => {
+    const entry = refusedEntry(item.path, body.values);
+    if (!entry) return;
+    entry.element.setAttribute('aria-invalid', 'true');
+    if (first === null) first = entry.element;
+  });
+  return first;
+}
+
+/** The entry a problem path `values.N...` points at, through the values the page sent. */
+function refusedEntry(path, values) {
+  const match = /^values\.([0-9]+)/.exec(path || '');
+  if (!match || !Array.isArray(values) || !values[Number(match[1])]) return null;
+  return state.entries.get(values[Number(match[1])].fieldId) || null;
+}
+
 // ---- Finish and decline --------------------------------------------------------------------------
 
 function finishError(message, items, focus) {
@@ -852,11 +980,11 @@ async function finish() {
       const required = entry.field.required !== false;
       if (required && !isFilled(entry)) {
         missing.push(entry);
-        if (entry.element.tagName === 'INPUT') entry.element.setAttribute('aria-invalid', 'true');
+        if (entry.element.tagName === 'INPUT' || entry.element.tagName === 'SELECT') entry.element.setAttribute('aria-invalid', 'true');
         return;
       }
       if (entry.field.type === 'checkbox') values.push({ fieldId: entry.field.id, value: entry.value === true });
-      else if (entry.field.type === 'text') { if (isFilled(entry)) values.push({ fieldId: entry.field.id, value: entry.value }); }
+      else if (VALUE_TYPES.indexOf(entry.field.type) >= 0) values.push({ fieldId: entry.field.id, value: valueToSend(entry) });
       else if (entry.value !== null) values.push({ fieldId: entry.field.id, value: entry.value });
     });
   if (missing.length > 0) {
@@ -885,6 +1013,7 @@ async function finish() {
     const signature = state.wholeSignature || (state.adopted.signature ? valueFor(state.adopted.signature, { width: 240, height: 75 }) : null);
     if (signature !== null) body.signature = signature;
   }
+  state.lastValues = body.values;
   await act($('finish-button'), 'signing/complete', body, 'finish');
 }
 
@@ -921,8 +1050,7 @@ async function act(button, path, body, kind) {
       }
       return;
     }
-    const items = error.problem && Array.isArray(error.problem.errors) ? error.problem.errors.map((item) => item.path + ': ' + item.message) : [];
-    finishError(error.message, items, null);
+    finishError(error.message, refusalItems(error.problem), refusedField(error.problem, body));
   } finally {
     button.disabled = false;
   }
