@@ -922,7 +922,8 @@ function refusalItems(problem) {
   if (!problem || !Array.isArray(problem.errors)) return [];
   return problem.errors.map((item) => {
     const entry = refusedEntry(item.path, state.lastValues);
-    return entry ? fieldName(entry.field) + ' (page ' + entry.field.page + '): ' + item.message : item.path + ': ' + item.message;
+    // The service names the field by label and id at the end of its message; the page names it first.
+    return entry ? fieldName(entry.field) + ' (page ' + entry.field.page + '): ' + item.message.replace(/ \(field [^()]*\)$/, '') : item.path + ': ' + item.message;
   });
 }
 
@@ -1050,7 +1051,8 @@ async function act(button, path, body, kind) {
       }
       return;
     }
-    finishError(error.message, refusalItems(error.problem), refusedField(error.problem, body));
+    const refused = refusedField(error.problem, body);
+    finishError(refused ? 'Some of your entries were not accepted. Correct them and finish again:' : error.message, refusalItems(error.problem), refused);
   } finally {
     button.disabled = false;
   }
