@@ -57,7 +57,10 @@ describe('GET /api/console: the new field types', () => {
     await expect(page.locator('#field-type option').allTextContents()).resolves.toEqual(expect.arrayContaining(['Number', 'Date', 'Dropdown']));
 
     await addField('dropdown');
-    // Only the rules a dropdown takes are offered.
+    // The rules, folded away until asked for (the editor stays small); only those a dropdown takes are offered.
+    await expect(page.locator('#edit-options').isVisible()).resolves.toBe(false);
+    await page.locator('#edit-rules summary').focus();
+    await page.keyboard.press('Enter');
     await expect(page.locator('#edit-options').isVisible()).resolves.toBe(true);
     await expect(page.locator('#edit-pattern').isVisible()).resolves.toBe(false);
     await page.locator('#edit-options').fill('Monthly\nYearly\n');
