@@ -91,6 +91,7 @@ describe('field definitions (PUT)', () => {
     ['minLength above maxLength', box('text', { minLength: 5, maxLength: 2 }), 'fields.0.maxLength', /less than minLength/],
     ['pattern on a number field', box('number', { pattern: '[0-9]+' }), 'fields.0.pattern', /only for fields of type text/],
     ['a pattern that does not compile', box('text', { pattern: '(a' }), 'fields.0.pattern', /not a valid regular expression/],
+    ['a pattern that would escape its anchoring group', box('text', { pattern: 'a)|(b' }), 'fields.0.pattern', /not a valid regular expression/],
     ['a look-ahead (not RE2)', box('text', { pattern: '(?=a)a' }), 'fields.0.pattern', /not a valid regular expression/],
     ['a pattern of 201 characters', box('text', { pattern: 'a'.repeat(201) }), 'fields.0.pattern', /at most 200/],
     ['readOnly without a value', box('text', { readOnly: true }), 'fields.0.readOnly', /needs a value/],
