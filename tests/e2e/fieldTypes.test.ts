@@ -96,7 +96,7 @@ describe('field definitions (PUT)', () => {
     ['a pattern of 201 characters', box('text', { pattern: 'a'.repeat(201) }), 'fields.0.pattern', /at most 200/],
     ['readOnly without a value', box('text', { readOnly: true }), 'fields.0.readOnly', /needs a value/],
     ['a value on a signature field', box('signature', { value: 'Ada' }), 'fields.0.value', /cannot be prefilled/],
-    ['a value on a name field', box('name', { value: 'Ada' }), 'fields.0.value', /cannot be prefilled/],
+    ['a name value that is a boolean', box('name', { value: true }), 'fields.0.value', /must be a string/],
     ['a number value that is a JSON number', box('number', { value: 12.5 }), 'fields.0.value', /must be a string/],
     ['a number value out of bounds', box('number', { max: 10, value: '11' }), 'fields.0.value', /at most 10/],
     ['a date value that is no date', box('date', { value: '2026-02-30' }), 'fields.0.value', /YYYY-MM-DD/],
@@ -192,6 +192,7 @@ describe('the sealed PDF draws every value', () => {
         { recipient: 0, ...box('dropdown', { options: ['Oak', 'Birch'] }) },
         { recipient: 0, ...box('text', { value: 'Prefilled default' }) },
         { recipient: 0, ...box('text', { value: 'Owner fixed text', readOnly: true }) },
+        { recipient: 0, ...box('name', { value: 'Dr Ada Lovelace', readOnly: true }) },
         { recipient: 1, ...box('number', { value: '4242.42', readOnly: true }) },
         { recipient: 1, ...box('checkbox', { required: false }) },
       ],
@@ -207,7 +208,7 @@ describe('the sealed PDF draws every value', () => {
     const beaToken = await signingTokenFor(owner.userId, id, bea.email);
     const beaView = (await env.api.request('GET', '/signing', { token: beaToken })).body;
     expect(beaView.fields[0]).toMatchObject({ value: '4242.42', readOnly: true });
-    expect(beaView.filled.map((entry: { value: unknown }) => entry.value)).toEqual(['1234.50', '2026-12-24', 'Birch', 'Prefilled default', 'Owner fixed text']);
+    expect(beaView.filled.map((entry: { value: unknown }) => entry.value)).toEqual(['1234.50', '2026-12-24', 'Birch', 'Prefilled default', 'Owner fixed text', 'Dr Ada Lovelace']);
 
     // Bea sends no values: her read-only number needs none, her check box is optional.
     const completed = await complete(beaToken, []);
@@ -215,7 +216,7 @@ describe('the sealed PDF draws every value', () => {
     const sealed = Buffer.from(await (await fetch(completed.body.signedUrl)).arrayBuffer());
     const file = await tempFile(sealed);
     const page = (await tool('pdftotext', ['-f', '1', '-l', '1', file, '-'])).stdout.replace(/\s+/g, '');
-    for (const text of ['1234.50', '2026-12-24', 'Birch', 'Prefilled default', 'Owner fixed text', '4242.42']) expect(page).toContain(text.replace(/\s+/g, ''));
+    for (const text of ['1234.50', '2026-12-24', 'Birch', 'Prefilled default', 'Owner fixed text', 'Dr Ada Lovelace', '4242.42']) expect(page).toContain(text.replace(/\s+/g, ''));
     expect(page).not.toContain('Oak');
   });
 });

@@ -161,8 +161,11 @@ export function fieldRuleProblems(field: FieldRules): [keyof FieldRules, string]
 
   const prefilled = field.value != null && field.value !== '';
   if (prefilled && SIGNATURE_TYPES.has(field.type)) problems.push(['value', `cannot be prefilled on a ${field.type} field: only the recipient signs`]);
-  else if (prefilled && SERVICE_FILLED_TYPES.has(field.type)) problems.push(['value', `cannot be prefilled on a ${field.type} field: the service fills it in`]);
-  else if (prefilled && patternProblem === null) {
+  else if (prefilled && SERVICE_FILLED_TYPES.has(field.type)) {
+    // The owner's text in place of what the service would fill in (a name written as the document needs it).
+    const refusal = valueRefusal({ type: 'text', required: false }, field.value);
+    if (refusal !== null) problems.push(['value', refusal]);
+  } else if (prefilled && patternProblem === null) {
     const refusal = valueRefusal({ ...field, required: false }, field.value);
     if (refusal !== null) problems.push(['value', refusal]);
   }

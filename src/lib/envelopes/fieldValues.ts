@@ -6,6 +6,7 @@
  * recipient signs. Empty optional text carries nothing. The seal draws these (`complete.ts`), and the signing page shows later recipients the
  * values given before them (`recipients/view.ts`), so that what a signer sees is what gets sealed.
  */
+import { SERVICE_FILLED_TYPES } from './fieldRules.js';
 import type { EnvelopeRecord, Field, FieldValue, RecipientAction, Signer } from './model.js';
 
 /** One field with the value its recipient gave (or the service filled in). */
@@ -32,7 +33,8 @@ export function givenValues(record: Pick<EnvelopeRecord, 'fields' | 'signers'>, 
     const action = actions.get(field.recipientId);
     if (action === undefined || action.status !== 'signed') continue;
     let value: FieldValue['value'] | undefined;
-    if (field.type === 'date_signed') value = action.at.slice(0, 10);
+    if (field.value !== undefined && SERVICE_FILLED_TYPES.has(field.type)) value = field.value;
+    else if (field.type === 'date_signed') value = action.at.slice(0, 10);
     else if (field.type === 'name') value = signer.name;
     else if (field.type === 'email') value = signer.email;
     else value = action.values.find((entry) => entry.fieldId === field.id)?.value ?? field.value;

@@ -1287,6 +1287,9 @@
     date: ['value', 'readOnly'],
     dropdown: ['options', 'value', 'readOnly'],
     checkbox: ['valueCheck', 'readOnly'],
+    name: ['value', 'readOnly'],
+    email: ['value', 'readOnly'],
+    date_signed: ['value', 'readOnly'],
   };
   /** Rule key -> the editor's input id. */
   var RULE_INPUTS = {

@@ -45,6 +45,8 @@ const state = {
   wholeSignature: null,
   /** Whether the service's disclosure is shown above the consent box (finishing waits for it). */
   disclosureShown: false,
+  /** The values of the last complete request, to name the fields the service refused. */
+  lastValues: [],
   /** What the adopt dialog was opened for. */
   adopting: null,
   pad: null,
@@ -425,7 +427,7 @@ function createFieldElement(field, recipient, pageElement) {
     element.readOnly = true;
     element.className = 'field field-auto';
     element.setAttribute('aria-label', name);
-    element.value = field.type === 'name' ? recipient.name : field.type === 'email' ? recipient.email : new Date().toISOString().slice(0, 10);
+    element.value = typeof field.value === 'string' && field.value !== '' ? field.value : field.type === 'name' ? recipient.name : field.type === 'email' ? recipient.email : new Date().toISOString().slice(0, 10);
     element.title = name + ': filled in for you';
   }
   element.id = 'field-' + field.id;
