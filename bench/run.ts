@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,signingPage] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -39,8 +39,9 @@ import { CORPUS_DIR } from './suites/completion.js';
 import { benchRecipientCompletion } from './suites/recipientCompletion.js';
 import { benchSweep } from './suites/sweep.js';
 import { benchWebhookBurst } from './suites/webhookBurst.js';
+import { benchSigningPage } from './suites/signingPage.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'signingPage'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -54,7 +55,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
     otherOwners: 5,
     otherOwnerEnvelopes: quick ? 60 : 400,
     loginUsers: 20,
-    ...(suites.includes('hotRead') ? { signingDocumentDir: CORPUS_DIR } : {}),
+    ...(suites.includes('hotRead') || suites.includes('signingPage') ? { signingDocumentDir: CORPUS_DIR } : {}),
   };
   return quick
     ? {
@@ -69,6 +70,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         sweep: { smallEnvelopes: 100, largeEnvelopes: 10_000, rounds: 3, sweepsPerRound: 3 },
         webhookBurst: { events: 1000, connections: 10, rounds: 2, idleSeconds: 3, maxBurstSeconds: 300 },
         idempotency: { connections: 10, rounds: 4, seconds: 1.5, warmupSeconds: 0.5 },
+        signingPage: { rounds: 3 },
       }
     : {
         quick,
@@ -82,6 +84,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         sweep: { smallEnvelopes: 100, largeEnvelopes: 10_000, rounds: 5, sweepsPerRound: 5 },
         webhookBurst: { events: 1000, connections: 10, rounds: 3, idleSeconds: 8, maxBurstSeconds: 300 },
         idempotency: { connections: 10, rounds: 8, seconds: 5, warmupSeconds: 2 },
+        signingPage: { rounds: 7 },
       };
 }
 
@@ -167,6 +170,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'idempotency': {
       const { figures, targets } = await benchIdempotency(context);
       results.idempotency = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'signingPage': {
+      const { figures, targets } = await benchSigningPage(context);
+      results.signingPage = figures;
       results.targets.push(...targets);
       return;
     }

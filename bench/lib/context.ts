@@ -13,6 +13,7 @@ export interface Plan {
   sweep: { smallEnvelopes: number; largeEnvelopes: number; rounds: number; sweepsPerRound: number };
   webhookBurst: { events: number; connections: number; rounds: number; idleSeconds: number; maxBurstSeconds: number };
   idempotency: { connections: number; rounds: number; seconds: number; warmupSeconds: number };
+  signingPage: { rounds: number };
 }
 
 export interface BenchContext {

@@ -14,6 +14,7 @@ import type { LoginStormFigures } from '../suites/loginStorm.js';
 import type { RecipientCompletionFigures } from '../suites/recipientCompletion.js';
 import type { SweepFigures } from '../suites/sweep.js';
 import type { WebhookBurstFigures } from '../suites/webhookBurst.js';
+import type { SigningPageFigures } from '../suites/signingPage.js';
 
 export interface Results {
   meta: {
@@ -37,6 +38,7 @@ export interface Results {
   sweep?: SweepFigures;
   webhookBurst?: WebhookBurstFigures;
   idempotency?: IdempotencyFigures;
+  signingPage?: SigningPageFigures;
   targets: TargetCheck[];
   /** Suites that failed, with why. */
   errors?: Record<string, string>;
@@ -145,6 +147,23 @@ export function toMarkdown(results: Results): string {
       row('`GET /api/envelopes/{id}` (hot read)', figures.hotRead),
       '',
       `New key / without key (p50): ${ratio(figures.newKeyRatio)}; replay / hot read (p50): ${ratio(figures.replayRatio)}`,
+    );
+  }
+
+  if (results.signingPage !== undefined) {
+    const figures = results.signingPage;
+    const kib = (summary: Summary): string => `${fmt(summary.median / 1024, 0)} KiB`;
+    lines.push(
+      '',
+      `## Signing page, first load by language (${figures.english.bytes.rounds} rounds)`,
+      '',
+      'A fresh Chromium context per load (390 × 844), from navigation until the first page of the document is drawn and the fonts are loaded.',
+      '',
+      '| language | bytes over the wire | responses | first page drawn, ms (spread) | bytes / English | time / English |',
+      '| --- | --- | --- | --- | --- | --- |',
+      `| en | ${kib(figures.english.bytes)} | ${fmt(figures.english.requests.median, 0)} | ${fmt(figures.english.firstPageMs.median, 0)} (${spread(figures.english.firstPageMs)}) | | |`,
+      ...Object.entries(figures.locales).map(([locale, side]) =>
+        `| ${locale} | ${kib(side.bytes)} | ${fmt(side.requests.median, 0)} | ${fmt(side.firstPageMs.median, 0)} (${spread(side.firstPageMs)}) | ${ratio(side.bytesRatio)} | ${ratio(side.firstPageRatio)} |`),
     );
   }
 

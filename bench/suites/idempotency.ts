@@ -1,7 +1,7 @@
 /**
  * Idempotency keys (issue 20): `POST /api/GetUploadUrl` with a new `Idempotency-Key` on every request
- * against the same request without one (the key's claim row before the work and its kept answer
- * after it are what it adds), and the replay of a kept answer (one key sent again and again) against
+ * against the same request without one (the key's claim row, written in the envelope's own
+ * transaction, and its kept answer, written after the answer, are what it adds), and the replay of a kept answer (one key sent again and again) against
  * the hot read (`GET /api/envelopes/{id}`), measured in the same rounds, the order rotating from
  * round to round. Same owner, same body, same connections on every side; ratios of p50 latencies,
  * taken round by round.

@@ -61,7 +61,6 @@ var tableNames = [
   'webhooks'
   'webhookDeliveries'
   'apiKeys'
-  'idempotencyKeys'
 ]
 
 // The queues of the queue-triggered functions (QUEUES in src/lib/storage/clients.ts): e-mail, webhook

@@ -10,5 +10,7 @@ httpFunction('GetUploadUrl', {
   authLevel: 'anonymous',
   route: 'GetUploadUrl',
   access: 'bearer',
+  // Its only write is the envelope's creation transaction: an Idempotency-Key's claim goes in it.
+  idempotency: 'claim-in-transaction',
   loadHandler: async () => (await import('../handlers/GetUploadUrl.js')).getUploadUrl,
 });

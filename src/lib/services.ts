@@ -82,6 +82,6 @@ export function createServices(config: Config, storage: Storage): Services {
     webhooks: new WebhookRepository(storage.tables.webhooks),
     webhookDeliveries: new WebhookDeliveryRepository(storage.tables.webhookDeliveries),
     apiKeys: new ApiKeyRepository(storage.tables.apiKeys),
-    idempotencyKeys: new IdempotencyKeyRepository(storage.tables.idempotencyKeys, dueIndex),
+    idempotencyKeys: new IdempotencyKeyRepository(storage.tables.envelopes, dueIndex),
   };
 }

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { SUPPORTED_LOCALES } from '../../src/lib/i18n/locales.js';
 import { getServices } from '../../src/lib/services.js';
 import { axeViolations, launchChromium, screenshot, watchPage, type PageWatch } from '../support/browser.js';
 import { corpusPdf, createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
@@ -90,6 +91,28 @@ describe('the console: settings, void, delete and purge', () => {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expectText('#status', 'No reminders.');
     expect((await getEnvelope(id)).body).toMatchObject({ expiresAt: null, remindEveryDays: null });
+  });
+
+  test('lists every supported language by its own name for the envelope and for each recipient, enabled as the service takes locale', async () => {
+    const id = await openDraft('languages.pdf');
+    const envelope = (await getEnvelope(id)).body;
+    const pickers = (await page.evaluate(`[document.getElementById('envelope-locale'), ...document.querySelectorAll('#signer-list select[data-field="locale"]')].map((select) => ({
+      disabled: select.disabled,
+      value: select.value,
+      options: [...select.options].map((option) => [option.value, option.lang, option.textContent]),
+    }))`)) as { disabled: boolean; value: string; options: [string, string, string][] }[];
+    expect(pickers).toHaveLength(2);
+    const [forEnvelope, forAda] = pickers;
+    expect(forEnvelope!.options.map(([value]) => value)).toEqual([...SUPPORTED_LOCALES]);
+    expect(forEnvelope!.options.find(([value]) => value === 'ja')).toEqual(['ja', 'ja', '日本語 (ja)']);
+    expect(forEnvelope!.options.find(([value]) => value === 'de')).toEqual(['de', 'de', 'Deutsch (de)']);
+    expect(forAda!.options[0]).toEqual(['', '', "The envelope's language"]);
+    expect(forAda!.options.slice(1).map(([value]) => value)).toEqual([...SUPPORTED_LOCALES]);
+    // The pickers follow the service: usable once it shows a locale on envelopes.
+    const speaks = typeof envelope.locale === 'string';
+    expect(pickers.map((picker) => picker.disabled)).toEqual([!speaks, !speaks]);
+    expect(forEnvelope!.value).toBe(speaks ? envelope.locale : 'en');
+    await expectNoViolations('language pickers');
   });
 
   test('shows a refusal in words a sender understands, naming the field as the form does', async () => {

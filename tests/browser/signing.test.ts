@@ -202,7 +202,9 @@ function curve(count: number, at: (t: number) => [number, number]): [number, num
 async function focused(page: Page): Promise<{ id: string; type: string; name: string; visibleFocus: boolean }> {
   return (await page.evaluate(`(() => {
     const element = document.activeElement;
-    const style = getComputedStyle(element);
+    // A field on a page is an invisible hit area: its ring goes round the drawn box that follows it.
+    const ringed = element.classList.contains('field-hit') ? element.nextElementSibling : element;
+    const style = getComputedStyle(ringed);
     return {
       id: element.id,
       type: element.dataset.type || element.type || element.tagName.toLowerCase(),

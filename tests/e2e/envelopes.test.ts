@@ -102,6 +102,7 @@ describe('GET /api/envelopes/{id} (CONTRACT §3)', () => {
       signingOrder: 'parallel',
       expiresAt: null,
       remindEveryDays: null,
+      locale: 'en',
       createdAt: expect.stringMatching(ISO_MS),
       updatedAt: expect.stringMatching(ISO_MS),
       sentAt: null,
@@ -241,7 +242,7 @@ describe.each(['PUT', 'PATCH'] as const)('%s /api/envelopes/{id} signers (CONTRA
     expect(response.body.signers).toEqual([
       {
         id: expect.stringMatching(UUID), recipientId: response.body.signers[0].id, email: 'grace@example.com', name: 'Grace Hopper', role: 'signer',
-        routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null,
+        routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null, locale: null,
       },
     ]);
     expect((await get(id)).body.signers).toEqual(response.body.signers);

@@ -40,7 +40,7 @@ async function sealedFieldTypes(file: string): Promise<string[]> {
 
 const normalize = (text: string) => text.replace(/\s+/g, ' ');
 /** A recipient of a draft (CONTRACT §11.1). */
-const created = { routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null };
+const created = { routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null, locale: null };
 
 describe.each([
   ['fill_form.pdf', 'fetch'],

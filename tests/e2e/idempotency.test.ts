@@ -12,8 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
 import { forgetExpiredIdempotencyKeys, runSweep } from '../../src/lib/notifications/sweep.js';
 import { DUE_TABLES } from '../../src/lib/storage/dueIndex.js';
-import { EXPIRED_KEYS_DUE_ID, IDEMPOTENCY_KEY_DUE_KIND, expiryHourEnd } from '../../src/lib/storage/idempotencyKeyRepository.js';
-import { textKey } from '../../src/lib/storage/keys.js';
+import { EXPIRED_KEYS_DUE_ID, IDEMPOTENCY_KEY_DUE_KIND, expiryHourEnd, idempotencyRowKey } from '../../src/lib/storage/idempotencyKeyRepository.js';
 import { auditTrail, outboxBatches, sentEnvelope } from '../support/signing.js';
 import { emailsTo, waitForEmails } from '../support/mail.js';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess.js';
@@ -72,7 +71,7 @@ function expectType(response: ApiResponse, status: number, type: string): void {
 /** The stored row of (owner, key), as Table Storage holds it. */
 async function storedKey(user: TestUser, key: string): Promise<Record<string, unknown> | null> {
   try {
-    return await getServices().storage.tables.idempotencyKeys.getEntity<Record<string, unknown>>(user.userId, textKey(key));
+    return await getServices().storage.tables.envelopes.getEntity<Record<string, unknown>>(user.userId, idempotencyRowKey(key));
   } catch (error) {
     if ((error as { statusCode?: number }).statusCode === 404) return null;
     throw error;
@@ -80,7 +79,7 @@ async function storedKey(user: TestUser, key: string): Promise<Record<string, un
 }
 
 async function changeStoredKey(user: TestUser, key: string, properties: Record<string, unknown>): Promise<void> {
-  await getServices().storage.tables.idempotencyKeys.updateEntity({ partitionKey: user.userId, rowKey: textKey(key), ...properties }, 'Merge');
+  await getServices().storage.tables.envelopes.updateEntity({ partitionKey: user.userId, rowKey: idempotencyRowKey(key), ...properties }, 'Merge');
 }
 
 /** Polls `probe` every 20 ms until it returns a value other than `undefined`, for at most `ms`. */
@@ -380,6 +379,27 @@ describe('two instances, one storage', () => {
 });
 
 describe('a crash between the work and storing its answer', () => {
+  test('GetUploadUrl writes its claim in the envelope\'s own transaction: both land together, and a crash before the kept answer never creates a second envelope', async () => {
+    const user = await env.newUser();
+    const key = randomUUID();
+    const first = await upload(env.api, user, key);
+    expect(first.status).toBe(201);
+    expect(await keptRow(user, key)).toMatchObject({ method: 'POST', path: '/api/GetUploadUrl', status: 201 });
+    // A crash after that transaction and before the kept answer was stored: the row is still the
+    // claim, and its process is gone. Another instance (which never saw the answer) runs nothing.
+    await changeStoredKey(user, key, { state: 'running', claimedAt: new Date().toISOString(), leaseUntil: new Date(Date.now() + 60_000).toISOString() });
+    expectType(await upload(other.api, user, key), 409, 'idempotency-key-in-use');
+    await changeStoredKey(user, key, { leaseUntil: new Date(Date.now() - 1000).toISOString() });
+    expectType(await upload(other.api, user, key), 409, 'idempotency-outcome-unknown');
+    expect(await envelopeIds(user)).toEqual([first.body.envelopeId]);
+    // A refusal writes no transaction: its claim is written after it, and it is kept like any 4xx.
+    const refusedKey = randomUUID();
+    const refused = await env.api.request('POST', '/GetUploadUrl', { token: user.token, json: { filename: 'contract.pdf', mimetype: 'application/msword' }, headers: { 'Idempotency-Key': refusedKey } });
+    expect(refused.status).toBe(415);
+    expect((await keptRow(user, refusedKey)).status).toBe(415);
+    expect(await envelopeIds(user)).toEqual([first.body.envelopeId]);
+  });
+
   test('the claim of a killed instance is never run again: 409 in use while its lease holds, then 409 idempotency-outcome-unknown; a new key runs', async () => {
     // A timestamp authority that accepts connections and never answers: the completion is at work
     // (claim written, seal under way) when its instance is killed.

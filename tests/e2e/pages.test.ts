@@ -86,6 +86,10 @@ describe('pages', () => {
     ['/sign/pdf.worker.min.mjs', 'text/javascript; charset=utf-8', path.join(pdfjsDir, 'build/pdf.worker.min.mjs')],
     ['/sign/signature_pad.min.js', 'text/javascript; charset=utf-8', path.join(signaturePadDist, 'signature_pad.min.js')],
     ['/sign/Caveat-Regular.ttf', 'font/ttf', 'assets/fonts/Caveat-Regular.ttf'],
+    ['/sign/i18n.js', 'text/javascript; charset=utf-8', 'src/web/sign/i18n.js'],
+    ['/sign/intl-messageformat.js', 'text/javascript; charset=utf-8', 'node_modules/intl-messageformat/intl-messageformat.iife.js'],
+    ['/sign/messages-de.json', 'application/json; charset=utf-8', 'src/locales/de/sign.json'],
+    ['/sign/messages-zh-TW.json', 'application/json; charset=utf-8', 'src/locales/zh-TW/sign.json'],
   ])('GET /api%s serves the file as %s', async (route, contentType, file) => {
     const response = await fetch(`${env.service.apiUrl}${route}`);
     expect(response.status).toBe(200);
@@ -109,7 +113,30 @@ describe('pages', () => {
     },
   );
 
+  test('the signing page has English as a module, and a font per script cut from the Noto fonts, declared with its unicode-range', async () => {
+    const english = await env.api.request('GET', '/sign/messages-en.js');
+    expect(english.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    const catalogue = JSON.parse(await readFile(path.resolve(process.cwd(), 'src/locales/en/sign.json'), 'utf8'));
+    expect(english.text).toBe(`export default ${JSON.stringify(catalogue)};\n`);
+    const css = await env.api.request('GET', '/sign/fonts.css');
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    for (const script of ['arabic', 'hebrew', 'devanagari', 'thai', 'cjk', 'hangul']) {
+      for (const kind of ['font', 'names']) {
+        expect(css.text).toMatch(new RegExp(`url\\("${kind}-${script}\\.ttf"\\) format\\("truetype"\\); font-display: swap; unicode-range: U\\+[0-9A-F]+-[0-9A-F]+`));
+        const font = await fetch(`${env.service.apiUrl}/sign/${kind}-${script}.ttf`);
+        expect(font.headers.get('content-type')).toBe('font/ttf');
+        const bytes = Buffer.from(await font.arrayBuffer());
+        // A TrueType font (sfnt version 1.0), far smaller than the file it is cut from.
+        expect(bytes.readUInt32BE(0)).toBe(0x00010000);
+        expect(bytes.length).toBeLessThan(kind === 'names' ? 16_384 : 200_000);
+      }
+    }
+  });
+
   test.each([
+    '/sign/messages-xx.json',
+    '/sign/messages-en-US.json',
+    '/sign/font-latin.ttf',
     '/docs/index.html',
     '/docs/swagger-ui-bundle.js.map',
     '/docs/package.json',

@@ -55,8 +55,8 @@ describe('signers (CONTRACT §3, §11.1)', () => {
     const id = await draft();
     const answer = await put(id, { signers: [{ email: 'a@example.com', name: 'A' }, { email: 'b@example.com', name: 'B', role: 'approver', routingOrder: 7 }] });
     expect(answer.body.signers.map(({ id: _id, recipientId: _recipientId, ...signer }: Record<string, unknown>) => signer)).toEqual([
-      { email: 'a@example.com', name: 'A', role: 'signer', routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null },
-      { email: 'b@example.com', name: 'B', role: 'approver', routingOrder: 7, status: 'created', actedAt: null, declineReason: null, lastEmail: null },
+      { email: 'a@example.com', name: 'A', role: 'signer', routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null, locale: null },
+      { email: 'b@example.com', name: 'B', role: 'approver', routingOrder: 7, status: 'created', actedAt: null, declineReason: null, lastEmail: null, locale: null },
     ]);
   });
 

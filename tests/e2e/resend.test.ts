@@ -43,7 +43,7 @@ describe('POST /api/envelopes/{id}/recipients/{recipientId}/resend (CONTRACT §1
     expect(answer.headers.get('etag')).toBe((await env.api.request('GET', `/envelopes/${id}`, { token: owner.token })).headers.get('etag'));
     expect(answer.body).toEqual({
       id: recipientIds[0], recipientId: recipientIds[0], email: ada.email, name: ada.name, role: 'signer', routingOrder: 1,
-      status: 'opened', actedAt: null, declineReason: null, lastEmail: { type: 'invitation', status: 'queued', at: expect.stringMatching(ISO_MS) },
+      status: 'opened', actedAt: null, declineReason: null, lastEmail: { type: 'invitation', status: 'queued', at: expect.stringMatching(ISO_MS) }, locale: null,
     });
 
     const fresh = await signingTokenFor(owner.userId, id, ada.email);

@@ -66,7 +66,7 @@ describe('a send (CONTRACT §5, §10)', () => {
     const batches = await outboxBatches(owner.userId, id);
     expect(batches).toHaveLength(1);
     const stored = await storedEnvelope(owner.userId, id);
-    const common = { kind: 'email', type: 'invitation', envelopeId: id, documentName: 'contract.pdf', ownerEmail: owner.email, ownerName: null, expiresAt: envelope.expiresAt, reason: null, declinedBy: null };
+    const common = { kind: 'email', type: 'invitation', envelopeId: id, documentName: 'contract.pdf', ownerEmail: owner.email, ownerName: null, expiresAt: envelope.expiresAt, reason: null, declinedBy: null, locale: 'en' };
     expect(emails(batches[0]!.messages)).toEqual([
       { ...common, recipientId: recipientIds[0], role: 'signer', to: { email: ada.email, name: ada.name }, linkSalt: stored.signers[0]!.link!.salt },
       { ...common, recipientId: recipientIds[1], role: 'approver', to: { email: bob.email, name: bob.name }, linkSalt: stored.signers[1]!.link!.salt },

@@ -55,3 +55,25 @@ describe('describeAuditTrail', () => {
     expect(describeAuditTrail([{ type: 'envelope.future_kind', ...byOwner, details: {} }], context)).toEqual(['envelope.future_kind by owner@example.com.']);
   });
 });
+
+describe('in the envelope\'s language (CONTRACT §18)', () => {
+  test('the same events read in German, with plural rules and the language named in German', () => {
+    const events = [
+      { type: 'envelope.fields_replaced', actorId: owner.id, actorEmail: owner.email, details: { count: 2 } },
+      { type: 'envelope.settings_changed', actorId: owner.id, actorEmail: owner.email, details: { locale: 'de', remindEveryDays: 1 } },
+      { type: 'recipient.signed', actorId: ada.id, actorEmail: ada.email, details: { recipientId: ada.id, consent: { text: 'x', version: 'v1' } } },
+      { type: 'recipient.invited', actorId: ada.id, actorEmail: ada.email, details: { recipientId: bob.id, email: bob.email, resend: false } },
+      { type: 'envelope.expired', actorId: 'system', actorEmail: null, details: {} },
+      { type: 'some.future_event', actorId: 'system', actorEmail: null, details: {} },
+    ];
+    expect(describeAuditTrail(events, context, 'de')).toEqual([
+      '2 Felder von owner@example.com platziert.',
+      'Einstellungen von owner@example.com geändert: Sprache auf Deutsch (de) gesetzt, tägliche Erinnerungen.',
+      'ada@example.com hat unterschrieben und dabei der elektronischen Abwicklung zugestimmt (Erklärung v1).',
+      'Einladung per E-Mail an bob@example.com gesendet, nachdem ada@example.com unterschrieben hat.',
+      'Umschlag abgelaufen, bevor alle gehandelt hatten.',
+      'some.future_event von dem Dienst.',
+    ]);
+    expect(describeAuditTrail(events.slice(1, 2), context)).toEqual(['Settings changed by owner@example.com: language set to German (de), reminders every 1 day.']);
+  });
+});

@@ -205,3 +205,38 @@ describe("the owner's name and what the recipient is asked to do", () => {
     }
   });
 });
+
+describe('the language of an e-mail (CONTRACT §18)', () => {
+  const render = (type: EmailType, locale: EmailMessage['locale'], overrides: Partial<EmailMessage> = {}) =>
+    renderEmail(message(type, { locale, role: 'signer', ...overrides }), { publicBaseUrl: BASE, signingLink: linkFor(type, 'r-1') });
+
+  test('is English without a locale, exactly as before languages existed', () => {
+    expect(render('invitation', undefined)).toEqual(render('invitation', 'en'));
+  });
+
+  test.each(EMAIL_TYPES.filter((type) => type !== 'verification').map((type) => [type]))('%s is written in each supported locale, with no English left in it', (type) => {
+    const english = render(type, 'en');
+    for (const locale of ['de', 'fr', 'ja', 'ar', 'ru', 'hi', 'th'] as const) {
+      const mail = render(type, locale);
+      expect(mail.subject).not.toBe(english.subject);
+      expect(mail.subject).toContain('Lease agreement.pdf');
+      expect(mail.html).toContain(`<html lang="${locale}" dir="${locale === 'ar' ? 'rtl' : 'ltr'}">`);
+      for (const word of ['Hello', 'Envelope ID', 'You receive this e-mail', 'Or open this address']) {
+        expect(mail.text).not.toContain(word);
+        expect(mail.html).not.toContain(word);
+      }
+    }
+  });
+
+  test('dates name UTC in the locale\'s own format', () => {
+    expect(render('invitation', 'de').text).toContain('Läuft ab: 1. März 2026 um 17:30 UTC');
+    expect(render('invitation', 'ja').text).toContain('有効期限: 2026年3月1日 17:30 UTC');
+  });
+
+  test('right to left: what people typed is set apart with Unicode isolates in the text, not in the subject', () => {
+    const mail = render('invitation', 'he', { ownerName: 'Hans Müller' });
+    expect(mail.subject).toBe('נא לעיין ולחתום: Lease agreement.pdf');
+    expect(mail.text).toContain('\u2068Hans Müller <owner@example.com>\u2069');
+    expect(mail.html).toContain('dir="rtl"');
+  });
+});

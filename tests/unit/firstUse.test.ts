@@ -72,6 +72,7 @@ describe('importing the function files', () => {
       'lib/http/respond.js',
       'lib/lruCache.js',
       'lib/onFirstUse.js',
+      'lib/storage/idempotentClaim.js',
       'lib/storage/queues.js',
       'lib/sweepSchedule.js',
       'lib/triggers/register.js',

@@ -2,8 +2,11 @@
  * The audit trail as a person reads it on the certificate of completion: one sentence per event,
  * naming who did what to whom ("Invitation e-mailed to landlord@example.com, after
  * tenant@example.com signed."), built from the event's type, actor and details. The raw event type
- * stays beside it in small print; an event type this module does not know reads as its type.
+ * stays beside it in small print; an event type this module does not know reads as its type. The
+ * words come from the `certificate` catalogue of the envelope's locale (CONTRACT §18).
  */
+import { DEFAULT_LOCALE, formatTimestamp, translate } from '../i18n/index.js';
+import type { MessageValues } from '../i18n/index.js';
 import type { AuditEvent, SignerRole } from './model.js';
 
 /** What a sentence may name besides the event itself: the envelope's owner and its recipients. */
@@ -16,113 +19,129 @@ export interface SentenceContext {
 /** An audit event as far as its sentence needs it; any type (an unknown one reads as its type). */
 export type EventLike = Pick<AuditEvent, 'actorId' | 'actorEmail' | 'details'> & { type: string };
 
-/** The past tense of a recipient's action, from its event type. */
-const ACTED: Record<string, string> = {
+/** A recipient's action, from its event type: the `action` a sentence's ICU `select` takes. */
+const ACTED: Record<string, 'signed' | 'approved' | 'viewed'> = {
   'recipient.signed': 'signed',
   'recipient.approved': 'approved',
-  'recipient.viewed': 'confirmed having read it',
+  'recipient.viewed': 'viewed',
 };
 
 /**
  * One sentence per event, in the order given (each may refer to an earlier one: an invitation that
- * follows a recipient's action says after whose action it went out).
+ * follows a recipient's action says after whose action it went out), in `locale` (CONTRACT §18; the
+ * `certificate` catalogue, default English).
  * @returns one sentence for each event, ending with a full stop
  */
-export function describeAuditTrail(events: readonly EventLike[], context: SentenceContext): string[] {
+export function describeAuditTrail(events: readonly EventLike[], context: SentenceContext, locale: string = DEFAULT_LOCALE): string[] {
+  const t = (key: string, values?: MessageValues): string => translate(locale, 'certificate', key, values);
   const lastActionBy = new Map<string, string>();
   return events.map((event) => {
-    const sentence = describeEvent(event, context, lastActionBy);
+    const sentence = describeEvent(event, context, lastActionBy, t, locale);
     const acted = ACTED[event.type];
     if (acted !== undefined && event.actorId !== null) lastActionBy.set(event.actorId, acted);
     return sentence;
   });
 }
 
-function describeEvent(event: EventLike, context: SentenceContext, lastActionBy: Map<string, string>): string {
+type T = (key: string, values?: MessageValues) => string;
+
+function describeEvent(event: EventLike, context: SentenceContext, lastActionBy: Map<string, string>, t: T, locale: string): string {
   const details = event.details;
-  const actor = actorName(event, context);
+  const actor = actorName(event, context, t);
   const byOwner = event.actorId === context.ownerId;
-  const recipient = recipientEmail(details.recipientId, details.email, context);
+  const recipient = recipientEmail(details.recipientId, details.email, context, t);
   switch (event.type) {
     case 'envelope.created':
-      return `Envelope created by ${actor} for the document "${text(details.documentName)}".`;
+      return t('event.created', { actor, document: text(details.documentName) });
     case 'envelope.signers_replaced': {
       const added = emails(details.added);
       const removed = emails(details.removed);
-      const parts = [added.length > 0 ? `added ${added.join(', ')}` : null, removed.length > 0 ? `removed ${removed.join(', ')}` : null].filter((part) => part !== null);
-      return `Recipients changed by ${actor}${parts.length > 0 ? `: ${parts.join('; ')}` : ''}.`;
+      const parts = [added.length > 0 ? t('change.added', { emails: added.join(', ') }) : null, removed.length > 0 ? t('change.removed', { emails: removed.join(', ') }) : null].filter((part) => part !== null);
+      return parts.length > 0 ? t('event.signersReplacedDetails', { actor, changes: parts.join('; ') }) : t('event.signersReplaced', { actor });
     }
-    case 'envelope.fields_replaced': {
-      const count = typeof details.count === 'number' ? details.count : 0;
-      return `${count} ${count === 1 ? 'field' : 'fields'} placed by ${actor}.`;
-    }
+    case 'envelope.fields_replaced':
+      return t('event.fieldsReplaced', { actor, count: typeof details.count === 'number' ? details.count : 0 });
     case 'envelope.settings_changed': {
-      const changes = Object.entries(details).map(([name, value]) => setting(name, value));
-      return `Settings changed by ${actor}${changes.length > 0 ? `: ${changes.join(', ')}` : ''}.`;
+      const changes = Object.entries(details).map(([name, value]) => setting(name, value, t, locale));
+      return changes.length > 0 ? t('event.settingsChangedDetails', { actor, changes: changes.join(', ') }) : t('event.settingsChanged', { actor });
     }
-    case 'envelope.sent':
-      return `Envelope sent by ${actor}${typeof details.pageCount === 'number' ? ` with the ${details.pageCount}-page document` : ''}${typeof details.documentSha256 === 'string' ? ` (SHA-256 ${details.documentSha256.slice(0, 16)}…)` : ''}${
-        Array.isArray(details.removed) && details.removed.length > 0 ? `; active content removed from the document: ${details.removed.join(', ')}` : ''
-      }.`;
+    case 'envelope.sent': {
+      if (typeof details.pageCount !== 'number' || typeof details.documentSha256 !== 'string') return t('event.sentPlain', { actor });
+      const facts = { actor, pages: details.pageCount, sha256: details.documentSha256.slice(0, 16) };
+      return Array.isArray(details.removed) && details.removed.length > 0 ? t('event.sentCleaned', { ...facts, removed: details.removed.join(', ') }) : t('event.sent', facts);
+    }
     case 'recipient.invited': {
-      if (details.resend === true) return `Invitation e-mailed again to ${recipient}, with a new signing link, at the request of ${actor}.`;
+      if (details.resend === true) return t('event.invitedAgain', { recipient, actor });
       const after = !byOwner && event.actorId !== null && event.actorId !== 'system' ? lastActionBy.get(event.actorId) : undefined;
-      return `Invitation e-mailed to ${recipient}${after === undefined ? '' : `, after ${actor} ${after}`}.`;
+      return after === undefined ? t('event.invited', { recipient }) : t('event.invitedAfter', { recipient, actor, action: after });
     }
     case 'recipient.reminded':
-      return `Reminder e-mailed to ${recipient}.`;
+      return t('event.reminded', { recipient });
     case 'recipient.opened':
-      return `${recipient} opened the envelope.`;
+      return t('event.opened', { recipient });
     case 'recipient.signed':
     case 'recipient.approved':
     case 'recipient.viewed': {
       const consent = details.consent as { version?: unknown } | undefined;
-      const agreed = typeof consent?.version === 'string' ? `, agreeing to do so electronically (disclosure ${consent.version})` : '';
-      return `${recipient} ${ACTED[event.type]}${agreed}.`;
+      const action = ACTED[event.type]!;
+      return typeof consent?.version === 'string' ? t('event.actedConsent', { recipient, action, version: consent.version }) : t('event.acted', { recipient, action });
     }
     case 'recipient.declined':
-      return `${recipient} declined${typeof details.reason === 'string' ? `, giving the reason "${text(details.reason)}"` : ''}.`;
+      return typeof details.reason === 'string' ? t('event.declinedReason', { recipient, reason: text(details.reason) }) : t('event.declined', { recipient });
     case 'envelope.declined':
-      return `Envelope declined, as ${recipient} declined.`;
+      return t('event.envelopeDeclined', { recipient });
     case 'envelope.expired':
-      return 'Envelope expired before everyone had acted.';
+      return t('event.expired');
     case 'envelope.voided':
-      return `Envelope voided by ${actor}.`;
+      return t('event.voided', { actor });
     case 'envelope.completed':
-      return 'Envelope completed: the document and this certificate were sealed.';
+      return t('event.completed');
     case 'envelope.purged':
-      return `Documents deleted by ${actor}; the envelope's details, this trail and the sealed PDF's SHA-256 were kept.`;
+      return t('event.purged', { actor });
     default:
-      return `${event.type} by ${actor}.`;
+      return t('event.other', { type: event.type, actor });
   }
 }
 
 /** Who did it: the recipient's or the owner's e-mail address, or "the service" for the sweeper. */
-function actorName(event: EventLike, context: SentenceContext): string {
-  if (event.actorId === 'system' || (event.actorId === null && event.actorEmail === null)) return 'the service';
+function actorName(event: EventLike, context: SentenceContext, t: T): string {
+  if (event.actorId === 'system' || (event.actorId === null && event.actorEmail === null)) return t('actor.service');
   if (event.actorEmail !== null) return event.actorEmail;
   if (event.actorId === context.ownerId && context.ownerEmail !== null) return context.ownerEmail;
-  return context.recipients.find((recipient) => recipient.id === event.actorId)?.email ?? 'the service';
+  return context.recipients.find((recipient) => recipient.id === event.actorId)?.email ?? t('actor.service');
 }
 
 /** The recipient an event names, by its e-mail address (as recorded, else as the envelope has it). */
-function recipientEmail(recipientId: unknown, email: unknown, context: SentenceContext): string {
+function recipientEmail(recipientId: unknown, email: unknown, context: SentenceContext, t: T): string {
   if (typeof email === 'string') return email;
   const found = context.recipients.find((recipient) => recipient.id === recipientId);
-  return found?.email ?? 'a recipient';
+  return found?.email ?? t('recipient.unknown');
 }
 
 /** A changed setting in words ("signing order set to sequential"); an unknown one by its name. */
-function setting(name: string, value: unknown): string {
+function setting(name: string, value: unknown, t: T, locale: string): string {
   switch (name) {
     case 'signingOrder':
-      return `signing order set to ${String(value)}`;
+      return t('setting.signingOrder', { value: String(value) });
     case 'expiresAt':
-      return value === null ? 'no expiry date' : `expiry set to ${String(value)}`;
+      return value === null ? t('setting.noExpiry') : t('setting.expiresAt', { value: typeof value === 'string' ? formatTimestamp(locale, value) : String(value) });
     case 'remindEveryDays':
-      return value === null ? 'no reminders' : `reminders every ${String(value)} ${value === 1 ? 'day' : 'days'}`;
+      return value === null ? t('setting.noReminders') : t('setting.remindEveryDays', { days: typeof value === 'number' ? value : Number(value) });
+    case 'locale':
+      return t('setting.locale', { language: languageName(locale, value) });
     default:
-      return `${name} set to ${value === null ? 'none' : String(value)}`;
+      return t('setting.other', { name, value: value === null ? t('setting.none') : String(value) });
+  }
+}
+
+/** A language by its own name in `locale` and its tag: `German (de)`; the tag alone when Intl has no name. */
+function languageName(locale: string, tag: unknown): string {
+  const value = String(tag);
+  try {
+    const name = new Intl.DisplayNames([locale === DEFAULT_LOCALE ? 'en' : locale], { type: 'language' }).of(value);
+    return name === undefined || name === value ? value : `${name} (${value})`;
+  } catch {
+    return value;
   }
 }
 

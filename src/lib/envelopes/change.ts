@@ -7,11 +7,13 @@
 import type { Services } from '../services.js';
 import { afterResponse } from '../afterResponse.js';
 import { uuidv7 } from '../ids.js';
+import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import type { EmailMessage, OutboxBatch, OutboxMessage, WebhookEventBody, WebhookEventType } from '../notifications/outbox.js';
 import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../recipients/signingLinks.js';
 import type { DueEntry } from '../storage/dueIndex.js';
 import { EnvelopeChangedError, recipientActionRow, type StoredEnvelope } from '../storage/envelopeRepository.js';
 import { emailQuotaCharge } from '../notifications/emailQuota.js';
+import { recipientLocale } from './model.js';
 import type { Actor, AuditEvent, AuditEventType, EnvelopeRecord, EventActor, LastEmail, RecipientAction, Signer } from './model.js';
 
 /** A webhook event whose `data.status` is the envelope's status once the whole change is applied (CONTRACT §12.2). */
@@ -126,6 +128,7 @@ export class Change {
       reason: extra.reason ?? null,
       declinedBy: extra.declinedBy ?? null,
       linkSalt: to !== null && extra.withLink === true ? (to.link?.salt ?? null) : null,
+      locale: to === null ? (record.locale ?? DEFAULT_LOCALE) : recipientLocale(record, to),
     });
     if (to !== null && (type === 'invitation' || type === 'reminder' || type === 'completed' || type === 'voided')) {
       const lastEmail: LastEmail = { type, status: 'queued', at: this.at, batchId: this.batchId };

@@ -35,6 +35,7 @@ import { AppError } from '../errors.js';
 import { sealDocument, type CertificateRecipient, type CompletionCertificate, type FieldDrawing } from '../pdf/index.js';
 import { allActed, pendingRecipients } from '../recipients/routing.js';
 import { describeAuditTrail } from './auditSentences.js';
+import { DEFAULT_LOCALE, translate } from '../i18n/index.js';
 import { Change, commitChange } from './change.js';
 import { givenValues } from './fieldValues.js';
 import { checkUpload, readFrozenDocument, refreshFrozenCopy, storeFrozenCopy, type CheckedDocument, type CleanedDocument } from './freeze.js';
@@ -300,6 +301,7 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
       inflateChecked: document === undefined,
       fieldDrawings: fieldDrawings(record, actions),
       certificate: {
+        locale: record.locale ?? DEFAULT_LOCALE,
         envelopeId: record.id,
         documentName: record.documentName,
         ownerEmail: record.ownerEmail ?? '',
@@ -456,6 +458,7 @@ function certificateEvents(record: EnvelopeRecord, events: AuditEvent[]): Comple
   const sentences = describeAuditTrail(
     events.map((event) => ({ ...event, actorEmail: eventActorEmail(record, event) })),
     { ownerId: record.ownerId, ownerEmail: record.ownerEmail, recipients: record.signers },
+    record.locale ?? DEFAULT_LOCALE,
   );
   return events.map((event, index) => ({ sequence: event.sequence, type: event.type, at: event.at, sentence: sentences[index]!, ip: event.ip }));
 }
@@ -484,7 +487,7 @@ function certificateRecipients(record: EnvelopeRecord, actions: Map<string, Reci
       ip: action?.ip ?? null,
       userAgent: reportedUserAgent(action?.userAgent ?? null),
       consent: acted === undefined || consent === null ? null : { at: acted.at, version: consent.version },
-      identification: mustAct(signer) && signer.invitedAt !== null ? `Signing link sent to ${signer.email}` : null,
+      identification: mustAct(signer) && signer.invitedAt !== null ? translate(record.locale ?? DEFAULT_LOCALE, 'certificate', 'identification.link', { email: signer.email }) : null,
       signature: signer.role === 'signer' ? (action?.signature ?? null) : null,
     };
   });

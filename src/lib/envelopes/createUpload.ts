@@ -7,6 +7,7 @@ import type { Services } from '../services.js';
 import { CONTAINERS } from '../storage/clients.js';
 import { ownerActor, type Actor, type AuditEvent, type EnvelopeRecord } from './model.js';
 import type { UploadRequest } from './schemas.js';
+import { DEFAULT_LOCALE } from '../i18n/locales.js';
 
 export interface CreateEnvelopeUploadOptions {
   services: Services;
@@ -70,6 +71,7 @@ export function newDraftEnvelope({ actor, documentName, now }: NewDraftEnvelopeO
     signingOrder: 'parallel',
     expiresAt: null,
     remindEveryDays: null,
+    locale: DEFAULT_LOCALE,
     documentSha256: null,
     pageCount: null,
     createdAt: at,

@@ -6,6 +6,7 @@
 import type { Config } from '../config.js';
 import { AppError, type FieldError } from '../errors.js';
 import { isUuid, uuidv7 } from '../ids.js';
+import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import { routeAtSend, EXPIRY_DUE_KIND } from '../recipients/routing.js';
 import { Change } from './change.js';
 import {
@@ -90,7 +91,7 @@ export function planUpdate(current: EnvelopeRecord, request: UpdateEnvelopeReque
  * @throws AppError 409 `envelope-locked`
  */
 function assertUnchangedWhileSent(current: EnvelopeRecord, request: UpdateEnvelopeRequest, actor: Actor, now: Date): void {
-  if (request.signers === undefined && request.fields === undefined && request.signingOrder === undefined && request.expiresAt === undefined && request.remindEveryDays === undefined) {
+  if (request.signers === undefined && request.fields === undefined && request.signingOrder === undefined && request.expiresAt === undefined && request.remindEveryDays === undefined && request.locale === undefined) {
     return;
   }
   const scratch = new Change(current, now);
@@ -180,13 +181,18 @@ function applyEdits(change: Change, request: UpdateEnvelopeRequest, actor: Actor
     record.remindEveryDays = request.remindEveryDays;
     settings.remindEveryDays = request.remindEveryDays;
   }
+  // CONTRACT §18: the language of the owner's e-mails, the certificate and the recipients' default.
+  if (request.locale !== undefined && request.locale !== (record.locale ?? DEFAULT_LOCALE)) {
+    record.locale = request.locale;
+    settings.locale = request.locale;
+  }
   if (errors.length > 0) throw validationFailed(errors);
   if (Object.keys(settings).length > 0) change.event('envelope.settings_changed', by, settings);
 }
 
 /** What of a signer a request sets: a change of any of it is a change of the list. */
-function signerIdentity(signer: Signer): [string, string, string, string, number] {
-  return [signer.id, signer.email, signer.name, signer.role, signer.routingOrder];
+function signerIdentity(signer: Signer): [string, string, string, string, number, string | null] {
+  return [signer.id, signer.email, signer.name, signer.role, signer.routingOrder, signer.locale ?? null];
 }
 
 export interface FrozenDocumentFacts {
@@ -277,7 +283,7 @@ export function replaceSigners(current: Signer[], inputs: SignerInput[]): { sign
     const id = kept?.id ?? (requested !== undefined && isUuid(requested) ? requested : uuidv7());
     if (requested !== undefined) requestIds.set(requested, id);
     const base = kept ?? newSigner({ id, email: input.email, name: input.name, role: input.role });
-    return { ...base, email: input.email, name: input.name, role: input.role, routingOrder: input.routingOrder };
+    return { ...base, email: input.email, name: input.name, role: input.role, routingOrder: input.routingOrder, locale: input.locale ?? null };
   });
   return { signers, requestIds };
 }

@@ -6,6 +6,8 @@
  * the envelope reached a final status. A recipient's submitted values, adopted signature, IP and user
  * agent live in its action row (`RecipientAction`, `storage/envelopeRepository.ts`), not here.
  */
+import { DEFAULT_LOCALE } from '../i18n/locales.js';
+import type { Locale } from '../i18n/locales.js';
 import type { FieldType, SignatureValue } from '../pdf/types.js';
 
 export const ENVELOPE_STATUSES = ['draft', 'sent', 'completed', 'declined', 'expired', 'voided'] as const;
@@ -72,6 +74,8 @@ export interface Signer {
   resends?: number;
   /** Internal: when the newest resend was queued (the next one waits 60 s from it); absent or `null` before the first. */
   lastResendAt?: string | null;
+  /** The language of its e-mails and signing page (CONTRACT §18); absent or `null`: the envelope's. */
+  locale?: Locale | null;
 }
 
 /** A place on the document that a signer fills (CONTRACT §11.2). */
@@ -124,6 +128,8 @@ export interface EnvelopeRecord {
   expiresAt: string | null;
   /** 1 to 30, or `null`: no reminders. */
   remindEveryDays: number | null;
+  /** The language of the owner's e-mails, the certificate and, by default, the recipients' (CONTRACT §18); absent: `en`. */
+  locale?: Locale;
   /** Lower-case hex SHA-256 of the frozen document (container `originals`); `null` while `draft`. */
   documentSha256: string | null;
   /** Pages of the frozen document; `null` while `draft`. */
@@ -160,6 +166,8 @@ export interface SignerView {
   actedAt: string | null;
   declineReason: string | null;
   lastEmail: { type: LastEmail['type']; status: LastEmail['status']; at: string } | null;
+  /** CONTRACT §18: `null` when unset (the envelope's applies). */
+  locale: Locale | null;
 }
 
 /** The envelope in every response (CONTRACT §3 table). */
@@ -177,6 +185,7 @@ export interface EnvelopeView {
   signingOrder: SigningOrder;
   expiresAt: string | null;
   remindEveryDays: number | null;
+  locale: Locale;
   createdAt: string;
   updatedAt: string;
   sentAt: string | null;
@@ -298,7 +307,13 @@ export function viewSigner(signer: Signer): SignerView {
     actedAt: signer.actedAt,
     declineReason: signer.declineReason,
     lastEmail: lastEmail === null ? null : { type: lastEmail.type, status: lastEmail.status, at: lastEmail.at },
+    locale: signer.locale ?? null,
   };
+}
+
+/** The language of a recipient's e-mails and signing page (CONTRACT §18): its own `locale`, else the envelope's. */
+export function recipientLocale(record: Pick<EnvelopeRecord, 'locale'>, signer: Pick<Signer, 'locale'>): Locale {
+  return signer.locale ?? record.locale ?? DEFAULT_LOCALE;
 }
 
 /** A new recipient as a draft holds it: `created`, no link, no e-mail. */
@@ -316,6 +331,7 @@ export function newSigner(fields: Pick<Signer, 'id' | 'email' | 'name' | 'role'>
     link: null,
     invitedAt: null,
     remindersSent: 0,
+    locale: null,
   };
 }
 

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { acceptableCharacterPattern, acceptableText, characters, emailAddress, text, trimmedText } from '../text.js';
 import { ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
 import { fieldRuleProblems, MAX_DROPDOWN_OPTION, MAX_DROPDOWN_OPTIONS, MAX_PATTERN, MAX_TEXT_LENGTH, type FieldRules } from './fieldRules.js';
+import { envelopeLocaleInput, recipientLocaleInput } from '../i18n/schema.js';
 
 /** At most this many signers on one envelope (CONTRACT §3). */
 export const MAX_SIGNERS = 100;
@@ -52,6 +53,7 @@ export const signerInput = z
       .max(MAX_ROUTING_ORDER, `must be a whole number from 1 to ${MAX_ROUTING_ORDER}`)
       .default(1)
       .meta({ description: 'With `signingOrder: sequential`, recipients act by ascending routing order, those with the same number together.' }),
+    locale: recipientLocaleInput,
   })
   .refine((signer) => signer.id === undefined || signer.recipientId === undefined || signer.id === signer.recipientId, {
     message: 'must equal id when both are sent',
@@ -270,6 +272,7 @@ export const updateEnvelopeRequest = z.strictObject({
     .nullable()
     .optional()
     .meta({ description: 'Remind recipients who have not acted every this many days after their invitation (at most 5 times); `null`: never.' }),
+  locale: envelopeLocaleInput,
   status: z
     .enum(ENVELOPE_STATUSES, { error: `must be one of ${ENVELOPE_STATUSES.join(', ')}` })
     .optional()

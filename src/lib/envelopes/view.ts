@@ -1,6 +1,7 @@
 /**
  * How an envelope is shown in responses (CONTRACT §3): stored fields plus fresh read-only SAS URLs.
  */
+import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import { CONTAINERS } from '../storage/clients.js';
 import type { SasSigner } from '../storage/sas.js';
 import { viewSigner, type EnvelopeRecord, type EnvelopeView } from './model.js';
@@ -45,6 +46,7 @@ export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Pr
     signingOrder: record.signingOrder,
     expiresAt: record.expiresAt,
     remindEveryDays: record.remindEveryDays,
+    locale: record.locale ?? DEFAULT_LOCALE,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     sentAt: record.sentAt,

@@ -5,7 +5,13 @@
  * at most once.
  *
  * - The first request with a key claims it (an insert-only row, `idempotencyKeyRepository.ts`)
- *   before its work starts, then runs. A 2xx or 4xx answer (except 429, which asks to be retried) is
+ *   before its work starts, then runs. An endpoint whose whole change is one transaction in the
+ *   owner's partition (GetUploadUrl, registered with `idempotency: 'claim-in-transaction'`) runs
+ *   first, and its transaction inserts the claim with its own rows (`storage/idempotentClaim.ts`):
+ *   claim and work land together or not at all, and the key costs no storage round trip of its
+ *   own. When that transaction finds the key's row already there it writes nothing, and the request
+ *   is decided as any other (replay, 422, 409 in use or outcome unknown; an expired row is claimed
+ *   and the endpoint runs again); a run that wrote nothing (a refusal) claims the key after it. A 2xx or 4xx answer (except 429, which asks to be retried) is
  *   kept for 24 hours for (owner, key): status, body, and the `Content-Type`, `Cache-Control`,
  *   `ETag` and `Location` headers. A 5xx or 429 answer releases the claim, so a retry runs again.
  * - A later request with the same key, method, path and body bytes gets the kept answer, byte for
@@ -13,7 +19,7 @@
  *   no webhook, no limit or quota counted. On the instance that ran the request the answer comes
  *   from memory at once; the stored row, which the other instances read, is written right after the
  *   answer goes out (`afterResponse.ts`), so that the request waits for one storage write (the claim)
- *   more than without a key, not two.
+ *   more than without a key, not two (none, with the claim in the endpoint's transaction).
  * - The same key with another method, path or body: 422 `idempotency-key-reused`.
  * - The same key while its first request runs, on any instance: 409 `idempotency-key-in-use` with
  *   `Retry-After`.
@@ -30,7 +36,8 @@ import type { HttpRequest, HttpRequestParams, HttpRequestUser, HttpResponseInit,
 import { afterResponse } from '../afterResponse.js';
 import { AppError } from '../errors.js';
 import { LruCache } from '../lruCache.js';
-import type { DoneKey, IdempotencyKeyRepository, IdempotentRequest, KeptAnswer } from '../storage/idempotencyKeyRepository.js';
+import type { DoneKey, IdempotencyKeyRepository, IdempotencyKeyRow, IdempotentRequest, KeptAnswer } from '../storage/idempotencyKeyRepository.js';
+import { withPendingClaim, type PendingClaim } from '../storage/idempotentClaim.js';
 import { describeCause, problemResponse } from './problem.js';
 import { withStandardHeaders } from './respond.js';
 
@@ -94,6 +101,11 @@ export interface IdempotentCallOptions {
   context: InvocationContext;
   /** The clock (tests); default `new Date()`. */
   now?: () => Date;
+  /**
+   * The endpoint's whole change is one transaction in the owner's partition of table `envelopes` that
+   * takes the claim (`storage/idempotentClaim.ts`): the claim is written there, not before the work.
+   */
+  claimInTransaction?: boolean;
 }
 
 /** A kept answer as remembered by this instance. */
@@ -130,39 +142,78 @@ export async function runIdempotently(
     remembered.delete(memoryKey);
   }
 
-  const claim = await keys.claim(ownerId, key, {
+  const claimOptions = {
     ...identity,
     now: now(),
     retentionSeconds: IDEMPOTENCY_KEY_RETENTION_SECONDS,
     leaseSeconds: IDEMPOTENCY_CLAIM_LEASE_SECONDS,
-  });
-  if (!claim.claimed) {
-    const existing = claim.existing;
-    if (existing.fingerprint !== identity.fingerprint) return reused(existing);
-    if (existing.state === 'done') return answerFor(identity, remember(memoryKey, existing));
-    if (Date.parse(existing.leaseUntil) > now().getTime()) return inUse();
-    return outcomeUnknown(existing.claimedAt);
+  };
+  const finish = (answer: HttpResponseInit, etag: string) => keepAnswer(answer, etag, { ...options, identity, memoryKey, now });
+
+  if (options.claimInTransaction === true) {
+    // The claim rides in the endpoint's own transaction (storage/idempotentClaim.ts).
+    const pending: PendingClaim = { ownerId, entity: keys.claimRow(ownerId, key, claimOptions), state: 'pending' };
+    let answer: HttpResponseInit;
+    try {
+      answer = await withPendingClaim(pending, async () => await run(new ReadBodyRequest(request, body)));
+    } catch (error) {
+      if (pending.state === 'committed') await release(keys, ownerId, key, pending.etag!, identity, context);
+      throw error;
+    }
+    if (pending.state === 'committed') return await finish(answer, pending.etag!);
+    if (pending.state === 'pending') {
+      // No transaction took the claim: the run changed nothing (a refusal, or storage failing first).
+      if (keptAnswer(answer) === undefined) return answer;
+      const claim = await keys.claim(ownerId, key, claimOptions);
+      return claim.claimed ? await finish(answer, claim.etag) : existingAnswer(claim.existing, identity, memoryKey, now);
+    }
+    // Taken: the key's row existed, and the transaction wrote nothing; decided below as for any endpoint.
   }
 
-  const release = async () => {
-    try {
-      await keys.release(ownerId, key, claim.etag);
-    } catch (error) {
-      // The claim stays: a retry is told the key is in use, then that the outcome is unknown, and
-      // never runs the work a second time.
-      context.warn(`The claim of an idempotent request (${identity.method} ${identity.path}) could not be released:`, describeCause(error));
-    }
-  };
+  const claim = await keys.claim(ownerId, key, claimOptions);
+  if (!claim.claimed) return existingAnswer(claim.existing, identity, memoryKey, now);
   let answer: HttpResponseInit;
   try {
     answer = await run(new ReadBodyRequest(request, body));
   } catch (error) {
-    await release();
+    await release(keys, ownerId, key, claim.etag, identity, context);
     throw error;
   }
+  return await finish(answer, claim.etag);
+}
+
+/** The answer for a key whose row another request holds: its kept answer, or why there is none yet. */
+function existingAnswer(existing: IdempotencyKeyRow, identity: IdempotentRequest, memoryKey: string, now: () => Date): HttpResponseInit {
+  if (existing.fingerprint !== identity.fingerprint) return reused(existing);
+  if (existing.state === 'done') return answerFor(identity, remember(memoryKey, existing));
+  if (Date.parse(existing.leaseUntil) > now().getTime()) return inUse();
+  return outcomeUnknown(existing.claimedAt);
+}
+
+/** Deletes this request's claim (`etag`) so that a retry runs again; a claim that cannot be deleted stays. */
+async function release(keys: IdempotencyKeyRepository, ownerId: string, key: string, etag: string, identity: IdempotentRequest, context: InvocationContext): Promise<void> {
+  try {
+    await keys.release(ownerId, key, etag);
+  } catch (error) {
+    // The claim stays: a retry is told the key is in use, then that the outcome is unknown, and
+    // never runs the work a second time.
+    context.warn(`The claim of an idempotent request (${identity.method} ${identity.path}) could not be released:`, describeCause(error));
+  }
+}
+
+/**
+ * After the work under the claim `etag` answered: keeps the answer (from memory on this instance at
+ * once, in storage right after the answer goes out) or, for an answer never kept, releases the claim.
+ */
+async function keepAnswer(
+  answer: HttpResponseInit,
+  etag: string,
+  options: IdempotentCallOptions & { identity: IdempotentRequest; memoryKey: string; now: () => Date },
+): Promise<HttpResponseInit> {
+  const { ownerId, key, keys, context, identity, memoryKey, now } = options;
   const kept = keptAnswer(answer);
   if (kept === undefined) {
-    await release();
+    await release(keys, ownerId, key, etag, identity, context);
     return answer;
   }
   const expiresAt = new Date(now().getTime() + IDEMPOTENCY_KEY_RETENTION_SECONDS * 1000).toISOString();
@@ -171,7 +222,7 @@ export async function runIdempotently(
   remember(memoryKey, { ...identity, expiresAt, answer: kept });
   afterResponse.start('Keeping an idempotent answer', async () => {
     try {
-      if (!(await keys.keep(ownerId, key, claim.etag, { ...identity, expiresAt, answer: kept }))) remembered.delete(memoryKey);
+      if (!(await keys.keep(ownerId, key, etag, { ...identity, expiresAt, answer: kept }))) remembered.delete(memoryKey);
     } catch (error) {
       // The work is done and answered; its claim stays, so another instance tells a retry that the
       // outcome is unknown rather than doing the work again.

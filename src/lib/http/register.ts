@@ -42,8 +42,11 @@ interface CommonOptions {
    * `false`: the function refuses `Idempotency-Key` with 400 `idempotency-not-supported` (set it where
    * the answer holds a secret that must never be stored, as `POST /api/apikeys`). Unset: a `bearer`
    * function's `POST` honours the header (`idempotency.ts`); any other request ignores it.
+   * `'claim-in-transaction'`: honours it too, with the key's claim written in the function's own
+   * transaction instead of before its work (`storage/idempotentClaim.ts`); only for a function whose
+   * whole change is one `EnvelopeRepository.create` (GetUploadUrl).
    */
-  idempotency?: false;
+  idempotency?: false | 'claim-in-transaction';
 }
 
 export type PublicHandler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
@@ -197,7 +200,13 @@ function guardedInvocation(options: HttpFunctionOptions): PublicHandler {
         const key = honoursIdempotencyKeys && request.method === 'POST' ? idempotencyKeyOf(request) : undefined;
         if (key === undefined) return await answer(request, context, caller);
         const keys = (await loadServices()).getServices().idempotencyKeys;
-        return await runIdempotently(request, (read) => answer(read, context, caller), { ownerId: caller.userId, key, keys, context });
+        return await runIdempotently(request, (read) => answer(read, context, caller), {
+          ownerId: caller.userId,
+          key,
+          keys,
+          context,
+          claimInTransaction: options.idempotency === 'claim-in-transaction',
+        });
       };
     }
     case 'signing': {

@@ -1,6 +1,8 @@
 /**
  * The words of every e-mail (CONTRACT §12.1): plain text and HTML of each {@link EmailMessage} type,
- * from what the outbox captured at the time of the change.
+ * from what the outbox captured at the time of the change, in the message's locale (CONTRACT §18:
+ * the recipient's, or the envelope's for the owner) from the `email` catalogue (`src/lib/i18n`);
+ * dates and times in the locale's format, naming UTC. The HTML carries the locale's `lang` and `dir`.
  *
  * Every e-mail names the document in its subject, and the document, the envelope id and the owner's
  * address in its text. E-mails to a recipient that carry its signing link (invitation, reminder, a
@@ -13,21 +15,12 @@
 import type { SignerRole } from '../envelopes/model.js';
 import { nameAndAddress } from '../nameAndAddress.js';
 import type { EmailMessage } from './outbox.js';
+import { DEFAULT_LOCALE, RIGHT_TO_LEFT_LOCALES, formatDateTime, translate } from '../i18n/index.js';
+import type { Locale, MessageValues } from '../i18n/index.js';
 
-/**
- * What an invitation or a reminder asks of a recipient, by role (CONTRACT §11): a signer signs, an
- * approver approves, a viewer reviews; never "sign" to someone who does not sign. `null`: a message
- * written before roles were captured, worded for any role.
- */
-const ASKS: Record<'signer' | 'approver' | 'viewer' | 'any', { subject: string; verb: string; button: string }> = {
-  signer: { subject: 'Please review and sign', verb: 'sign', button: 'Review and sign' },
-  approver: { subject: 'Please review and approve', verb: 'approve', button: 'Review and approve' },
-  viewer: { subject: 'Please review', verb: 'review', button: 'Review the document' },
-  any: { subject: 'Please review and sign', verb: 'act on', button: 'Open the document' },
-};
-
-function askOf(role: SignerRole | null | undefined): (typeof ASKS)[keyof typeof ASKS] {
-  return role === 'signer' || role === 'approver' || role === 'viewer' ? ASKS[role] : ASKS.any;
+/** The catalogue key of what an invitation or a reminder asks, by role: `any` for a message written before roles were captured. */
+function askOf(role: SignerRole | null | undefined): 'signer' | 'approver' | 'viewer' | 'any' {
+  return role === 'signer' || role === 'approver' || role === 'viewer' ? role : 'any';
 }
 
 /**
@@ -67,126 +60,123 @@ type Block =
  * @throws Error when an invitation or a reminder has no signing link (a fault of the caller)
  */
 export function renderEmail(message: EmailMessage, options: RenderEmailOptions): RenderedEmail {
-  if (message.type === 'verification') return renderVerification(message, options);
-  const documentName = oneLine(message.documentName) || 'Untitled document';
+  const locale: Locale = message.locale ?? DEFAULT_LOCALE;
+  const rightToLeft = RIGHT_TO_LEFT_LOCALES.includes(locale);
+  // In a right-to-left text, what people typed (a Latin name, an address in angle brackets) is set
+  // apart with Unicode isolates (U+2068 … U+2069, UAX #9), so that its own direction cannot reorder
+  // the sentence around it. Subjects stay plain: they are one short line, shown by mail clients as is.
+  const t = (key: string, values?: MessageValues): string =>
+    translate(locale, 'email', key, rightToLeft && values !== undefined && !key.includes('subject') ? isolated(values) : values);
+  if (message.type === 'verification') return renderVerification(message, options, locale, t);
+  const document = oneLine(message.documentName) || t('document.untitled');
   // "Ada Lovelace <ada@example.com>" when the owner gave a name (CONTRACT §2), else the address.
   const owner = oneLine(nameAndAddress(message.ownerName === undefined || message.ownerName === null ? null : oneLine(message.ownerName), message.ownerEmail));
   const ask = askOf(message.role);
-  const quotedName = `"${documentName}"`;
-  const greeting = message.to.name !== null && oneLine(message.to.name) !== '' ? `Hello ${oneLine(message.to.name)},` : 'Hello,';
-  const expiry = message.expiresAt === null ? null : formatTime(message.expiresAt);
+  const greeting = message.to.name !== null && oneLine(message.to.name) !== '' ? t('greeting.named', { name: oneLine(message.to.name) }) : t('greeting.anonymous');
+  const expiry = message.expiresAt === null ? null : formatDateTime(locale, message.expiresAt);
   const link = options.signingLink;
+  const typed = (value: string): string => (rightToLeft ? `\u2068${value}\u2069` : value);
   const facts: [string, string][] = [
-    ['Document', documentName],
-    ['Envelope ID', message.envelopeId],
-    ['Sent by', owner],
-    ...(expiry === null || !['invitation', 'reminder'].includes(message.type) ? [] : [['Expires', expiry] as [string, string]]),
+    [t('fact.document'), typed(document)],
+    [t('fact.envelopeId'), typed(message.envelopeId)],
+    [t('fact.sentBy'), typed(owner)],
+    ...(expiry === null || !['invitation', 'reminder'].includes(message.type) ? [] : [[t('fact.expires'), expiry] as [string, string]]),
   ];
-  const personalLink = 'This link is personal: please do not forward it.';
+  const personalLink = expiry === null ? t('link.personal') : t('link.personalExpires', { expiry });
 
   let subject: string;
   let blocks: Block[];
   switch (message.type) {
     case 'invitation':
-      subject = `${ask.subject}: ${documentName}`;
+      subject = t(`invitation.subject.${ask}`, { document });
       blocks = [
         { kind: 'paragraph', text: greeting },
-        {
-          kind: 'paragraph',
-          text:
-            ask === ASKS.any
-              ? `${owner} has sent you the document ${quotedName}. Open it to review it and complete your part (sign, approve or confirm that you have read it, as asked).`
-              : `${owner} asks you to ${ask.verb} ${quotedName}.`,
-        },
-        { kind: 'link', label: ask.button, url: requireLink(link, message) },
-        { kind: 'paragraph', text: `${personalLink}${expiry === null ? '' : ` The envelope expires on ${expiry}.`}` },
+        { kind: 'paragraph', text: t(`invitation.body.${ask}`, { owner, document }) },
+        { kind: 'link', label: t(`button.${ask}`), url: requireLink(link, message) },
+        { kind: 'paragraph', text: personalLink },
       ];
       break;
     case 'reminder':
-      subject = `Reminder: ${ask.subject.charAt(0).toLowerCase()}${ask.subject.slice(1)}: ${documentName}`;
+      subject = t(`reminder.subject.${ask}`, { document });
       blocks = [
         { kind: 'paragraph', text: greeting },
-        { kind: 'paragraph', text: ask === ASKS.any ? `${owner} is still waiting for you to complete your part of ${quotedName}.` : `${owner} is still waiting for you to ${ask.verb} ${quotedName}.` },
-        { kind: 'link', label: ask.button, url: requireLink(link, message) },
-        { kind: 'paragraph', text: `${personalLink}${expiry === null ? '' : ` The envelope expires on ${expiry}.`}` },
+        { kind: 'paragraph', text: t(`reminder.body.${ask}`, { owner, document }) },
+        { kind: 'link', label: t(`button.${ask}`), url: requireLink(link, message) },
+        { kind: 'paragraph', text: personalLink },
       ];
       break;
     case 'completed':
-      subject = `Completed: ${documentName}`;
+      subject = t('completed.subject', { document });
       blocks =
         message.recipientId === null
           ? [
               { kind: 'paragraph', text: greeting },
-              { kind: 'paragraph', text: `Every recipient has acted on ${quotedName}: the envelope is completed and the document is sealed.` },
-              { kind: 'paragraph', text: 'Download the sealed PDF from the envelope in the console (after logging in) or through the API.' },
-              { kind: 'link', label: 'Open the envelope in the console', url: consoleEnvelopeLink(options.publicBaseUrl, message.envelopeId) },
+              { kind: 'paragraph', text: t('completed.owner.body', { document }) },
+              { kind: 'paragraph', text: t('completed.owner.download') },
+              { kind: 'link', label: t('completed.owner.button'), url: consoleEnvelopeLink(options.publicBaseUrl, message.envelopeId) },
             ]
           : [
               { kind: 'paragraph', text: greeting },
-              { kind: 'paragraph', text: `Every recipient has acted on ${quotedName}, which ${owner} sent you: the envelope is completed and the document is sealed.` },
+              { kind: 'paragraph', text: t('completed.recipient.body', { document, owner }) },
               ...(link === null
-                ? [{ kind: 'paragraph', text: `Ask ${owner} for a copy of the sealed PDF.` } as Block]
+                ? [{ kind: 'paragraph', text: t('completed.recipient.askCopy', { owner }) } as Block]
                 : [
-                    { kind: 'link', label: 'Download the sealed PDF', url: link } as Block,
-                    { kind: 'paragraph', text: `${personalLink} It works for 30 days.` } as Block,
+                    { kind: 'link', label: t('completed.recipient.button'), url: link } as Block,
+                    { kind: 'paragraph', text: t('link.personalDays', { days: 30 }) } as Block,
                   ]),
             ];
       break;
     case 'declined': {
-      const who = message.declinedBy !== null && oneLine(message.declinedBy) !== '' ? oneLine(message.declinedBy) : 'A recipient';
-      subject = `Declined: ${documentName}`;
+      const name = message.declinedBy === null ? '' : oneLine(message.declinedBy);
+      subject = t('declined.subject', { document });
       blocks = [
         { kind: 'paragraph', text: greeting },
-        { kind: 'paragraph', text: `${who} declined ${quotedName}. The envelope is closed: nobody can act on it any more.` },
-        { kind: 'paragraph', text: 'The reason given:' },
-        { kind: 'quote', text: multiLine(message.reason ?? '') || '(none)' },
+        { kind: 'paragraph', text: name === '' ? t('declined.body.anonymous', { document }) : t('declined.body.named', { name, document }) },
+        { kind: 'paragraph', text: t('declined.reason') },
+        { kind: 'quote', text: multiLine(message.reason ?? '') || t('declined.noReason') },
       ];
       break;
     }
     case 'voided':
-      subject = `Voided: ${documentName}`;
+      subject = t('voided.subject', { document });
       blocks = [
         { kind: 'paragraph', text: greeting },
-        { kind: 'paragraph', text: `${owner} has voided ${quotedName}. Nothing more is needed from you, and the link you received no longer lets anyone act on it.` },
+        { kind: 'paragraph', text: t('voided.body', { owner, document }) },
       ];
       break;
     case 'expired':
-      subject = `Expired: ${documentName}`;
+      subject = t('expired.subject', { document });
       blocks = [
         { kind: 'paragraph', text: greeting },
-        {
-          kind: 'paragraph',
-          text: `${quotedName} expired${expiry === null ? '' : ` on ${expiry}`} before every recipient had acted. The envelope is closed; send the document again in a new envelope if it is still needed.`,
-        },
+        { kind: 'paragraph', text: expiry === null ? t('expired.body.undated', { document }) : t('expired.body.dated', { document, expiry }) },
       ];
       break;
   }
   blocks.push({ kind: 'facts', rows: facts });
-  blocks.push({
-    kind: 'paragraph',
-    text:
-      message.recipientId === null
-        ? 'You receive this e-mail because you own this envelope.'
-        : `You receive this e-mail because ${owner} named you as a recipient of this envelope. If you did not expect it, you can ignore it.`,
-  });
+  blocks.push({ kind: 'paragraph', text: message.recipientId === null ? t('footer.owner') : t('footer.recipient', { owner }) });
   const safeSubject = oneLine(subject);
-  return { subject: safeSubject, text: toText(blocks), html: toHtml(safeSubject, blocks) };
+  return { subject: safeSubject, text: toText(blocks), html: toHtml(safeSubject, blocks, locale, t) };
 }
 
 /**
  * The e-mail that verifies an owner's address (no envelope): `options.signingLink` carries its
  * verification link.
  */
-function renderVerification(message: EmailMessage, options: RenderEmailOptions): RenderedEmail {
-  const expiry = message.expiresAt === null ? null : formatTime(message.expiresAt);
-  const subject = 'Verify your e-mail address';
+function renderVerification(message: EmailMessage, options: RenderEmailOptions, locale: Locale, t: (key: string, values?: MessageValues) => string): RenderedEmail {
+  const expiry = message.expiresAt === null ? null : formatDateTime(locale, message.expiresAt);
+  const subject = t('verification.subject');
   const blocks: Block[] = [
-    { kind: 'paragraph', text: 'Hello,' },
-    { kind: 'paragraph', text: `Someone (we hope you) created an account with the envelope signing service for ${oneLine(message.to.email)}. Confirm that this address is yours, so that you can send documents for signature in its name.` },
-    { kind: 'link', label: 'Verify my e-mail address', url: requireLink(options.signingLink, message) },
-    { kind: 'paragraph', text: `The link works once or more until ${expiry ?? 'it expires'}. If you did not create this account, ignore this e-mail: nothing will be sent in your name.` },
+    { kind: 'paragraph', text: t('greeting.anonymous') },
+    { kind: 'paragraph', text: t('verification.body', { email: oneLine(message.to.email) }) },
+    { kind: 'link', label: t('verification.button'), url: requireLink(options.signingLink, message) },
+    { kind: 'paragraph', text: expiry === null ? t('verification.noExpiry') : t('verification.expiry', { expiry }) },
   ];
-  return { subject, text: toText(blocks), html: toHtml(subject, blocks) };
+  return { subject, text: toText(blocks), html: toHtml(subject, blocks, locale, t) };
+}
+
+/** Each text value between a first-strong isolate and its pop (U+2068, U+2069). */
+function isolated(values: MessageValues): MessageValues {
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, typeof value === 'string' ? `\u2068${value}\u2069` : value]));
 }
 
 function requireLink(link: string | null, message: EmailMessage): string {
@@ -196,11 +186,12 @@ function requireLink(link: string | null, message: EmailMessage): string {
   return link;
 }
 
-/** `31 January 2026 at 17:00 UTC` from an ISO 8601 timestamp (the original text if unparsable). */
-export function formatTime(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return oneLine(iso);
-  return `${new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(date)} UTC`;
+/**
+ * `31 January 2026 at 17:00 UTC` from an ISO 8601 timestamp, in `locale` (default English); the
+ * original text if unparsable.
+ */
+export function formatTime(iso: string, locale: string = DEFAULT_LOCALE): string {
+  return Number.isNaN(new Date(iso).getTime()) ? oneLine(iso) : formatDateTime(locale, iso);
 }
 
 // C0 and C1 controls, DEL, line and paragraph separators, and the bidirectional embedding, override
@@ -249,7 +240,7 @@ export function escapeHtml(text: string): string {
 
 const FONT = "font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:15px;line-height:1.5;color:#1f2328";
 
-function toHtml(subject: string, blocks: Block[]): string {
+function toHtml(subject: string, blocks: Block[], locale: Locale, t: (key: string) => string): string {
   const body = blocks
     .map((block) => {
       switch (block.kind) {
@@ -259,22 +250,22 @@ function toHtml(subject: string, blocks: Block[]): string {
           const href = escapeHtml(block.url);
           return (
             `<p style="margin:0 0 8px"><a href="${href}" style="display:inline-block;padding:10px 18px;background:#0b57d0;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600">${escapeHtml(block.label)}</a></p>` +
-            `<p style="margin:0 0 16px;font-size:13px;color:#57606a">Or open this address: <a href="${href}" style="color:#0b57d0;word-break:break-all">${href}</a></p>`
+            `<p style="margin:0 0 16px;font-size:13px;color:#57606a">${escapeHtml(t('link.orOpen'))} <a href="${href}" style="color:#0b57d0;word-break:break-all">${href}</a></p>`
           );
         }
         case 'quote':
-          return `<blockquote style="margin:0 0 16px;padding:8px 12px;border-left:3px solid #d0d7de;color:#57606a">${escapeHtml(block.text).replace(/\n/g, '<br>')}</blockquote>`;
+          return `<blockquote style="margin:0 0 16px;padding:8px 12px;border-inline-start:3px solid #d0d7de;color:#57606a">${escapeHtml(block.text).replace(/\n/g, '<br>')}</blockquote>`;
         case 'facts':
           return (
             '<table role="presentation" style="border-collapse:collapse;margin:0 0 16px;font-size:13px">' +
-            block.rows.map(([label, value]) => `<tr><th scope="row" style="text-align:left;padding:2px 12px 2px 0;color:#57606a;font-weight:normal">${escapeHtml(label)}</th><td style="padding:2px 0">${escapeHtml(value)}</td></tr>`).join('') +
+            block.rows.map(([label, value]) => `<tr><th scope="row" style="text-align:start;padding-block:2px;padding-inline:0 12px;color:#57606a;font-weight:normal">${escapeHtml(label)}</th><td style="padding:2px 0">${escapeHtml(value)}</td></tr>`).join('') +
             '</table>'
           );
       }
     })
     .join('\n');
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${escapeHtml(locale)}" dir="${RIGHT_TO_LEFT_LOCALES.includes(locale) ? 'rtl' : 'ltr'}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(subject)}</title></head>
 <body style="margin:0;padding:24px;background:#ffffff">
 <div style="${FONT};max-width:600px">

@@ -14,6 +14,7 @@
  */
 
 import type { SignerRole } from '../envelopes/model.js';
+import type { Locale } from '../i18n/locales.js';
 
 /** E-mail types (CONTRACT §12.1). */
 /** E-mail types (CONTRACT §12.1), and `verification`: the link that verifies an owner's address (no envelope). */
@@ -46,6 +47,11 @@ export interface EmailMessage {
    * records the link before sending. `null` for e-mails without a link.
    */
   linkSalt: string | null;
+  /**
+   * The language it is written in (CONTRACT §18): the recipient's `locale` (default the envelope's),
+   * the envelope's for the owner. Absent in rows written before languages: English.
+   */
+  locale?: Locale;
 }
 
 /** Webhook event types (CONTRACT §12.2). */

@@ -87,6 +87,7 @@ const draftEnvelope = {
   signingOrder: 'parallel',
   expiresAt: null,
   remindEveryDays: null,
+  locale: 'en',
   createdAt: '2026-11-22T10:15:30.123Z',
   updatedAt: '2026-11-22T10:15:30.123Z',
   sentAt: null,
@@ -104,7 +105,7 @@ const completedEnvelope = {
   signers: [
     {
       id: ids.signer, recipientId: ids.signer, email: 'bob@example.com', name: 'Bob Builder', role: 'signer', routingOrder: 1, status: 'signed',
-      actedAt: '2026-11-22T10:20:01.002Z', declineReason: null, lastEmail: { type: 'completed', status: 'sent', at: '2026-11-22T10:20:03.100Z' },
+      actedAt: '2026-11-22T10:20:01.002Z', declineReason: null, lastEmail: { type: 'completed', status: 'sent', at: '2026-11-22T10:20:03.100Z' }, locale: null,
     },
   ],
   expiresAt: '2026-12-22T10:16:01.001Z',
@@ -269,6 +270,20 @@ const assetResponses = (contentTypes: string[]): Record<number, ResponseConfig> 
   304: { description: 'Not modified: the `If-None-Match` of the request names the file\'s `ETag`; no body.' },
   404: problem(404, 'Not a file of the page (`asset-not-found`).', ['asset-not-found']),
 });
+
+/** The signing page's files: {@link assetResponses}, and its message catalogues as JSON (message key → ICU MessageFormat text). */
+function signPageAssetResponses(): Record<number, ResponseConfig> {
+  const responses = assetResponses(['text/css', 'text/javascript', 'font/ttf']);
+  const ok = responses[200]!;
+  ok.content = {
+    ...ok.content,
+    'application/json': {
+      schema: { type: 'object', additionalProperties: { type: 'string' } },
+      example: { languageName: 'Deutsch', nextField: 'Nächstes Feld', pageOf: 'Seite {number} von {count}' },
+    },
+  };
+  return responses;
+}
 
 const text = (contentType: string, description: string): ResponseConfig => ({
   description,
@@ -478,7 +493,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
     tags: ['Envelopes'],
     summary: `${method === 'put' ? 'Update' : 'Update (PATCH)'} an envelope: signers, fields, settings and status`,
     description:
-      '`PUT` and `PATCH` behave the same: what is present in the body changes, what is absent stays. `signers` replaces the whole list (`null` and `{}` entries are dropped); an entry whose `id` or `recipientId` names a current signer keeps that identity. `fields` replaces the whole list of fields. The settings `signingOrder`, `expiresAt` and `remindEveryDays` change one each. `status` moves `draft` to `sent` (needs the uploaded, valid document and a signer with role `signer`) or `draft`/`sent` to `voided`. Completed and voided envelopes refuse every change.',
+      '`PUT` and `PATCH` behave the same: what is present in the body changes, what is absent stays. `signers` replaces the whole list (`null` and `{}` entries are dropped); an entry whose `id` or `recipientId` names a current signer keeps that identity. `fields` replaces the whole list of fields. The settings `signingOrder`, `expiresAt`, `remindEveryDays` and `locale` change one each. `status` moves `draft` to `sent` (needs the uploaded, valid document and a signer with role `signer`) or `draft`/`sent` to `voided`. Completed and voided envelopes refuse every change.',
     security: bearer,
     request: {
       params: envelopeIdParam,
@@ -743,10 +758,11 @@ const operations: (RouteConfig & { operationId: string })[] = [
     method: 'get',
     path: '/sign/{file}',
     tags: ['Pages'],
-    summary: 'A script, style sheet or font of the signing page, PDF.js or the drawing pad',
+    summary: 'A script, style sheet, font or message catalogue of the signing page, PDF.js or the drawing pad',
+    description: '`messages-<locale>.json` is the page\'s message catalogue of one supported locale (ICU MessageFormat); `messages-en.js` the English one as an ES module, which the page always has to fall back on.',
     security: [],
     request: { params: z.object({ file: z.enum(Object.keys(SIGN_ASSETS) as [string, ...string[]]) }) },
-    responses: { ...assetResponses(['text/css', 'text/javascript', 'font/ttf']), ...common },
+    responses: { ...signPageAssetResponses(), ...common },
   },
   {
     operationId: 'VerifyEmailPage',

@@ -274,6 +274,7 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
                 actedAt: null,
                 declineReason: null,
                 lastEmail: { type: 'invitation', status: 'queued', at: '2026-11-22T10:18:40.512Z' },
+                locale: null,
               },
             },
           },

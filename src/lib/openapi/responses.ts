@@ -25,6 +25,7 @@ import {
   type Field,
 } from '../envelopes/model.js';
 import { problemTitles, type ProblemDetails } from '../http/problem.js';
+import { localeSchema } from '../i18n/schema.js';
 import { REMOVED_KINDS } from '../pdf/index.js';
 
 /** ISO 8601 UTC with milliseconds (CONTRACT §1). */
@@ -68,6 +69,7 @@ export const signerResponse = z
       })
       .nullable()
       .meta({ description: 'The newest e-mail to this recipient; `null` when none.' }),
+    locale: localeSchema.nullable().meta({ description: 'The language of this recipient\'s e-mails and signing page; `null`: the envelope\'s `locale`.' }),
   })
   .meta({ id: 'Signer', description: 'A recipient of the envelope and where it stands.' });
 
@@ -117,6 +119,7 @@ export const envelopeResponse = z
     signingOrder: z.enum(SIGNING_ORDERS),
     expiresAt: timestamp.nullable().meta({ description: 'When a sent envelope expires; `null` in `draft` unless set.' }),
     remindEveryDays: z.int().min(1).max(30).nullable(),
+    locale: localeSchema.meta({ description: 'The language of the owner\'s e-mails, the certificate of completion and the recipients\' default (`en` unless set).' }),
     createdAt: timestamp,
     updatedAt: timestamp,
     sentAt: timestamp.nullable().meta({ description: '`null` until sent.' }),
@@ -185,7 +188,7 @@ export const auditEventResponse = z
     event('envelope.fields_replaced', z.strictObject({ count: z.int().min(0) })),
     event(
       'envelope.settings_changed',
-      z.strictObject({ signingOrder: z.enum(SIGNING_ORDERS).optional(), expiresAt: timestamp.nullable().optional(), remindEveryDays: z.int().nullable().optional() }),
+      z.strictObject({ signingOrder: z.enum(SIGNING_ORDERS).optional(), expiresAt: timestamp.nullable().optional(), remindEveryDays: z.int().nullable().optional(), locale: localeSchema.optional() }),
     ),
     event(
       'envelope.sent',

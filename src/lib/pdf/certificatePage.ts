@@ -6,7 +6,8 @@
  * pages (name, e-mail, role, routing order, final status, when they acted, IP address and user
  * agent, how they were identified, and a signer's signature as drawn or typed), then every audit
  * event with its time, type and actor's e-mail (`system` for the sweeper). Times read
- * `2026-11-22 13:37:06 UTC`.
+ * `2026-11-22 13:37:06 UTC`. Every word comes from the `certificate` (and `common`) catalogue of the
+ * envelope's locale, times in the locale's format naming UTC (CONTRACT §18); raw event types stay.
  *
  * All of it is real, extractable text, shaped with HarfBuzz in the Noto fonts (`shaping.ts`). Long
  * values wrap (e-mail addresses and ids at `@`, `.` and `-` first); the content flows over as many
@@ -24,6 +25,8 @@ import { TextPainter, layoutParagraph, layoutSingleLine } from './textLayout.js'
 import type { Face, Line } from './textLayout.js';
 import type { CertificateRecipient, CompletionCertificate, SignatureValue } from './types.js';
 import { nameAndAddress } from '../nameAndAddress.js';
+import { DEFAULT_LOCALE, RIGHT_TO_LEFT_LOCALES, formatTimestamp, translate } from '../i18n/index.js';
+import type { Locale, MessageValues } from '../i18n/index.js';
 
 const MARGIN = { left: 50, right: 50, top: 56, bottom: 58 };
 const FOOTER_Y = 30;
@@ -57,20 +60,15 @@ const styles = {
   rawType: { face: 'regular', size: 6, gray: 0.45 },
 } satisfies Record<string, Style>;
 
-/** What a recipient of each role agreed to do electronically. */
-const CONSENT_VERBS: Record<string, string> = { signer: 'sign', approver: 'approve', viewer: 'confirm having read the document' };
-
 const lineHeight = (style: Style): number => style.size * 1.4;
 
 /**
- * A time as the certificate prints it: `2026-11-22 13:37:06 UTC` (CONTRACT §10), from an ISO 8601
+ * A time as the certificate prints it: `2026-11-22 13:37:06 UTC` (CONTRACT §10) in English, the
+ * locale's numeric date and 24-hour time naming UTC otherwise (CONTRACT §18), from an ISO 8601
  * timestamp; a value that is not one is printed as given.
  */
-export function formatTime(timestamp: string): string {
-  const date = new Date(timestamp);
-  if (Number.isNaN(date.getTime())) return timestamp;
-  const iso = date.toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+export function formatTime(timestamp: string, locale: string = DEFAULT_LOCALE): string {
+  return formatTimestamp(locale, timestamp);
 }
 
 /** Something placed in the flow: its height, and how to draw it with its top at `top`. */
@@ -163,9 +161,13 @@ class Flow {
   }
 }
 
-/** A column of a text row: laid-out lines at an x offset from the left margin. */
+/**
+ * A column of a text row: laid-out lines at an x offset from the start margin (the left one, the
+ * right one on a right-to-left certificate), `width` points wide.
+ */
 interface Cell {
   x: number;
+  width: number;
   lines: Line[];
   style: Style;
 }
@@ -176,18 +178,42 @@ interface Cell {
 class CertificateWriter {
   readonly flow: Flow;
   private readonly contentWidth: number;
+  /** Arabic and Hebrew certificates are laid out right to left (CONTRACT §18). */
+  readonly rtl: boolean;
 
   constructor(
     private readonly painter: TextPainter,
     pdf: PDF,
     size: { width: number; height: number; logicalWidth: number; logicalHeight: number },
+    /** The certificate's locale (CONTRACT §18). */
+    readonly locale: string,
   ) {
     this.flow = new Flow(pdf, size);
     this.contentWidth = size.logicalWidth - MARGIN.left - MARGIN.right;
+    this.rtl = RIGHT_TO_LEFT_LOCALES.includes(locale as Locale);
+  }
+
+
+  /**
+   * Where a cell's line starts on the page: at the cell's start, which for a right-to-left locale is
+   * its right edge (the layout is mirrored: columns from the right, lines aligned right).
+   */
+  lineX(c: Cell, line: Line): number {
+    if (!this.rtl) return MARGIN.left + c.x;
+    return MARGIN.left + this.contentWidth - c.x - line.width * c.style.size;
+  }
+
+  /** A message of the `certificate` catalogue in the certificate's locale. */
+  t(key: string, values?: MessageValues): string {
+    return translate(this.locale, 'certificate', key, values);
+  }
+
+  time(timestamp: string): string {
+    return formatTimestamp(this.locale, timestamp);
   }
 
   cell(text: string, style: Style, x: number, width: number): Cell {
-    return { x, lines: layoutParagraph(text, { face: style.face, size: style.size, maxWidth: width }), style };
+    return { x, width, lines: layoutParagraph(text, { face: style.face, size: style.size, maxWidth: width }), style };
   }
 
   /** A row of cells side by side, as tall as its tallest cell plus `gap`. */
@@ -202,7 +228,7 @@ class CertificateWriter {
             if (line.runs.length === 0) return;
             const baseline = top - index * step - step * 0.76;
             target.operators.push(
-              ...this.painter.lineOperators(target.page, line, { x: MARGIN.left + c.x, y: baseline, size: c.style.size, gray: c.style.gray }),
+              ...this.painter.lineOperators(target.page, line, { x: this.lineX(c, line), y: baseline, size: c.style.size, gray: c.style.gray }),
             );
           });
         }
@@ -288,8 +314,8 @@ class CertificateWriter {
   signatureRow(signature: SignatureValue): Row {
     const width = Math.min(SIGNATURE_BOX.width, this.contentWidth - LABEL_WIDTH);
     const height = SIGNATURE_BOX.height;
-    const label = this.cell('Signature', styles.label, 0, LABEL_WIDTH - COLUMN_GAP);
-    const caption = 'typed' in signature ? 'Typed by the signer, shown in a handwriting font' : 'Drawn by the signer';
+    const label = this.cell(this.t('label.signature'), styles.label, 0, LABEL_WIDTH - COLUMN_GAP);
+    const caption = 'typed' in signature ? this.t('signature.typed') : this.t('signature.drawn');
     const captionCell = this.cell(caption, styles.caption, LABEL_WIDTH, this.contentWidth - LABEL_WIDTH);
     const typed = 'typed' in signature ? layoutSingleLine(signature.typed, 'handwriting') : undefined;
     const captionHeight = captionCell.lines.length * lineHeight(styles.caption);
@@ -297,7 +323,7 @@ class CertificateWriter {
       height: height + captionHeight + 6,
       draw: (target, top) => {
         this.textRow([label]).draw(target, top);
-        const box = { x: MARGIN.left + LABEL_WIDTH, y: top - height, width, height };
+        const box = { x: this.rtl ? MARGIN.left + this.contentWidth - LABEL_WIDTH - width : MARGIN.left + LABEL_WIDTH, y: top - height, width, height };
         target.operators.push(
           ops.pushGraphicsState(),
           ops.setStrokingGray(0.7),
@@ -340,22 +366,20 @@ class CertificateWriter {
         ],
         3,
       ),
-      this.field('E-mail', recipient.email),
-      this.fieldPair(['Role', recipient.role], ['Routing order', String(recipient.routingOrder)]),
-      this.fieldPair(['Status', recipient.status], ['Acted', recipient.actedAt === null ? '—' : formatTime(recipient.actedAt)]),
-      this.field('IP address', recipient.ip ?? '—'),
-      this.field('User agent', recipient.userAgent === null ? '—' : `${recipient.userAgent} (as reported by the browser)`),
-      this.field('Identified by', recipient.identification ?? '—'),
+      this.field(this.t('label.email'), recipient.email),
+      this.fieldPair([this.t('label.role'), translate(this.locale, 'common', `role.${recipient.role}`)], [this.t('label.routingOrder'), String(recipient.routingOrder)]),
+      this.fieldPair([this.t('label.status'), translate(this.locale, 'common', `status.${recipient.status}`)], [this.t('label.acted'), recipient.actedAt === null ? '—' : this.time(recipient.actedAt)]),
+      this.field(this.t('label.ip'), recipient.ip ?? '—'),
+      this.field(this.t('label.userAgent'), recipient.userAgent === null ? '—' : this.t('userAgent.reported', { userAgent: recipient.userAgent })),
+      this.field(this.t('label.identifiedBy'), recipient.identification ?? '—'),
       this.field(
-        'Consent',
-        recipient.consent === null
-          ? '—'
-          : `Agreed to ${CONSENT_VERBS[recipient.role] ?? 'act'} electronically on ${formatTime(recipient.consent.at)}, after being shown the disclosure ${recipient.consent.version}.`,
+        this.t('label.consent'),
+        recipient.consent === null ? '—' : this.t('consent.agreed', { role: recipient.role, time: this.time(recipient.consent.at), version: recipient.consent.version }),
       ),
-      this.field('Recipient ID', recipient.id),
+      this.field(this.t('label.recipientId'), recipient.id),
     ];
     if (recipient.role === 'signer') {
-      rows.push(recipient.signature === null ? this.field('Signature', '—') : this.signatureRow(recipient.signature));
+      rows.push(recipient.signature === null ? this.field(this.t('label.signature'), '—') : this.signatureRow(recipient.signature));
     }
     // The space after the block belongs to it, so that the next block starts clear of it.
     rows.push({ height: 10, draw: () => undefined });
@@ -382,14 +406,14 @@ class CertificateWriter {
       return { height: main.height + raw.height, draw: (target, top) => (main.draw(target, top), raw.draw(target, top - main.height)) };
     };
     if (events.length === 0) {
-      this.flow.row(this.full('No events.', styles.value));
+      this.flow.row(this.full(this.t('audit.none'), styles.value));
       return;
     }
-    const header = tableRow(['#', 'Time', 'What happened', 'IP address'], styles.tableHead);
+    const header = tableRow(['#', this.t('audit.time'), this.t('audit.what'), this.t('audit.ip')], styles.tableHead);
     this.flow.row(header);
     this.flow.repeatOnNewPage = [header];
     for (const event of events) {
-      this.flow.row(tableRow([String(event.sequence), formatTime(event.at), event.sentence, event.ip ?? '—'], styles.tableCell, event.type));
+      this.flow.row(tableRow([String(event.sequence), this.time(event.at), event.sentence, event.ip ?? '—'], styles.tableCell, event.type));
     }
     this.flow.repeatOnNewPage = [];
   }
@@ -413,54 +437,47 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
   const size = { width, height, logicalWidth: width / scale, logicalHeight: height / scale };
 
   const painter = new TextPainter(pdf);
-  const writer = new CertificateWriter(painter, pdf, size);
+  const writer = new CertificateWriter(painter, pdf, size, certificate.locale ?? DEFAULT_LOCALE);
   const { flow } = writer;
+  const t = writer.t.bind(writer);
+  const time = writer.time.bind(writer);
 
-  flow.row(writer.full('Certificate of completion', styles.title, 6));
-  flow.row(
-    writer.full(
-      'This certificate was added by the envelope service when the envelope was completed. The document before it ' +
-        "(its form fields flattened and the recipients' field values drawn into the page content) and this certificate " +
-        "are sealed together with the service's PAdES signature: any change to either breaks the seal.",
-      styles.intro,
-      8,
-    ),
-  );
+  flow.row(writer.full(t('title'), styles.title, 6));
+  flow.row(writer.full(t('intro'), styles.intro, 8));
 
-  writer.heading('Envelope');
-  flow.row(writer.field('Envelope ID', certificate.envelopeId));
-  flow.row(writer.field('Document', certificate.documentName));
-  flow.row(writer.field('Owner', nameAndAddress(certificate.ownerName, certificate.ownerEmail)));
-  flow.row(writer.digestField('Document SHA-256', certificate.documentSha256));
-  flow.row(writer.field('Pages', String(certificate.pageCount)));
-  flow.row(writer.field('Created', formatTime(certificate.createdAt)));
-  flow.row(writer.field('Sent', certificate.sentAt === null ? '— (completed by the owner without sending)' : formatTime(certificate.sentAt)));
-  flow.row(writer.field('Completed', formatTime(certificate.completedAt)));
+  writer.heading(t('heading.envelope'));
+  flow.row(writer.field(t('label.envelopeId'), certificate.envelopeId));
+  flow.row(writer.field(t('label.document'), certificate.documentName));
+  flow.row(writer.field(t('label.owner'), nameAndAddress(certificate.ownerName, certificate.ownerEmail)));
+  flow.row(writer.digestField(t('label.documentSha256'), certificate.documentSha256));
+  flow.row(writer.field(t('label.pages'), String(certificate.pageCount)));
+  flow.row(writer.field(t('label.created'), time(certificate.createdAt)));
+  flow.row(writer.field(t('label.sent'), certificate.sentAt === null ? t('sent.never') : time(certificate.sentAt)));
+  flow.row(writer.field(t('label.completed'), time(certificate.completedAt)));
 
-  writer.heading(`Recipients (${certificate.recipients.length})`);
-  if (certificate.recipients.length === 0) flow.row(writer.full('No recipients.', styles.value));
+  writer.heading(t('heading.recipients', { count: certificate.recipients.length }));
+  if (certificate.recipients.length === 0) flow.row(writer.full(t('recipients.none'), styles.value));
   certificate.recipients.forEach((recipient, index) => flow.block(writer.recipientBlock(recipient, index)));
 
   if (certificate.disclosure !== null) {
-    writer.heading('Consent to electronic signatures');
-    flow.row(writer.full(`Every recipient who acted agreed to this disclosure (version ${certificate.disclosure.version}), shown to them word for word:`, styles.intro, 4));
+    writer.heading(t('heading.consent'));
+    flow.row(writer.full(t('consent.intro', { version: certificate.disclosure.version }), styles.intro, 4));
     flow.row(writer.full(certificate.disclosure.text, styles.value, 4));
   }
 
-  writer.heading(`Audit trail (${certificate.events.length} ${certificate.events.length === 1 ? 'event' : 'events'})`);
+  writer.heading(t('heading.audit', { count: certificate.events.length }));
   writer.auditTable(certificate.events);
 
   const total = flow.pages.length;
   flow.pages.forEach((content, index) => {
-    const [footer] = layoutParagraph(`Certificate of completion · Envelope ${certificate.envelopeId} · Page ${index + 1} of ${total}`, {
+    const [footer] = layoutParagraph(t('footer', { envelopeId: certificate.envelopeId, page: index + 1, total }), {
       face: styles.footer.face,
       size: styles.footer.size,
       maxWidth: size.logicalWidth - MARGIN.left - MARGIN.right,
     });
     if (footer !== undefined) {
-      content.operators.push(
-        ...painter.lineOperators(content.page, footer, { x: MARGIN.left, y: FOOTER_Y, size: styles.footer.size, gray: styles.footer.gray }),
-      );
+      const x = writer.rtl ? size.logicalWidth - MARGIN.right - footer.width * styles.footer.size : MARGIN.left;
+      content.operators.push(...painter.lineOperators(content.page, footer, { x, y: FOOTER_Y, size: styles.footer.size, gray: styles.footer.gray }));
     }
     content.page.drawOperators(
       scale === 1

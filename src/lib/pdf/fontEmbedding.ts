@@ -51,6 +51,7 @@ interface SubsetExports {
   hb_subset_input_create_or_fail(): number;
   hb_subset_input_destroy(input: number): void;
   hb_subset_input_glyph_set(input: number): number;
+  hb_subset_input_unicode_set(input: number): number;
   hb_subset_input_set(input: number, setType: number): number;
   hb_subset_input_set_flags(input: number, flags: number): void;
   hb_subset_or_fail(face: number, input: number): number;
@@ -103,17 +104,43 @@ function subsetFace(id: FontId): number {
  * @throws Error when HarfBuzz cannot subset the font (a fault of the vendored file)
  */
 export function subsetFont(id: FontId, glyphIds: Iterable<number>): Uint8Array {
-  const hb = subsetter();
-  const face = subsetFace(id);
-  const input = hb.hb_subset_input_create_or_fail();
-  if (input === 0) throw new Error('hb_subset_input_create_or_fail failed (out of memory).');
-  try {
+  return subsetWith(id, (hb, input) => {
     const glyphs = hb.hb_subset_input_glyph_set(input);
     hb.hb_set_add(glyphs, 0);
     for (const gid of glyphIds) hb.hb_set_add(glyphs, gid);
     const dropped = hb.hb_subset_input_set(input, SUBSET_SETS.dropTableTag);
     for (const name of DROPPED_TABLES) hb.hb_set_add(dropped, tag(name));
     hb.hb_subset_input_set_flags(input, SUBSET_FLAGS.retainGids | SUBSET_FLAGS.noHinting);
+  });
+}
+
+/**
+ * The font of `id` reduced to the characters `codePoints` (and the glyphs shaping reaches from them:
+ * joining forms, ligatures, conjuncts), for a web page's `@font-face`: glyph ids renumbered, hinting
+ * dropped, layout tables (GSUB, GPOS) kept so the browser shapes the text unless `shaping` is false
+ * (scripts drawn glyph by glyph, such as Han, kana and precomposed Hangul, then weigh much less).
+ * @throws Error when HarfBuzz cannot subset the font (a fault of the vendored file)
+ */
+export function subsetFontForWeb(id: FontId, codePoints: Iterable<number>, shaping = true): Uint8Array {
+  return subsetWith(id, (hb, input) => {
+    const unicodes = hb.hb_subset_input_unicode_set(input);
+    for (const codePoint of codePoints) hb.hb_set_add(unicodes, codePoint);
+    if (!shaping) {
+      const dropped = hb.hb_subset_input_set(input, SUBSET_SETS.dropTableTag);
+      for (const name of DROPPED_TABLES) hb.hb_set_add(dropped, tag(name));
+    }
+    hb.hb_subset_input_set_flags(input, SUBSET_FLAGS.noHinting);
+  });
+}
+
+/** Runs hb-subset on the face of `id` with the input `configure` fills in; the subset font's bytes. */
+function subsetWith(id: FontId, configure: (hb: SubsetExports, input: number) => void): Uint8Array {
+  const hb = subsetter();
+  const face = subsetFace(id);
+  const input = hb.hb_subset_input_create_or_fail();
+  if (input === 0) throw new Error('hb_subset_input_create_or_fail failed (out of memory).');
+  try {
+    configure(hb, input);
     const result = hb.hb_subset_or_fail(face, input);
     if (result === 0) throw new Error(`HarfBuzz could not subset ${FONT_FILES[id]}.`);
     const blob = hb.hb_face_reference_blob(result);

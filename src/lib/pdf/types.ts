@@ -36,6 +36,8 @@ export interface CertificateRecipient {
 
 /** What the certificate of completion shows (CONTRACT §6 step 3, §10). */
 export interface CompletionCertificate {
+  /** The language of its headings, labels and times (CONTRACT §18): the envelope's `locale`; absent: `en`. */
+  locale?: string;
   envelopeId: string;
   documentName: string;
   ownerEmail: string;

@@ -31,7 +31,6 @@ export const TABLES = {
   webhooks: 'webhooks',
   webhookDeliveries: 'webhookDeliveries',
   apiKeys: 'apiKeys',
-  idempotencyKeys: 'idempotencyKeys',
 } as const;
 
 /**

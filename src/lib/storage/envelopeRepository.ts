@@ -19,6 +19,9 @@
  * - `action_<id>_<recipientId>`: what a recipient did (signed, approved, viewed, declined), when, from
  *   which IP and user agent, with a signer's values and adopted signature (deflated, binary parts).
  * - `outbox_<batchId>`: outbox batches (`notifications/outboxRepository.ts`).
+ * - `idempotency_<key>`: idempotency keys' claims and kept answers (`idempotencyKeyRepository.ts`);
+ *   {@link EnvelopeRepository.create} inserts the request's claim with the envelope when one waits
+ *   (`idempotentClaim.ts`).
  *
  * A draft being deleted (CONTRACT §14.4) keeps, until its documents and audit rows are gone, a
  * tombstone in place of its envelope row (`deletedAt` set; no status row): {@link EnvelopeRepository.read}
@@ -27,8 +30,10 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { odata, type TableClient, type TableEntityResult, type TransactionAction } from '@azure/data-tables';
 import { forEachConcurrently } from '../concurrency.js';
+import { DEFAULT_LOCALE, isSupportedLocale } from '../i18n/locales.js';
 import { AppError } from '../errors.js';
 import type { AuditEvent, EnvelopeRecord, EnvelopeStatus, Field, RecipientAction, Signer, SigningOrder } from '../envelopes/model.js';
+import { pendingClaimFor } from './idempotentClaim.js';
 import { storageStatus } from './keys.js';
 import { readLongText, writeLongText } from './longText.js';
 
@@ -75,9 +80,27 @@ type EnvelopeEntity = Record<string, unknown> & { partitionKey: string; rowKey: 
 export class EnvelopeRepository {
   constructor(private readonly table: TableClient) {}
 
-  /** Inserts a new envelope with its first audit event. */
+  /**
+   * Inserts a new envelope with its first audit event; with the request's idempotency-key claim in
+   * the same transaction when one is waiting for the owner's partition (`idempotentClaim.ts`).
+   * @throws AppError 409 `idempotency-key-in-use` when that claim's row exists already (nothing written)
+   */
   async create(record: EnvelopeRecord, event: AuditEvent): Promise<void> {
-    await this.table.submitTransaction(creationActions(record, event));
+    const claim = pendingClaimFor(record.ownerId);
+    if (claim === undefined) {
+      await this.table.submitTransaction(creationActions(record, event));
+      return;
+    }
+    try {
+      const result = await this.table.submitTransaction([...creationActions(record, event), ['create', claim.entity]]);
+      claim.state = 'committed';
+      claim.etag = result.subResponses.find((response) => response.rowKey === claim.entity.rowKey)?.etag ?? result.subResponses.at(-1)?.etag;
+    } catch (error) {
+      // The envelope's id is new: a conflict in this transaction is the key's row, held by another request.
+      if (storageStatus(error) !== 409) throw error;
+      claim.state = 'taken';
+      throw new AppError('conflict', 'A request with this Idempotency-Key is already running or done.', { type: 'idempotency-key-in-use' });
+    }
   }
 
   /**
@@ -415,6 +438,7 @@ function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   }
   if (record.pageCount !== null) entity.pageCount = record.pageCount;
   if (record.remindEveryDays !== null) entity.remindEveryDays = record.remindEveryDays;
+  if (record.locale !== undefined) entity.locale = record.locale;
   return entity;
 }
 
@@ -434,6 +458,7 @@ function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
     signingOrder: ((entity.signingOrder as SigningOrder | undefined) ?? 'parallel'),
     expiresAt: text('expiresAt'),
     remindEveryDays: entity.remindEveryDays === undefined ? null : Number(entity.remindEveryDays),
+    locale: isSupportedLocale(entity.locale) ? entity.locale : DEFAULT_LOCALE,
     documentSha256: text('documentSha256'),
     pageCount: entity.pageCount === undefined ? null : Number(entity.pageCount),
     createdAt: String(entity.createdAt),
@@ -465,6 +490,7 @@ function withSignerDefaults(stored: Partial<Signer>): Signer {
     link: stored.link ?? null,
     invitedAt: stored.invitedAt ?? null,
     remindersSent: stored.remindersSent ?? 0,
+    locale: stored.locale ?? null,
     // Absent until the first resend (read as none).
     ...(stored.resends === undefined ? {} : { resends: stored.resends }),
     ...(stored.lastResendAt === undefined ? {} : { lastResendAt: stored.lastResendAt }),

@@ -1,7 +1,9 @@
 /**
- * Idempotency keys, table `idempotencyKeys` (CONTRACT §14.2, the IETF `Idempotency-Key` header
- * draft): PartitionKey = the owner's user id, RowKey = the key as sent ({@link textKey}-encoded), so
- * keys of different owners never meet and every lookup is one point read.
+ * Idempotency keys, in table `envelopes` (CONTRACT §14.2, the IETF `Idempotency-Key` header
+ * draft): PartitionKey = the owner's user id, RowKey = `idempotency_` + the key as sent
+ * ({@link textKey}-encoded), so keys of different owners never meet and every lookup is one point
+ * read. They share the owner's partition with the envelopes so that an endpoint whose change is one
+ * transaction there can write the claim in that transaction (`idempotentClaim.ts`).
  *
  * A row is first a claim (`state: running`), inserted before the request's work starts; the insert
  * is insert-only, so of two requests with the same key, on any instances, exactly one gets it. When
@@ -92,6 +94,14 @@ export function expiryHourEnd(at: string): string {
   return new Date(Math.floor(Date.parse(at) / hour) * hour + hour).toISOString();
 }
 
+/** The RowKeys' prefix: the rows share the owner's partition of table `envelopes`. */
+const ROW_PREFIX = 'idempotency_';
+
+/** The RowKey of `key`'s row. */
+export function idempotencyRowKey(key: string): string {
+  return ROW_PREFIX + textKey(key);
+}
+
 /** Rounds a claim tries when the row it found vanished or changed under it (each round one writer wins). */
 const CLAIM_ROUNDS = 5;
 
@@ -135,10 +145,18 @@ export class IdempotencyKeyRepository {
     throw new Error(`The idempotency key row of ${ownerId} kept changing during ${CLAIM_ROUNDS} claims.`);
   }
 
+  /**
+   * The claim row {@link claim} inserts, for a transaction of the request's own to insert instead
+   * (`idempotentClaim.ts`); the ETag it gets there is the claim's.
+   */
+  claimRow(ownerId: string, key: string, options: ClaimOptions): Entity {
+    return claimEntity(ownerId, key, options);
+  }
+
   /** The row of `key`, or `null`. One point read. */
   async read(ownerId: string, key: string): Promise<IdempotencyKeyRow | null> {
     try {
-      return fromEntity(await this.table.getEntity<Entity>(ownerId, textKey(key)));
+      return fromEntity(await this.table.getEntity<Entity>(ownerId, idempotencyRowKey(key)));
     } catch (error) {
       if (storageStatus(error) === 404) return null;
       throw error;
@@ -154,7 +172,7 @@ export class IdempotencyKeyRepository {
   async keep(ownerId: string, key: string, etag: string, row: IdempotentRequest & { expiresAt: string; answer: KeptAnswer }): Promise<boolean> {
     const entity: Entity = {
       partitionKey: ownerId,
-      rowKey: textKey(key),
+      rowKey: idempotencyRowKey(key),
       state: 'done',
       fingerprint: row.fingerprint,
       method: row.method,
@@ -193,7 +211,7 @@ export class IdempotencyKeyRepository {
    * @returns whether every expired row is gone (`false`: more remain for another call)
    */
   async forgetExpired(ownerId: string, now: Date): Promise<boolean> {
-    const filter = odata`PartitionKey eq ${ownerId} and expiresAt le ${now.toISOString()}`;
+    const filter = odata`PartitionKey eq ${ownerId} and RowKey gt ${ROW_PREFIX} and RowKey lt ${`${ROW_PREFIX}~`} and expiresAt le ${now.toISOString()}`;
     let deleted = 0;
     for await (const entity of this.table.listEntities<Entity>({ queryOptions: { filter, select: ['RowKey', 'expiresAt'] } })) {
       if (deleted >= FORGET_LIMIT) return false;
@@ -211,7 +229,7 @@ export class IdempotencyKeyRepository {
   /** Deletes the claim (`etag`), so that a retry runs again; nothing when it is no longer this request's. */
   async release(ownerId: string, key: string, etag: string): Promise<void> {
     try {
-      await this.writes.write({ kind: 'delete', partitionKey: ownerId, rowKey: textKey(key), etag });
+      await this.writes.write({ kind: 'delete', partitionKey: ownerId, rowKey: idempotencyRowKey(key), etag });
     } catch (error) {
       const status = storageStatus(error);
       if (status !== 412 && status !== 404) throw error;
@@ -223,7 +241,7 @@ function claimEntity(ownerId: string, key: string, options: ClaimOptions): Entit
   const now = options.now.getTime();
   return {
     partitionKey: ownerId,
-    rowKey: textKey(key),
+    rowKey: idempotencyRowKey(key),
     state: 'running',
     fingerprint: options.fingerprint,
     method: options.method,

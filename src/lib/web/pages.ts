@@ -19,9 +19,13 @@ import { fileURLToPath } from 'node:url';
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { AppError } from '../errors.js';
 import { FONT_FILES, fontsFolder } from '../pdf/fonts.js';
+import { SUPPORTED_LOCALES } from '../i18n/locales.js';
+import { fontFaces, SCRIPT_FONTS, scriptFont, type PageScript } from './pageFonts.js';
 
 /** `dist/src/web` (the build copies `src/web` there). */
 const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web');
+/** `dist/src/locales` (the build copies the message catalogues `src/locales` there). */
+const LOCALES_DIR = path.resolve(WEB_DIR, '../locales');
 const require = createRequire(import.meta.url);
 /** The installed `swagger-ui-dist` package. */
 const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -29,18 +33,46 @@ const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.jso
 const PDFJS_DIR = path.dirname(require.resolve('pdfjs-dist/package.json'));
 /** The `dist/` folder of the installed `signature_pad` package (whose exports do not include its package.json). */
 const SIGNATURE_PAD_DIST = path.dirname(require.resolve('signature_pad'));
+/** The installed `intl-messageformat` package (whose exports do not include its package.json); its self-contained ES module build formats ICU messages in the browser. */
+const INTL_MESSAGEFORMAT_DIR = path.dirname(require.resolve('intl-messageformat'));
 
-interface StaticFile {
-  /** Absolute path on disk. */
-  file: string;
-  contentType: string;
-}
+/** A file on disk (its absolute path), or bytes the service makes (once per process). */
+type StaticFile = { file: string; contentType: string } | { build: () => Promise<Buffer>; contentType: string };
 
 const HTML = 'text/html; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 const JAVASCRIPT = 'text/javascript; charset=utf-8';
 /** RFC 8081. */
 const TRUETYPE = 'font/ttf';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The signing page's catalogue (namespace `sign`) of `locale`: `src/locales/<locale>/sign.json`. */
+function signCatalogue(locale: string): string {
+  return path.join(LOCALES_DIR, locale, 'sign.json');
+}
+
+/**
+ * The signing page's message catalogues, one per supported locale, as `messages-<locale>.json`: the
+ * page fetches only its own language's. English is also served as an ES module (`messages-en.js`),
+ * which the page imports, so the page always has English to fall back on.
+ */
+const SIGN_CATALOGUE_ASSETS: Record<string, StaticFile> = {
+  ...Object.fromEntries(SUPPORTED_LOCALES.map((locale) => [`messages-${locale}.json`, { file: signCatalogue(locale), contentType: JSON_TYPE }])),
+  'messages-en.js': {
+    contentType: JAVASCRIPT,
+    build: async () => Buffer.from(`export default ${JSON.stringify(JSON.parse(await readFile(signCatalogue('en'), 'utf8')))};\n`),
+  },
+};
+
+/** The signing page's fonts for scripts a system may lack, and the style sheet declaring them (see pageFonts.ts). */
+const SIGN_FONT_ASSETS: Record<string, StaticFile> = {
+  'fonts.css': { contentType: CSS, build: async () => Buffer.from(fontFaces()) },
+  ...Object.fromEntries(
+    (Object.keys(SCRIPT_FONTS) as PageScript[]).flatMap((script) =>
+      (['font', 'names'] as const).map((kind) => [`${kind}-${script}.ttf`, { contentType: TRUETYPE, build: () => scriptFont(script, kind, LOCALES_DIR) }]),
+    ),
+  ),
+};
 
 /** Files below `GET /api/docs/{file}`: Swagger UI's bundle and styles, and the script that starts it. */
 export const DOCS_ASSETS = {
@@ -75,6 +107,11 @@ export const CONSOLE_ASSETS = {
 export const SIGN_ASSETS = {
   'sign.css': { file: path.join(WEB_DIR, 'sign/sign.css'), contentType: CSS },
   'sign.js': { file: path.join(WEB_DIR, 'sign/sign.js'), contentType: JAVASCRIPT },
+  'fieldLayout.js': { file: path.join(WEB_DIR, 'sign/fieldLayout.js'), contentType: JAVASCRIPT },
+  'i18n.js': { file: path.join(WEB_DIR, 'sign/i18n.js'), contentType: JAVASCRIPT },
+  'intl-messageformat.js': { file: path.join(INTL_MESSAGEFORMAT_DIR, 'intl-messageformat.iife.js'), contentType: JAVASCRIPT },
+  ...SIGN_CATALOGUE_ASSETS,
+  ...SIGN_FONT_ASSETS,
   'signature_pad.min.js': { file: path.join(SIGNATURE_PAD_DIST, 'signature_pad.min.js'), contentType: JAVASCRIPT },
   'Caveat-Regular.ttf': { file: path.join(fontsFolder(), FONT_FILES.handwriting), contentType: TRUETYPE },
   ...PDF_PAGES_ASSET,
@@ -115,10 +152,10 @@ export function contentSecurityPolicy(blobOrigin?: string): string {
   return [...baseDirectives, `connect-src 'self'${blobOrigin === undefined ? '' : ` ${blobOrigin}`}`].join('; ');
 }
 
-const cache = new Map<string, { body: Buffer; etag: string }>();
+const cache = new Map<StaticFile, { body: Buffer; etag: string }>();
 
 /**
- * A 200 answer with the file's bytes (read once per process), its Content-Type and the policy.
+ * A 200 answer with the file's bytes (read or made once per process), its Content-Type and the policy.
  * Pages and assets are revalidated on every use (`no-cache`) so a deployment is seen at once; the
  * strong `ETag` (the bytes' SHA-256) lets a browser revalidate without downloading them again: a
  * request whose `If-None-Match` names it gets 304 and no body (RFC 9110 §13.1.2).
@@ -126,11 +163,11 @@ const cache = new Map<string, { body: Buffer; etag: string }>();
  * @throws Error when the file is missing (a build that did not copy `src/web`): a fault, answered 500
  */
 export async function staticFileResponse(asset: StaticFile, policy: string, request?: Pick<HttpRequest, 'headers'>): Promise<HttpResponseInit> {
-  let cached = cache.get(asset.file);
+  let cached = cache.get(asset);
   if (cached === undefined) {
-    const body = await readFile(asset.file);
+    const body = 'build' in asset ? await asset.build() : await readFile(asset.file);
     cached = { body, etag: `"${createHash('sha256').update(body).digest('base64url')}"` };
-    cache.set(asset.file, cached);
+    cache.set(asset, cached);
   }
   const headers = {
     'Content-Security-Policy': policy,

@@ -335,6 +335,9 @@
     $('signing-order').disabled = !draft;
     $('signer-list').querySelectorAll('input, select, button').forEach(function (control) { control.disabled = !draft; });
     ['expires-at', 'remind-every', 'save-settings'].forEach(function (id) { $(id).disabled = !draft; });
+    // Languages: settings too, and only where the service takes them.
+    $('envelope-locale').disabled = !draft || !speaksLocales();
+    $('signer-list').querySelectorAll('select[data-field="locale"]').forEach(function (control) { control.disabled = !draft || !speaksLocales(); });
     $('settings-hint').textContent = draft ? 'Settings of a draft: once sent, they can no longer change.' : 'The envelope has left draft: these settings can no longer change.';
     // Void a sent envelope; delete a draft; purge a finished envelope's documents (CONTRACT §14.4).
     var purged = envelope.purgedAt !== null;
@@ -361,11 +364,13 @@
     var fieldset = $('signer-template').content.firstElementChild.cloneNode(true);
     var key = 'signer-' + (++signerCounter);
     if (signer && signer.id) fieldset.dataset.signerId = signer.id;
+    fieldset.querySelectorAll('[data-locale-picker]').forEach(fillLocalePicker);
     fieldset.querySelectorAll('[data-field]').forEach(function (input) {
       input.id = key + '-' + input.dataset.field;
       input.name = input.dataset.field;
-      if (signer) input.value = signer[input.dataset.field];
+      if (signer) input.value = signer[input.dataset.field] === null || signer[input.dataset.field] === undefined ? '' : signer[input.dataset.field];
     });
+    fieldset.querySelector('[data-field="locale"]').disabled = !speaksLocales() || state.envelope.status !== 'draft';
     var swatch = fieldset.querySelector('.swatch');
     if (signer && signer.id) swatch.style.background = recipientColor(signer.id).ink;
     else swatch.hidden = true;
@@ -405,6 +410,10 @@
         role: fieldset.querySelector('[data-field="role"]').value,
         routingOrder: order === '' ? 1 : Number(order),
       };
+      if (speaksLocales()) {
+        var locale = fieldset.querySelector('[data-field="locale"]').value;
+        signer.locale = locale === '' ? null : locale;
+      }
       if (fieldset.dataset.signerId) signer.id = fieldset.dataset.signerId;
       return signer;
     });
@@ -472,9 +481,48 @@
     }
   })();
 
+  /** The languages of e-mails, signing pages and certificates (the service's supported locales). */
+  var LOCALES = ['en', 'de', 'fr', 'es', 'it', 'pt-BR', 'nl', 'pl', 'sv', 'da', 'nb', 'fi', 'cs', 'tr',
+    'ru', 'uk', 'el', 'ar', 'he', 'zh-CN', 'zh-TW', 'ja', 'ko', 'hi', 'th', 'id', 'vi'];
+
+  /** A language by its own name ("Deutsch", "日本語"), as the browser's Intl names it, with its tag. */
+  function localeName(tag) {
+    var name = tag;
+    try { name = new Intl.DisplayNames([tag], { type: 'language' }).of(tag) || tag; } catch (ignored) { /* the tag itself */ }
+    return name.charAt(0).toLocaleUpperCase(tag) + name.slice(1) + ' (' + tag + ')';
+  }
+
+  /**
+   * Fills a language picker: every supported locale by its own name; with `data-inherit`, a first
+   * choice (value '') meaning "no language of its own".
+   */
+  function fillLocalePicker(select) {
+    if (select.options.length > 0) return;
+    if (select.dataset.inherit) {
+      var inherit = document.createElement('option');
+      inherit.value = '';
+      inherit.textContent = select.dataset.inherit;
+      select.appendChild(inherit);
+    }
+    LOCALES.forEach(function (tag) {
+      var option = document.createElement('option');
+      option.value = tag;
+      option.lang = tag;
+      option.textContent = localeName(tag);
+      select.appendChild(option);
+    });
+  }
+
+  /** Whether the service takes `locale` on envelopes and recipients (it shows one on every envelope then). */
+  function speaksLocales() {
+    return state.envelope !== null && typeof state.envelope.locale === 'string';
+  }
+
   function showSettings(envelope) {
     $('expires-at').value = envelope.expiresAt === null ? '' : localInputValue(new Date(envelope.expiresAt));
     $('remind-every').value = envelope.remindEveryDays === null ? '' : String(envelope.remindEveryDays);
+    fillLocalePicker($('envelope-locale'));
+    $('envelope-locale').value = typeof envelope.locale === 'string' ? envelope.locale : 'en';
   }
 
   /** A date as a `datetime-local` input shows it: local time, to the minute. */
@@ -493,7 +541,9 @@
       expiresAt = date.toISOString();
     }
     var every = $('remind-every').value;
-    return update({ expiresAt: expiresAt, remindEveryDays: every === '' ? null : Number(every) }).then(function () {
+    var changes = { expiresAt: expiresAt, remindEveryDays: every === '' ? null : Number(every) };
+    if (speaksLocales()) changes.locale = $('envelope-locale').value;
+    return update(changes).then(function () {
       var envelope = state.envelope;
       showStatus('Settings saved. ' + (envelope.expiresAt === null ? 'Expires: the default, counted from sending.' : 'Expires ' + formatTime(envelope.expiresAt) + '.') + ' ' +
         (envelope.remindEveryDays === null ? 'No reminders.' : 'Reminders every ' + envelope.remindEveryDays + (envelope.remindEveryDays === 1 ? ' day.' : ' days.')));

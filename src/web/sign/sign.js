@@ -7,25 +7,13 @@
 // SAS URLs of the recipient's view.
 import SignaturePad from './signature_pad.min.js';
 import { layoutPages, openPdf } from './pdfPages.js';
+import { keepFieldsLaidOut } from './fieldLayout.js';
+import { fillRich, formatDate, formatList, isSupported, LOCALE_NAMES, locale, localiseDocument, t, useLocale } from './i18n.js';
 
 /** /api/, whatever the host's route prefix. */
 const API = new URL('../', import.meta.url);
 const TOKEN_KEY = 'envelope-signing-token';
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-
-/** A field's accessible name when it has no label (CONTRACT §13). */
-const TYPE_NAMES = {
-  signature: 'Signature',
-  initials: 'Initials',
-  date_signed: 'Date signed',
-  name: 'Name',
-  email: 'E-mail',
-  text: 'Text',
-  checkbox: 'Check box',
-  number: 'Number',
-  date: 'Date',
-  dropdown: 'Choice',
-};
 
 /** The API's limits on a drawn signature (CONTRACT §11.2). */
 const MAX_STROKES = 50;
@@ -51,6 +39,14 @@ const state = {
   adopting: null,
   pad: null,
   pdf: null,
+  /** The document's download, started as soon as the view says the recipient can act. */
+  pdfLoading: null,
+  /** Redraws the words of what the page shows now (after a change of language). */
+  screen: null,
+  /** The document's page elements, once laid out. */
+  pages: [],
+  /** Other recipients' values shown on the pages: {filled, element}. */
+  filled: [],
   /** Caveat, loaded: typed signatures are measured in it to fit their fields. */
   fontReady: Promise.resolve(),
 };
@@ -94,7 +90,7 @@ async function showDisclosure() {
     $('disclosure').textContent = disclosure.text;
     state.disclosureShown = true;
   } catch (ignored) {
-    $('disclosure').textContent = 'The disclosure about electronic signatures could not be loaded. Reload the page before you agree.';
+    $('disclosure').textContent = t('disclosureFailed');
     state.disclosureShown = false;
   }
 }
@@ -114,7 +110,7 @@ async function signingApi(method, path, body) {
   try {
     response = await fetch(new URL(path, API), init);
   } catch (ignored) {
-    const error = new Error('The service could not be reached. Check your connection and try again.');
+    const error = new Error(t('unreachable'));
     error.status = 0;
     throw error;
   }
@@ -122,7 +118,7 @@ async function signingApi(method, path, body) {
   let parsed = null;
   try { parsed = text === '' ? null : JSON.parse(text); } catch (ignored) { parsed = null; }
   if (!response.ok) {
-    const error = new Error(parsed && typeof parsed.detail === 'string' ? parsed.detail : 'The service answered ' + response.status + '.');
+    const error = new Error(parsed && typeof parsed.detail === 'string' ? parsed.detail : t('serviceAnswered', { status: response.status }));
     error.status = response.status;
     error.problem = parsed;
     throw error;
@@ -137,13 +133,6 @@ function show(section) {
   $('guide').hidden = section !== 'ceremony';
 }
 
-const verbs = {
-  signer: { ask: 'sign', done: 'signed', noun: 'signature' },
-  approver: { ask: 'approve', done: 'approved', noun: 'approval' },
-  viewer: { ask: 'review', done: 'reviewed', noun: 'review' },
-  cc: { ask: 'receive a copy of', done: 'received', noun: 'copy' },
-};
-
 function paragraph(text) {
   const element = document.createElement('p');
   element.textContent = text;
@@ -153,7 +142,7 @@ function paragraph(text) {
 /** A plain message in place of the document. */
 function showMessage(heading, lines, options) {
   show('message');
-  document.title = heading + ' · Envelope Signing Service';
+  document.title = t('pageTitle', { heading: heading });
   $('message-heading').textContent = heading;
   const body = $('message-body');
   body.textContent = '';
@@ -163,23 +152,13 @@ function showMessage(heading, lines, options) {
 }
 
 function showInvalidLink() {
-  showMessage('This link no longer works', [
-    'The link may be out of date: when a new invitation is sent, the older links stop working, and a link stops working 30 days after the envelope was closed.',
-    'Use the link in your newest e-mail about this envelope, or ask its sender for a new one.',
-  ]);
+  state.screen = showInvalidLink;
+  showMessage(t('invalidLinkHeading'), [t('invalidLinkWhy'), t('invalidLinkWhat')]);
 }
 
 /** "Ada Lovelace must sign and Bob Builder must approve". */
 function listPeople(people) {
-  const parts = people.map((person) => person.name + ' must ' + verbs[person.role].ask);
-  if (parts.length <= 1) return parts.join('');
-  return parts.slice(0, -1).join(', ') + ' and ' + parts[parts.length - 1];
-}
-
-/** A time in the reader's language and time zone, naming the zone ("25 November 2026 at 14:05 CET"). */
-function formatDate(iso) {
-  if (!iso) return '';
-  return new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+  return formatList(people.map((person) => t('waitingPerson', { name: person.name, role: person.role })));
 }
 
 /** Who sent the envelope: "Ada Lovelace <ada@example.com>" when the owner gave a name, else the address. */
@@ -190,61 +169,57 @@ function sender(envelope) {
 /** Decides what the view allows: the ceremony, or the message that explains why not. */
 function render(view) {
   state.view = view;
+  state.screen = () => render(view);
   const envelope = view.envelope;
   const recipient = view.recipient;
+  const role = recipient.role;
   const documentName = envelope.documentName;
   const acted = ['signed', 'approved', 'viewed', 'declined'].indexOf(recipient.status) >= 0;
 
   if (envelope.status === 'completed') {
-    const lines = ['Everyone has acted on ' + documentName + ', and it has been sealed.'];
-    if (acted) lines.push('You ' + verbs[recipient.role].done + ' it on ' + formatDate(recipient.actedAt) + '.');
-    lines.push('You can download the signed PDF; it carries a certificate of completion and a digital seal.');
-    showMessage('This envelope is completed', lines, { download: view.signedUrl !== null });
+    const lines = [t('completedEveryone', { document: documentName })];
+    if (acted) lines.push(t('youActedOn', { role: role, date: formatDate(recipient.actedAt) }));
+    lines.push(t('completedDownload'));
+    showMessage(t('completedHeading'), lines, { download: view.signedUrl !== null });
     return;
   }
   if (envelope.status === 'declined') {
-    showMessage('This envelope was declined', [
+    showMessage(t('declinedHeading'), [
       recipient.status === 'declined'
-        ? 'You declined it on ' + formatDate(recipient.actedAt) + '. Its sender, ' + sender(envelope) + ', was told your reason.'
-        : 'A recipient declined ' + documentName + ', so it can no longer be signed. Its sender, ' + sender(envelope) + ', has been told.',
-      'There is nothing more to do here.',
+        ? t('declinedByYou', { date: formatDate(recipient.actedAt), sender: sender(envelope) })
+        : t('declinedByOther', { document: documentName, sender: sender(envelope) }),
+      t('nothingMore'),
     ]);
     return;
   }
   if (envelope.status === 'voided') {
-    showMessage('This envelope was withdrawn', [
-      'Its sender, ' + sender(envelope) + ', withdrew (voided) ' + documentName + ', so it can no longer be signed.',
-      'There is nothing more to do here. If you expected to sign it, contact the sender.',
-    ]);
+    showMessage(t('voidedHeading'), [t('voidedBody', { sender: sender(envelope), document: documentName }), t('voidedWhat')]);
     return;
   }
   if (envelope.status === 'expired' || (envelope.status === 'sent' && !view.canAct && envelope.expiresAt !== null && Date.parse(envelope.expiresAt) <= Date.now() && !acted)) {
-    showMessage('This envelope has expired', [
-      documentName + ' was not finished by ' + formatDate(envelope.expiresAt) + ', so it can no longer be signed.',
-      'Ask its sender, ' + sender(envelope) + ', to send it again if it is still needed.',
+    showMessage(t('expiredHeading'), [
+      t('expiredBody', { document: documentName, date: formatDate(envelope.expiresAt) }),
+      t('expiredWhat', { sender: sender(envelope) }),
     ]);
     return;
   }
   if (acted) {
-    showMessage('You already ' + verbs[recipient.role].done + ' this document', [
-      'You ' + verbs[recipient.role].done + ' ' + documentName + ' on ' + formatDate(recipient.actedAt) + '.',
-      'Once everyone has acted, the signed document comes to you by e-mail.',
+    showMessage(t('alreadyHeading', { role: role }), [
+      t('alreadyBody', { role: role, document: documentName, date: formatDate(recipient.actedAt) }),
+      t('signedComesByEmail'),
     ]);
     return;
   }
   if (recipient.role === 'cc') {
-    showMessage('You will receive a copy', [
-      sender(envelope) + ' sent you ' + documentName + ' for your information. There is nothing to sign.',
-      'Once everyone has acted, the signed document comes to you by e-mail.',
-    ]);
+    showMessage(t('ccHeading'), [t('ccBody', { sender: sender(envelope), document: documentName }), t('signedComesByEmail')]);
     return;
   }
   if (!view.canAct) {
     const lines = view.waitingFor.length > 0
-      ? [listPeople(view.waitingFor) + ' ' + documentName + ' first.']
-      : ['Someone else has to act on ' + documentName + ' first.'];
-    lines.push('You will get an e-mail when it is your turn; this link will work then.');
-    showMessage('It is not your turn yet', lines);
+      ? [t('waitingFor', { people: listPeople(view.waitingFor), document: documentName })]
+      : [t('waitingForSomeone', { document: documentName })];
+    lines.push(t('waitingEmail'));
+    showMessage(t('notYourTurnHeading'), lines);
     return;
   }
   startCeremony(view).catch(showDocumentError);
@@ -253,7 +228,8 @@ function render(view) {
 // ---- The ceremony --------------------------------------------------------------------------------
 
 function fieldName(field) {
-  return field.label ? field.label : TYPE_NAMES[field.type] || field.type;
+  if (field.label) return field.label;
+  return ['number', 'date', 'dropdown'].indexOf(field.type) >= 0 ? t('fieldTypeValue', { type: field.type }) : t('fieldType', { type: field.type });
 }
 
 /** Fields in reading order: page, then top to bottom, then left to right. */
@@ -266,44 +242,26 @@ async function startCeremony(view) {
   const recipient = view.recipient;
   const role = recipient.role;
   show('ceremony');
-  const verb = verbs[role].ask;
-  document.title = 'Please ' + verb + ' ' + envelope.documentName + ' · Envelope Signing Service';
-  $('request-heading').textContent = 'Please ' + verb + ' ' + envelope.documentName;
-  $('request-line').textContent = sender(envelope) + ' asks you to ' + verb + ' ' + envelope.documentName + '.';
-  $('recipient-line').textContent = 'You ' + (role === 'viewer' ? 'review it' : verb === 'sign' ? 'sign' : verb) + ' as ' + recipient.name + ' (' + recipient.email + ').';
-  $('document-link').href = view.documentUrl;
+  const fillable = view.fields.slice().sort(readingOrder);
+  state.screen = relabelCeremony;
+  ceremonyTexts(view, fillable);
   $('document-link').addEventListener('click', openDocument);
 
   void showDisclosure();
-  const fillable = view.fields.slice().sort(readingOrder);
   state.fontReady = document.fonts.load('100px Caveat').catch(() => []);
-  if (role === 'signer') {
-    $('instructions').textContent = fillable.length > 0
-      ? 'Fill in the highlighted fields (“Next field” takes you from one to the next), then finish at the end of the document.'
-      : 'Read the document, adopt your signature at the end of it, and finish.';
-    $('consent-label').textContent = 'I agree to sign this document electronically. My electronic signature counts as my handwritten signature.';
-    $('finish-button').textContent = 'Finish';
-  } else if (role === 'approver') {
-    $('instructions').textContent = 'Read the document, then approve it (or decline) at the end.';
-    $('consent-label').textContent = 'I agree to approve this document electronically.';
-    $('finish-button').textContent = 'Approve';
-  } else {
-    $('instructions').textContent = 'Read the document, then confirm at the end that you have read it.';
-    $('consent-label').textContent = 'I agree to confirm electronically that I have read this document.';
-    $('finish-button').textContent = 'Confirm I have read it';
-  }
   $('decline-button').hidden = role === 'viewer';
-  $('decline-heading').textContent = role === 'approver' ? 'Decline to approve' : 'Decline to sign';
   const hasSignatureField = fillable.some((field) => field.type === 'signature' || field.type === 'initials');
   $('whole-signature').hidden = !(role === 'signer' && !hasSignatureField);
   $('request-heading').setAttribute('tabindex', '-1');
   $('request-heading').focus();
   updateProgress();
 
-  state.pdf = await openPdf(view.documentUrl);
+  state.pdf = await (state.pdfLoading || openPdf(view.documentUrl));
+  state.pdfLoading = null;
   const layout = await layoutPages(state.pdf, $('pages'), {
-    pageLabel: (number, count) => 'Page ' + number + ' of ' + count,
+    pageLabel: (number, count) => t('pageOf', { number: number, count: count }),
   });
+  state.pages = layout.pages;
   layout.pages.forEach((pageElement) => {
     const number = document.createElement('span');
     number.className = 'page-number';
@@ -321,11 +279,58 @@ async function startCeremony(view) {
   // What earlier recipients filled in, read-only, in place: what this recipient sees is what gets sealed.
   (view.filled || []).forEach((filled) => {
     const pageElement = layout.pages[filled.page - 1];
-    if (pageElement !== undefined) pageElement.appendChild(filledElement(filled, pageElement));
+    if (pageElement === undefined) return;
+    const element = filledElement(filled, pageElement);
+    state.filled.push({ filled: filled, element: element });
+    pageElement.appendChild(element);
   });
   state.entries.forEach((entry) => paintField(entry));
+  layOutForTouch(layout.pages);
   updateProgress();
   $('pages').dataset.ready = 'true';
+}
+
+/** Each page's fields as boxes at their true size with hit areas for a finger around them (fieldLayout.js). */
+function layOutForTouch(pageElements) {
+  const entries = Array.from(state.entries.values());
+  keepFieldsLaidOut(pageElements.map((pageElement) => ({ pageElement: pageElement, entries: entries.filter((entry) => entry.page === pageElement) })));
+}
+
+/** The ceremony's words for this recipient's role, in the page's language. */
+function ceremonyTexts(view, fillable) {
+  const envelope = view.envelope;
+  const recipient = view.recipient;
+  const role = recipient.role;
+  const words = { role: role, document: envelope.documentName, sender: sender(envelope), name: recipient.name, email: recipient.email };
+  document.title = t('pageTitle', { heading: t('requestHeading', words) });
+  $('request-heading').textContent = t('requestHeading', words);
+  $('request-line').textContent = t('requestLine', words);
+  $('recipient-line').textContent = t('recipientLine', words);
+  fillRich($('document-hint'), 'openDocument', {
+    link: (text) => {
+      const link = $('document-link');
+      link.textContent = text;
+      link.href = view.documentUrl;
+      return link;
+    },
+  });
+  if (role === 'signer') $('instructions').textContent = t(fillable.length > 0 ? 'instructionsFields' : 'instructionsNoFields');
+  else $('instructions').textContent = t(role === 'approver' ? 'instructionsApprover' : 'instructionsViewer');
+  $('consent-label').textContent = t('consent', words);
+  $('finish-button').textContent = t('finishButton', words);
+  $('decline-heading').textContent = t('declineHeading', words);
+}
+
+/** After a change of language: every word of the ceremony again, the recipient's work kept. */
+function relabelCeremony() {
+  const view = state.view;
+  ceremonyTexts(view, view.fields);
+  if (state.disclosureShown !== true) $('disclosure').textContent = t('disclosureFailed');
+  state.pages.forEach((pageElement) => pageElement.setAttribute('aria-label', t('pageOf', { number: Number(pageElement.dataset.page), count: state.pages.length })));
+  state.entries.forEach((entry) => { labelField(entry.field, entry.element); paintField(entry); });
+  state.filled.forEach((item) => labelFilled(item.filled, item.element));
+  paintWholeSignature();
+  updateProgress();
 }
 
 /**
@@ -337,26 +342,35 @@ function filledElement(filled, pageElement) {
   element.className = 'field field-filled';
   element.dataset.fieldId = filled.fieldId;
   element.dataset.type = filled.type;
-  const by = filled.recipient.name;
-  const name = fieldName(filled);
   element.setAttribute('role', 'img');
   if (filled.type === 'signature' || filled.type === 'initials') {
     const size = { width: filled.width * Number(pageElement.dataset.width), height: filled.height * Number(pageElement.dataset.height) };
     element.appendChild(signatureArt(filled.value, size));
-    element.setAttribute('aria-label', name + ' of ' + by + ('typed' in filled.value ? ': ' + filled.value.typed : ', drawn'));
   } else if (filled.type === 'checkbox') {
     element.classList.add('field-filled-check');
     element.dataset.checked = String(filled.value === true);
-    element.setAttribute('aria-label', name + ', ' + (filled.value === true ? 'ticked' : 'not ticked') + ' by ' + by);
   } else {
     const text = document.createElement('span');
+    text.dir = 'auto';
     text.textContent = String(filled.value);
     element.appendChild(text);
-    element.title = name + ', filled in by ' + by;
-    element.setAttribute('aria-label', name + ', filled in by ' + by + ': ' + String(filled.value));
   }
+  labelFilled(filled, element);
   placeBox(element, filled);
   return element;
+}
+
+/** The accessible name (and tooltip) of another recipient's value. */
+function labelFilled(filled, element) {
+  const words = { name: fieldName(filled), person: filled.recipient.name };
+  if (filled.type === 'signature' || filled.type === 'initials') {
+    element.setAttribute('aria-label', 'typed' in filled.value ? t('filledSignature', { ...words, typed: filled.value.typed }) : t('filledSignatureDrawn', words));
+  } else if (filled.type === 'checkbox') {
+    element.setAttribute('aria-label', t('filledCheck', { ...words, ticked: String(filled.value === true) }));
+  } else {
+    element.title = t('filledText', words);
+    element.setAttribute('aria-label', t('filledTextValue', { ...words, value: String(filled.value) }));
+  }
 }
 
 /**
@@ -383,7 +397,7 @@ async function openDocument(event) {
 
 function showDocumentError(error) {
   const box = $('document-error');
-  box.textContent = 'The document could not be shown: ' + error.message + ' You can still open it in your own PDF viewer with the link above.';
+  box.textContent = t('documentError', { message: error.message });
   box.hidden = false;
 }
 
@@ -399,7 +413,7 @@ function createFieldElement(field, recipient, pageElement) {
   const required = field.required !== false;
   let element;
   if (field.readOnly === true) {
-    element = readOnlyFieldElement(field, name);
+    element = readOnlyFieldElement(field);
   } else if (VALUE_TYPES.indexOf(field.type) >= 0) {
     element = valueFieldElement(field, name);
   } else if (field.type === 'signature' || field.type === 'initials') {
@@ -412,7 +426,6 @@ function createFieldElement(field, recipient, pageElement) {
     element = document.createElement('input');
     element.type = 'checkbox';
     element.className = 'field field-check';
-    element.setAttribute('aria-label', name);
     element.checked = field.value === true;
     element.addEventListener('change', () => {
       state.entries.get(field.id).value = element.checked;
@@ -426,10 +439,10 @@ function createFieldElement(field, recipient, pageElement) {
     element.type = 'text';
     element.readOnly = true;
     element.className = 'field field-auto';
-    element.setAttribute('aria-label', name);
+    element.dir = 'auto';
     element.value = typeof field.value === 'string' && field.value !== '' ? field.value : field.type === 'name' ? recipient.name : field.type === 'email' ? recipient.email : new Date().toISOString().slice(0, 10);
-    element.title = name + ': filled in for you';
   }
+  labelField(field, element);
   element.id = 'field-' + field.id;
   element.dataset.fieldId = field.id;
   element.dataset.type = field.type;
@@ -445,6 +458,17 @@ function createFieldElement(field, recipient, pageElement) {
   element.setAttribute('aria-describedby', description.id);
   placeBox(element, field);
   return element;
+}
+
+/** A field's accessible name (its label, else its type), and its placeholder or tooltip. */
+function labelField(field, element) {
+  const name = fieldName(field);
+  if (field.readOnly !== true && (field.type === 'signature' || field.type === 'initials')) return;
+  element.setAttribute('aria-label', name);
+  if (field.readOnly === true) element.title = t('readOnlyFieldTitle', { name: name });
+  else if (field.type === 'text') element.placeholder = name;
+  else if (field.type === 'number') element.placeholder = t('numberPlaceholder', { name: name });
+  else if (VALUE_TYPES.indexOf(field.type) < 0 && field.type !== 'checkbox') element.title = t('autoFieldTitle', { name: name });
 }
 
 function isFilled(entry) {
@@ -468,7 +492,7 @@ function paintField(entry) {
   const filled = isFilled(entry);
   const required = field.required !== false;
   const description = document.getElementById(element.id + '-state');
-  const pageText = 'Page ' + field.page + '.';
+  const pageText = t('statePage', { page: field.page });
   element.classList.toggle('filled', needsInput(entry) && filled);
   if (field.type === 'signature' || field.type === 'initials') {
     element.setAttribute('aria-pressed', String(filled));
@@ -478,13 +502,13 @@ function paintField(entry) {
     name.textContent = fieldName(field);
     element.appendChild(name);
     if (filled) element.appendChild(signatureArt(entry.value, fieldSize(entry)));
-    description.textContent = (required ? 'Required. ' : 'Optional. ') + (filled ? 'Signed; select it again to remove the signature. ' : 'Not signed yet. ') + pageText;
+    description.textContent = [t(required ? 'stateRequired' : 'stateOptional'), t(filled ? 'stateSigned' : 'stateNotSigned'), pageText].join(' ');
   } else if (field.readOnly === true) {
-    description.textContent = 'Filled in by the sender; it cannot be changed. ' + pageText;
+    description.textContent = [t('stateReadOnly'), pageText].join(' ');
   } else if (needsInput(entry)) {
-    description.textContent = (required ? 'Required. ' : 'Optional. ') + valueHints(field) + pageText;
+    description.textContent = [t(required ? 'stateRequired' : 'stateOptional')].concat(valueHints(field), [pageText]).join(' ');
   } else {
-    description.textContent = 'Filled in for you when you finish. ' + pageText;
+    description.textContent = [t('stateAuto'), pageText].join(' ');
   }
 }
 
@@ -503,16 +527,16 @@ function updateProgress() {
   const done = required.filter(isFilled).length;
   const next = $('next-field');
   if (role !== 'signer') {
-    $('progress').textContent = role === 'approver' ? 'Read the document, then approve it at the end.' : 'Read the document, then confirm at the end.';
-    next.textContent = 'Go to the end';
+    $('progress').textContent = t(role === 'approver' ? 'progressApprover' : 'progressViewer');
+    next.textContent = t('goToEnd');
     return;
   }
   if (required.length === 0) {
-    $('progress').textContent = entries.length > 0 ? 'No field is required.' : 'No fields to fill in.';
+    $('progress').textContent = t(entries.length > 0 ? 'progressNoneRequired' : 'progressNoFields');
   } else {
-    $('progress').textContent = done + ' of ' + required.length + ' required ' + (required.length === 1 ? 'field' : 'fields') + ' done';
+    $('progress').textContent = t('progress', { done: done, total: required.length });
   }
-  next.textContent = done < required.length ? 'Next field' : 'Go to Finish';
+  next.textContent = t(done < required.length ? 'nextField' : 'goToFinish');
 }
 
 /**
@@ -717,8 +741,8 @@ function openAdoptDialog(kind, opener, then) {
   afterAdopt = then;
   returnFocus = opener;
   const name = state.view.recipient.name;
-  $('adopt-heading').textContent = kind === 'initials' ? 'Adopt your initials' : 'Adopt your signature';
-  $('typed-label').textContent = kind === 'initials' ? 'Your initials, typed' : 'Your signature, typed';
+  $('adopt-heading').textContent = t('adoptHeading', { kind: kind });
+  $('typed-label').textContent = t('typedLabel', { kind: kind });
   $('typed-input').value = kind === 'initials' ? initialsOf(name) : name;
   $('adopt-error').hidden = true;
   $('mode-type').checked = true;
@@ -762,13 +786,13 @@ function adopt(event) {
   let adopted;
   if (mode === 'type') {
     const typed = $('typed-input').value.trim();
-    if (typed === '') return adoptError('Type your ' + (kind === 'initials' ? 'initials' : 'signature') + ' first, or choose to draw it.', $('typed-input'));
-    if (/[\u0000-\u001f\u007f]/.test(typed)) return adoptError('Your signature cannot contain control characters.', $('typed-input'));
+    if (typed === '') return adoptError(t('typeFirst', { kind: kind }), $('typed-input'));
+    if (/[\u0000-\u001f\u007f]/.test(typed)) return adoptError(t('noControlCharacters'), $('typed-input'));
     adopted = { typed: typed };
   } else {
     const drawing = state.pad === null ? null : padDrawing(state.pad);
-    if (drawing === null) return adoptError('Draw in the box first, or choose to type it.', $('mode-draw'));
-    if (drawing === 'too-many-strokes') return adoptError('The drawing has more than ' + MAX_STROKES + ' strokes: clear it and draw it again with fewer.', $('clear-pad'));
+    if (drawing === null) return adoptError(t('drawFirst'), $('mode-draw'));
+    if (drawing === 'too-many-strokes') return adoptError(t('tooManyStrokes', { max: MAX_STROKES }), $('clear-pad'));
     adopted = drawing;
   }
   state.adopted[kind] = adopted;
@@ -796,10 +820,10 @@ function paintWholeSignature() {
   button.textContent = '';
   const name = document.createElement('span');
   name.className = signed ? 'visually-hidden' : 'field-name';
-  name.textContent = 'Signature';
+  name.textContent = t('fieldType', { type: 'signature' });
   button.appendChild(name);
   if (signed) button.appendChild(signatureArt(state.wholeSignature, { width: 240, height: 75 }));
-  $('whole-signature-state').textContent = signed ? 'Signed; select it again to remove the signature.' : 'Required, not signed yet.';
+  $('whole-signature-state').textContent = t(signed ? 'stateSigned' : 'wholeSignatureRequired');
 }
 
 function toggleWholeSignature() {
@@ -852,13 +876,12 @@ function valueFieldElement(field, name) {
       element.classList.add('field-date');
     } else {
       element.type = 'text';
-      element.placeholder = field.type === 'number' ? name + ' (0.00)' : name;
+      element.dir = field.type === 'number' ? 'ltr' : 'auto';
       if (field.type === 'number') element.inputMode = 'decimal';
       element.maxLength = field.type === 'text' && typeof field.maxLength === 'number' ? field.maxLength : 500;
       if (field.type === 'text' && typeof field.minLength === 'number') element.minLength = field.minLength;
     }
   }
-  element.setAttribute('aria-label', name);
   if (typeof field.value === 'string') element.value = field.value;
   element.addEventListener(field.type === 'dropdown' || field.type === 'date' ? 'change' : 'input', () => {
     const entry = state.entries.get(field.id);
@@ -873,10 +896,9 @@ function valueFieldElement(field, name) {
 }
 
 /** A value the sender set and the recipient cannot change: shown in place, focusable, never editable. */
-function readOnlyFieldElement(field, name) {
+function readOnlyFieldElement(field) {
   const element = document.createElement('input');
   element.className = 'field field-auto field-fixed';
-  element.setAttribute('aria-label', name);
   if (field.type === 'checkbox') {
     element.type = 'checkbox';
     element.classList.add('field-check');
@@ -886,30 +908,50 @@ function readOnlyFieldElement(field, name) {
   } else {
     element.type = 'text';
     element.readOnly = true;
+    element.dir = 'auto';
     element.value = String(field.value);
   }
-  element.title = name + ': set by the sender';
   return element;
 }
 
-/** What the recipient should know about a field's rules, as words (the service judges them). */
+/** What the recipient should know about a field's rules, as sentences (the service judges them). */
 function valueHints(field) {
   const hints = [];
   if (field.type === 'number') {
-    hints.push('A number, such as 12.50.');
-    if (typeof field.min === 'number' && typeof field.max === 'number') hints.push('From ' + field.min + ' to ' + field.max + '.');
-    else if (typeof field.min === 'number') hints.push('At least ' + field.min + '.');
-    else if (typeof field.max === 'number') hints.push('At most ' + field.max + '.');
+    hints.push(t('hintNumber'));
+    if (typeof field.min === 'number' && typeof field.max === 'number') hints.push(t('hintRange', { min: field.min, max: field.max }));
+    else if (typeof field.min === 'number') hints.push(t('hintMin', { min: field.min }));
+    else if (typeof field.max === 'number') hints.push(t('hintMax', { max: field.max }));
   } else if (field.type === 'date') {
-    hints.push('A date.');
+    hints.push(t('hintDate'));
   } else if (field.type === 'dropdown') {
-    hints.push('Choose one of ' + (field.options || []).length + ' options.');
+    hints.push(t('hintOptions', { count: (field.options || []).length }));
   } else if (field.type === 'text') {
-    if (typeof field.minLength === 'number' && field.minLength > 0) hints.push('At least ' + field.minLength + ' characters.');
-    if (typeof field.maxLength === 'number') hints.push('At most ' + field.maxLength + ' characters.');
-    if (typeof field.pattern === 'string') hints.push('Must be in the format the sender asks for.');
+    if (typeof field.minLength === 'number' && field.minLength > 0) hints.push(t('hintMinLength', { count: field.minLength }));
+    if (typeof field.maxLength === 'number') hints.push(t('hintMaxLength', { count: field.maxLength }));
+    if (typeof field.pattern === 'string') hints.push(t('hintPattern'));
   }
-  return hints.length > 0 ? hints.join(' ') + ' ' : '';
+  return hints;
+}
+
+/**
+ * Why the service refused a field's value, in the page's language: the service's message (English,
+ * as src/lib/envelopes/fieldRules.ts words it, e.g. `must be at least 10`) is recognised by its
+ * opening words and told again from the field's own rules; a message the page does not know is shown
+ * as the service wrote it.
+ */
+function refusalReason(field, message) {
+  if (/^must not be empty/.test(message)) return t('refusalEmpty');
+  if (/^must be true/.test(message)) return t('refusalCheck');
+  if (/^must be a (decimal number|string such as)/.test(message)) return t('hintNumber');
+  if (/^must be at least [0-9]+ characters/.test(message) && typeof field.minLength === 'number') return t('hintMinLength', { count: field.minLength });
+  if (/^must be at most [0-9]+ characters/.test(message)) return t('hintMaxLength', { count: typeof field.maxLength === 'number' ? field.maxLength : Number(/[0-9]+/.exec(message)[0]) });
+  if (/^must be at least /.test(message) && typeof field.min === 'number') return t('hintMin', { min: field.min });
+  if (/^must be at most /.test(message) && typeof field.max === 'number') return t('hintMax', { max: field.max });
+  if (/^must be a date/.test(message)) return t('refusalDate');
+  if (/^must be one of the options/.test(message)) return t('refusalOption');
+  if (/^must match the pattern/.test(message)) return t('hintPattern');
+  return message;
 }
 
 /** The value of a text, number, date or dropdown field as the API takes it ("" leaves it empty). */
@@ -925,7 +967,9 @@ function refusalItems(problem) {
   return problem.errors.map((item) => {
     const entry = refusedEntry(item.path, state.lastValues);
     // The service names the field by label and id at the end of its message; the page names it first.
-    return entry ? fieldName(entry.field) + ' (page ' + entry.field.page + '): ' + item.message.replace(/ \(field [^()]*\)$/, '') : item.path + ': ' + item.message;
+    if (!entry) return item.path + ': ' + item.message;
+    const reason = refusalReason(entry.field, item.message.replace(/ \(field [^()]*\)$/, ''));
+    return t('refusalItem', { name: fieldName(entry.field), page: entry.field.page, message: reason });
   });
 }
 
@@ -992,23 +1036,23 @@ async function finish() {
     });
   if (missing.length > 0) {
     finishError(
-      missing.length === 1 ? 'One required field is still empty:' : missing.length + ' required fields are still empty:',
-      missing.map((entry) => fieldName(entry.field) + ', page ' + entry.field.page),
+      t('missingFields', { count: missing.length }),
+      missing.map((entry) => t('missingField', { name: fieldName(entry.field), page: entry.field.page })),
       missing[0].element,
     );
     return;
   }
   if (!$('whole-signature').hidden && state.wholeSignature === null) {
-    finishError('Adopt your signature first: select the signature box.', [], $('whole-signature-button'));
+    finishError(t('adoptFirst'), [], $('whole-signature-button'));
     return;
   }
   if (state.disclosureShown !== true) {
-    finishError('The disclosure about electronic signatures could not be loaded. Reload the page before you agree.', [], $('consent'));
+    finishError(t('disclosureFailed'), [], $('consent'));
     return;
   }
   if (!$('consent').checked) {
     $('consent').setAttribute('aria-invalid', 'true');
-    finishError('Tick the box to agree to ' + verbs[view.recipient.role].ask + ' electronically.', [], $('consent'));
+    finishError(t('tickConsent', { role: view.recipient.role }), [], $('consent'));
     return;
   }
   const body = { consent: true, values: view.recipient.role === 'signer' ? values : [] };
@@ -1026,7 +1070,7 @@ async function decline(event) {
   // person typed in the box are joined with spaces.
   const reason = $('decline-reason').value.replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/g, ' ').trim();
   if (reason === '') {
-    $('decline-error').textContent = 'Please say why you are declining: the sender will receive your reason.';
+    $('decline-error').textContent = t('declineReasonMissing');
     $('decline-error').hidden = false;
     $('decline-reason').setAttribute('aria-invalid', 'true');
     $('decline-reason').focus();
@@ -1054,34 +1098,35 @@ async function act(button, path, body, kind) {
       return;
     }
     const refused = refusedField(error.problem, body);
-    finishError(refused ? 'Some of your entries were not accepted. Correct them and finish again:' : error.message, refusalItems(error.problem), refused);
+    finishError(refused ? t('refusalHeading') : error.message, refusalItems(error.problem), refused);
   } finally {
     button.disabled = false;
   }
 }
 
 function showDone(view, kind) {
+  state.screen = () => showDone(view, kind);
   show('done');
   const envelope = view.envelope;
   const role = view.recipient.role;
   const body = $('done-body');
   body.textContent = '';
   if (kind === 'decline') {
-    $('done-heading').textContent = 'You declined ' + envelope.documentName;
-    body.appendChild(paragraph('The envelope is closed. Its sender, ' + sender(envelope) + ', has been told your reason.'));
+    $('done-heading').textContent = t('declinedDoneHeading', { document: envelope.documentName });
+    body.appendChild(paragraph(t('declinedDoneBody', { sender: sender(envelope) })));
     $('done-download').hidden = true;
   } else {
-    $('done-heading').textContent = 'Thank you: you ' + verbs[role].done + ' ' + envelope.documentName;
-    body.appendChild(paragraph('Recorded on ' + formatDate(view.recipient.actedAt) + '.'));
+    $('done-heading').textContent = t('doneHeading', { role: role, document: envelope.documentName });
+    body.appendChild(paragraph(t('recordedOn', { date: formatDate(view.recipient.actedAt) })));
     if (envelope.status === 'completed' && view.signedUrl !== null) {
-      body.appendChild(paragraph('Everyone has now acted, and the document has been sealed. Download it here; a copy is also on its way to you by e-mail.'));
+      body.appendChild(paragraph(t('doneSealed')));
       $('done-download').hidden = false;
     } else {
-      body.appendChild(paragraph('Once everyone has acted, the signed document comes to you by e-mail. You can close this page.'));
+      body.appendChild(paragraph(t('doneWaiting')));
       $('done-download').hidden = true;
     }
   }
-  document.title = $('done-heading').textContent + ' · Envelope Signing Service';
+  document.title = t('pageTitle', { heading: $('done-heading').textContent });
   $('done-heading').focus();
   window.scrollTo(0, 0);
 }
@@ -1089,12 +1134,12 @@ function showDone(view, kind) {
 /** Saves the sealed PDF, through a fresh read-only URL. */
 async function download(button) {
   button.disabled = true;
-  $('download-status').textContent = 'Downloading the signed PDF…';
+  $('download-status').textContent = t('downloading');
   try {
     const view = await signingApi('GET', 'signing');
-    if (view.signedUrl === null) throw new Error('The signed PDF is not ready yet.');
+    if (view.signedUrl === null) throw new Error(t('notReady'));
     const response = await fetch(view.signedUrl, { referrerPolicy: 'no-referrer' });
-    if (!response.ok) throw new Error('Storage answered ' + response.status + ' for the signed PDF.');
+    if (!response.ok) throw new Error(t('storageAnswered', { status: response.status }));
     const blob = await response.blob();
     const link = document.createElement('a');
     link.href = URL.createObjectURL(new Blob([blob], { type: 'application/pdf' }));
@@ -1103,13 +1148,44 @@ async function download(button) {
     link.click();
     link.remove();
     setTimeout(() => URL.revokeObjectURL(link.href), 60000);
-    $('download-status').textContent = 'Downloaded ' + link.download + '.';
+    $('download-status').textContent = t('downloaded', { file: link.download });
   } catch (error) {
     if (error.status === 401) return showInvalidLink();
-    $('download-status').textContent = 'The download failed: ' + error.message;
+    $('download-status').textContent = t('downloadFailed', { message: error.message });
   } finally {
     button.disabled = false;
   }
+}
+
+// ---- Language ----------------------------------------------------------------------------------
+
+/** The recipient's language: its own `locale`, else the envelope's, else English. */
+function viewLocale(view) {
+  const candidates = [view.recipient && view.recipient.locale, view.envelope && view.envelope.locale];
+  return candidates.find(isSupported) || 'en';
+}
+
+/** Puts the page in `tag` (for this page only: nothing is stored) and redraws what it shows. */
+async function switchLanguage(tag) {
+  const now = await useLocale(tag);
+  localiseDocument(document);
+  $('language').value = now;
+  paintWholeSignature();
+  if (state.screen !== null) state.screen();
+}
+
+/** The language switch: every supported language, each by its own name. */
+function fillLanguageSwitch() {
+  const select = $('language');
+  Object.keys(LOCALE_NAMES).forEach((tag) => {
+    const option = document.createElement('option');
+    option.value = tag;
+    option.lang = tag;
+    option.textContent = LOCALE_NAMES[tag];
+    select.appendChild(option);
+  });
+  select.value = locale();
+  select.addEventListener('change', () => { void switchLanguage(select.value); });
 }
 
 // ---- Wiring --------------------------------------------------------------------------------------
@@ -1150,6 +1226,7 @@ function wire() {
 
 async function start() {
   wire();
+  fillLanguageSwitch();
   // Another link opened in this tab: start again with its token.
   window.addEventListener('hashchange', () => {
     if (window.location.hash.length > 1) {
@@ -1160,17 +1237,28 @@ async function start() {
   paintWholeSignature();
   state.token = readToken();
   if (state.token === null) {
-    showMessage('This page needs the link from your e-mail', [
-      'Open the signing link in the e-mail you received about the envelope: it carries your personal key to the document.',
-    ]);
+    state.screen = () => showMessage(t('noLinkHeading'), [t('noLinkBody')]);
+    state.screen();
     return;
   }
+  let view;
   try {
-    render(await signingApi('GET', 'signing'));
+    view = await signingApi('GET', 'signing');
   } catch (error) {
     if (error.status === 401) showInvalidLink();
-    else showMessage('The envelope could not be loaded', [error.message, 'Reload the page to try again.']);
+    else {
+      state.screen = () => showMessage(t('loadFailedHeading'), [error.message, t('reloadToRetry')]);
+      state.screen();
+    }
+    return;
   }
+  // The document downloads while the page's language loads (the two do not wait for each other).
+  if (view.canAct) {
+    state.pdfLoading = openPdf(view.documentUrl);
+    state.pdfLoading.catch(() => undefined);
+  }
+  await switchLanguage(viewLocale(view));
+  render(view);
 }
 
 start();

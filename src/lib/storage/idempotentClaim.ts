@@ -1,0 +1,42 @@
+/**
+ * An idempotency key's claim that rides in the request's own write (CONTRACT §14.2): for an endpoint
+ * whose whole change is one entity-group transaction in the owner's partition of table `envelopes`
+ * (GetUploadUrl), the claim row (`idempotencyKeyRepository.ts`, same table, same partition) is added
+ * to that transaction instead of being inserted before the work. The key then costs the request no
+ * storage round trip of its own, and the claim and the work land together or not at all: a crash
+ * before the transaction leaves neither (a retry runs, and nothing was done), a crash after it leaves
+ * both (a retry is told the key is in use, then that the outcome is unknown, as for any claim).
+ *
+ * `idempotency.ts` starts the endpoint inside {@link withPendingClaim}; the repository that writes the
+ * transaction takes the claim with {@link pendingClaimFor} and reports the outcome on it.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** The claim row waiting for the request's transaction, and what became of it. */
+export interface PendingClaim {
+  readonly ownerId: string;
+  /** The claim row (an entity of table `envelopes`), inserted insert-only with the transaction. */
+  readonly entity: Record<string, unknown> & { partitionKey: string; rowKey: string };
+  /**
+   * `pending`: no transaction took it (yet); `committed`: the transaction wrote it, with `etag`;
+   * `taken`: the transaction failed because the key's row already exists (nothing was written).
+   */
+  state: 'pending' | 'committed' | 'taken';
+  etag?: string;
+}
+
+const current = new AsyncLocalStorage<PendingClaim>();
+
+/** Runs `work` with `claim` waiting for the first transaction in the owner's partition that takes it. */
+export async function withPendingClaim<T>(claim: PendingClaim, work: () => Promise<T>): Promise<T> {
+  return await current.run(claim, work);
+}
+
+/**
+ * The claim waiting for a transaction in `ownerId`'s partition, or `undefined` (none, another owner,
+ * or already taken by an earlier transaction of the request).
+ */
+export function pendingClaimFor(ownerId: string): PendingClaim | undefined {
+  const claim = current.getStore();
+  return claim !== undefined && claim.state === 'pending' && claim.ownerId === ownerId ? claim : undefined;
+}

@@ -1,0 +1,147 @@
+// The signing page's languages: its messages come from the `sign` catalogue of the page's locale
+// (ICU MessageFormat, formatted by intl-messageformat), fetched as /api/sign/messages-<locale>.json.
+// English is bundled with the page (messages-en.js), so a catalogue that fails to load never takes
+// the page down: the page falls back to English and says so once in the console.
+import { IntlMessageFormat } from './intl-messageformat.js';
+import english from './messages-en.js';
+
+/** The supported locales, each by its own name (the language switch lists them so). */
+export const LOCALE_NAMES = {
+  en: 'English',
+  de: 'Deutsch',
+  fr: 'Français',
+  es: 'Español',
+  it: 'Italiano',
+  'pt-BR': 'Português (Brasil)',
+  nl: 'Nederlands',
+  pl: 'Polski',
+  sv: 'Svenska',
+  da: 'Dansk',
+  nb: 'Norsk bokmål',
+  fi: 'Suomi',
+  cs: 'Čeština',
+  tr: 'Türkçe',
+  ru: 'Русский',
+  uk: 'Українська',
+  el: 'Ελληνικά',
+  ar: 'العربية',
+  he: 'עברית',
+  'zh-CN': '简体中文',
+  'zh-TW': '繁體中文',
+  ja: '日本語',
+  ko: '한국어',
+  hi: 'हिन्दी',
+  th: 'ไทย',
+  id: 'Bahasa Indonesia',
+  vi: 'Tiếng Việt',
+};
+
+/** Locales written right to left. */
+const RIGHT_TO_LEFT = ['ar', 'he'];
+
+const current = { locale: 'en', messages: english, formats: new Map() };
+let warned = false;
+
+/** The page's locale now. */
+export function locale() {
+  return current.locale;
+}
+
+/** Whether `value` is a supported locale tag. */
+export function isSupported(value) {
+  return typeof value === 'string' && Object.hasOwn(LOCALE_NAMES, value);
+}
+
+/**
+ * Makes `tag` the page's language: fetches its catalogue (English needs none), then sets `lang` and
+ * `dir` on the document. A catalogue that cannot be fetched or read leaves the page in English, with
+ * one warning in the console for the page's life.
+ * @returns the locale the page is now in
+ */
+export async function useLocale(tag) {
+  let next = { locale: 'en', messages: english };
+  if (isSupported(tag) && tag !== 'en') {
+    try {
+      const response = await fetch(new URL('messages-' + tag + '.json', import.meta.url), { headers: { Accept: 'application/json' }, referrerPolicy: 'no-referrer' });
+      if (!response.ok) throw new Error('status ' + response.status);
+      const messages = await response.json();
+      if (messages === null || typeof messages !== 'object') throw new Error('not a catalogue');
+      next = { locale: tag, messages: messages };
+    } catch (error) {
+      if (!warned) console.warn('The ' + tag + ' messages of the signing page could not be loaded (' + error.message + '); the page stays in English.');
+      warned = true;
+    }
+  }
+  current.locale = next.locale;
+  current.messages = next.messages;
+  current.formats = new Map();
+  document.documentElement.lang = next.locale;
+  document.documentElement.dir = RIGHT_TO_LEFT.indexOf(next.locale) >= 0 ? 'rtl' : 'ltr';
+  return next.locale;
+}
+
+function format(key) {
+  let compiled = current.formats.get(key);
+  if (compiled === undefined) {
+    const own = current.messages[key];
+    const source = typeof own === 'string' ? own : english[key];
+    compiled = new IntlMessageFormat(source === undefined ? key : source, source === own ? current.locale : 'en');
+    current.formats.set(key, compiled);
+  }
+  return compiled;
+}
+
+/**
+ * The message `key` in the page's language, its ICU arguments filled in from `values`. On a right-to-
+ * left page each text argument (a name, an address, a document's name) is isolated (FSI … PDI,
+ * Unicode bidirectional algorithm, UAX #9), so a Latin address keeps its order inside Arabic text.
+ */
+export function t(key, values) {
+  return String(format(key).format(document.documentElement.dir === 'rtl' ? isolated(values) : values));
+}
+
+/** The arguments that carry people's or documents' own text (never a select's or a plural's). */
+const OWN_TEXT = ['document', 'sender', 'name', 'email', 'person', 'typed', 'value', 'file', 'message'];
+
+function isolated(values) {
+  if (values === undefined) return values;
+  const copy = { ...values };
+  OWN_TEXT.forEach((name) => {
+    if (typeof copy[name] === 'string') copy[name] = '\u2068' + copy[name] + '\u2069';
+  });
+  return copy;
+}
+
+/**
+ * Fills `element` with the message `key`, whose tags (`<link>…</link>`) become the elements
+ * `tags` gives: `{link: (text) => element}`. Text stays text (never parsed as HTML).
+ */
+export function fillRich(element, key, tags) {
+  const values = {};
+  Object.keys(tags).forEach((tag) => {
+    values[tag] = (chunks) => tags[tag](chunks.join(''));
+  });
+  const parts = format(key).format(values);
+  element.textContent = '';
+  (Array.isArray(parts) ? parts : [parts]).forEach((part) => element.append(part));
+}
+
+/** A time in the page's language and the reader's time zone, naming the zone ("25 November 2026 at 14:05 CET"). */
+export function formatDate(iso) {
+  if (!iso) return '';
+  return new Date(iso).toLocaleString(current.locale, { year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+}
+
+/** "A, B and C" in the page's language. */
+export function formatList(items) {
+  return new Intl.ListFormat(current.locale, { style: 'long', type: 'conjunction' }).format(items);
+}
+
+/**
+ * Translates the page's fixed text: every element with `data-i18n` gets the message it names as its
+ * text, and `data-i18n-aria-label` its accessible name.
+ */
+export function localiseDocument(root) {
+  root.querySelectorAll('[data-i18n]').forEach((element) => { element.textContent = t(element.dataset.i18n); });
+  root.querySelectorAll('[data-i18n-aria-label]').forEach((element) => element.setAttribute('aria-label', t(element.dataset.i18nAriaLabel)));
+}
