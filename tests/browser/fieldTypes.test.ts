@@ -142,7 +142,7 @@ describe('the new field types on the signing page', () => {
     // The service judges the pattern: the page names the field and why, and moves the focus to it.
     const error = page.locator('#finish-error');
     await error.waitFor({ state: 'visible' });
-    await expect(error.textContent()).resolves.toMatch(/Reference \(page 1\): must match the pattern/);
+    await expect(error.textContent()).resolves.toMatch(/Reference \(page 1\): Must be in the format the sender asks for\./);
     await expect(page.evaluate(`document.activeElement?.getAttribute('aria-label') ?? null`)).resolves.toBe('Reference');
     await expect(byLabel(page, 'Reference').getAttribute('aria-invalid')).resolves.toBe('true');
     await screenshot(page, 'sign-types-keyboard-refused');

@@ -468,6 +468,7 @@ function labelField(field, element) {
   if (field.readOnly === true) element.title = t('readOnlyFieldTitle', { name: name });
   else if (field.type === 'text') element.placeholder = name;
   else if (field.type === 'number') element.placeholder = t('numberPlaceholder', { name: name });
+  else if (field.type === 'dropdown') element.options[0].textContent = name;
   else if (VALUE_TYPES.indexOf(field.type) < 0 && field.type !== 'checkbox') element.title = t('autoFieldTitle', { name: name });
 }
 
