@@ -205,4 +205,17 @@ describe('the new field types on the signing page', () => {
     const text = await sealedText(id);
     for (const value of ['12.5', '2027-01-31', 'Elm', 'XY99', 'Fixedbysender']) expect(text).toContain(value);
   });
+
+  test('after a switch to German: the rules, the read-only note, the title and the placeholder in German', async () => {
+    const { token } = await envelopeFor('german@example.com');
+    const page = await open(false, token);
+    await page.locator('#language').selectOption('de');
+    await page.locator('html[lang="de"]').waitFor({ state: 'attached' });
+    const description = (label: string) => page.evaluate(`document.getElementById(document.querySelector('.pdf-page .field[aria-label="${label}"]').getAttribute('aria-describedby')).textContent`);
+    await expect(description('Amount')).resolves.toBe('Pflichtfeld. Eine Zahl, zum Beispiel 12,50. Von 0 bis 100000. Seite 1.');
+    await expect(description('Reference')).resolves.toContain('Höchstens 4 Zeichen. Muss dem vom Absender verlangten Format entsprechen.');
+    await expect(description('Terms')).resolves.toContain('Vom Absender ausgefüllt; es kann nicht geändert werden.');
+    await expect(byLabel(page, 'Terms').getAttribute('title')).resolves.toBe('Terms: vom Absender festgelegt');
+    await expect(byLabel(page, 'Amount').getAttribute('placeholder')).resolves.toBe('Amount (0,00)');
+  });
 });

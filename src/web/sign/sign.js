@@ -915,7 +915,11 @@ function readOnlyFieldElement(field) {
   return element;
 }
 
-/** What the recipient should know about a field's rules, as sentences (the service judges them). */
+/**
+ * What the recipient should know about a field's rules, as sentences (the service judges them). The
+ * catalogues write a number's bounds with the language's decimal sign but no grouping
+ * (`::group-off`): a German "100.000" typed back would be a hundred to the API.
+ */
 function valueHints(field) {
   const hints = [];
   if (field.type === 'number') {
