@@ -22,6 +22,7 @@ import {
   type Field,
   type Signer,
 } from './model.js';
+import { storedRules } from './fieldRules.js';
 import { MAX_EXPIRY_DAYS, type FieldInput, type SignerInput, type UpdateEnvelopeRequest } from './schemas.js';
 
 /** Status changes a `PUT`/`PATCH` may make, by current status (CONTRACT §5). `completed` is reached only by complete. */
@@ -359,6 +360,7 @@ function replaceFields(current: Field[], inputs: FieldInput[], requestIds: Map<s
     label: input.label ?? null,
     ...(input.source === undefined ? {} : { source: input.source }),
     ...(input.formFieldName === undefined ? {} : { formFieldName: input.formFieldName }),
+    ...storedRules(input),
   }));
 }
 

@@ -36,7 +36,7 @@ export type Delivery = (typeof DELIVERIES)[number];
 export const SIGNING_ORDERS = ['parallel', 'sequential'] as const;
 export type SigningOrder = (typeof SIGNING_ORDERS)[number];
 
-export const FIELD_TYPES = ['signature', 'initials', 'date_signed', 'name', 'email', 'text', 'checkbox'] as const satisfies readonly FieldType[];
+export const FIELD_TYPES = ['signature', 'initials', 'date_signed', 'name', 'email', 'text', 'checkbox', 'number', 'date', 'dropdown'] as const satisfies readonly FieldType[];
 
 /** The newest e-mail to a recipient (CONTRACT §11.1 `lastEmail`). */
 export interface LastEmail {
@@ -152,6 +152,20 @@ export interface Field {
   source?: FieldSource;
   /** With `source: 'formField'`: the form field's fully qualified name. */
   formFieldName?: string;
+  /** `dropdown`: the choices, 1 to 50 strings of at most 100 characters (the value is one of them). */
+  options?: string[];
+  /** `number`: the smallest and largest value allowed. */
+  min?: number;
+  max?: number;
+  /** `text`: fewest and most characters (code points) of a non-empty value; `maxLength` at most 500. */
+  minLength?: number;
+  maxLength?: number;
+  /** `text`: an RE2 regular expression the whole non-empty value must match (at most 200 characters). */
+  pattern?: string;
+  /** The owner's prefilled value (not on signature or initials): a default, or with `readOnly` fixed; on date_signed, name and email a text in place of the service's. */
+  value?: string | boolean;
+  /** `true`: the recipient sees `value` and cannot change it. Absent otherwise. */
+  readOnly?: true;
 }
 
 /** How a detected field came about (CONTRACT §15.2). */

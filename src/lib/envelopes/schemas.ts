@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { acceptableCharacterPattern, acceptableText, characters, emailAddress, text, trimmedText } from '../text.js';
 import { DELIVERIES, ENVELOPE_STATUSES, FIELD_SOURCES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
 import { authenticationInput } from '../recipients/authenticationSettings.js';
+import { fieldRuleProblems, MAX_DROPDOWN_OPTION, MAX_DROPDOWN_OPTIONS, MAX_PATTERN, MAX_TEXT_LENGTH, type FieldRules } from './fieldRules.js';
 import { envelopeLocaleInput, recipientLocaleInput } from '../i18n/schema.js';
 
 /** At most this many signers on one envelope (CONTRACT §3). */
@@ -171,6 +172,7 @@ export const fieldProperties = {
     .meta({
       description: `At most ${MAX_FIELD_LABEL} characters; no control characters, line or paragraph separators or unpaired surrogates. The field's accessible name on the signing page.`,
     }),
+  ...fieldRuleProperties(),
 };
 
 /** Longest form field name a detected field carries, characters. */
@@ -196,15 +198,74 @@ export const detectedFieldProperties = {
     .meta({ description: 'With `source: "formField"` only: the fully qualified name of the document\'s form field this field replaces.' }),
 };
 
-/** The checks across a field's properties (it fits the page; a form field's name goes with `source: formField`), for envelope and template fields alike. */
+/**
+ * The value rules and prefilled value of a field (types `number`, `date`, `dropdown`, and `text`'s
+ * constraints); how they combine is checked by {@link refineField}.
+ */
+function fieldRuleProperties() {
+  const length = (name: string) =>
+    z
+      .int({ error: `must be a whole number from 0 to ${MAX_TEXT_LENGTH}` })
+      .min(0, `must be a whole number from 0 to ${MAX_TEXT_LENGTH}`)
+      .max(MAX_TEXT_LENGTH, `must be a whole number from 0 to ${MAX_TEXT_LENGTH}`)
+      .nullable()
+      .optional()
+      .meta({ description: `\`text\` only: the ${name} number of characters of a non-empty value (0 to ${MAX_TEXT_LENGTH}).` });
+  const bound = (name: string) =>
+    z
+      .number({ error: 'must be a JSON number' })
+      .refine(Number.isFinite, 'must be a finite number')
+      .nullable()
+      .optional()
+      .meta({ description: `\`number\` only: the ${name} value allowed (a JSON number).` });
+  return {
+    options: z
+      .array(text(1, MAX_DROPDOWN_OPTION), { error: 'must be an array of strings' })
+      .min(1, `must hold 1 to ${MAX_DROPDOWN_OPTIONS} options`)
+      .max(MAX_DROPDOWN_OPTIONS, `must hold 1 to ${MAX_DROPDOWN_OPTIONS} options`)
+      .nullable()
+      .optional()
+      .meta({ description: `\`dropdown\` only, and required there: 1 to ${MAX_DROPDOWN_OPTIONS} distinct choices of 1 to ${MAX_DROPDOWN_OPTION} characters; the value is one of them.` }),
+    min: bound('smallest'),
+    max: bound('largest'),
+    minLength: length('smallest'),
+    maxLength: length('largest'),
+    pattern: characters(1, MAX_PATTERN)
+      .nullable()
+      .optional()
+      .meta({
+        description: `\`text\` only: a regular expression in RE2 syntax (no look-around, no back-references), 1 to ${MAX_PATTERN} characters, that a non-empty value must match whole (as if written \`^(?:pattern)$\`). Evaluated in linear time. One that does not compile is refused (400).`,
+        examples: ['[A-Z]{2}[0-9]{6}'],
+      }),
+    value: z
+      .union([text(0, MAX_TEXT_LENGTH), z.boolean()], { error: 'must be a string (a boolean for a checkbox)' })
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          'The owner\'s prefilled value, not on `signature` or `initials` fields: `checkbox` true or false; `number` a string such as `"12.50"`; `date` `YYYY-MM-DD`; `dropdown` one of `options`; `text` a string obeying the field\'s rules; `date_signed`, `name`, `email` a text drawn in place of what the service fills in. Drawn in the sealed PDF. Without `readOnly` it is a default the recipient may change, and counts as the value when the recipient sends none.',
+      }),
+    readOnly: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .meta({ description: '`true`: the recipient sees `value` and cannot change it (a value sent for it is refused). Needs a `value`.' }),
+  };
+}
+
+/**
+ * The checks across a field's properties, for envelope and template fields alike: it fits the page;
+ * a form field's name goes with `source: formField`; its rules suit its type and each other, its
+ * pattern compiles (RE2), its prefilled value obeys them, `readOnly` comes with a value (`fieldRules.ts`).
+ */
 export function refineField(
-  field: { x: number; y: number; width: number; height: number; source?: string | undefined; formFieldName?: string | undefined },
+  field: { x: number; y: number; width: number; height: number; source?: string | undefined; formFieldName?: string | undefined } & FieldRules,
   context: z.RefinementCtx,
 ): void {
   if (field.x + field.width > 1 + EDGE_TOLERANCE) context.addIssue({ code: 'custom', path: ['width'], message: 'x + width must be at most 1' });
   if (field.y + field.height > 1 + EDGE_TOLERANCE) context.addIssue({ code: 'custom', path: ['height'], message: 'y + height must be at most 1' });
   if (field.source === 'formField' && field.formFieldName === undefined) context.addIssue({ code: 'custom', path: ['formFieldName'], message: 'is required with source formField' });
   if (field.source !== 'formField' && field.formFieldName !== undefined) context.addIssue({ code: 'custom', path: ['formFieldName'], message: 'goes only with source formField' });
+  for (const [property, message] of fieldRuleProblems(field)) context.addIssue({ code: 'custom', path: [property], message });
 }
 
 export const fieldInput = z

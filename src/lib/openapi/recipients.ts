@@ -65,7 +65,7 @@ export const recipientViewResponse = z
             label: z.string().max(100).nullable(),
             recipient: z.strictObject({ id: z.uuid(), name: z.string() }).meta({ description: 'Who filled it in.' }),
             value: z.union([signatureValue, z.string(), z.boolean()]).meta({
-              description: '`signature`/`initials`: `{typed}` or `{strokes}` as given; `text` the text; `date_signed` the signing date (`YYYY-MM-DD`, UTC), `name` and `email` the signer\'s, as the service fills them in; `checkbox` `true` (an unticked box is listed with `false`).',
+              description: '`signature`/`initials`: `{typed}` or `{strokes}` as given; `text`, `number`, `date`, `dropdown` the string; a read-only value the owner set, or a default standing in for a value not sent; `date_signed` the signing date (`YYYY-MM-DD`, UTC), `name` and `email` the signer\'s, as the service fills them in; `checkbox` `true` (an unticked box is listed with `false`).',
             }),
           })
           .meta({ id: 'FilledField', description: 'A field another recipient filled in, with its value, exactly as the seal will draw it.' }),

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { LoginResult } from '../auth/accounts.js';
 import type { UploadTicket } from '../envelopes/createUpload.js';
 import { detectedFieldProperties } from '../envelopes/schemas.js';
+import { MAX_DROPDOWN_OPTION, MAX_DROPDOWN_OPTIONS, MAX_PATTERN, MAX_TEXT_LENGTH } from '../envelopes/fieldRules.js';
 import {
   ENVELOPE_STATUSES,
   FIELD_TYPES,
@@ -84,6 +85,18 @@ export const signerResponse = z
   })
   .meta({ id: 'Signer', description: 'A recipient of the envelope and where it stands.' });
 
+/** A field's value rules and prefilled value as responses show them: each present only when set. */
+const fieldRuleResponses = {
+  options: z.array(z.string().min(1).max(MAX_DROPDOWN_OPTION)).min(1).max(MAX_DROPDOWN_OPTIONS).optional().meta({ description: '`dropdown`: the choices.' }),
+  min: z.number().optional().meta({ description: '`number`: the smallest value allowed.' }),
+  max: z.number().optional().meta({ description: '`number`: the largest value allowed.' }),
+  minLength: z.int().min(0).max(MAX_TEXT_LENGTH).optional().meta({ description: '`text`: fewest characters of a non-empty value.' }),
+  maxLength: z.int().min(0).max(MAX_TEXT_LENGTH).optional().meta({ description: '`text`: most characters.' }),
+  pattern: z.string().min(1).max(MAX_PATTERN).optional().meta({ description: '`text`: an RE2 regular expression a non-empty value must match whole.' }),
+  value: z.union([z.string(), z.boolean()]).optional().meta({ description: 'The owner\'s prefilled value: a default the recipient may change, or with `readOnly` fixed.' }),
+  readOnly: z.literal(true).optional().meta({ description: 'Present (`true`) when the recipient cannot change `value`.' }),
+};
+
 /** A field as responses show it . */
 export const fieldResponse = z
   .strictObject({
@@ -98,6 +111,7 @@ export const fieldResponse = z
     required: z.boolean(),
     label: z.string().max(100).nullable(),
     ...detectedFieldProperties,
+    ...fieldRuleResponses,
   })
   .meta({ id: 'Field', description: 'A place on the document that a signer fills: fractions 0 to 1 of the page as displayed, origin top-left.' });
 

@@ -7,7 +7,7 @@
  *   rectangle's height; a typed value in the handwriting font (Caveat), falling back to the Noto fonts
  *   for scripts it lacks, on one line, as large as the rectangle allows (it shrinks without limit:
  *   a signature is never wrapped or cut).
- * - `text`, `name`, `email`, `date_signed`: real text in Noto Sans (shaped like the certificate's, so
+ * - `text`, `name`, `email`, `date_signed`, `number`, `date`, `dropdown` (the chosen option): real text in Noto Sans (shaped like the certificate's, so
  *   any script is drawn), on one line, as large as fits up to the rectangle's height; when it would
  *   have to be smaller than {@link MIN_FONT_SIZE} on one line, it wraps onto several lines at the
  *   largest size at which all of it fits the rectangle (below the minimum if need be). The whole value

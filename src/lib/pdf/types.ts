@@ -64,7 +64,7 @@ export interface CompletionCertificate {
 }
 
 /** Field types (CONTRACT §11.2). */
-export type FieldType = 'signature' | 'initials' | 'date_signed' | 'name' | 'email' | 'text' | 'checkbox';
+export type FieldType = 'signature' | 'initials' | 'date_signed' | 'name' | 'email' | 'text' | 'checkbox' | 'number' | 'date' | 'dropdown';
 
 /**
  * A recipient's field value to draw into the page content (CONTRACT §6 step 2). The rectangle is in
@@ -81,8 +81,9 @@ export interface FieldDrawing {
   type: FieldType;
   /**
    * `signature`/`initials`: a {@link SignatureValue}; `text`, `date_signed` (`YYYY-MM-DD`), `name`,
-   * `email`: the text; `checkbox`: `true` draws a tick, `false` nothing; `null`: no value (only the
-   * background is painted, when `background` asks for one).
+   * `email`, `number` (`"12.50"`), `date` (`YYYY-MM-DD`), `dropdown` (the chosen option): the text;
+   * `checkbox`: `true` draws a tick, `false` nothing; `null`: no value (only the background is painted,
+   * when `background` asks for one).
    */
   value: SignatureValue | string | boolean | null;
   /**

@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { Change, commitChange } from '../envelopes/change.js';
 import { COMPLETION_DUE_KIND, recordSeal, refreshSealClaim, sealCompletion, type SealedBlob } from '../envelopes/complete.js';
+import { hasPrefilledValue, SERVICE_FILLED_TYPES, valueRefusal } from '../envelopes/fieldRules.js';
 import { validationFailed } from '../envelopes/lifecycle.js';
 import { hasActed, mustAct, type EnvelopeRecord, type EventActor, type FieldValue, type Signer } from '../envelopes/model.js';
 import { backoff } from '../envelopes/update.js';
@@ -187,8 +188,9 @@ export async function declineSigning({ services, caller, request, now = new Date
 
 /**
  * The values of a complete request against the recipient's fields (CONTRACT §11.2): a signer sends a
- * value of the right type for each of its required fields and none for `date_signed`, `name` or
- * `email`; other roles send none.
+ * value of the right type, obeying the field's rules (`fieldRules.ts`), for each of its required fields
+ * that has no prefilled value, and none for `date_signed`, `name`, `email` or read-only fields; other
+ * roles send none.
  * @returns the values as recorded and the adopted signature
  * @throws AppError 400 `validation-failed` naming every problem
  */
@@ -219,6 +221,11 @@ export function checkValues(record: EnvelopeRecord, recipient: Signer, request: 
     }
     given.set(field.id, index);
     const { value } = entry;
+    const which = `(field ${field.label === null ? field.type : `"${field.label}"`}, ${field.id})`;
+    if (field.readOnly === true) {
+      errors.push({ path: `${path}.value`, message: `must not be sent: the field is read-only, its value set by the sender ${which}` });
+      return;
+    }
     switch (field.type) {
       case 'date_signed':
       case 'name':
@@ -229,18 +236,16 @@ export function checkValues(record: EnvelopeRecord, recipient: Signer, request: 
       case 'initials':
         if (typeof value !== 'object') errors.push({ path: `${path}.value`, message: `must be a ${field.type}: {typed: "..."} or {strokes: [...]}` });
         break;
-      case 'text':
-        if (typeof value !== 'string') errors.push({ path: `${path}.value`, message: 'must be a string' });
-        else if (field.required && value.trim() === '') errors.push({ path: `${path}.value`, message: 'must not be empty: the field is required' });
-        break;
-      case 'checkbox':
-        if (typeof value !== 'boolean') errors.push({ path: `${path}.value`, message: 'must be true or false' });
-        else if (field.required && !value) errors.push({ path: `${path}.value`, message: 'must be true: the check box is required' });
-        break;
+      default: {
+        const refusal = valueRefusal(field, value);
+        if (refusal !== null) errors.push({ path: `${path}.value`, message: `${refusal} ${which}` });
+      }
     }
   });
-  const auto = new Set(['date_signed', 'name', 'email']);
-  const missing = record.fields.filter((field) => field.recipientId === recipient.id && field.required && !auto.has(field.type) && !given.has(field.id));
+  // A prefilled value (the owner's default, or read-only) stands for the recipient's when none is sent.
+  const missing = record.fields.filter(
+    (field) => field.recipientId === recipient.id && field.required && !SERVICE_FILLED_TYPES.has(field.type) && !given.has(field.id) && !hasPrefilledValue(field),
+  );
   for (const field of missing) {
     errors.push({ path: 'values', message: `needs a value for field ${field.id} (${field.label ?? field.type}, page ${field.page})` });
   }

@@ -64,7 +64,7 @@ export const fieldValueInput = z
         z.boolean(),
       ], { error: 'must be a signature ({typed} or {strokes}), a string or a boolean' })
       .meta({
-        description: `\`signature\`/\`initials\`: {typed} or {strokes}; \`text\`: a string of at most ${MAX_TEXT_VALUE} characters without control characters, line or paragraph separators or unpaired surrogates (non-empty when required); \`checkbox\`: true or false (true when required). \`date_signed\`, \`name\` and \`email\` take no value: the service fills them in.`,
+        description: `\`signature\`/\`initials\`: {typed} or {strokes}; \`text\`: a string of at most ${MAX_TEXT_VALUE} characters without control characters, line or paragraph separators or unpaired surrogates (non-empty when required); \`checkbox\`: true or false (true when required); \`number\`: a string such as \`"12.50"\` (a JSON number is refused) within the field's \`min\` and \`max\`; \`date\`: \`YYYY-MM-DD\`; \`dropdown\`: one of the field's \`options\`; \`text\` also obeys the field's \`minLength\`, \`maxLength\` and \`pattern\`. An empty string leaves an optional field empty. \`date_signed\`, \`name\`, \`email\` and read-only fields take no value.`,
       }),
   })
   .meta({ id: 'FieldValue', description: 'The value of one field.' });

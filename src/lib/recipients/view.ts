@@ -153,7 +153,7 @@ export async function toRecipientView(
     signedUrl,
     canAct: canAct(record, recipient, now),
     waitingFor: waitingFor(record, recipient),
-    filled: givenValues(record, others).map(({ field, signer, value }) => ({
+    filled: givenValues(record, others).filter(({ field }) => field.recipientId !== recipient.id).map(({ field, signer, value }) => ({
       fieldId: field.id,
       type: field.type,
       page: field.page,

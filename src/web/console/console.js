@@ -81,6 +81,8 @@
     var names = {
       name: 'name', email: 'e-mail address', role: 'role', routingOrder: 'routing order', id: 'id', recipientId: 'recipient',
       label: 'label', type: 'type', page: 'page', x: 'left', y: 'top', width: 'width', height: 'height', required: 'required',
+      options: 'options', min: 'smallest number', max: 'largest number', minLength: 'fewest characters', maxLength: 'most characters',
+      pattern: 'pattern', value: 'prefilled value', readOnly: 'read-only',
     };
     var top = {
       expiresAt: 'Expires', remindEveryDays: 'Reminders', signingOrder: 'Signing order', filename: 'File name', mimetype: 'File type',
@@ -937,11 +939,15 @@
 
   // ---- Fields ------------------------------------------------------------------------------
 
-  var FIELD_TYPES = ['signature', 'initials', 'date_signed', 'name', 'email', 'text', 'checkbox'];
-  var TYPE_NAMES = { signature: 'Signature', initials: 'Initials', date_signed: 'Date signed', name: 'Name', email: 'E-mail', text: 'Text', checkbox: 'Check box' };
+  var FIELD_TYPES = ['signature', 'initials', 'date_signed', 'name', 'email', 'text', 'checkbox', 'number', 'date', 'dropdown'];
+  var TYPE_NAMES = {
+    signature: 'Signature', initials: 'Initials', date_signed: 'Date signed', name: 'Name', email: 'E-mail', text: 'Text', checkbox: 'Check box',
+    number: 'Number', date: 'Date', dropdown: 'Dropdown',
+  };
   /** A new field's size in points, by type (about what each needs on a printed page). */
   var DEFAULT_SIZE = {
     signature: [170, 45], initials: [60, 34], date_signed: [100, 22], name: [160, 22], email: [190, 22], text: [160, 22], checkbox: [16, 16],
+    number: [100, 22], date: [100, 22], dropdown: [140, 22],
   };
   /** Smallest field a drag makes, and the step of the keyboard, as fractions of the page. */
   var MIN_FRACTION = 0.01;
@@ -979,6 +985,7 @@
     return {
       key: 'f' + fields.counter, id: field.id, recipientId: field.recipientId, type: field.type, page: field.page,
       x: field.x, y: field.y, width: field.width, height: field.height, required: field.required !== false, label: field.label || '',
+      rules: rulesFromApi(field),
     };
   }
 
@@ -1430,6 +1437,84 @@
     [['edit-x', 'x'], ['edit-y', 'y'], ['edit-width', 'width'], ['edit-height', 'height']].forEach(function (pair) {
       if (!sameField || document.activeElement !== $(pair[0])) $(pair[0]).value = String(Math.round(field[pair[1]] * 1000) / 10);
     });
+    renderRuleEditor(field, sameField);
+  }
+
+  // ---- Field rules and prefilled values (number, date, dropdown, text limits) -----------------------
+
+  /** Which rule inputs each type offers; the service refuses a rule on any other type. */
+  var RULES_BY_TYPE = {
+    text: ['minLength', 'maxLength', 'pattern', 'value', 'readOnly'],
+    number: ['min', 'max', 'value', 'readOnly'],
+    date: ['value', 'readOnly'],
+    dropdown: ['options', 'value', 'readOnly'],
+    checkbox: ['valueCheck', 'readOnly'],
+    name: ['value', 'readOnly'],
+    email: ['value', 'readOnly'],
+    date_signed: ['value', 'readOnly'],
+  };
+  /** Rule key -> the editor's input id. */
+  var RULE_INPUTS = {
+    options: 'edit-options', min: 'edit-min', max: 'edit-max', minLength: 'edit-min-length', maxLength: 'edit-max-length',
+    pattern: 'edit-pattern', value: 'edit-value', valueCheck: 'edit-value-check',
+  };
+
+  /** A field's rules as the editor holds them: strings as typed (options one per line), readOnly a boolean. */
+  function rulesFromApi(field) {
+    var text = function (value) { return value === undefined || value === null ? '' : String(value); };
+    return {
+      options: Array.isArray(field.options) ? field.options.join('\n') : '', min: text(field.min), max: text(field.max),
+      minLength: text(field.minLength), maxLength: text(field.maxLength), pattern: text(field.pattern),
+      value: typeof field.value === 'string' ? field.value : '', valueCheck: typeof field.value === 'boolean' ? String(field.value) : '',
+      readOnly: field.readOnly === true,
+    };
+  }
+
+  /** Adds the rules the field's type takes to its request payload (numbers as JSON numbers, the rest as typed). */
+  function addRules(payload, field) {
+    var rules = field.rules || rulesFromApi({});
+    var offered = RULES_BY_TYPE[field.type] || [];
+    var has = function (key) { return offered.indexOf(key) >= 0; };
+    var number = function (key) {
+      var raw = String(rules[key]).trim();
+      if (has(key) && raw !== '') payload[key] = Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    };
+    if (has('options')) {
+      payload.options = rules.options.split('\n').map(function (line) { return line.trim(); }).filter(function (line) { return line !== ''; });
+    }
+    ['min', 'max', 'minLength', 'maxLength'].forEach(number);
+    if (has('pattern') && rules.pattern !== '') payload.pattern = rules.pattern;
+    if (has('value') && rules.value !== '') payload.value = rules.value;
+    if (has('valueCheck') && rules.valueCheck !== '') payload.value = rules.valueCheck === 'true';
+    if (has('readOnly') && rules.readOnly) payload.readOnly = true;
+  }
+
+  /** Shows the rule inputs the selected field's type takes, with its values (what is being typed stays). */
+  function renderRuleEditor(field, sameField) {
+    if (!field.rules) field.rules = rulesFromApi({});
+    var offered = RULES_BY_TYPE[field.type] || [];
+    $('edit-rules').hidden = offered.length === 0;
+    document.querySelectorAll('#edit-rules [data-rule]').forEach(function (block) {
+      block.hidden = offered.indexOf(block.dataset.rule) < 0;
+    });
+    Object.keys(RULE_INPUTS).forEach(function (key) {
+      var input = $(RULE_INPUTS[key]);
+      if (!sameField || document.activeElement !== input) input.value = field.rules[key];
+    });
+    $('edit-read-only').checked = field.rules.readOnly;
+  }
+
+  /** Wires the rule inputs to the selected field. */
+  function wireRuleEditor() {
+    Object.keys(RULE_INPUTS).forEach(function (key) {
+      var input = $(RULE_INPUTS[key]);
+      input.addEventListener(input.tagName === 'SELECT' ? 'change' : 'input', function () {
+        editSelected(function (field) { field.rules[key] = input.value; });
+      });
+    });
+    $('edit-read-only').addEventListener('change', function () {
+      editSelected(function (field) { field.rules.readOnly = $('edit-read-only').checked; });
+    });
   }
 
   function editSelected(change) {
@@ -1451,6 +1536,7 @@
       };
       if (field.id) payload.id = field.id;
       if (field.label.trim() !== '') payload.label = field.label.trim();
+      addRules(payload, field);
       return payload;
     });
   }
@@ -2106,6 +2192,7 @@
   $('edit-type').addEventListener('change', function () { editSelected(function (field) { field.type = $('edit-type').value; }); });
   $('edit-label').addEventListener('input', function () { editSelected(function (field) { field.label = $('edit-label').value; }); });
   $('edit-required').addEventListener('change', function () { editSelected(function (field) { field.required = $('edit-required').checked; }); });
+  wireRuleEditor();
   [['edit-x', 'x'], ['edit-y', 'y'], ['edit-width', 'width'], ['edit-height', 'height']].forEach(function (pair) {
     $(pair[0]).addEventListener('change', function () {
       var value = Number($(pair[0]).value);

@@ -33,6 +33,8 @@ const state = {
   wholeSignature: null,
   /** Whether the service's disclosure is shown above the consent box (finishing waits for it). */
   disclosureShown: false,
+  /** The values of the last complete request, to name the fields the service refused. */
+  lastValues: [],
   /** What the adopt dialog was opened for. */
   adopting: null,
   pad: null,
@@ -238,7 +240,8 @@ function getsCompletedEmail(recipient) {
 // ---- The ceremony --------------------------------------------------------------------------------
 
 function fieldName(field) {
-  return field.label ? field.label : t('fieldType', { type: field.type });
+  if (field.label) return field.label;
+  return ['number', 'date', 'dropdown'].indexOf(field.type) >= 0 ? t('fieldTypeValue', { type: field.type }) : t('fieldType', { type: field.type });
 }
 
 /** Fields in reading order: page, then top to bottom, then left to right. */
@@ -284,7 +287,7 @@ async function startCeremony(view) {
     if (pageElement === undefined) return;
     const element = createFieldElement(field, recipient, pageElement);
     pageElement.appendChild(element);
-    state.entries.set(field.id, { field: field, element: element, value: null, page: pageElement });
+    state.entries.set(field.id, { field: field, element: element, value: field.value === undefined ? null : field.value, page: pageElement });
   });
   // What earlier recipients filled in, read-only, in place: what this recipient sees is what gets sealed.
   (view.filled || []).forEach((filled) => {
@@ -424,31 +427,24 @@ function placeBox(element, field) {
 }
 
 function createFieldElement(field, recipient, pageElement) {
+  const name = fieldName(field);
   const required = field.required !== false;
   let element;
-  if (field.type === 'signature' || field.type === 'initials') {
+  if (field.readOnly === true) {
+    element = readOnlyFieldElement(field);
+  } else if (VALUE_TYPES.indexOf(field.type) >= 0) {
+    element = valueFieldElement(field, name);
+  } else if (field.type === 'signature' || field.type === 'initials') {
     element = document.createElement('button');
     element.type = 'button';
     element.className = 'field field-button';
     element.setAttribute('aria-pressed', 'false');
     element.addEventListener('click', () => toggleSignatureField(field.id));
-  } else if (field.type === 'text') {
-    element = document.createElement('input');
-    element.type = 'text';
-    element.className = 'field field-text';
-    element.maxLength = 500;
-    element.dir = 'auto';
-    element.autocomplete = 'off';
-    element.addEventListener('input', () => {
-      state.entries.get(field.id).value = element.value;
-      element.removeAttribute('aria-invalid');
-      paintField(state.entries.get(field.id));
-      updateProgress();
-    });
   } else if (field.type === 'checkbox') {
     element = document.createElement('input');
     element.type = 'checkbox';
     element.className = 'field field-check';
+    element.checked = field.value === true;
     element.addEventListener('change', () => {
       state.entries.get(field.id).value = element.checked;
       element.removeAttribute('aria-invalid');
@@ -462,14 +458,14 @@ function createFieldElement(field, recipient, pageElement) {
     element.readOnly = true;
     element.className = 'field field-auto';
     element.dir = 'auto';
-    element.value = field.type === 'name' ? recipient.name : field.type === 'email' ? recipient.email : new Date().toISOString().slice(0, 10);
+    element.value = typeof field.value === 'string' && field.value !== '' ? field.value : field.type === 'name' ? recipient.name : field.type === 'email' ? recipient.email : new Date().toISOString().slice(0, 10);
   }
   labelField(field, element);
   element.id = 'field-' + field.id;
   element.dataset.fieldId = field.id;
   element.dataset.type = field.type;
   if (!required) element.classList.add('optional');
-  if (element.tagName === 'INPUT' && !element.readOnly) {
+  if ((element.tagName === 'INPUT' || element.tagName === 'SELECT') && !element.readOnly && field.readOnly !== true) {
     element.required = required;
     if (field.type === 'checkbox' && required) element.setAttribute('aria-required', 'true');
   }
@@ -485,23 +481,27 @@ function createFieldElement(field, recipient, pageElement) {
 /** A field's accessible name (its label, else its type), and its placeholder or tooltip. */
 function labelField(field, element) {
   const name = fieldName(field);
-  if (field.type === 'signature' || field.type === 'initials') return;
+  if (field.readOnly !== true && (field.type === 'signature' || field.type === 'initials')) return;
   element.setAttribute('aria-label', name);
-  if (field.type === 'text') element.placeholder = name;
-  else if (field.type !== 'checkbox') element.title = t('autoFieldTitle', { name: name });
+  if (field.readOnly === true) element.title = t('readOnlyFieldTitle', { name: name });
+  else if (field.type === 'text') element.placeholder = name;
+  else if (field.type === 'number') element.placeholder = t('numberPlaceholder', { name: name });
+  else if (field.type === 'dropdown') element.options[0].textContent = name;
+  else if (VALUE_TYPES.indexOf(field.type) < 0 && field.type !== 'checkbox') element.title = t('autoFieldTitle', { name: name });
 }
 
 function isFilled(entry) {
   const type = entry.field.type;
   if (type === 'signature' || type === 'initials') return entry.value !== null;
-  if (type === 'text') return typeof entry.value === 'string' && entry.value.trim() !== '';
+  if (VALUE_TYPES.indexOf(type) >= 0) return typeof entry.value === 'string' && entry.value.trim() !== '';
   if (type === 'checkbox') return entry.value === true;
   return true;
 }
 
 /** Whether the recipient has to do something to this field. */
 function needsInput(entry) {
-  return ['signature', 'initials', 'text', 'checkbox'].indexOf(entry.field.type) >= 0;
+  if (entry.field.readOnly === true) return false;
+  return ['signature', 'initials', 'checkbox'].concat(VALUE_TYPES).indexOf(entry.field.type) >= 0;
 }
 
 /** Shows a field's value and state (visually and for screen readers). */
@@ -522,8 +522,10 @@ function paintField(entry) {
     element.appendChild(name);
     if (filled) element.appendChild(signatureArt(entry.value, fieldSize(entry)));
     description.textContent = [t(required ? 'stateRequired' : 'stateOptional'), t(filled ? 'stateSigned' : 'stateNotSigned'), pageText].join(' ');
-  } else if (field.type === 'text' || field.type === 'checkbox') {
-    description.textContent = [t(required ? 'stateRequired' : 'stateOptional'), pageText].join(' ');
+  } else if (field.readOnly === true) {
+    description.textContent = [t('stateReadOnly'), pageText].join(' ');
+  } else if (needsInput(entry)) {
+    description.textContent = [t(required ? 'stateRequired' : 'stateOptional')].concat(valueHints(field), [pageText]).join(' ');
   } else {
     description.textContent = [t('stateAuto'), pageText].join(' ');
   }
@@ -858,6 +860,162 @@ function toggleWholeSignature() {
   else place();
 }
 
+// ---- Value fields: text, number, date, dropdown; read-only values -----------------------------------
+
+/** Types whose value is a string the recipient types or picks. */
+const VALUE_TYPES = ['text', 'number', 'date', 'dropdown'];
+
+/**
+ * The control of a text, number, date or dropdown field: a text input (with the field's `maxLength`),
+ * a decimal input (a phone shows its number keyboard), a date picker, or the native select. The
+ * sender's default, if any, is filled in. The page checks nothing the service does not: the
+ * service judges every value (a number's bounds, a text's pattern) and the page shows its answer.
+ */
+function valueFieldElement(field, name) {
+  let element;
+  if (field.type === 'dropdown') {
+    element = document.createElement('select');
+    element.className = 'field field-choice';
+    const none = document.createElement('option');
+    none.value = '';
+    none.textContent = name;
+    element.appendChild(none);
+    (field.options || []).forEach((option) => {
+      const item = document.createElement('option');
+      item.value = option;
+      item.textContent = option;
+      element.appendChild(item);
+    });
+  } else {
+    element = document.createElement('input');
+    element.className = 'field field-text';
+    element.autocomplete = 'off';
+    if (field.type === 'date') {
+      element.type = 'date';
+      element.classList.add('field-date');
+    } else {
+      element.type = 'text';
+      element.dir = field.type === 'number' ? 'ltr' : 'auto';
+      if (field.type === 'number') element.inputMode = 'decimal';
+      element.maxLength = field.type === 'text' && typeof field.maxLength === 'number' ? field.maxLength : 500;
+      if (field.type === 'text' && typeof field.minLength === 'number') element.minLength = field.minLength;
+    }
+  }
+  if (typeof field.value === 'string') element.value = field.value;
+  element.addEventListener(field.type === 'dropdown' || field.type === 'date' ? 'change' : 'input', () => {
+    const entry = state.entries.get(field.id);
+    entry.value = element.value;
+    element.removeAttribute('aria-invalid');
+    paintField(entry);
+    updateProgress();
+  });
+  // A date picker reports its value on each change; typing it segment by segment fires input too.
+  if (field.type === 'date') element.addEventListener('input', () => { state.entries.get(field.id).value = element.value; updateProgress(); });
+  return element;
+}
+
+/** A value the sender set and the recipient cannot change: shown in place, focusable, never editable. */
+function readOnlyFieldElement(field) {
+  const element = document.createElement('input');
+  element.className = 'field field-auto field-fixed';
+  if (field.type === 'checkbox') {
+    element.type = 'checkbox';
+    element.classList.add('field-check');
+    element.checked = field.value === true;
+    element.setAttribute('aria-readonly', 'true');
+    element.addEventListener('click', (event) => event.preventDefault());
+  } else {
+    element.type = 'text';
+    element.readOnly = true;
+    element.dir = 'auto';
+    element.value = String(field.value);
+  }
+  return element;
+}
+
+/**
+ * What the recipient should know about a field's rules, as sentences (the service judges them). The
+ * catalogues write a number's bounds with the language's decimal sign but no grouping
+ * (`::group-off`): a German "100.000" typed back would be a hundred to the API.
+ */
+function valueHints(field) {
+  const hints = [];
+  if (field.type === 'number') {
+    hints.push(t('hintNumber'));
+    if (typeof field.min === 'number' && typeof field.max === 'number') hints.push(t('hintRange', { min: field.min, max: field.max }));
+    else if (typeof field.min === 'number') hints.push(t('hintMin', { min: field.min }));
+    else if (typeof field.max === 'number') hints.push(t('hintMax', { max: field.max }));
+  } else if (field.type === 'date') {
+    hints.push(t('hintDate'));
+  } else if (field.type === 'dropdown') {
+    hints.push(t('hintOptions', { count: (field.options || []).length }));
+  } else if (field.type === 'text') {
+    if (typeof field.minLength === 'number' && field.minLength > 0) hints.push(t('hintMinLength', { count: field.minLength }));
+    if (typeof field.maxLength === 'number') hints.push(t('hintMaxLength', { count: field.maxLength }));
+    if (typeof field.pattern === 'string') hints.push(t('hintPattern'));
+  }
+  return hints;
+}
+
+/**
+ * Why the service refused a field's value, in the page's language: the service's message (English,
+ * as src/lib/envelopes/fieldRules.ts words it, e.g. `must be at least 10`) is recognised by its
+ * opening words and told again from the field's own rules; a message the page does not know is shown
+ * as the service wrote it.
+ */
+function refusalReason(field, message) {
+  if (/^must not be empty/.test(message)) return t('refusalEmpty');
+  if (/^must be true/.test(message)) return t('refusalCheck');
+  if (/^must be a (decimal number|string such as)/.test(message)) return t('hintNumber');
+  if (/^must be at least [0-9]+ characters/.test(message) && typeof field.minLength === 'number') return t('hintMinLength', { count: field.minLength });
+  if (/^must be at most [0-9]+ characters/.test(message)) return t('hintMaxLength', { count: typeof field.maxLength === 'number' ? field.maxLength : Number(/[0-9]+/.exec(message)[0]) });
+  if (/^must be at least /.test(message) && typeof field.min === 'number') return t('hintMin', { min: field.min });
+  if (/^must be at most /.test(message) && typeof field.max === 'number') return t('hintMax', { max: field.max });
+  if (/^must be a date/.test(message)) return t('refusalDate');
+  if (/^must be one of the options/.test(message)) return t('refusalOption');
+  if (/^must match the pattern/.test(message)) return t('hintPattern');
+  return message;
+}
+
+/** The value of a text, number, date or dropdown field as the API takes it ("" leaves it empty). */
+function valueToSend(entry) {
+  const value = typeof entry.value === 'string' ? entry.value.trim() : '';
+  // A decimal comma (what many phone keyboards offer) is the API's decimal point.
+  return entry.field.type === 'number' ? value.replace(/^(-?[0-9]+),([0-9]+)$/, '$1.$2') : value;
+}
+
+/** The service's complaints as lines, each naming the field by its name on the page where it can. */
+function refusalItems(problem) {
+  if (!problem || !Array.isArray(problem.errors)) return [];
+  return problem.errors.map((item) => {
+    const entry = refusedEntry(item.path, state.lastValues);
+    // The service names the field by label and id at the end of its message; the page names it first.
+    if (!entry) return item.path + ': ' + item.message;
+    const reason = refusalReason(entry.field, item.message.replace(/ \(field [^()]*\)$/, ''));
+    return t('refusalItem', { name: fieldName(entry.field), page: entry.field.page, message: reason });
+  });
+}
+
+/** Marks the fields the service refused (`values.N.value`) invalid and returns the first, to focus. */
+function refusedField(problem, body) {
+  if (!problem || !Array.isArray(problem.errors) || !body || !Array.isArray(body.values)) return null;
+  let first = null;
+  problem.errors.forEach((item) => {
+    const entry = refusedEntry(item.path, body.values);
+    if (!entry) return;
+    entry.element.setAttribute('aria-invalid', 'true');
+    if (first === null) first = entry.element;
+  });
+  return first;
+}
+
+/** The entry a problem path `values.N...` points at, through the values the page sent. */
+function refusedEntry(path, values) {
+  const match = /^values\.([0-9]+)/.exec(path || '');
+  if (!match || !Array.isArray(values) || !values[Number(match[1])]) return null;
+  return state.entries.get(values[Number(match[1])].fieldId) || null;
+}
+
 // ---- Finish and decline --------------------------------------------------------------------------
 
 function finishError(message, items, focus) {
@@ -892,11 +1050,11 @@ async function finish() {
       const required = entry.field.required !== false;
       if (required && !isFilled(entry)) {
         missing.push(entry);
-        if (entry.element.tagName === 'INPUT') entry.element.setAttribute('aria-invalid', 'true');
+        if (entry.element.tagName === 'INPUT' || entry.element.tagName === 'SELECT') entry.element.setAttribute('aria-invalid', 'true');
         return;
       }
       if (entry.field.type === 'checkbox') values.push({ fieldId: entry.field.id, value: entry.value === true });
-      else if (entry.field.type === 'text') { if (isFilled(entry)) values.push({ fieldId: entry.field.id, value: entry.value }); }
+      else if (VALUE_TYPES.indexOf(entry.field.type) >= 0) values.push({ fieldId: entry.field.id, value: valueToSend(entry) });
       else if (entry.value !== null) values.push({ fieldId: entry.field.id, value: entry.value });
     });
   if (missing.length > 0) {
@@ -925,6 +1083,7 @@ async function finish() {
     const signature = state.wholeSignature || (state.adopted.signature ? valueFor(state.adopted.signature, { width: 240, height: 75 }) : null);
     if (signature !== null) body.signature = signature;
   }
+  state.lastValues = body.values;
   await act($('finish-button'), 'signing/complete', body, 'finish');
 }
 
@@ -963,8 +1122,8 @@ async function act(button, path, body, kind) {
       }
       return;
     }
-    const items = error.problem && Array.isArray(error.problem.errors) ? error.problem.errors.map((item) => item.path + ': ' + item.message) : [];
-    finishError(error.message, items, null);
+    const refused = refusedField(error.problem, body);
+    finishError(refused ? t('refusalHeading') : error.message, refusalItems(error.problem), refused);
   } finally {
     button.disabled = false;
   }

@@ -1,0 +1,195 @@
+/**
+ * The rules of a field's value beyond its type (number bounds, dropdown options, text length and
+ * pattern) and the owner's prefilled values (`value`, `readOnly`), shared by the field schemas
+ * (envelope and template fields: the owner's prefilled value must obey them) and by the recipient's
+ * complete request (`recipients/act.ts`), so that both judge a value the same way.
+ *
+ * Patterns are run by RE2 (`re2-wasm`), a linear-time engine: a user's pattern never reaches
+ * JavaScript's backtracking `RegExp`, so `(a+)+$` on a long value costs linear time, not exponential.
+ */
+import { RE2 } from 're2-wasm';
+import { characterCount } from '../text.js';
+import type { Field } from './model.js';
+
+/** Most options of a `dropdown` field, and the longest option, characters. */
+export const MAX_DROPDOWN_OPTIONS = 50;
+export const MAX_DROPDOWN_OPTION = 100;
+/** Longest `text` value, characters; `maxLength` is at most this. */
+export const MAX_TEXT_LENGTH = 500;
+/** Longest `pattern`, characters. */
+export const MAX_PATTERN = 200;
+/** Longest `number` value, characters. */
+export const MAX_NUMBER_LENGTH = 40;
+/** The shape of a `number` value: optional minus, digits, optional decimal point and digits (`"12.50"`, `"-3"`). */
+export const NUMBER_PATTERN = '^-?[0-9]+(\\.[0-9]+)?$';
+/** The shape of a `date` value: `YYYY-MM-DD` (ISO 8601 calendar date). */
+export const DATE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$';
+
+const NUMBER = new RegExp(NUMBER_PATTERN);
+const DATE = new RegExp(DATE_PATTERN);
+
+/** Types whose value the service fills in (the recipient and the owner give none). */
+export const SERVICE_FILLED_TYPES: ReadonlySet<string> = new Set(['date_signed', 'name', 'email']);
+/** Types whose value is a signature: never prefilled. */
+export const SIGNATURE_TYPES: ReadonlySet<string> = new Set(['signature', 'initials']);
+
+/** The rule properties a field may carry (all optional; which apply depends on `type`). */
+export interface FieldRules {
+  type: string;
+  required?: boolean;
+  options?: string[] | null | undefined;
+  min?: number | null | undefined;
+  max?: number | null | undefined;
+  minLength?: number | null | undefined;
+  maxLength?: number | null | undefined;
+  pattern?: string | null | undefined;
+  value?: string | boolean | null | undefined;
+  readOnly?: boolean | undefined;
+}
+
+const compiled = new Map<string, RE2>();
+const MAX_CACHED = 500;
+
+/**
+ * The pattern compiled to match a whole value: `^(?:pattern)$` in RE2 with the `u` flag. The pattern
+ * is compiled alone first, so that unbalanced parentheses cannot escape the anchoring group.
+ * @throws Error with RE2's reason when the pattern does not compile (RE2 syntax: no look-around, no back-references)
+ */
+export function wholeValuePattern(pattern: string): RE2 {
+  const cached = compiled.get(pattern);
+  if (cached !== undefined) return cached;
+  new RE2(pattern, 'u');
+  const whole = new RE2(`^(?:${pattern})$`, 'u');
+  if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value!);
+  compiled.set(pattern, whole);
+  return whole;
+}
+
+/** Why `pattern` does not compile in RE2, or `null` when it does. */
+export function patternRefusal(pattern: string): string | null {
+  try {
+    wholeValuePattern(pattern);
+    return null;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: \/.*\/u: /s, '') : 'invalid';
+    return `is not a valid regular expression (RE2 syntax): ${reason.slice(0, 200)}`;
+  }
+}
+
+/** Whether `value` is a real calendar date `YYYY-MM-DD` (proleptic Gregorian, as ISO 8601). */
+function isCalendarDate(value: string): boolean {
+  if (!DATE.test(value)) return false;
+  const [year, month, day] = value.split('-').map(Number) as [number, number, number];
+  const date = new Date(0);
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0 to 99 as 1900 to 1999.
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/**
+ * Why `value` does not fit `field` (its type, whether it is required and its rules), or `null` when it
+ * does. An empty string is "no value": refused only when the field is required; the other rules
+ * (bounds, lengths, pattern, options) apply to non-empty values.
+ * @returns a message to follow the value's path, e.g. `must be at most 100`
+ */
+export function valueRefusal(field: FieldRules, value: unknown): string | null {
+  const required = field.required ?? true;
+  switch (field.type) {
+    case 'checkbox':
+      if (typeof value !== 'boolean') return 'must be true or false';
+      return required && !value ? 'must be true: the check box is required' : null;
+    case 'text':
+    case 'number':
+    case 'date':
+    case 'dropdown':
+      break;
+    default:
+      return null;
+  }
+  if (typeof value !== 'string') return field.type === 'number' ? 'must be a string such as "12.50" (not a JSON number)' : 'must be a string';
+  if (value.trim() === '') return required ? 'must not be empty: the field is required' : null;
+  switch (field.type) {
+    case 'number': {
+      if (characterCount(value) > MAX_NUMBER_LENGTH || !NUMBER.test(value)) return 'must be a decimal number written as a string, such as "12.50" or "-3"';
+      const number = Number(value);
+      if (field.min != null && number < field.min) return `must be at least ${field.min}`;
+      if (field.max != null && number > field.max) return `must be at most ${field.max}`;
+      return null;
+    }
+    case 'date':
+      return isCalendarDate(value) ? null : 'must be a date YYYY-MM-DD';
+    case 'dropdown':
+      return field.options?.includes(value) === true ? null : `must be one of the options: ${(field.options ?? []).join(', ')}`;
+    default: {
+      const length = characterCount(value);
+      if (length > MAX_TEXT_LENGTH) return `must be at most ${MAX_TEXT_LENGTH} characters`;
+      if (field.minLength != null && length < field.minLength) return `must be at least ${field.minLength} characters`;
+      if (field.maxLength != null && length > field.maxLength) return `must be at most ${field.maxLength} characters`;
+      if (field.pattern != null && !wholeValuePattern(field.pattern).test(value)) return `must match the pattern ${field.pattern}`;
+      return null;
+    }
+  }
+}
+
+/**
+ * The problems of a field's rule properties taken together (a field's own checks, beyond each
+ * property's shape): which properties its type allows, bounds in order, a pattern that compiles, the
+ * prefilled value fitting the field, `readOnly` only with a value.
+ * @returns `[property, message]` pairs, empty when the field is consistent
+ */
+export function fieldRuleProblems(field: FieldRules): [keyof FieldRules, string][] {
+  const problems: [keyof FieldRules, string][] = [];
+  const only = (property: keyof FieldRules, types: string[]) => {
+    if (field[property] != null && !types.includes(field.type)) problems.push([property, `is only for fields of type ${types.join(', ')}`]);
+  };
+  only('options', ['dropdown']);
+  only('min', ['number']);
+  only('max', ['number']);
+  only('minLength', ['text']);
+  only('maxLength', ['text']);
+  only('pattern', ['text']);
+  if (field.type === 'dropdown' && (field.options == null || field.options.length === 0)) problems.push(['options', 'is required for a dropdown: 1 to 50 choices']);
+  if (field.options != null) {
+    const seen = new Set<string>();
+    field.options.forEach((option) => {
+      if (seen.has(option)) problems.push(['options', `repeats the option ${option}`]);
+      seen.add(option);
+    });
+  }
+  if (field.min != null && field.max != null && field.min > field.max) problems.push(['max', 'must not be less than min']);
+  if (field.minLength != null && field.maxLength != null && field.minLength > field.maxLength) problems.push(['maxLength', 'must not be less than minLength']);
+  const patternProblem = field.pattern == null ? null : patternRefusal(field.pattern);
+  if (patternProblem !== null) problems.push(['pattern', patternProblem]);
+
+  const prefilled = field.value != null && field.value !== '';
+  if (prefilled && SIGNATURE_TYPES.has(field.type)) problems.push(['value', `cannot be prefilled on a ${field.type} field: only the recipient signs`]);
+  else if (prefilled && SERVICE_FILLED_TYPES.has(field.type)) {
+    // The owner's text in place of what the service would fill in (a name written as the document needs it).
+    const refusal = valueRefusal({ type: 'text', required: false }, field.value);
+    if (refusal !== null) problems.push(['value', refusal]);
+  } else if (prefilled && patternProblem === null) {
+    const refusal = valueRefusal({ ...field, required: false }, field.value);
+    if (refusal !== null) problems.push(['value', refusal]);
+  }
+  if (field.readOnly === true && !prefilled) problems.push(['readOnly', 'needs a value: a read-only field shows the value the owner gives']);
+  return problems;
+}
+
+/** Whether the owner gave the field a value (a default, or read-only); an empty string is none. */
+export function hasPrefilledValue(field: Pick<Field, 'value'>): boolean {
+  return field.value !== undefined && field.value !== '';
+}
+
+/** The rule properties of a stored field, copied from an input with only those that are set. */
+export function storedRules(input: FieldRules): Pick<Field, 'options' | 'min' | 'max' | 'minLength' | 'maxLength' | 'pattern' | 'value' | 'readOnly'> {
+  const rules: Pick<Field, 'options' | 'min' | 'max' | 'minLength' | 'maxLength' | 'pattern' | 'value' | 'readOnly'> = {};
+  if (input.options != null) rules.options = [...input.options];
+  if (input.min != null) rules.min = input.min;
+  if (input.max != null) rules.max = input.max;
+  if (input.minLength != null) rules.minLength = input.minLength;
+  if (input.maxLength != null) rules.maxLength = input.maxLength;
+  if (input.pattern != null) rules.pattern = input.pattern;
+  if (input.value != null) rules.value = input.value;
+  if (input.readOnly === true) rules.readOnly = true;
+  return rules;
+}
