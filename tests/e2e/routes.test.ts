@@ -26,6 +26,7 @@ const expected = [
   { name: 'DeleteTemplate', route: 'templates/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'DeleteWebhook', route: 'webhooks/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'DetectEnvelopeFields', route: 'envelopes/{id}/fields/detect', methods: ['POST'], access: 'bearer' },
+  { name: 'DetectTemplateFields', route: 'templates/{id}/fields/detect', methods: ['POST'], access: 'bearer' },
   { name: 'GetAuditTrail', route: 'envelopes/{id}/audit', methods: ['GET'], access: 'bearer' },
   { name: 'GetDisclosure', route: 'disclosure', methods: ['GET'], access: 'public' },
   { name: 'GetEnvelope', route: 'envelopes/{id}', methods: ['GET'], access: 'bearer' },
