@@ -28,6 +28,7 @@ const expected = [
   { name: 'DeleteTemplate', route: 'templates/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'DeleteWebhook', route: 'webhooks/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'DetectEnvelopeFields', route: 'envelopes/{id}/fields/detect', methods: ['POST'], access: 'bearer' },
+  { name: 'DetectTemplateFields', route: 'templates/{id}/fields/detect', methods: ['POST'], access: 'bearer' },
   { name: 'EmbeddedSigningPage', route: 'sign/v/{viewId}', methods: ['GET'], access: 'public' },
   { name: 'GetAuditTrail', route: 'envelopes/{id}/audit', methods: ['GET'], access: 'bearer' },
   { name: 'GetDisclosure', route: 'disclosure', methods: ['GET'], access: 'public' },

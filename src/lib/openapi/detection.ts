@@ -1,13 +1,14 @@
 /**
  * Field detection in the OpenAPI document (CONTRACT §15.2): {@link registerDetectionOperations} adds
- * `POST /envelopes/{id}/fields/detect`. Its fields are `./responses.ts`'s `Field`, tied at compile
- * time to the stored field.
+ * `POST /envelopes/{id}/fields/detect` and `POST /templates/{id}/fields/detect`. Their fields are
+ * `./responses.ts`'s `Field` and `./templates.ts`'s `TemplateField`, tied at compile time to the stored fields.
  */
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { MAX_FIELDS } from '../envelopes/schemas.js';
 import { DETECT_BOUNDS } from '../pdf/index.js';
 import { fieldResponse, problemResponses, type ProblemExample } from './responses.js';
+import { templateFieldResponse } from './templates.js';
 
 export const detectFieldsResponse = z
   .strictObject({
@@ -17,7 +18,15 @@ export const detectFieldsResponse = z
   })
   .meta({ id: 'DetectedFields', description: 'The fields that replaced the envelope\'s, and what they came from.' });
 
-const ids = { envelope: '0193a5d1-4e2f-7a3b-9c4d-5e6f7a8b9c0d', field: '0193a5d1-5a10-7c3b-8d4e-6f7a8b9c0d1e', signer: '0193a5d1-4e30-7b1c-8d2e-3f4a5b6c7d8e' };
+export const detectTemplateFieldsResponse = z
+  .strictObject({
+    fields: z.array(templateFieldResponse).max(MAX_FIELDS).meta({ description: 'The template\'s fields now: those detected, in page order (top to bottom, then left to right); `[]` when the document has neither tags nor form fields.' }),
+    textTags: detectFieldsResponse.shape.textTags,
+    formFields: detectFieldsResponse.shape.formFields,
+  })
+  .meta({ id: 'DetectedTemplateFields', description: 'The fields that replaced the template\'s, and what they came from.' });
+
+const ids = { envelope: '0193a5d1-4e2f-7a3b-9c4d-5e6f7a8b9c0d', field: '0193a5d1-5a10-7c3b-8d4e-6f7a8b9c0d1e', signer: '0193a5d1-4e30-7b1c-8d2e-3f4a5b6c7d8e', template: '0193a5d1-4e2f-7a3b-9c4d-5e6f7a8b9c1f', role: '0193a5d1-4e31-7b1c-8d2e-3f4a5b6c7d9f' };
 
 const problems = {
   'missing-token': { detail: 'This endpoint needs an access token: send Authorization: Bearer <token>.' },
@@ -50,6 +59,32 @@ const problems = {
 } satisfies Record<string, ProblemExample>;
 
 const problem = problemResponses(problems);
+
+const templateProblems = {
+  'missing-token': problems['missing-token'],
+  'invalid-token': problems['invalid-token'],
+  'template-not-found': { detail: 'No template with this id exists.' },
+  'invalid-transition': { detail: 'The template is active: its document is frozen, so fields are detected only in a draft template\'s upload. Place fields by hand, or create a new template.' },
+  'document-not-uploaded': problems['document-not-uploaded'],
+  'no-signer': { detail: 'The form field "Signature1" on page 2 cannot be given to anyone: names no role: the template has no role with role signer. Add a signer first; nothing was changed.' },
+  'template-contended': { detail: 'The template is being changed by other requests at the same time; retry.' },
+  'etag-mismatch': { detail: 'The template has changed since the ETag in If-Match; read it again.' },
+  'document-too-large': problems['document-too-large'],
+  'document-not-pdf': problems['document-not-pdf'],
+  'text-tag-invalid': {
+    detail: 'The text tag {{signature;r=Tenant}}, on page 3, names no role of this template (its roles: "Landlord", "Client"). Nothing was changed.',
+    errors: [{ path: 'pages.3', message: '{{signature;r=Tenant}} names no role of this template (its roles: "Landlord", "Client")' }],
+  },
+  'too-many-fields': problems['too-many-fields'],
+  'document-damaged': problems['document-damaged'],
+  'document-encrypted': problems['document-encrypted'],
+  'document-too-complex': problems['document-too-complex'],
+  'document-copied': problems['document-copied'],
+  'storage-unavailable': problems['storage-unavailable'],
+  'internal-error': problems['internal-error'],
+} satisfies Record<string, ProblemExample>;
+
+const templateProblem = problemResponses(templateProblems);
 
 const TAG_SYNTAX =
   'Text tags are text in the page content: `{{type;r=WHO;required=false;label=Text;options=a|b|c}}`. `type` is a field type (`signature`, `initials`, `date_signed`, `name`, `email`, `text`, `checkbox`, `number`, `date`, `dropdown`); the keys after it are optional, in any order, each at most once: `r` the recipient\'s 1-based position in `signers` (it must have the role `signer`; default: the first signer whose role is `signer`), `required` `true` (default) or `false`, `label` at most 100 characters, `options` (a `dropdown`\'s, required for it and only for it: 1 to 50, separated by `|`). ' +
@@ -105,6 +140,56 @@ const operations: (RouteConfig & { operationId: string })[] = [
       ),
       503: problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']),
       500: problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has, and nothing else.', ['internal-error']),
+    },
+  },
+  {
+    operationId: 'DetectTemplateFields',
+    method: 'post',
+    path: '/templates/{id}/fields/detect',
+    tags: ['Templates'],
+    summary: 'Place a template\'s fields from its document (text tags naming roles, form fields)',
+    description:
+      `Replaces the fields of a draft template with those its uploaded document places itself, in page order, and counts what it found, as for an envelope (\`POST /envelopes/{id}/fields/detect\`), with one difference: a tag's \`r\` names a role of the template by its \`name\` (compared without regard to case, e.g. \`{{signature;r=Client}}\`), which must have the role \`signer\`; without \`r\`, and for every form field, the first role whose role is \`signer\`. Any invalid tag refuses the whole request (422 \`text-tag-invalid\`) and changes nothing. No body. ` +
+      'The fields keep `source` and `formFieldName`; envelopes made from the template inherit them, so at sealing a tag\'s rectangle is painted white and a form field is replaced by its value. An active template\'s document is frozen: detection is refused (409 `invalid-transition`); its fields can still be changed with `PUT`/`PATCH`.',
+    security: [{ bearerAuth: [] }],
+    request: {
+      params: z.object({ id: z.string().meta({ description: 'The template id (a UUID v7). Another owner\'s template is answered 404, exactly as a missing one.', examples: [ids.template] }) }),
+      headers: z.object({ 'If-Match': z.string().optional().meta({ description: 'The `ETag` of the version this change is based on; another version gives 412.', examples: ['"3"'] }) }),
+    },
+    responses: {
+      200: {
+        description: 'The fields found, now the template\'s.',
+        headers: { ETag: { description: 'Strong ETag of the template version now stored.', required: true, schema: { type: 'string' } } },
+        content: {
+          'application/json': {
+            schema: detectTemplateFieldsResponse,
+            example: {
+              fields: [
+                { id: ids.field, roleId: ids.role, type: 'signature', page: 2, x: 0.1176, y: 0.7421, width: 0.2402, height: 0.02, required: true, label: null, source: 'textTag' },
+              ],
+              textTags: 1,
+              formFields: 0,
+            },
+          },
+        },
+      },
+      401: templateProblem(401, 'No access token, or one that is invalid, expired or of a deleted account.', ['missing-token', 'invalid-token']),
+      404: templateProblem(404, 'No template with this id, or another owner\'s (the same answer).', ['template-not-found']),
+      409: templateProblem(
+        409,
+        'The template is active, its document frozen (`invalid-transition`), its document is not uploaded yet (`document-not-uploaded`), the document has form fields but the template no role of role `signer` to give them to (`no-signer`), or concurrent requests kept it busy (`template-contended`).',
+        ['invalid-transition', 'document-not-uploaded', 'no-signer', 'template-contended'],
+      ),
+      412: templateProblem(412, '`If-Match` names another version of the template (`etag-mismatch`): read it again.', ['etag-mismatch']),
+      413: templateProblem(413, 'The uploaded document is larger than `MAX_DOCUMENT_BYTES` (`document-too-large`).', ['document-too-large']),
+      415: templateProblem(415, 'The uploaded document is not a PDF (`document-not-pdf`).', ['document-not-pdf']),
+      422: templateProblem(
+        422,
+        'A text tag names an unknown type, role or key, or has a bad value (`text-tag-invalid`: `errors` names each tag, path `pages.<n>`); more than 500 tags and form fields (`too-many-fields`); the document cannot be parsed (`document-damaged`), needs a password (`document-encrypted`), is over the detection bounds (`document-too-complex`) or is a storage copy, not an upload (`document-copied`). Nothing was changed.',
+        ['text-tag-invalid', 'too-many-fields', 'document-damaged', 'document-encrypted', 'document-too-complex', 'document-copied'],
+      ),
+      503: templateProblem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']),
+      500: templateProblem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has, and nothing else.', ['internal-error']),
     },
   },
 ];

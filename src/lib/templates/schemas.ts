@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { SIGNER_ROLES, SIGNING_ORDERS } from '../envelopes/model.js';
 import {
+  detectedFieldProperties,
   fieldId,
   fieldProperties,
   listEnvelopesQuery,
@@ -61,6 +62,7 @@ export const templateFieldInput = z
     id: fieldId.optional(),
     roleId: roleId.meta({ description: 'The role (of role `signer`) whose recipient fills the field: the id of a role of the template, or of one in the same request.' }),
     ...fieldProperties,
+    ...detectedFieldProperties,
   })
   .superRefine(refineField)
   .meta({ id: 'TemplateFieldInput', description: 'A field as for envelopes, with `roleId` in place of `recipientId`.' });

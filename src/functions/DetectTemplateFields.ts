@@ -1,0 +1,15 @@
+/**
+ * POST /api/templates/{id}/fields/detect (CONTRACT §15.2): replaces a draft template's fields with
+ * those its document places itself (text tags naming roles, form fields).
+ *
+ * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/DetectTemplateFields.ts`.
+ */
+import { httpFunction } from '../lib/http/register.js';
+
+httpFunction('DetectTemplateFields', {
+  methods: ['POST'],
+  authLevel: 'anonymous',
+  route: 'templates/{id}/fields/detect',
+  access: 'bearer',
+  loadHandler: async () => (await import('../handlers/DetectTemplateFields.js')).detectOwnTemplateFields,
+});

@@ -1,0 +1,107 @@
+/**
+ * Detect Fields of a template (CONTRACT §15.2): `POST /api/templates/{id}/fields/detect` replaces a
+ * draft template's fields with those its uploaded document places itself, with the envelope's
+ * detection (`envelopes/textTags.ts`: text tags and form fields). A tag's `r=` names a role by its
+ * name (without regard to case), which must have the role `signer`; without `r`, and for form fields,
+ * the first role whose role is `signer`. The fields keep `source`/`formFieldName`, which envelopes
+ * made from the template inherit (white background, form field removal at sealing).
+ */
+import { AppError } from '../errors.js';
+import { readDocument } from '../envelopes/document.js';
+import { ifMatchSatisfied } from '../envelopes/lifecycle.js';
+import type { Actor } from '../envelopes/model.js';
+import { detectFields, type AssigneeLookup, type DetectedField } from '../envelopes/textTags.js';
+import type { Services } from '../services.js';
+import { templateETag, type TemplateRecord, type TemplateRole } from './model.js';
+import type { TemplateFieldInput } from './schemas.js';
+import { updateTemplate } from './update.js';
+import { readOwnedTemplate } from './view.js';
+
+/** Detections tried again when the template changed while its document was read. */
+const DETECT_ATTEMPTS = 3;
+
+export interface DetectTemplateFieldsOptions {
+  services: Services;
+  templateId: string;
+  actor: Actor;
+  /** The request's `If-Match` header, or `null`. */
+  ifMatch: string | null;
+}
+
+export interface DetectTemplateFieldsResult {
+  /** The template as stored afterwards; its `fields` are the detected ones. */
+  record: TemplateRecord;
+  /** Text tags found. */
+  textTags: number;
+  /** Form fields (widgets) found. */
+  formFields: number;
+}
+
+/**
+ * Reads the draft template's upload (the checks of CONTRACT §4), finds its text tags and form fields,
+ * and replaces the template's fields with them, in page order. A document with neither gives zero
+ * fields (not an error).
+ * @throws AppError 404 `template-not-found`; 409 `invalid-transition` (the template is active: its
+ *   document is frozen), `document-not-uploaded`, `no-signer` (form fields but no role of role
+ *   signer), `template-contended`; 412 `etag-mismatch`; 413/415/422 as the upload checks; 422
+ *   `text-tag-invalid`, `too-many-fields`, `document-damaged`, `document-encrypted`, `document-too-complex`
+ */
+export async function detectTemplateFields({ services, templateId, actor, ifMatch }: DetectTemplateFieldsOptions): Promise<DetectTemplateFieldsResult> {
+  for (let attempt = 0; attempt < DETECT_ATTEMPTS; attempt++) {
+    const record = (await readOwnedTemplate(services.templates, actor.userId, templateId)).record;
+    if (!ifMatchSatisfied(ifMatch, templateETag(record))) throw etagMismatch();
+    if (record.status !== 'draft') {
+      throw new AppError('conflict', 'The template is active: its document is frozen, so fields are detected only in a draft template\'s upload. Place fields by hand, or create a new template.', {
+        type: 'invalid-transition',
+      });
+    }
+    const document = await readDocument({ services, record, uploads: services.storage.containers.templates });
+    const found = await detectFields({ document, assignee: (who) => roleNamed(record.roles, who) });
+    try {
+      const updated = await updateTemplate({
+        services,
+        templateId,
+        request: { fields: found.fields.map(toFieldInput) },
+        actor,
+        // The fields name the roles as read: the update applies only to that very version.
+        ifMatch: ifMatch ?? templateETag(record),
+      });
+      return { record: updated, textTags: found.textTags, formFields: found.formFields };
+    } catch (error) {
+      if (ifMatch !== null || !(error instanceof AppError) || error.code !== 'precondition_failed') throw error;
+    }
+  }
+  throw new AppError('conflict', 'The template is being changed by other requests at the same time; retry.', { type: 'template-contended' });
+}
+
+/**
+ * The role a tag's `r=` names (CONTRACT §15.2): by name, without regard to case, and of role
+ * `signer`; none given, the first role whose role is `signer`.
+ */
+export function roleNamed(roles: readonly TemplateRole[], who: string | undefined): AssigneeLookup<TemplateRole> {
+  if (who === undefined) {
+    const first = roles.find((role) => role.role === 'signer');
+    return first === undefined ? { error: 'names no role: the template has no role with role signer' } : { assignee: first };
+  }
+  const wanted = who.toLowerCase();
+  const role = roles.find((candidate) => candidate.name.toLowerCase() === wanted);
+  if (role === undefined) return { error: `names no role of this template (its roles: ${roles.map((candidate) => `"${candidate.name}"`).join(', ') || 'none'})` };
+  if (role.role !== 'signer') return { error: `names role "${role.name}", whose role is ${role.role}; only a role of role signer fills fields` };
+  return { assignee: role };
+}
+
+function etagMismatch(): AppError {
+  return new AppError('precondition_failed', 'The template has changed since the ETag in If-Match; read it again.', { type: 'etag-mismatch' });
+}
+
+/** A detected field as the template's fields update takes it. */
+function toFieldInput(field: DetectedField<TemplateRole>): TemplateFieldInput {
+  const { assignee, options, ...rest } = field;
+  return {
+    ...rest,
+    // As for envelopes: the tag parser accepts every tag type; the field model's list decides what is stored.
+    type: rest.type as TemplateFieldInput['type'],
+    roleId: assignee.id,
+    ...(options === undefined ? {} : { options }),
+  };
+}
