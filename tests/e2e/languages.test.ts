@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { SUPPORTED_LOCALES } from '../../src/lib/i18n/locales.js';
-import { waitForEmail } from '../support/mail.js';
+import { signingLinkIn, waitForEmail, type CaughtEmail } from '../support/mail.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
@@ -113,8 +113,14 @@ describe('e-mails in the recipient\'s language (CONTRACT §18)', () => {
     expect(arabic.text).toContain('UTC');
     expect(arabic.html).toContain('<html lang="ar" dir="rtl">');
 
+    // The signing page learns its language from the recipient's view: its own locale, else the envelope's.
+    const viewOf = async (mail: CaughtEmail) => (await env.api.request('GET', '/signing', { headers: { Authorization: `Bearer ${signingLinkIn(mail).token}` } })).body;
+    expect((await viewOf(japanese)).recipient.locale).toBe('ja');
+    expect((await viewOf(arabic)).recipient.locale).toBe('ar');
+
     // No locale of its own: the envelope's.
     const germanMail = await waitForEmail(hans);
+    expect((await viewOf(germanMail)).recipient.locale).toBe('de');
     expect(germanMail.subject).toBe('Bitte prüfen: Mietvertrag.pdf');
     expect(germanMail.text).toContain('Hallo Hans,');
     expect(germanMail.text).toMatch(/Läuft ab: \d{1,2}\. [A-Za-zä]+ \d{4} um \d{2}:\d{2} UTC/);

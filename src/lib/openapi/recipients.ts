@@ -3,6 +3,7 @@
  * signing token), the owner's resend, and the problems that signing adds to the envelope operations.
  * Registered by `document.ts` through {@link registerRecipientOperations}.
  */
+import { SUPPORTED_LOCALES } from '../i18n/locales.js';
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { DELIVERIES, ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from '../envelopes/model.js';
@@ -43,6 +44,7 @@ export const recipientViewResponse = z
       actedAt: timestamp.nullable(),
       delivery: z.enum(DELIVERIES).meta({ description: '`email`: invitations, reminders and the completed e-mail reach the recipient by e-mail. `embedded`: it signs inside the owner\'s application and gets no e-mail but, with `notifyOnCompletion`, the completed one.' }),
       notifyOnCompletion: z.boolean().optional().meta({ description: 'Embedded recipients only: whether the completed e-mail comes to it.' }),
+      locale: z.enum(SUPPORTED_LOCALES).meta({ description: 'The language of this recipient\'s signing page and e-mails: its own `locale`, else the envelope\'s (`en` unless set). The page may offer a switch to another language for that page only.' }),
     }),
     fields: z.array(fieldResponse).meta({ description: 'This recipient\'s fields.' }),
     documentUrl: z.url().meta({ description: 'Read-only SAS URL of the frozen document, valid 15 minutes.' }),
@@ -102,7 +104,7 @@ export const viewExample = {
     documentSha256: ids.sha256,
     allowReassign: false,
   },
-  recipient: { id: ids.signer, name: 'Bob Builder', email: 'bob@example.com', role: 'signer', routingOrder: 1, status: 'opened', actedAt: null, delivery: 'email' },
+  recipient: { id: ids.signer, name: 'Bob Builder', email: 'bob@example.com', role: 'signer', routingOrder: 1, status: 'opened', actedAt: null, delivery: 'email', locale: 'en' },
   fields: [{ id: ids.field, recipientId: ids.signer, type: 'signature', page: 3, x: 0.1, y: 0.8, width: 0.3, height: 0.06, required: true, label: null }],
   documentUrl: `https://account.blob.core.windows.net/originals/${ids.envelope}/contract.pdf?${sas}`,
   signedUrl: null,

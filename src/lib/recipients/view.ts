@@ -2,10 +2,12 @@
  * The recipient's view of an envelope (CONTRACT §11.4 `GET /api/signing`): what it is asked to do,
  * on which document, and whether it can act now.
  */
+import type { Locale } from '../i18n/locales.js';
 import { givenValues } from '../envelopes/fieldValues.js';
 import { documentUrl, signedDocumentUrl } from '../envelopes/view.js';
 import {
   deliveryOf,
+  recipientLocale,
   hasActed,
   mustAct,
   type EnvelopeRecord,
@@ -52,6 +54,8 @@ export interface RecipientView {
     actedAt: string | null;
     delivery: Delivery;
     notifyOnCompletion?: boolean;
+    /** The language of its page and e-mails: its own `locale`, else the envelope's (CONTRACT §18). */
+    locale: Locale;
   };
   /** This recipient's fields. */
   fields: Field[];
@@ -147,6 +151,7 @@ export async function toRecipientView(
       actedAt: recipient.actedAt,
       delivery: deliveryOf(recipient),
       ...(deliveryOf(recipient) === 'embedded' ? { notifyOnCompletion: recipient.notifyOnCompletion === true } : {}),
+      locale: recipientLocale(record, recipient),
     },
     fields: record.fields.filter((field) => field.recipientId === recipient.id),
     documentUrl: document,
