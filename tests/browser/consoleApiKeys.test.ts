@@ -49,8 +49,8 @@ describe('the API keys panel of GET /api/console', () => {
     await logIn();
     const panel = page.locator('#apikeys');
 
-    await page.getByLabel('Name', { exact: true }).fill('CRM integration');
-    await page.getByLabel('Expires', { exact: true }).selectOption({ label: 'in 90 days' });
+    await panel.getByLabel('Name', { exact: true }).fill('CRM integration');
+    await panel.getByLabel('Expires', { exact: true }).selectOption({ label: 'in 90 days' });
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.locator('#apikey-secret').filter({ hasText: 'you will not see it again' }).waitFor();
     const key = (await page.locator('#apikey-secret-value').textContent()) ?? '';
@@ -112,7 +112,7 @@ describe('the API keys panel of GET /api/console', () => {
     await page.locator('#error').filter({ hasText: 'name' }).waitFor();
     expect(await page.locator('#apikey-secret').isHidden()).toBe(true);
 
-    await page.getByLabel('Name', { exact: true }).fill('Nightly export');
+    await page.locator('#apikeys').getByLabel('Name', { exact: true }).fill('Nightly export');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.locator('#apikey-secret').waitFor();
     await page.locator('#apikey-rows tr', { hasText: 'Nightly export' }).waitFor();
