@@ -350,6 +350,16 @@ function replaceFields(current: Field[], inputs: FieldInput[], requestIds: Map<s
   return inputs.map((input) => ({
     id: input.id !== undefined && (existing.has(input.id) || isUuid(input.id)) ? input.id : uuidv7(),
     recipientId: requestIds.get(input.recipientId) ?? input.recipientId,
+    ...storedFieldProperties(input),
+  }));
+}
+
+/**
+ * What is stored of a field, whoever fills it (envelope fields and template fields alike): its
+ * placement, `label` (`null` when none), and only the detection marks and value rules that are set.
+ */
+export function storedFieldProperties(input: Omit<FieldInput, 'id' | 'recipientId'>): Omit<Field, 'id' | 'recipientId'> {
+  return {
     type: input.type,
     page: input.page,
     x: input.x,
@@ -361,7 +371,7 @@ function replaceFields(current: Field[], inputs: FieldInput[], requestIds: Map<s
     ...(input.source === undefined ? {} : { source: input.source }),
     ...(input.formFieldName === undefined ? {} : { formFieldName: input.formFieldName }),
     ...storedRules(input),
-  }));
+  };
 }
 
 /** 400 `validation-failed` listing every complaint (CONTRACT §1). */

@@ -5,11 +5,10 @@
  * after which the document never changes; every field must fit its pages, then and at any later change.
  * Read-modify-write conditional on the row's ETag, retried, so no concurrent update is lost.
  */
-import { storedRules } from '../envelopes/fieldRules.js';
 import { AppError, type FieldError } from '../errors.js';
 import type { Actor } from '../envelopes/model.js';
 import { freezeDocument, refreshFrozenCopy } from '../envelopes/freeze.js';
-import { assertFieldsFit, ifMatchSatisfied, validationFailed } from '../envelopes/lifecycle.js';
+import { assertFieldsFit, ifMatchSatisfied, storedFieldProperties, validationFailed } from '../envelopes/lifecycle.js';
 import { backoff } from '../envelopes/update.js';
 import { isUuid, uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
@@ -137,18 +136,12 @@ function replaceRoles(current: TemplateRole[], inputs: RoleInput[]): { roles: Te
   return { roles, requestIds };
 }
 
-/** The new field list: ids as for envelope fields; `roleId` resolved through the request's role ids; the value rules stored as for envelope fields; every other property kept as given. */
+/** The new field list: ids as for envelope fields; `roleId` resolved through the request's role ids; the rest stored as envelope fields store it. */
 function replaceFields(current: TemplateField[], inputs: TemplateFieldInput[], requestIds: Map<string, string>): TemplateField[] {
   const existing = new Set(current.map((field) => field.id));
-  return inputs.map(({ id: requested, roleId, ...properties }) => {
-    // The value rules are stored as envelope fields store them: only those set (`fieldRules.ts`).
-    const { options: _options, min: _min, max: _max, minLength: _minLength, maxLength: _maxLength, pattern: _pattern, value: _value, readOnly: _readOnly, ...placement } = properties;
-    return {
-      ...placement,
-      ...storedRules(properties),
-      id: requested !== undefined && (existing.has(requested) || isUuid(requested)) ? requested : uuidv7(),
-      roleId: requestIds.get(roleId) ?? roleId,
-      label: properties.label ?? null,
-    };
-  });
+  return inputs.map(({ id: requested, roleId, ...properties }) => ({
+    id: requested !== undefined && (existing.has(requested) || isUuid(requested)) ? requested : uuidv7(),
+    roleId: requestIds.get(roleId) ?? roleId,
+    ...storedFieldProperties(properties),
+  }));
 }
