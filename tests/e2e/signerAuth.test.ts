@@ -267,7 +267,7 @@ describe('e-mailed one-time codes (CONTRACT §16.2)', () => {
     const bytes = Buffer.from(await (await fetch(done.body.signedUrl)).arrayBuffer());
     const text = (await tool('pdftotext', [await tempFile(bytes), '-'])).stdout.replace(/\s+/g, ' ');
     expect(text).toContain(`Signing link sent to ${email} and a one-time code sent to ${email}`);
-  });
+  }, patience(300_000)); // seven e-mails through the outbox, each waited for with patience(60 s): more than the default test timeout on a loaded machine
 });
 
 describe('authentication lifetime (SIGNING_AUTH_TTL_SECONDS)', () => {
