@@ -356,4 +356,17 @@ describe('POST /api/templates/{id}/envelopes', () => {
     const properties = await getServices().storage.containers.originals.getBlockBlobClient(`${first.body.id}/lease.pdf`).getProperties();
     expect(properties.metadata?.sha256).toBe(first.body.documentSha256);
   });
+
+  test('a deletion that died after removing the documents: using the template answers 404, and a retry of the DELETE finishes it', async () => {
+    const { id } = await activeLeaseTemplate();
+    const { containers } = getServices().storage;
+    // What a process that died between the blobs and the row leaves: the row, without its documents.
+    await Promise.all([containers.templates, containers.originals].map((container) => container.getBlockBlobClient(`${id}/lease.pdf`).deleteIfExists()));
+    const { client, landlord } = people('half-deleted');
+    const before = (await call('GET', '/envelopes')).body.length;
+    expectProblem(await call('POST', `/templates/${id}/envelopes`, { recipients: [{ roleName: 'Client', ...client }, { roleName: 'Landlord', ...landlord }], send: false }), 404);
+    expect((await call('GET', '/envelopes')).body).toHaveLength(before);
+    expect((await call('DELETE', `/templates/${id}`)).status).toBe(204);
+    expectProblem(await call('GET', `/templates/${id}`), 404);
+  });
 });

@@ -13,12 +13,21 @@ import { readOwnedTemplate } from './view.js';
 const MAX_ATTEMPTS = 30;
 
 /**
- * Deletes the caller's template: its row first (it is gone for every request from then on), then its blobs.
+ * Deletes the caller's template: its blobs first, then its row (ETag-conditional). A process that dies
+ * in between leaves a row whose document is gone: using it answers 404 `template-not-found`
+ * (`use.ts`), and a retry of the DELETE finishes (deleting a missing blob is not an error). The other
+ * order would leave blobs that nothing points at and no request could ever remove.
  * @throws AppError 404 `template-not-found`; 409 `template-contended` when concurrent changes kept it busy
  */
 export async function deleteTemplate({ services, templateId, actor }: { services: Services; templateId: string; actor: Actor }): Promise<void> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const stored = await readOwnedTemplate(services.templates, actor.userId, templateId);
+    const { containers } = services.storage;
+    await Promise.all(
+      [containers.templates, containers.originals].map(async (container) => {
+        await container.getBlockBlobClient(stored.record.blobName).deleteIfExists({ deleteSnapshots: 'include' });
+      }),
+    );
     try {
       await services.templates.delete(stored);
     } catch (error) {
@@ -26,12 +35,6 @@ export async function deleteTemplate({ services, templateId, actor }: { services
       await backoff(attempt);
       continue;
     }
-    const { containers } = services.storage;
-    await Promise.all(
-      [containers.templates, containers.originals].map(async (container) => {
-        await container.getBlockBlobClient(stored.record.blobName).deleteIfExists({ deleteSnapshots: 'include' });
-      }),
-    );
     return;
   }
   throw new AppError('conflict', 'The template is being changed by other requests at the same time; retry.', { type: 'template-contended' });
