@@ -27,6 +27,7 @@ import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { SYSTEM_ACTOR } from '../../src/lib/envelopes/model.js';
 import { uuidv7 } from '../../src/lib/ids.js';
 import type { EmailMessage, OutboxBatch } from '../../src/lib/notifications/outbox.js';
+import { patience } from '../support/patience.js';
 import { OUTBOX_DUE_KIND, OUTBOX_MAX_REDISPATCHES, OutboxStore } from '../../src/lib/notifications/outboxRepository.js';
 import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../../src/lib/recipients/signingLinks.js';
 import { redispatchDueOutbox, runSweep } from '../../src/lib/notifications/sweep.js';
@@ -96,9 +97,9 @@ afterAll(async () => {
   }
 });
 
-/** Polls `condition` every 50 ms until it holds. @throws Error after `timeoutMs` */
+/** Polls `condition` every 50 ms until it holds. @throws Error after `timeoutMs` (on a quiet machine; scaled by `patience`) */
 async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + patience(timeoutMs);
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -198,7 +199,7 @@ describe('an outbox e-mail', () => {
     const scenario = await committedInvitation();
     refusals.set(scenario.message.to.email, 2);
     await services.outbox.dispatch(scenario.batch);
-    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: 30_000 });
+    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: patience(30_000) });
     expect(attempts.get(scenario.message.to.email)).toBe(3);
     expect(signingLinkIn(email).token).toBe(signingToken(signingLinkKey(services.config.jwt.secret), scenario.message.linkSalt!));
     await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 10_000, 'lastEmail sent');
@@ -238,7 +239,7 @@ describe('a claim on an outbox e-mail', () => {
     const poison = services.storage.queueService.getQueueClient(`${QUEUES.email}-poison`);
     const before = await queueLength(poison.name);
     await services.outbox.dispatch(scenario.batch);
-    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: 20_000 });
+    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: patience(20_000) });
     expect(await queueLength(poison.name)).toBe(before);
     expect(email.subject).toContain('Lease <2026>.pdf');
     await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 10_000, 'lastEmail sent');
@@ -250,7 +251,7 @@ describe('a claim on an outbox e-mail', () => {
     // Dispatched two minutes ago; its sender claimed it and died; its queue message is gone (poisoned).
     const scenario = await committedInvitation({ createdAt: new Date(Date.now() - 120_000) });
     await claimAs(scenario, 'dead-sender', new Date(Date.now() - 1_000), { dispatchedAt: new Date(Date.now() - 110_000).toISOString() });
-    await waitForEmail(scenario.message.to.email, { timeoutMs: 20_000 });
+    await waitForEmail(scenario.message.to.email, { timeoutMs: patience(20_000) });
     await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 10_000, 'lastEmail sent');
     const batch = (await services.outbox.read(scenario.ownerId, scenario.batch.id))!;
     expect(batch.states).toEqual(['sent']);
@@ -314,12 +315,12 @@ describe('npm run outbox', () => {
     refusals.set(scenario.message.to.email, 0);
     const replayed = await outboxCommand('replay', messageId);
     expect(replayed.stdout).toBe(`outbox-email-poison  ${messageId}  replayed on outbox-email\n`);
-    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: 20_000 });
+    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: patience(20_000) });
     expect(email.subject).toContain('Lease <2026>.pdf');
     await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 10_000, 'lastEmail sent');
     expect((await services.outbox.read(scenario.ownerId, scenario.batch.id))!.states).toEqual(['sent']);
     expect((await outboxCommand('list')).stdout).not.toContain(messageId);
-  });
+  }, patience(180_000)); // five refused attempts, then two runs of the command, each a process of its own
 });
 
 describe('a committed change', () => {
@@ -341,15 +342,16 @@ describe('a committed change', () => {
 
     expect(await afterResponse.idle(10_000)).toBe(true);
     expect((await services.outbox.read(ownerId, change.batchId))!.dispatchedAt).not.toBeNull();
-    const email = await waitForEmail(next.ownerEmail!, { timeoutMs: 20_000 });
+    const email = await waitForEmail(next.ownerEmail!, { timeoutMs: patience(20_000) });
     expect(email.subject).toContain('Lease.pdf');
   });
 });
 
 describe('the sweeper', () => {
-  test('dispatches a batch whose dispatch failed after its transaction, once it is a minute old', async () => {
-    // The change committed two minutes ago; its dispatch could not reach the queue.
-    const scenario = await committedInvitation({ createdAt: new Date(Date.now() - 120_000) });
+  test('dispatches a batch whose dispatch failed after its transaction, once its due entry (a minute after the commit) comes', async () => {
+    // The change committed just now; its dispatch could not reach the queue. (The batch is not due
+    // yet, so the sweeper, running every second here, leaves it alone while the failure is checked.)
+    const scenario = await committedInvitation();
     const closedPort = new QueueClient(`http://127.0.0.1:9/devstoreaccount1/${QUEUES.email}`, undefined, { retryOptions: { maxTries: 1 } });
     const failingOutbox = new OutboxStore(services.storage.tables.envelopes, { email: closedPort, events: closedPort }, services.dueIndex);
     const warnings: string[] = [];
@@ -357,7 +359,9 @@ describe('the sweeper', () => {
     expect(warnings).toEqual([expect.stringContaining(`Outbox batch ${scenario.batch.id} not dispatched yet`)]);
     expect((await services.outbox.read(scenario.ownerId, scenario.batch.id))!.dispatchedAt).toBeNull();
 
-    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: 20_000 });
+    // A minute later: the batch's due entry, as the sweeper then finds it.
+    await services.dueIndex.put({ kind: OUTBOX_DUE_KIND, dueAt: new Date(Date.now() - 1_000).toISOString(), ownerId: scenario.ownerId, id: scenario.batch.id });
+    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: patience(20_000) });
     expect(email.subject).toContain('Lease <2026>.pdf');
     await waitUntil(async () => (await services.outbox.read(scenario.ownerId, scenario.batch.id))!.dispatchedAt !== null, 10_000, 'dispatchedAt');
     await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 10_000, 'lastEmail sent');
@@ -409,7 +413,7 @@ describe('the sweeper', () => {
     const report = await runSweep({ services: createServices(services.config, services.storage) });
     expect(report).toMatchObject({ legacyDueIndex: 1 });
     expect(await oldRows()).toEqual([]);
-    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: 20_000 });
+    const email = await waitForEmail(scenario.message.to.email, { timeoutMs: patience(20_000) });
     expect(email.subject).toContain('Lease <2026>.pdf');
     await waitUntil(async () => (await lastEmailOf(scenario))?.status === 'sent', 10_000, 'lastEmail sent');
     expect((await services.outbox.read(scenario.ownerId, scenario.batch.id))!.dispatchedAt).not.toBeNull();
