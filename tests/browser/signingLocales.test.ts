@@ -113,8 +113,11 @@ async function ready(page: Page): Promise<void> {
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error('the pages were not drawn')), STEP_TIMEOUT_MS);
   });
+  const evaluation = page.evaluate(drawn);
+  // Past the deadline the evaluation may still fail later (the page closed): nobody waits for it then.
+  evaluation.catch(() => undefined);
   try {
-    await Promise.race([page.evaluate(drawn), late]);
+    await Promise.race([evaluation, late]);
   } finally {
     clearTimeout(timer);
   }
