@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -42,8 +42,9 @@ import { benchRecipientCompletion } from './suites/recipientCompletion.js';
 import { benchSweep } from './suites/sweep.js';
 import { benchWebhookBurst } from './suites/webhookBurst.js';
 import { benchSigningPage } from './suites/signingPage.js';
+import { benchEmbeddedView } from './suites/embeddedView.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -74,6 +75,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         idempotency: { connections: 10, rounds: 4, seconds: 1.5, warmupSeconds: 0.5 },
         signingPage: { rounds: 3 },
         templates: { rounds: 4, sendsPerRound: 3 },
+        embeddedView: { rounds: 4, seconds: 1.5, warmupSeconds: 0.5 },
       }
     : {
         quick,
@@ -89,6 +91,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         idempotency: { connections: 10, rounds: 8, seconds: 5, warmupSeconds: 2 },
         signingPage: { rounds: 7 },
         templates: { rounds: 8, sendsPerRound: 5 },
+        embeddedView: { rounds: 8, seconds: 4, warmupSeconds: 1 },
       };
 }
 
@@ -192,6 +195,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'templates': {
       const { figures, targets } = await benchTemplates(context);
       results.templates = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'embeddedView': {
+      const { figures, targets } = await benchEmbeddedView(context);
+      results.embeddedView = figures;
       results.targets.push(...targets);
       return;
     }

@@ -15,6 +15,7 @@ export interface Plan {
   idempotency: { connections: number; rounds: number; seconds: number; warmupSeconds: number };
   signingPage: { rounds: number };
   templates: { rounds: number; sendsPerRound: number };
+  embeddedView: { rounds: number; seconds: number; warmupSeconds: number };
 }
 
 export interface BenchContext {

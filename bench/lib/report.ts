@@ -6,6 +6,7 @@ import type { Summary } from './stats.js';
 import type { HotReadLevel } from '../suites/hotRead.js';
 import type { IdempotencyFigures } from '../suites/idempotency.js';
 import type { TemplatesFigures } from '../suites/templates.js';
+import type { EmbeddedViewFigures } from '../suites/embeddedView.js';
 import type { ListFigures } from '../suites/list.js';
 import type { CompletionFigures } from '../suites/completion.js';
 import type { SealLevelsFigures } from '../suites/sealLevels.js';
@@ -43,6 +44,7 @@ export interface Results {
   idempotency?: IdempotencyFigures;
   signingPage?: SigningPageFigures;
   templates?: TemplatesFigures;
+  embeddedView?: EmbeddedViewFigures;
   targets: TargetCheck[];
   /** Suites that failed, with why. */
   errors?: Record<string, string>;
@@ -161,6 +163,25 @@ export function toMarkdown(results: Results): string {
       `| by upload (GetUploadUrl, PUT, PATCH with signer, fields and status) | ${fmt(figures.byUploadMs.median)} (${spread(figures.byUploadMs)}) |`,
       '',
       `From a template / by upload: ${ratio(figures.ratio)}`,
+    );
+  }
+
+  if (results.embeddedView !== undefined) {
+    const figures = results.embeddedView;
+    const row = (name: string, side: EmbeddedViewFigures['createView']) =>
+      `| ${name} | ${fmt(side.p50Ms.median, 2)} (${spread(side.p50Ms)}) | ${fmt(side.p99Ms.median, 2)} | ${fmt(side.throughput.median)} |`;
+    lines.push(
+      '',
+      `## Embedded signing view: one connection (${figures.createView.p50Ms.rounds} rounds)`,
+      '',
+      '| request | p50 ms (spread) | p99 ms | per second |',
+      '| --- | --- | --- | --- |',
+      row('`POST /api/envelopes/{id}/recipients/{rid}/views`', figures.createView),
+      row('`GET /api/envelopes/{id}` (the same envelope)', figures.hotRead),
+      row(`bare Table upsert of the envelope's row (${fmt(figures.rowBytes / 1024, 1)} KiB)`, figures.tableWrite),
+      row('the view\'s storage requests, bare (point read; then a 3-row transaction and 2 upserts at once)', figures.storageFloor),
+      '',
+      `View / (hot read + write) (p50): ${ratio(figures.ratio)}; view / its storage requests done bare (p50, no target): ${ratio(figures.storageFloorRatio)}`,
     );
   }
 

@@ -213,13 +213,9 @@ describe('the console', () => {
     await page.getByLabel('Delivery').selectOption('embedded');
     await notify.check();
     await page.locator('#save-signers').click();
-    const deadline = Date.now() + STEP_TIMEOUT_MS;
-    let saved: any;
-    do {
-      saved = (await env.api.request('GET', `/envelopes/${id}`, { token: owner.token })).body.signers[0];
-      if (saved.delivery === 'embedded') break;
-      await page.waitForTimeout(100);
-    } while (Date.now() < deadline);
+    // The console says so once the service answered the PATCH.
+    await page.locator('#status').filter({ hasText: 'Signers saved: 1.' }).waitFor();
+    const saved = (await env.api.request('GET', `/envelopes/${id}`, { token: owner.token })).body.signers[0];
     expect([saved.delivery, saved.notifyOnCompletion]).toEqual(['embedded', true]);
 
     // The envelope's reassignment setting, in the settings card.

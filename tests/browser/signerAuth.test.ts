@@ -34,8 +34,12 @@ afterAll(async () => {
 const stamp = Date.now().toString(36);
 const address = (name: string) => `${name}-${stamp}@example.com`;
 
-async function openPage(mobile: boolean): Promise<{ page: Page; watch: ReturnType<typeof watchPage> }> {
-  const context = await browser.newContext(mobile ? { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 } : { viewport: { width: 1280, height: 900 } });
+/** A page in a context of its own: a 390 × 844 touch screen or a desktop window; `locale` sets the browser's language (`navigator.languages`). */
+async function openPage(mobile: boolean, locale?: string): Promise<{ page: Page; watch: ReturnType<typeof watchPage> }> {
+  const context = await browser.newContext({
+    ...(mobile ? { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 } : { viewport: { width: 1280, height: 900 } }),
+    ...(locale === undefined ? {} : { locale }),
+  });
   contexts.push(context);
   const page = await context.newPage();
   page.setDefaultTimeout(STEP_TIMEOUT_MS);
@@ -68,7 +72,6 @@ describe('the code form of the signing page', () => {
     await expectNoViolations(page, 'code form, e-mailed code');
     await screenshot(page, 'sign-auth-otp-phone');
 
-    await page.waitForTimeout(350);
     await page.locator('#auth-send-button').tap();
     await page.getByRole('status').filter({ hasText: 'We sent a code' }).waitFor();
     const [mail] = await waitForEmails(email, { subject: /^Your code for / });
@@ -76,7 +79,6 @@ describe('the code form of the signing page', () => {
 
     await code.tap();
     await code.fill(sent === '000000' ? '111111' : '000000');
-    await page.waitForTimeout(350);
     await page.locator('#auth-submit').tap();
     const alert = page.getByRole('alert').filter({ hasText: 'not right' });
     await alert.waitFor();
@@ -86,7 +88,6 @@ describe('the code form of the signing page', () => {
     await screenshot(page, 'sign-auth-otp-phone-wrong');
 
     await code.fill(sent);
-    await page.waitForTimeout(350);
     await page.locator('#auth-submit').tap();
     await page.locator('#ceremony').waitFor({ state: 'visible' });
     await page.locator('.pdf-page').first().waitFor();
@@ -130,5 +131,50 @@ describe('the code form of the signing page', () => {
     await page.keyboard.press('Enter');
     await page.locator('#ceremony').waitFor({ state: 'visible' });
     expect(watch.errors).toEqual([]);
+  });
+
+  test('before the code the form speaks the browser\'s language (de-AT: German), after it the recipient\'s own (French)', async () => {
+    const email = address('code-browser-language');
+    const { id } = await sentEnvelope(env.api, owner, { signers: [{ email, name: 'Lena Sprache', locale: 'fr', authentication: { method: 'accessCode', code: 'harbour-43' } }] });
+    const token = await signingTokenFor(owner.userId, id, email);
+    const { page, watch } = await openPage(true, 'de-AT');
+    expect(await page.evaluate('navigator.languages')).toEqual(['de-AT']);
+    await page.goto(`${env.service.apiUrl}/sign#${token}`);
+    await page.locator('#auth-heading').filter({ hasText: 'Code eingeben' }).waitFor();
+    expect(await page.locator('html').getAttribute('lang')).toBe('de');
+    expect(await page.locator('#language').inputValue()).toBe('de');
+    expect(await page.locator('#auth-label').textContent()).toBe('Zugangscode');
+    expect(await page.locator('#auth-hint').textContent()).toBe('Geben Sie den Zugangscode ein, den Ihnen der Absender gegeben hat (nicht in der E-Mail mit dem Link).');
+    expect(await page.locator('#auth-submit').textContent()).toBe('Weiter');
+    await expectNoViolations(page, 'code form in the browser\'s language');
+    await screenshot(page, 'sign-auth-access-code-de-phone');
+
+    await page.getByLabel('Zugangscode').fill('harbour-43');
+    await page.locator('#auth-submit').tap();
+    await page.locator('#ceremony').waitFor({ state: 'visible' });
+    await page.locator('html[lang="fr"]').waitFor({ state: 'attached' });
+    expect(await page.locator('#language').inputValue()).toBe('fr');
+    expect(watch.errors).toEqual([]);
+  });
+
+  test('the browser\'s languages are matched to the supported ones (BCP 47, most preferred first)', async () => {
+    const email = address('code-languages');
+    const { id } = await sentEnvelope(env.api, owner, { signers: [{ email, name: 'Mira Match', authentication: { method: 'accessCode', code: 'harbour-44' } }] });
+    const token = await signingTokenFor(owner.userId, id, email);
+    const cases: [browser: string, page: string, heading: string][] = [
+      ['pt-BR', 'pt-BR', 'Digite seu código'],
+      ['pt-PT', 'pt-BR', 'Digite seu código'],
+      ['zh-HK', 'zh-TW', '輸入驗證碼'],
+      ['zh-SG', 'zh-CN', '输入验证码'],
+      ['sr', 'en', 'Enter your code'],
+    ];
+    for (const [browserLocale, pageLocale, heading] of cases) {
+      const { page } = await openPage(false, browserLocale);
+      await page.goto(`${env.service.apiUrl}/sign#${token}`);
+      await page.locator('#authenticate').waitFor({ state: 'visible' });
+      await page.locator(`html[lang="${pageLocale}"]`).waitFor({ state: 'attached' });
+      expect(await page.locator('#auth-heading').textContent()).toBe(heading);
+      await page.context().close();
+    }
   });
 });

@@ -96,14 +96,30 @@ async function visit(locale: string, options: { failCatalogue?: string } = {}): 
   return result;
 }
 
-/** Waits until the document's pages are drawn (polled: the page's policy forbids the string evaluation waitForFunction uses). */
+/**
+ * Waits until the document's pages are drawn and the fonts loaded: a promise in the page that a
+ * MutationObserver resolves once every page has its `pdf-page-drawn` class, then `document.fonts.ready`
+ * (the page's policy forbids the string evaluation waitForFunction uses; `evaluate` is allowed).
+ */
 async function ready(page: Page): Promise<void> {
   await page.locator('#pages[data-ready="true"]').waitFor({ state: 'attached' });
-  const deadline = Date.now() + STEP_TIMEOUT_MS;
-  const drawn = `document.querySelectorAll('.pdf-page').length > 0 && [...document.querySelectorAll('.pdf-page')].every((page) => page.classList.contains('pdf-page-drawn')) && document.fonts.status === 'loaded'`;
-  while (!(await page.evaluate(drawn))) {
-    if (Date.now() > deadline) throw new Error('the pages were not drawn');
-    await page.waitForTimeout(100);
+  const drawn = `new Promise((resolve) => {
+    const drawn = () => document.querySelectorAll('.pdf-page').length > 0 && [...document.querySelectorAll('.pdf-page')].every((page) => page.classList.contains('pdf-page-drawn'));
+    if (drawn()) return resolve(true);
+    const observer = new MutationObserver(() => { if (drawn()) { observer.disconnect(); resolve(true); } });
+    observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['class'] });
+  }).then(() => document.fonts.ready).then(() => true)`;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the pages were not drawn')), STEP_TIMEOUT_MS);
+  });
+  const evaluation = page.evaluate(drawn);
+  // Past the deadline the evaluation may still fail later (the page closed): nobody waits for it then.
+  evaluation.catch(() => undefined);
+  try {
+    await Promise.race([evaluation, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

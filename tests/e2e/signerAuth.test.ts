@@ -296,6 +296,37 @@ describe('authentication lifetime (SIGNING_AUTH_TTL_SECONDS)', () => {
     expectType(await complete(token), 403, 'authentication-required');
     expect((await authenticate(token, ACCESS_CODE)).status).toBe(200);
   });
+
+  test('after completion, once SIGNING_AUTH_TTL_SECONDS have passed, the sealed document needs the code again', async () => {
+    process.env.SIGNING_AUTH_TTL_SECONDS = '2';
+    resetConfig();
+    resetServices();
+    const email = uniqueEmail('ttl-completed');
+    const { id } = await sentEnvelope(env.api, owner, { signers: [{ email, name: 'Cora Completed', authentication: { method: 'accessCode', code: ACCESS_CODE } }] });
+    const token = await signingTokenFor(owner.userId, id, email);
+    expect((await authenticate(token, ACCESS_CODE)).status).toBe(200);
+    const done = await complete(token);
+    expect(done.status).toBe(200);
+    expect(done.body.envelope.status).toBe('completed');
+
+    const deadline = Date.now() + patience(30_000);
+    let view = await get(token);
+    while (view.body.authentication?.verified !== false) {
+      expect(view.body.signedUrl).toMatch(/^http/);
+      if (Date.now() > deadline) throw new Error('the authentication never expired');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      view = await get(token);
+    }
+    expect(view.status).toBe(200);
+    expect(view.body).toEqual({ authentication: { method: 'accessCode', verified: false, attemptsLeft: 5 }, envelope: { id, documentName: expect.any(String), ownerEmail: owner.email } });
+
+    const again = await authenticate(token, ACCESS_CODE);
+    expect(again.status).toBe(200);
+    expect(again.body.envelope.status).toBe('completed');
+    expect(again.body.recipient.status).toBe('signed');
+    expect(again.body.signedUrl).toMatch(/^http/);
+    expect((await get(token)).body.signedUrl).toMatch(/^http/);
+  });
 });
 
 describe('codes never leak', () => {

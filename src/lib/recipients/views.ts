@@ -5,7 +5,8 @@
  * A view is `<PUBLIC_BASE_URL>/api/sign/v/<viewId>#<token>`. `viewId` is a random UUID, not secret:
  * it names the view's row (table `signingLinks`, PartitionKey `view_<viewId>`, RowKey `view`), which
  * holds what the page may do (the origins allowed to frame it, where to go after acting) and never
- * changes. The token is a signing token (32 random bytes, base64url, CONTRACT §11.3): the recipient
+ * changes; a view with neither origins nor a return URL has no row, since its page is the same as an
+ * unknown view's (framed nowhere, no return URL). The token is a signing token (32 random bytes, base64url, CONTRACT §11.3): the recipient
  * holds only its SHA-256 (`view.tokenSha256`), the `signingLinks` row of that hash leads to it, and the
  * raw token exists only in this endpoint's answer. It works like the recipient's signing link until
  * `EMBED_TOKEN_TTL_SECONDS` after issue; a new view (or a new link: resend) ends the previous one.
@@ -170,9 +171,11 @@ export async function createView({ services, actor, envelopeId, recipientId, req
     assertViewable(record, recipient, at);
 
     const expiresAt = new Date(at.getTime() + services.config.embedTokenTtlSeconds * 1000).toISOString();
+    // A view without options needs no row of its own (its page is an unknown view's): one write fewer.
+    const hasOptions = frameAncestors.length > 0 || returnUrl !== null;
     rows ??= Promise.all([
       services.signingLinks.ensure({ tokenSha256: hash, ownerId: record.ownerId, envelopeId: record.id, recipientId }),
-      new EmbeddedViewRepository(services.storage.tables.signingLinks).save({ viewId, ownerId: record.ownerId, envelopeId: record.id, recipientId, frameAncestors, returnUrl, expiresAt }),
+      hasOptions ? new EmbeddedViewRepository(services.storage.tables.signingLinks).save({ viewId, ownerId: record.ownerId, envelopeId: record.id, recipientId, frameAncestors, returnUrl, expiresAt }) : null,
     ]);
     const change = new Change(record, at);
     const signer = change.signer(recipientId);

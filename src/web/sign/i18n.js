@@ -52,6 +52,49 @@ export function isSupported(value) {
   return typeof value === 'string' && Object.hasOwn(LOCALE_NAMES, value);
 }
 
+/** Tags that name a supported language under another code (CLDR language aliases). */
+const LANGUAGE_ALIASES = { no: 'nb', iw: 'he', in: 'id' };
+
+/**
+ * The supported locale that best serves a reader preferring `tags` (BCP 47 language tags, most
+ * preferred first: the browser's `navigator.languages`), else `'en'`. Each tag in turn, like the
+ * lookup of RFC 4647 (section 3.4): a supported locale equal to it (ignoring case), else one of the
+ * same language and script once both are completed with their likely subtags (Unicode CLDR, through
+ * `Intl.Locale.prototype.maximize`), the same region first. So `de-AT` → `de`, `pt-PT` → `pt-BR`,
+ * `zh-HK` and `zh-Hant` → `zh-TW`, `zh-SG` → `zh-CN`, `no` → `nb`; a language not supported gives
+ * way to the reader's next one.
+ */
+export function preferredLocale(tags) {
+  const supported = Object.keys(LOCALE_NAMES);
+  const maximal = new Map();
+  const maximize = (tag) => {
+    if (!maximal.has(tag)) {
+      let value = null;
+      try {
+        const full = new Intl.Locale(tag).maximize();
+        value = { language: LANGUAGE_ALIASES[full.language] || full.language, script: full.script, region: full.region };
+      } catch {
+        value = null;
+      }
+      maximal.set(tag, value);
+    }
+    return maximal.get(tag);
+  };
+  for (const tag of Array.isArray(tags) ? tags : []) {
+    if (typeof tag !== 'string') continue;
+    const exact = supported.find((candidate) => candidate.toLowerCase() === tag.toLowerCase());
+    if (exact !== undefined) return exact;
+    const wanted = maximize(tag);
+    if (wanted === null) continue;
+    const alike = supported.filter((candidate) => {
+      const offered = maximize(candidate);
+      return offered !== null && offered.language === wanted.language && offered.script === wanted.script;
+    });
+    if (alike.length > 0) return alike.find((candidate) => maximize(candidate).region === wanted.region) || alike[0];
+  }
+  return 'en';
+}
+
 /**
  * Makes `tag` the page's language: fetches its catalogue (English needs none), then sets `lang` and
  * `dir` on the document. A catalogue that cannot be fetched or read leaves the page in English, with

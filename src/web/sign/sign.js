@@ -8,7 +8,7 @@
 import SignaturePad from './signature_pad.min.js';
 import { layoutPages, openPdf } from './pdfPages.js';
 import { keepFieldsLaidOut } from './fieldLayout.js';
-import { fillRich, formatDate, formatList, isSupported, LOCALE_NAMES, locale, localiseDocument, t, useLocale } from './i18n.js';
+import { fillRich, formatDate, formatList, isSupported, LOCALE_NAMES, locale, localiseDocument, preferredLocale, t, useLocale } from './i18n.js';
 
 /** /api/, whatever the host's route prefix. */
 const API = new URL('../', import.meta.url);
@@ -43,6 +43,8 @@ const state = {
   pdfLoading: null,
   /** Redraws the words of what the page shows now (after a change of language). */
   screen: null,
+  /** Whether the reader picked a language with the switch (the page then keeps it). */
+  languageChosen: false,
   /** The document's page elements, once laid out. */
   pages: [],
   /** Other recipients' values shown on the pages: {filled, element}. */
@@ -1397,6 +1399,8 @@ async function submitCode(event) {
   try {
     const view = await signingApi('POST', 'signing/authenticate', { code: code });
     $('auth-code').value = '';
+    // Now the recipient's own language is known: the page takes it, unless the reader chose one.
+    if (!state.languageChosen) await switchLanguage(viewLocale(view));
     render(view);
   } catch (error) {
     if (error.status === 423) showLocked();
@@ -1437,10 +1441,20 @@ function wireAuthentication() {
 
 // ---- Language ----------------------------------------------------------------------------------
 
-/** The recipient's language: its own `locale`, else the envelope's, else English. */
+/**
+ * The recipient's language: its own `locale`, else the envelope's. Before the recipient entered its
+ * code the view names neither (only the restricted view), so the page speaks the browser's language:
+ * the supported locale that best matches `navigator.languages` (else English).
+ */
 function viewLocale(view) {
   const candidates = [view.recipient && view.recipient.locale, view.envelope && view.envelope.locale];
-  return candidates.find(isSupported) || 'en';
+  return candidates.find(isSupported) || readerLocale();
+}
+
+/** The supported locale closest to the browser's preferred languages (`navigator.languages`), else English. */
+function readerLocale() {
+  const tags = Array.isArray(navigator.languages) && navigator.languages.length > 0 ? navigator.languages : [navigator.language];
+  return preferredLocale(tags);
 }
 
 /** Puts the page in `tag` (for this page only: nothing is stored) and redraws what it shows. */
@@ -1463,7 +1477,10 @@ function fillLanguageSwitch() {
     select.appendChild(option);
   });
   select.value = locale();
-  select.addEventListener('change', () => { void switchLanguage(select.value); });
+  select.addEventListener('change', () => {
+    state.languageChosen = true;
+    void switchLanguage(select.value);
+  });
 }
 
 // ---- Wiring --------------------------------------------------------------------------------------
@@ -1516,6 +1533,7 @@ async function start() {
   state.token = readToken();
   wireReassignment();
   if (state.token === null) {
+    await switchLanguage(readerLocale());
     notifyParent('error', null);
     state.screen = () => showMessage(t('noLinkHeading'), [t('noLinkBody')]);
     state.screen();
@@ -1526,6 +1544,8 @@ async function start() {
   try {
     view = await signingApi('GET', 'signing');
   } catch (error) {
+    // No view, so no recipient's language: the browser's.
+    await switchLanguage(readerLocale());
     if (error.status === 401) showInvalidLink();
     else if (error.status === 423) showLocked();
     else {
