@@ -142,10 +142,16 @@ function nameOf(name: pkijs.RelativeDistinguishedNames): string {
 }
 
 /** {@link withIssuers} of the chains seen so far, by the SHA-256 of their certificates (per worker: the sealing and timestamp chains come back on every seal). */
-const pairedChains = new Map<string, { der: Uint8Array; issuer: Uint8Array | undefined }[]>();
+const pairedChains = new Map<string, readonly ChainEntry[]>();
+
+interface ChainEntry {
+  readonly der: Uint8Array;
+  /** The DER of its issuer when `chain` holds it. */
+  readonly issuer: Uint8Array | undefined;
+}
 
 /** Each certificate of `chain` with its issuer among `chain`, trust anchors left out. */
-function withIssuers(chain: Uint8Array[]): { der: Uint8Array; issuer: Uint8Array | undefined }[] {
+function withIssuers(chain: Uint8Array[]): readonly ChainEntry[] {
   const key = chain.map(sha256Hex).join(' ');
   const known = pairedChains.get(key);
   if (known !== undefined) return known;
