@@ -294,6 +294,19 @@ export function toMarkdown(results: Results): string {
       '| --- | --- | --- | --- | --- | --- |',
       `| ${fmt(levels.ltaMs.median, 0)} (${spread(levels.ltaMs)}) | ${fmt(levels.btMs.median, 0)} (${spread(levels.btMs)}) | ${fmt(levels.timestampMs.median, 0)} | ${ratio(levels.ratio)} | ${levels.revocationRequests} | ${levels.timestampRequestsPerLta} |`,
     );
+    if (levels.ltaPhasesMs !== undefined) {
+      const phases = Object.keys(levels.ltaPhasesMs);
+      lines.push(
+        '',
+        'Where B-LTA\'s time beyond B-T goes: its steps replayed one at a time on the main thread after the measured rounds (median of 5 passes, ms; `bench/lib/ltaPhases.ts`). ' +
+          '`validationData` is @libpdf/core\'s `addValidationData` (gathering, DSS update, reparse) and `validationDataCpu` the CPU time it took; ' +
+          '`documentTimestamp` is `addTimestamp` less `timestampRoundTrip`, its wait for the authority.',
+        '',
+        `| ${phases.join(' | ')} |`,
+        `| ${phases.map(() => '---').join(' | ')} |`,
+        `| ${phases.map((phase) => fmt(levels.ltaPhasesMs![phase] ?? Number.NaN, 1)).join(' | ')} |`,
+      );
+    }
   }
   if (results.detection !== undefined) {
     const detection = results.detection;

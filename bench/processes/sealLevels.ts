@@ -23,6 +23,8 @@ import { getStorage } from '../../src/lib/storage/clients.js';
 import { startTestPki } from '../../tests/support/pki.js';
 import { failToParent, finishWithResult } from '../lib/child.js';
 import { createDraftEnvelope } from '../lib/draftEnvelope.js';
+import { LTA_PHASES, timeLtaPhases, warmLtaPhases, type LtaPhase } from '../lib/ltaPhases.js';
+import { median } from '../lib/stats.js';
 
 interface Options {
   documentPath: string;
@@ -40,9 +42,13 @@ export interface SealLevelsProcessResult {
   revocationRequests: number;
   /** Requests the timestamp authority received per measured B-LTA completion (2: signature and document timestamps). */
   timestampRequestsPerLta: number;
+  /** Median time of each step B-LTA adds, replayed on its own after the measured rounds (attribution only, `lib/ltaPhases.ts`), ms. */
+  ltaPhasesMs: Record<LtaPhase, number>;
 }
 
 const WARMUPS = 2;
+/** Replays of B-LTA's own steps for the attribution. */
+const LTA_PHASE_PASSES = 5;
 
 try {
   const options = JSON.parse(process.argv[2] ?? '{}') as Options;
@@ -89,7 +95,7 @@ try {
     for (const [index, id] of warmups.entries()) await complete(index % 2 === 0 ? 'B-LTA' : 'B-T', id);
     await timestamp();
 
-    const result: SealLevelsProcessResult = { ltaMs: [], btMs: [], timestampMs: [], revocationRequests: 0, timestampRequestsPerLta: 0 };
+    const result: SealLevelsProcessResult = { ltaMs: [], btMs: [], timestampMs: [], revocationRequests: 0, timestampRequestsPerLta: 0, ltaPhasesMs: {} as Record<LtaPhase, number> };
     const revocationBefore = pki.ocsp.requests + pki.crl.requests;
     let timestampRequestsOfLta = 0;
     for (let round = 0; round < options.rounds; round++) {
@@ -114,6 +120,12 @@ try {
     }
     result.revocationRequests = pki.ocsp.requests + pki.crl.requests - revocationBefore;
     result.timestampRequestsPerLta = timestampRequestsOfLta / options.rounds;
+    // Attribution, after the measured rounds, in this thread (its own revocation cache, filled by the warm-ups).
+    const seal = { p12: new Uint8Array(Buffer.from(pki.sealP12Base64, 'base64')), passphrase: pki.sealPassphrase };
+    for (let pass = 0; pass < WARMUPS; pass++) await warmLtaPhases(document, seal, pki.tsaUrl);
+    const passes = [];
+    for (let pass = 0; pass < LTA_PHASE_PASSES; pass++) passes.push(await timeLtaPhases(document, seal, pki.tsaUrl));
+    for (const phase of LTA_PHASES) result.ltaPhasesMs[phase] = median(passes.map((times) => times[phase]));
     finishWithResult(result);
   } finally {
     await pki.close();

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { check, type BenchContext, type SuiteResult, type TargetCheck } from '../lib/context.js';
 import { runChild } from '../lib/child.js';
 import { progress } from '../lib/progress.js';
-import { pairedRatio, summarize, type Summary } from '../lib/stats.js';
+import { pairedRatio, round, summarize, type Summary } from '../lib/stats.js';
 import type { SealLevelsProcessResult } from '../processes/sealLevels.js';
 import { CORPUS_DIR } from './completion.js';
 
@@ -23,6 +23,8 @@ export interface SealLevelsFigures {
   /** OCSP and CRL requests during the measured rounds (0: served from the cache). */
   revocationRequests: number;
   timestampRequestsPerLta: number;
+  /** Median time of each step B-LTA adds to B-T, replayed on its own (attribution only, `lib/ltaPhases.ts`), ms. */
+  ltaPhasesMs?: Record<string, number>;
 }
 
 export async function benchSealLevels(context: BenchContext): Promise<SuiteResult<SealLevelsFigures>> {
@@ -38,9 +40,10 @@ export async function benchSealLevels(context: BenchContext): Promise<SuiteResul
     ltaMs: summarize(result.ltaMs),
     btMs: summarize(result.btMs),
     timestampMs: summarize(result.timestampMs),
-    ratio: pairedRatio(result.ltaMs, result.btMs.map((bt, round) => bt + result.timestampMs[round]!)),
+    ratio: pairedRatio(result.ltaMs, result.btMs.map((bt, index) => bt + result.timestampMs[index]!)),
     revocationRequests: result.revocationRequests,
     timestampRequestsPerLta: result.timestampRequestsPerLta,
+    ltaPhasesMs: Object.fromEntries(Object.entries(result.ltaPhasesMs).map(([phase, ms]) => [phase, round(ms, 1)])),
   };
   progress(
     `seal levels: B-LTA ${figures.ltaMs.median} ms vs B-T ${figures.btMs.median} ms + timestamp ${figures.timestampMs.median} ms (x${figures.ratio.median}); ` +

@@ -141,12 +141,31 @@ function nameOf(name: pkijs.RelativeDistinguishedNames): string {
   return Buffer.from(name.toSchema().toBER(false)).toString('hex');
 }
 
+/** {@link withIssuers} of the chains seen so far, by the SHA-256 of their certificates (per worker: the sealing and timestamp chains come back on every seal). */
+const pairedChains = new Map<string, readonly ChainEntry[]>();
+
+interface ChainEntry {
+  readonly der: Uint8Array;
+  /** The DER of its issuer when `chain` holds it. */
+  readonly issuer: Uint8Array | undefined;
+}
+
 /** Each certificate of `chain` with its issuer among `chain`, trust anchors left out. */
-function withIssuers(chain: Uint8Array[]): { der: Uint8Array; issuer: Uint8Array | undefined }[] {
-  const parsed = chain.map((der) => ({ der, certificate: parseCertificate(der) }));
-  return parsed
+function withIssuers(chain: Uint8Array[]): readonly ChainEntry[] {
+  const key = chain.map(sha256Hex).join(' ');
+  const known = pairedChains.get(key);
+  if (known !== undefined) return known;
+  const parsed = chain.map((der) => ({ der, certificate: parseCertificate(der), subject: '' }));
+  for (const entry of parsed) entry.subject = nameOf(entry.certificate.subject);
+  const paired = parsed
     .filter(({ certificate }) => !isSelfIssued(certificate))
-    .map(({ der, certificate }) => ({ der, issuer: parsed.find((candidate) => nameOf(candidate.certificate.subject) === nameOf(certificate.issuer))?.der }));
+    .map(({ der, certificate }) => {
+      const issuerName = nameOf(certificate.issuer);
+      return { der, issuer: parsed.find((candidate) => candidate.subject === issuerName)?.der };
+    });
+  if (pairedChains.size >= 16) pairedChains.delete(pairedChains.keys().next().value!);
+  pairedChains.set(key, paired);
+  return paired;
 }
 
 /**

@@ -212,8 +212,29 @@ export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+/**
+ * What is read from a certificate on every seal, kept per certificate object ({@link parseCertificate}
+ * hands out the same object for the same DER, so the seal's chains are read once per worker).
+ */
+const urlsOf = new WeakMap<pkijs.Certificate, RevocationUrls>();
+const selfIssued = new WeakMap<pkijs.Certificate, boolean>();
+
+export interface RevocationUrls {
+  readonly ocsp: readonly string[];
+  readonly crl: readonly string[];
+}
+
 /** URIs of the certificate's OCSP responders (AIA) and CRL distribution points. */
-export function revocationUrls(certificate: pkijs.Certificate): { ocsp: string[]; crl: string[] } {
+export function revocationUrls(certificate: pkijs.Certificate): RevocationUrls {
+  let urls = urlsOf.get(certificate);
+  if (urls === undefined) {
+    urls = readRevocationUrls(certificate);
+    urlsOf.set(certificate, urls);
+  }
+  return urls;
+}
+
+function readRevocationUrls(certificate: pkijs.Certificate): RevocationUrls {
   const extension = (id: string) => certificate.extensions?.find((candidate) => candidate.extnID === id);
   const ocsp: string[] = [];
   const aia = extension(AIA_EXTENSION)?.parsedValue as pkijs.InfoAccess | undefined;
@@ -235,9 +256,12 @@ function isHttp(url: string): boolean {
 
 /** Whether the certificate is its own issuer (a trust anchor: no revocation data). */
 export function isSelfIssued(certificate: pkijs.Certificate): boolean {
-  const subject = new Uint8Array(certificate.subject.toSchema().toBER(false));
-  const issuer = new Uint8Array(certificate.issuer.toSchema().toBER(false));
-  return Buffer.from(subject).equals(Buffer.from(issuer));
+  let answer = selfIssued.get(certificate);
+  if (answer === undefined) {
+    answer = Buffer.from(certificate.subject.toSchema().toBER(false)).equals(Buffer.from(certificate.issuer.toSchema().toBER(false)));
+    selfIssued.set(certificate, answer);
+  }
+  return answer;
 }
 
 /** The certificate's subject as text (`CN=..., O=...`), for messages. */
