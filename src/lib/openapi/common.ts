@@ -15,9 +15,19 @@ import { problemResponses, type ProblemExample } from './responses.js';
 /** An operation of the document, named by the function that serves it (`src/functions/<operationId>.ts`). */
 export type Operation = RouteConfig & { operationId: string };
 
-/** The problems any owner endpoint may answer, by slug (`urn:problem:<slug>`), with the `detail` the code sends. */
+/**
+ * The problems the owner endpoints share, by slug (`urn:problem:<slug>`), with the `detail` the code
+ * sends: those of the bearer guard, a JSON body, a list's query, an upload ticket's media type, an
+ * unverified sender, storage and faults.
+ */
 export const ownerProblems = {
   'malformed-json': { detail: 'The request body is not valid JSON.' },
+  'query-validation-failed': { type: 'validation-failed', detail: 'The query is invalid: limit must be a whole number from 1 to 1000.', errors: [{ path: 'limit', message: 'must be a whole number from 1 to 1000' }] },
+  'invalid-cursor': { detail: 'The cursor is invalid for this query; start again without it.' },
+  'unsupported-document-type': { detail: 'Only PDF documents are accepted: mimetype must be application/pdf.' },
+  'email-unverified': {
+    detail: 'Verify your e-mail address first: open the link in the verification e-mail (ask for a new one with POST /api/ResendVerification). Until then you may create and edit drafts, but not send or complete them.',
+  },
   'payload-too-large': { detail: 'The request body is larger than 1048576 bytes.' },
   'unsupported-media-type': { detail: 'The request body must be JSON, sent with Content-Type: application/json.' },
   'missing-token': { detail: 'This endpoint needs an access token: send Authorization: Bearer <token>.' },
@@ -56,6 +66,8 @@ export const unauthorized = problem(401, 'No access token, or one that is invali
 export const storageUnavailable = problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']);
 /** 500: a fault, answered with a correlation id only. */
 export const internalError = problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has, and nothing else.', ['internal-error']);
+/** 400 of a list whose query is refused: `limit`, `cursor` and the filters are checked (CONTRACT §7). */
+export const listQueryRefused = problem(400, 'A query parameter is invalid or unknown (`validation-failed`), or `cursor` is not one this service issued (`invalid-cursor`).', ['query-validation-failed', 'invalid-cursor']);
 /** 413 of a JSON body over 1 MiB. */
 export const jsonBodyTooLarge = problem(413, 'The JSON body is larger than 1 MiB.', ['payload-too-large']);
 /** 415 of a body that is not `application/json`. */

@@ -84,7 +84,9 @@ interface DetectionTarget {
   schema: z.ZodType;
   /** One detected field of the 200 example. */
   field: Record<string, unknown>;
+  /** The problem builder of the target's table of examples. */
   problem: (status: number, description: string, slugs: DetectionSlug[]) => ResponseConfig;
+  /** The 404 and 409 answers, whose slugs are the target's own. */
   notFound: ResponseConfig;
   conflict: ResponseConfig;
 }

@@ -30,7 +30,7 @@ import {
   uploadTicketResponse,
   type ProblemExample,
 } from './responses.js';
-import { documentProblems, ifMatch, internalError, jsonBodyTooLarge, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { documentProblems, ifMatch, internalError, jsonBodyTooLarge, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { registerWebhookOperations } from './webhooks.js';
 import { registerApiKeyOperations } from './apiKeys.js';
 import { registerDetectionOperations } from './detection.js';
@@ -147,9 +147,6 @@ const problems = {
     detail: 'The request body is invalid: signers.0.email must be a valid e-mail address.',
     errors: [{ path: 'signers.0.email', message: 'must be a valid e-mail address' }],
   },
-  'query-validation-failed': { type: 'validation-failed', detail: 'The query is invalid: limit must be a whole number from 1 to 1000.', errors: [{ path: 'limit', message: 'must be a whole number from 1 to 1000' }] },
-  'invalid-cursor': { detail: 'The cursor is invalid for this query; start again without it.' },
-  'unsupported-document-type': { detail: 'Only PDF documents are accepted: mimetype must be application/pdf.' },
   'invalid-credentials': { detail: 'The e-mail address or password is wrong.' },
   'captcha-failed': { detail: 'The captcha was not solved.' },
   'invalid-invitation': { detail: 'The invitation code is invalid, expired or used up.' },
@@ -166,9 +163,6 @@ const problems = {
   'etag-mismatch': { detail: 'The envelope has changed since the ETag in If-Match; read it again.' },
   'document-too-complex': {
     detail: 'The document is too complex to seal within the service limits (30 seconds and 512 MiB of memory); it may contain a decompression bomb.',
-  },
-  'email-unverified': {
-    detail: 'Verify your e-mail address first: open the link in the verification e-mail (ask for a new one with POST /api/ResendVerification). Until then you may create and edit drafts, but not send or complete them.',
   },
   'verification-token-invalid': { detail: 'This verification link has expired: log in and ask for a new one (POST /api/ResendVerification, or the console).' },
   'email-already-verified': { detail: 'Your e-mail address is already verified.' },
@@ -409,10 +403,7 @@ const operations: Operation[] = [
         },
         content: { [json]: { schema: envelopeListResponse, example: [completedEnvelope, draftEnvelope] } },
       },
-      400: problem(400, 'A query parameter is invalid or unknown (`validation-failed`), or `cursor` is not one this service issued (`invalid-cursor`).', [
-        'query-validation-failed',
-        'invalid-cursor',
-      ]),
+      400: listQueryRefused,
       401: unauthorized,
       503: storageUnavailable,
       ...common,

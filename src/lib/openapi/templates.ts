@@ -11,7 +11,7 @@ import { MAX_FIELDS } from '../envelopes/schemas.js';
 import type { TemplateField, TemplateRole, TemplateView } from '../templates/model.js';
 import { TEMPLATE_STATUSES } from '../templates/model.js';
 import { createTemplateRequest, listTemplatesQuery, MAX_ROLES, updateTemplateRequest, useTemplateRequest } from '../templates/schemas.js';
-import { documentProblems, ifMatch, internalError, jsonBodyTooLarge, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { documentProblems, ifMatch, internalError, jsonBodyTooLarge, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { envelopeResponse, fieldResponse, problemResponses, signerRole, type ProblemExample } from './responses.js';
 import { matches, type Matches } from './ties.js';
 
@@ -153,9 +153,6 @@ const problems = {
     detail: `The request body is invalid: recipients has no recipient for role "Landlord" (${ids.landlord}): each role takes exactly one recipient.`,
     errors: [{ path: 'recipients', message: `has no recipient for role "Landlord" (${ids.landlord}): each role takes exactly one recipient` }],
   },
-  'query-validation-failed': { type: 'validation-failed', detail: 'The query is invalid: limit must be a whole number from 1 to 1000.', errors: [{ path: 'limit', message: 'must be a whole number from 1 to 1000' }] },
-  'invalid-cursor': { detail: 'The cursor is invalid for this query; start again without it.' },
-  'unsupported-document-type': { detail: 'Only PDF documents are accepted: mimetype must be application/pdf.' },
   'template-not-found': { detail: 'No template with this id exists.' },
   'template-not-active': { detail: 'The template is a draft: activate it (status "active") before making envelopes from it.' },
   'invalid-transition': { detail: 'The template is active; its status can no longer change (its document is frozen). Create a new template to change the document.' },
@@ -166,9 +163,6 @@ const problems = {
   'field-outside-document': {
     detail: '1 field is on a page the document does not have (it has 2): fields.0.page.',
     errors: [{ path: 'fields.0.page', message: 'is 3, but the document has 2 pages' }],
-  },
-  'email-unverified': {
-    detail: 'Verify your e-mail address first: open the link in the verification e-mail (ask for a new one with POST /api/ResendVerification). Until then you may create and edit drafts, but not send or complete them.',
   },
 } satisfies Record<string, ProblemExample>;
 
@@ -285,7 +279,7 @@ const operations: Operation[] = [
         headers: { 'Cache-Control': noStore, Link: { description: '`<...&cursor=...>; rel="next"` when more templates exist.', required: false, schema: { type: 'string' } } },
         content: { [json]: { schema: templateListResponse, example: [activeTemplate] } },
       },
-      400: problem(400, 'A query parameter is invalid or unknown (`validation-failed`), or `cursor` is not one this service issued (`invalid-cursor`).', ['query-validation-failed', 'invalid-cursor']),
+      400: listQueryRefused,
       401: unauthorized,
       503: storageUnavailable,
       500: internalError,
