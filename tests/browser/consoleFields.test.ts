@@ -8,36 +8,29 @@
  * axe-core finds no WCAG 2.2 A or AA violation along the way. Screenshots: `console-fields-*.png`.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { getServices } from '../../src/lib/services.js';
-import { axeViolations, contractPdf, CONTRACT_LAYOUT, launchChromium, screenshot, watchPage, type PageWatch } from '../support/browser.js';
+import type { Browser, Page } from 'playwright-core';
+import { axeViolations, contractPdf, CONTRACT_LAYOUT, screenshot, type PageWatch } from '../support/browser.js';
+import { startConsoleSession, type ConsoleSession } from '../support/consoleSession.js';
 import { waitForEmails } from '../support/mail.js';
 import { patience } from '../support/patience.js';
-import { createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { createEnvelopeWithDocument, type TestService, type TestUser } from '../support/service.js';
 
 /** How long one step may take in the browser, ms: generous, for a machine that others share. */
 const STEP_TIMEOUT_MS = patience(60_000);
 
+let session: ConsoleSession;
 let env: TestService;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let watch: PageWatch;
 let owner: TestUser;
 
 beforeAll(async () => {
-  env = await startTestService();
-  browser = await launchChromium();
-  owner = await env.newUser();
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
-  watch = watchPage(page, [new URL(env.service.apiUrl).origin, new URL(getServices().storage.blobService.url).origin]);
+  session = await startConsoleSession(STEP_TIMEOUT_MS);
+  ({ env, browser, page, watch, owner } = session);
 });
 afterAll(async () => {
-  await context?.close();
-  await browser?.close();
-  await env.close();
+  await session?.close();
 });
 
 const stamp = Date.now().toString(36);

@@ -10,30 +10,25 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { getServices } from '../../src/lib/services.js';
-import { axeViolations, launchChromium, screenshot, watchPage, type PageWatch } from '../support/browser.js';
+import type { Browser, Page } from 'playwright-core';
+import { axeViolations, screenshot, type PageWatch } from '../support/browser.js';
+import { startConsoleSession, type ConsoleSession } from '../support/consoleSession.js';
 import { waitForEmails } from '../support/mail.js';
 import { patience } from '../support/patience.js';
-import { corpusPdf, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, type TestService, type TestUser } from '../support/service.js';
 
 const STEP_TIMEOUT_MS = patience(60_000);
 
+let session: ConsoleSession;
 let env: TestService;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let watch: PageWatch;
 let owner: TestUser;
 
 beforeAll(async () => {
-  env = await startTestService();
-  browser = await launchChromium();
-  owner = await env.newUser();
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
-  watch = watchPage(page, [new URL(env.service.apiUrl).origin, new URL(getServices().storage.blobService.url).origin]);
+  session = await startConsoleSession(STEP_TIMEOUT_MS);
+  ({ env, browser, page, watch, owner } = session);
   // Jest's ES-module sandbox cannot link two handler modules imported at the same moment when they
   // share dependencies it has not loaded yet (ERR_VM_MODULE_LINK_FAILURE, a fault of the test runner,
   // not of the service): the console's first lists after login load four handlers at once, so the
@@ -41,9 +36,7 @@ beforeAll(async () => {
   for (const route of ['/templates', '/envelopes', '/webhooks', '/apikeys']) await env.api.request('GET', route, { token: owner.token });
 });
 afterAll(async () => {
-  await context?.close();
-  await browser?.close();
-  await env.close();
+  await session?.close();
 });
 
 async function expectNoViolations(state: string): Promise<void> {

@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { opensslTimestampResponder } from './timestampAuthority.js';
 
 const run = promisify(execFile);
 
@@ -222,41 +223,8 @@ export async function startTestPki(): Promise<TestPki> {
   };
 
   // RFC 3161: `openssl ts -reply` with the TSA certificate and its chain in each token.
-  await writeFile(file('tsaserial'), '01\n');
-  await writeFile(
-    file('tsa.cnf'),
-    [
-      '[ tsa ]',
-      'default_tsa = tsa_config',
-      '[ tsa_config ]',
-      `serial = ${file('tsaserial')}`,
-      'crypto_device = builtin',
-      `signer_cert = ${file('tsa.crt')}`,
-      `certs = ${file('chain.pem')}`,
-      `signer_key = ${file('tsa.key')}`,
-      'signer_digest = sha256',
-      'default_policy = 1.2.3.4.1',
-      'digests = sha256, sha384, sha512',
-      'accuracy = secs:1',
-      'ordering = yes',
-      'tsa_name = yes',
-      'ess_cert_id_chain = no',
-      'ess_cert_id_alg = sha256',
-      '',
-    ].join('\n'),
-  );
-  let tsaCount = 0;
-  let tsaQueue: Promise<unknown> = Promise.resolve();
-  tsaHandler = async (_request, body) => {
-    const id = ++tsaCount;
-    const answer = tsaQueue.then(async () => {
-      await writeFile(file(`ts-${id}.tsq`), body);
-      await openssl('ts', '-reply', '-config', file('tsa.cnf'), '-section', 'tsa_config', '-queryfile', file(`ts-${id}.tsq`), '-out', file(`ts-${id}.tsr`));
-      return { type: 'application/timestamp-reply', body: await readFile(file(`ts-${id}.tsr`)) };
-    });
-    tsaQueue = answer.catch(() => undefined);
-    return await answer;
-  };
+  const timestamp = await opensslTimestampResponder(dir, { certificateFile: file('tsa.crt'), keyFile: file('tsa.key'), chainFile: file('chain.pem') });
+  tsaHandler = async (_request, body) => ({ type: 'application/timestamp-reply', body: await timestamp(body) });
 
   const sealPassphrase = randomBytes(12).toString('base64url');
   await openssl('pkcs12', '-export', '-inkey', file('seal.key'), '-in', file('seal.crt'), '-certfile', file('chain.pem'), '-passout', `pass:${sealPassphrase}`, '-out', file('seal.p12'));

@@ -21,7 +21,7 @@ export interface TimestampAuthority {
   caFile: string;
   /** PEM file of the TSA's signing certificate. */
   tsaCertificateFile: string;
-  /** Timestamp requests answered so far. */
+  /** Timestamp requests received so far (those refused for their media type aside). */
   readonly requests: number;
   close(): Promise<void>;
 }
@@ -43,40 +43,9 @@ export async function startTimestampAuthority(options: { failWith?: number | 'si
   await writeFile(file('tsa.ext'), 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\nextendedKeyUsage=critical,timeStamping\n');
   await openssl('x509', '-req', '-in', file('tsa.csr'), '-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-CAcreateserial',
     '-days', '2', '-extfile', file('tsa.ext'), '-out', file('tsa.crt'));
-  await writeFile(file('tsaserial'), '01\n');
-  await writeFile(
-    file('tsa.cnf'),
-    [
-      '[ tsa ]',
-      'default_tsa = tsa_config',
-      '[ tsa_config ]',
-      `serial = ${file('tsaserial')}`,
-      'crypto_device = builtin',
-      `signer_cert = ${file('tsa.crt')}`,
-      `certs = ${file('ca.crt')}`,
-      `signer_key = ${file('tsa.key')}`,
-      'signer_digest = sha256',
-      'default_policy = 1.2.3.4.1',
-      'digests = sha256, sha384, sha512',
-      'accuracy = secs:1',
-      'ordering = yes',
-      'tsa_name = yes',
-      'ess_cert_id_chain = no',
-      'ess_cert_id_alg = sha256',
-      '',
-    ].join('\n'),
-  );
+  const timestamp = await opensslTimestampResponder(dir, { certificateFile: file('tsa.crt'), keyFile: file('tsa.key'), chainFile: file('ca.crt') });
 
   let requests = 0;
-  // openssl ts keeps its serial in a file: answer one request at a time.
-  let queue: Promise<unknown> = Promise.resolve();
-  const answer = async (query: Buffer): Promise<Buffer> => {
-    const id = ++requests;
-    await writeFile(file(`${id}.tsq`), query);
-    await openssl('ts', '-reply', '-config', file('tsa.cnf'), '-section', 'tsa_config', '-queryfile', file(`${id}.tsq`), '-out', file(`${id}.tsr`));
-    return await readFile(file(`${id}.tsr`));
-  };
-
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -94,9 +63,8 @@ export async function startTimestampAuthority(options: { failWith?: number | 'si
         response.writeHead(415, { 'content-type': 'text/plain' }).end('expected application/timestamp-query');
         return;
       }
-      const reply = queue.then(() => answer(Buffer.concat(chunks)));
-      queue = reply.catch(() => undefined);
-      reply.then(
+      requests++;
+      timestamp(Buffer.concat(chunks)).then(
         (body) => response.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(body),
         (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error)),
       );
@@ -127,4 +95,60 @@ export async function unusedLoopbackUrl(): Promise<string> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}/tsr`;
+}
+
+/** The signer of an {@link opensslTimestampResponder}: PEM files. */
+export interface TimestampSigner {
+  /** The TSA certificate (extended key usage `timeStamping`). */
+  certificateFile: string;
+  /** Its private key. */
+  keyFile: string;
+  /** The certificates each token carries besides the TSA's (its CA, or its chain up to the root). */
+  chainFile: string;
+}
+
+/**
+ * An RFC 3161 responder made with `openssl ts -reply`, its configuration (`tsa.cnf`, serial file
+ * `tsaserial`) and each query and reply written into `dir`: SHA-256 signatures, policy 1.2.3.4.1,
+ * accuracy 1 s, ordering, the TSA's name and an ESS signing-certificate-v2 identifier in each token.
+ * @returns a function that answers one DER `TimeStampReq` with a DER `TimeStampResp`; calls are
+ *   answered one at a time, since openssl keeps its serial number in a file. It rejects when openssl fails.
+ */
+export async function opensslTimestampResponder(dir: string, signer: TimestampSigner): Promise<(query: Buffer) => Promise<Buffer>> {
+  const file = (name: string): string => path.join(dir, name);
+  await writeFile(file('tsaserial'), '01\n');
+  await writeFile(
+    file('tsa.cnf'),
+    [
+      '[ tsa ]',
+      'default_tsa = tsa_config',
+      '[ tsa_config ]',
+      `serial = ${file('tsaserial')}`,
+      'crypto_device = builtin',
+      `signer_cert = ${signer.certificateFile}`,
+      `certs = ${signer.chainFile}`,
+      `signer_key = ${signer.keyFile}`,
+      'signer_digest = sha256',
+      'default_policy = 1.2.3.4.1',
+      'digests = sha256, sha384, sha512',
+      'accuracy = secs:1',
+      'ordering = yes',
+      'tsa_name = yes',
+      'ess_cert_id_chain = no',
+      'ess_cert_id_alg = sha256',
+      '',
+    ].join('\n'),
+  );
+  let count = 0;
+  let queue: Promise<unknown> = Promise.resolve();
+  return async (query) => {
+    const id = ++count;
+    const reply = queue.then(async () => {
+      await writeFile(file(`ts-${id}.tsq`), query);
+      await run('openssl', ['ts', '-reply', '-config', file('tsa.cnf'), '-section', 'tsa_config', '-queryfile', file(`ts-${id}.tsq`), '-out', file(`ts-${id}.tsr`)], { cwd: dir });
+      return await readFile(file(`ts-${id}.tsr`));
+    });
+    queue = reply.catch(() => undefined);
+    return await reply;
+  };
 }

@@ -3,12 +3,14 @@
  * adds create, list and delete under `paths`. Response schemas are strict objects tied at compile
  * time to the types the service answers with (bottom of this file), like `./responses.ts`.
  */
-import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { createApiKeyRequest } from '../auth/apiKeySchemas.js';
 import { MAX_API_KEY_LIFETIME_DAYS, MAX_API_KEYS_PER_USER, type ApiKeyView, type CreatedApiKeyView } from '../auth/apiKeys.js';
 import { API_KEY_CACHE_MS, LAST_USED_INTERVAL_MS } from '../storage/apiKeyRepository.js';
+import { internalError, jsonBodyTooLarge, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { problemResponses, type ProblemExample } from './responses.js';
+import { matches, type Matches } from './ties.js';
 
 const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
 
@@ -55,37 +57,25 @@ const jwtOnly = [{ bearerAuth: [] }];
 const noStore = { description: '`no-store`.', required: true, schema: { type: 'string' as const, const: 'no-store' } };
 
 const problems = {
+  ...ownerProblems,
   'validation-failed': {
     detail: `The request body is invalid: expiresAt must be at most ${MAX_API_KEY_LIFETIME_DAYS} days ahead.`,
     errors: [{ path: 'expiresAt', message: `must be at most ${MAX_API_KEY_LIFETIME_DAYS} days ahead` }],
   },
-  'malformed-json': { detail: 'The request body is not valid JSON.' },
-  'payload-too-large': { detail: 'The request body is larger than 1048576 bytes.' },
-  'unsupported-media-type': { detail: 'The request body must be JSON, sent with Content-Type: application/json.' },
-  'missing-token': { detail: 'This endpoint needs an access token: send Authorization: Bearer <token>.' },
-  'invalid-token': { detail: 'The access token has expired.' },
   'jwt-required': { detail: 'API keys cannot manage API keys: send the owner\'s access token (from Login).' },
   'apikey-not-found': { detail: 'No API key with this id exists.' },
   'apikey-limit': { detail: `You already have ${MAX_API_KEYS_PER_USER} API keys, the most allowed; delete one first.` },
   'apikeys-contended': { detail: 'The API keys are being changed by other requests at the same time; retry.' },
-  'storage-unavailable': { detail: 'Storage is unavailable right now; retry shortly.' },
-  'internal-error': {
-    detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
-    correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
-  },
 } satisfies Record<string, ProblemExample>;
 
 /** A problem-details response with one example per slug, and the headers its status carries. */
 const problem = problemResponses(problems);
 
-const unauthorized = problem(401, 'No access token, or one that is invalid, expired or of a deleted account; or an API key that is unknown, deleted or expired.', ['missing-token', 'invalid-token']);
 const jwtRequired = problem(403, 'The request was made with an API key (`jwt-required`): API keys are managed with the owner\'s access token only.', ['jwt-required']);
-const storageUnavailable = problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']);
-const internal = problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has, and nothing else.', ['internal-error']);
 
 const createBody = createApiKeyRequest.meta({ id: 'CreateApiKeyRequest', description: 'A new API key.' });
 
-const operations: (RouteConfig & { operationId: string })[] = [
+const operations: Operation[] = [
   {
     operationId: 'CreateApiKey',
     method: 'post',
@@ -122,10 +112,10 @@ const operations: (RouteConfig & { operationId: string })[] = [
       401: unauthorized,
       403: jwtRequired,
       409: problem(409, `The caller already has ${MAX_API_KEYS_PER_USER} keys (\`apikey-limit\`), or concurrent requests kept changing them (\`apikeys-contended\`; retry).`, ['apikey-limit', 'apikeys-contended']),
-      413: problem(413, 'The JSON body is larger than 1 MiB.', ['payload-too-large']),
-      415: problem(415, 'The body is not sent as `application/json`.', ['unsupported-media-type']),
+      413: jsonBodyTooLarge,
+      415: notJson,
       503: storageUnavailable,
-      500: internal,
+      500: internalError,
     },
   },
   {
@@ -141,7 +131,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
       401: unauthorized,
       403: jwtRequired,
       503: storageUnavailable,
-      500: internal,
+      500: internalError,
     },
   },
   {
@@ -162,7 +152,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
       404: problem(404, 'No key with this id, or another user\'s (the same answer).', ['apikey-not-found']),
       409: problem(409, 'Concurrent requests kept changing the caller\'s keys (`apikeys-contended`); retry.', ['apikeys-contended']),
       503: storageUnavailable,
-      500: internal,
+      500: internalError,
     },
   },
 ];
@@ -173,8 +163,5 @@ export function registerApiKeyOperations(registry: OpenAPIRegistry): void {
 }
 
 // Compile-time ties between the schemas above and the types the service answers with.
-type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
-type Matches<Schema extends z.ZodType, Type> = z.output<Schema> extends Type ? SameKeys<z.output<Schema>, Type> : false;
-const matches = <T extends true>(value: T): T => value;
 matches<Matches<typeof apiKeyResponse, ApiKeyView>>(true);
 matches<Matches<typeof createdApiKeyResponse, CreatedApiKeyView>>(true);

@@ -9,11 +9,10 @@
  * evidence §10). Paths are those of the functions in `src/functions`, below the server URL `/api`; a
  * test holds the two to the same set.
  */
-import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { loginRequest, registerRequest, verifyEmailRequest } from '../auth/schemas.js';
 import { listEnvelopesQuery, signerInput, updateEnvelopeRequest, uploadRequest } from '../envelopes/schemas.js';
-import { problemTitles } from '../http/problem.js';
 import { CONSOLE_ASSETS, DOCS_ASSETS, SIGN_ASSETS, VERIFY_ASSETS } from '../web/pages.js';
 import { describeRequestLimits } from './rateLimits.js';
 import { describeIdempotencyKeys } from './idempotency.js';
@@ -25,11 +24,13 @@ import {
   envelopeResponse,
   healthResponse,
   loginResponse,
-  problemResponseSchema,
+  problemResponses,
   registerResponse,
   sealVerificationResponse,
   uploadTicketResponse,
+  type ProblemExample,
 } from './responses.js';
+import { documentProblems, ifMatch, internalError, jsonBodyTooLarge, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { registerWebhookOperations } from './webhooks.js';
 import { registerApiKeyOperations } from './apiKeys.js';
 import { registerDetectionOperations } from './detection.js';
@@ -70,9 +71,7 @@ const ids = {
   hash: '3d5c7f0a9b8e6d4c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c',
   original: '7e9b1c3d5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c',
 };
-const envelopeIdParam = z.object({
-  id: z.string().meta({ description: 'The envelope id (a UUID v7). Another owner\'s envelope is answered 404, exactly as a missing one.', examples: [ids.envelope] }),
-});
+const envelopeIdParam = ownedIdParam('envelope', ids.envelope);
 
 const blob = 'https://account.blob.core.windows.net';
 const sas = 'sv=2025-01-05&se=2026-11-22T10%3A30%3A30Z&sr=b&sp=r&sig=REDACTED';
@@ -124,7 +123,6 @@ const completedEnvelope = {
 };
 
 const json = 'application/json';
-const problemJson = 'application/problem+json';
 
 // A type alias, not an interface: OpenAPI objects allow `x-` extension keys, which an interface would not.
 type HeaderObject = {
@@ -136,12 +134,6 @@ type HeaderObject = {
 const headers = {
   noStore: { description: '`no-store`: the body carries a token or a signed URL.', required: true, schema: { type: 'string', const: 'no-store' } },
   etag: { description: 'Strong ETag of this envelope version; send it as `If-Match` to update only that version.', required: true, schema: { type: 'string' } },
-  retryAfter: { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
-  wwwAuthenticate: {
-    description: '`Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent.',
-    required: true,
-    schema: { type: 'string', pattern: '^Bearer' },
-  },
 } satisfies Record<string, HeaderObject>;
 
 /**
@@ -149,18 +141,12 @@ const headers = {
  * the examples of the error responses.
  */
 const problems = {
+  ...ownerProblems,
+  ...documentProblems,
   'validation-failed': {
     detail: 'The request body is invalid: signers.0.email must be a valid e-mail address.',
     errors: [{ path: 'signers.0.email', message: 'must be a valid e-mail address' }],
   },
-  'query-validation-failed': { type: 'validation-failed', detail: 'The query is invalid: limit must be a whole number from 1 to 1000.', errors: [{ path: 'limit', message: 'must be a whole number from 1 to 1000' }] },
-  'malformed-json': { detail: 'The request body is not valid JSON.' },
-  'invalid-cursor': { detail: 'The cursor is invalid for this query; start again without it.' },
-  'payload-too-large': { detail: 'The request body is larger than 1048576 bytes.' },
-  'unsupported-media-type': { detail: 'The request body must be JSON, sent with Content-Type: application/json.' },
-  'unsupported-document-type': { detail: 'Only PDF documents are accepted: mimetype must be application/pdf.' },
-  'missing-token': { detail: 'This endpoint needs an access token: send Authorization: Bearer <token>.' },
-  'invalid-token': { detail: 'The access token has expired.' },
   'invalid-credentials': { detail: 'The e-mail address or password is wrong.' },
   'captcha-failed': { detail: 'The captcha was not solved.' },
   'invalid-invitation': { detail: 'The invitation code is invalid, expired or used up.' },
@@ -173,26 +159,10 @@ const problems = {
   'invalid-transition': { detail: 'The envelope is sent; its status can change to voided only, not draft.' },
   'envelope-locked': { detail: 'The envelope is sent: void it first (status "voided"), then delete it to purge its documents.' },
   'no-signer': { detail: 'The envelope needs at least one signer with role "signer" first.' },
-  'document-not-uploaded': { detail: 'The document has not been uploaded yet: PUT it to the uploadUrl first.' },
   'envelope-contended': { detail: 'The envelope is being changed by other requests at the same time; retry.' },
   'etag-mismatch': { detail: 'The envelope has changed since the ETag in If-Match; read it again.' },
-  'document-too-large': { detail: 'The document is 30000000 bytes; at most 26214400 bytes are accepted.' },
-  'document-not-pdf': { detail: 'The uploaded document is not a PDF: no %PDF- header in its first 1024 bytes.' },
-  'document-damaged': { detail: 'The document could not be read as a PDF: it is damaged or uses structures the service cannot process.' },
-  'document-encrypted': { detail: 'The document is protected with a password. Upload a copy without a password to open it.' },
   'document-too-complex': {
     detail: 'The document is too complex to seal within the service limits (30 seconds and 512 MiB of memory); it may contain a decompression bomb.',
-  },
-  'document-hidden-content': {
-    detail:
-      'The document has optional content (layers) that some viewers would hide, so a signer might not see what gets sealed: "Draft notes". Make every layer visible and flatten the layers (for example by printing to PDF), then upload it again.',
-  },
-  'document-copied': {
-    detail: 'The document was not uploaded: it is a storage copy of another blob (Copy Blob). Upload the file itself with PUT to the uploadUrl.',
-  },
-  'storage-unavailable': { detail: 'Storage is unavailable right now; retry shortly.' },
-  'email-unverified': {
-    detail: 'Verify your e-mail address first: open the link in the verification e-mail (ask for a new one with POST /api/ResendVerification). Until then you may create and edit drafts, but not send or complete them.',
   },
   'verification-token-invalid': { detail: 'This verification link has expired: log in and ask for a new one (POST /api/ResendVerification, or the console).' },
   'email-already-verified': { detail: 'Your e-mail address is already verified.' },
@@ -202,48 +172,21 @@ const problems = {
   'revocation-unavailable': {
     detail: 'The revocation data of the sealing or timestamp certificates could not be fetched, so the document was not sealed. Try again later.',
   },
-  'internal-error': {
-    detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
-    correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
-  },
-} satisfies Record<string, { type?: string; detail: string; errors?: { path: string; message: string }[]; correlationId?: string }>;
+} satisfies Record<string, ProblemExample>;
 
-type ProblemSlug = keyof typeof problems;
-
-/**
- * A problem-details response (CONTRACT §1): the description, the headers that come with the status
- * (`WWW-Authenticate` for 401, `Retry-After` for 429 and 503) and one example per problem slug.
- */
-function problem(status: number, description: string, slugs: ProblemSlug[]): ResponseConfig {
-  const responseHeaders: Record<string, HeaderObject> | undefined =
-    status === 401 ? { 'WWW-Authenticate': headers.wwwAuthenticate } : status === 429 || status === 503 ? { 'Retry-After': headers.retryAfter } : undefined;
-  const examples = Object.fromEntries(
-    slugs.map((slug) => {
-      const { type, ...rest } = { type: slug, ...problems[slug] };
-      return [slug, { summary: type, value: { type: `urn:problem:${type}`, title: problemTitles[status], status, ...rest } }];
-    }),
-  );
-  return {
-    description,
-    ...(responseHeaders === undefined ? {} : { headers: responseHeaders }),
-    content: { [problemJson]: { schema: problemResponseSchema, examples } },
-  };
-}
+/** A problem-details response (CONTRACT §1) with one example per slug of the table above. */
+const problem = problemResponses(problems);
 
 /** Answers every operation can give. */
-const common = {
-  500: problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has, and nothing else.', ['internal-error']),
-};
-const storageUnavailable = problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']);
+const common = { 500: internalError };
 const jsonBodyErrors = {
   400: problem(400, 'The body is not JSON (`malformed-json`) or the schema refuses it (`validation-failed`, every complaint in `errors`, unknown fields named).', [
     'validation-failed',
     'malformed-json',
   ]),
-  413: problem(413, 'The JSON body is larger than 1 MiB.', ['payload-too-large']),
-  415: problem(415, 'The body is not sent as `application/json`.', ['unsupported-media-type']),
+  413: jsonBodyTooLarge,
+  415: notJson,
 };
-const unauthorized = problem(401, 'No access token, or one that is invalid, expired or of a deleted account.', ['missing-token', 'invalid-token']);
 const notFound = problem(404, 'No envelope with this id, or another owner\'s (the same answer).', ['envelope-not-found']);
 const bearer = [{ [BEARER_AUTH]: [] }];
 /** 403 of the operations only a verified owner may do while the service requires verified senders. */
@@ -264,10 +207,6 @@ const documentErrors = {
     ['document-damaged', 'document-encrypted', 'document-too-complex', 'document-hidden-content', 'document-copied'],
   ),
 };
-const ifMatch = z.object({
-  'If-Match': z.string().optional().meta({ description: 'The `ETag` of the version this change is based on; another version gives 412.', examples: ['"3"'] }),
-});
-
 /** A file of a page: its bytes, or 304 when the `If-None-Match` of the request names its `ETag`. */
 const assetResponses = (contentTypes: string[]): Record<number, ResponseConfig> => ({
   200: {
@@ -301,7 +240,7 @@ const text = (contentType: string, description: string): ResponseConfig => ({
  * Every operation of the service, keyed by the name of the function that serves it
  * (`src/functions/<name>.ts`); `UpdateEnvelope` serves both PUT and PATCH.
  */
-const operations: (RouteConfig & { operationId: string })[] = [
+const operations: Operation[] = [
   {
     operationId: 'Register',
     method: 'post',
@@ -464,10 +403,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
         },
         content: { [json]: { schema: envelopeListResponse, example: [completedEnvelope, draftEnvelope] } },
       },
-      400: problem(400, 'A query parameter is invalid or unknown (`validation-failed`), or `cursor` is not one this service issued (`invalid-cursor`).', [
-        'query-validation-failed',
-        'invalid-cursor',
-      ]),
+      400: listQueryRefused,
       401: unauthorized,
       503: storageUnavailable,
       ...common,

@@ -29,6 +29,7 @@ import {
 import { problemTitles, type ProblemDetails } from '../http/problem.js';
 import { localeSchema } from '../i18n/schema.js';
 import { REMOVED_KINDS } from '../pdf/index.js';
+import { matches, type Matches } from './ties.js';
 
 /** ISO 8601 UTC with milliseconds (CONTRACT §1). */
 const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
@@ -319,9 +320,6 @@ export const problemResponseSchema = z
 
 // Compile-time ties between the schemas above and the types the service answers with: each schema's
 // output must be assignable to its type, and both must name the same fields.
-type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
-type Matches<Schema extends z.ZodType, Type> = z.output<Schema> extends Type ? SameKeys<z.output<Schema>, Type> : false;
-const matches = <T extends true>(value: T): T => value;
 matches<Matches<typeof envelopeResponse, EnvelopeView>>(true);
 matches<Matches<typeof signerResponse, EnvelopeView['signers'][number]>>(true);
 matches<Matches<typeof fieldResponse, Field>>(true);
@@ -330,14 +328,17 @@ matches<Matches<typeof uploadTicketResponse, UploadTicket>>(true);
 matches<Matches<typeof loginResponse, LoginResult>>(true);
 matches<Matches<typeof problemResponseSchema, ProblemDetails>>(true);
 
-/** The example body of one problem slug: its `detail`, and `errors` or `correlationId` where it has them. */
-/** One example of a problem response; `type`: the problem's slug when the example's own name is another (two examples of `validation-failed`). */
+/**
+ * One example of a problem response, named by the problem's slug: its `detail`, and `errors`,
+ * `correlationId` or `attemptsLeft` where it has them; `type`: the problem's slug when the example's
+ * own name is another (two examples of `validation-failed`).
+ */
 export type ProblemExample = { type?: string; detail: string; errors?: { path: string; message: string }[]; correlationId?: string; attemptsLeft?: number };
 
 /**
  * A builder of problem-details responses (RFC 9457) for one table of examples by slug: each response
- * has one example per slug it names, and the header its status carries (`WWW-Authenticate` on 401,
- * `Retry-After` on 503).
+ * has one example per slug it names (summary: the slug), and the header its status carries
+ * (`WWW-Authenticate` on 401, RFC 6750; `Retry-After` on 429 and 503, RFC 9110 §10.2.3).
  */
 export function problemResponses<Slug extends string>(examples: Record<Slug, ProblemExample>): (status: number, description: string, slugs: Slug[]) => ResponseConfig {
   type HeaderObject = { description: string; required: boolean; schema: { type: 'string'; pattern: string } };
@@ -345,7 +346,7 @@ export function problemResponses<Slug extends string>(examples: Record<Slug, Pro
     const headers: Record<string, HeaderObject> | undefined =
       status === 401
         ? { 'WWW-Authenticate': { description: '`Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent.', required: true, schema: { type: 'string' as const, pattern: '^Bearer' } } }
-        : status === 503
+        : status === 429 || status === 503
           ? { 'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'string' as const, pattern: '^[0-9]+$' } } }
           : undefined;
     const values = Object.fromEntries(

@@ -3,7 +3,7 @@
  * adds create, list, read, update, delete and use under `paths`. Response schemas are strict objects
  * tied at compile time to the types the service answers with (bottom of this file).
  */
-import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { SIGNING_ORDERS } from '../envelopes/model.js';
 import { SUPPORTED_LOCALES } from '../i18n/locales.js';
@@ -11,7 +11,9 @@ import { MAX_FIELDS } from '../envelopes/schemas.js';
 import type { TemplateField, TemplateRole, TemplateView } from '../templates/model.js';
 import { TEMPLATE_STATUSES } from '../templates/model.js';
 import { createTemplateRequest, listTemplatesQuery, MAX_ROLES, updateTemplateRequest, useTemplateRequest } from '../templates/schemas.js';
+import { documentProblems, ifMatch, internalError, jsonBodyTooLarge, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { envelopeResponse, fieldResponse, problemResponses, signerRole, type ProblemExample } from './responses.js';
+import { matches, type Matches } from './ties.js';
 
 const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/).meta({ description: 'Lower-case hex SHA-256.' });
@@ -140,6 +142,8 @@ const noStore = { description: '`no-store`: the body carries signed URLs.', requ
 const etag = { description: 'Strong ETag of this version; send it as `If-Match` to update only that version.', required: true, schema: { type: 'string' as const } };
 
 const problems = {
+  ...ownerProblems,
+  ...documentProblems,
   'validation-failed': {
     detail: 'The request body is invalid: roles.1.name repeats the name of role 0 (names are compared without regard to case).',
     errors: [{ path: 'roles.1.name', message: 'repeats the name of role 0 (names are compared without regard to case)' }],
@@ -149,59 +153,28 @@ const problems = {
     detail: `The request body is invalid: recipients has no recipient for role "Landlord" (${ids.landlord}): each role takes exactly one recipient.`,
     errors: [{ path: 'recipients', message: `has no recipient for role "Landlord" (${ids.landlord}): each role takes exactly one recipient` }],
   },
-  'query-validation-failed': { type: 'validation-failed', detail: 'The query is invalid: limit must be a whole number from 1 to 1000.', errors: [{ path: 'limit', message: 'must be a whole number from 1 to 1000' }] },
-  'invalid-cursor': { detail: 'The cursor is invalid for this query; start again without it.' },
-  'malformed-json': { detail: 'The request body is not valid JSON.' },
-  'payload-too-large': { detail: 'The request body is larger than 1048576 bytes.' },
-  'unsupported-media-type': { detail: 'The request body must be JSON, sent with Content-Type: application/json.' },
-  'unsupported-document-type': { detail: 'Only PDF documents are accepted: mimetype must be application/pdf.' },
-  'missing-token': { detail: 'This endpoint needs an access token: send Authorization: Bearer <token>.' },
-  'invalid-token': { detail: 'The access token has expired.' },
   'template-not-found': { detail: 'No template with this id exists.' },
   'template-not-active': { detail: 'The template is a draft: activate it (status "active") before making envelopes from it.' },
   'invalid-transition': { detail: 'The template is active; its status can no longer change (its document is frozen). Create a new template to change the document.' },
   'template-contended': { detail: 'The template is being changed by other requests at the same time; retry.' },
-  'document-not-uploaded': { detail: 'The document has not been uploaded yet: PUT it to the uploadUrl first.' },
   'envelope-contended': { detail: 'The document is being sent by another request at the same time; retry.' },
   'no-signer': { detail: 'The envelope needs at least one signer with role "signer" first.' },
   'etag-mismatch': { detail: 'The template has changed since the ETag in If-Match; read it again.' },
-  'document-too-large': { detail: 'The document is 30000000 bytes; at most 26214400 bytes are accepted.' },
-  'document-not-pdf': { detail: 'The uploaded document is not a PDF: no %PDF- header in its first 1024 bytes.' },
-  'document-damaged': { detail: 'The document could not be read as a PDF: it is damaged or uses structures the service cannot process.' },
-  'document-encrypted': { detail: 'The document is protected with a password. Upload a copy without a password to open it.' },
-  'document-hidden-content': { detail: 'The document has optional content (layers) that some viewers would hide, so a signer might not see what gets sealed: "Draft notes". Make every layer visible and flatten the layers (for example by printing to PDF), then upload it again.' },
-  'document-copied': { detail: 'The document was not uploaded: it is a storage copy of another blob (Copy Blob). Upload the file itself with PUT to the uploadUrl.' },
   'field-outside-document': {
     detail: '1 field is on a page the document does not have (it has 2): fields.0.page.',
     errors: [{ path: 'fields.0.page', message: 'is 3, but the document has 2 pages' }],
   },
-  'email-unverified': {
-    detail: 'Verify your e-mail address first: open the link in the verification e-mail (ask for a new one with POST /api/ResendVerification). Until then you may create and edit drafts, but not send or complete them.',
-  },
-  'storage-unavailable': { detail: 'Storage is unavailable right now; retry shortly.' },
-  'internal-error': {
-    detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
-    correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
-  },
 } satisfies Record<string, ProblemExample>;
 
 const problem = problemResponses(problems);
-const unauthorized = problem(401, 'No access token, or one that is invalid, expired or of a deleted account; or an API key that is unknown, deleted or expired.', ['missing-token', 'invalid-token']);
 const notFound = problem(404, 'No template with this id, or another owner\'s (the same answer).', ['template-not-found']);
-const storageUnavailable = problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']);
-const internal = problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has, and nothing else.', ['internal-error']);
-const bodyErrors = {
-  413: problem(413, 'The JSON body is larger than 1 MiB.', ['payload-too-large']),
-  415: problem(415, 'The body is not sent as `application/json`.', ['unsupported-media-type']),
-};
-const templateIdParam = z.object({ id: z.string().meta({ description: 'The template id (a UUID v7). Another owner\'s template is answered 404, exactly as a missing one.', examples: [ids.template] }) });
-const ifMatch = z.object({ 'If-Match': z.string().optional().meta({ description: 'The `ETag` of the version this change is based on; another version gives 412.', examples: ['"3"'] }) });
+const templateIdParam = ownedIdParam('template', ids.template);
 
 const createBody = createTemplateRequest;
 const updateBody = updateTemplateRequest;
 const useBody = useTemplateRequest;
 
-const update = (method: 'put' | 'patch'): RouteConfig & { operationId: string } => ({
+const update = (method: 'put' | 'patch'): Operation => ({
   operationId: method === 'put' ? 'UpdateTemplate' : 'PatchTemplate',
   method,
   path: '/templates/{id}',
@@ -253,11 +226,11 @@ const update = (method: 'put' | 'patch'): RouteConfig & { operationId: string } 
       ['field-outside-document', 'document-damaged', 'document-encrypted', 'document-hidden-content', 'document-copied'],
     ),
     503: storageUnavailable,
-    500: internal,
+    500: internalError,
   },
 });
 
-const operations: (RouteConfig & { operationId: string })[] = [
+const operations: Operation[] = [
   {
     operationId: 'CreateTemplate',
     method: 'post',
@@ -285,10 +258,10 @@ const operations: (RouteConfig & { operationId: string })[] = [
       },
       400: problem(400, 'The body is not JSON (`malformed-json`) or is refused (`validation-failed`): `name` or `filename` missing or invalid, unknown fields.', ['validation-failed', 'malformed-json']),
       401: unauthorized,
-      413: bodyErrors[413],
+      413: jsonBodyTooLarge,
       415: problem(415, 'The body is not sent as `application/json`, or `mimetype` is not `application/pdf` (`unsupported-document-type`).', ['unsupported-media-type', 'unsupported-document-type']),
       503: storageUnavailable,
-      500: internal,
+      500: internalError,
     },
   },
   {
@@ -306,10 +279,10 @@ const operations: (RouteConfig & { operationId: string })[] = [
         headers: { 'Cache-Control': noStore, Link: { description: '`<...&cursor=...>; rel="next"` when more templates exist.', required: false, schema: { type: 'string' } } },
         content: { [json]: { schema: templateListResponse, example: [activeTemplate] } },
       },
-      400: problem(400, 'A query parameter is invalid or unknown (`validation-failed`), or `cursor` is not one this service issued (`invalid-cursor`).', ['query-validation-failed', 'invalid-cursor']),
+      400: listQueryRefused,
       401: unauthorized,
       503: storageUnavailable,
-      500: internal,
+      500: internalError,
     },
   },
   {
@@ -325,7 +298,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
       401: unauthorized,
       404: notFound,
       503: storageUnavailable,
-      500: internal,
+      500: internalError,
     },
   },
   update('put'),
@@ -346,7 +319,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
       404: notFound,
       409: problem(409, 'Concurrent requests kept changing it (`template-contended`); retry.', ['template-contended']),
       503: storageUnavailable,
-      500: internal,
+      500: internalError,
     },
   },
   {
@@ -402,10 +375,10 @@ const operations: (RouteConfig & { operationId: string })[] = [
       403: problem(403, 'Sending needs a verified owner while the service requires verified senders (`email-unverified`); send `"send": false` to make a draft.', ['email-unverified']),
       404: notFound,
       409: problem(409, 'The template is a draft (`template-not-active`), or none of its roles is of role `signer` (`no-signer`).', ['template-not-active', 'no-signer']),
-      413: bodyErrors[413],
-      415: bodyErrors[415],
+      413: jsonBodyTooLarge,
+      415: notJson,
       503: storageUnavailable,
-      500: internal,
+      500: internalError,
     },
   },
 ];
@@ -416,9 +389,6 @@ export function registerTemplateOperations(registry: OpenAPIRegistry): void {
 }
 
 // Compile-time ties between the schemas above and the types the service answers with.
-type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
-type Matches<Schema extends z.ZodType, Type> = z.output<Schema> extends Type ? SameKeys<z.output<Schema>, Type> : false;
-const matches = <T extends true>(value: T): T => value;
 matches<Matches<typeof templateResponse, TemplateView>>(true);
 matches<Matches<typeof templateRoleResponse, TemplateRole>>(true);
 matches<Matches<typeof templateFieldResponse, TemplateField>>(true);

@@ -6,7 +6,7 @@
  * Response schemas are strict objects tied at compile time to the types the service answers with
  * (bottom of this file), like `./responses.ts`.
  */
-import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventBody } from '../notifications/outbox.js';
 import {
@@ -18,7 +18,9 @@ import {
   type WebhookView,
 } from '../notifications/webhooks/model.js';
 import { createWebhookRequest, webhookEventType } from '../notifications/webhooks/schemas.js';
+import { internalError, jsonBodyTooLarge, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { problemResponses, type ProblemExample } from './responses.js';
+import { matches, type Matches, type SameKeys } from './ties.js';
 
 const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
 const uuidV7 = z.uuid({ version: 'v7' }).meta({ description: 'UUID version 7 (time-ordered).' });
@@ -133,44 +135,32 @@ const bearer = [{ bearerAuth: [] }];
 const noStore = { description: '`no-store`.', required: true, schema: { type: 'string' as const, const: 'no-store' } };
 
 const problems = {
+  ...ownerProblems,
   'validation-failed': {
     detail: 'The request body is invalid: secret is not a known field.',
     errors: [{ path: 'secret', message: 'is not a known field' }],
   },
-  'malformed-json': { detail: 'The request body is not valid JSON.' },
   'invalid-webhook-url': {
     detail: 'The webhook url the host hooks.example.com resolves to 10.0.0.7, a private (RFC 1918) address, which webhooks may not reach.',
     errors: [{ path: 'url', message: 'the host hooks.example.com resolves to 10.0.0.7, a private (RFC 1918) address, which webhooks may not reach' }],
   },
-  'payload-too-large': { detail: 'The request body is larger than 1048576 bytes.' },
-  'unsupported-media-type': { detail: 'The request body must be JSON, sent with Content-Type: application/json.' },
-  'missing-token': { detail: 'This endpoint needs an access token: send Authorization: Bearer <token>.' },
-  'invalid-token': { detail: 'The access token has expired.' },
   'webhook-not-found': { detail: 'No webhook with this id exists.' },
   'delivery-not-found': { detail: 'This webhook has no delivery with this id.' },
   'webhook-limit': { detail: `You already have ${MAX_WEBHOOKS_PER_USER} webhooks, the most allowed; delete one first.` },
   'webhooks-contended': { detail: 'The webhooks are being changed by other requests at the same time; retry.' },
-  'storage-unavailable': { detail: 'Storage is unavailable right now; retry shortly.' },
-  'internal-error': {
-    detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
-    correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
-  },
 } satisfies Record<string, ProblemExample>;
 
 /** A problem-details response with one example per slug, and the headers its status carries. */
 const problem = problemResponses(problems);
 
-const unauthorized = problem(401, 'No access token, or one that is invalid, expired or of a deleted account.', ['missing-token', 'invalid-token']);
 const webhookNotFound = problem(404, 'No webhook with this id, or another user\'s (the same answer).', ['webhook-not-found']);
-const storageUnavailable = problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']);
-const internal = problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has, and nothing else.', ['internal-error']);
 const webhookIdParam = z.object({
   id: z.string().meta({ description: 'The webhook id. Another user\'s webhook is answered 404, exactly as a missing one.', examples: [ids.webhook] }),
 });
 
 const createBody = createWebhookRequest.meta({ id: 'CreateWebhookRequest', description: 'A new webhook.' });
 
-const operations: (RouteConfig & { operationId: string })[] = [
+const operations: Operation[] = [
   {
     operationId: 'CreateWebhook',
     method: 'post',
@@ -206,10 +196,10 @@ const operations: (RouteConfig & { operationId: string })[] = [
       ),
       401: unauthorized,
       409: problem(409, `The caller already has ${MAX_WEBHOOKS_PER_USER} webhooks (\`webhook-limit\`), or concurrent requests kept changing them (\`webhooks-contended\`; retry).`, ['webhook-limit', 'webhooks-contended']),
-      413: problem(413, 'The JSON body is larger than 1 MiB.', ['payload-too-large']),
-      415: problem(415, 'The body is not sent as `application/json`.', ['unsupported-media-type']),
+      413: jsonBodyTooLarge,
+      415: notJson,
       503: storageUnavailable,
-      500: internal,
+      500: internalError,
     },
   },
   {
@@ -223,7 +213,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
       200: { description: 'The webhooks, oldest first, without secrets.', headers: { 'Cache-Control': noStore }, content: { [json]: { schema: webhookListResponse, example: [exampleWebhook] } } },
       401: unauthorized,
       503: storageUnavailable,
-      500: internal,
+      500: internalError,
     },
   },
   {
@@ -241,7 +231,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
       404: webhookNotFound,
       409: problem(409, 'Concurrent requests kept changing the caller\'s webhooks (`webhooks-contended`); retry.', ['webhooks-contended']),
       503: storageUnavailable,
-      500: internal,
+      500: internalError,
     },
   },
   {
@@ -280,7 +270,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
       401: unauthorized,
       404: webhookNotFound,
       503: storageUnavailable,
-      500: internal,
+      500: internalError,
     },
   },
   {
@@ -305,7 +295,7 @@ const operations: (RouteConfig & { operationId: string })[] = [
       401: unauthorized,
       404: problem(404, 'No webhook with this id, or another user\'s (`webhook-not-found`), or no attempt with this id in its log (`delivery-not-found`).', ['webhook-not-found', 'delivery-not-found']),
       503: storageUnavailable,
-      500: internal,
+      500: internalError,
     },
   },
 ];
@@ -338,9 +328,6 @@ export function registerWebhookOperations(registry: OpenAPIRegistry): void {
 }
 
 // Compile-time ties between the schemas above and the types the service answers with.
-type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
-type Matches<Schema extends z.ZodType, Type> = z.output<Schema> extends Type ? SameKeys<z.output<Schema>, Type> : false;
-const matches = <T extends true>(value: T): T => value;
 matches<Matches<typeof webhookResponse, WebhookView>>(true);
 matches<Matches<typeof createdWebhookResponse, CreatedWebhookView>>(true);
 matches<Matches<typeof deliveryAttemptResponse, DeliveryAttemptView>>(true);
