@@ -139,7 +139,7 @@ describe('an integrator page embeds signing', () => {
     await signWholeDocument(phoneFrame!);
     await phone.frameLocator('#signing').locator('#done-body').filter({ hasText: 'a copy is also on its way to you by e-mail' }).waitFor({ timeout: patience(60_000) });
     await screenshot(phone, 'embed-allowed-parent-phone-signed');
-  });
+  }, patience(300_000)); // signs and completes twice (a desktop and a phone), each step with its own deadline
 
   test('a parent the view does not allow is refused by Chromium and receives nothing', async () => {
     const view = await viewFor({ frameAncestors: [allowed.origin] });
@@ -188,7 +188,7 @@ describe('an integrator page embeds signing', () => {
     expect(landed.pathname).toBe('/contracts/42');
     expect(Object.fromEntries(landed.searchParams)).toEqual({ tab: 'signing', event: 'signed', envelopeId: view.envelopeId, recipientId: view.recipientId });
     expect(page.url()).not.toContain(view.token);
-  });
+  }, patience(180_000));
 });
 
 describe('the console', () => {
@@ -233,5 +233,5 @@ describe('the console', () => {
     const trail = (await env.api.request('GET', `/envelopes/${id}/audit`, { token: owner.token })).body as { type: string }[];
     expect(trail.at(-1)!.type).toBe('recipient.view_created');
     await screenshot(page.locator('#recipients-card'), 'embed-console-view');
-  });
+  }, patience(180_000));
 });

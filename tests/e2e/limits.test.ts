@@ -185,7 +185,7 @@ describe('password hashing bounded: MAX_CONCURRENT_PASSWORD_HASHES running, 4 ti
     // A refused registration used up nothing: its code and its address still work.
     const again = attempts[answers.indexOf(refused[0]!)]!;
     expect((await api.request('POST', '/Register', { json: { ...again, password: 'long enough password' } })).status).toBe(201);
-  }, 120_000);
+  }, patience(240_000)); // cost-14 hashes one at a time: about a second each on a quiet machine
 });
 
 describe('resend: 60 s between resends to a recipient, at most 5 (CONTRACT §14.3)', () => {
@@ -303,5 +303,5 @@ describe('EMAIL_DAILY_QUOTA: exact across two instances sharing one storage (CON
     const stored = await storedEnvelope(owner.userId, late);
     expect(stored.status).toBe('draft');
     expect(await getServices().storage.containers.originals.getBlockBlobClient(stored.blobName).exists()).toBe(false);
-  }, 120_000);
+  }, patience(240_000)); // two service processes of its own
 });
