@@ -227,6 +227,16 @@ describe('the console\'s Templates view', () => {
     await page.locator('#field-pages .pdf-page[data-page="1"] .placed-field').first().scrollIntoViewIfNeeded();
     await expectNoViolations('template with detected fields');
     await screenshot(page, 'console-templates-04-detected', { fullPage: false });
+
+    // Fields on show: detecting again asks first; Cancel keeps them, as saved.
+    await detect.click();
+    await page.locator('#confirm-dialog[open]').waitFor();
+    await expect(page.locator('#confirm-body').innerText()).resolves.toContain('The 3 fields placed now are replaced by those found in the document.');
+    await page.locator('#confirm-cancel').click();
+    await page.locator('#confirm-dialog').waitFor({ state: 'hidden' });
+    await expect(page.locator('#field-pages .placed-field').count()).resolves.toBe(3);
+    const after = (await env.api.request('GET', `/templates/${template.id}`, { token: owner.token })).body;
+    expect(after.updatedAt).toBe(template.updatedAt);
     expect(watch.errors).toEqual([]);
   }, patience(240_000));
 });

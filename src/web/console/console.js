@@ -1144,6 +1144,8 @@
   function setDirty(dirty) {
     fields.dirty = dirty;
     $('fields-dirty').hidden = !dirty;
+    // What "Detect fields" said no longer describes fields changed since.
+    if (dirty) showDetectResult(null);
   }
 
   function pageElement(number) {
