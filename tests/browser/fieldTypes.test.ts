@@ -8,7 +8,7 @@
  * WCAG 2.2 A or AA violation. Screenshots: `test-output/screenshots/sign-types-*.png`.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { axeViolations, contractPdf, launchChromium, screenshot } from '../support/browser.js';
 import { startTestService, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
@@ -77,6 +77,42 @@ async function tabTo(page: Page, label: string): Promise<void> {
     if (focused.includes(label)) return;
   }
   throw new Error(`Tab never reached ${label}`);
+}
+
+/** Waits until `locator`'s box has stayed put for three animation frames: no scroll or layout change still moving it. */
+async function settled(locator: Locator): Promise<void> {
+  await locator.evaluate(
+    (element, maxFrames) =>
+      new Promise<void>((resolve, reject) => {
+        // The page's globals, typed here (the tests compile without the DOM library).
+        const nextFrame = (callback: () => void) => (globalThis as unknown as { requestAnimationFrame(callback: () => void): number }).requestAnimationFrame(callback);
+        let last = '';
+        let still = 0;
+        let frames = 0;
+        const check = () => {
+          const box = element.getBoundingClientRect();
+          const now = `${box.x} ${box.y} ${box.width} ${box.height}`;
+          still = now === last ? still + 1 : 0;
+          last = now;
+          if (still >= 3) resolve();
+          else if (++frames > maxFrames) reject(new Error(`the box of ${element.outerHTML.slice(0, 80)} never settled`));
+          else nextFrame(check);
+        };
+        nextFrame(check);
+      }),
+    600,
+  );
+}
+
+/**
+ * Taps a field once its box has settled, and waits until the tap has landed: the field has the
+ * focus. (A tap the browser holds back to tell it from a double tap lands only then, so the next tap
+ * is never taken for the second half of a double tap.)
+ */
+async function tapField(page: Page, locator: Locator): Promise<void> {
+  await settled(locator);
+  await locator.tap();
+  await page.waitForFunction((element) => (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement === element, await locator.elementHandle());
 }
 
 /** The first page's text of the sealed PDF, white space removed. */
@@ -164,20 +200,15 @@ describe('the new field types on the signing page', () => {
     await expectNoViolations(page, 'loaded');
 
     await byLabel(page, 'Amount').scrollIntoViewIfNeeded();
-    await page.waitForTimeout(350);
-    await byLabel(page, 'Amount').tap();
+    await tapField(page, byLabel(page, 'Amount'));
     await page.keyboard.type('12,5');
-    await page.waitForTimeout(350);
-    await byLabel(page, 'Start date').tap();
+    await tapField(page, byLabel(page, 'Start date'));
     await byLabel(page, 'Start date').fill('2027-01-31');
-    await page.waitForTimeout(350);
-    await byLabel(page, 'Wood').tap();
+    await tapField(page, byLabel(page, 'Wood'));
     await byLabel(page, 'Wood').selectOption('Elm');
-    await page.waitForTimeout(350);
-    await byLabel(page, 'Reference').tap();
+    await tapField(page, byLabel(page, 'Reference'));
     await page.keyboard.type('XY99');
-    await page.waitForTimeout(350);
-    await byLabel(page, 'Insured').tap();
+    await tapField(page, byLabel(page, 'Insured'));
     await expect(byLabel(page, 'Insured').isChecked()).resolves.toBe(true);
     await screenshot(page, 'sign-types-phone-filled');
     // Each control is a touch target of at least 24 × 24 CSS pixels (WCAG 2.5.8).
@@ -186,18 +217,20 @@ describe('the new field types on the signing page', () => {
       expect({ label, big: box.width >= 24 && box.height >= 24 }).toEqual({ label, big: true });
     }
 
+    // Each tap waits for the box to settle and for what the previous tap did (the dialog open, the
+    // signature adopted, the box ticked).
     await page.locator('#whole-signature-button').scrollIntoViewIfNeeded();
-    await page.waitForTimeout(350);
+    await settled(page.locator('#whole-signature-button'));
     await page.locator('#whole-signature-button').tap();
     await page.locator('#adopt-dialog[open]').waitFor();
     await page.locator('#typed-input').fill('Ada Lovelace');
-    await page.waitForTimeout(350);
+    await settled(page.locator('#adopt-button'));
     await page.locator('#adopt-button').tap();
     await page.locator('#whole-signature-button[aria-pressed="true"]').waitFor();
     await page.locator('#consent').scrollIntoViewIfNeeded();
-    await page.waitForTimeout(350);
-    await page.locator('#consent').tap();
-    await page.waitForTimeout(350);
+    await tapField(page, page.locator('#consent'));
+    await page.locator('#consent:checked').waitFor();
+    await settled(page.locator('#finish-button'));
     await page.locator('#finish-button').tap();
     await page.locator('#done').waitFor({ state: 'visible' });
     await screenshot(page, 'sign-types-phone-done');

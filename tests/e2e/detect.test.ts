@@ -2,15 +2,18 @@
  * Fields from the document (CONTRACT §15.2) over real HTTP and Azurite: `POST
  * /api/envelopes/{id}/fields/detect` on PDFs made at test time by independent producers (Chromium's
  * print to PDF with tags split across spans of different fonts; Ghostscript with rotated and cropped
- * pages; an AcroForm made with @libpdf/core's form API, LibreOffice not being installed), positions
- * checked against poppler's `pdftotext -bbox` word boxes, then sent, signed and sealed: the values are
- * in the sealed text, and where a tag stood the sealed page renders white (poppler's `pdftoppm`).
+ * pages; an AcroForm made with @libpdf/core's form API; a LibreOffice Writer form exported to PDF),
+ * positions checked against poppler's `pdftotext -bbox` word boxes and qpdf's widget rectangles, then
+ * sent, signed and sealed: the values are in the sealed text, inside their fields, and where a tag
+ * stood the sealed page renders white (poppler's `pdftoppm`).
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { PDF, PdfArray, PdfDict, PdfName, PdfNumber } from '@libpdf/core';
 import { ApiClient, createEnvelopeWithDocument, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { launchChromium } from '../support/browser.js';
+import { FODT_NAMESPACES, libreOfficePdf } from '../support/libreOffice.js';
+import { patience } from '../support/patience.js';
 import { auditTrail, signingTokenFor } from '../support/signing.js';
 import { darkPixels, render } from '../support/render.js';
 import { tempFile, tool } from '../support/tools.js';
@@ -318,6 +321,108 @@ describe('POST /api/envelopes/{id}/fields/detect: the form fields of an AcroForm
     expect((await tool('pdfsig', ['-nocert', sealedFile])).stdout).toContain('Signature is Valid.');
     await render(sealedFile, 1, 100, 'detect-form-sealed');
   });
+});
+
+describe('POST /api/envelopes/{id}/fields/detect: a form LibreOffice Writer exported', () => {
+  let pdf: Buffer;
+  beforeAll(async () => {
+    // A Writer document with a text box, a check box and a drop-down list box (form controls), and a
+    // text tag for the signature; exported with "export form fields" by LibreOffice itself.
+    pdf = await libreOfficePdf(`<?xml version="1.0" encoding="UTF-8"?>
+<office:document ${FODT_NAMESPACES} office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.text">
+ <office:automatic-styles>
+  <style:style style:name="gr1" style:family="graphic"><style:graphic-properties style:vertical-pos="middle" style:vertical-rel="text"/></style:style>
+ </office:automatic-styles>
+ <office:body>
+  <office:text>
+   <office:forms form:automatic-focus="false" form:apply-design-mode="false">
+    <form:form form:name="Lease" form:apply-filter="true" form:command-type="table" form:control-implementation="ooo:com.sun.star.form.component.Form">
+     <form:text form:name="FullName" form:control-implementation="ooo:com.sun.star.form.component.TextField" xml:id="control1" form:id="control1"/>
+     <form:checkbox form:name="Agree" form:control-implementation="ooo:com.sun.star.form.component.CheckBox" xml:id="control2" form:id="control2"/>
+     <form:listbox form:name="Plan" form:control-implementation="ooo:com.sun.star.form.component.ListBox" xml:id="control3" form:id="control3" form:dropdown="true" form:size="1">
+      <form:option form:label="Basic"/>
+      <form:option form:label="Premium"/>
+     </form:listbox>
+    </form:form>
+   </office:forms>
+   <text:p>Lease agreement</text:p>
+   <text:p>Full name: <draw:control draw:style-name="gr1" text:anchor-type="as-char" svg:width="7cm" svg:height="0.8cm" draw:control="control1"/></text:p>
+   <text:p>I agree: <draw:control draw:style-name="gr1" text:anchor-type="as-char" svg:width="0.6cm" svg:height="0.6cm" draw:control="control2"/></text:p>
+   <text:p>Plan: <draw:control draw:style-name="gr1" text:anchor-type="as-char" svg:width="4cm" svg:height="0.8cm" draw:control="control3"/></text:p>
+   <text:p>Signature: {{signature;label=Signature}}</text:p>
+  </office:text>
+ </office:body>
+</office:document>
+`);
+  }, patience(120_000));
+
+  /**
+   * qpdf's reading of page 1: its media box, and the type and rectangle (points) of each form field
+   * widget among its annotations, by field name.
+   */
+  async function widgets(file: string): Promise<{ mediaBox: number[]; fields: Record<string, { type: string; rect: number[] }> }> {
+    const objects = JSON.parse((await tool('qpdf', ['--json', '--json-key=qpdf', '--json-key=pages', file])).stdout);
+    const pageRef = objects.pages[0].object as string;
+    const values = objects.qpdf[1] as Record<string, { value?: Record<string, any> }>;
+    const object = (ref: string): Record<string, any> => values[`obj:${ref}`]?.value ?? {};
+    const page = object(pageRef);
+    const fields: Record<string, { type: string; rect: number[] }> = {};
+    for (const ref of (page['/Annots'] ?? []) as string[]) {
+      const annotation = object(ref);
+      if (annotation['/Subtype'] === '/Widget' && typeof annotation['/T'] === 'string') fields[annotation['/T'].replace(/^u:/, '')] = { type: annotation['/FT'], rect: annotation['/Rect'] };
+    }
+    return { mediaBox: page['/MediaBox'], fields };
+  }
+
+  test('every form field at its widget rectangle with its type, the tag beside them; at sealing the form fields give way to the values, drawn in place', async () => {
+    const file = await tempFile(pdf, 'libreoffice-form.pdf');
+    const form = await widgets(file);
+    expect(Object.fromEntries(Object.entries(form.fields).map(([name, field]) => [name, field.type]))).toEqual({ FullName: '/Tx', Agree: '/Btn', Plan: '/Ch' });
+    const { id, signerIds } = await draftWith(pdf, [cat, ada]);
+    const answer = await detect(id);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ textTags: 1, formFields: 3 });
+    const [left, bottom, right, top] = form.mediaBox as [number, number, number, number];
+    const at = (name: string) => {
+      const [x1, y1, x2, y2] = form.fields[name]!.rect as [number, number, number, number];
+      return { x: expect.closeTo((x1 - left) / (right - left), 3), y: expect.closeTo((top - y2) / (top - bottom), 3), width: expect.closeTo((x2 - x1) / (right - left), 3), height: expect.closeTo((y2 - y1) / (top - bottom), 3) };
+    };
+    const fromForm = { recipientId: signerIds[1], page: 1, required: false, source: 'formField' };
+    expect(answer.body.fields).toEqual([
+      { id: expect.any(String), ...fromForm, type: 'text', ...at('FullName'), label: 'FullName', formFieldName: 'FullName' },
+      { id: expect.any(String), ...fromForm, type: 'checkbox', ...at('Agree'), label: 'Agree', formFieldName: 'Agree' },
+      { id: expect.any(String), ...fromForm, type: 'dropdown', ...at('Plan'), label: 'Plan', formFieldName: 'Plan', options: ['Basic', 'Premium'] },
+      expect.objectContaining({ recipientId: signerIds[1], type: 'signature', page: 1, label: 'Signature', source: 'textTag' }),
+    ]);
+
+    const sealed = await sendSignAndSeal(id, { [ada.email]: { FullName: 'Ada Form', Agree: true, Plan: 'Premium', Signature: { typed: 'Ada Lovelace' } } });
+    const sealedFile = await tempFile(sealed, 'libreoffice-sealed.pdf');
+    expect((await tool('pdfsig', ['-nocert', sealedFile])).stdout).toContain('Signature is Valid.');
+    // The form's fields are gone, from the form and from the page's annotations.
+    const remaining = JSON.parse((await tool('qpdf', ['--json', '--json-key=acroform', sealedFile])).stdout).acroform.fields as { fullname: string }[];
+    expect(remaining.map((field) => field.fullname).filter((name) => name in form.fields)).toEqual([]);
+    expect(Object.keys((await widgets(sealedFile)).fields).filter((name) => name !== 'EnvelopeSeal')).toEqual([]);
+    // Each value drawn inside its field's rectangle (poppler's word boxes, in points from the top-left).
+    const sealedWords = (await words(sealedFile)).filter((word) => word.page === 1);
+    const fields = answer.body.fields as { label: string; x: number; y: number; width: number; height: number }[];
+    const [width, height] = [right - left, top - bottom];
+    const placed = (text: string, label: string) => {
+      const word = sealedWords.find((candidate) => candidate.text === text);
+      const field = fields.find((candidate) => candidate.label === label)!;
+      if (word === undefined) return [text, 'missing'];
+      const middle = (word.yMin + word.yMax) / 2;
+      const inside = word.xMin >= field.x * width - 1 && word.xMax <= (field.x + field.width) * width + 1 && middle >= field.y * height && middle <= (field.y + field.height) * height;
+      return [text, inside ? 'inside' : `outside at ${JSON.stringify(word)}`];
+    };
+    expect([placed('Ada', 'FullName'), placed('Form', 'FullName'), placed('Premium', 'Plan')]).toEqual([
+      ['Ada', 'inside'],
+      ['Form', 'inside'],
+      ['Premium', 'inside'],
+    ]);
+    // The tick drawn where the check box was (its own appearance removed with the field).
+    const image = await render(sealedFile, 1, 100, 'detect-libreoffice-sealed');
+    expect(darkPixels(image, fields.find((field) => field.label === 'Agree')!)).toBeGreaterThan(0);
+  }, patience(120_000));
 });
 
 describe('POST /api/envelopes/{id}/fields/detect: refusals change nothing', () => {

@@ -3,7 +3,8 @@
  * fields by role, activation that checks and freezes the document as send does, list, get, delete;
  * envelopes made from an active template by role id and by role name, sent at once, whose recipients
  * sign through the API from their e-mailed links, to a sealed PDF that shows each value inside its
- * field's rectangle (`pdftotext -bbox`); every refusal; another owner's template answered as a missing one.
+ * field's rectangle (`pdftotext -bbox`), values prefilled at use and read-only values of the template
+ * included; every refusal; another owner's template answered as a missing one.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -270,6 +271,78 @@ describe('POST /api/templates/{id}/envelopes', () => {
     expectWords(1, ['Flat', '4B'], rects.clientText);
     expectWords(1, ['Carol', 'Client'], rects.clientSignature);
     expectWords(2, ['Larry', 'Landlord'], rects.landlordSignature);
+  });
+
+  test('values prefilled at use (a text, a date) and a read-only value of the template are drawn inside their fields in the sealed PDF', async () => {
+    const prefilled = {
+      flat: { page: 1, x: 0.1, y: 0.2, width: 0.4, height: 0.05 },
+      moveIn: { page: 1, x: 0.55, y: 0.2, width: 0.3, height: 0.05 },
+      rent: { page: 1, x: 0.1, y: 0.4, width: 0.3, height: 0.05 },
+      signature: { page: 2, x: 0.1, y: 0.7, width: 0.4, height: 0.08 },
+    };
+    const created = await call('POST', '/templates', { name: 'Prefilled lease', filename: 'lease.pdf', mimetype: 'application/pdf' });
+    expect(created.status).toBe(201);
+    expect((await putToSas(created.body.uploadUrl, pdf)).status).toBe(201);
+    const id = created.body.template.id;
+    const updated = await call('PATCH', `/templates/${id}`, {
+      roles: [{ id: 'tenant', name: 'Tenant' }],
+      fields: [
+        { roleId: 'tenant', type: 'text', label: 'Flat', ...prefilled.flat },
+        { roleId: 'tenant', type: 'date', label: 'Move-in', ...prefilled.moveIn },
+        { roleId: 'tenant', type: 'number', label: 'Rent', value: '1200.50', readOnly: true, ...prefilled.rent },
+        { roleId: 'tenant', type: 'signature', ...prefilled.signature },
+      ],
+      status: 'active',
+    });
+    expect(updated.status).toBe(200);
+    const [flat, moveIn, rent] = updated.body.fields;
+    const tenant = { email: 'tenant-prefilled@example.com', name: 'Tess Tenant' };
+    const made = await call('POST', `/templates/${id}/envelopes`, {
+      recipients: [{ roleName: 'Tenant', ...tenant }],
+      values: [{ fieldId: flat.id, value: 'Flat 4B' }, { fieldId: moveIn.id, value: '2027-01-15' }],
+    });
+    expect(made.status).toBe(201);
+    const envelope = made.body;
+    expect(envelope.fields.map((field: any) => [field.label, field.value ?? null, field.readOnly ?? false])).toEqual([
+      ['Flat', 'Flat 4B', false],
+      ['Move-in', '2027-01-15', false],
+      ['Rent', '1200.50', true],
+      [null, null, false],
+    ]);
+
+    // The recipient keeps the prefilled defaults and cannot change the read-only value.
+    const link = await waitForSigningLink(tenant.email);
+    const signature = { fieldId: envelope.fields[3].id, value: { typed: 'Tess Tenant' } };
+    const refused = await env.api.request('POST', '/signing/complete', { token: link.token, json: { consent: true, values: [signature, { fieldId: envelope.fields[2].id, value: '999.00' }] } });
+    expectProblem(refused, 400);
+    expect(JSON.stringify(refused.body.errors)).toContain('values.1');
+    const signed = await env.api.request('POST', '/signing/complete', { token: link.token, json: { consent: true, values: [signature] } });
+    expect(signed.status).toBe(200);
+    expect(signed.body.envelope.status).toBe('completed');
+
+    const file = await tempFile(Buffer.from(await (await fetch(signed.body.signedUrl)).arrayBuffer()));
+    expect((await tool('pdfsig', ['-nocert', file])).stdout).toContain('Signature is Valid.');
+    const pages = await wordBoxes(file);
+    const placed = (pageNumber: number, words: string[], rect: { x: number; y: number; width: number; height: number }) => {
+      const page = pages[pageNumber - 1]!;
+      return words.map((text) => {
+        const word = page.words.find((candidate) => candidate.text === text);
+        return [text, word === undefined ? 'missing' : inside(word, rect, page) ? 'inside' : `outside at ${JSON.stringify(word)}`];
+      });
+    };
+    expect([
+      ...placed(1, ['Flat', '4B'], prefilled.flat),
+      ...placed(1, ['2027-01-15'], prefilled.moveIn),
+      ...placed(1, ['1200.50'], prefilled.rent),
+      ...placed(2, ['Tess', 'Tenant'], prefilled.signature),
+    ]).toEqual([
+      ['Flat', 'inside'],
+      ['4B', 'inside'],
+      ['2027-01-15', 'inside'],
+      ['1200.50', 'inside'],
+      ['Tess', 'inside'],
+      ['Tenant', 'inside'],
+    ]);
   });
 
   test('by role id with send false: a draft with the frozen document from the start; it sends as any draft, and outlives its template', async () => {

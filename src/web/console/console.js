@@ -41,6 +41,13 @@
    */
   function showError(error) {
     var box = $('error');
+    describeError(box, error);
+    $('status').textContent = '';
+    box.hidden = false;
+  }
+
+  /** Writes `error` into `box` as `showError` shows it: a sentence, then any field complaints. */
+  function describeError(box, error) {
     box.textContent = '';
     var summary = document.createElement('p');
     summary.textContent = plainMessage(error);
@@ -55,8 +62,6 @@
       });
       box.appendChild(list);
     }
-    $('status').textContent = '';
-    box.hidden = false;
   }
 
   /** Problems (by `urn:problem:` slug) whose `detail` is written for programmers, in a sender's words. */
@@ -89,6 +94,8 @@
       url: 'Address', description: 'Description', events: 'Events', email: 'E-mail address', password: 'Password', invitationCode: 'Invitation code',
       status: 'Status', signers: 'Signers', fields: 'Fields',
     };
+    var page = /^pages\.(\d+)$/.exec(path);
+    if (page) return 'Page ' + page[1];
     var match = /^(signers|fields)\.(\d+)(?:\.(\w+))?/.exec(path);
     if (match) {
       var what = (match[1] === 'signers' ? 'Signer ' : 'Field ') + (Number(match[2]) + 1);
@@ -118,7 +125,8 @@
         })
         .then(function () {
           control.disabled = false;
-          if (state.envelope !== null) setLifecycleControls(state.envelope);
+          // Only for the envelope on show: a template on show has its own controls (the fields card serves both).
+          if (state.envelope !== null && !$('envelope').hidden) setLifecycleControls(state.envelope);
         });
     };
   }
@@ -969,6 +977,11 @@
     subject: null,
     /** Saves `fieldsPayload()` for the subject; resolves to the subject as saved. */
     saveTo: null,
+    /**
+     * Replaces the subject's fields with those its document places itself (text tags, form fields);
+     * resolves to `{fields, textTags, formFields}` once the subject on show has them. `null`: not offered.
+     */
+    detectWith: null,
     /** The document on show: for which envelope or template, PDF.js's document, and the page layout. */
     envelopeId: null,
     pdf: null,
@@ -991,12 +1004,15 @@
 
   /**
    * Shows the fields card for `envelope` (or a template as `templateSubject` shows it): the document's
-   * pages (loaded once per subject) and its fields; `saveTo` saves them (default: the open envelope's update).
+   * pages (loaded once per subject) and its fields; `saveTo` saves them (default: the open envelope's update);
+   * `detectWith` (optional, see `fields.detectWith`) offers "Detect fields".
    */
-  function showFields(envelope, previous, changed, saveTo) {
+  function showFields(envelope, previous, changed, saveTo, detectWith) {
     var sameEnvelope = fields.subject !== null && fields.subject.id === envelope.id;
     fields.subject = envelope;
     fields.saveTo = saveTo || function (payload) { return update({ fields: payload }).then(function () { return state.envelope; }); };
+    fields.detectWith = detectWith || null;
+    if (!sameEnvelope) showDetectResult(null);
     if (!sameEnvelope || (changed && !fields.dirty)) {
       fields.list = envelope.fields.map(fromApi);
       fields.selected = null;
@@ -1118,6 +1134,7 @@
     ['field-recipient', 'field-type', 'field-page'].forEach(function (id) { $(id).disabled = !draft || !hasSigners; });
     $('add-field').disabled = !draft || !hasSigners || !ready;
     $('save-fields').disabled = !draft || !ready;
+    $('detect-tools').hidden = !draft || fields.detectWith === null;
     $('field-tools').hidden = !draft;
     $('fields-hint').hidden = !draft;
     document.querySelectorAll('#field-editor input, #field-editor select, #field-editor button').forEach(function (control) { control.disabled = !draft; });
@@ -1127,6 +1144,8 @@
   function setDirty(dirty) {
     fields.dirty = dirty;
     $('fields-dirty').hidden = !dirty;
+    // What "Detect fields" said no longer describes fields changed since.
+    if (dirty) showDetectResult(null);
   }
 
   function pageElement(number) {
@@ -1551,6 +1570,61 @@
     });
   }
 
+  /**
+   * "Detect fields": after the sender agrees to lose the fields on show (if any), replaces them with
+   * those the document places itself, and says what was found (or, from the problem's `errors`, which
+   * tag on which page was refused).
+   */
+  function detectFields() {
+    var placed = fields.list.length;
+    var asked = placed === 0 && !fields.dirty ? Promise.resolve(true) : confirmAction({
+      title: 'Replace the fields?',
+      paragraphs: [
+        (placed === 1 ? 'The field placed now is' : 'The ' + placed + ' fields placed now are') + ' replaced by those found in the document' + (fields.dirty ? ', and unsaved changes are lost.' : '.'),
+      ],
+      confirm: 'Detect fields',
+    });
+    return asked.then(function (confirmed) {
+      if (!confirmed) return;
+      showDetectResult(null);
+      return fields.detectWith().then(function (found) {
+        fields.list = found.fields.map(fromApi);
+        fields.selected = null;
+        setDirty(false);
+        renderPlacedFields();
+        showDetectResult(detectionSummary(found));
+      }, function (error) {
+        // Shown beside the button (the page's error notice is far above); a lost session ends it there.
+        if (error.status === 401) throw error;
+        showDetectResult(null, error);
+      });
+    });
+  }
+
+  /** Says beside "Detect fields" what was found (`summary`) or what was wrong (`error`); neither: nothing. */
+  function showDetectResult(summary, error) {
+    var box = $('detect-result');
+    box.textContent = '';
+    box.hidden = summary === null && !error;
+    if (error) {
+      box.className = 'notice notice-error';
+      describeError(box, error);
+    } else if (summary !== null) {
+      box.className = 'notice notice-ok';
+      box.textContent = summary;
+    }
+  }
+
+  /** What detection found, in a sender's words. */
+  function detectionSummary(found) {
+    var count = function (number, one, many) { return number + ' ' + (number === 1 ? one : many); };
+    if (found.fields.length === 0) {
+      return 'No fields found: the document has no text tags and no form fields, so it has no fields now. Place them by hand, or write text tags such as {{signature}} in the document.';
+    }
+    return 'Found ' + count(found.fields.length, 'field', 'fields') + ' in the document (' + count(found.textTags, 'text tag', 'text tags') + ', ' +
+      count(found.formFields, 'form field', 'form fields') + '), saved and shown on the pages. Select one to change it.';
+  }
+
   function addFieldByKeyboard() {
     var number = Number($('field-page').value || '1');
     if (pageElement(number) === null) return;
@@ -1664,7 +1738,7 @@
       $('template-signing-order').value = template.signingOrder;
       renderUseForm(template);
     }
-    showFields(templateSubject(template), null, changed, saveTemplateFields);
+    showFields(templateSubject(template), null, changed, saveTemplateFields, template.status === 'draft' ? detectTemplateFields : null);
     $('activate-template').hidden = template.status !== 'draft';
     $('activate-hint').textContent = template.status === 'draft'
       ? 'Activating checks the document as sending does and freezes it: envelopes made from the template get exactly this document. Roles and fields can still change afterwards.'
@@ -1691,6 +1765,20 @@
       return copy;
     });
     return updateTemplate({ fields: byRole }).then(function () { return fields.subject; });
+  }
+
+  /** Detect Fields of the open draft template (its document's text tags name roles by name). */
+  function detectTemplateFields() {
+    var id = state.template.id;
+    return api('POST', 'templates/' + encodeURIComponent(id) + '/fields/detect', { ifMatch: state.templateEtag }).then(function (response) {
+      // The fields as the placement tool holds them (by `recipientId`), from the template as saved.
+      return openTemplate(id, false).then(function () {
+        return { fields: fields.subject.fields, textTags: response.body.textTags, formFields: response.body.formFields };
+      });
+    }, function (error) {
+      if (error.status !== 412) throw error;
+      return openTemplate(id, false).then(function () { throw error; });
+    });
   }
 
   function renderRoles(roles) {
@@ -2187,6 +2275,7 @@
   $('field-recipient').addEventListener('change', updateSwatch);
   $('add-field').addEventListener('click', addFieldByKeyboard);
   $('save-fields').addEventListener('click', action($('save-fields'), saveFields));
+  $('detect-fields').addEventListener('click', action($('detect-fields'), detectFields));
   $('delete-field').addEventListener('click', function () { if (fields.selected) deleteField(fields.selected); });
   $('edit-recipient').addEventListener('change', function () { editSelected(function (field) { field.recipientId = $('edit-recipient').value; }); });
   $('edit-type').addEventListener('change', function () { editSelected(function (field) { field.type = $('edit-type').value; }); });
