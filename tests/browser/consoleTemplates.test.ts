@@ -148,7 +148,7 @@ describe('the console\'s Templates view', () => {
 
   test('"Detect fields" fills a draft template with its document\'s text tags, and names the page and the tag it refuses', async () => {
     // A lease with tags printed by Chromium: page 1 for the Client, page 2 for the Landlord.
-    const printer = await context.newPage();
+    const printer = await session.context.newPage();
     await printer.setContent(
       `<!doctype html><html><body style="font: 15px sans-serif; margin: 40px">
       <h1>Lease agreement</h1>

@@ -14,6 +14,7 @@ import { getServices } from '../../src/lib/services.js';
 import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess.js';
 import { auditTrail, outboxBatches, sentEnvelope, storedEnvelope, storedRecipient } from '../support/signing.js';
+import { patience } from '../support/patience.js';
 
 /** Starts this describe's service with `settings` in the environment, and gives the environment back after. */
 function serviceWith(settings: Record<string, string>): { env: () => TestService } {
