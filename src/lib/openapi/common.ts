@@ -6,7 +6,8 @@
  * An operation module spreads {@link ownerProblems} (and {@link documentProblems} where it checks a
  * document) into its own table of examples, so that one of its responses may name a shared slug
  * beside its own (413: `payload-too-large` or `document-too-large`); the responses below serve as
- * they are wherever their description fits.
+ * they are wherever their description fits. The recipient's operations (signing token) share
+ * {@link jsonBodyProblems} and the 413, 415, 500 and 503 responses.
  */
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
@@ -16,20 +17,28 @@ import { problemResponses, type ProblemExample } from './responses.js';
 export type Operation = RouteConfig & { operationId: string };
 
 /**
+ * The problems of a JSON request body, the same on every endpoint that takes one, the owner's and the
+ * recipient's alike: not JSON, over 1 MiB, another media type.
+ */
+export const jsonBodyProblems = {
+  'malformed-json': { detail: 'The request body is not valid JSON.' },
+  'payload-too-large': { detail: 'The request body is larger than 1048576 bytes.' },
+  'unsupported-media-type': { detail: 'The request body must be JSON, sent with Content-Type: application/json.' },
+} satisfies Record<string, ProblemExample>;
+
+/**
  * The problems the owner endpoints share, by slug (`urn:problem:<slug>`), with the `detail` the code
  * sends: those of the bearer guard, a JSON body, a list's query, an upload ticket's media type, an
  * unverified sender, storage and faults.
  */
 export const ownerProblems = {
-  'malformed-json': { detail: 'The request body is not valid JSON.' },
+  ...jsonBodyProblems,
   'query-validation-failed': { type: 'validation-failed', detail: 'The query is invalid: limit must be a whole number from 1 to 1000.', errors: [{ path: 'limit', message: 'must be a whole number from 1 to 1000' }] },
   'invalid-cursor': { detail: 'The cursor is invalid for this query; start again without it.' },
   'unsupported-document-type': { detail: 'Only PDF documents are accepted: mimetype must be application/pdf.' },
   'email-unverified': {
     detail: 'Verify your e-mail address first: open the link in the verification e-mail (ask for a new one with POST /api/ResendVerification). Until then you may create and edit drafts, but not send or complete them.',
   },
-  'payload-too-large': { detail: 'The request body is larger than 1048576 bytes.' },
-  'unsupported-media-type': { detail: 'The request body must be JSON, sent with Content-Type: application/json.' },
   'missing-token': { detail: 'This endpoint needs an access token: send Authorization: Bearer <token>.' },
   'invalid-token': { detail: 'The access token has expired.' },
   'storage-unavailable': { detail: 'Storage is unavailable right now; retry shortly.' },

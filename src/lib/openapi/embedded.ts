@@ -3,18 +3,16 @@
  * `POST .../views`, the page a view opens (`GET /sign/v/{viewId}`) and the recipient's
  * `POST /signing/reassign`. Registered by `document.ts` through {@link registerEmbeddedOperations}.
  */
-import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { reassignSigningRequest } from '../recipients/reassign.js';
 import { createViewRequest, MAX_FRAME_ANCESTORS, type CreatedView } from '../recipients/views.js';
-import { recipientViewResponse, SIGNING_AUTH, viewExample } from './recipients.js';
+import { internalError, jsonBodyProblems, jsonBodyTooLarge, notJson, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { recipientNotFound, recipientParams, recipientViewResponse, SIGNING_AUTH, viewExample } from './recipients.js';
 import { problemResponses, type ProblemExample } from './responses.js';
+import { matches, type Matches } from './ties.js';
 
-const ids = {
-  envelope: '0193a5b2-7c1e-7d3f-9a41-3f1c2b9e8d70',
-  signer: '5b0f3c52-8d1e-4b7a-9f3e-2c6d7a8b9e01',
-  view: '8c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
-};
+const viewId = '8c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
 
 export const createdViewResponse = z
   .strictObject({
@@ -26,10 +24,6 @@ export const createdViewResponse = z
   })
   .meta({ id: 'CreatedView', description: 'An embedded signing view.' });
 
-// Compile-time tie between the schema and the type the service answers with (as in `responses.ts`).
-type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
-type Matches<Schema extends z.ZodType, Type> = z.output<Schema> extends Type ? SameKeys<z.output<Schema>, Type> : false;
-const matches = <T extends true>(value: T): T => value;
 matches<Matches<typeof createdViewResponse, CreatedView>>(true);
 
 const problems = {
@@ -37,13 +31,8 @@ const problems = {
     detail: 'The request body is invalid: frameAncestors.0 must be https:.',
     errors: [{ path: 'frameAncestors.0', message: 'must be https:' }],
   },
-  'malformed-json': { detail: 'The request body is not valid JSON.' },
-  'payload-too-large': { detail: 'The request body is larger than 1048576 bytes.' },
-  'unsupported-media-type': { detail: 'The request body must be JSON, sent with Content-Type: application/json.' },
-  'missing-token': { detail: 'This endpoint needs an access token: send Authorization: Bearer <token>.' },
+  ...jsonBodyProblems,
   'invalid-token': { detail: 'This signing link is not valid (any more): use the link of your newest e-mail about this envelope.' },
-  'envelope-not-found': { detail: 'No envelope with this id exists.' },
-  'recipient-not-found': { detail: 'This envelope has no recipient with this id.' },
   'envelope-not-sent': { detail: 'The envelope is a draft: send it first; then open views for the recipients whose turn it is.' },
   'not-a-signing-role': { detail: 'This recipient receives a copy (role cc): it has nothing to sign, so it has no signing view.' },
   'envelope-closed': { detail: 'The envelope is completed; nothing more can be signed.' },
@@ -52,21 +41,13 @@ const problems = {
   'envelope-contended': { detail: 'The envelope is being changed by other requests at the same time; retry.' },
   'reassign-not-allowed': { detail: 'The sender of this envelope does not allow recipients to hand their part to someone else. Ask the sender instead.' },
   'recipient-exists': { detail: 'carol@example.com is already a recipient of this envelope; name someone who is not.' },
-  'storage-unavailable': { detail: 'Storage is unavailable right now; retry shortly.' },
-  'internal-error': {
-    detail: 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
-    correlationId: '0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b',
-  },
 } satisfies Record<string, ProblemExample>;
 
 const problem = problemResponses(problems);
 const noStore = { description: '`no-store`.', required: true, schema: { type: 'string' as const, const: 'no-store' } };
-const common = {
-  500: problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has.', ['internal-error']),
-  503: problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']),
-};
+const common = { 500: internalError, 503: storageUnavailable };
 
-function operations(bearerAuth: string): (RouteConfig & { operationId: string })[] {
+function operations(bearerAuth: string): Operation[] {
   return [
     {
       operationId: 'CreateRecipientView',
@@ -82,10 +63,7 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
         'The body may be omitted (no `Content-Type`): no framing, no return URL. The answer carries a token: it is never stored for an `Idempotency-Key` (the header is refused).',
       security: [{ [bearerAuth]: [] }],
       request: {
-        params: z.object({
-          id: z.string().meta({ description: 'The envelope id.', examples: [ids.envelope] }),
-          recipientId: z.string().meta({ description: 'The recipient\'s id.', examples: [ids.signer] }),
-        }),
+        params: recipientParams,
         body: {
           required: false,
           content: {
@@ -103,7 +81,7 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
           content: {
             'application/json': {
               schema: createdViewResponse,
-              example: { url: `https://sign.example.com/api/sign/v/${ids.view}#q3Jx9vLmT0bW8cYh2nKd5sQe7uRf1aZp4iGo6xVwEyM`, expiresAt: '2026-11-22T10:30:30.123Z' },
+              example: { url: `https://sign.example.com/api/sign/v/${viewId}#q3Jx9vLmT0bW8cYh2nKd5sQe7uRf1aZp4iGo6xVwEyM`, expiresAt: '2026-11-22T10:30:30.123Z' },
             },
           },
         },
@@ -112,14 +90,14 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
           `The body is not JSON (\`malformed-json\`) or is refused (\`validation-failed\`): more than ${MAX_FRAME_ANCESTORS} \`frameAncestors\`, one that is not an origin or not \`https:\`, a \`returnUrl\` that is not an absolute \`https:\` URL (\`http://localhost\` and \`http://127.0.0.1\` only with \`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true\`), unknown fields named.`,
           ['validation-failed', 'malformed-json'],
         ),
-        401: problem(401, 'No access token or API key, or one that is invalid or expired; signing tokens are refused here.', ['missing-token', 'invalid-token']),
-        404: problem(404, 'No envelope with this id, or another owner\'s (`envelope-not-found`); or no such recipient (`recipient-not-found`).', ['envelope-not-found', 'recipient-not-found']),
+        401: unauthorized,
+        404: recipientNotFound,
         409: problem(
           409,
           'The recipient is a `cc` (`not-a-signing-role`), the envelope is a draft (`envelope-not-sent`) or closed or expired (`envelope-closed`), the recipient has acted (`already-acted`) or its turn has not come (`not-your-turn`); checked in this order.',
           ['not-a-signing-role', 'envelope-not-sent', 'envelope-closed', 'already-acted', 'not-your-turn', 'envelope-contended'],
         ),
-        413: problem(413, 'The JSON body is larger than 1 MiB.', ['payload-too-large']),
+        413: jsonBodyTooLarge,
         415: problem(415, 'A body sent with another media type than `application/json`.', ['unsupported-media-type']),
         ...common,
       },
@@ -133,7 +111,7 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
       description:
         'Where a view\'s URL leads: the signing page, with the token in the fragment as on `/api/sign`. Its `Content-Security-Policy` `frame-ancestors` lists the view\'s `frameAncestors` (`\'none\'` when it has none, or the view is unknown or expired). Not cached (`no-store`): it differs per view.',
       security: [],
-      request: { params: z.object({ viewId: z.string().meta({ description: 'The view\'s id (a UUID; not secret).', examples: [ids.view] }) }) },
+      request: { params: z.object({ viewId: z.string().meta({ description: 'The view\'s id (a UUID; not secret).', examples: [viewId] }) }) },
       responses: {
         200: {
           description: 'The page.',
@@ -186,8 +164,8 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
           'The envelope is not `sent` (`envelope-closed`), the recipient already acted (`already-acted`) or its turn has not come (`not-your-turn`), or the new address is already a recipient (`recipient-exists`).',
           ['envelope-closed', 'already-acted', 'not-your-turn', 'recipient-exists', 'envelope-contended'],
         ),
-        413: problem(413, 'The JSON body is larger than 1 MiB.', ['payload-too-large']),
-        415: problem(415, 'The body is not sent as `application/json`.', ['unsupported-media-type']),
+        413: jsonBodyTooLarge,
+        415: notJson,
         ...common,
       },
     },

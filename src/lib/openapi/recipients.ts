@@ -4,14 +4,15 @@
  * Registered by `document.ts` through {@link registerRecipientOperations}.
  */
 import { SUPPORTED_LOCALES } from '../i18n/locales.js';
-import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { DELIVERIES, ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from '../envelopes/model.js';
-import { problemTitles } from '../http/problem.js';
 import { completeSigningRequest, declineSigningRequest, signatureValue } from '../recipients/schemas.js';
 import type { RecipientView } from '../recipients/view.js';
-import { fieldResponse, problemResponseSchema, recipientStatus, signerResponse } from './responses.js';
+import { internalError, jsonBodyProblems, notJson, ownedIdParam, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { fieldResponse, problemResponses, recipientStatus, signerResponse, type ProblemExample } from './responses.js';
 import { actionAuthenticationAnswers, restrictedViewResponse, signerAuthenticationOperations, verifiedAuthentication } from './signerAuthentication.js';
+import { matches, type Matches } from './ties.js';
 
 /** Name of the signing-token security scheme. */
 export const SIGNING_AUTH = 'signingToken';
@@ -77,10 +78,6 @@ export const recipientViewResponse = z
   })
   .meta({ id: 'RecipientView', description: 'The envelope as one recipient sees it.' });
 
-// Compile-time tie between the schema and the type the service answers with (as in `responses.ts`).
-type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
-type Matches<Schema extends z.ZodType, Type> = z.output<Schema> extends Type ? SameKeys<z.output<Schema>, Type> : false;
-const matches = <T extends true>(value: T): T => value;
 matches<Matches<typeof recipientViewResponse, RecipientView>>(true);
 
 const ids = {
@@ -114,50 +111,37 @@ export const viewExample = {
 };
 
 const problems = {
-  'invalid-token': 'This signing link is not valid (any more): use the link of your newest e-mail about this envelope.',
-  'role-cannot-act': 'You receive a copy of this envelope (role cc); there is nothing for you to sign.',
-  'envelope-closed': 'The envelope is declined; nothing more can be done with it.',
-  'already-acted': 'You already acted (signed) on this envelope at 2026-11-22T10:18:40.512Z.',
-  'not-your-turn': 'It is not your turn yet: waiting for Ada Lovelace (signer).',
-  'envelope-contended': 'The envelope is being changed by other requests at the same time; retry.',
-  'validation-failed': 'The request body is invalid: values needs a value for field 0193a5b3-0a1b-7c2d-8e3f-4a5b6c7d8e9f (signature, page 3).',
-  'malformed-json': 'The request body is not valid JSON.',
-  'payload-too-large': 'The request body is larger than 1048576 bytes.',
-  'values-too-large': 'The values are too large to record; send fewer or shorter strokes.',
-  'unsupported-media-type': 'The request body must be JSON, sent with Content-Type: application/json.',
-  'storage-unavailable': 'Storage is unavailable right now; retry shortly.',
-  'envelope-not-found': 'No envelope with this id exists.',
-  'recipient-not-found': 'This envelope has no recipient with this id.',
-  'envelope-not-sent': 'The envelope is a draft: nobody has been invited yet. Send it first.',
-  'recipient-is-cc': 'This recipient receives a copy (role cc): it gets no invitation, only the completed document.',
-  'missing-token': 'This endpoint needs an access token: send Authorization: Bearer <token>.',
-  'envelope-locked': 'The envelope is sent: its signers, fields and settings can no longer change (what was sent is what gets signed). Void it and start again.',
-  'field-outside-document': '1 field is on a page the document does not have (it has 3): fields.0.page.',
-  'recipients-pending': 'Not every recipient has acted yet; waiting for 1: Ada Lovelace <ada@example.com> (signer, sent).',
-  'envelope-has-fields': 'The envelope has fields for its recipients to fill: send it (status "sent") so that they fill and sign them; complete seals a draft only as it is.',
-  'authentication-required': 'Enter your code first (POST /api/signing/authenticate): this recipient must prove who it is before it can act.',
-  'internal-error': 'An unexpected error occurred. Quote correlation id 0b5e2f4c-3a1d-4e6f-8a9b-1c2d3e4f5a6b when reporting it.',
-} as const;
+  ...jsonBodyProblems,
+  'invalid-token': { detail: 'This signing link is not valid (any more): use the link of your newest e-mail about this envelope.' },
+  'role-cannot-act': { detail: 'You receive a copy of this envelope (role cc); there is nothing for you to sign.' },
+  'envelope-closed': { detail: 'The envelope is declined; nothing more can be done with it.' },
+  'already-acted': { detail: 'You already acted (signed) on this envelope at 2026-11-22T10:18:40.512Z.' },
+  'not-your-turn': { detail: 'It is not your turn yet: waiting for Ada Lovelace (signer).' },
+  'envelope-contended': { detail: 'The envelope is being changed by other requests at the same time; retry.' },
+  'validation-failed': { detail: 'The request body is invalid: values needs a value for field 0193a5b3-0a1b-7c2d-8e3f-4a5b6c7d8e9f (signature, page 3).' },
+  'values-too-large': { detail: 'The values are too large to record; send fewer or shorter strokes.' },
+  'envelope-not-found': { detail: 'No envelope with this id exists.' },
+  'recipient-not-found': { detail: 'This envelope has no recipient with this id.' },
+  'envelope-not-sent': { detail: 'The envelope is a draft: nobody has been invited yet. Send it first.' },
+  'recipient-is-cc': { detail: 'This recipient receives a copy (role cc): it gets no invitation, only the completed document.' },
+  'envelope-locked': { detail: 'The envelope is sent: its signers, fields and settings can no longer change (what was sent is what gets signed). Void it and start again.' },
+  'field-outside-document': { detail: '1 field is on a page the document does not have (it has 3): fields.0.page.' },
+  'recipients-pending': { detail: 'Not every recipient has acted yet; waiting for 1: Ada Lovelace <ada@example.com> (signer, sent).' },
+  'envelope-has-fields': { detail: 'The envelope has fields for its recipients to fill: send it (status "sent") so that they fill and sign them; complete seals a draft only as it is.' },
+  'authentication-required': { detail: 'Enter your code first (POST /api/signing/authenticate): this recipient must prove who it is before it can act.' },
+} satisfies Record<string, ProblemExample>;
 type Slug = keyof typeof problems;
+const problem = problemResponses(problems);
 
-function problemExample(status: number, slug: Slug) {
-  return { summary: slug, value: { type: `urn:problem:${slug}`, title: problemTitles[status], status, detail: problems[slug] } };
-}
-
-function problem(status: number, description: string, slugs: Slug[]): ResponseConfig {
-  const headers: Record<string, { description: string; required: boolean; schema: { type: 'string'; pattern: string } }> | undefined =
-    status === 401
-      ? { 'WWW-Authenticate': { description: '`Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent.', required: true, schema: { type: 'string', pattern: '^Bearer' } } }
-      : status === 503
-        ? { 'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } } }
-        : undefined;
-  const response: ResponseConfig = {
-    description,
-    content: { 'application/problem+json': { schema: problemResponseSchema, examples: Object.fromEntries(slugs.map((slug) => [slug, problemExample(status, slug)])) } },
-  };
-  if (headers !== undefined) response.headers = headers;
-  return response;
-}
+/** The `{id}` and `{recipientId}` path parameters of an owner's operation on one recipient of an envelope. */
+export const recipientParams = ownedIdParam('envelope', ids.envelope).extend({
+  recipientId: z.string().meta({ description: 'The recipient\'s id.', examples: [ids.signer] }),
+});
+/** 404 of an owner's operation on one recipient: no such envelope (or another owner's), or no such recipient. */
+export const recipientNotFound = problem(404, 'No envelope with this id, or another owner\'s (`envelope-not-found`); or no such recipient (`recipient-not-found`).', [
+  'envelope-not-found',
+  'recipient-not-found',
+]);
 
 const noStore = { description: '`no-store`: the body carries signed URLs.', required: true, schema: { type: 'string' as const, const: 'no-store' } };
 const viewOk = (description: string): ResponseConfig => ({
@@ -166,10 +150,7 @@ const viewOk = (description: string): ResponseConfig => ({
   content: { 'application/json': { schema: recipientViewResponse, example: viewExample } },
 });
 const invalidToken = problem(401, 'No signing token, or one that is unknown, replaced by a resend, or of an envelope closed over 30 days ago (`invalid-token`). Owner access tokens are refused here.', ['invalid-token']);
-const common = {
-  500: problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has.', ['internal-error']),
-  503: problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']),
-};
+const common = { 500: internalError, 503: storageUnavailable };
 const actionConflicts = problem(
   409,
   'The envelope is not `sent` (`envelope-closed`, naming its status, or that it expired), the recipient already acted (`already-acted`), it is not its turn (`not-your-turn`), or concurrent requests kept the envelope busy (`envelope-contended`).',
@@ -178,14 +159,14 @@ const actionConflicts = problem(
 const bodyErrors = (validation: string) => ({
   400: problem(400, validation, ['validation-failed', 'malformed-json']),
   413: problem(413, 'The JSON body is larger than 1 MiB (`payload-too-large`), or its values too large to record (`values-too-large`).', ['payload-too-large', 'values-too-large']),
-  415: problem(415, 'The body is not sent as `application/json`.', ['unsupported-media-type']),
+  415: notJson,
 });
 
 const checkOrder =
   'Checks run in this order: token (401), a link locked by wrong codes (423), a recipient that has not entered its code (403 `authentication-required`), role (403), envelope status, already acted, turn (409), body (400).';
 
 /** The operations of the recipients' work, for `registry.registerPath`. */
-function operations(bearerAuth: string): (RouteConfig & { operationId: string })[] {
+function operations(bearerAuth: string): Operation[] {
   const signing = [{ [SIGNING_AUTH]: [] }];
   return [
     {
@@ -269,12 +250,7 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
       description:
         'For a recipient whose turn it is and who has not acted, while the envelope is `sent`: a new signing link replaces the old one (refused from then on, for reading and acting) and a new invitation e-mail is queued. No body.',
       security: [{ [bearerAuth]: [] }],
-      request: {
-        params: z.object({
-          id: z.string().meta({ description: 'The envelope id.', examples: [ids.envelope] }),
-          recipientId: z.string().meta({ description: 'The recipient\'s id.', examples: [ids.signer] }),
-        }),
-      },
+      request: { params: recipientParams },
       responses: {
         202: {
           description: 'The invitation is queued; the recipient as the envelope now shows it (`lastEmail` `invitation`, `queued`).',
@@ -303,8 +279,8 @@ function operations(bearerAuth: string): (RouteConfig & { operationId: string })
             },
           },
         },
-        401: problem(401, 'No access token, or one that is invalid or expired; signing tokens are refused here.', ['missing-token', 'invalid-token']),
-        404: problem(404, 'No envelope with this id, or another owner\'s (`envelope-not-found`); or no such recipient (`recipient-not-found`).', ['envelope-not-found', 'recipient-not-found']),
+        401: unauthorized,
+        404: recipientNotFound,
         409: problem(
           409,
           'The envelope is a draft (`envelope-not-sent`) or closed (`envelope-closed`), the recipient is a `cc` (`recipient-is-cc`), has acted (`already-acted`) or is waiting for its turn (`not-your-turn`).',
@@ -339,7 +315,7 @@ const envelopeProblems: Record<string, Record<number, { slugs: Slug[]; sentence:
  * and 422 answers; the originals are left as they are), the signing-token scheme and the operations
  * above.
  */
-export function registerOperationsWithSigning(registry: OpenAPIRegistry, existing: (RouteConfig & { operationId: string })[], bearerAuth: string): void {
+export function registerOperationsWithSigning(registry: OpenAPIRegistry, existing: Operation[], bearerAuth: string): void {
   registry.registerComponent('securitySchemes', SIGNING_AUTH, {
     type: 'http',
     scheme: 'bearer',
@@ -350,7 +326,7 @@ export function registerOperationsWithSigning(registry: OpenAPIRegistry, existin
   for (const operation of operations(bearerAuth)) registry.registerPath(operation);
 }
 
-function withSigningProblems<Operation extends RouteConfig & { operationId: string }>(operation: Operation): Operation {
+function withSigningProblems<Op extends Operation>(operation: Op): Op {
   const additions = envelopeProblems[operation.operationId];
   if (additions === undefined) return operation;
   const responses = { ...operation.responses };
@@ -358,7 +334,8 @@ function withSigningProblems<Operation extends RouteConfig & { operationId: stri
     const response = responses[status] as ResponseConfig | undefined;
     const content = response?.content?.['application/problem+json'];
     if (response === undefined || content === undefined || !('schema' in content)) continue;
-    const examples = { ...content.examples, ...Object.fromEntries(addition.slugs.map((slug) => [slug, problemExample(Number(status), slug)])) };
+    const added = problem(Number(status), addition.sentence, addition.slugs).content?.['application/problem+json'];
+    const examples = { ...content.examples, ...(added !== undefined && 'examples' in added ? added.examples : {}) };
     responses[status] = { ...response, description: `${response.description} ${addition.sentence}`, content: { ...response.content, 'application/problem+json': { ...content, examples } } };
   }
   return { ...operation, responses };

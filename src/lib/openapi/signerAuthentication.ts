@@ -3,9 +3,10 @@
  * its code, the two operations that send and check codes, and the answers that authentication adds to
  * the recipient's other operations. Used by `recipients.ts`.
  */
-import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { authenticateRequest, MAX_ATTEMPTS, MAX_OTPS, OTP_COOLDOWN_SECONDS, OTP_TTL_SECONDS } from '../recipients/authenticationSettings.js';
+import { jsonBodyProblems, jsonBodyTooLarge, notJson, type Operation } from './common.js';
 import { problemResponses } from './responses.js';
 
 const method = z.enum(['accessCode', 'emailOtp']);
@@ -29,6 +30,7 @@ export const restrictedViewResponse = z
   .meta({ id: 'RestrictedRecipientView', description: 'What a recipient that must enter a code sees before it has: who asks it to act, on which document, and how to authenticate.' });
 
 const problem = problemResponses({
+  ...jsonBodyProblems,
   'authentication-required': { detail: 'Enter your code first (POST /api/signing/authenticate): this recipient must prove who it is before it can act.', attemptsLeft: 5 },
   'authentication-failed': { detail: 'The code is not right; 4 attempts left.', attemptsLeft: 4 },
   'authentication-locked': { detail: 'Too many wrong codes: this signing link is locked. Ask the sender to send you a new link.', attemptsLeft: 0 },
@@ -37,9 +39,6 @@ const problem = problemResponses({
   'otp-limit': { detail: `${MAX_OTPS} codes were already sent for this signing link: ask the sender to send you a new link.` },
   'email-quota': { detail: 'The sender\'s envelopes have sent their e-mails for today; retry tomorrow.' },
   'validation-failed': { detail: 'The request body is invalid: code must not be empty.', errors: [{ path: 'code', message: 'must not be empty' }] },
-  'malformed-json': { detail: 'The request body is not valid JSON.' },
-  'unsupported-media-type': { detail: 'The request body must be JSON, sent with Content-Type: application/json.' },
-  'payload-too-large': { detail: 'The request body is larger than 1048576 bytes.' },
   'envelope-contended': { detail: 'The envelope is being changed by other requests at the same time; retry.' },
 });
 
@@ -57,7 +56,7 @@ const retryAfter = { 'Retry-After': { description: 'Seconds to wait before askin
 export function signerAuthenticationOperations(
   security: Record<string, string[]>[],
   common: { invalidToken: ResponseConfig; view: ResponseConfig; errors: Record<number, ResponseConfig> },
-): (RouteConfig & { operationId: string })[] {
+): Operation[] {
   return [
     {
       operationId: 'SendSigningCode',
@@ -94,8 +93,8 @@ export function signerAuthenticationOperations(
         401: common.invalidToken,
         403: problem(403, 'The code is not right, or the one-time code expired or was used (`authentication-failed`, with `attemptsLeft`).', ['authentication-failed']),
         409: problem(409, 'The recipient needs no code (`authentication-method-mismatch`), or concurrent requests kept the envelope busy (`envelope-contended`).', ['authentication-method-mismatch', 'envelope-contended']),
-        413: problem(413, 'The JSON body is larger than 1 MiB.', ['payload-too-large']),
-        415: problem(415, 'The body is not sent as `application/json`.', ['unsupported-media-type']),
+        413: jsonBodyTooLarge,
+        415: notJson,
         423: lockedAnswer,
         ...common.errors,
       },
