@@ -5,16 +5,14 @@
  */
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
+import { detectAndReplaceFields, type DetectionResult } from './detectAndReplace.js';
 import { readDocument } from './document.js';
 import { readOwnedEnvelope } from './get.js';
 import { assertChangeable, ifMatchSatisfied } from './lifecycle.js';
 import { envelopeETag, type Actor, type EnvelopeRecord, type Signer } from './model.js';
 import type { FieldInput } from './schemas.js';
-import { detectFields, type AssigneeLookup, type DetectedField } from './textTags.js';
+import type { AssigneeLookup, DetectedField } from './textTags.js';
 import { contended, preconditionFailed, updateEnvelope } from './update.js';
-
-/** Detections tried again when the envelope changed while its document was read. */
-const DETECT_ATTEMPTS = 3;
 
 export interface DetectEnvelopeFieldsOptions {
   services: Services;
@@ -25,52 +23,37 @@ export interface DetectEnvelopeFieldsOptions {
   log?: (message: string) => void;
 }
 
-export interface DetectEnvelopeFieldsResult {
-  /** The envelope as stored afterwards; its `fields` are the detected ones. */
-  record: EnvelopeRecord;
-  /** Text tags found. */
-  textTags: number;
-  /** Form fields (widgets) found. */
-  formFields: number;
-}
-
 /**
  * Reads the draft's uploaded document (CONTRACT §4 checks), finds its text tags and form fields, and
- * replaces the envelope's fields with them, in page order. A tag's `r=` is the recipient's 1-based
- * position in `signers`; it must name a signer whose role is `signer`; without `r`, and for form
- * fields, the first such signer. A document with neither gives zero fields (not an error).
+ * replaces the envelope's fields with them, in page order (`detectAndReplace.ts`). A tag's `r=` is the
+ * recipient's 1-based position in `signers`; it must name a signer whose role is `signer`; without
+ * `r`, and for form fields, the first such signer. A document with neither gives zero fields (not an error).
  * @throws AppError 404 (missing or another owner's), 409 `envelope-locked` (sent), `envelope-closed`
  *   (final), `document-not-uploaded`, `no-signer` (form fields but no signer), `envelope-contended`;
  *   412 `etag-mismatch`; 413/415/422 as the upload checks; 422 `text-tag-invalid`,
  *   `too-many-fields`, `document-damaged`, `document-encrypted`, `document-too-complex`
  */
-export async function detectEnvelopeFields({ services, envelopeId, actor, ifMatch, log }: DetectEnvelopeFieldsOptions): Promise<DetectEnvelopeFieldsResult> {
-  for (let attempt = 0; attempt < DETECT_ATTEMPTS; attempt++) {
-    const stored = await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId);
-    const record = stored.record;
-    if (!ifMatchSatisfied(ifMatch, envelopeETag(record))) throw preconditionFailed();
-    assertChangeable(record);
-    if (record.status !== 'draft') {
-      throw new AppError('conflict', 'The envelope is sent: its fields can no longer change (what was sent is what gets signed). Void it and start again.', { type: 'envelope-locked' });
-    }
-    const document = await readDocument({ services, record });
-    const found = await detectFields({ document, assignee: (who) => signerAt(record.signers, who) });
-    try {
-      const updated = await updateEnvelope({
-        services,
-        envelopeId,
-        request: { fields: found.fields.map(toFieldInput) },
-        actor,
-        // The fields name the signers as read: the update applies only to that very envelope.
-        ifMatch: ifMatch ?? envelopeETag(record),
-        ...(log === undefined ? {} : { log }),
-      });
-      return { record: updated, textTags: found.textTags, formFields: found.formFields };
-    } catch (error) {
-      if (ifMatch !== null || !(error instanceof AppError) || error.code !== 'precondition_failed') throw error;
-    }
-  }
-  throw contended();
+export async function detectEnvelopeFields({ services, envelopeId, actor, ifMatch, log }: DetectEnvelopeFieldsOptions): Promise<DetectionResult<EnvelopeRecord>> {
+  return detectAndReplaceFields<EnvelopeRecord, Signer>(
+    {
+      read: async () => {
+        const record = (await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId)).record;
+        if (!ifMatchSatisfied(ifMatch, envelopeETag(record))) throw preconditionFailed();
+        assertChangeable(record);
+        if (record.status !== 'draft') {
+          throw new AppError('conflict', 'The envelope is sent: its fields can no longer change (what was sent is what gets signed). Void it and start again.', { type: 'envelope-locked' });
+        }
+        return record;
+      },
+      etag: envelopeETag,
+      document: (record) => readDocument({ services, record }),
+      assignee: (record, who) => signerAt(record.signers, who),
+      replaceFields: (fields, version) =>
+        updateEnvelope({ services, envelopeId, request: { fields: fields.map(toFieldInput) }, actor, ifMatch: version, ...(log === undefined ? {} : { log }) }),
+      contended,
+    },
+    ifMatch,
+  );
 }
 
 /**

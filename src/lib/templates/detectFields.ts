@@ -10,15 +10,13 @@ import { AppError } from '../errors.js';
 import { readDocument } from '../envelopes/document.js';
 import { ifMatchSatisfied } from '../envelopes/lifecycle.js';
 import type { Actor } from '../envelopes/model.js';
-import { detectFields, type AssigneeLookup, type DetectedField } from '../envelopes/textTags.js';
+import { detectAndReplaceFields, type DetectionResult } from '../envelopes/detectAndReplace.js';
+import type { AssigneeLookup, DetectedField } from '../envelopes/textTags.js';
 import type { Services } from '../services.js';
 import { templateETag, type TemplateRecord, type TemplateRole } from './model.js';
 import type { TemplateFieldInput } from './schemas.js';
 import { updateTemplate } from './update.js';
 import { readOwnedTemplate } from './view.js';
-
-/** Detections tried again when the template changed while its document was read. */
-const DETECT_ATTEMPTS = 3;
 
 export interface DetectTemplateFieldsOptions {
   services: Services;
@@ -28,50 +26,36 @@ export interface DetectTemplateFieldsOptions {
   ifMatch: string | null;
 }
 
-export interface DetectTemplateFieldsResult {
-  /** The template as stored afterwards; its `fields` are the detected ones. */
-  record: TemplateRecord;
-  /** Text tags found. */
-  textTags: number;
-  /** Form fields (widgets) found. */
-  formFields: number;
-}
-
 /**
  * Reads the draft template's upload (the checks of CONTRACT §4), finds its text tags and form fields,
- * and replaces the template's fields with them, in page order. A document with neither gives zero
- * fields (not an error).
+ * and replaces the template's fields with them, in page order (`envelopes/detectAndReplace.ts`). A
+ * document with neither gives zero fields (not an error).
  * @throws AppError 404 `template-not-found`; 409 `invalid-transition` (the template is active: its
  *   document is frozen), `document-not-uploaded`, `no-signer` (form fields but no role of role
  *   signer), `template-contended`; 412 `etag-mismatch`; 413/415/422 as the upload checks; 422
  *   `text-tag-invalid`, `too-many-fields`, `document-damaged`, `document-encrypted`, `document-too-complex`
  */
-export async function detectTemplateFields({ services, templateId, actor, ifMatch }: DetectTemplateFieldsOptions): Promise<DetectTemplateFieldsResult> {
-  for (let attempt = 0; attempt < DETECT_ATTEMPTS; attempt++) {
-    const record = (await readOwnedTemplate(services.templates, actor.userId, templateId)).record;
-    if (!ifMatchSatisfied(ifMatch, templateETag(record))) throw etagMismatch();
-    if (record.status !== 'draft') {
-      throw new AppError('conflict', 'The template is active: its document is frozen, so fields are detected only in a draft template\'s upload. Place fields by hand, or create a new template.', {
-        type: 'invalid-transition',
-      });
-    }
-    const document = await readDocument({ services, record, uploads: services.storage.containers.templates });
-    const found = await detectFields({ document, assignee: (who) => roleNamed(record.roles, who) });
-    try {
-      const updated = await updateTemplate({
-        services,
-        templateId,
-        request: { fields: found.fields.map(toFieldInput) },
-        actor,
-        // The fields name the roles as read: the update applies only to that very version.
-        ifMatch: ifMatch ?? templateETag(record),
-      });
-      return { record: updated, textTags: found.textTags, formFields: found.formFields };
-    } catch (error) {
-      if (ifMatch !== null || !(error instanceof AppError) || error.code !== 'precondition_failed') throw error;
-    }
-  }
-  throw new AppError('conflict', 'The template is being changed by other requests at the same time; retry.', { type: 'template-contended' });
+export async function detectTemplateFields({ services, templateId, actor, ifMatch }: DetectTemplateFieldsOptions): Promise<DetectionResult<TemplateRecord>> {
+  return detectAndReplaceFields<TemplateRecord, TemplateRole>(
+    {
+      read: async () => {
+        const record = (await readOwnedTemplate(services.templates, actor.userId, templateId)).record;
+        if (!ifMatchSatisfied(ifMatch, templateETag(record))) throw etagMismatch();
+        if (record.status !== 'draft') {
+          throw new AppError('conflict', 'The template is active: its document is frozen, so fields are detected only in a draft template\'s upload. Place fields by hand, or create a new template.', {
+            type: 'invalid-transition',
+          });
+        }
+        return record;
+      },
+      etag: templateETag,
+      document: (record) => readDocument({ services, record, uploads: services.storage.containers.templates }),
+      assignee: (record, who) => roleNamed(record.roles, who),
+      replaceFields: (fields, version) => updateTemplate({ services, templateId, request: { fields: fields.map(toFieldInput) }, actor, ifMatch: version }),
+      contended: () => new AppError('conflict', 'The template is being changed by other requests at the same time; retry.', { type: 'template-contended' }),
+    },
+    ifMatch,
+  );
 }
 
 /**

@@ -1,0 +1,60 @@
+/**
+ * The step Detect Fields shares between envelopes and templates (CONTRACT §15.2): read the owner's
+ * draft, find the text tags and form fields of its uploaded document (`textTags.ts`), and replace its
+ * fields with them under the ETag that was read, trying again when another request changed the draft
+ * in between (only when the caller sent no `If-Match`: with one, its 412 stands).
+ */
+import { AppError } from '../errors.js';
+import { detectFields, type AssigneeLookup, type DetectedField } from './textTags.js';
+
+/** Detections tried again when the draft changed while its document was read. */
+const DETECT_ATTEMPTS = 3;
+
+/** What detection needs of one kind of draft (an envelope, a template). */
+export interface DetectionTarget<Stored, Assignee> {
+  /**
+   * The owner's draft as stored, checked against the request's `If-Match` and its status.
+   * @throws AppError 404, 412 `etag-mismatch`, 409 (not a draft), as the kind answers them
+   */
+  read(): Promise<Stored>;
+  /** The strong ETag of a stored version. */
+  etag(record: Stored): string;
+  /** The uploaded document's bytes, after the upload checks (CONTRACT §4). */
+  document(record: Stored): Promise<Uint8Array>;
+  /** Who a tag's `r=` names (`undefined`: none given, and for form fields). */
+  assignee(record: Stored, who: string | undefined): AssigneeLookup<Assignee>;
+  /** Replaces the draft's fields with the detected ones, if its ETag is still `ifMatch`. @throws AppError 412 when it is not */
+  replaceFields(fields: DetectedField<Assignee>[], ifMatch: string): Promise<Stored>;
+  /** The 409 answered when the draft kept changing during every attempt. */
+  contended(): AppError;
+}
+
+/** The draft as stored afterwards (its fields are the detected ones) and how many came from tags and from the form. */
+export interface DetectionResult<Stored> {
+  record: Stored;
+  textTags: number;
+  formFields: number;
+}
+
+/**
+ * Detects the fields of a draft's document and makes them its fields, in page order; a document with
+ * neither tags nor form fields gives zero fields (not an error).
+ * @param ifMatch the request's `If-Match` header, or `null`
+ * @throws AppError what `target` throws; 409 `no-signer`, 422 `text-tag-invalid`, `too-many-fields`,
+ *   `document-too-complex` from detection; `target.contended()` after {@link DETECT_ATTEMPTS} changes
+ */
+export async function detectAndReplaceFields<Stored, Assignee>(target: DetectionTarget<Stored, Assignee>, ifMatch: string | null): Promise<DetectionResult<Stored>> {
+  for (let attempt = 0; attempt < DETECT_ATTEMPTS; attempt++) {
+    const record = await target.read();
+    const document = await target.document(record);
+    const found = await detectFields({ document, assignee: (who) => target.assignee(record, who) });
+    try {
+      // The fields name the signers or roles as read: the update applies only to that very version.
+      const updated = await target.replaceFields(found.fields, ifMatch ?? target.etag(record));
+      return { record: updated, textTags: found.textTags, formFields: found.formFields };
+    } catch (error) {
+      if (ifMatch !== null || !(error instanceof AppError) || error.code !== 'precondition_failed') throw error;
+    }
+  }
+  throw target.contended();
+}
