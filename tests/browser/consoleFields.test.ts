@@ -5,6 +5,9 @@
  * optional in the settings form, saved, and checked through the API; the signing order and routing
  * orders; sending, each recipient's status and last e-mail, a resend (its e-mail caught by the suite's
  * SMTP server); webhooks added (the secret shown once), listed, their deliveries shown, and deleted.
+ * "Detect fields" (CONTRACT §15.2) on a draft whose PDF Chromium printed with text tags naming
+ * recipients by position: a tag naming no recipient is refused with its page named and nothing
+ * changes; with the recipient added, the tags' fields appear on their pages where the API put them.
  * axe-core finds no WCAG 2.2 A or AA violation along the way. Screenshots: `console-fields-*.png`.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -282,6 +285,112 @@ describe('GET /api/console: fields, order, recipients and webhooks', () => {
     expect((await env.api.request('GET', '/webhooks', { token: owner.token })).body).toEqual([]);
 
     expect(watch.foreignRequests).toEqual([]);
+    expect(watch.errors).toEqual([]);
+  }, patience(300_000));
+
+  test('"Detect fields" fills a draft envelope with its document\'s text tags, and names the page of a tag naming no recipient', async () => {
+    // A lease with tags printed by Chromium: page 1 for the first recipient, page 2 for the third.
+    const printer = await session.context.newPage();
+    await printer.setContent(
+      `<!doctype html><html><body style="font: 15px sans-serif; margin: 40px">
+      <h1>Lease agreement</h1>
+      <p>Company: {{text;label=Company}}</p>
+      <p>Tenant signature: {{signature;r=1;label=Signature}}</p>
+      <p style="break-before: page">Landlord signature: {{signature;r=3;label=Signature}}</p>
+      <p>Signed on: {{date_signed;r=3;label=Date}}</p>
+      </body></html>`,
+    );
+    const tagged = await printer.pdf({ format: 'A4' });
+    await printer.close();
+    const id = await createEnvelopeWithDocument(env.api, owner, tagged, 'tagged-lease.pdf');
+    // Two recipients (the second a cc), and one field placed by hand.
+    const withSigners = await env.api.request('PUT', `/envelopes/${id}`, {
+      token: owner.token,
+      json: { signers: [{ name: 'Ada Lovelace', email: ada }, { name: 'Carol Copperfield', email: carol, role: 'cc' }] },
+    });
+    expect(withSigners.status).toBe(200);
+    const adaId = withSigners.body.signers[0].id;
+    const handPlaced = await env.api.request('PATCH', `/envelopes/${id}`, {
+      token: owner.token,
+      json: { fields: [{ recipientId: adaId, type: 'text', page: 1, x: 0.55, y: 0.7, width: 0.3, height: 0.04, label: 'Notes' }] },
+    });
+    expect(handPlaced.status).toBe(200);
+
+    await page.goto(`${env.service.apiUrl}/console`);
+    await page.locator('#login-email').fill(owner.email);
+    await page.locator('#login-password').fill(owner.password);
+    await page.locator('#login-password').press('Enter');
+    await page.getByRole('button', { name: /^Open tagged-lease\.pdf/ }).click();
+    await page.locator('#field-pages[data-ready="true"]').waitFor({ state: 'attached' });
+    await waitUntil(`document.querySelectorAll('#field-pages .pdf-page-drawn').length === 2`);
+    const placed = page.locator('#field-pages .placed-field');
+    await expect(placed.allTextContents()).resolves.toEqual(['Notes · Ada Lovelace']);
+    await expect(page.locator('#detect-hint').innerText()).resolves.toContain('{{signature;r=2;label=Signature}} (r: the recipient’s place in the list, 1 for the first)');
+
+    // r=3 with two recipients: refused, each tag named with its page; the field placed by hand stays.
+    const before = await envelopeFromApi(id);
+    const detect = page.getByRole('button', { name: 'Detect fields' });
+    await detect.click();
+    await page.locator('#confirm-dialog[open]').waitFor();
+    await expect(page.locator('#confirm-body').innerText()).resolves.toContain('The field placed now is replaced by those found in the document.');
+    await page.locator('#confirm-ok').click();
+    const result = page.locator('#detect-result');
+    await result.filter({ hasText: 'Page 2' }).waitFor();
+    await expect(result.getAttribute('class')).resolves.toContain('notice-error');
+    const refusal = (await result.innerText()).trim();
+    expect(refusal).toMatch(/^The text tag \{\{signature;r=3;label=Signature\}\}, on page 2, r=3 names no signer: .* Nothing was changed\./);
+    expect(refusal).toContain('Page 2: {{signature;r=3;label=Signature}} r=3 names no signer');
+    expect(refusal).toContain('Page 2: {{date_signed;r=3;label=Date}} r=3 names no signer');
+    await expect(placed.allTextContents()).resolves.toEqual(['Notes · Ada Lovelace']);
+    const refused = await envelopeFromApi(id);
+    expect({ updatedAt: refused.updatedAt, fields: refused.fields }).toEqual({ updatedAt: before.updatedAt, fields: before.fields });
+    await result.scrollIntoViewIfNeeded();
+    await expectNoViolations('envelope detection refused');
+    await screenshot(page, 'console-fields-04-detect-refused', { fullPage: false });
+
+    // With Grace as the third recipient: four fields found, on their pages for their recipients.
+    await page.getByRole('button', { name: 'Add signer' }).click();
+    const graceRow = page.locator('#signer-list fieldset').nth(2);
+    await graceRow.locator('[data-field="name"]').fill('Grace Hopper');
+    await graceRow.locator('[data-field="email"]').fill(grace);
+    await page.getByRole('button', { name: 'Save signers' }).click();
+    await page.locator('#status').filter({ hasText: 'Signers saved: 3.' }).waitFor();
+    await detect.click();
+    await page.locator('#confirm-dialog[open]').waitFor();
+    await page.locator('#confirm-ok').click();
+    await result.filter({ hasText: 'Found 4 fields in the document (4 text tags, 0 form fields)' }).waitFor();
+    await expect(result.getAttribute('class')).resolves.toContain('notice-ok');
+    await expect(page.locator('#field-pages .pdf-page[data-page="1"] .placed-field').allTextContents()).resolves.toEqual(['Company · Ada Lovelace', 'Signature · Ada Lovelace']);
+    await expect(page.locator('#field-pages .pdf-page[data-page="2"] .placed-field').allTextContents()).resolves.toEqual(['Signature · Grace Hopper', 'Date · Grace Hopper']);
+    await expect(page.locator('#fields-dirty').isHidden()).resolves.toBe(true);
+
+    // Saved as the API tells, and drawn where the API put them.
+    const detected = await envelopeFromApi(id);
+    const [ada1, , grace3] = detected.signers.map((signer: { id: string }) => signer.id);
+    expect(ada1).toBe(adaId);
+    expect(detected.fields.map((field: any) => [field.type, field.label, field.recipientId, field.page, field.source])).toEqual([
+      ['text', 'Company', adaId, 1, 'textTag'],
+      ['signature', 'Signature', adaId, 1, 'textTag'],
+      ['signature', 'Signature', grace3, 2, 'textTag'],
+      ['date_signed', 'Date', grace3, 2, 'textTag'],
+    ]);
+    const pageTwo = page.locator('#field-pages .pdf-page[data-page="2"]');
+    await pageTwo.scrollIntoViewIfNeeded();
+    const pageBox = (await pageTwo.boundingBox())!;
+    for (const [index, field] of detected.fields.slice(2).entries()) {
+      const fieldBox = (await pageTwo.locator('.placed-field').nth(index).boundingBox())!;
+      expect(Math.abs((fieldBox.x - pageBox.x) / pageBox.width - field.x)).toBeLessThan(0.01);
+      expect(Math.abs((fieldBox.y - pageBox.y) / pageBox.height - field.y)).toBeLessThan(0.01);
+      expect(Math.abs(fieldBox.width / pageBox.width - field.width)).toBeLessThan(0.01);
+    }
+    await page.locator('#field-pages .pdf-page[data-page="1"] .placed-field').first().scrollIntoViewIfNeeded();
+    await expectNoViolations('envelope with detected fields');
+    await screenshot(page, 'console-fields-05-detected', { fullPage: false });
+
+    // Sent, the envelope no longer offers detection.
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('#envelope-status').filter({ hasText: 'sent' }).waitFor();
+    await expect(page.locator('#detect-tools').isHidden()).resolves.toBe(true);
     expect(watch.errors).toEqual([]);
   }, patience(300_000));
 });

@@ -331,7 +331,7 @@
       showSettings(envelope);
     }
     renderRecipients(envelope);
-    showFields(envelope, previous, changed);
+    showFields(envelope, previous, changed, null, envelope.status === 'draft' ? detectEnvelopeFields : null);
     setLifecycleControls(envelope);
     $('sealed').hidden = envelope.status !== 'completed';
     $('sealed-hash').textContent = envelope.hash || '';
@@ -484,6 +484,12 @@
         showEnvelope(response.body, response.headers.get('ETag'));
       })
       .catch(reloadWhenStale);
+  }
+
+  /** Detect Fields of the open draft envelope (its document's text tags name recipients by position). */
+  function detectEnvelopeFields() {
+    var id = state.envelope.id;
+    return detectAndReopen('envelopes/' + encodeURIComponent(id), state.etag, function () { return openEnvelope(id, false); });
   }
 
   /** On 412 the page showed an old version: show the current one, then report the error. */
@@ -979,7 +985,8 @@
     saveTo: null,
     /**
      * Replaces the subject's fields with those its document places itself (text tags, form fields);
-     * resolves to `{fields, textTags, formFields}` once the subject on show has them. `null`: not offered.
+     * resolves to `{fields, textTags, formFields}` once the subject on show has them (`detectAndReopen`).
+     * `null`: not offered.
      */
     detectWith: null,
     /** The document on show: for which envelope or template, PDF.js's document, and the page layout. */
@@ -1081,6 +1088,9 @@
   function renderFieldTools(envelope) {
     var signers = envelope.signers.filter(function (signer) { return signer.role === 'signer'; });
     $('field-recipient-label').textContent = envelope.kind === 'template' ? 'Role' : 'Recipient';
+    $('detect-tag-example').textContent = envelope.kind === 'template'
+      ? '{{signature;r=Client;label=Signature}} (r: a role’s name)'
+      : '{{signature;r=2;label=Signature}} (r: the recipient’s place in the list, 1 for the first)';
     var select = $('field-recipient');
     var chosen = select.value;
     select.textContent = '';
@@ -1601,6 +1611,23 @@
     });
   }
 
+  /**
+   * `POST <path>/fields/detect` for the envelope or template at `path` (as `api` takes it, e.g.
+   * `envelopes/<id>`) with `If-Match: etag`, then `reopen()` (a promise) shows it as saved; resolves to
+   * `{fields, textTags, formFields}`, the fields as the placement tool holds them (by `recipientId`).
+   * On 412 it shows the current version too, then rejects with the error.
+   */
+  function detectAndReopen(path, etag, reopen) {
+    return api('POST', path + '/fields/detect', { ifMatch: etag }).then(function (response) {
+      return reopen().then(function () {
+        return { fields: fields.subject.fields, textTags: response.body.textTags, formFields: response.body.formFields };
+      });
+    }, function (error) {
+      if (error.status !== 412) throw error;
+      return reopen().then(function () { throw error; });
+    });
+  }
+
   /** Says beside "Detect fields" what was found (`summary`) or what was wrong (`error`); neither: nothing. */
   function showDetectResult(summary, error) {
     var box = $('detect-result');
@@ -1770,15 +1797,7 @@
   /** Detect Fields of the open draft template (its document's text tags name roles by name). */
   function detectTemplateFields() {
     var id = state.template.id;
-    return api('POST', 'templates/' + encodeURIComponent(id) + '/fields/detect', { ifMatch: state.templateEtag }).then(function (response) {
-      // The fields as the placement tool holds them (by `recipientId`), from the template as saved.
-      return openTemplate(id, false).then(function () {
-        return { fields: fields.subject.fields, textTags: response.body.textTags, formFields: response.body.formFields };
-      });
-    }, function (error) {
-      if (error.status !== 412) throw error;
-      return openTemplate(id, false).then(function () { throw error; });
-    });
+    return detectAndReopen('templates/' + encodeURIComponent(id), state.templateEtag, function () { return openTemplate(id, false); });
   }
 
   function renderRoles(roles) {
