@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { createApiKeyRequest } from '../auth/apiKeySchemas.js';
 import { MAX_API_KEY_LIFETIME_DAYS, MAX_API_KEYS_PER_USER, type ApiKeyView, type CreatedApiKeyView } from '../auth/apiKeys.js';
 import { API_KEY_CACHE_MS, LAST_USED_INTERVAL_MS } from '../storage/apiKeyRepository.js';
-import { internalError, jsonBodyTooLarge, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { cacheControlNoStore, internalError, jsonBodyTooLarge, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { problemResponses, type ProblemExample } from './responses.js';
 import { matches, type Matches } from './ties.js';
 
@@ -54,7 +54,7 @@ const exampleKey = {
 
 const json = 'application/json';
 const jwtOnly = [{ bearerAuth: [] }];
-const noStore = { description: '`no-store`.', required: true, schema: { type: 'string' as const, const: 'no-store' } };
+const noStore = cacheControlNoStore();
 
 const problems = {
   ...ownerProblems,

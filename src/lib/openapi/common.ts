@@ -96,3 +96,11 @@ export function ownedIdParam(noun: string, example: string): z.ZodObject<{ id: z
 export const ifMatch = z.object({
   'If-Match': z.string().optional().meta({ description: 'The `ETag` of the version this change is based on; another version gives 412.', examples: ['"3"'] }),
 });
+
+/**
+ * The `Cache-Control: no-store` response header (RFC 9111 §5.2.2.5) of an answer no cache may keep.
+ * @param reason why, when the body carries something secret or short-lived (`the body carries signed URLs`)
+ */
+export function cacheControlNoStore(reason?: string): { description: string; required: true; schema: { type: 'string'; const: 'no-store' } } {
+  return { description: reason === undefined ? '`no-store`.' : `\`no-store\`: ${reason}.`, required: true, schema: { type: 'string', const: 'no-store' } };
+}

@@ -30,7 +30,7 @@ import {
   uploadTicketResponse,
   type ProblemExample,
 } from './responses.js';
-import { documentProblems, ifMatch, internalError, jsonBodyTooLarge, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { cacheControlNoStore, documentProblems, ifMatch, internalError, jsonBodyTooLarge, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { registerWebhookOperations } from './webhooks.js';
 import { registerApiKeyOperations } from './apiKeys.js';
 import { registerDetectionOperations } from './detection.js';
@@ -132,7 +132,7 @@ type HeaderObject = {
 };
 
 const headers = {
-  noStore: { description: '`no-store`: the body carries a token or a signed URL.', required: true, schema: { type: 'string', const: 'no-store' } },
+  noStore: cacheControlNoStore('the body carries a token or a signed URL'),
   etag: { description: 'Strong ETag of this envelope version; send it as `If-Match` to update only that version.', required: true, schema: { type: 'string' } },
 } satisfies Record<string, HeaderObject>;
 

@@ -7,7 +7,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { reassignSigningRequest } from '../recipients/reassign.js';
 import { createViewRequest, MAX_FRAME_ANCESTORS, type CreatedView } from '../recipients/views.js';
-import { internalError, jsonBodyProblems, jsonBodyTooLarge, notJson, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { cacheControlNoStore, internalError, jsonBodyProblems, jsonBodyTooLarge, notJson, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { recipientNotFound, recipientParams, recipientViewResponse, SIGNING_AUTH, viewExample } from './recipients.js';
 import { problemResponses, type ProblemExample } from './responses.js';
 import { matches, type Matches } from './ties.js';
@@ -44,7 +44,7 @@ const problems = {
 } satisfies Record<string, ProblemExample>;
 
 const problem = problemResponses(problems);
-const noStore = { description: '`no-store`.', required: true, schema: { type: 'string' as const, const: 'no-store' } };
+const noStore = cacheControlNoStore();
 const common = { 500: internalError, 503: storageUnavailable };
 
 function operations(bearerAuth: string): Operation[] {
@@ -143,7 +143,7 @@ function operations(bearerAuth: string): Operation[] {
       responses: {
         200: {
           description: 'The recipient\'s view, now `reassigned` (`canAct` false).',
-          headers: { 'Cache-Control': { description: '`no-store`: the body carries signed URLs.', required: true, schema: { type: 'string', const: 'no-store' } } },
+          headers: { 'Cache-Control': cacheControlNoStore('the body carries signed URLs') },
           content: {
             'application/json': {
               schema: recipientViewResponse,

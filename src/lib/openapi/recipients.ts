@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { DELIVERIES, ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from '../envelopes/model.js';
 import { completeSigningRequest, declineSigningRequest, signatureValue } from '../recipients/schemas.js';
 import type { RecipientView } from '../recipients/view.js';
-import { internalError, jsonBodyProblems, notJson, ownedIdParam, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { cacheControlNoStore, internalError, jsonBodyProblems, notJson, ownedIdParam, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { fieldResponse, problemResponses, recipientStatus, signerResponse, type ProblemExample } from './responses.js';
 import { actionAuthenticationAnswers, restrictedViewResponse, signerAuthenticationOperations, verifiedAuthentication } from './signerAuthentication.js';
 import { matches, type Matches } from './ties.js';
@@ -143,7 +143,7 @@ export const recipientNotFound = problem(404, 'No envelope with this id, or anot
   'recipient-not-found',
 ]);
 
-const noStore = { description: '`no-store`: the body carries signed URLs.', required: true, schema: { type: 'string' as const, const: 'no-store' } };
+const noStore = cacheControlNoStore('the body carries signed URLs');
 const viewOk = (description: string): ResponseConfig => ({
   description,
   headers: { 'Cache-Control': noStore },
@@ -255,7 +255,7 @@ function operations(bearerAuth: string): Operation[] {
         202: {
           description: 'The invitation is queued; the recipient as the envelope now shows it (`lastEmail` `invitation`, `queued`).',
           headers: {
-            'Cache-Control': { description: '`no-store`.', required: true, schema: { type: 'string', const: 'no-store' } },
+            'Cache-Control': cacheControlNoStore(),
             ETag: { description: 'Strong ETag of the envelope after the change.', required: true, schema: { type: 'string' } },
           },
           content: {

@@ -6,7 +6,7 @@
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { authenticateRequest, MAX_ATTEMPTS, MAX_OTPS, OTP_COOLDOWN_SECONDS, OTP_TTL_SECONDS } from '../recipients/authenticationSettings.js';
-import { jsonBodyProblems, jsonBodyTooLarge, notJson, type Operation } from './common.js';
+import { cacheControlNoStore, jsonBodyProblems, jsonBodyTooLarge, notJson, type Operation } from './common.js';
 import { problemResponses } from './responses.js';
 
 const method = z.enum(['accessCode', 'emailOtp']);
@@ -67,7 +67,7 @@ export function signerAuthenticationOperations(
       description: `For a recipient with \`emailOtp\` authentication: e-mails it a 6-digit code that works once, for ${OTP_TTL_SECONDS / 60} minutes (a newer code replaces it). At most once every ${OTP_COOLDOWN_SECONDS} seconds and ${MAX_OTPS} times per signing link (the sender's resend gives a new link). The e-mail counts toward the sender's daily e-mail quota. No body.`,
       security,
       responses: {
-        202: { description: 'The e-mail is queued.', headers: { 'Cache-Control': { description: '`no-store`.', required: true, schema: { type: 'string', const: 'no-store' } } } },
+        202: { description: 'The e-mail is queued.', headers: { 'Cache-Control': cacheControlNoStore() } },
         401: common.invalidToken,
         409: problem(409, 'The recipient does not use e-mailed codes (`authentication-method-mismatch`), or concurrent requests kept the envelope busy (`envelope-contended`).', ['authentication-method-mismatch', 'envelope-contended']),
         423: lockedAnswer,

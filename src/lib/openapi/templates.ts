@@ -11,7 +11,7 @@ import { MAX_FIELDS } from '../envelopes/schemas.js';
 import type { TemplateField, TemplateRole, TemplateView } from '../templates/model.js';
 import { TEMPLATE_STATUSES } from '../templates/model.js';
 import { createTemplateRequest, listTemplatesQuery, MAX_ROLES, updateTemplateRequest, useTemplateRequest } from '../templates/schemas.js';
-import { documentProblems, ifMatch, internalError, jsonBodyTooLarge, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { cacheControlNoStore, documentProblems, ifMatch, internalError, jsonBodyTooLarge, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { envelopeResponse, fieldResponse, problemResponses, signerRole, type ProblemExample } from './responses.js';
 import { matches, type Matches } from './ties.js';
 
@@ -138,7 +138,7 @@ const sentEnvelope = {
 
 const json = 'application/json';
 const bearer = [{ bearerAuth: [] }];
-const noStore = { description: '`no-store`: the body carries signed URLs.', required: true, schema: { type: 'string' as const, const: 'no-store' } };
+const noStore = cacheControlNoStore('the body carries signed URLs');
 const etag = { description: 'Strong ETag of this version; send it as `If-Match` to update only that version.', required: true, schema: { type: 'string' as const } };
 
 const problems = {

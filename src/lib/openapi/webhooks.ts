@@ -18,7 +18,7 @@ import {
   type WebhookView,
 } from '../notifications/webhooks/model.js';
 import { createWebhookRequest, webhookEventType } from '../notifications/webhooks/schemas.js';
-import { internalError, jsonBodyTooLarge, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { cacheControlNoStore, internalError, jsonBodyTooLarge, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { problemResponses, type ProblemExample } from './responses.js';
 import { matches, type Matches, type SameKeys } from './ties.js';
 
@@ -132,7 +132,7 @@ const EVENT_DOCS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], { summary: string
 
 const json = 'application/json';
 const bearer = [{ bearerAuth: [] }];
-const noStore = { description: '`no-store`.', required: true, schema: { type: 'string' as const, const: 'no-store' } };
+const noStore = cacheControlNoStore();
 
 const problems = {
   ...ownerProblems,
