@@ -147,13 +147,22 @@ export async function pdfsig(file: string): Promise<SignatureReport[]> {
 
 /** Poppler's complaints about a file, positions removed so that the same problem compares equal wherever it sits. */
 export async function popplerProblems(file: string): Promise<Set<string>> {
-  const outputs = await Promise.all([run('pdftotext', [file, '/dev/null']), run('pdfinfo', [file])]);
+  return (await popplerRead(file)).problems;
+}
+
+/**
+ * Poppler's complaints about a file (as {@link popplerProblems}) and its text as `pdftotext` extracts
+ * it (pages ended by form feeds), from one run of each tool: a long document is read once.
+ */
+async function popplerRead(file: string): Promise<{ problems: Set<string>; text: string }> {
+  const outputs = await Promise.all([run('pdftotext', [file, '-']), run('pdfinfo', [file])]);
   const lines = outputs.flatMap(({ stderr }) => stderr.split('\n'));
-  return new Set(
+  const problems = new Set(
     lines
       .map((line) => line.replaceAll(file, '<file>').replace(/\(\d+\)/g, '(n)').replace(/\b\d+\b/g, 'n').trim())
       .filter((line) => line !== ''),
   );
+  return { problems, text: outputs[0].stdout };
 }
 
 export async function pdftotext(file: string, options: string[] = []): Promise<string> {
@@ -284,6 +293,7 @@ export async function dumpSignature(file: string, index: number): Promise<string
  * qpdf --check (no errors, no warnings the original did not have), poppler (no complaint the
  * original did not have), pdfinfo (pages = original + certificate), no form fields but signatures,
  * and the certificate's text (envelope id, signer names, original SHA-256) extractable.
+ * @returns the sealed file's text as `pdftotext` extracts it, each page ended by a form feed
  */
 export async function expectValidSeal(options: {
   original: string;
@@ -292,17 +302,16 @@ export async function expectValidSeal(options: {
   originalPageCount: number;
   certificatePageCount: number;
   earlierSignatures?: number;
-}): Promise<void> {
+}): Promise<string> {
   const { original, sealed, certificate } = options;
-  const [signatures, check, originalCheck, problems, originalProblems, info, fields, text] = await Promise.all([
+  const [signatures, check, originalCheck, { problems, text }, originalProblems, info, fields] = await Promise.all([
     pdfsig(sealed),
     qpdfCheck(sealed),
     qpdfCheck(original),
-    popplerProblems(sealed),
+    popplerRead(sealed),
     popplerProblems(original),
     pdfinfo(sealed),
     formFieldTypes(sealed),
-    pdftotext(sealed),
   ]);
 
   expect(signatures).toHaveLength((options.earlierSignatures ?? 0) + 1);
@@ -327,6 +336,7 @@ export async function expectValidSeal(options: {
     expect(flat).toContain(signer.id);
   }
   for (const event of certificate.events) expect(flat).toContain(event.type);
+  return text;
 }
 
 /** Whether `prefix` is the start of `bytes` (an incremental update keeps the original bytes). */
