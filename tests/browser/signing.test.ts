@@ -286,10 +286,7 @@ describe('GET /api/sign in Chromium', () => {
   let envelopeId: string;
   let adaToken: string;
 
-  // The four ceremonies are independent (their own envelopes, addresses and browser contexts) and run
-  // at once: each mostly waits on the service, its e-mails and the page, which left the machine idle
-  // when they ran one after another.
-  test.concurrent('three signers sign in turn, by touch, by keyboard and by mouse, and the last downloads the sealed PDF', async () => {
+  test('three signers sign in turn, by touch, by keyboard and by mouse, and the last downloads the sealed PDF', async () => {
     const sent = await sentEnvelope(env.api, owner, {
       pdf: contract,
       signingOrder: 'sequential',
@@ -511,7 +508,7 @@ describe('GET /api/sign in Chromium', () => {
     await expectNoViolations(page, 'completed');
   }, 240_000);
 
-  test.concurrent('an approver approves, a viewer confirms having read it, and a signer without fields signs on the certificate', async () => {
+  test('an approver approves, a viewer confirms having read it, and a signer without fields signs on the certificate', async () => {
     const signer = address('whole-signer');
     const approver = address('approver');
     const viewer = address('viewer');
@@ -583,7 +580,7 @@ describe('GET /api/sign in Chromium', () => {
     expect(text).toContain('M. Somerville');
   }, 180_000);
 
-  test.concurrent('a signer declines with a reason; the older link of a resent invitation no longer works', async () => {
+  test('a signer declines with a reason; the older link of a resent invitation no longer works', async () => {
     const dorothy = address('dorothy');
     const katherineB = address('katherine-b');
     const sent = await sentEnvelope(env.api, owner, {
@@ -640,7 +637,7 @@ describe('GET /api/sign in Chromium', () => {
     await expectNoViolations(other.page, 'declined by another');
   }, 120_000);
 
-  test.concurrent('says plainly when there is no link, when it is not the recipient\'s turn, and when the envelope was withdrawn or has expired', async () => {
+  test('says plainly when there is no link, when it is not the recipient\'s turn, and when the envelope was withdrawn or has expired', async () => {
     const visit = await visitor({ mobile: false });
     const page = visit.page;
     await page.goto(`${env.service.apiUrl}/sign`);
