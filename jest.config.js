@@ -11,6 +11,8 @@ export default {
   globalTeardown: '<rootDir>/dist/tests/support/globalTeardown.js',
   // Stops each test file's seal worker thread once the file is done (see the file).
   setupFilesAfterEnv: ['<rootDir>/dist/tests/support/testFileTeardown.js'],
+  // Jest's order, except that the longest files start first when jest's cache has no duration for them (see the file).
+  testSequencer: '<rootDir>/dist/tests/support/testSequencer.js',
   // A test's own deadline; TEST_TIME_SCALE (tests/support/patience.ts) stretches it on a busy machine.
   testTimeout: Math.round(60000 * (Number(process.env.TEST_TIME_SCALE) > 0 ? Number(process.env.TEST_TIME_SCALE) : 1)),
   maxWorkers: 2,

@@ -175,7 +175,12 @@ describe('the signing page in every language', () => {
     await page.context().close();
   });
 
-  test.each(SUPPORTED_LOCALES.filter((locale) => locale !== 'en').map((locale) => [locale]))('%s: its own catalogue, lang and dir, its script font, no violation', async (locale) => {
+  // Each language in its own context of the one browser, a few at once (jest's maxConcurrency, 5): a
+  // page mostly waits for the service, its fonts and axe, so 26 of them one after another left the
+  // machine idle. Nothing is shared between them but the envelope, which they only read. The English
+  // test before them has loaded every handler they use: under jest 30, a concurrent test that ends
+  // marks the runtime "between tests" while the others run, and a first import would then fail.
+  test.concurrent.each(SUPPORTED_LOCALES.filter((locale) => locale !== 'en').map((locale) => [locale]))('%s: its own catalogue, lang and dir, its script font, no violation', async (locale) => {
     const { page, assets, errors } = await visit(locale);
     const state = await pageState(page);
     expect(state).toMatchObject({ lang: locale, dir: locale === 'ar' || locale === 'he' ? 'rtl' : 'ltr', language: locale });

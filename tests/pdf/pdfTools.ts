@@ -147,13 +147,22 @@ export async function pdfsig(file: string): Promise<SignatureReport[]> {
 
 /** Poppler's complaints about a file, positions removed so that the same problem compares equal wherever it sits. */
 export async function popplerProblems(file: string): Promise<Set<string>> {
-  const outputs = await Promise.all([run('pdftotext', [file, '/dev/null']), run('pdfinfo', [file])]);
+  return (await popplerRead(file)).problems;
+}
+
+/**
+ * Poppler's complaints about a file (as {@link popplerProblems}) and its text as `pdftotext` extracts
+ * it (pages ended by form feeds), from one run of each tool: a long document is read once.
+ */
+async function popplerRead(file: string): Promise<{ problems: Set<string>; text: string }> {
+  const outputs = await Promise.all([run('pdftotext', [file, '-']), run('pdfinfo', [file])]);
   const lines = outputs.flatMap(({ stderr }) => stderr.split('\n'));
-  return new Set(
+  const problems = new Set(
     lines
       .map((line) => line.replaceAll(file, '<file>').replace(/\(\d+\)/g, '(n)').replace(/\b\d+\b/g, 'n').trim())
       .filter((line) => line !== ''),
   );
+  return { problems, text: outputs[0].stdout };
 }
 
 export async function pdftotext(file: string, options: string[] = []): Promise<string> {
@@ -284,6 +293,7 @@ export async function dumpSignature(file: string, index: number): Promise<string
  * qpdf --check (no errors, no warnings the original did not have), poppler (no complaint the
  * original did not have), pdfinfo (pages = original + certificate), no form fields but signatures,
  * and the certificate's text (envelope id, signer names, original SHA-256) extractable.
+ * @returns the sealed file's text as `pdftotext` extracts it, each page ended by a form feed
  */
 export async function expectValidSeal(options: {
   original: string;
@@ -292,17 +302,16 @@ export async function expectValidSeal(options: {
   originalPageCount: number;
   certificatePageCount: number;
   earlierSignatures?: number;
-}): Promise<void> {
+}): Promise<string> {
   const { original, sealed, certificate } = options;
-  const [signatures, check, originalCheck, problems, originalProblems, info, fields, text] = await Promise.all([
+  const [signatures, check, originalCheck, { problems, text }, originalProblems, info, fields] = await Promise.all([
     pdfsig(sealed),
     qpdfCheck(sealed),
     qpdfCheck(original),
-    popplerProblems(sealed),
+    popplerRead(sealed),
     popplerProblems(original),
     pdfinfo(sealed),
     formFieldTypes(sealed),
-    pdftotext(sealed),
   ]);
 
   expect(signatures).toHaveLength((options.earlierSignatures ?? 0) + 1);
@@ -327,6 +336,7 @@ export async function expectValidSeal(options: {
     expect(flat).toContain(signer.id);
   }
   for (const event of certificate.events) expect(flat).toContain(event.type);
+  return text;
 }
 
 /** Whether `prefix` is the start of `bytes` (an incremental update keeps the original bytes). */
@@ -372,43 +382,48 @@ function complaints(stderr: string, file: string): Set<string> {
  * @returns a summary for docs/corpus.md, e.g. "identical in poppler, MuPDF, Ghostscript"
  */
 export async function expectSameRendering(original: string, sealed: string, pages: number, dpi = 72): Promise<string> {
-  const identical: string[] = [];
-  const notes: string[] = [];
-  for (const renderer of renderers) {
-    const name = engineNames[renderer];
-    let comparison: Awaited<ReturnType<typeof differingPages>>;
-    try {
-      comparison = await differingPages(original, sealed, renderer, { dpi, pages });
-    } catch (error) {
-      // An engine that fails on the original may fail on the sealed file (an incremental update keeps
-      // the original's bytes), but with no error the original did not cause.
-      const failure = async (file: string): Promise<string | null> =>
-        await renderPages(file, renderer, { dpi, first: 1, last: pages }).then(
-          () => null,
-          // execFile's error carries the engine's stderr (not instanceof Error here: another realm under jest).
-          (cause: unknown) => String((cause as { stderr?: unknown }).stderr ?? cause),
-        );
-      const originalFailure = await failure(original);
-      if (originalFailure === null) throw error;
-      const sealedFailure = await failure(sealed);
-      if (sealedFailure !== null) {
-        const before = complaints(originalFailure, original);
-        for (const complaint of complaints(sealedFailure, sealed)) expect({ renderer, complaint, known: before.has(complaint) }).toEqual({ renderer, complaint, known: true });
-      }
-      notes.push(`${name} cannot render the original${sealedFailure === null ? '; renders the sealed file' : ' nor, with the same errors, the sealed file'}`);
-      continue;
-    }
-    expect({ renderer, pages: comparison.pages.filter((page) => page.changed) }).toEqual({ renderer, pages: [] });
-    const before = complaints(comparison.originalStderr, original);
-    for (const complaint of complaints(comparison.changedStderr, sealed)) expect({ renderer, complaint, known: before.has(complaint) }).toEqual({ renderer, complaint, known: true });
-    if (comparison.pages.length === 0) identical.push(name);
-    else {
-      const lone = comparison.pages.reduce((sum, page) => sum + page.lone, 0);
-      notes.push(
-        `${name}: ${comparison.pages.length} of ${pages} page(s) differ by edge placement only (at most ${Math.max(...comparison.pages.map((page) => page.differing))} px` +
-          `${lone > 0 ? `, ${lone} lone pixel(s) of sub-pixel features` : ''})`,
-      );
-    }
-  }
+  // The three engines render at once: each waits on its own processes, and a long document (206 pages
+  // in the corpus) otherwise kept the other two idle for minutes. The summary keeps the engines' order.
+  const outcomes = await Promise.all(renderers.map((renderer) => sameRenderingIn(renderer, original, sealed, pages, dpi)));
+  const identical = outcomes.flatMap((outcome) => (outcome.identical ? [engineNames[outcome.renderer]] : []));
+  const notes = outcomes.flatMap((outcome) => (outcome.note === undefined ? [] : [outcome.note]));
   return [identical.length > 0 ? `identical in ${identical.join(', ')}` : '', ...notes].filter((part) => part !== '').join('; ');
+}
+
+/** {@link expectSameRendering} for one engine: whether every page is identical, else a note on how they differ. */
+async function sameRenderingIn(renderer: Renderer, original: string, sealed: string, pages: number, dpi: number): Promise<{ renderer: Renderer; identical: boolean; note?: string }> {
+  const name = engineNames[renderer];
+  let comparison: Awaited<ReturnType<typeof differingPages>>;
+  try {
+    comparison = await differingPages(original, sealed, renderer, { dpi, pages });
+  } catch (error) {
+    // An engine that fails on the original may fail on the sealed file (an incremental update keeps
+    // the original's bytes), but with no error the original did not cause.
+    const failure = async (file: string): Promise<string | null> =>
+      await renderPages(file, renderer, { dpi, first: 1, last: pages }).then(
+        () => null,
+        // execFile's error carries the engine's stderr (not instanceof Error here: another realm under jest).
+        (cause: unknown) => String((cause as { stderr?: unknown }).stderr ?? cause),
+      );
+    const originalFailure = await failure(original);
+    if (originalFailure === null) throw error;
+    const sealedFailure = await failure(sealed);
+    if (sealedFailure !== null) {
+      const before = complaints(originalFailure, original);
+      for (const complaint of complaints(sealedFailure, sealed)) expect({ renderer, complaint, known: before.has(complaint) }).toEqual({ renderer, complaint, known: true });
+    }
+    return { renderer, identical: false, note: `${name} cannot render the original${sealedFailure === null ? '; renders the sealed file' : ' nor, with the same errors, the sealed file'}` };
+  }
+  expect({ renderer, pages: comparison.pages.filter((page) => page.changed) }).toEqual({ renderer, pages: [] });
+  const before = complaints(comparison.originalStderr, original);
+  for (const complaint of complaints(comparison.changedStderr, sealed)) expect({ renderer, complaint, known: before.has(complaint) }).toEqual({ renderer, complaint, known: true });
+  if (comparison.pages.length === 0) return { renderer, identical: true };
+  const lone = comparison.pages.reduce((sum, page) => sum + page.lone, 0);
+  return {
+    renderer,
+    identical: false,
+    note:
+      `${name}: ${comparison.pages.length} of ${pages} page(s) differ by edge placement only (at most ${Math.max(...comparison.pages.map((page) => page.differing))} px` +
+      `${lone > 0 ? `, ${lone} lone pixel(s) of sub-pixel features` : ''})`,
+  };
 }

@@ -49,7 +49,7 @@ export function parsePnm(bytes: Buffer): Raster {
   const channels = magic === 'P6' ? 3 : 1;
   const data = bytes.subarray(position, position + width * height * channels);
   if (data.length !== width * height * channels) throw new Error('Truncated PNM data.');
-  if (channels === 3) return { width, height, pixels: Buffer.from(data) };
+  if (channels === 3) return { width, height, pixels: data }; // a view of the file's bytes, not a copy (pages run to megabytes)
   const pixels = Buffer.alloc(width * height * 3);
   for (let index = 0; index < data.length; index++) pixels.fill(data[index] ?? 0, index * 3, index * 3 + 3);
   return { width, height, pixels };
