@@ -140,7 +140,8 @@ describe('a request with a new key runs; a retry gets its kept answer', () => {
     const key = randomUUID();
     const first = await upload(env.api, owner, key);
     expect(first.status).toBe(201);
-    expectReplayOf(await settled(() => upload(other.api, owner, key)), first);
+    // GetUploadUrl's answer is stored in the envelope's own transaction: replayed at once, never "in use".
+    expectReplayOf(await upload(other.api, owner, key), first);
     expect((await envelopeIds(owner)).filter((id) => id === first.body.envelopeId)).toHaveLength(1);
   });
 
@@ -384,9 +385,10 @@ describe('a crash between the work and storing its answer', () => {
     const key = randomUUID();
     const first = await upload(env.api, user, key);
     expect(first.status).toBe(201);
-    expect(await keptRow(user, key)).toMatchObject({ method: 'POST', path: '/api/GetUploadUrl', status: 201 });
-    // A crash after that transaction and before the kept answer was stored: the row is still the
-    // claim, and its process is gone. Another instance (which never saw the answer) runs nothing.
+    // The answer is in the row as soon as the request answered: it was written with the envelope.
+    expect(await storedKey(user, key)).toMatchObject({ state: 'done', method: 'POST', path: '/api/GetUploadUrl', status: 201, body: first.text });
+    // A claim left running by a dead process (as an endpoint that stores its answer after its work
+    // leaves it): another instance, which never saw the answer, runs nothing.
     await changeStoredKey(user, key, { state: 'running', claimedAt: new Date().toISOString(), leaseUntil: new Date(Date.now() + 60_000).toISOString() });
     expectType(await upload(other.api, user, key), 409, 'idempotency-key-in-use');
     await changeStoredKey(user, key, { leaseUntil: new Date(Date.now() - 1000).toISOString() });

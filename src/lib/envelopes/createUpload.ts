@@ -14,6 +14,12 @@ export interface CreateEnvelopeUploadOptions {
   request: UploadRequest;
   actor: Actor;
   now?: Date;
+  /**
+   * Called with the ticket just before the envelope's transaction, once nothing can refuse the request
+   * any more: the HTTP layer hands its answer to an idempotency key's claim there, so that the answer
+   * is stored with the envelope (`http/idempotency.ts` `answerInTransaction`).
+   */
+  beforeCommit?: (ticket: UploadTicket) => void;
 }
 
 export interface UploadTicket {
@@ -30,13 +36,15 @@ export interface UploadTicket {
  * Creates a draft envelope with no signers for `request.filename` and returns where to upload it.
  * @throws AppError 415 when `mimetype` is not `application/pdf`
  */
-export async function createEnvelopeUpload({ services, request, actor, now = new Date() }: CreateEnvelopeUploadOptions): Promise<UploadTicket> {
+export async function createEnvelopeUpload({ services, request, actor, now = new Date(), beforeCommit }: CreateEnvelopeUploadOptions): Promise<UploadTicket> {
   assertPdfMimetype(request.mimetype);
   const { record, event } = newDraftEnvelope({ actor, documentName: request.filename, now });
   const { id, blobName } = record;
   const { uploadUrl, expiresAt } = await uploadUrlFor(services, CONTAINERS.documents, blobName, now);
+  const ticket: UploadTicket = { uploadUrl, envelopeId: id, blobName, expiresAt };
+  beforeCommit?.(ticket);
   await services.envelopes.create(record, event);
-  return { uploadUrl, envelopeId: id, blobName, expiresAt };
+  return ticket;
 }
 
 /**

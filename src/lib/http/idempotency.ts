@@ -9,7 +9,10 @@
  *   owner's partition (GetUploadUrl, registered with `idempotency: 'claim-in-transaction'`) runs
  *   first, and its transaction inserts the claim with its own rows (`storage/idempotentClaim.ts`):
  *   claim and work land together or not at all, and the key costs no storage round trip of its
- *   own. When that transaction finds the key's row already there it writes nothing, and the request
+ *   own. Where the endpoint knows its answer before that transaction (GetUploadUrl, through
+ *   {@link answerInTransaction}), the transaction inserts the kept answer itself instead of a claim:
+ *   no write follows the request, every instance replays at once, and no crash can leave the work
+ *   done without its answer. When that transaction finds the key's row already there it writes nothing, and the request
  *   is decided as any other (replay, 422, 409 in use or outcome unknown; an expired row is claimed
  *   and the endpoint runs again); a run that wrote nothing (a refusal) claims the key after it. A 2xx or 4xx answer (except 429, which asks to be retried) is
  *   kept for 24 hours for (owner, key): status, body, and the `Content-Type`, `Cache-Control`,
@@ -37,7 +40,7 @@ import { afterResponse } from '../afterResponse.js';
 import { AppError } from '../errors.js';
 import { LruCache } from '../lruCache.js';
 import type { DoneKey, IdempotencyKeyRepository, IdempotencyKeyRow, IdempotentRequest, KeptAnswer } from '../storage/idempotencyKeyRepository.js';
-import { withPendingClaim, type PendingClaim } from '../storage/idempotentClaim.js';
+import { answerWithClaim, withPendingClaim, type PendingClaim } from '../storage/idempotentClaim.js';
 import { describeCause, problemResponse } from './problem.js';
 import { withStandardHeaders } from './respond.js';
 
@@ -152,13 +155,28 @@ export async function runIdempotently(
 
   if (options.claimInTransaction === true) {
     // The claim rides in the endpoint's own transaction (storage/idempotentClaim.ts).
-    const pending: PendingClaim = { ownerId, entity: keys.claimRow(ownerId, key, claimOptions), state: 'pending' };
+    const claimRow = keys.claimRow(ownerId, key, claimOptions);
+    const expiresAt = String(claimRow.expiresAt);
+    const pending: PendingClaim = { ownerId, entity: claimRow, state: 'pending', answerRow: (kept) => keys.doneRow(ownerId, key, { ...identity, expiresAt, answer: kept }) };
     let answer: HttpResponseInit;
     try {
       answer = await withPendingClaim(pending, async () => await run(new ReadBodyRequest(request, body)));
     } catch (error) {
-      if (pending.state === 'committed') await release(keys, ownerId, key, pending.etag!, identity, context);
+      if (pending.state === 'committed' && pending.answered === undefined) await release(keys, ownerId, key, pending.etag!, identity, context);
       throw error;
+    }
+    if (pending.state === 'committed' && pending.answered !== undefined) {
+      // The transaction stored the kept answer with the work ({@link answerInTransaction}): nothing left to write but,
+      // once per owner and hour, the sweeper's due entry.
+      remember(memoryKey, { ...identity, expiresAt, answer: keptAnswer(answer)! });
+      afterResponse.start('Scheduling an idempotent answer\'s expiry', async () => {
+        try {
+          await keys.scheduleForgetting(ownerId, expiresAt);
+        } catch (error) {
+          context.warn(`The expiry of an idempotent answer (${identity.method} ${identity.path}) could not be scheduled:`, describeCause(error));
+        }
+      });
+      return answer;
     }
     if (pending.state === 'committed') return await finish(answer, pending.etag!);
     if (pending.state === 'pending') {
@@ -229,6 +247,19 @@ async function keepAnswer(
       context.warn(`The answer of an idempotent request (${identity.method} ${identity.path}) could not be kept:`, describeCause(error));
     }
   });
+  return answer;
+}
+
+/**
+ * For an endpoint registered with `idempotency: 'claim-in-transaction'` whose answer is known before
+ * its transaction: hands `answer` to the request's waiting idempotency-key claim, so that the
+ * transaction stores it as the kept answer with the work (`storage/idempotentClaim.ts`). Call it just
+ * before the transaction, with exactly the answer the endpoint will return; without a key it does nothing.
+ * @returns `answer`, unchanged
+ */
+export function answerInTransaction(answer: HttpResponseInit): HttpResponseInit {
+  const kept = keptAnswer(answer);
+  if (kept !== undefined) answerWithClaim(kept);
   return answer;
 }
 

@@ -33,7 +33,7 @@ import { forEachConcurrently } from '../concurrency.js';
 import { DEFAULT_LOCALE, isSupportedLocale } from '../i18n/locales.js';
 import { AppError } from '../errors.js';
 import type { AuditEvent, EnvelopeRecord, EnvelopeStatus, Field, RecipientAction, Signer, SigningOrder } from '../envelopes/model.js';
-import { pendingClaimFor } from './idempotentClaim.js';
+import { claimRowFor, pendingClaimFor } from './idempotentClaim.js';
 import { storageStatus } from './keys.js';
 import { readLongText, writeLongText } from './longText.js';
 
@@ -92,9 +92,10 @@ export class EnvelopeRepository {
       return;
     }
     try {
-      const result = await this.table.submitTransaction([...creationActions(record, event), ['create', claim.entity]]);
+      const row = claimRowFor(claim);
+      const result = await this.table.submitTransaction([...creationActions(record, event), ['create', row]]);
       claim.state = 'committed';
-      claim.etag = result.subResponses.find((response) => response.rowKey === claim.entity.rowKey)?.etag ?? result.subResponses.at(-1)?.etag;
+      claim.etag = result.subResponses.find((response) => response.rowKey === row.rowKey)?.etag ?? result.subResponses.at(-1)?.etag;
     } catch (error) {
       // The envelope's id is new: a conflict in this transaction is the key's row, held by another request.
       if (storageStatus(error) !== 409) throw error;

@@ -164,12 +164,11 @@ export class IdempotencyKeyRepository {
   }
 
   /**
-   * Turns the claim (`etag`) into the kept answer, and makes sure the sweeper deletes it after
-   * `expiresAt` (the owner's due entry of that hour, written unless this process wrote it already).
-   * @returns `false` when the claim is no longer this request's (its row changed or is gone)
-   * @throws storage errors (an answer too large for one entity, 1 MiB, among them)
+   * The row of a kept answer (`state: done`), for {@link keep} to write over the claim, or for a
+   * transaction of the request's own to insert as its claim (`idempotentClaim.ts`): the answer then
+   * lands with the work, and the key is never left as a bare claim.
    */
-  async keep(ownerId: string, key: string, etag: string, row: IdempotentRequest & { expiresAt: string; answer: KeptAnswer }): Promise<boolean> {
+  doneRow(ownerId: string, key: string, row: IdempotentRequest & { expiresAt: string; answer: KeptAnswer }): Entity {
     const entity: Entity = {
       partitionKey: ownerId,
       rowKey: idempotencyRowKey(key),
@@ -188,21 +187,37 @@ export class IdempotencyKeyRepository {
     } else if (body !== null) {
       writeLongText(entity, 'body', body);
     }
-    const dueAt = expiryHourEnd(row.expiresAt);
-    const scheduledKey = `${ownerId} ${dueAt}`;
+    return entity;
+  }
+
+  /**
+   * Turns the claim (`etag`) into the kept answer, and makes sure the sweeper deletes it after
+   * `expiresAt` ({@link scheduleForgetting}).
+   * @returns `false` when the claim is no longer this request's (its row changed or is gone)
+   * @throws storage errors (an answer too large for one entity, 1 MiB, among them)
+   */
+  async keep(ownerId: string, key: string, etag: string, row: IdempotentRequest & { expiresAt: string; answer: KeptAnswer }): Promise<boolean> {
     try {
-      await Promise.all([
-        this.writes.write({ kind: 'update', entity, mode: 'Replace', etag }),
-        this.scheduled.find(scheduledKey) === undefined
-          ? this.dueIndex.put({ kind: IDEMPOTENCY_KEY_DUE_KIND, dueAt, ownerId, id: EXPIRED_KEYS_DUE_ID }).then(() => this.scheduled.set(scheduledKey, true))
-          : undefined,
-      ]);
+      await Promise.all([this.writes.write({ kind: 'update', entity: this.doneRow(ownerId, key, row), mode: 'Replace', etag }), this.scheduleForgetting(ownerId, row.expiresAt)]);
       return true;
     } catch (error) {
       const status = storageStatus(error);
       if (status === 412 || status === 404) return false;
       throw error;
     }
+  }
+
+  /**
+   * Makes sure the sweeper deletes the owner's rows that expire at `expiresAt`: the owner's due entry
+   * of the end of that hour, written unless this process wrote it already (then no storage request).
+   * @throws storage errors
+   */
+  async scheduleForgetting(ownerId: string, expiresAt: string): Promise<void> {
+    const dueAt = expiryHourEnd(expiresAt);
+    const scheduledKey = `${ownerId} ${dueAt}`;
+    if (this.scheduled.find(scheduledKey) !== undefined) return;
+    await this.dueIndex.put({ kind: IDEMPOTENCY_KEY_DUE_KIND, dueAt, ownerId, id: EXPIRED_KEYS_DUE_ID });
+    this.scheduled.set(scheduledKey, true);
   }
 
   /**
