@@ -13,7 +13,7 @@ import { emailsQueuedToday } from '../../src/lib/notifications/emailQuota.js';
 import { getServices } from '../../src/lib/services.js';
 import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess.js';
-import { auditTrail, outboxBatches, sentEnvelope, storedEnvelope, storedRecipient } from '../support/signing.js';
+import { auditTrail, outboxBatches, rewriteStoredEnvelope, sentEnvelope, storedEnvelope, storedRecipient } from '../support/signing.js';
 import { patience } from '../support/patience.js';
 
 /** Starts this describe's service with `settings` in the environment, and gives the environment back after. */
@@ -208,12 +208,10 @@ describe('resend: 60 s between resends to a recipient, at most 5 (CONTRACT §14.
    * record as any instance reads it, rewritten under its ETag).
    */
   async function letCooldownPass(id: string, recipientId: string): Promise<void> {
-    const services = getServices();
-    const stored = (await services.envelopes.read(owner.userId, id))!;
-    const next = structuredClone(stored.record);
-    const signer = next.signers.find((candidate) => candidate.id === recipientId)!;
-    signer.lastResendAt = new Date(Date.parse(signer.lastResendAt!) - 61_000).toISOString();
-    await services.envelopes.replace(stored, next, []);
+    await rewriteStoredEnvelope(owner.userId, id, (record) => {
+      const signer = record.signers.find((candidate) => candidate.id === recipientId)!;
+      signer.lastResendAt = new Date(Date.parse(signer.lastResendAt!) - 61_000).toISOString();
+    });
   }
 
   test('the first resend is never held back; the next within 60 s gets 429 resend-too-soon with Retry-After; the 6th gets 429 resend-limit; refusals change nothing', async () => {

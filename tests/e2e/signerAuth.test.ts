@@ -9,11 +9,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { resetConfig } from '../../src/lib/config.js';
 import { getServices, resetServices } from '../../src/lib/services.js';
-import { EnvelopeChangedError } from '../../src/lib/storage/envelopeRepository.js';
 import { waitForEmails } from '../support/mail.js';
 import { patience } from '../support/patience.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
-import { auditTrail, outboxMessages, sentEnvelope, signingTokenFor, storedEnvelope, storedRecipient } from '../support/signing.js';
+import { auditTrail, outboxMessages, rewriteStoredEnvelope, sentEnvelope, signingTokenFor, storedEnvelope, storedRecipient } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
 
 const captured: string[] = [];
@@ -55,20 +54,9 @@ const resend = (id: string, recipientId: string) => env.api.request('POST', `/en
 
 /** Lets the one-time code cool-down pass, as 60 s would: moves the newest code's time back in storage. */
 async function coolDown(ownerId: string, envelopeId: string, recipientId: string): Promise<void> {
-  const services = getServices();
-  // Rewritten under its ETag: the service may write the row meanwhile (an e-mail's state), then read it again.
-  for (let attempt = 0; ; attempt++) {
-    const stored = (await services.envelopes.read(ownerId, envelopeId))!;
-    const record = structuredClone(stored.record);
-    const signer = record.signers.find((candidate) => candidate.id === recipientId)!;
-    signer.authentication!.lastOtpAt = new Date(Date.now() - 61_000).toISOString();
-    try {
-      await services.envelopes.replace(stored, record, []);
-      return;
-    } catch (error) {
-      if (!(error instanceof EnvelopeChangedError) || attempt >= 10) throw error;
-    }
-  }
+  await rewriteStoredEnvelope(ownerId, envelopeId, (record) => {
+    record.signers.find((candidate) => candidate.id === recipientId)!.authentication!.lastOtpAt = new Date(Date.now() - 61_000).toISOString();
+  });
 }
 
 /** The 6-digit codes e-mailed to `address`, oldest first, once `count` arrived through the SMTP catcher. */

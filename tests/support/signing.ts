@@ -12,6 +12,7 @@ import type { EnvelopeRecord, Signer } from '../../src/lib/envelopes/model.js';
 import type { OutboxBatch, OutboxMessage } from '../../src/lib/notifications/outbox.js';
 import { signingLinkKey, signingToken } from '../../src/lib/recipients/signingLinks.js';
 import { getServices } from '../../src/lib/services.js';
+import { EnvelopeChangedError } from '../../src/lib/storage/envelopeRepository.js';
 import { corpusPdf, createEnvelopeWithDocument, type ApiClient, type TestUser } from './service.js';
 
 /** The envelope as stored, internal fields included. */
@@ -19,6 +20,28 @@ export async function storedEnvelope(ownerId: string, envelopeId: string): Promi
   const stored = await getServices().envelopes.read(ownerId, envelopeId);
   if (stored === null) throw new Error(`no envelope ${envelopeId}`);
   return stored.record;
+}
+
+/**
+ * Changes the stored envelope as a test needs it (white box: moves a recorded time back, as if it had
+ * passed), rewritten under its ETag. The service may write the row meanwhile (an e-mail's state after
+ * a send): then the row is read again and changed again, at most 10 times.
+ * @throws EnvelopeChangedError when the row kept changing
+ */
+export async function rewriteStoredEnvelope(ownerId: string, envelopeId: string, change: (record: EnvelopeRecord) => void): Promise<void> {
+  const services = getServices();
+  for (let attempt = 0; ; attempt++) {
+    const stored = await services.envelopes.read(ownerId, envelopeId);
+    if (stored === null) throw new Error(`no envelope ${envelopeId}`);
+    const record = structuredClone(stored.record);
+    change(record);
+    try {
+      await services.envelopes.replace(stored, record, []);
+      return;
+    } catch (error) {
+      if (!(error instanceof EnvelopeChangedError) || attempt >= 10) throw error;
+    }
+  }
 }
 
 /** The stored recipient with this e-mail address (or id). */
