@@ -40,6 +40,7 @@ import { startAzurite, type RunningAzurite } from '../../src/local/azurite.js';
 import { pdfsig } from '../pdf/pdfTools.js';
 import { ApiClient, corpusPdf, createEnvelopeWithDocument, type ApiResponse, type TestUser } from '../support/service.js';
 import { tempFile } from '../support/tools.js';
+import { patience } from '../support/patience.js';
 import { startReceiver, type Receiver } from '../support/webhookReceiver.js';
 
 /** The test's own durations and sizes, settable so that a longer run needs no edit. */
@@ -54,7 +55,7 @@ const LOCKOUT_MS = 30_000;
  * Deadline for everything to arrive after the last fault: the queue functions' lease (60 s), the
  * queue's retry delay (`host.json` visibilityTimeout, 60 s) and room for a slow machine.
  */
-const SETTLE_MS = 200_000;
+const SETTLE_MS = patience(200_000);
 
 const START = path.resolve('dist/src/local/start.js');
 
@@ -557,4 +558,4 @@ test('kills, a storage outage and a mail server outage lose nothing, seal nothin
     `Crash recovery: ${kills.length} kills, ${outages.length} storage outage(s), ${mail.accepted.length} e-mails accepted, ${duplicates} duplicate(s), ` +
       `${refusals.length} refusals during the outage (slowest ${Math.max(0, ...refusals.map((refusal) => refusal.ms))} ms), ${receiver.requests.length} webhook requests.`,
   );
-}, 420_000);
+}, patience(420_000));
