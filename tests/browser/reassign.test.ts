@@ -7,27 +7,26 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, launchChromium, screenshot } from '../support/browser.js';
+import { axeViolations, screenshot } from '../support/browser.js';
 import { patience } from '../support/patience.js';
-import { corpusPdf, createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, type TestService, type TestUser } from '../support/service.js';
 import { signingTokenFor } from '../support/signing.js';
+import { startSigningPageSession, type SigningPageSession } from '../support/signingPageSession.js';
 
 const STEP_TIMEOUT_MS = patience(30_000);
 
+let session: SigningPageSession;
 let env: TestService;
 let browser: Browser;
 let owner: TestUser;
-const contexts: BrowserContext[] = [];
+let contexts: BrowserContext[];
 
 beforeAll(async () => {
-  env = await startTestService();
-  browser = await launchChromium();
-  owner = await env.newUser({ name: 'Evelyn Boyd' });
+  session = await startSigningPageSession();
+  ({ env, browser, owner, contexts } = session);
 });
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await browser?.close();
-  await env?.close();
+  await session?.close();
 });
 
 async function sent(allowReassign: boolean): Promise<{ id: string; email: string }> {

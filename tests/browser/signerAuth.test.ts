@@ -8,27 +8,26 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { getServices } from '../../src/lib/services.js';
-import { axeViolations, launchChromium, screenshot, watchPage } from '../support/browser.js';
+import { axeViolations, screenshot, watchPage } from '../support/browser.js';
 import { waitForEmails } from '../support/mail.js';
-import { startTestService, type TestService, type TestUser } from '../support/service.js';
+import type { TestService, TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
+import { startSigningPageSession, type SigningPageSession } from '../support/signingPageSession.js';
 
 const STEP_TIMEOUT_MS = 30_000;
 
+let session: SigningPageSession;
 let env: TestService;
 let browser: Browser;
 let owner: TestUser;
-const contexts: BrowserContext[] = [];
+let contexts: BrowserContext[];
 
 beforeAll(async () => {
-  env = await startTestService();
-  browser = await launchChromium();
-  owner = await env.newUser({ name: 'Evelyn Boyd' });
+  session = await startSigningPageSession();
+  ({ env, browser, owner, contexts } = session);
 });
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await browser?.close();
-  await env.close();
+  await session?.close();
 });
 
 const stamp = Date.now().toString(36);
