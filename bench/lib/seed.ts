@@ -35,6 +35,13 @@ export interface SeedPlan {
   otherOwnerEnvelopes: number;
   /** Accounts for the login storm (one per concurrent login, so the per-account throttle never trips). */
   loginUsers: number;
+  /**
+   * Owners with no envelopes, for suites that create envelopes under load and compare two such loads:
+   * each load gets a partition of its own, empty when it starts. Azurite's inserts slow down as a
+   * partition grows (it scans the partition for the row key), which real Table Storage does not;
+   * loads sharing one owner would each pay for the rows of every load before them. Default 0.
+   */
+  spareOwners?: number;
   /** Folder of `normal.pdf`, the document of the envelope sent for the signing GET; none is sent when unset. */
   signingDocumentDir?: string;
 }
@@ -45,6 +52,8 @@ export interface Seed {
   /** The envelope the hot-read benchmark reads (the small owner's newest). */
   hotEnvelopeId: string;
   loginUsers: SeededUser[];
+  /** {@link SeedPlan.spareOwners} owners with no envelopes. */
+  spareOwners: SeededUser[];
   /** The owner whose webhook receives the webhook burst. */
   webhookOwner: SeededUser;
   /** An API key of the small owner (the hot read with an API key). */
@@ -78,6 +87,7 @@ export async function seed(services: Services, plan: SeedPlan, onProgress: (mess
   const largeOwner = await newUser('large');
   const others = await Promise.all(Array.from({ length: plan.otherOwners }, (_, index) => newUser(`other${index}`)));
   const loginUsers = await Promise.all(Array.from({ length: plan.loginUsers }, (_, index) => newUser(`login${index}`)));
+  const spareOwners = await Promise.all(Array.from({ length: plan.spareOwners ?? 0 }, (_, index) => newUser(`spare${index}`)));
   const webhookOwner = await newUser('webhooks');
 
   const jobs: { owner: SeededUser; count: number }[] = [
@@ -93,7 +103,7 @@ export async function seed(services: Services, plan: SeedPlan, onProgress: (mess
   const written = items.length;
   const hotEnvelopeId = items.filter((item) => item.record.ownerId === smallOwner.userId).reduce((newest, item) => (item.record.id > newest ? item.record.id : newest), '');
   const { key: smallOwnerApiKey } = await createApiKey({ services, owner: smallOwner, request: { name: 'bench hot read' } });
-  const seeded: Seed = { smallOwner, largeOwner, hotEnvelopeId, loginUsers, webhookOwner, smallOwnerApiKey, envelopesWritten: written };
+  const seeded: Seed = { smallOwner, largeOwner, hotEnvelopeId, loginUsers, spareOwners, webhookOwner, smallOwnerApiKey, envelopesWritten: written };
   if (plan.signingDocumentDir !== undefined) {
     const document = new Uint8Array(await readFile(path.join(plan.signingDocumentDir, 'normal.pdf')));
     const actor = { userId: smallOwner.userId, email: smallOwner.email, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench-seed', apiKeyId: null };

@@ -56,6 +56,20 @@ export function pairedRatio(numerators: readonly number[], denominators: readonl
   return { ...summary, median: round(median(ratios), 3), min: round(Math.min(...ratios), 3), max: round(Math.max(...ratios), 3), values: ratios.map((value) => round(value, 3)) };
 }
 
+/**
+ * The order in which round `round` (from 0) measures `sides`: a rotation of `sides`, then the same
+ * rotation reversed (rounds 0 and 1: A B C D, D C B A; rounds 2 and 3: B C D A, A D C B; ...). Over any
+ * even number of rounds every pair of sides is measured as often one way round as the other, so a
+ * drift within a round (a table that grows while a load writes to it, a machine warming up) favours
+ * neither side of a ratio. A plain rotation does not balance pairs: with four sides, the second runs
+ * after the first in three rounds of four.
+ */
+export function balancedOrder<T>(sides: readonly T[], round: number): T[] {
+  const shift = Math.floor(round / 2) % sides.length;
+  const rotated = [...sides.slice(shift), ...sides.slice(0, shift)];
+  return round % 2 === 0 ? rotated : rotated.reverse();
+}
+
 /** Rounds to `digits` decimals (default 2). */
 export function round(value: number, digits = 2): number {
   const factor = 10 ** digits;

@@ -23,7 +23,7 @@ import { CORPUS_DIR } from '../../tests/support/corpus.js';
 import { check, type BenchContext, type SuiteResult } from '../lib/context.js';
 import { runLoad, type LoadResult } from '../lib/load.js';
 import { progress } from '../lib/progress.js';
-import { pairedRatio, percentile, summarize, type Summary } from '../lib/stats.js';
+import { balancedOrder, pairedRatio, percentile, summarize, type Summary } from '../lib/stats.js';
 
 interface Side {
   p50Ms: Summary;
@@ -130,7 +130,7 @@ export async function benchEmbeddedView(context: BenchContext): Promise<SuiteRes
   for (const side of SIDES) await loads[side](warmupSeconds);
   const measured: Record<SideName, LoadResult[]> = { createView: [], hotRead: [], tableWrite: [], storageFloor: [] };
   for (let round = 0; round < rounds; round++) {
-    const order = [...SIDES.slice(round % SIDES.length), ...SIDES.slice(0, round % SIDES.length)];
+    const order = balancedOrder(SIDES, round);
     for (const side of order) measured[side].push(await loads[side](seconds));
     const p50 = (side: SideName) => measured[side].at(-1)!.p50.toFixed(2);
     progress(`embeddedView, round ${round + 1}/${rounds}: p50 view ${p50('createView')} ms, hot read ${p50('hotRead')} ms, table write ${p50('tableWrite')} ms, storage floor ${p50('storageFloor')} ms`);

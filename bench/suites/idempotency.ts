@@ -1,16 +1,24 @@
 /**
  * Idempotency keys (issue 20): `POST /api/GetUploadUrl` with a new `Idempotency-Key` on every request
- * against the same request without one (the key's claim row, written in the envelope's own
- * transaction, and its kept answer, written after the answer, are what it adds), and the replay of a kept answer (one key sent again and again) against
- * the hot read (`GET /api/envelopes/{id}`), measured in the same rounds, the order rotating from
- * round to round. Same owner, same body, same connections on every side; ratios of p50 latencies,
- * taken round by round.
+ * against the same request without one (the key's row, written in the envelope's own transaction with
+ * the kept answer, is what it adds), and the replay of a kept answer (one key sent again and again)
+ * against the hot read (`GET /api/envelopes/{id}`), measured in the same rounds, in an order balanced
+ * over the rounds (`balancedOrder`). Same body and connections on every side; ratios of p50
+ * latencies, taken round by round.
+ *
+ * Each load that creates envelopes (without a key, with a new key) runs as an owner of its own whose
+ * partition is empty when the load starts (the seed's spare owners): Azurite scans a partition for
+ * the row key on every insert, so its inserts slow down as the partition grows (real Table Storage's
+ * do not), and loads sharing one owner would each pay for the rows of every load before them. Within
+ * a load the key's partition still grows by four rows a request against three without a key; that
+ * part of Azurite's cost stays in the figure.
  */
 import { randomUUID } from 'node:crypto';
 import { check, type BenchContext, type SuiteResult } from '../lib/context.js';
 import { runLoad, type LoadOptions, type LoadResult } from '../lib/load.js';
+import type { SeededUser } from '../lib/seed.js';
 import { progress } from '../lib/progress.js';
-import { pairedRatio, summarize, type Summary } from '../lib/stats.js';
+import { balancedOrder, pairedRatio, summarize, type Summary } from '../lib/stats.js';
 
 interface Side {
   p50Ms: Summary;
@@ -41,26 +49,32 @@ type SideName = (typeof SIDES)[number];
 export async function benchIdempotency(context: BenchContext): Promise<SuiteResult<IdempotencyFigures>> {
   const { plan, seed } = context;
   const { connections, rounds, seconds } = plan.idempotency;
-  // An owner of its own (the login storm's first user, who owns nothing): the envelopes these loads
-  // create stay out of the other suites' owners.
-  const owner = seed.loginUsers[0]!;
-  const upload: Omit<LoadOptions, 'durationSeconds'> = {
+  // The replay's owner: the login storm's first user, who owns nothing; its one envelope is the replayed answer's.
+  const replayOwner = seed.loginUsers[0]!;
+  const spareOwners = [...seed.spareOwners];
+  const nextOwner = (): SeededUser => {
+    const owner = spareOwners.shift();
+    if (owner === undefined) throw new Error('idempotency: the seed has too few spare owners (plan.seed.spareOwners)');
+    return owner;
+  };
+  const uploadAs = (owner: SeededUser): Omit<LoadOptions, 'durationSeconds'> => ({
     url: `${context.apiUrl}/GetUploadUrl`,
     method: 'POST',
     headers: { Authorization: `Bearer ${owner.token}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ filename: 'contract.pdf', mimetype: 'application/pdf' }),
     connections,
-  };
+  });
+  const replayUpload = uploadAs(replayOwner);
   const replayKey = `bench-replay-${randomUUID()}`;
-  const first = await fetch(upload.url, { method: 'POST', headers: { ...upload.headers, 'Idempotency-Key': replayKey }, body: upload.body! });
+  const first = await fetch(replayUpload.url, { method: 'POST', headers: { ...replayUpload.headers, 'Idempotency-Key': replayKey }, body: replayUpload.body! });
   await first.text();
   if (first.status !== 201) throw new Error(`idempotency probe: GetUploadUrl answered ${first.status}`);
 
   const loads: Record<SideName, (durationSeconds: number) => Promise<LoadResult>> = {
-    withoutKey: (durationSeconds) => runLoad({ ...upload, durationSeconds }),
+    withoutKey: (durationSeconds) => runLoad({ ...uploadAs(nextOwner()), durationSeconds }),
     newKey: (durationSeconds) =>
-      runLoad({ ...upload, durationSeconds, setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'Idempotency-Key': randomUUID() } }) }),
-    replay: (durationSeconds) => runLoad({ ...upload, headers: { ...upload.headers, 'Idempotency-Key': replayKey }, durationSeconds }),
+      runLoad({ ...uploadAs(nextOwner()), durationSeconds, setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'Idempotency-Key': randomUUID() } }) }),
+    replay: (durationSeconds) => runLoad({ ...replayUpload, headers: { ...replayUpload.headers, 'Idempotency-Key': replayKey }, durationSeconds }),
     hotRead: (durationSeconds) =>
       runLoad({ url: `${context.apiUrl}/envelopes/${seed.hotEnvelopeId}`, headers: { Authorization: `Bearer ${seed.smallOwner.token}` }, connections, durationSeconds }),
   };
@@ -69,7 +83,7 @@ export async function benchIdempotency(context: BenchContext): Promise<SuiteResu
   for (const side of SIDES) await loads[side](plan.idempotency.warmupSeconds);
   const measured: Record<SideName, LoadResult[]> = { withoutKey: [], newKey: [], replay: [], hotRead: [] };
   for (let round = 0; round < rounds; round++) {
-    const order = [...SIDES.slice(round % SIDES.length), ...SIDES.slice(0, round % SIDES.length)];
+    const order = balancedOrder(SIDES, round);
     for (const side of order) measured[side].push(await loads[side](seconds));
     const p50 = (side: SideName) => measured[side].at(-1)!.p50.toFixed(2);
     progress(`idempotency, round ${round + 1}/${rounds}: p50 without key ${p50('withoutKey')} ms, new key ${p50('newKey')} ms, replay ${p50('replay')} ms, hot read ${p50('hotRead')} ms`);
