@@ -11,9 +11,10 @@ import { getServices } from '../../src/lib/services.js';
 import { axeViolations, launchChromium, screenshot, watchPage, type PageWatch } from '../support/browser.js';
 import { corpusPdf, createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { storedEnvelope } from '../support/signing.js';
+import { patience } from '../support/patience.js';
 
 /** How long one step may take in the browser, ms. */
-const STEP_TIMEOUT_MS = 20_000;
+const STEP_TIMEOUT_MS = patience(20_000);
 
 let env: TestService;
 let owner: TestUser;

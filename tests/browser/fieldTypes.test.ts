@@ -13,8 +13,9 @@ import { axeViolations, contractPdf, launchChromium, screenshot } from '../suppo
 import { startTestService, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
+import { patience } from '../support/patience.js';
 
-const STEP_TIMEOUT_MS = 30_000;
+const STEP_TIMEOUT_MS = patience(30_000);
 
 let env: TestService;
 let browser: Browser;

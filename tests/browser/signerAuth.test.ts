@@ -12,9 +12,11 @@ import { axeViolations, screenshot, watchPage } from '../support/browser.js';
 import { waitForEmails } from '../support/mail.js';
 import type { TestService, TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
+import { patience } from '../support/patience.js';
 import { startSigningPageSession, type SigningPageSession } from '../support/signingPageSession.js';
 
-const STEP_TIMEOUT_MS = 30_000;
+/** A step's deadline (a page's load, a click's effect), scaled on a busy machine. */
+const STEP_TIMEOUT_MS = patience(30_000);
 
 let session: SigningPageSession;
 let env: TestService;

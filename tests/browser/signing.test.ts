@@ -38,9 +38,10 @@ import { waitForEmails, waitForSigningLink } from '../support/mail.js';
 import { createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
+import { patience } from '../support/patience.js';
 
 /** How long one step may take in the browser, ms (the last signature seals a PDF). */
-const STEP_TIMEOUT_MS = 30_000;
+const STEP_TIMEOUT_MS = patience(30_000);
 
 let env: TestService;
 let browser: Browser;
@@ -506,7 +507,7 @@ describe('GET /api/sign in Chromium', () => {
     await page.getByRole('button', { name: 'Download the signed PDF' }).waitFor();
     await screenshot(page, 'sign-08-mobile-completed', { fullPage: false });
     await expectNoViolations(page, 'completed');
-  }, 240_000);
+  }, patience(240_000));
 
   test('an approver approves, a viewer confirms having read it, and a signer without fields signs on the certificate', async () => {
     const signer = address('whole-signer');
@@ -578,7 +579,7 @@ describe('GET /api/sign in Chromium', () => {
     const sealed = Buffer.from(await (await fetch(envelope.body.signedUrl)).arrayBuffer());
     const text = (await tool('pdftotext', [await tempFile(sealed), '-'])).stdout;
     expect(text).toContain('M. Somerville');
-  }, 180_000);
+  }, patience(180_000));
 
   test('a signer declines with a reason; the older link of a resent invitation no longer works', async () => {
     const dorothy = address('dorothy');
@@ -635,7 +636,7 @@ describe('GET /api/sign in Chromium', () => {
     await other.page.locator('#message-heading').filter({ hasText: 'This envelope was declined' }).waitFor();
     await expect(other.page.locator('#message-body').textContent()).resolves.toContain('A recipient declined contract.pdf');
     await expectNoViolations(other.page, 'declined by another');
-  }, 120_000);
+  }, patience(120_000));
 
   test('says plainly when there is no link, when it is not the recipient\'s turn, and when the envelope was withdrawn or has expired', async () => {
     const visit = await visitor({ mobile: false });
@@ -683,5 +684,5 @@ describe('GET /api/sign in Chromium', () => {
     await expectNoViolations(page, 'expired');
     expect(visit.watch.foreignRequests).toEqual([]);
     expect(visit.watch.errors).toEqual([]);
-  }, 120_000);
+  }, patience(120_000));
 });

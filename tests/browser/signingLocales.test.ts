@@ -22,8 +22,9 @@ import { getServices } from '../../src/lib/services.js';
 import { axeViolations, contractPdf, CONTRACT_LAYOUT, launchChromium, screenshot, watchPage } from '../support/browser.js';
 import { startTestService, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
+import { patience } from '../support/patience.js';
 
-const STEP_TIMEOUT_MS = 30_000;
+const STEP_TIMEOUT_MS = patience(30_000);
 
 let env: TestService;
 let browser: Browser;

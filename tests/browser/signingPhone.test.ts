@@ -11,9 +11,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { contractPdf, screenshot } from '../support/browser.js';
 import type { TestService, TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
+import { patience } from '../support/patience.js';
 import { startSigningPageSession, type SigningPageSession } from '../support/signingPageSession.js';
 
-const STEP_TIMEOUT_MS = 30_000;
+/** A step's deadline (a page's load, a click's effect), scaled on a busy machine. */
+const STEP_TIMEOUT_MS = patience(30_000);
 
 let session: SigningPageSession;
 let env: TestService;
@@ -106,7 +108,7 @@ describe('the signing page on a phone', () => {
     });
     expect(done.status).toBe(200);
     token = await signingTokenFor(owner.userId, sent.id, phone);
-  }, 60_000);
+  }, patience(60_000));
 
   for (const viewport of [{ width: 360, height: 640 }, { width: 390, height: 844 }]) {
     test(`at ${viewport.width} × ${viewport.height}: small check boxes keep their size, their hit areas never overlap, a tap toggles its own box only, long text is whole`, async () => {
@@ -189,6 +191,6 @@ describe('the signing page on a phone', () => {
       await page.locator('.pdf-page input.field-auto[data-type="name"]').scrollIntoViewIfNeeded();
       await screenshot(page, `${name}-text`, { fullPage: false });
       expect(errors).toEqual([]);
-    }, 120_000);
+    }, patience(120_000));
   }
 });

@@ -16,6 +16,7 @@ import { ISO_MS, UUID_V7 } from '../support/contract.js';
 import { eventually } from '../support/queueRunner.js';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess.js';
 import { expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { patience } from '../support/patience.js';
 
 let env: TestService;
 let owner: TestUser;
@@ -337,7 +338,7 @@ describe('two instances sharing one storage', () => {
     );
     expectProblem(refused, 401);
     expect(refused.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
-  }, 90_000);
+  }, patience(90_000));
 
   test('a key created on one instance works on the other at once, and the key endpoints there refuse it', async () => {
     const user = await env.newUser();

@@ -11,6 +11,7 @@ import { SEAL_LEASE_MS } from '../../src/lib/envelopes/complete.js';
 import { getServices } from '../../src/lib/services.js';
 import { EnvelopeChangedError } from '../../src/lib/storage/envelopeRepository.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { patience } from '../support/patience.js';
 
 let env: TestService;
 let user: TestUser;
@@ -97,7 +98,7 @@ describe('a seal claim', () => {
     const stored = await sealedBlob(id).downloadToBuffer();
     expect(createHash('sha256').update(stored).digest('hex')).toBe(completed.body.hash);
     expect(completed.body.hash).not.toBe('f'.repeat(64));
-  }, 60_000);
+  }, patience(60_000));
 
   test('taken over fences the claimer off: an update from the envelope as it read it fails, while the fencing one succeeds', async () => {
     const { id } = await draftWithSigner();

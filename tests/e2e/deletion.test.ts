@@ -14,6 +14,7 @@ import { DUE_TABLES, type DueEntry } from '../../src/lib/storage/dueIndex.js';
 import { startAzurite, type RunningAzurite } from '../../src/local/azurite.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
+import { patience } from '../support/patience.js';
 
 let azurite: RunningAzurite;
 let env: TestService;
@@ -218,7 +219,7 @@ describe('DELETE /api/envelopes/{id}: a finished envelope is purged (CONTRACT §
     const again = await env.api.request('POST', `/envelopes/${id}/complete`, { token: owner.token });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ hash, signedUrl: null });
-  }, 60_000);
+  }, patience(60_000));
 
   test('purging twice: 204, nothing changes (no second event)', async () => {
     const { id } = await completed();
@@ -230,7 +231,7 @@ describe('DELETE /api/envelopes/{id}: a finished envelope is purged (CONTRACT §
     expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
     expect(second.body.purgedAt).toBe(first.body.purgedAt);
     expect(await auditTrail(env.api, owner, id)).toEqual(trail);
-  }, 60_000);
+  }, patience(60_000));
 
   test('voided (after send): its upload and frozen copy go, its signing links stop working', async () => {
     const { id } = await sentEnvelope(env.api, owner, { signers: [ada] });
@@ -270,5 +271,5 @@ describe('DELETE /api/envelopes/{id}: a finished envelope is purged (CONTRACT §
     expect((await remove(id)).status).toBe(204);
     expect(await blobs(blobName)).toEqual({ documents: false, originals: false, sealed: false });
     expect(await auditTrail(env.api, owner, id)).toEqual(trail);
-  }, 60_000);
+  }, patience(60_000));
 });

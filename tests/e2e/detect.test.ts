@@ -535,7 +535,7 @@ describe('detection stays within the document limits', () => {
     const answer = await detect(id);
     expect(answer.status).toBe(200);
     expect(answer.body.fields).toEqual([expect.objectContaining({ page: 1000, type: 'signature', label: 'Last' })]);
-  }, 120_000);
+  }, patience(120_000));
 
   test('over the page bound: 422 document-too-complex, nothing changed', async () => {
     const { id } = await draftWith(await longDocument(2001), [ada]);
@@ -544,9 +544,9 @@ describe('detection stays within the document limits', () => {
     expect(answer.body.type).toBe('urn:problem:document-too-complex');
     expect(answer.body.detail).toContain('2001 pages');
     expect((await api.request('GET', `/envelopes/${id}`, { token: owner.token })).body.fields).toEqual([]);
-  }, 120_000);
+  }, patience(120_000));
 
   test('over the time budget: 422 document-too-complex naming the page it stopped at', async () => {
     await expect(detectDocumentFields({ document: await longDocument(50), timeoutMs: 0 })).rejects.toMatchObject({ status: 422, type: 'urn:problem:document-too-complex', detail: expect.stringContaining('stopped at page 1 of 50') });
-  }, 60_000);
+  }, patience(60_000));
 });

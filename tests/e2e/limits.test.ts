@@ -26,7 +26,7 @@ function serviceWith(settings: Record<string, string>): { env: () => TestService
       process.env[name] = value;
     }
     env = await startTestService();
-  }, 60_000);
+  }, patience(60_000));
   afterAll(async () => {
     await env?.close();
     for (const [name, value] of Object.entries(saved)) {
@@ -239,7 +239,7 @@ describe('resend: 60 s between resends to a recipient, at most 5 (CONTRACT §14.
     const sixth = await resend(id, recipientId);
     expectType(sixth, 429, 'resend-limit');
     expect(await state(id, recipientId)).toEqual(after);
-  }, 60_000);
+  }, patience(60_000));
 });
 
 describe('EMAIL_DAILY_QUOTA: exact across two instances sharing one storage (CONTRACT §14.3)', () => {
@@ -250,7 +250,7 @@ describe('EMAIL_DAILY_QUOTA: exact across two instances sharing one storage (CON
   beforeAll(async () => {
     second = await startServiceProcess(settings);
     owner = await env().newUser();
-  }, 60_000);
+  }, patience(60_000));
   afterAll(async () => {
     await second?.close();
   });

@@ -345,7 +345,7 @@ beforeAll(async () => {
   expect(loggedIn.status).toBe(200);
   owner = { email, password, userId: registered.body.userId, token: loggedIn.body.token };
   expect((await api().request('POST', '/webhooks', { token: owner.token, json: { url: receiver.url } })).status).toBe(201);
-}, 120_000);
+}, patience(120_000));
 
 afterAll(async () => {
   if (host !== undefined) await killHost();

@@ -25,6 +25,7 @@ import {
   writeCorpusDocBlock,
 } from './pdfTools.js';
 import type { Sealer } from './pdfTools.js';
+import { patience } from '../support/patience.js';
 
 interface Outcome {
   file: string;
@@ -137,5 +138,5 @@ describe('corpus sweep: every corpus PDF is sealed and verifies, or is refused w
           ? 'Opens with the empty password (owner restrictions only): sealed without its protection.'
           : 'Repaired by the engine (damaged cross-reference data); the sealed file reads back complete.',
     });
-  }, 600_000);
+  }, patience(600_000));
 });

@@ -7,6 +7,7 @@ import { startTimestampAuthority, unusedLoopbackUrl } from '../support/timestamp
 import type { TimestampAuthority } from '../support/timestampAuthority.js';
 import { certificateFor, corpusFile, developmentSealer, dumpSignature, expectValidSeal, pdfinfo, run, scratchDir } from './pdfTools.js';
 import type { Sealer } from './pdfTools.js';
+import { patience } from '../support/patience.js';
 
 let sealer: Sealer;
 let tsa: TimestampAuthority;
@@ -105,7 +106,7 @@ describe('RFC 3161 signature timestamp (PAdES B-T, CONTRACT §6 step 3)', () => 
     } finally {
       await silent.close();
     }
-  }, 40_000);
+  }, patience(40_000));
 
   test('a TSA that is not listening gives 503 timestamp-authority-unavailable', async () => {
     const error = await failure(await unusedLoopbackUrl());

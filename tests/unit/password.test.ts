@@ -8,6 +8,7 @@ import { describe, expect, test } from '@jest/globals';
 import bcrypt from 'bcryptjs';
 import { hashPassword, PasswordHashing, passwordBackend, verifyPassword } from '../../src/lib/auth/password.js';
 import { AppError } from '../../src/lib/errors.js';
+import { patience } from '../support/patience.js';
 
 describe('password hashing', () => {
   test('hashes off the event loop with the native binding where it has a prebuilt binary (linux x64 glibc here)', async () => {
@@ -66,7 +67,7 @@ describe('PasswordHashing: the bound per instance', () => {
     expect(hashes.every((hash) => hash.startsWith(`$2b$${SLOW}$`))).toBe(true);
     expect(hashing.load).toEqual({ running: 0, waiting: 0 });
     expect(() => hashing.assertAdmissible()).not.toThrow();
-  }, 60_000);
+  }, patience(60_000));
 
   test('before anything is measured, logins without an account share one measuring comparison', async () => {
     const hashing = new PasswordHashing(1);
@@ -102,5 +103,5 @@ describe('PasswordHashing: the bound per instance', () => {
     expect(await noAccount).toBe(false);
     await slow;
     expect(order).toEqual(['no account', 'hash']);
-  }, 60_000);
+  }, patience(60_000));
 });
