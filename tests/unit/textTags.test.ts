@@ -36,7 +36,7 @@ describe('parseTextTag', () => {
     ['text;label=a;label=b', /repeats the key label/],
     ['text;required=yes', /required=yes/],
     ['signature;r=2', /role is cc/],
-    ['signature;r=4', /names no signer: the envelope has 3 signers/],
+    ['signature;r=4', /names no signer: the envelope lists 3 recipients/],
     ['signature;r=first', /1-based position/],
     ['signature;r=0', /1-based position/],
     ['text;options=a|b', /only a dropdown has options/],

@@ -67,7 +67,8 @@ export function signerAt(signers: readonly Signer[], who: string | undefined): A
   }
   if (!/^[1-9]\d{0,2}$/.test(who)) return { error: 'must be a signer\'s 1-based position in signers (1, 2, ...)' };
   const signer = signers[Number(who) - 1];
-  if (signer === undefined) return { error: `names no signer: the envelope has ${signers.length} signer${signers.length === 1 ? '' : 's'}` };
+  // `signers` lists every recipient, whatever its role: count recipients, not signers.
+  if (signer === undefined) return { error: `names no signer: the envelope lists ${signers.length} recipient${signers.length === 1 ? '' : 's'}` };
   if (signer.role !== 'signer') return { error: `names ${signer.email}, whose role is ${signer.role}; only a signer with role signer fills fields` };
   return { assignee: signer };
 }
