@@ -13,7 +13,7 @@ import { emailsQueuedToday } from '../../src/lib/notifications/emailQuota.js';
 import { getServices } from '../../src/lib/services.js';
 import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess.js';
-import { auditTrail, outboxBatches, rewriteStoredEnvelope, sentEnvelope, storedEnvelope, storedRecipient } from '../support/signing.js';
+import { auditTrail, emailsDispatched, outboxBatches, rewriteStoredEnvelope, sentEnvelope, storedEnvelope, storedRecipient } from '../support/signing.js';
 import { patience } from '../support/patience.js';
 
 /** Starts this describe's service with `settings` in the environment, and gives the environment back after. */
@@ -203,6 +203,12 @@ describe('resend: 60 s between resends to a recipient, at most 5 (CONTRACT §14.
     return { recipient: await storedRecipient(owner.userId, id, recipientId), events: (await auditTrail(env().api, owner, id)).length, batches: (await outboxBatches(owner.userId, id)).length };
   }
 
+  /** {@link state} once the envelope's e-mails have left the outbox ({@link emailsDispatched}). */
+  async function settledState(id: string, recipientId: string): Promise<unknown> {
+    await emailsDispatched(owner.userId, id);
+    return await state(id, recipientId);
+  }
+
   /**
    * Moves the recorded time of the previous resend 61 s back, as if that much time had passed (the
    * record as any instance reads it, rewritten under its ETag).
@@ -219,7 +225,7 @@ describe('resend: 60 s between resends to a recipient, at most 5 (CONTRACT §14.
     const recipientId = recipientIds[0]!;
     expect((await resend(id, recipientId)).status).toBe(202);
 
-    const before = await state(id, recipientId);
+    const before = await settledState(id, recipientId);
     const tooSoon = await resend(id, recipientId);
     expectType(tooSoon, 429, 'resend-too-soon');
     const wait = Number(tooSoon.headers.get('retry-after'));
@@ -235,7 +241,7 @@ describe('resend: 60 s between resends to a recipient, at most 5 (CONTRACT §14.
     expect((await auditTrail(env().api, owner, id)).filter((event) => event.type === 'recipient.invited' && event.details.resend)).toHaveLength(5);
 
     await letCooldownPass(id, recipientId);
-    const after = await state(id, recipientId);
+    const after = await settledState(id, recipientId);
     const sixth = await resend(id, recipientId);
     expectType(sixth, 429, 'resend-limit');
     expect(await state(id, recipientId)).toEqual(after);
@@ -291,6 +297,7 @@ describe('EMAIL_DAILY_QUOTA: exact across two instances sharing one storage (CON
     expect(await emailsQueuedToday(getServices().storage.tables.envelopes, owner.userId)).toBe(5);
 
     const recipientId = (await storedEnvelope(owner.userId, last)).signers[0]!.id;
+    await emailsDispatched(owner.userId, last);
     const before = { recipient: await storedRecipient(owner.userId, last, recipientId), batches: (await outboxBatches(owner.userId, last)).length };
     expectType(await apis[0]!.request('POST', `/envelopes/${last}/recipients/${recipientId}/resend`, { token: owner.token }), 429, 'email-quota');
     expect({ recipient: await storedRecipient(owner.userId, last, recipientId), batches: (await outboxBatches(owner.userId, last)).length }).toEqual(before);

@@ -8,7 +8,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
-import { auditTrail, sentEnvelope, signingTokenFor } from '../support/signing.js';
+import { auditTrail, emailsDispatched, sentEnvelope, signingTokenFor } from '../support/signing.js';
 
 let env: TestService;
 let owner: TestUser;
@@ -75,6 +75,7 @@ describe('texts holding refused characters: 400 naming the field, nothing change
   test('a decline reason with U+2028: the recipient has not declined, and still can', async () => {
     const { id } = await sentEnvelope(env.api, owner, { signers: [{ email: 'bob@example.com', name: 'Bob Builder' }] });
     const token = await signingTokenFor(owner.userId, id, 'bob@example.com');
+    await emailsDispatched(owner.userId, id);
     const before = await snapshot(id);
     const response = await env.api.request('POST', '/signing/decline', { token, json: { reason: `Wrong${LINE_SEPARATOR}date` } });
     expectRefusedField(response, 'reason');
@@ -85,6 +86,7 @@ describe('texts holding refused characters: 400 naming the field, nothing change
   test('a typed signature with U+2029', async () => {
     const { id } = await sentEnvelope(env.api, owner, { signers: [{ email: 'cy@example.com', name: 'Cy Signer' }] });
     const token = await signingTokenFor(owner.userId, id, 'cy@example.com');
+    await emailsDispatched(owner.userId, id);
     const before = await snapshot(id);
     const response = await env.api.request('POST', '/signing/complete', { token, json: { consent: true, signature: { typed: 'Cy\u2029Signer' } } });
     expectRefusedField(response, 'signature');

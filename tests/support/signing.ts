@@ -13,6 +13,8 @@ import type { OutboxBatch, OutboxMessage } from '../../src/lib/notifications/out
 import { signingLinkKey, signingToken } from '../../src/lib/recipients/signingLinks.js';
 import { getServices } from '../../src/lib/services.js';
 import { EnvelopeChangedError } from '../../src/lib/storage/envelopeRepository.js';
+import { patience } from './patience.js';
+import { eventually } from './queueRunner.js';
 import { corpusPdf, createEnvelopeWithDocument, type ApiClient, type TestUser } from './service.js';
 
 /** The envelope as stored, internal fields included. */
@@ -101,6 +103,21 @@ export async function sentEnvelope(api: ApiClient, owner: TestUser, options: Sen
   });
   if (response.status !== 200) throw new Error(`send failed: ${response.status} ${response.text}`);
   return { id, envelope: response.body, recipientIds };
+}
+
+/**
+ * Waits until no e-mail of the envelope's recipients is still queued (every `lastEmail.status` is
+ * `sent` or `failed`). The outbox records a delivery whenever it gets to it, changing the envelope's
+ * row: a test that compares the envelope before and after a refused request takes its "before" once
+ * this has happened, so that only the refusal could change it.
+ * @throws Error when an e-mail is still queued after `timeoutMs` (default 30 s, scaled by `patience`)
+ */
+export async function emailsDispatched(ownerId: string, envelopeId: string, timeoutMs = patience(30_000)): Promise<void> {
+  await eventually(
+    async () => ((await storedEnvelope(ownerId, envelopeId)).signers.some((signer) => signer.lastEmail?.status === 'queued') ? undefined : true),
+    timeoutMs,
+    `the e-mails of envelope ${envelopeId} to leave the outbox`,
+  );
 }
 
 /** The envelope's audit trail over HTTP. */
