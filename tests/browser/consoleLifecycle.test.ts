@@ -43,8 +43,14 @@ afterAll(async () => {
   await env.close();
 });
 
+/** Waits for `text` in `selector`; on timeout, the error says what the page's status and error lines showed instead. */
 async function expectText(selector: string, text: string | RegExp): Promise<void> {
-  await page.locator(selector).filter({ hasText: text }).first().waitFor({ state: 'visible' });
+  try {
+    await page.locator(selector).filter({ hasText: text }).first().waitFor({ state: 'visible' });
+  } catch (error) {
+    const shown = async (id: string) => JSON.stringify(await page.locator(id).textContent({ timeout: 1_000 }).catch(() => null));
+    throw new Error(`${selector} never showed ${String(text)}; the page's #status showed ${await shown('#status')}, its #error ${await shown('#error')}`, { cause: error });
+  }
 }
 
 async function expectNoViolations(state: string): Promise<void> {
