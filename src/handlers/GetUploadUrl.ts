@@ -13,9 +13,11 @@ import { getServices } from '../lib/services.js';
 
 export async function getUploadUrl(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
   const body = await readJsonBody(request, uploadRequest);
-  // With an Idempotency-Key, the answer is stored in the envelope's own transaction.
-  const ticket = await createEnvelopeUpload({ services: getServices(), request: body, actor: caller, beforeCommit: (known) => answerInTransaction(created(known)) });
-  return created(ticket);
+  // The answer is made once, just before the envelope's transaction: with an Idempotency-Key, that
+  // transaction stores it as the kept answer, and the very same answer goes out.
+  let answer: HttpResponseInit | undefined;
+  await createEnvelopeUpload({ services: getServices(), request: body, actor: caller, beforeCommit: (ticket) => (answer = answerInTransaction(created(ticket))) });
+  return answer!;
 }
 
 /** 201 with the ticket; the same bytes each time for the same ticket. */

@@ -16,8 +16,9 @@ export interface CreateEnvelopeUploadOptions {
   now?: Date;
   /**
    * Called with the ticket just before the envelope's transaction, once nothing can refuse the request
-   * any more: the HTTP layer hands its answer to an idempotency key's claim there, so that the answer
-   * is stored with the envelope (`http/idempotency.ts` `answerInTransaction`).
+   * any more (always, when this function returns): the HTTP layer makes its answer there and hands it
+   * to an idempotency key's claim, so that the answer is stored with the envelope
+   * (`http/idempotency.ts` `answerInTransaction`).
    */
   beforeCommit?: (ticket: UploadTicket) => void;
 }
