@@ -11,18 +11,18 @@ import { axeViolations, screenshot } from '../support/browser.js';
 import { patience } from '../support/patience.js';
 import { corpusPdf, createEnvelopeWithDocument, type TestService, type TestUser } from '../support/service.js';
 import { signingTokenFor } from '../support/signing.js';
-import { startSigningPageSession, type SigningPageSession } from '../support/signingPageSession.js';
+import { startBrowserSession, type BrowserSession } from '../support/browserSession.js';
 
 const STEP_TIMEOUT_MS = patience(30_000);
 
-let session: SigningPageSession;
+let session: BrowserSession;
 let env: TestService;
 let browser: Browser;
 let owner: TestUser;
 let contexts: BrowserContext[];
 
 beforeAll(async () => {
-  session = await startSigningPageSession();
+  session = await startBrowserSession({ name: 'Evelyn Boyd' });
   ({ env, browser, owner, contexts } = session);
 });
 afterAll(async () => {

@@ -13,19 +13,19 @@ import { waitForEmails } from '../support/mail.js';
 import type { TestService, TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { patience } from '../support/patience.js';
-import { startSigningPageSession, type SigningPageSession } from '../support/signingPageSession.js';
+import { startBrowserSession, type BrowserSession } from '../support/browserSession.js';
 
 /** A step's deadline (a page's load, a click's effect), scaled on a busy machine. */
 const STEP_TIMEOUT_MS = patience(30_000);
 
-let session: SigningPageSession;
+let session: BrowserSession;
 let env: TestService;
 let browser: Browser;
 let owner: TestUser;
 let contexts: BrowserContext[];
 
 beforeAll(async () => {
-  session = await startSigningPageSession();
+  session = await startBrowserSession({ name: 'Evelyn Boyd' });
   ({ env, browser, owner, contexts } = session);
 });
 afterAll(async () => {

@@ -3,21 +3,16 @@
  * account and one desktop page (1280x900) watched for requests outside the API's and Blob storage's
  * origins, Content-Security-Policy violations and script errors (`./browser.ts` {@link watchPage}).
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { getServices } from '../../src/lib/services.js';
-import { launchChromium, watchPage, type PageWatch } from './browser.js';
-import { startTestService, type TestService, type TestUser } from './service.js';
+import { watchPage, type PageWatch } from './browser.js';
+import { startBrowserSession, type BrowserSession } from './browserSession.js';
 
-export interface ConsoleSession {
-  env: TestService;
-  browser: Browser;
+export interface ConsoleSession extends BrowserSession {
+  /** The page's context (in `contexts`, so `close()` closes it). */
   context: BrowserContext;
   page: Page;
   watch: PageWatch;
-  /** A registered, logged-in owner (`env.newUser()`). */
-  owner: TestUser;
-  /** Closes the page's context, Chromium and the service. */
-  close(): Promise<void>;
 }
 
 /**
@@ -25,32 +20,17 @@ export interface ConsoleSession {
  * @param stepTimeoutMs how long one step of the page may take (Playwright's default timeout), ms
  */
 export async function startConsoleSession(stepTimeoutMs: number): Promise<ConsoleSession> {
-  const env = await startTestService();
-  let launched: Browser | undefined;
+  const session = await startBrowserSession();
   try {
-    const browser = (launched = await launchChromium());
-    const owner = await env.newUser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await session.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    session.contexts.push(context);
     const page = await context.newPage();
     page.setDefaultTimeout(stepTimeoutMs);
-    const watch = watchPage(page, [new URL(env.service.apiUrl).origin, new URL(getServices().storage.blobService.url).origin]);
-    return {
-      env,
-      browser,
-      context,
-      page,
-      watch,
-      owner,
-      async close() {
-        await context.close();
-        await browser.close();
-        await env.close();
-      },
-    };
+    const watch = watchPage(page, [new URL(session.env.service.apiUrl).origin, new URL(getServices().storage.blobService.url).origin]);
+    return { ...session, context, page, watch };
   } catch (error) {
     // A set-up that fails half-way leaves nothing running for `afterAll` to find.
-    await launched?.close();
-    await env.close();
+    await session.close();
     throw error;
   }
 }
