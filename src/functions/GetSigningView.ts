@@ -10,5 +10,7 @@ httpFunction('GetSigningView', {
   authLevel: 'anonymous',
   route: 'signing',
   access: 'signing',
+  // The way to authenticate: it runs before the recipient entered its code (a locked link is still 423).
+  signingAuthentication: 'before',
   loadHandler: async () => (await import('../handlers/GetSigningView.js')).getSigningView,
 });

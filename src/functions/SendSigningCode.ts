@@ -10,5 +10,7 @@ httpFunction('SendSigningCode', {
   authLevel: 'anonymous',
   route: 'signing/otp',
   access: 'signing',
+  // The way to authenticate: it runs before the recipient entered its code (a locked link is still 423).
+  signingAuthentication: 'before',
   loadHandler: async () => (await import('../handlers/SendSigningCode.js')).sendSigningCode,
 });

@@ -6,7 +6,7 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/fu
 import { readJsonBody } from '../lib/http/body.js';
 import { json } from '../lib/http/respond.js';
 import { authenticateRecipient } from '../lib/recipients/authentication.js';
-import { assertNotLocked, authenticateRequest } from '../lib/recipients/authenticationSettings.js';
+import { authenticateRequest } from '../lib/recipients/authenticationSettings.js';
 import type { SigningCaller } from '../lib/recipients/signingCaller.js';
 import { toRecipientView } from '../lib/recipients/view.js';
 import { getServices } from '../lib/services.js';
@@ -15,8 +15,7 @@ export async function authenticateSigning(request: HttpRequest, context: Invocat
   const services = getServices();
   const now = new Date();
   const log = (message: string) => context.warn(message);
-  // CONTRACT §16.2: a locked link is 423 whatever the body says.
-  assertNotLocked(caller.recipient);
+  // A locked link was answered 423 by the signing guard (register.ts), whatever the body says.
   const body = await readJsonBody(request, authenticateRequest);
   const { record, recipient } = await authenticateRecipient({ services, caller, code: body.code, now, log });
   return json(200, await toRecipientView(record, recipient, services.storage.sas, now, () => services.envelopes.actions(record.ownerId, record.id)), { noStore: true });

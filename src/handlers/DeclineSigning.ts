@@ -5,7 +5,6 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { readJsonBody } from '../lib/http/body.js';
 import { json } from '../lib/http/respond.js';
-import { assertAuthenticated } from '../lib/recipients/authenticationSettings.js';
 import type { SigningCaller } from '../lib/recipients/signingCaller.js';
 import { assertCanAct, declineSigning } from '../lib/recipients/act.js';
 import { declineSigningRequest } from '../lib/recipients/schemas.js';
@@ -15,8 +14,7 @@ import { getServices } from '../lib/services.js';
 export async function declineAsRecipient(request: HttpRequest, context: InvocationContext, caller: SigningCaller): Promise<HttpResponseInit> {
   const services = getServices();
   const now = new Date();
-  // CONTRACT §16.2: a locked link (423), then a recipient that has not entered its code (403), right after the token.
-  assertAuthenticated(caller.recipient, now, services.config.signingAuthTtlSeconds);
+  // Signer authentication (423, then 403) was checked by the signing guard, right after the token (register.ts).
   // CONTRACT §11.4: role, status, already acted and turn are checked before the body.
   assertCanAct(caller.stored.record, caller.recipient, 'decline', now);
   const body = await readJsonBody(request, declineSigningRequest);

@@ -4,7 +4,7 @@
  */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { json } from '../lib/http/respond.js';
-import { assertNotLocked, isAuthenticated, restrictedView } from '../lib/recipients/authenticationSettings.js';
+import { isAuthenticated, restrictedView } from '../lib/recipients/authenticationSettings.js';
 import type { SigningCaller } from '../lib/recipients/signingCaller.js';
 import { openEnvelope } from '../lib/recipients/act.js';
 import { toRecipientView } from '../lib/recipients/view.js';
@@ -13,8 +13,8 @@ import { getServices } from '../lib/services.js';
 export async function getSigningView(_request: HttpRequest, context: InvocationContext, caller: SigningCaller): Promise<HttpResponseInit> {
   const services = getServices();
   const now = new Date();
-  // CONTRACT §16.2: a locked link is 423; before its code, the recipient sees only who asks what, and is not marked opened.
-  assertNotLocked(caller.recipient);
+  // A locked link was answered 423 by the signing guard (register.ts); before its code, the recipient
+  // sees only who asks what, and is not marked opened (docs/api.md#signer-authentication).
   if (!isAuthenticated(caller.recipient, now, services.config.signingAuthTtlSeconds)) return json(200, restrictedView(caller.stored.record, caller.recipient), { noStore: true });
   const { record, recipient } = await openEnvelope({ services, caller, now, log: (message) => context.warn(message) });
   return json(200, await toRecipientView(record, recipient, services.storage.sas, now, () => services.envelopes.actions(record.ownerId, record.id)), { noStore: true });

@@ -13,7 +13,8 @@ import { getServices } from '../lib/services.js';
 export async function reassignAsRecipient(request: HttpRequest, context: InvocationContext, caller: SigningCaller): Promise<HttpResponseInit> {
   const services = getServices();
   const now = new Date();
-  // CONTRACT §11.4, §16.3: role, setting, status, already acted and turn are checked before the body.
+  // Signer authentication (423, then 403) was checked by the signing guard, right after the token
+  // (register.ts); then role, setting, status, already acted and turn, before the body.
   assertCanReassign(caller.stored.record, caller.recipient, now);
   const body = await readJsonBody(request, reassignSigningRequest);
   const { record, recipient } = await reassignSigning({ services, caller, request: body, now, log: (message) => context.warn(message) });

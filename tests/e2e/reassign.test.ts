@@ -10,9 +10,9 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { SCREENSHOT_DIR } from '../support/browser.js';
-import { waitForSigningLink } from '../support/mail.js';
+import { emailsTo, waitForEmails, waitForSigningLink } from '../support/mail.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
-import { auditTrail, outboxMessages, sentEnvelope, signingTokenFor } from '../support/signing.js';
+import { auditTrail, emailsDispatched, outboxMessages, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
 
 let env: TestService;
@@ -142,6 +142,138 @@ describe('POST /api/signing/reassign', () => {
 
     // With the body right, First hands on.
     expect((await env.api.request('POST', '/signing/reassign', { token: firstToken, json: body })).status).toBe(200);
+  });
+});
+
+describe('reassignment and signer authentication', () => {
+  const ACCESS_CODE = 'owner-gives-this-42';
+  const reassign = (token: string, email: string) => env.api.request('POST', '/signing/reassign', { token, json: { email, name: 'Carol Jones', reason: 'Carol signs for us.' } });
+  const pdfText = async (url: string) => (await tool('pdftotext', [await tempFile(Buffer.from(await (await fetch(url)).arrayBuffer())), '-'])).stdout.replace(/\s+/g, ' ');
+
+  test('a link locked by wrong codes cannot reassign (423), nor one whose code was not entered (403); nothing changes', async () => {
+    const ada = address('ada');
+    const { id } = await sentEnvelopeAllowing([{ email: ada, name: 'Ada', authentication: { method: 'accessCode', code: ACCESS_CODE } }, { email: address('bob'), name: 'Bob' }]);
+    const token = await signingTokenFor(owner.userId, id, ada);
+    await emailsDispatched(owner.userId, id);
+    const first = await storedEnvelope(owner.userId, id);
+    const required = await reassign(token, address('mallory'));
+    expectProblem(required, 403);
+    expect(required.body.type).toBe('urn:problem:authentication-required');
+    expect(await storedEnvelope(owner.userId, id)).toEqual(first);
+
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      expect((await env.api.request('POST', '/signing/authenticate', { token, json: { code: `wrong-${attempt}` } })).status).toBe(attempt < 5 ? 403 : 423);
+    }
+    const lockedState = await storedEnvelope(owner.userId, id);
+    const trail = await auditTrail(env.api, owner, id);
+    const mallory = address('mallory');
+    const locked = await reassign(token, mallory);
+    expectProblem(locked, 423);
+    expect(locked.body.type).toBe('urn:problem:authentication-locked');
+    expect(locked.text).not.toContain('documentUrl');
+    expect(await storedEnvelope(owner.userId, id)).toEqual(lockedState);
+    expect(await auditTrail(env.api, owner, id)).toEqual(trail);
+    expect(await emailsTo(mallory)).toEqual([]);
+  });
+
+  test('an access code stays the owner\'s: the new recipient must enter the same code before it sees or signs anything; the certificate names the code for each', async () => {
+    const ada = address('ada');
+    const bob = address('bob');
+    const carol = address('carol');
+    const { id, recipientIds } = await sentEnvelopeAllowing([{ email: ada, name: 'Ada Lovelace', authentication: { method: 'accessCode', code: ACCESS_CODE } }, { email: bob, name: 'Bob Builder' }]);
+    const adaToken = await signingTokenFor(owner.userId, id, ada);
+    expect((await env.api.request('POST', '/signing/authenticate', { token: adaToken, json: { code: ACCESS_CODE } })).status).toBe(200);
+    expect((await reassign(adaToken, carol)).status).toBe(200);
+
+    const envelope = (await env.api.request('GET', `/envelopes/${id}`, { token: owner.token })).body;
+    expect(envelope.signers.map((signer: any) => [signer.email, signer.status, signer.authentication])).toEqual([
+      [ada, 'reassigned', { method: 'accessCode' }],
+      [carol, 'sent', { method: 'accessCode' }],
+      [bob, 'sent', { method: 'none' }],
+    ]);
+    const carolId = envelope.signers[1].id;
+    const stored = (await storedEnvelope(owner.userId, id)).signers[1]!;
+    expect(stored.authentication).toMatchObject({ method: 'accessCode', attemptsLeft: 5, verifiedAt: null, codeHash: expect.stringMatching(/^\$2[aby]\$/) });
+
+    const link = await waitForSigningLink(carol, { subject: INVITATION });
+    const restricted = await env.api.request('GET', '/signing', { token: link.token });
+    expect(restricted.body).toEqual({ authentication: { method: 'accessCode', verified: false, attemptsLeft: 5 }, envelope: { id, documentName: expect.any(String), ownerEmail: owner.email } });
+    const refused = await env.api.request('POST', '/signing/complete', { token: link.token, json: { consent: true, values: [] } });
+    expectProblem(refused, 403);
+    expect(refused.body.type).toBe('urn:problem:authentication-required');
+    expect((await env.api.request('POST', '/signing/authenticate', { token: link.token, json: { code: 'not-the-code' } })).status).toBe(403);
+    const entered = await env.api.request('POST', '/signing/authenticate', { token: link.token, json: { code: ACCESS_CODE } });
+    expect(entered.status).toBe(200);
+    const [signature, title] = entered.body.fields as [{ id: string }, { id: string }];
+    const signed = await env.api.request('POST', '/signing/complete', {
+      token: link.token,
+      json: { consent: true, values: [{ fieldId: signature.id, value: { typed: 'Carol Jones' } }, { fieldId: title.id, value: 'Counsel' }] },
+    });
+    expect(signed.status).toBe(200);
+    const last = await env.api.request('POST', '/signing/complete', { token: await signingTokenFor(owner.userId, id, bob), json: { consent: true, values: [] } });
+    expect(last.body.envelope.status).toBe('completed');
+
+    const authenticated = (await auditTrail(env.api, owner, id)).filter((event) => event.type === 'recipient.authenticated').map((event) => event.details);
+    expect(authenticated).toEqual([
+      { recipientId: recipientIds[0], method: 'accessCode' },
+      { recipientId: carolId, method: 'accessCode' },
+    ]);
+    const text = await pdfText(last.body.signedUrl);
+    expect(text).toContain(`Signing link sent to ${ada} and an access code`);
+    expect(text).toContain(`Signing link sent to ${carol} and an access code`);
+    expect(text).not.toContain(`Signing link sent to ${bob} and`);
+  });
+
+  test('e-mailed one-time codes go to the new recipient\'s own address', async () => {
+    const ada = address('ada');
+    const carol = address('carol');
+    const { id } = await sentEnvelopeAllowing([{ email: ada, name: 'Ada', authentication: { method: 'emailOtp' } }]);
+    const adaToken = await signingTokenFor(owner.userId, id, ada);
+    expect((await env.api.request('POST', '/signing/otp', { token: adaToken })).status).toBe(202);
+    const [adaMail] = await waitForEmails(ada, { subject: /^Your code for / });
+    const adaCode = /\b(\d{6})\b/.exec(adaMail!.text)![1]!;
+    expect((await env.api.request('POST', '/signing/authenticate', { token: adaToken, json: { code: adaCode } })).status).toBe(200);
+    expect((await reassign(adaToken, carol)).status).toBe(200);
+
+    const link = await waitForSigningLink(carol, { subject: INVITATION });
+    expect((await env.api.request('GET', '/signing', { token: link.token })).body.authentication).toEqual({ method: 'emailOtp', verified: false, attemptsLeft: 5 });
+    // Ada's code, used once already, does not open Carol's link.
+    expect((await env.api.request('POST', '/signing/authenticate', { token: link.token, json: { code: adaCode } })).status).toBe(403);
+    expect((await env.api.request('POST', '/signing/otp', { token: link.token })).status).toBe(202);
+    const [carolMail] = await waitForEmails(carol, { subject: /^Your code for / });
+    const carolCode = /\b(\d{6})\b/.exec(carolMail!.text)![1]!;
+    const entered = await env.api.request('POST', '/signing/authenticate', { token: link.token, json: { code: carolCode } });
+    expect(entered.status).toBe(200);
+    expect(entered.body.authentication).toEqual({ method: 'emailOtp', verified: true, attemptsLeft: 5 });
+    await emailsDispatched(owner.userId, id);
+    expect(await emailsTo(ada, { subject: /^Your code for / })).toHaveLength(1);
+  });
+});
+
+describe('reassignment and the recipient limit', () => {
+  test('a chain of reassignments never takes an envelope past 100 recipients: 409 recipient-limit, nothing changes', async () => {
+    const first = address('first');
+    const second = address('second');
+    // 99 recipients: one invited by e-mail, 98 embedded (no e-mail).
+    const embedded = Array.from({ length: 98 }, (_, index) => ({ email: address(`embedded-${index}`), name: `Embedded ${index}`, delivery: 'embedded' }));
+    const { id } = await sentEnvelopeAllowing([{ email: first, name: 'First' }, ...embedded]);
+    expect((await env.api.request('POST', '/signing/reassign', { token: await signingTokenFor(owner.userId, id, first), json: { email: second, name: 'Second', reason: 'On leave' } })).status).toBe(200);
+    expect((await storedEnvelope(owner.userId, id)).signers).toHaveLength(100);
+
+    const secondToken = await signingTokenFor(owner.userId, id, second);
+    await emailsDispatched(owner.userId, id);
+    const before = await storedEnvelope(owner.userId, id);
+    const trail = await auditTrail(env.api, owner, id);
+    const third = address('third');
+    const refused = await env.api.request('POST', '/signing/reassign', { token: secondToken, json: { email: third, name: 'Third', reason: 'Also on leave' } });
+    expectProblem(refused, 409);
+    expect(refused.body.type).toBe('urn:problem:recipient-limit');
+    expect(refused.body.detail).toContain('100');
+    expect(await storedEnvelope(owner.userId, id)).toEqual(before);
+    expect(await auditTrail(env.api, owner, id)).toEqual(trail);
+    expect(await emailsTo(third)).toEqual([]);
+    // Second can still sign its part.
+    expect((await env.api.request('GET', '/signing', { token: secondToken })).body.canAct).toBe(true);
   });
 });
 

@@ -171,6 +171,35 @@ describe('access code (CONTRACT §16.2)', () => {
   });
 });
 
+describe('the certificate\'s identification line', () => {
+  test('names a code only for a recipient whose trail shows it entering that code', async () => {
+    const ada = uniqueEmail('ada-no-code');
+    const bob = uniqueEmail('bob-code');
+    const { id, recipientIds } = await sentEnvelope(env.api, owner, {
+      signers: [
+        { email: ada, name: 'Ada Lovelace' },
+        { email: bob, name: 'Bob Builder', authentication: { method: 'accessCode', code: ACCESS_CODE } },
+      ],
+    });
+    expect((await complete(await signingTokenFor(owner.userId, id, ada))).status).toBe(200);
+    // White box: Ada's stored setting claims an access code she was never asked for (as a recipient
+    // whose method came from someone else's would); her trail holds no recipient.authenticated.
+    const bobRecord = await storedRecipient(owner.userId, id, bob);
+    await rewriteStoredEnvelope(owner.userId, id, (record) => {
+      record.signers.find((signer) => signer.id === recipientIds[0])!.authentication = { ...bobRecord.authentication!, verifiedAt: null };
+    });
+    const bobToken = await signingTokenFor(owner.userId, id, bob);
+    expect((await authenticate(bobToken, ACCESS_CODE)).status).toBe(200);
+    const done = await complete(bobToken);
+    expect(done.body.envelope.status).toBe('completed');
+    const bytes = Buffer.from(await (await fetch(done.body.signedUrl)).arrayBuffer());
+    const text = (await tool('pdftotext', [await tempFile(bytes), '-'])).stdout.replace(/\s+/g, ' ');
+    expect(text).toContain(`Signing link sent to ${bob} and an access code`);
+    expect(text).toContain(`Signing link sent to ${ada}`);
+    expect(text).not.toContain(`Signing link sent to ${ada} and`);
+  });
+});
+
 describe('e-mailed one-time codes (CONTRACT §16.2)', () => {
   test('in the recipient\'s language: the code e-mail in its locale; the certificate\'s identification and trail in the envelope\'s', async () => {
     const email = uniqueEmail('otp-fr');

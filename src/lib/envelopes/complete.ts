@@ -506,23 +506,33 @@ function certificateRecipients(record: EnvelopeRecord, actions: Map<string, Reci
       ip: action?.ip ?? null,
       userAgent: reportedUserAgent(action?.userAgent ?? null),
       consent: acted === undefined || consent === null ? null : { at: acted.at, version: consent.version },
-      identification: mustAct(signer) && signer.invitedAt !== null ? identification(record.locale ?? DEFAULT_LOCALE, signer) : null,
+      identification: mustAct(signer) && signer.invitedAt !== null ? identification(record.locale ?? DEFAULT_LOCALE, signer, proved(events, signer)) : null,
       signature: signer.role === 'signer' ? (action?.signature ?? null) : null,
     };
   });
 }
 
 /**
- * How the recipient was identified (CONTRACT §10, §16.1, §16.2), in the certificate's language: by the
- * signing link sent to its e-mail (with its access code or one-time code when it has one), or, embedded,
- * by the sender's application, which opened the signing view for it (catalogue `certificate`, keys
- * `identification.*`).
+ * Whether the trail shows the recipient entering the code of its authentication method
+ * (`recipient.authenticated`): only then does the certificate say it was identified by that code
+ * ([docs/api.md#signer-authentication](../../../docs/api.md#signer-authentication)).
  */
-function identification(locale: Locale, signer: Signer): string {
+function proved(events: AuditEvent[], signer: Signer): boolean {
+  const method = signer.authentication?.method;
+  return method !== undefined && events.some((event) => event.type === 'recipient.authenticated' && event.details.recipientId === signer.id && event.details.method === method);
+}
+
+/**
+ * How the recipient was identified (CONTRACT §10, §16.1, §16.2), in the certificate's language: by the
+ * signing link sent to its e-mail (with its access code or one-time code when the trail shows it entered
+ * one), or, embedded, by the sender's application, which opened the signing view for it (catalogue
+ * `certificate`, keys `identification.*`).
+ */
+function identification(locale: Locale, signer: Signer, codeEntered: boolean): string {
   const key =
     deliveryOf(signer) === 'embedded'
       ? 'identification.embedded'
-      : signer.authentication === undefined
+      : signer.authentication === undefined || !codeEntered
         ? 'identification.link'
         : signer.authentication.method === 'emailOtp'
           ? 'identification.linkAndEmailOtp'

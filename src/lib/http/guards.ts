@@ -7,7 +7,9 @@ import type { HttpRequest } from '@azure/functions';
 import type { Actor } from '../envelopes/model.js';
 import { getServices } from '../services.js';
 import { authenticate, type AuthenticateOptions } from './bearer.js';
+import { assertAuthenticated, assertNotLocked } from '../recipients/authenticationSettings.js';
 import type { SigningCaller } from '../recipients/signingCaller.js';
+import type { SigningAuthentication } from './register.js';
 import { authenticateSigningToken } from './signingToken.js';
 
 /** The owner behind the request's access token or API key (`bearer.ts` {@link authenticate}). @throws AppError 401; 403 for an API key where `acceptApiKeys` is false */
@@ -18,4 +20,15 @@ export async function authenticateOwner(request: HttpRequest, options: Authentic
 /** The recipient behind the request's signing token (`signingToken.ts`), with its envelope. @throws AppError 401 `invalid-token` */
 export async function authenticateRecipient(request: HttpRequest): Promise<SigningCaller> {
   return await authenticateSigningToken(request, getServices());
+}
+
+/**
+ * Signer authentication, right after the token, for every signing route
+ * ([docs/api.md#signer-authentication](../../../docs/api.md#signer-authentication)): a locked link →
+ * 423; with `'after'`, a recipient that has not entered its code (or whose authentication expired) → 403.
+ * @throws AppError 423 `authentication-locked`, 403 `authentication-required`
+ */
+export function checkSignerAuthentication(caller: SigningCaller, when: SigningAuthentication, now: Date = new Date()): void {
+  if (when === 'before') assertNotLocked(caller.recipient);
+  else assertAuthenticated(caller.recipient, now, getServices().config.signingAuthTtlSeconds);
 }

@@ -73,8 +73,18 @@ export interface JwtFunctionOptions extends CommonOptions {
   loadHandler: () => Promise<BearerHandler>;
 }
 
+/**
+ * When a `signing` function runs with respect to signer authentication: `'after'` (the default) only
+ * for a recipient that has entered its code, when it has one (403 `authentication-required` before);
+ * `'before'` also for one that has not, for the few routes that serve the way to authenticate. A
+ * locked link answers 423 on both.
+ */
+export type SigningAuthentication = 'after' | 'before';
+
 export interface SigningFunctionOptions extends CommonOptions {
   access: 'signing';
+  /** `'before'`: the handler also runs before the recipient entered its code (see {@link SigningAuthentication}); default `'after'`. */
+  signingAuthentication?: SigningAuthentication;
   /** Imports the handler, which receives the authenticated recipient; called once. */
   loadHandler: () => Promise<SigningHandler>;
 }
@@ -89,6 +99,8 @@ export interface RegisteredRoute {
   access: HttpFunctionOptions['access'];
   /** `false` when the function refuses `Idempotency-Key` (see {@link CommonOptions.idempotency}). */
   idempotency?: false;
+  /** `signing` functions: whether the handler runs before the recipient authenticated (see {@link SigningAuthentication}). */
+  signingAuthentication?: SigningAuthentication;
   /** The handler as registered with the host: loading, guard and error mapping included. */
   handler: (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
 }
@@ -156,6 +168,7 @@ export function httpFunction(name: string, options: HttpFunctionOptions): void {
     route: options.route,
     access: options.access,
     ...(refusesIdempotencyKeys ? { idempotency: false as const } : {}),
+    ...(options.access === 'signing' ? { signingAuthentication: options.signingAuthentication ?? 'after' } : {}),
     handler,
   });
   if (registerWithFunctionsHost) {
@@ -211,8 +224,12 @@ function guardedInvocation(options: HttpFunctionOptions): PublicHandler {
     }
     case 'signing': {
       const loadHandler = onFirstUse(options.loadHandler);
+      const signingAuthentication = options.signingAuthentication ?? 'after';
+      // The token (401), then signer authentication (423 locked; 403 until the code, unless 'before').
       return async (request, context) => {
-        const caller = await (await loadGuards()).authenticateRecipient(request);
+        const guards = await loadGuards();
+        const caller = await guards.authenticateRecipient(request);
+        guards.checkSignerAuthentication(caller, signingAuthentication);
         return await (await loadHandler())(request, context, caller);
       };
     }

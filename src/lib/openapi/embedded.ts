@@ -9,6 +9,7 @@ import { reassignSigningRequest } from '../recipients/reassign.js';
 import { createViewRequest, MAX_FRAME_ANCESTORS, type CreatedView } from '../recipients/views.js';
 import { cacheControlNoStore, internalError, jsonBodyProblems, jsonBodyTooLarge, notJson, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { recipientNotFound, recipientParams, recipientViewResponse, SIGNING_AUTH, viewExample } from './recipients.js';
+import { actionAuthenticationAnswers } from './signerAuthentication.js';
 import { problemResponses, type ProblemExample } from './responses.js';
 import { matches, type Matches } from './ties.js';
 
@@ -41,6 +42,8 @@ const problems = {
   'envelope-contended': { detail: 'The envelope is being changed by other requests at the same time; retry.' },
   'reassign-not-allowed': { detail: 'The sender of this envelope does not allow recipients to hand their part to someone else. Ask the sender instead.' },
   'recipient-exists': { detail: 'carol@example.com is already a recipient of this envelope; name someone who is not.' },
+  'recipient-limit': { detail: 'This envelope already has 100 recipients, the most it may have (100): it cannot take one more. Ask the sender instead.' },
+  'authentication-required': { detail: 'Enter your code first (POST /api/signing/authenticate): this recipient must prove who it is before it can act.', attemptsLeft: 5 },
 } satisfies Record<string, ProblemExample>;
 
 const problem = problemResponses(problems);
@@ -132,7 +135,8 @@ function operations(bearerAuth: string): Operation[] {
       summary: 'Hand this recipient\'s part to someone else',
       description:
         'When the envelope allows it (`allowReassign`), a signer or approver whose turn it is and who has not acted names who acts instead: it becomes `reassigned` (final; it blocks nothing), and a new recipient with the same role, routing order and fields (new ids) is added after it and invited by e-mail. ' +
-        'Records `recipient.reassigned` `{recipientId, newRecipientId, email, reason}`, then `recipient.invited`; webhook `recipient.reassigned`. Checks run in this order: token (401), role and setting (403), envelope status, already acted, turn (409), body (400), new address already a recipient (409).',
+        'The new recipient inherits the caller\'s signer authentication, started over: the same access code (the sender gives it to the new recipient) or one-time codes e-mailed to the new address. ' +
+        'Records `recipient.reassigned` `{recipientId, newRecipientId, email, reason}`, then `recipient.invited`; webhook `recipient.reassigned`. Checks run in this order: token (401), a link locked by wrong codes (423), a recipient that has not entered its code (403 `authentication-required`), role and setting (403), envelope status, already acted, turn (409), body (400), new address already a recipient, envelope already at 100 recipients (409).',
       security: [{ [SIGNING_AUTH]: [] }],
       request: {
         body: {
@@ -158,12 +162,13 @@ function operations(bearerAuth: string): Operation[] {
         },
         400: problem(400, '`email`, `name` or `reason` missing or invalid (`validation-failed`), or the body is not JSON (`malformed-json`).', ['validation-failed', 'malformed-json']),
         401: problem(401, 'No signing token, or one that no longer works (`invalid-token`).', ['invalid-token']),
-        403: problem(403, 'The envelope does not allow reassignment, or the recipient is not a signer or approver (`reassign-not-allowed`).', ['reassign-not-allowed']),
+        403: problem(403, `The envelope does not allow reassignment, or the recipient is not a signer or approver (\`reassign-not-allowed\`). ${actionAuthenticationAnswers[403]}`, ['reassign-not-allowed', 'authentication-required']),
         409: problem(
           409,
-          'The envelope is not `sent` (`envelope-closed`), the recipient already acted (`already-acted`) or its turn has not come (`not-your-turn`), or the new address is already a recipient (`recipient-exists`).',
-          ['envelope-closed', 'already-acted', 'not-your-turn', 'recipient-exists', 'envelope-contended'],
+          'The envelope is not `sent` (`envelope-closed`), the recipient already acted (`already-acted`) or its turn has not come (`not-your-turn`), the new address is already a recipient (`recipient-exists`), or the envelope already has 100 recipients, those who handed on included (`recipient-limit`).',
+          ['envelope-closed', 'already-acted', 'not-your-turn', 'recipient-exists', 'recipient-limit', 'envelope-contended'],
         ),
+        423: actionAuthenticationAnswers[423],
         413: jsonBodyTooLarge,
         415: notJson,
         ...common,

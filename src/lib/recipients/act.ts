@@ -15,6 +15,7 @@ import { validationFailed } from '../envelopes/lifecycle.js';
 import { hasActed, mustAct, type EnvelopeRecord, type EventActor, type FieldValue, type Signer } from '../envelopes/model.js';
 import { backoff } from '../envelopes/update.js';
 import { AppError, type FieldError } from '../errors.js';
+import { assertAuthenticated } from './authenticationSettings.js';
 import { currentRecipient, invalidSigningToken, type SigningCaller } from './signingCaller.js';
 import type { SignatureValue } from '../pdf/types.js';
 import type { Services } from '../services.js';
@@ -115,6 +116,8 @@ export async function completeSigning({ services, caller, request, now = new Dat
   return await retryOnContention(services, caller, async (stored) => {
     const record = stored.record;
     const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
+    // Again on the row as written: a concurrent wrong code may have locked the link meanwhile.
+    assertAuthenticated(recipient, now, services.config.signingAuthTtlSeconds);
     assertCanAct(record, recipient, 'complete', now);
     const { values, signature } = checkValues(record, recipient, request);
 
@@ -166,6 +169,8 @@ export async function declineSigning({ services, caller, request, now = new Date
   return await retryOnContention(services, caller, async (stored) => {
     const record = stored.record;
     const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
+    // Again on the row as written: a concurrent wrong code may have locked the link meanwhile.
+    assertAuthenticated(recipient, now, services.config.signingAuthTtlSeconds);
     assertCanAct(record, recipient, 'decline', now);
 
     const change = new Change(record, now);

@@ -101,9 +101,20 @@ function freshState(method: SignerAuthentication['method']): SignerAuthenticatio
 
 /** Starts the recipient's authentication over (a resend: a new link, 5 attempts, no pending code). */
 export function resetAuthentication(signer: Signer): void {
-  const current = signer.authentication;
-  if (current === undefined) return;
-  signer.authentication = current.method === 'accessCode' && current.codeHash !== undefined ? { ...freshState('accessCode'), codeHash: current.codeHash } : freshState(current.method);
+  const fresh = startedAuthentication(signer.authentication);
+  if (fresh !== undefined) signer.authentication = fresh;
+}
+
+/**
+ * The same method as `current`, started over: 5 attempts, not verified, no pending one-time code; an
+ * access code keeps its hash. What a resend gives the recipient, and what a recipient that takes over
+ * another's part inherits ([docs/api.md#reassignment](../../../docs/api.md#reassignment)): the owner's
+ * access code, which the owner passes on, or one-time codes sent to the new recipient's own address.
+ * @returns `undefined` for a recipient without authentication
+ */
+export function startedAuthentication(current: SignerAuthentication | undefined): SignerAuthentication | undefined {
+  if (current === undefined) return undefined;
+  return current.method === 'accessCode' && current.codeHash !== undefined ? { ...freshState('accessCode'), codeHash: current.codeHash } : freshState(current.method);
 }
 
 /** Whether the recipient's current link counts as authenticated now (always, for `none`). */

@@ -3,14 +3,18 @@
  * envelope allows it (`allowReassign`), a signer or approver whose turn it is and who has not acted
  * hands its part to someone else: it becomes `reassigned` (final; it blocks nothing), and a new
  * recipient with the same role, routing order and fields (new ids) takes its place in the list and is
- * invited at once (e-mail delivery). Events, in order: `recipient.reassigned`
+ * invited at once (e-mail delivery). The new recipient inherits the caller's signer authentication,
+ * started over: the same access code (the owner passes it on) or one-time codes to its own address.
+ * Like every signing route, the caller must have authenticated first (the signing guard,
+ * `http/register.ts`), and the envelope never passes {@link MAX_SIGNERS} recipients
+ * ([docs/api.md#reassignment](../../../docs/api.md#reassignment)). Events, in order: `recipient.reassigned`
  * `{recipientId, newRecipientId, email, reason}` (the recipient as actor), then `recipient.invited`;
  * webhook `recipient.reassigned` with the reason.
  */
 import { z } from 'zod';
 import { Change, commitChange } from '../envelopes/change.js';
 import { newSigner, type EnvelopeRecord, type EventActor, type Signer } from '../envelopes/model.js';
-import { MAX_SIGNER_NAME } from '../envelopes/schemas.js';
+import { MAX_SIGNER_NAME, MAX_SIGNERS } from '../envelopes/schemas.js';
 import { backoff } from '../envelopes/update.js';
 import { AppError } from '../errors.js';
 import { uuidv7 } from '../ids.js';
@@ -18,6 +22,7 @@ import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { emailAddress, trimmedText } from '../text.js';
 import { assertCanAct, type RecipientOutcome, type RecipientRequestOptions } from './act.js';
+import { assertAuthenticated, startedAuthentication } from './authenticationSettings.js';
 import { inviteRecipient } from './routing.js';
 import { currentRecipient, invalidSigningToken } from './signingCaller.js';
 
@@ -59,23 +64,34 @@ export function assertCanReassign(record: EnvelopeRecord, recipient: Signer, now
 /**
  * Hands the caller's part to the person named in `request`.
  * @returns the envelope and the caller, now `reassigned`
- * @throws AppError 401, 403, 409 as {@link assertCanReassign}; 409 `recipient-exists` when the new
- *   address is already a recipient of the envelope
+ * @throws AppError 401; 423, 403 as the signing guard (checked again on the row as written); 403, 409
+ *   as {@link assertCanReassign}; 409 `recipient-exists` when the new address is already a recipient
+ *   of the envelope, `recipient-limit` when the envelope already has {@link MAX_SIGNERS} recipients
  */
 export async function reassignSigning({ services, caller, request, now = new Date(), log }: RecipientRequestOptions & { request: ReassignSigningRequest }): Promise<RecipientOutcome> {
   let stored = caller.stored;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const record = stored.record;
     const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
+    // Again on the row as written: a concurrent wrong code may have locked the link meanwhile.
+    assertAuthenticated(recipient, now, services.config.signingAuthTtlSeconds);
     assertCanReassign(record, recipient, now);
     if (record.signers.some((signer) => signer.email === request.email)) {
       throw new AppError('conflict', `${request.email} is already a recipient of this envelope; name someone who is not.`, { type: 'recipient-exists' });
+    }
+    // Every recipient counts, those who handed on too: a chain of reassignments stops at the limit.
+    if (record.signers.length >= MAX_SIGNERS) {
+      throw new AppError('conflict', `This envelope already has ${record.signers.length} recipients, the most it may have (${MAX_SIGNERS}): it cannot take one more. Ask the sender instead.`, { type: 'recipient-limit' });
     }
 
     const change = new Change(record, now);
     const from = change.signer(recipient.id);
     const by: EventActor = { id: from.id, email: from.email, ip: caller.ip, userAgent: caller.userAgent, apiKeyId: null };
     const to = newSigner({ id: uuidv7(), email: request.email, name: request.name, role: from.role, routingOrder: from.routingOrder });
+    // The new recipient proves who it is as the caller had to: the owner's access code, which the
+    // owner passes on, or one-time codes sent to its own address; started over, never verified.
+    const authentication = startedAuthentication(from.authentication);
+    if (authentication !== undefined) to.authentication = authentication;
     from.status = 'reassigned';
     from.actedAt = change.at;
     from.view = null;

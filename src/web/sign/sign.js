@@ -1281,7 +1281,9 @@ async function reassign(event) {
     showReassigned(view, { name: name, email: email });
   } catch (error) {
     if (error.status === 401) { $('reassign-dialog').close(); return showInvalidLink(); }
+    if (error.status === 423) { $('reassign-dialog').close(); return showLocked(); }
     if (error.status === 409 && error.problem && error.problem.type === 'urn:problem:recipient-exists') return reassignError(error.message, $('reassign-email'));
+    if (error.status === 409 && error.problem && error.problem.type === 'urn:problem:recipient-limit') return reassignError(error.message, null);
     if (error.status === 403 || error.status === 409) {
       $('reassign-dialog').close();
       try { render(await signingApi('GET', 'signing')); } catch (again) { if (again.status === 401) showInvalidLink(); }
