@@ -1,5 +1,5 @@
 /**
- * Which ports the seal's long-term validation fetches (docs/api.md#seal-levels-and-long-term-validation):
+ * Which ports the seal's long-term validation fetches (docs/seal-levels.md#how-the-service-gathers-the-data):
  * a URL a certificate names (OCSP responder, CRL distribution point, AIA caIssuers) is fetched only
  * on ports 80 and 443, unless the operator's own chains (the sealing certificate's, the timestamp
  * authority's) name it. Against the test PKI's real servers on loopback (any port), with loopback

@@ -12,7 +12,7 @@
  * ({@link SOURCE_PORTS}) are fetched, except the URLs the operator's own chains name (the sealing
  * certificate's, from `SEAL_P12_BASE64`, and the timestamp authority's, from `TSA_URL`;
  * {@link FetchPolicy.anyPortUrls}): the certificates of signatures already in an uploaded document
- * are anyone's, and their URLs must not reach a service on another port (docs/api.md#seal-levels-and-long-term-validation).
+ * are anyone's, and their URLs must not reach a service on another port (docs/seal-levels.md#how-the-service-gathers-the-data).
  * No redirect is followed; each request has {@link NETWORK_TIMEOUT_MS} for everything, and at most
  * {@link MAX_RESPONSE_BYTES}.
  *
