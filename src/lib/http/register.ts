@@ -45,7 +45,7 @@ interface CommonOptions {
    * Whether a 2xx answer holds a secret (an API key, a webhook's signing secret, a URL carrying a
    * signing token): `true` makes the function refuse `Idempotency-Key` with 400
    * `idempotency-not-supported`, so the answer is never kept in storage. Required of every owner
-   * (`bearer`, `jwt`) function that answers `POST` (registration throws without it); ignored elsewhere.
+   * (`bearer`, `jwt`) function that answers `POST` (registration throws without it).
    */
   answerHoldsSecret?: boolean;
   /**
