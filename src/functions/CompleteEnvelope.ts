@@ -10,5 +10,6 @@ httpFunction('CompleteEnvelope', {
   authLevel: 'anonymous',
   route: 'envelopes/{id}/complete',
   access: 'bearer',
+  answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/CompleteEnvelope.js')).completeOwnEnvelope,
 });

@@ -10,5 +10,6 @@ httpFunction('CreateEnvelopeFromTemplate', {
   authLevel: 'anonymous',
   route: 'templates/{id}/envelopes',
   access: 'bearer',
+  answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/CreateEnvelopeFromTemplate.js')).createEnvelopeFromTemplate,
 });

@@ -1,7 +1,7 @@
 /**
  * POST /api/envelopes/{id}/recipients/{recipientId}/views (CONTRACT §16.1): an embedded signing view
  * for a recipient whose turn it is. The answer carries a signing token, so it is never stored for an
- * idempotency key (`idempotency: false`).
+ * idempotency key (`answerHoldsSecret: true`).
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/CreateRecipientView.ts`.
  */
@@ -12,6 +12,7 @@ httpFunction('CreateRecipientView', {
   authLevel: 'anonymous',
   route: 'envelopes/{id}/recipients/{recipientId}/views',
   access: 'bearer',
-  idempotency: false,
+  // The answer's URL carries a signing token: it refuses Idempotency-Key, so the token is never kept in storage.
+  answerHoldsSecret: true,
   loadHandler: async () => (await import('../handlers/CreateRecipientView.js')).createRecipientView,
 });

@@ -10,5 +10,6 @@ httpFunction('CreateTemplate', {
   authLevel: 'anonymous',
   route: 'templates',
   access: 'bearer',
+  answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/CreateTemplate.js')).createOwnTemplate,
 });

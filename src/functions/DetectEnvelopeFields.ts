@@ -11,5 +11,6 @@ httpFunction('DetectEnvelopeFields', {
   authLevel: 'anonymous',
   route: 'envelopes/{id}/fields/detect',
   access: 'bearer',
+  answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/DetectEnvelopeFields.js')).detectOwnEnvelopeFields,
 });

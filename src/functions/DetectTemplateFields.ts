@@ -11,5 +11,6 @@ httpFunction('DetectTemplateFields', {
   authLevel: 'anonymous',
   route: 'templates/{id}/fields/detect',
   access: 'bearer',
+  answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/DetectTemplateFields.js')).detectOwnTemplateFields,
 });

@@ -11,5 +11,6 @@ httpFunction('RedeliverWebhook', {
   authLevel: 'anonymous',
   route: 'webhooks/{id}/deliveries/{deliveryId}/redeliver',
   access: 'bearer',
+  answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/RedeliverWebhook.js')).redeliverOwnWebhook,
 });

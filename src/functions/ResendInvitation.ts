@@ -10,5 +10,6 @@ httpFunction('ResendInvitation', {
   authLevel: 'anonymous',
   route: 'envelopes/{id}/recipients/{recipientId}/resend',
   access: 'bearer',
+  answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/ResendInvitation.js')).resendOwnInvitation,
 });

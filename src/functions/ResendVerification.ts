@@ -11,5 +11,6 @@ httpFunction('ResendVerification', {
   authLevel: 'anonymous',
   route: 'ResendVerification',
   access: 'bearer',
+  answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/ResendVerification.js')).resendVerificationEmail,
 });

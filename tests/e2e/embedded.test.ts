@@ -219,6 +219,54 @@ describe('POST /api/envelopes/{id}/recipients/{recipientId}/views refusals', () 
     expect((await auditTrail(env.api, owner, id)).length).toBe(before);
   });
 
+  test('frameAncestors takes only origins: no wildcard, keyword, path, query, credentials, IPv6 literal or odd host; 400 naming the entry, nothing changed', async () => {
+    const { id, recipientIds } = await sentEnvelope(env.api, owner, { signers: [{ email: address('ada'), name: 'Ada', delivery: 'embedded' }] });
+    const recipientId = recipientIds[0]!;
+    const before = (await auditTrail(env.api, owner, id)).length;
+    const refused = [
+      'https://*',
+      'https://*.example.com',
+      'https://app.*.example.com',
+      '*.example.com',
+      'https:',
+      'https://',
+      "'self'",
+      "'none'",
+      "https://'self'",
+      "https://app.example.com 'unsafe-inline'",
+      'https://app.example.com https://b.example',
+      'https://app.example.com,https://b.example',
+      'https://app.example.com;',
+      'https://user@app.example.com',
+      'https://app.example.com:',
+      'https://app.example.com:0',
+      'https://app.example.com?x=1',
+      'https://app.example.com#top',
+      'https://app.example.com//',
+      'https://app_1.example.com',
+      'https://app.example.com.',
+      'https://-app.example.com',
+      'https://[2001:db8::1]',
+      'data:',
+      'blob:https://app.example.com',
+      'ftp://app.example.com',
+    ];
+    for (const entry of refused) {
+      const answer = await createView(id, recipientId, { frameAncestors: ['https://ok.example.com', entry] });
+      expect({ entry, status: answer.status }).toEqual({ entry, status: 400 });
+      expectProblem(answer, 400);
+      expect({ entry, paths: answer.body.errors.map((error: any) => error.path) }).toEqual({ entry, paths: ['frameAncestors.1'] });
+    }
+    expect((await auditTrail(env.api, owner, id)).length).toBe(before);
+    // Origins pass as the URL standard writes them: lower case, punycode, default port dropped.
+    expect(checkViewRequest({ frameAncestors: ['https://App.Example.com:8443', 'https://bücher.example/', 'https://203.0.113.7', 'HTTPS://a-b.example.com:443'] }, false).frameAncestors).toEqual([
+      'https://app.example.com:8443',
+      'https://xn--bcher-kva.example',
+      'https://203.0.113.7',
+      'https://a-b.example.com',
+    ]);
+  });
+
   test('loopback http: origins only when private networks are allowed', () => {
     expect(() => checkViewRequest({ frameAncestors: ['http://localhost:3000'] }, false)).toThrow('frameAncestors.0 must be https:');
     expect(() => checkViewRequest({ returnUrl: 'http://127.0.0.1:3000/done' }, false)).toThrow();

@@ -1,6 +1,7 @@
 /**
  * Field types `number`, `date`, `dropdown`, the rules of `text` (length, an RE2 pattern matching the
- * whole value) and the owner's prefilled values, read-only or default, over real HTTP: refused
+ * whole value) and the owner's prefilled values, read-only or default (never on a field the service
+ * fills), over real HTTP: refused
  * definitions at PUT (400 naming the field's property), refused values at signing (400 naming the
  * value and the field), defaults standing in for missing values, and the sealed PDF drawing each
  * value (checked with pdftotext).
@@ -96,7 +97,7 @@ describe('field definitions (PUT)', () => {
     ['a pattern of 201 characters', box('text', { pattern: 'a'.repeat(201) }), 'fields.0.pattern', /at most 200/],
     ['readOnly without a value', box('text', { readOnly: true }), 'fields.0.readOnly', /needs a value/],
     ['a value on a signature field', box('signature', { value: 'Ada' }), 'fields.0.value', /cannot be prefilled/],
-    ['a name value that is a boolean', box('name', { value: true }), 'fields.0.value', /must be a string/],
+    ['a name value, even a boolean', box('name', { value: true }), 'fields.0.value', /cannot be prefilled on a name field/],
     ['a number value that is a JSON number', box('number', { value: 12.5 }), 'fields.0.value', /must be a string/],
     ['a number value out of bounds', box('number', { max: 10, value: '11' }), 'fields.0.value', /at most 10/],
     ['a date value that is no date', box('date', { value: '2026-02-30' }), 'fields.0.value', /YYYY-MM-DD/],
@@ -111,6 +112,26 @@ describe('field definitions (PUT)', () => {
 });
 
 describe('values at signing', () => {
+  test('no prefilled value on a field the service fills (date_signed, name, email), read-only or not → 400 naming its value; nothing stored', async () => {
+    const id = await createEnvelopeWithDocument(env.api, owner, null);
+    const recipientId = randomUUID();
+    const put = (fields: Record<string, unknown>[]) =>
+      env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: [{ id: recipientId, ...ada }], fields: fields.map((field) => ({ recipientId, ...field })) } });
+    const shown = async () => ({ ...(await get(id)).body, documentUrl: undefined });
+    const before = await shown();
+    for (const type of ['date_signed', 'name', 'email']) {
+      for (const extra of [{ value: '2001-01-01' }, { value: 'Someone Else', readOnly: true }, { value: 'x@example.com', required: false }]) {
+        const refused = await put([box('text'), box(type, extra)]);
+        expectRefused(refused, 'fields.1.value', new RegExp(`cannot be prefilled on a ${type} field: the service fills in`));
+        const patched = await env.api.request('PATCH', `/envelopes/${id}`, { token: owner.token, json: { signers: [{ id: recipientId, ...ada }], fields: [{ recipientId, ...box(type, extra) }] } });
+        expectRefused(patched, 'fields.0.value', /cannot be prefilled/);
+      }
+    }
+    expect(await shown()).toEqual(before);
+    // Without a value such a field is fine; an empty string is no value.
+    expect((await put([box('date_signed'), box('name', { value: '' }), box('email')])).status).toBe(200);
+  });
+
   test('number: a string within min and max; a JSON number, a malformed string or one out of bounds → 400 naming the field', async () => {
     const { token, fields } = await signerWith([box('number', { min: -5, max: 100, label: 'Amount' })]);
     const fieldId = fields[0].id;
@@ -192,7 +213,7 @@ describe('the sealed PDF draws every value', () => {
         { recipient: 0, ...box('dropdown', { options: ['Oak', 'Birch'] }) },
         { recipient: 0, ...box('text', { value: 'Prefilled default' }) },
         { recipient: 0, ...box('text', { value: 'Owner fixed text', readOnly: true }) },
-        { recipient: 0, ...box('name', { value: 'Dr Ada Lovelace', readOnly: true }) },
+        { recipient: 0, ...box('name') },
         { recipient: 1, ...box('number', { value: '4242.42', readOnly: true }) },
         { recipient: 1, ...box('checkbox', { required: false }) },
       ],
@@ -208,7 +229,7 @@ describe('the sealed PDF draws every value', () => {
     const beaToken = await signingTokenFor(owner.userId, id, bea.email);
     const beaView = (await env.api.request('GET', '/signing', { token: beaToken })).body;
     expect(beaView.fields[0]).toMatchObject({ value: '4242.42', readOnly: true });
-    expect(beaView.filled.map((entry: { value: unknown }) => entry.value)).toEqual(['1234.50', '2026-12-24', 'Birch', 'Prefilled default', 'Owner fixed text', 'Dr Ada Lovelace']);
+    expect(beaView.filled.map((entry: { value: unknown }) => entry.value)).toEqual(['1234.50', '2026-12-24', 'Birch', 'Prefilled default', 'Owner fixed text', ada.name]);
 
     // Bea sends no values: her read-only number needs none, her check box is optional.
     const completed = await complete(beaToken, []);
@@ -216,7 +237,7 @@ describe('the sealed PDF draws every value', () => {
     const sealed = Buffer.from(await (await fetch(completed.body.signedUrl)).arrayBuffer());
     const file = await tempFile(sealed);
     const page = (await tool('pdftotext', ['-f', '1', '-l', '1', file, '-'])).stdout.replace(/\s+/g, '');
-    for (const text of ['1234.50', '2026-12-24', 'Birch', 'Prefilled default', 'Owner fixed text', 'Dr Ada Lovelace', '4242.42']) expect(page).toContain(text.replace(/\s+/g, ''));
+    for (const text of ['1234.50', '2026-12-24', 'Birch', 'Prefilled default', 'Owner fixed text', ada.name, '4242.42']) expect(page).toContain(text.replace(/\s+/g, ''));
     expect(page).not.toContain('Oak');
   });
 });

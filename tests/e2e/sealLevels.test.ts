@@ -307,6 +307,31 @@ describe('revocation data is cached until its nextUpdate', () => {
   });
 });
 
+describe('signatures already in the upload (docs/seal-levels.md#how-the-service-gathers-the-data)', () => {
+  test('their revocation sources and issuer URLs on ports other than 80 and 443 are not fetched; the seal still reaches B-LT and keeps their signature', async () => {
+    // Someone else's signature: a PDF sealed at B-B with another PKI, whose certificates name an
+    // OCSP responder, CRLs and an issuer certificate on loopback ports other than 80 and 443.
+    const other = await startTestPki();
+    try {
+      const signedElsewhere = await withSettings({ ...pkiSettings('B-B'), SEAL_P12_BASE64: other.sealP12Base64, SEAL_P12_PASSPHRASE: other.sealPassphrase }, async () => (await sealedEnvelope()).bytes);
+      const before = { ocsp: other.ocsp.requests, crl: other.crl.requests, tsa: other.tsa.requests };
+      await withSettings(pkiSettings('B-LT'), async () => {
+        const { id } = await sentEnvelope(env.api, owner, { signers: [ada], pdf: signedElsewhere });
+        const answer = await sign(id);
+        expect(answer.status).toBe(200);
+        expect(answer.body.envelope.status).toBe('completed');
+        const file = await tempFile(Buffer.from(await (await fetch(answer.body.signedUrl)).arrayBuffer()), 'sealed.pdf');
+        const found = await signatures(file);
+        expect(found).toHaveLength(2);
+        for (const signature of found) expect(signature.report).toContain('Signature is Valid.');
+      });
+      expect({ ocsp: other.ocsp.requests, crl: other.crl.requests, tsa: other.tsa.requests }).toEqual(before);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('a completion that cannot reach its level fails cleanly and is retried (CONTRACT §11.4, §17.1)', () => {
   const cases: [string, 'ocsp' | 'tsa', ServerMode, string][] = [
     ['the OCSP responder is down', 'ocsp', 'down', 'urn:problem:revocation-unavailable'],

@@ -413,6 +413,40 @@ describe('POST /api/templates/{id}/envelopes', () => {
     expect((await call('GET', `/templates/${id}`)).body).toEqual({ ...template, documentUrl: expect.any(String) });
   });
 
+  test('no prefilled value on a field the service fills (date_signed, name, email): in the template\'s fields or at use → 400 naming it; nothing changed or made', async () => {
+    const created = await call('POST', '/templates', { name: 'Service-filled', filename: 'lease.pdf', mimetype: 'application/pdf' });
+    expect(created.status).toBe(201);
+    expect((await putToSas(created.body.uploadUrl, pdf)).status).toBe(201);
+    const id = created.body.template.id;
+    const at = (y: number) => ({ page: 1, x: 0.1, y, width: 0.4, height: 0.05 });
+    const fields = [
+      { roleId: 'tenant', type: 'signature', ...at(0.1) },
+      { roleId: 'tenant', type: 'date_signed', ...at(0.2) },
+      { roleId: 'tenant', type: 'name', ...at(0.3) },
+      { roleId: 'tenant', type: 'email', ...at(0.4) },
+    ];
+    const before = (await call('GET', `/templates/${id}`)).body;
+    for (const index of [1, 2, 3]) {
+      for (const extra of [{ value: '2001-01-01' }, { value: 'Someone Else', readOnly: true }]) {
+        const refused = await call('PATCH', `/templates/${id}`, { roles: [{ id: 'tenant', name: 'Tenant' }], fields: fields.map((field, at) => (at === index ? { ...field, ...extra } : field)) });
+        expectProblem(refused, 400);
+        expect(refused.body.errors).toEqual([{ path: `fields.${index}.value`, message: expect.stringMatching(/cannot be prefilled on a \w+ field: the service fills in/) }]);
+      }
+    }
+    expect((await call('GET', `/templates/${id}`)).body).toEqual({ ...before, documentUrl: expect.any(String) });
+
+    const updated = await call('PATCH', `/templates/${id}`, { roles: [{ id: 'tenant', name: 'Tenant' }], fields, status: 'active' });
+    expect(updated.status).toBe(200);
+    const envelopesBefore = (await call('GET', '/envelopes')).body.length;
+    const tenant = { roleName: 'Tenant', email: 'tenant-service-filled@example.com', name: 'Tess Tenant' };
+    for (const [index, value] of [[1, '2001-01-01'], [2, 'Someone Else'], [3, 'someone@example.com']] as const) {
+      const refused = await call('POST', `/templates/${id}/envelopes`, { recipients: [tenant], values: [{ fieldId: updated.body.fields[0].id, value: { typed: 'x' } }, { fieldId: updated.body.fields[index].id, value }] });
+      expectProblem(refused, 400);
+      expect(refused.body.errors).toEqual(expect.arrayContaining([{ path: 'values.1.value', message: expect.stringMatching(/cannot be prefilled on a \w+ field: the service fills in/) }]));
+    }
+    expect((await call('GET', '/envelopes')).body.length).toBe(envelopesBefore);
+  });
+
   test('honours Idempotency-Key: the retry gets the same envelope, and no second one is made', async () => {
     const { id } = await activeLeaseTemplate();
     const { client, landlord } = people('idempotent');

@@ -54,7 +54,11 @@ describe('fieldRuleProblems', () => {
 
   test('a consistent field has none; each inconsistency is named by its property', () => {
     expect(fieldRuleProblems({ type: 'dropdown', options: ['a', 'b'], value: 'b', readOnly: true })).toEqual([]);
-    expect(fieldRuleProblems({ type: 'name', value: 'Dr Ada Lovelace', readOnly: true })).toEqual([]);
+    for (const type of ['date_signed', 'name', 'email']) {
+      expect(fieldRuleProblems({ type, value: '2001-01-01', readOnly: true })).toEqual([['value', expect.stringContaining(`cannot be prefilled on a ${type} field`)]]);
+      expect(fieldRuleProblems({ type, value: 'Dr Ada Lovelace' })).toEqual([['value', expect.stringContaining('the service fills in')]]);
+      expect(fieldRuleProblems({ type, value: '' })).toEqual([]);
+    }
     expect(fieldRuleProblems({ type: 'initials', value: 'AL' }).map(([property]) => property)).toEqual(['value']);
     expect(fieldRuleProblems({ type: 'date', readOnly: true }).map(([property]) => property)).toEqual(['readOnly']);
     expect(fieldRuleProblems({ type: 'text', min: 1, options: ['x'] }).map(([property]) => property).sort()).toEqual(['min', 'options']);

@@ -1,8 +1,9 @@
 /**
  * Idempotency keys come with the registration (`register.ts`): every owner `POST` honours
  * `Idempotency-Key` without its handler knowing, and the OpenAPI document says so; a function
- * registered with `idempotency: false` refuses the header with 400 `idempotency-not-supported`
- * (CONTRACT §14.2: `POST /api/apikeys`, whose answer holds a secret that is never stored).
+ * whose answer holds a secret (`answerHoldsSecret: true`) refuses the header with 400
+ * `idempotency-not-supported`, so the secret is never stored (docs/api.md#idempotency); every owner
+ * `POST` must say whether its answer holds one.
  */
 import { describe, expect, test } from '@jest/globals';
 import functions from '@azure/functions';
@@ -19,7 +20,7 @@ httpFunction('IdempotencyRefused', {
   authLevel: 'anonymous',
   route: 'test/idempotency-refused',
   access: 'bearer',
-  idempotency: false,
+  answerHoldsSecret: true,
   loadHandler: async () => async () => {
     handlerRuns++;
     return { status: 201, body: 'a secret' };
@@ -30,7 +31,7 @@ function post(headers: Record<string, string>): InstanceType<typeof functions.Ht
   return new functions.HttpRequest({ method: 'POST', url: 'http://localhost/api/test/idempotency-refused', headers, body: { string: '{}' } });
 }
 
-describe('idempotency: false', () => {
+describe('answerHoldsSecret: true', () => {
   const route = () => registeredRoutes.find((entry) => entry.name === 'IdempotencyRefused')!;
 
   test('a request with Idempotency-Key gets 400 idempotency-not-supported and runs nothing', async () => {
@@ -48,11 +49,57 @@ describe('idempotency: false', () => {
   });
 });
 
+describe('declaring answerHoldsSecret', () => {
+  const declare = (name: string, options: { access: 'bearer' | 'jwt' | 'public'; answerHoldsSecret?: boolean; idempotency?: 'claim-in-transaction'; methods?: ('POST' | 'GET')[] }) => () =>
+    httpFunction(name, {
+      methods: options.methods ?? ['POST'],
+      authLevel: 'anonymous',
+      route: `test/${name}`,
+      loadHandler: async () => async () => ({ status: 204 }),
+      ...options,
+    } as Parameters<typeof httpFunction>[1]);
+
+  test('an owner POST, API key or access token only, that does not say whether its answer holds a secret is not registered', () => {
+    expect(declare('UndeclaredBearer', { access: 'bearer' })).toThrow('answerHoldsSecret');
+    expect(declare('UndeclaredJwt', { access: 'jwt' })).toThrow('answerHoldsSecret');
+    expect(declare('SecretClaimInTransaction', { access: 'bearer', answerHoldsSecret: true, idempotency: 'claim-in-transaction' })).toThrow('refuses Idempotency-Key');
+    expect(registeredRoutes.map((entry) => entry.name)).not.toEqual(expect.arrayContaining(['UndeclaredBearer']));
+    expect(registeredRoutes.map((entry) => entry.name)).not.toEqual(expect.arrayContaining(['UndeclaredJwt']));
+    // A GET of an owner, or a public POST, never honours the header: nothing to declare.
+    expect(declare('UndeclaredGet', { access: 'bearer', methods: ['GET'] })).not.toThrow();
+    expect(declare('UndeclaredPublic', { access: 'public' })).not.toThrow();
+  });
+});
+
+/** The service's owner POSTs whose answers hold a secret the client keeps: they must refuse Idempotency-Key. */
+const SECRET_ANSWERS = ['CreateApiKey', 'CreateRecipientView', 'CreateWebhook'];
+
 describe('the OpenAPI document and the registered functions', () => {
+  test('every owner POST (access token or API key) declares whether its answer holds a secret; those that do refuse Idempotency-Key', async () => {
+    const ownTests = new Set(['IdempotencyRefused', 'UndeclaredGet', 'UndeclaredPublic']);
+    const routes = (await loadFunctions()).filter((entry) => !ownTests.has(entry.name) && (entry.access === 'bearer' || entry.access === 'jwt') && entry.methods.includes('POST'));
+    for (const entry of routes) expect({ name: entry.name, answerHoldsSecret: typeof entry.answerHoldsSecret }).toEqual({ name: entry.name, answerHoldsSecret: 'boolean' });
+    const secret = routes.filter((entry) => entry.answerHoldsSecret === true);
+    expect(secret.map((entry) => entry.name).sort()).toEqual(SECRET_ANSWERS);
+    for (const entry of secret) expect(entry.idempotency).toBe(false);
+    expect([...OPERATIONS_REFUSING_IDEMPOTENCY_KEYS].sort()).toEqual(SECRET_ANSWERS);
+  });
+
+  test('each secret-holding owner POST answers 400 idempotency-not-supported to a request with Idempotency-Key, before anything runs', async () => {
+    const routes = (await loadFunctions()).filter((entry) => SECRET_ANSWERS.includes(entry.name));
+    expect(routes).toHaveLength(SECRET_ANSWERS.length);
+    for (const entry of routes) {
+      const request = new functions.HttpRequest({ method: 'POST', url: `http://localhost/api/${entry.route}`, headers: { 'Idempotency-Key': 'k-2', 'Content-Type': 'application/json' }, body: { string: '{}' } });
+      const answer = await entry.handler(request, new functions.InvocationContext());
+      expect({ name: entry.name, status: answer.status, type: JSON.parse(String(answer.body)).type }).toEqual({ name: entry.name, status: 400, type: 'urn:problem:idempotency-not-supported' });
+    }
+  });
+
   test('every owner POST takes Idempotency-Key and may answer Idempotent-Replayed; the functions that refuse it are those the document names', async () => {
     // The service's functions: what src/functions registers, without this file's own.
-    const routes = (await loadFunctions()).filter((entry) => entry.name !== 'IdempotencyRefused' && entry.access === 'bearer' && entry.methods.includes('POST'));
-    expect(routes.map((entry) => entry.name)).toEqual(expect.arrayContaining(['GetUploadUrl', 'CompleteEnvelope', 'ResendInvitation', 'CreateWebhook', 'RedeliverWebhook']));
+    const ownTests = new Set(['IdempotencyRefused', 'UndeclaredGet', 'UndeclaredPublic']);
+    const routes = (await loadFunctions()).filter((entry) => !ownTests.has(entry.name) && (entry.access === 'bearer' || entry.access === 'jwt') && entry.methods.includes('POST'));
+    expect(routes.map((entry) => entry.name)).toEqual(expect.arrayContaining(['GetUploadUrl', 'CompleteEnvelope', 'ResendInvitation', 'CreateWebhook', 'RedeliverWebhook', 'CreateApiKey']));
     const paths = buildOpenApiDocument().paths as Record<string, Record<string, any>>;
     for (const entry of routes) {
       const operation = paths[`/${entry.route}`]!.post;

@@ -28,7 +28,7 @@ export const DATE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$';
 const NUMBER = new RegExp(NUMBER_PATTERN);
 const DATE = new RegExp(DATE_PATTERN);
 
-/** Types whose value the service fills in (the recipient and the owner give none). */
+/** Types whose value the service fills in (the recipient and the owner give none: a prefilled value is refused). */
 export const SERVICE_FILLED_TYPES: ReadonlySet<string> = new Set(['date_signed', 'name', 'email']);
 /** Types whose value is a signature: never prefilled. */
 export const SIGNATURE_TYPES: ReadonlySet<string> = new Set(['signature', 'initials']);
@@ -164,15 +164,19 @@ export function fieldRuleProblems(field: FieldRules): [keyof FieldRules, string]
   const prefilled = field.value != null && field.value !== '';
   if (prefilled && SIGNATURE_TYPES.has(field.type)) problems.push(['value', `cannot be prefilled on a ${field.type} field: only the recipient signs`]);
   else if (prefilled && SERVICE_FILLED_TYPES.has(field.type)) {
-    // The owner's text in place of what the service would fill in (a name written as the document needs it).
-    const refusal = valueRefusal({ type: 'text', required: false }, field.value);
-    if (refusal !== null) problems.push(['value', refusal]);
+    // What the service fills in is evidence of the signing (docs/api.md#fields): never the owner's.
+    problems.push(['value', `cannot be prefilled on a ${field.type} field: the service fills in ${serviceFilledWhat(field.type)}`]);
   } else if (prefilled && patternProblem === null) {
     const refusal = valueRefusal({ ...field, required: false }, field.value);
     if (refusal !== null) problems.push(['value', refusal]);
   }
   if (field.readOnly === true && !prefilled) problems.push(['readOnly', 'needs a value: a read-only field shows the value the owner gives']);
   return problems;
+}
+
+/** What the service fills in on a field of a type of {@link SERVICE_FILLED_TYPES}, for messages. */
+export function serviceFilledWhat(type: string): string {
+  return type === 'date_signed' ? 'the date of the signing' : `the recipient's ${type === 'name' ? 'name' : 'e-mail address'}`;
 }
 
 /** Whether the owner gave the field a value (a default, or read-only); an empty string is none. */

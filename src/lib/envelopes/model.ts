@@ -162,7 +162,7 @@ export interface Field {
   maxLength?: number;
   /** `text`: an RE2 regular expression the whole non-empty value must match (at most 200 characters). */
   pattern?: string;
-  /** The owner's prefilled value (not on signature or initials): a default, or with `readOnly` fixed; on date_signed, name and email a text in place of the service's. */
+  /** The owner's prefilled value (not on signature, initials, date_signed, name or email): a default, or with `readOnly` fixed. */
   value?: string | boolean;
   /** `true`: the recipient sees `value` and cannot change it. Absent otherwise. */
   readOnly?: true;

@@ -243,7 +243,7 @@ function fieldRuleProperties() {
       .optional()
       .meta({
         description:
-          'The owner\'s prefilled value, not on `signature` or `initials` fields: `checkbox` true or false; `number` a string such as `"12.50"`; `date` `YYYY-MM-DD`; `dropdown` one of `options`; `text` a string obeying the field\'s rules; `date_signed`, `name`, `email` a text drawn in place of what the service fills in. Drawn in the sealed PDF. Without `readOnly` it is a default the recipient may change, and counts as the value when the recipient sends none.',
+          'The owner\'s prefilled value, not on `signature` or `initials` fields (only the recipient signs) nor on `date_signed`, `name` or `email` fields (the service fills them in): 400 naming the field\'s `value`. `checkbox` true or false; `number` a string such as `"12.50"`; `date` `YYYY-MM-DD`; `dropdown` one of `options`; `text` a string obeying the field\'s rules. Drawn in the sealed PDF. Without `readOnly` it is a default the recipient may change, and counts as the value when the recipient sends none.',
       }),
     readOnly: z
       .boolean({ error: 'must be true or false' })

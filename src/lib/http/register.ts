@@ -19,10 +19,13 @@
  * happens once and is shared by concurrent first requests; a load that fails answers 500 (logged with a
  * correlation id, like any unexpected error) and is tried again by the next request.
  *
- * Idempotency keys (`idempotency.ts`) come with the registration too: every `bearer` function that
- * answers `POST` honours `Idempotency-Key` without its handler knowing; a function whose answer must
- * never be stored (one that returns a secret, as `POST /api/apikeys` does) opts out with
- * `idempotency: false` and then refuses the header with 400 `idempotency-not-supported`.
+ * Idempotency keys (`idempotency.ts`) come with the registration too: every owner function (`bearer`
+ * or `jwt`) that answers `POST` honours `Idempotency-Key` without its handler knowing, unless its
+ * answer holds a secret (`answerHoldsSecret: true`: an API key, a webhook's signing secret, a signing
+ * link), which must never be stored: such a function refuses the header with 400
+ * `idempotency-not-supported` (docs/api.md#idempotency). Every owner `POST` must declare
+ * `answerHoldsSecret`, `true` or `false`: registration throws otherwise, so no new endpoint's secret
+ * is kept by default.
  */
 import { app, type HttpMethod, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
 import type { Actor } from '../envelopes/model.js';
@@ -39,14 +42,20 @@ interface CommonOptions {
   /** Route template below `/api`, as the Functions host reads it (`envelopes/{id}`). */
   route: string;
   /**
-   * `false`: the function refuses `Idempotency-Key` with 400 `idempotency-not-supported` (set it where
-   * the answer holds a secret that must never be stored, as `POST /api/apikeys`). Unset: a `bearer`
-   * function's `POST` honours the header (`idempotency.ts`); any other request ignores it.
-   * `'claim-in-transaction'`: honours it too, with the key's claim written in the function's own
-   * transaction instead of before its work (`storage/idempotentClaim.ts`); only for a function whose
-   * whole change is one `EnvelopeRepository.create` (GetUploadUrl).
+   * Whether a 2xx answer holds a secret (an API key, a webhook's signing secret, a URL carrying a
+   * signing token): `true` makes the function refuse `Idempotency-Key` with 400
+   * `idempotency-not-supported`, so the answer is never kept in storage. Required of every owner
+   * (`bearer`, `jwt`) function that answers `POST` (registration throws without it).
    */
-  idempotency?: false | 'claim-in-transaction';
+  answerHoldsSecret?: boolean;
+  /**
+   * Unset: an owner function's `POST` honours `Idempotency-Key` (`idempotency.ts`) unless its answer
+   * holds a secret; any other request ignores it. `'claim-in-transaction'`: honours it, with the key's
+   * claim written in the function's own transaction instead of before its work
+   * (`storage/idempotentClaim.ts`); only for a function whose whole change is one
+   * `EnvelopeRepository.create` (GetUploadUrl), and never with `answerHoldsSecret: true`.
+   */
+  idempotency?: 'claim-in-transaction';
 }
 
 export type PublicHandler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
@@ -97,7 +106,9 @@ export interface RegisteredRoute {
   authLevel: 'anonymous';
   route: string;
   access: HttpFunctionOptions['access'];
-  /** `false` when the function refuses `Idempotency-Key` (see {@link CommonOptions.idempotency}). */
+  /** As registered (see {@link CommonOptions.answerHoldsSecret}). */
+  answerHoldsSecret?: boolean;
+  /** `false` when the function refuses `Idempotency-Key`: its answer holds a secret. */
   idempotency?: false;
   /** `signing` functions: whether the handler runs before the recipient authenticated (see {@link SigningAuthentication}). */
   signingAuthentication?: SigningAuthentication;
@@ -151,8 +162,15 @@ function waitForAfterResponseWorkOnTerminate(): void {
 
 /** Registers one HTTP function (see the module comment). */
 export function httpFunction(name: string, options: HttpFunctionOptions): void {
+  const ownerPost = (options.access === 'bearer' || options.access === 'jwt') && options.methods.includes('POST');
+  if (ownerPost && options.answerHoldsSecret === undefined) {
+    throw new Error(`${name}: an owner POST must declare answerHoldsSecret (true when its answer holds a secret, which an Idempotency-Key would keep in storage).`);
+  }
+  if (options.answerHoldsSecret === true && options.idempotency !== undefined) {
+    throw new Error(`${name}: a function whose answer holds a secret refuses Idempotency-Key; it cannot also declare idempotency '${options.idempotency}'.`);
+  }
   const invoke = guardedInvocation(options);
-  const refusesIdempotencyKeys = options.idempotency === false;
+  const refusesIdempotencyKeys = options.answerHoldsSecret === true;
   const handler = async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     try {
       if (refusesIdempotencyKeys) refuseIdempotencyKey(request);
@@ -167,6 +185,7 @@ export function httpFunction(name: string, options: HttpFunctionOptions): void {
     authLevel: options.authLevel,
     route: options.route,
     access: options.access,
+    ...(options.answerHoldsSecret === undefined ? {} : { answerHoldsSecret: options.answerHoldsSecret }),
     ...(refusesIdempotencyKeys ? { idempotency: false as const } : {}),
     ...(options.access === 'signing' ? { signingAuthentication: options.signingAuthentication ?? 'after' } : {}),
     handler,
@@ -192,7 +211,7 @@ function guardedInvocation(options: HttpFunctionOptions): PublicHandler {
     case 'jwt': {
       const loadHandler = onFirstUse(options.loadHandler);
       const acceptApiKeys = options.access === 'bearer';
-      const honoursIdempotencyKeys = options.methods.includes('POST') && options.idempotency !== false;
+      const honoursIdempotencyKeys = options.methods.includes('POST') && options.answerHoldsSecret !== true;
       // What an owner's request passes through, in this order:
       //   1. the guard: who the owner is (401 otherwise);
       //   2. idempotency keys (idempotency.ts): a replay, a reused key or a key in use is answered

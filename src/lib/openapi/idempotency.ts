@@ -19,10 +19,10 @@ import {
 } from '../http/idempotency.js';
 
 /**
- * The operations registered with `idempotency: false` (`register.ts`): their answers hold a secret
+ * The operations registered with `answerHoldsSecret: true` (`register.ts`): their answers hold a secret
  * that is never stored. A test holds this list to the registered functions.
  */
-export const OPERATIONS_REFUSING_IDEMPOTENCY_KEYS: readonly string[] = ['CreateApiKey', 'CreateRecipientView'];
+export const OPERATIONS_REFUSING_IDEMPOTENCY_KEYS: readonly string[] = ['CreateApiKey', 'CreateRecipientView', 'CreateWebhook'];
 
 const problemJson = 'application/problem+json';
 const hours = IDEMPOTENCY_KEY_RETENTION_SECONDS / 3600;

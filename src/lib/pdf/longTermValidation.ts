@@ -22,7 +22,7 @@ import * as asn1js from 'asn1js';
 import type * as pkijs from 'pkijs';
 import type { PDF } from '@libpdf/core';
 import { AppError } from '../errors.js';
-import { checkedFetch, isSelfIssued, parseCertificate, revocationUrls, sha256Hex, subjectOf, type CheckedRevocationProvider, type FetchPolicy } from './revocation.js';
+import { checkedFetch, isSelfIssued, parseCertificate, revocationUrls, sha256Hex, sourceUrlsOf, subjectOf, type CheckedRevocationProvider, type FetchPolicy } from './revocation.js';
 
 /** Bytes reserved for the document timestamp token (with its certificates). */
 const DOCUMENT_TIMESTAMP_RESERVE = 32 * 1024;
@@ -183,6 +183,7 @@ export async function prefetchValidationData(options: { sealingChain: Uint8Array
     timestampChain = certificatesOf(probe);
   }
   const chains = [options.sealingChain, timestampChain];
+  for (const chain of chains) allowAnyPort(provider.policy, chain);
   // Every certificate's source at once: a responder that hangs costs its 10 s once, not once per
   // certificate. The checks below run in chain order, so the certificate named is the same as asking
   // one after another would name.
@@ -198,6 +199,16 @@ export async function prefetchValidationData(options: { sealingChain: Uint8Array
     ),
   );
   for (const chain of chains) assertCovered(chain, provider);
+}
+
+/**
+ * Lets the URLs `chain` names be fetched on any port: the sealing chain and the timestamp
+ * authority's are the operator's (`SEAL_P12_BASE64`, `TSA_URL`); every other certificate's URLs
+ * only on ports 80 and 443 (`revocation.ts`).
+ */
+function allowAnyPort(policy: FetchPolicy, chain: readonly Uint8Array[]): void {
+  const urls = sourceUrlsOf(chain);
+  if (urls.length > 0) policy.anyPortUrls = new Set([...(policy.anyPortUrls ?? []), ...urls]);
 }
 
 /** Remembers the certificates of the timestamp authority's newest token, for the next seal's prefetch. */
@@ -230,6 +241,8 @@ export async function withCheckedFetch<T>(policy: FetchPolicy, work: () => Promi
 export async function addLongTermValidation(pdf: PDF, sealed: Uint8Array, options: LongTermValidationOptions): Promise<Uint8Array> {
   const { provider, timestampAuthority } = options;
   rememberTimestampChain(timestampAuthority);
+  allowAnyPort(provider.policy, options.sealingChain);
+  for (const token of timestampAuthority.tokens) allowAnyPort(provider.policy, certificatesOf(token));
   await pdf.reload(sealed);
   let bytes = (await pdf.addValidationData({ revocationProvider: provider })).bytes;
   assertCovered(options.sealingChain, provider);

@@ -8,8 +8,13 @@
  * Every URL a certificate names is fetched with the webhook address rules (`target.ts`,
  * `addresses.ts`): the host is resolved and the connection goes only to addresses that pass
  * (loopback and private ones only with `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`); `http:` is allowed,
- * as revocation data is signed and conventionally served over plain HTTP. No redirect is followed;
- * each request has {@link NETWORK_TIMEOUT_MS} for everything, and at most {@link MAX_RESPONSE_BYTES}.
+ * as revocation data is signed and conventionally served over plain HTTP. Only ports 80 and 443
+ * ({@link SOURCE_PORTS}) are fetched, except the URLs the operator's own chains name (the sealing
+ * certificate's, from `SEAL_P12_BASE64`, and the timestamp authority's, from `TSA_URL`;
+ * {@link FetchPolicy.anyPortUrls}): the certificates of signatures already in an uploaded document
+ * are anyone's, and their URLs must not reach a service on another port (docs/seal-levels.md#how-the-service-gathers-the-data).
+ * No redirect is followed; each request has {@link NETWORK_TIMEOUT_MS} for everything, and at most
+ * {@link MAX_RESPONSE_BYTES}.
  *
  * A certificate that names an OCSP responder gets its OCSP response, else its CRL. An answer is
  * used only when it parses, says "good" for the certificate, is signed by the certificate's issuer
@@ -48,6 +53,49 @@ export class RevocationFetchError extends Error {
 export interface FetchPolicy {
   /** `WEBHOOK_ALLOW_PRIVATE_NETWORKS`. */
   allowPrivate: boolean;
+  /**
+   * URLs (as `URL.href`) that may name any port: those the operator's own chains name
+   * ({@link sourceUrlsOf}). Every other URL only {@link SOURCE_PORTS}.
+   */
+  anyPortUrls?: ReadonlySet<string>;
+}
+
+/** The only ports a URL from a certificate is fetched on, unless the operator's own chains name it. */
+export const SOURCE_PORTS: readonly number[] = [80, 443];
+
+/** The port a URL connects to: its own, else its scheme's default (80 for `http:`, 443 for `https:`). */
+export function portOf(url: URL): number {
+  if (url.port !== '') return Number(url.port);
+  return url.protocol === 'https:' ? 443 : 80;
+}
+
+/**
+ * Throws unless `url` may be fetched under `policy`'s port rule (see the module comment).
+ * @throws RevocationFetchError naming the port
+ */
+export function checkSourcePort(url: URL, policy: FetchPolicy): void {
+  if (SOURCE_PORTS.includes(portOf(url)) || policy.anyPortUrls?.has(url.href) === true) return;
+  throw new RevocationFetchError(`${url.href} was not fetched: port ${portOf(url)} is not allowed (only ${SOURCE_PORTS.join(' and ')})`);
+}
+
+/**
+ * Every URL the certificates name for their revocation data or their issuer (OCSP, CRL distribution
+ * points, AIA caIssuers), as `URL.href`: the sources the operator's chains may name on any port.
+ */
+export function sourceUrlsOf(chain: readonly Uint8Array[]): string[] {
+  const urls: string[] = [];
+  for (const der of chain) {
+    const certificate = parseCertificate(der);
+    const { ocsp, crl } = revocationUrls(certificate);
+    for (const text of [...ocsp, ...crl, ...issuerUrls(certificate)]) {
+      try {
+        urls.push(new URL(text).href);
+      } catch {
+        // Not a URL: never fetched anyway.
+      }
+    }
+  }
+  return urls;
 }
 
 /**
@@ -68,6 +116,7 @@ export async function fetchChecked(
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RevocationFetchError(`${text} is not an http: or https: URL`);
   if (url.username !== '' || url.password !== '') throw new RevocationFetchError(`${url.origin} carries a user name or password`);
+  checkSourcePort(url, policy);
   return await waitingOnNetwork(async () => {
     let addresses: ResolvedAddress[];
     try {
@@ -250,6 +299,17 @@ function readRevocationUrls(certificate: pkijs.Certificate): RevocationUrls {
   return { ocsp: ocsp.filter(isHttp), crl: crl.filter(isHttp) };
 }
 
+const CA_ISSUERS_ACCESS_METHOD = '1.3.6.1.5.5.7.48.2';
+
+/** URIs of the certificate's issuer certificates (AIA caIssuers). */
+function issuerUrls(certificate: pkijs.Certificate): string[] {
+  const aia = certificate.extensions?.find((candidate) => candidate.extnID === AIA_EXTENSION)?.parsedValue as pkijs.InfoAccess | undefined;
+  return (aia?.accessDescriptions ?? [])
+    .filter((description) => description.accessMethod === CA_ISSUERS_ACCESS_METHOD && description.accessLocation.type === URI_GENERAL_NAME)
+    .map((description) => String(description.accessLocation.value))
+    .filter(isHttp);
+}
+
 function isHttp(url: string): boolean {
   return /^https?:\/\//i.test(url);
 }
@@ -287,7 +347,7 @@ export class CheckedRevocationProvider implements RevocationProvider {
   /** What this seal already obtained, by source: asked again (the prefetch, then the library), the same answer. */
   private readonly memo = new Map<string, Uint8Array>();
 
-  constructor(private readonly policy: FetchPolicy, private readonly now: () => number = Date.now) {}
+  constructor(readonly policy: FetchPolicy, private readonly now: () => number = Date.now) {}
 
   async getOCSP(certificateDer: Uint8Array, issuerDer: Uint8Array): Promise<Uint8Array | null> {
     const id = sha256Hex(certificateDer);

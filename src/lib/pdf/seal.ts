@@ -26,7 +26,7 @@ import { appendCertificatePages } from './certificatePage.js';
 import { drawFieldValues, drawWidgetTexts } from './fieldDrawing.js';
 import { checkInflateBudget, tooComplex } from './inflateBudget.js';
 import { addLongTermValidation, checkTimestampToken, prefetchValidationData, withCheckedFetch } from './longTermValidation.js';
-import { CheckedRevocationProvider } from './revocation.js';
+import { CheckedRevocationProvider, type FetchPolicy } from './revocation.js';
 import { waitingOnNetwork } from './networkWait.js';
 import { PadesBaselineSigner, removeSigningTime } from './pades.js';
 import { needsTimestamp, needsValidationData } from '../sealLevel.js';
@@ -361,7 +361,8 @@ export async function seal(job: SealJob): Promise<SealResult> {
   if (needsTimestamp(level) && job.timestampAuthorityUrl === undefined) throw new Error(`A ${level} seal needs a timestamp authority.`);
   const timestampAuthority = needsTimestamp(level) && job.timestampAuthorityUrl !== undefined ? new BoundedTimestampAuthority(job.timestampAuthorityUrl) : undefined;
   const sealingChain = [signer.certificate, ...(signer.certificateChain ?? [])];
-  const policy = { allowPrivate: job.allowPrivateNetworks ?? false };
+  // Mutable: the long-term validation adds the URLs of the operator's chains, which may name any port.
+  const policy: FetchPolicy = { allowPrivate: job.allowPrivateNetworks ?? false };
   // B-LT and B-LTA: revocation data first (it must predate the signature timestamp; a failing
   // source fails the seal before any work on the document).
   const provider = needsValidationData(level) ? new CheckedRevocationProvider(policy) : undefined;

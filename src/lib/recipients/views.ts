@@ -55,7 +55,7 @@ export const createViewRequest = z
       .optional()
       .meta({
         description:
-          `Up to ${MAX_FRAME_ANCESTORS} origins (\`https://app.example.com\`: scheme, host and port, no path) allowed to show the page in a frame: its Content-Security-Policy \`frame-ancestors\`. ` +
+          `Up to ${MAX_FRAME_ANCESTORS} origins (\`https://app.example.com\`: scheme, host and optional port; no path, query, fragment, credentials, wildcard (\`https://*\`, \`https://*.example.com\`), keyword (\`'self'\`) or IPv6 literal, else 400 naming the entry) allowed to show the page in a frame: its Content-Security-Policy \`frame-ancestors\`. ` +
           'Omitted or empty: the page cannot be framed (`frame-ancestors \'none\'`). `https:` only (`http://localhost` and `http://127.0.0.1` origins only when `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`).',
         examples: [['https://app.example.com']],
       }),
@@ -229,10 +229,9 @@ export function checkViewRequest(request: CreateViewRequest, allowPrivate: boole
   const errors: FieldError[] = [];
   const frameAncestors: string[] = [];
   (request.frameAncestors ?? []).forEach((value, index) => {
-    const url = parseAllowedUrl(value, allowPrivate);
-    if (typeof url === 'string') errors.push({ path: `frameAncestors.${index}`, message: url });
-    else if (!/^[a-z]+:\/\/[^/?#]+\/?$/i.test(value)) errors.push({ path: `frameAncestors.${index}`, message: 'must be an origin (scheme, host and port), without a path, query or fragment' });
-    else if (!frameAncestors.includes(url.origin)) frameAncestors.push(url.origin);
+    const parsed = parseOrigin(value, allowPrivate);
+    if ('refused' in parsed) errors.push({ path: `frameAncestors.${index}`, message: parsed.refused });
+    else if (!frameAncestors.includes(parsed.origin)) frameAncestors.push(parsed.origin);
   });
   let returnUrl: string | null = null;
   if (request.returnUrl !== undefined) {
@@ -243,6 +242,29 @@ export function checkViewRequest(request: CreateViewRequest, allowPrivate: boole
   }
   if (errors.length > 0) throw validationFailed(errors);
   return { frameAncestors, returnUrl };
+}
+
+/** `scheme://host[:port]`, optionally with a trailing `/`, as typed: nothing else may be in an origin. */
+const ORIGIN_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\\\s:]+(?::[0-9]{1,5})?\/?$/i;
+/** A host name as CSP's `host-source` takes it (letters, digits, hyphens; labels of 1 to 63; no wildcard, no trailing dot). */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/**
+ * An entry of `frameAncestors` as the origin that goes into the page's `frame-ancestors` (serialized
+ * by the URL standard: lower-case host, punycode, default port dropped), or why it is refused (a
+ * sentence for the 400). Only a
+ * plain origin passes: no wildcard (`https://*`, `https://*.example`), keyword (`'self'`), path,
+ * query, fragment, credentials or IPv6 literal, which `frame-ancestors` would read as more than one
+ * origin or not at all (docs/api.md#embedded-signing).
+ */
+export function parseOrigin(value: string, allowPrivate: boolean): { origin: string } | { refused: string } {
+  if (value.includes('*')) return { refused: 'must be an origin without a wildcard (*)' };
+  if (!ORIGIN_FORM.test(value)) return { refused: 'must be an origin (scheme, host and optional port), without a path, query, fragment, credentials or spaces' };
+  const url = parseAllowedUrl(value, allowPrivate);
+  if (typeof url === 'string') return { refused: url };
+  if (!HOST_NAME.test(url.hostname)) return { refused: 'must name a host (letters, digits, hyphens and dots) or an IPv4 address, without a wildcard, quotes or IPv6 literal' };
+  if (url.port === '0') return { refused: 'must not name port 0' };
+  return { origin: url.origin };
 }
 
 /** The URL, or why it is refused. */

@@ -1478,9 +1478,7 @@
     date: ['value', 'readOnly'],
     dropdown: ['options', 'value', 'readOnly'],
     checkbox: ['valueCheck', 'readOnly'],
-    name: ['value', 'readOnly'],
-    email: ['value', 'readOnly'],
-    date_signed: ['value', 'readOnly'],
+    // name, email and date_signed take none: the service fills them in, and refuses a prefilled value.
   };
   /** Rule key -> the editor's input id. */
   var RULE_INPUTS = {
