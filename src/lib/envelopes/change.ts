@@ -114,7 +114,8 @@ export class Change {
   }
 
   /**
-   * Queues an e-mail (CONTRACT §12.1). One to a recipient becomes its `lastEmail` (`queued`).
+   * Queues an e-mail (CONTRACT §12.1). One to a recipient becomes its `lastEmail` (`queued`; or
+   * `failed` with `reason: "quota"` when {@link commitChange} finds it past the owner's daily quota).
    * `recipient` null: the owner.
    */
   email(type: EmailMessage['type'], to: Signer | null, extra: { reason?: string; declinedBy?: string; withLink?: boolean; otpSalt?: string } = {}): void {
