@@ -121,6 +121,20 @@ describe('every e-mail an action queues counts, and the action is never refused'
     await waitForEmail(signers[0]!.email, { subject: /^Voided:/ });
   }, patience(60_000));
 
+  test('concurrent voids of several envelopes queue exactly what is left of the quota, no more', async () => {
+    const owner = await env.newUser();
+    const envelopes = await Promise.all(Array.from({ length: 4 }, async () => (await sentEnvelope(env.api, owner, { signers: people(1, 'signer', 'race') })).id));
+    expect(await used(owner)).toBe(4);
+
+    const answers = await Promise.all(envelopes.map((id) => env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { status: 'voided' } })));
+    expect(answers.map((answer) => [answer.status, answer.body.status])).toEqual(envelopes.map(() => [200, 'voided']));
+    expect(await used(owner)).toBe(QUOTA);
+    const queued = (await Promise.all(envelopes.map((id) => lastBatchEmails(owner, id)))).flat();
+    expect(queued.map((message) => message.type)).toEqual(['voided', 'voided']);
+    const lastEmails = answers.map((answer) => answer.body.signers[0].lastEmail);
+    expect(lastEmails.filter((lastEmail) => lastEmail.reason === 'quota')).toEqual([pastQuota('voided'), pastQuota('voided')]);
+  }, patience(60_000));
+
   test('reminders: each reminder counts; those past the quota are not sent', async () => {
     const owner = await env.newUser();
     const signers = people(5, 'remind', 'remind');
