@@ -111,11 +111,10 @@ describe('a send (CONTRACT §5, §10)', () => {
     expect(completed.status).toBe(200);
     const events = await auditTrail(env.api, owner, id);
     expect(events.map((event) => event.type)).toEqual(['envelope.created', 'envelope.signers_replaced', 'envelope.completed']);
-    // The completed e-mails go to the owner and every recipient, each with a link to the sealed PDF.
+    // Never sent: only the owner hears of the completion; no recipient gets an e-mail or a link.
     const completedMails = emails(await outboxMessages(owner.userId, id)).filter((message) => message.type === 'completed');
-    expect(completedMails.map((message) => [message.to.email, message.linkSalt === null])).toEqual([[owner.email, true], [ada.email, false], [cat.email, false]]);
-    const view = await env.api.request('GET', '/signing', { token: await signingTokenFor(owner.userId, id, cat.email) });
-    expect(view.body).toMatchObject({ envelope: { status: 'completed' }, signedUrl: expect.any(String), canAct: false });
+    expect(completedMails.map((message) => [message.to.email, message.linkSalt === null])).toEqual([[owner.email, true]]);
+    expect((await storedEnvelope(owner.userId, id)).signers.map((signer) => [signer.link, signer.lastEmail])).toEqual([[null, null], [null, null]]);
   });
 });
 

@@ -12,7 +12,7 @@ import type { EmailMessage, OutboxBatch, OutboxMessage, WebhookEventBody, Webhoo
 import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../recipients/signingLinks.js';
 import type { DueEntry } from '../storage/dueIndex.js';
 import { EnvelopeChangedError, recipientActionRow, type StoredEnvelope } from '../storage/envelopeRepository.js';
-import { emailQuotaCharge } from '../notifications/emailQuota.js';
+import { admitEmails, type EmailAdmission, type PastQuota } from '../notifications/emailQuota.js';
 import { receivesEmail, recipientLocale, type Actor, type AuditEvent, type AuditEventType, type EnvelopeRecord, type EventActor, type LastEmail, type RecipientAction, type Signer } from './model.js';
 
 /** A webhook event whose `data.status` is the envelope's status once the whole change is applied (CONTRACT §12.2). */
@@ -52,8 +52,12 @@ export class Change {
   readonly dueDone: DueEntry[] = [];
   /** Set when something changed that records no event (a setting equal to the old, ...). */
   private touched = false;
-  /** Whether the e-mails of this change count toward the owner's daily quota (`notifications/emailQuota.ts`). */
-  private quotaCharged = false;
+  /**
+   * What {@link commitChange} does when this change's e-mails would pass the owner's daily quota
+   * (`notifications/emailQuota.ts`): `drop` the e-mails past it (every change, by default), or
+   * `refuse` the change (a request that exists to send e-mail).
+   */
+  private pastQuotaAnswer: PastQuota = 'drop';
   private readonly baseSequence: number;
 
   constructor(base: EnvelopeRecord, readonly now: Date) {
@@ -110,7 +114,8 @@ export class Change {
   }
 
   /**
-   * Queues an e-mail (CONTRACT §12.1). One to a recipient becomes its `lastEmail` (`queued`).
+   * Queues an e-mail (CONTRACT §12.1). One to a recipient becomes its `lastEmail` (`queued`; or
+   * `failed` with `reason: "quota"` when {@link commitChange} finds it past the owner's daily quota).
    * `recipient` null: the owner.
    */
   email(type: EmailMessage['type'], to: Signer | null, extra: { reason?: string; declinedBy?: string; withLink?: boolean; otpSalt?: string } = {}): void {
@@ -152,16 +157,17 @@ export class Change {
   }
 
   /**
-   * Counts every e-mail of this change toward the owner's daily quota (CONTRACT §14.3): a send or a
-   * resend. {@link commitChange} then refuses the change with 429 `email-quota` when they would pass it.
+   * Makes this change one that exists to send e-mail (a send, a resend, a one-time code):
+   * {@link commitChange} refuses it whole with 429 `email-quota` when its e-mails would pass the
+   * owner's daily quota, instead of dropping the e-mails past it (`docs/api.md#rate-limits-and-quotas`).
    */
   chargeEmailQuota(): void {
-    this.quotaCharged = true;
+    this.pastQuotaAnswer = 'refuse';
   }
 
-  /** E-mails of this change that count toward the owner's daily quota. */
-  get quotaEmails(): number {
-    return this.quotaCharged ? this.emails.length : 0;
+  /** What {@link commitChange} does with e-mails past the owner's daily quota. */
+  get pastQuota(): PastQuota {
+    return this.pastQuotaAnswer;
   }
 
   /** Records a recipient's action row with the change. */
@@ -218,45 +224,57 @@ const QUOTA_ATTEMPTS = 20;
 
 /**
  * Writes a change: its due-index entries first, then the envelope, its events, action rows and outbox
- * batch in one transaction conditional on `base`'s ETag; with the owner's e-mail quota row when the
- * change's e-mails count toward it (conditional on that row's ETag too; when only that row changed
- * meanwhile, the transaction is tried again with the row read anew). After the commit, without waiting for them
- * ({@link afterResponse}): the new signing links' rows (best effort: the e-mail sender writes them
- * again before sending), the outbox dispatch (the sweeper dispatches a batch again that is still
- * undispatched after 1 minute, CONTRACT §12.1), and the removal of due entries that are done.
+ * batch in one transaction conditional on `base`'s ETag. Every e-mail of the batch is counted toward
+ * the owner's daily quota before it is queued (`notifications/emailQuota.ts` `admitEmails`), with
+ * the quota row in the same transaction (conditional on that row's ETag too; when only that row
+ * changed meanwhile, the e-mails are counted again with the row read anew). E-mails past the quota
+ * are not queued and their recipients' `lastEmail` becomes `failed` with `reason: "quota"`
+ * (`docs/api.md#lastemail`), unless the change refuses instead ({@link Change.chargeEmailQuota}).
+ * After the commit, without waiting for them ({@link afterResponse}): the new signing links' rows
+ * (best effort: the e-mail sender writes them again before sending), the outbox dispatch (the sweeper
+ * dispatches a batch again that is still undispatched after 1 minute, `docs/api.md#how-e-mail-is-sent`),
+ * and the removal of due entries that are done.
  * @returns the envelope as stored
  * @throws EnvelopeChangedError when the envelope changed since `base` was read (nothing is written);
- *   AppError 429 `email-quota` when the change's e-mails would pass the owner's daily quota (nothing is written)
+ *   AppError 429 `email-quota` when a change that refuses past the quota would pass it (nothing is written)
  */
 export async function commitChange(services: Services, base: StoredEnvelope, change: Change, options: CommitOptions = {}): Promise<EnvelopeRecord> {
   const log = options.log ?? ((message: string) => console.warn(message));
   const finished = change.finish();
-  const { next, batch } = finished;
-  const quotaEmails = change.quotaEmails;
-  const chargeQuota = async () =>
-    await emailQuotaCharge(services.storage.tables.envelopes, { ownerId: next.ownerId, emails: quotaEmails, quota: services.config.limits.emailDailyQuota, now: change.now });
-  // Before anything is written: a change past the quota leaves nothing behind.
-  let quotaAction = quotaEmails === 0 ? null : await chargeQuota();
-  // The due entries (the outbox batch's own among them) must exist before the commit, so that a
-  // process dying right after it leaves the sweeper something to find; they do not depend on each other.
-  const [prepared] = await Promise.all([
-    batch === null ? null : services.outbox.prepare(batch),
-    ...finished.due.map(async (entry) => await services.dueIndex.put(entry)),
-  ]);
-  const extra = prepared === null ? [] : [prepared];
-  for (const action of finished.actions) extra.push(recipientActionRow(next, action));
+  const admit = async () =>
+    await admitEmails(services.storage.tables.envelopes, {
+      ownerId: finished.next.ownerId,
+      messages: finished.batch?.messages ?? [],
+      quota: services.config.limits.emailDailyQuota,
+      now: change.now,
+      pastQuota: change.pastQuota,
+    });
+  // Before anything is written: a change refused for the quota leaves nothing behind.
+  let admission = await admit();
+  let written: { next: EnvelopeRecord; batch: OutboxBatch | null };
   for (let attempt = 1; ; attempt++) {
+    written = withAdmission(finished, admission);
+    // The due entries (the outbox batch's own among them) must exist before the commit, so that a
+    // process dying right after it leaves the sweeper something to find; they do not depend on each other.
+    const [prepared] = await Promise.all([
+      written.batch === null ? null : services.outbox.prepare(written.batch),
+      ...(attempt === 1 ? finished.due.map(async (entry) => await services.dueIndex.put(entry)) : []),
+    ]);
+    const extra = prepared === null ? [] : [prepared];
+    for (const action of finished.actions) extra.push(recipientActionRow(written.next, action));
+    if (admission.action !== null) extra.push(admission.action);
     try {
-      await services.envelopes.replace(base, next, finished.events, quotaAction === null ? extra : [...extra, quotaAction]);
+      await services.envelopes.replace(base, written.next, finished.events, extra);
       break;
     } catch (error) {
-      if (!(error instanceof EnvelopeChangedError) || quotaAction === null || attempt >= QUOTA_ATTEMPTS) throw error;
+      if (!(error instanceof EnvelopeChangedError) || admission.action === null || attempt >= QUOTA_ATTEMPTS) throw error;
       // Either row may have failed the transaction: only when the envelope is still as read was it the quota row.
-      if ((await services.envelopes.read(next.ownerId, next.id))?.etag !== base.etag) throw error;
+      if ((await services.envelopes.read(finished.next.ownerId, finished.next.id))?.etag !== base.etag) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * attempt)));
-      quotaAction = await chargeQuota();
+      admission = await admit();
     }
   }
+  const { next, batch } = written;
 
   // After the commit, three independent best-effort steps, which the answer does not wait for: each
   // one's fault is logged and left to the e-mail sender or the sweeper, so none waits for another.
@@ -282,6 +300,27 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
     ]);
   });
   return next;
+}
+
+/**
+ * The change as its e-mail admission leaves it: the batch holds the admitted messages only (none:
+ * no batch), and each recipient whose newest e-mail of this change was dropped has that e-mail's
+ * `lastEmail` `failed` with `reason: "quota"`.
+ */
+function withAdmission(finished: FinishedChange, admission: EmailAdmission): { next: EnvelopeRecord; batch: OutboxBatch | null } {
+  if (finished.batch === null || admission.dropped.length === 0) return { next: finished.next, batch: finished.batch };
+  const { next } = finished;
+  const droppedTo = new Set(admission.dropped.flatMap((email) => (email.recipientId === null ? [] : [email.recipientId])));
+  // The admitted e-mails come first: a recipient's newest e-mail of the change is dropped whenever any of its e-mails is.
+  const signers = next.signers.map((signer): Signer => {
+    const last = signer.lastEmail;
+    if (!droppedTo.has(signer.id) || last === null || last.batchId !== finished.batch!.id) return signer;
+    return { ...signer, lastEmail: { ...last, status: 'failed', reason: 'quota' } };
+  });
+  return {
+    next: { ...next, signers },
+    batch: admission.messages.length === 0 ? null : { ...finished.batch, messages: admission.messages },
+  };
 }
 
 function describe(error: unknown): string {

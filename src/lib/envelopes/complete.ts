@@ -267,8 +267,9 @@ export interface SealCompletionOptions {
 /**
  * Seals `change.record` (or reuses the blob sealed from the same state) and applies the completion to
  * the change: status `completed`, `envelope.completed` (CONTRACT §10), the `envelope.completed`
- * webhook event, the `completed` e-mails to the owner and every recipient (each recipient's carrying
- * its link; one is made for recipients without), and the removal of a `completion` due entry.
+ * webhook event, the `completed` e-mails to the owner and, for an envelope that was sent, to every
+ * recipient (each recipient's carrying its link; one is made for recipients without), and the
+ * removal of a `completion` due entry.
  * Call {@link refreshSealClaim} just before committing the change.
  * @throws AppError as `sealDocument` (422, 503); EnvelopeChangedError when a newer state was sealed;
  *   SealContendedError when another request is sealing the same state
@@ -358,9 +359,13 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
   change.event('envelope.completed', actor, { originalSha256: sealed.originalSha256, sealedSha256: sealed.hash });
   change.webhook('envelope.completed', { hash: sealed.hash });
   change.email('completed', null);
-  for (const signer of record.signers) {
-    if (signer.link === null) change.newLink(signer, services.config.jwt.secret);
-    change.email('completed', signer, { withLink: true });
+  // Recipients hear of a completion only when the envelope was sent to them: a draft the owner seals
+  // as it is tells only the owner (`docs/api.md#completing-as-the-owner`).
+  if (stored.record.status !== 'draft') {
+    for (const signer of record.signers) {
+      if (signer.link === null) change.newLink(signer, services.config.jwt.secret);
+      change.email('completed', signer, { withLink: true });
+    }
   }
   if (record.completionDueAt !== null) {
     change.dueDone.push({ kind: COMPLETION_DUE_KIND, dueAt: record.completionDueAt, ownerId: record.ownerId, id: record.id });

@@ -47,6 +47,11 @@ export interface LastEmail {
   at: string;
   /** The outbox batch that carries it (internal: never shown). */
   batchId: string;
+  /**
+   * Why it `failed` when it was never sent: `quota`, past the owner's daily e-mail quota
+   * (`docs/api.md#lastemail`). Absent otherwise.
+   */
+  reason?: 'quota';
 }
 
 /**
@@ -232,7 +237,7 @@ export interface SignerView {
   status: RecipientStatus;
   actedAt: string | null;
   declineReason: string | null;
-  lastEmail: { type: LastEmail['type']; status: LastEmail['status']; at: string } | null;
+  lastEmail: { type: LastEmail['type']; status: LastEmail['status']; at: string; reason?: 'quota' } | null;
   /** How the recipient authenticates (CONTRACT §16.2): the method only, never a code. */
   authentication: { method: 'none' | SignerAuthentication['method'] };
   /** CONTRACT §18: `null` when unset (the envelope's applies). */
@@ -387,7 +392,7 @@ export function viewSigner(signer: Signer): SignerView {
     status: signer.status,
     actedAt: signer.actedAt,
     declineReason: signer.declineReason,
-    lastEmail: lastEmail === null ? null : { type: lastEmail.type, status: lastEmail.status, at: lastEmail.at },
+    lastEmail: lastEmail === null ? null : { type: lastEmail.type, status: lastEmail.status, at: lastEmail.at, ...(lastEmail.reason === undefined ? {} : { reason: lastEmail.reason }) },
     authentication: { method: signer.authentication?.method ?? 'none' },
     locale: signer.locale ?? null,
     delivery: deliveryOf(signer),

@@ -519,7 +519,7 @@ const operations: Operation[] = [
     tags: ['Envelopes'],
     summary: 'Complete an envelope: flatten, certify and seal its PDF',
     description:
-      'Flattens every form field, appends a certificate-of-completion page and seals the result with a PAdES baseline signature (B-T with a timestamp authority configured). Safe to retry: completing a completed envelope answers 200 with the same `hash` and a fresh `signedUrl`, whatever `If-Match` says. No body.',
+      'Flattens every form field, appends a certificate-of-completion page and seals the result with a PAdES baseline signature (B-T with a timestamp authority configured). Safe to retry: completing a completed envelope answers 200 with the same `hash` and a fresh `signedUrl`, whatever `If-Match` says. The `completed` e-mail goes to the owner and, for an envelope that was sent, to every recipient; a draft completed here e-mails only the owner. Each e-mail counts toward the owner\'s `EMAIL_DAILY_QUOTA`; the completion is never refused for it, and e-mails past it are not sent (`lastEmail` `failed`, `reason` `quota`). No body.',
     security: bearer,
     request: { params: envelopeIdParam, headers: ifMatch },
     responses: {

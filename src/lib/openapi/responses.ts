@@ -67,8 +67,14 @@ export const signerResponse = z
     lastEmail: z
       .strictObject({
         type: z.enum(['invitation', 'reminder', 'completed', 'voided']),
-        status: z.enum(['queued', 'sent', 'failed']).meta({ description: '`queued` when written, `sent` once the mail server accepted it, `failed` after the last retry.' }),
+        status: z
+          .enum(['queued', 'sent', 'failed'])
+          .meta({ description: '`queued` when written, `sent` once the mail server accepted it, `failed` after the last retry, or at once when it was past the owner\'s daily e-mail quota (`reason`).' }),
         at: timestamp,
+        reason: z
+          .enum(['quota'])
+          .optional()
+          .meta({ description: 'Only with `failed` for an e-mail never sent: `quota`, the owner\'s `EMAIL_DAILY_QUOTA` of the UTC day was used up when the change queued it. Absent otherwise.' }),
       })
       .nullable()
       .meta({ description: 'The newest e-mail to this recipient; `null` when none.' }),

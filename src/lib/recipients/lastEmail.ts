@@ -1,7 +1,9 @@
 /**
  * A recipient's `lastEmail` (CONTRACT §11.1) follows the newest e-mail to it: `queued` when the
  * change that wrote it committed (set by the domain in that change), then `sent` or `failed` as the
- * queue-triggered sender reports. An outcome for an older e-mail than the newest is ignored.
+ * queue-triggered sender reports. An outcome for an older e-mail than the newest is ignored. An e-mail
+ * past the owner's daily quota is never queued: the change records it `failed` with `reason: "quota"`
+ * at once (`notifications/emailQuota.ts`), and nothing changes that afterwards.
  */
 import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
@@ -30,7 +32,8 @@ export async function recordEmailOutcome(services: Services, outcome: EmailOutco
     const stored = await services.envelopes.read(outcome.ownerId, outcome.envelopeId);
     const signer = stored?.record.signers.find((candidate) => candidate.id === outcome.recipientId);
     const last = signer?.lastEmail;
-    if (stored === null || signer === undefined || last == null || last.batchId !== outcome.batchId || last.status === outcome.status) return false;
+    // An e-mail past the quota (`reason`) was never queued: no outcome of its batch is about it.
+    if (stored === null || signer === undefined || last == null || last.batchId !== outcome.batchId || last.status === outcome.status || last.reason !== undefined) return false;
     const next = {
       ...stored.record,
       signers: stored.record.signers.map((candidate) =>

@@ -839,7 +839,9 @@
 
   function describeEmail(lastEmail) {
     if (!lastEmail) return 'none yet';
-    return lastEmail.type + ', ' + lastEmail.status + ', ' + formatTime(lastEmail.at);
+    // `reason: "quota"`: never sent, the owner's daily e-mail quota was used up (docs/api.md#lastemail).
+    var reason = lastEmail.reason === 'quota' ? ' (daily e-mail quota used up)' : '';
+    return lastEmail.type + ', ' + lastEmail.status + reason + ', ' + formatTime(lastEmail.at);
   }
 
   /** Each recipient's status and newest e-mail, with a resend button where a resend is allowed (CONTRACT §11.5). */
