@@ -528,12 +528,14 @@ const CREDENTIAL_EVENTS = new Set([
 
 /**
  * How the recipient was identified ([Evidence](../../../docs/api.md#evidence)), in the certificate's
- * language: every proof its own events record, joined by `; ` (catalogue `certificate`, keys
- * `identification.*`). The credentials it acted with (`credential` of its events: the signing link
- * e-mailed to it, an embedded view the owner created), then the access code or one-time code (and
- * its channel) it entered right. Events recorded before they named their credential: an embedded
- * recipient had only views, and a recipient with no view created only its link; else the line says
- * that which of the two is not recorded. A recipient who never came: `identification.none`.
+ * language: every proof its own events record, joined by the catalogue's `identification.separator`
+ * (`; `; catalogue `certificate`, keys `identification.*`). First the credentials it used (`credential`
+ * of its events: the signing link e-mailed to it, an embedded view the owner created), then the access
+ * code or one-time code (and its channel) it entered right. For events recorded before they named
+ * their credential: an embedded recipient had only views, a recipient with no view created only its
+ * link; else the line says that which of the two is not recorded. A recipient who never came:
+ * `identification.none`.
+ * @returns the line, e.g. `Signing link e-mailed to ada@example.com; Access code`
  */
 export function recipientIdentification(record: Pick<EnvelopeRecord, 'locale'>, signer: Signer, events: readonly AuditEvent[]): string {
   const locale = record.locale ?? DEFAULT_LOCALE;
@@ -565,7 +567,7 @@ export function recipientIdentification(record: Pick<EnvelopeRecord, 'locale'>, 
   if (passed.some((event) => event.details.method === 'accessCode')) proofs.push(t('identification.accessCode'));
   // One-time codes go by e-mail; events recorded before they named the channel are e-mail ones too.
   if (passed.some((event) => event.details.method === 'emailOtp')) proofs.push(t('identification.oneTimeCodeEmail', { email: signer.email }));
-  return proofs.length === 0 ? t('identification.none') : proofs.join('; ');
+  return proofs.length === 0 ? t('identification.none') : proofs.join(t('identification.separator'));
 }
 
 /**
