@@ -65,7 +65,7 @@ describe('POST /api/signing/reassign', () => {
     const events = await auditTrail(env.api, owner, id);
     const tail = events.slice(-2);
     expect(tail.map((event) => [event.type, event.actorId, event.details])).toEqual([
-      ['recipient.reassigned', adaId, { recipientId: adaId, newRecipientId: carolId, email: carol, reason }],
+      ['recipient.reassigned', adaId, { recipientId: adaId, newRecipientId: carolId, email: carol, credential: 'signingLink', locale: 'en', reason }],
       ['recipient.invited', adaId, { recipientId: carolId, email: carol, resend: false }],
     ]);
     const webhook = (await outboxMessages(owner.userId, id)).find((message) => message.kind === 'event' && message.event.type === 'recipient.reassigned');
