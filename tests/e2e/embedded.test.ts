@@ -141,6 +141,12 @@ describe('signers with delivery: embedded', () => {
       [{ recipientId: adaId }, owner.userId],
       [{ recipientId: bobId }, owner.userId],
     ]);
+    // What each recipient did records the credential it used: the views for Ada and Bob, the e-mailed link for Cara.
+    expect(trail.filter((event) => event.type === 'recipient.signed').map((event) => [event.actorId, event.details.credential])).toEqual([
+      [adaId, 'embeddedView'],
+      [bobId, 'embeddedView'],
+      [recipientIds[2], 'signingLink'],
+    ]);
     const everything = JSON.stringify([trail, final.body, await outboxMessages(owner.userId, id)]);
     for (const secret of [adaToken, newerToken, bobToken, viewId]) expect(everything).not.toContain(secret);
   });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { resetConfig } from '../../src/lib/config.js';
 import { resetServices } from '../../src/lib/services.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { waitForEmails } from '../support/mail.js';
 import { auditTrail, sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { startTimestampAuthority, type TimestampAuthority } from '../support/timestampAuthority.js';
 import { tempFile, tool } from '../support/tools.js';
@@ -154,6 +155,76 @@ describe('consent and a readable trail on the certificate', () => {
     const cut = `${longAgent.slice(0, 199)}…`;
     expect(squeezed).toContain(`${cut}(asreportedbythebrowser)`.replace(/\s/g, ''));
     expect(squeezed).not.toContain(longAgent.replace(/\s/g, ''));
+  });
+});
+
+describe('how the certificate says each recipient was identified', () => {
+  /** Text without white space: the certificate wraps long lines wherever it may (after a hyphen too). */
+  const squeeze = (text: string): string => text.replace(/\s/g, '');
+  /** The token of an embedded view the owner creates for a recipient (the URL's fragment). */
+  const viewToken = async (id: string, recipientId: string): Promise<string> => {
+    const view = await env.api.request('POST', `/envelopes/${id}/recipients/${recipientId}/views`, { token: user.token });
+    expect(view.status).toBe(201);
+    return (view.body.url as string).split('#')[1]!;
+  };
+  const complete = (token: string) => env.api.request('POST', '/signing/complete', { token, json: { consent: true, values: [] } });
+
+  test('by the credential each acted with (e-mailed link or owner-created view), every code it passed with its channel, and the language it was shown', async () => {
+    const accessCode = 'lantern-7731';
+    const unique = randomUUID();
+    const viewed = { email: `viewed-${unique}@example.com`, name: 'Vera View' };
+    const linked = { email: `linked-${unique}@example.com`, name: 'Liam Link', locale: 'de' };
+    const coded = { email: `coded-${unique}@example.com`, name: 'Cody Code', delivery: 'embedded', authentication: { method: 'accessCode', code: accessCode } };
+    const otp = { email: `otp-${unique}@example.com`, name: 'Otto Time', authentication: { method: 'emailOtp' } };
+    const { id, recipientIds } = await sentEnvelope(env.api, user, { signers: [viewed, linked, coded, otp] });
+    const [viewedId, linkedId, codedId, otpId] = recipientIds as [string, string, string, string];
+
+    // An e-mail recipient who opens and signs in a view the owner created, never through its e-mailed link.
+    const viewedToken = await viewToken(id, viewedId);
+    expect((await env.api.request('GET', '/signing', { token: viewedToken })).status).toBe(200);
+    expect((await complete(viewedToken)).status).toBe(200);
+    // Its e-mailed link.
+    const linkedToken = await signingTokenFor(user.userId, id, linked.email);
+    expect((await env.api.request('GET', '/signing', { token: linkedToken })).status).toBe(200);
+    expect((await complete(linkedToken)).status).toBe(200);
+    // An embedded recipient with an access code: a wrong code, then the right one, in its view.
+    const codedToken = await viewToken(id, codedId);
+    expect((await env.api.request('POST', '/signing/authenticate', { token: codedToken, json: { code: 'not-the-code' } })).status).toBe(403);
+    expect((await env.api.request('POST', '/signing/authenticate', { token: codedToken, json: { code: accessCode } })).status).toBe(200);
+    expect((await complete(codedToken)).status).toBe(200);
+    // Its e-mailed link and a one-time code e-mailed to it.
+    const otpToken = await signingTokenFor(user.userId, id, otp.email);
+    expect((await env.api.request('POST', '/signing/otp', { token: otpToken })).status).toBe(202);
+    const [mail] = await waitForEmails(otp.email, { subject: /^Your code for / });
+    const code = /\b(\d{6})\b/.exec(mail!.text)![1]!;
+    expect((await env.api.request('POST', '/signing/authenticate', { token: otpToken, json: { code } })).status).toBe(200);
+    const done = await complete(otpToken);
+    expect(done.body.envelope.status).toBe('completed');
+
+    // The trail records the credential of each recipient's own events, and a one-time code's channel.
+    const trail = await auditTrail(env.api, user, id);
+    const credentialOf = (recipientId: string) => [...new Set(trail.filter((event) => event.actorId === recipientId && event.type.startsWith('recipient.') && event.type !== 'recipient.invited').map((event) => event.details.credential))];
+    expect(credentialOf(viewedId)).toEqual(['embeddedView']);
+    expect(credentialOf(linkedId)).toEqual(['signingLink']);
+    expect(credentialOf(codedId)).toEqual(['embeddedView']);
+    expect(credentialOf(otpId)).toEqual(['signingLink']);
+    expect(trail.find((event) => event.type === 'recipient.authenticated' && event.actorId === otpId)!.details).toEqual({ recipientId: otpId, method: 'emailOtp', channel: 'email', credential: 'signingLink' });
+    expect(trail.find((event) => event.type === 'recipient.signed' && event.actorId === linkedId)!.details).toMatchObject({ credential: 'signingLink', locale: 'de' });
+
+    const { text } = await sealedText(done.body.signedUrl);
+    const flat = squeeze(text);
+    const identified = (proofs: string, language: string) => squeeze(`Identified by ${proofs} Language ${language}`);
+    expect(flat).toContain(identified('Embedded signing view created by the owner', 'English (en)'));
+    expect(flat).not.toContain(squeeze(`Signing link e-mailed to ${viewed.email}`));
+    expect(flat).toContain(identified(`Signing link e-mailed to ${linked.email}`, 'German (de)'));
+    expect(flat).toContain(identified('Embedded signing view created by the owner; Access code', 'English (en)'));
+    expect(flat).not.toContain(squeeze(`Signing link e-mailed to ${coded.email}`));
+    expect(flat).toContain(identified(`Signing link e-mailed to ${otp.email}; One-time code e-mailed to ${otp.email}`, 'English (en)'));
+    // The trail: the owner created the views; each recipient opened through its credential.
+    expect(flat).toContain(squeeze(`Embedded signing view created for ${viewed.email} by ${user.email}.`));
+    expect(flat).toContain(squeeze(`${viewed.email} opened the envelope in an embedded signing view created by the owner.`));
+    expect(flat).toContain(squeeze(`${linked.email} opened the envelope with the signing link e-mailed to them.`));
+    expect(flat).toContain(squeeze(`${coded.email} entered a wrong access code.`));
   });
 });
 

@@ -194,7 +194,7 @@ describe('GET /api/signing (CONTRACT §11.4)', () => {
     expect((await get(id)).body.signers[0].status).toBe('opened');
     const opened = (await auditTrail(env.api, owner, id)).filter((event) => event.type === 'recipient.opened');
     expect(opened).toEqual([
-      { sequence: expect.any(Number), type: 'recipient.opened', at: expect.stringMatching(ISO_MS), actorId: recipientIds[0], actorEmail: ada.email, ip: expect.any(String), userAgent: expect.any(String), apiKeyId: null, details: { recipientId: recipientIds[0] } },
+      { sequence: expect.any(Number), type: 'recipient.opened', at: expect.stringMatching(ISO_MS), actorId: recipientIds[0], actorEmail: ada.email, ip: expect.any(String), userAgent: expect.any(String), apiKeyId: null, details: { recipientId: recipientIds[0], credential: 'signingLink', locale: 'en' } },
     ]);
     const webhooks = (await outboxMessages(owner.userId, id)).flatMap((message) => (message.kind === 'event' ? [message.event] : []));
     expect(webhooks.find((event) => event.type === 'recipient.opened')).toEqual({
@@ -251,7 +251,7 @@ describe('POST /api/signing/complete (CONTRACT §11.4)', () => {
     const disclosure = (await env.api.request('GET', '/disclosure')).body as { text: string; version: string };
     expect(disclosure.version).toMatch(/^esd-[0-9a-f]{12}$/);
     expect(disclosure.text).toMatch(/electronic/);
-    expect(signed).toEqual([expect.objectContaining({ actorId: recipientIds[0], actorEmail: ada.email, userAgent: 'signing-test/2.0', details: { recipientId: recipientIds[0], consent: disclosure } })]);
+    expect(signed).toEqual([expect.objectContaining({ actorId: recipientIds[0], actorEmail: ada.email, userAgent: 'signing-test/2.0', details: { recipientId: recipientIds[0], credential: 'signingLink', locale: 'en', consent: disclosure } })]);
   });
 
   test('an approver approves and a viewer confirms with consent alone; the envelope completes when the last one acts', async () => {
@@ -394,7 +394,7 @@ describe('POST /api/signing/decline (CONTRACT §11.4)', () => {
     expect(envelope.signers[1]).toMatchObject({ status: 'declined', declineReason: 'The start date is wrong.' });
     const events = await auditTrail(env.api, owner, id);
     expect(events.slice(-2).map((event) => [event.type, event.actorId, event.actorEmail, event.details])).toEqual([
-      ['recipient.declined', recipientIds[1], bob.email, { recipientId: recipientIds[1], reason: 'The start date is wrong.' }],
+      ['recipient.declined', recipientIds[1], bob.email, { recipientId: recipientIds[1], credential: 'signingLink', locale: 'en', reason: 'The start date is wrong.' }],
       ['envelope.declined', recipientIds[1], bob.email, { recipientId: recipientIds[1] }],
     ]);
     const messages = await outboxMessages(owner.userId, id);

@@ -59,7 +59,8 @@ function actedRecipient(options: { name: string; email: string; role?: string; s
     actedAt: '2026-11-22T13:37:06.789Z',
     ip: '203.0.113.42',
     userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
-    identification: `Signing link sent to ${options.email}`,
+    identification: `Signing link e-mailed to ${options.email}`,
+    language: 'English (en)',
     consent: { at: '2026-11-22T13:37:06.789Z', version: 'esd-0123456789ab' },
     signature: options.signature === undefined ? (role === 'signer' ? { typed: options.name } : null) : options.signature,
   };
@@ -148,7 +149,8 @@ describe('certificate of completion (CONTRACT §10)', () => {
     expect(text).toContain('Acted 2026-11-22 13:37:06 UTC');
     expect(text).toContain('IP address 203.0.113.42');
     expect(text).toContain('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36');
-    expect(text).toContain('Identified by Signing link sent to ada@example.com');
+    expect(text).toContain('Identified by Signing link e-mailed to ada@example.com');
+    expect(text).toContain('Language English (en)');
     // The typed signature is drawn (in the handwriting font) besides the name.
     expect(text.split('Ada Lovelace').length - 1).toBeGreaterThanOrEqual(2);
     for (const event of certificate.events) expect(text).toContain(event.type);
@@ -412,6 +414,21 @@ describe('certificate of completion (CONTRACT §10)', () => {
     // Two strokes with round caps (the rules under the signatures have butt caps).
     expect(trace.match(/<stroke_path [^>]*linecap="1,1,1"/g)?.length).toBe(2);
     expect(trace).toMatch(/<span font="[A-Z]{6}\+Caveat-Regular"/);
+  });
+
+  test('captions a typed signature "in a handwriting font" only when that font drew it: a script it lacks is captioned "typed"', async () => {
+    const { certificateText } = await sealNormal({
+      recipients: [
+        actedRecipient({ name: 'Latin Signer', email: 'latin@example.com', signature: { typed: 'Zoë Signer' } }),
+        actedRecipient({ name: 'Arabic Signer', email: 'arabic@example.com', signature: { typed: 'ليلى حداد' } }),
+        actedRecipient({ name: 'Han Signer', email: 'han@example.com', signature: { typed: '王小明' } }),
+        actedRecipient({ name: 'Mixed Signer', email: 'mixed@example.com', signature: { typed: 'Ali علي' } }),
+      ],
+    });
+    const text = collapse(certificateText);
+    // One handwriting caption (the Latin name); the other three say "typed" and no more.
+    expect(text.split('Typed by the signer, shown in a handwriting font')).toHaveLength(2);
+    expect(text.split('Typed by the signer')).toHaveLength(5);
   });
 
   test('removes bidi override characters, so a name cannot be made to display as something else', async () => {

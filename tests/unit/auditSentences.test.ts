@@ -32,7 +32,7 @@ const details: Record<(typeof AUDIT_EVENT_TYPES)[number], [Record<string, unknow
   'envelope.expired': [{}, { actorId: 'system', actorEmail: null }, 'Envelope expired before everyone had acted.'],
   'envelope.voided': [{}, byOwner, 'Envelope voided by owner@example.com.'],
   'envelope.completed': [{ originalSha256: 'a', sealedSha256: 'b' }, byAda, 'Envelope completed: the document and this certificate were sealed.'],
-  'recipient.view_created': [{ recipientId: ada.id }, byOwner, 'Embedded signing view opened for ada@example.com by owner@example.com.'],
+  'recipient.view_created': [{ recipientId: ada.id }, byOwner, 'Embedded signing view created for ada@example.com by owner@example.com.'],
   'recipient.reassigned': [{ recipientId: ada.id, newRecipientId: bob.id, email: bob.email, reason: 'Bob signs for us' }, byAda, 'ada@example.com handed the envelope on to Bob <bob@example.com>, giving the reason "Bob signs for us".'],
   'envelope.purged': [{}, byOwner, 'Documents deleted by owner@example.com; the envelope\'s details, this trail and the sealed PDF\'s SHA-256 were kept.'],
 };
@@ -60,6 +60,13 @@ describe('describeAuditTrail', () => {
     expect(describeAuditTrail([{ type: 'recipient.invited', ...byOwner, details: { recipientId: ada.id, email: ada.email, resend: false } }], embedded)).toEqual([
       'ada@example.com\'s turn came (embedded signing: no e-mail).',
     ]);
+  });
+
+  test('an opening says through which credential: the e-mailed link or a view the owner created (older events: neither)', () => {
+    const opened = (details: Record<string, unknown>) => describeAuditTrail([{ type: 'recipient.opened', ...byAda, details: { recipientId: ada.id, ...details } }], context);
+    expect(opened({ credential: 'signingLink' })).toEqual(['ada@example.com opened the envelope with the signing link e-mailed to them.']);
+    expect(opened({ credential: 'embeddedView' })).toEqual(['ada@example.com opened the envelope in an embedded signing view created by the owner.']);
+    expect(opened({})).toEqual(['ada@example.com opened the envelope.']);
   });
 
   test('an event type it does not know reads as its type and actor', () => {

@@ -82,6 +82,9 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
     case 'recipient.reminded':
       return t('event.reminded', { recipient });
     case 'recipient.opened':
+      // Events recorded before they named their credential say only that the recipient opened it.
+      if (details.credential === 'signingLink') return t('event.openedLink', { recipient });
+      if (details.credential === 'embeddedView') return t('event.openedView', { recipient });
       return t('event.opened', { recipient });
     case 'recipient.authenticated':
       return t(details.method === 'emailOtp' ? 'event.authenticatedEmailOtp' : 'event.authenticatedAccessCode', { recipient });
@@ -154,7 +157,7 @@ function setting(name: string, value: unknown, t: T, locale: string): string {
 }
 
 /** A language by its own name in `locale` and its tag: `German (de)`; the tag alone when Intl has no name. */
-function languageName(locale: string, tag: unknown): string {
+export function languageName(locale: string, tag: unknown): string {
   const value = String(tag);
   try {
     const name = new Intl.DisplayNames([locale === DEFAULT_LOCALE ? 'en' : locale], { type: 'language' }).of(value);

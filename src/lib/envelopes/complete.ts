@@ -34,8 +34,8 @@ import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRe
 import { AppError } from '../errors.js';
 import { sealDocument, type CertificateRecipient, type CompletionCertificate, type FieldDrawing } from '../pdf/index.js';
 import { allActed, pendingRecipients } from '../recipients/routing.js';
-import { describeAuditTrail } from './auditSentences.js';
-import { DEFAULT_LOCALE, translate, type Locale } from '../i18n/index.js';
+import { describeAuditTrail, languageName } from './auditSentences.js';
+import { DEFAULT_LOCALE, isSupportedLocale, translate, type Locale } from '../i18n/index.js';
 import { Change, commitChange } from './change.js';
 import { givenValues } from './fieldValues.js';
 import { checkUpload, readFrozenDocument, refreshFrozenCopy, storeFrozenCopy, type CheckedDocument, type CleanedDocument } from './freeze.js';
@@ -47,6 +47,7 @@ import {
   isFinal,
   mustAct,
   ownerActor,
+  recipientLocale,
   SYSTEM_ACTOR,
   type Actor,
   type AuditEvent,
@@ -511,38 +512,78 @@ function certificateRecipients(record: EnvelopeRecord, actions: Map<string, Reci
       ip: action?.ip ?? null,
       userAgent: reportedUserAgent(action?.userAgent ?? null),
       consent: acted === undefined || consent === null ? null : { at: acted.at, version: consent.version },
-      identification: mustAct(signer) && signer.invitedAt !== null ? identification(record.locale ?? DEFAULT_LOCALE, signer, proved(events, signer)) : null,
+      identification: mustAct(signer) && signer.invitedAt !== null ? recipientIdentification(record, signer, events) : null,
+      language: mustAct(signer) && signer.invitedAt !== null ? shownLanguage(record, signer, events) : null,
       signature: signer.role === 'signer' ? (action?.signature ?? null) : null,
     };
   });
 }
 
+/** The recipient's own events that record how it came: each names the credential it used. */
+const CREDENTIAL_EVENTS = new Set([
+  'recipient.opened',
+  'recipient.authenticated',
+  'recipient.authentication_failed',
+  'recipient.signed',
+  'recipient.approved',
+  'recipient.viewed',
+  'recipient.declined',
+  'recipient.reassigned',
+]);
+
 /**
- * Whether the trail shows the recipient entering the code of its authentication method
- * (`recipient.authenticated`): only then does the certificate say it was identified by that code
- * ([docs/api.md#signer-authentication](../../../docs/api.md#signer-authentication)).
+ * How the recipient was identified ([Evidence](../../../docs/api.md#evidence)), in the certificate's
+ * language: every proof its own events record, joined by the catalogue's `identification.separator`
+ * (`; `; catalogue `certificate`, keys `identification.*`). First the credentials it used (`credential`
+ * of its events: the signing link e-mailed to it, an embedded view the owner created), then the access
+ * code or one-time code (and its channel) it entered right. For events recorded before they named
+ * their credential: an embedded recipient had only views, a recipient with no view created only its
+ * link; else the line says that which of the two is not recorded. A recipient who never came:
+ * `identification.none`.
+ * @returns the line, e.g. `Signing link e-mailed to ada@example.com; Access code`
  */
-function proved(events: AuditEvent[], signer: Signer): boolean {
-  const method = signer.authentication?.method;
-  return method !== undefined && events.some((event) => event.type === 'recipient.authenticated' && event.details.recipientId === signer.id && event.details.method === method);
+export function recipientIdentification(record: Pick<EnvelopeRecord, 'locale'>, signer: Signer, events: readonly AuditEvent[]): string {
+  const locale = record.locale ?? DEFAULT_LOCALE;
+  const t = (key: string, values?: Record<string, string>) => translate(locale, 'certificate', key, values);
+  const own = events.filter((event) => event.actorId === signer.id && CREDENTIAL_EVENTS.has(event.type) && event.details.recipientId === signer.id);
+  if (own.length === 0) return t('identification.none');
+  const credentials = new Set<string>();
+  let unrecorded = false;
+  for (const event of own) {
+    const credential = event.details.credential;
+    if (credential === 'signingLink' || credential === 'embeddedView') credentials.add(credential);
+    else unrecorded = true;
+  }
+  const embedded = deliveryOf(signer) === 'embedded';
+  if (unrecorded) {
+    const viewCreated = events.some((event) => event.type === 'recipient.view_created' && event.details.recipientId === signer.id);
+    if (embedded) credentials.add('embeddedView');
+    else if (!viewCreated) credentials.add('signingLink');
+    else if (credentials.size < 2) credentials.add('unrecorded');
+  }
+  const proofs: string[] = [];
+  // An embedded recipient's link is never e-mailed (its views are its only way in), so it cannot have used one.
+  if (credentials.has('signingLink') && !embedded) proofs.push(t('identification.link', { email: signer.email }));
+  if (credentials.has('embeddedView')) proofs.push(t('identification.view'));
+  if (credentials.has('unrecorded') && !credentials.has('signingLink') && !credentials.has('embeddedView')) {
+    proofs.push(t('identification.linkOrView', { email: signer.email }));
+  }
+  const passed = own.filter((event) => event.type === 'recipient.authenticated');
+  if (passed.some((event) => event.details.method === 'accessCode')) proofs.push(t('identification.accessCode'));
+  // One-time codes go by e-mail; events recorded before they named the channel are e-mail ones too.
+  if (passed.some((event) => event.details.method === 'emailOtp')) proofs.push(t('identification.oneTimeCodeEmail', { email: signer.email }));
+  return proofs.length === 0 ? t('identification.none') : proofs.join(t('identification.separator'));
 }
 
 /**
- * How the recipient was identified (CONTRACT §10, §16.1, §16.2), in the certificate's language: by the
- * signing link sent to its e-mail (with its access code or one-time code when the trail shows it entered
- * one), or, embedded, by the sender's application, which opened the signing view for it (catalogue
- * `certificate`, keys `identification.*`).
+ * The language the service showed the recipient ([Languages](../../../docs/api.md#languages)), by its
+ * name in the certificate's language and its tag (`German (de)`): the `locale` its newest event
+ * records, else (events recorded before they did) its own locale, else the envelope's.
  */
-function identification(locale: Locale, signer: Signer, codeEntered: boolean): string {
-  const key =
-    deliveryOf(signer) === 'embedded'
-      ? 'identification.embedded'
-      : signer.authentication === undefined || !codeEntered
-        ? 'identification.link'
-        : signer.authentication.method === 'emailOtp'
-          ? 'identification.linkAndEmailOtp'
-          : 'identification.linkAndAccessCode';
-  return translate(locale, 'certificate', key, { email: signer.email });
+export function shownLanguage(record: Pick<EnvelopeRecord, 'locale'>, signer: Signer, events: readonly AuditEvent[]): string {
+  const recorded = [...events].reverse().find((event) => event.actorId === signer.id && CREDENTIAL_EVENTS.has(event.type) && isSupportedLocale(event.details.locale));
+  const tag = recorded === undefined ? recipientLocale(record, signer) : (recorded.details.locale as Locale);
+  return languageName(record.locale ?? DEFAULT_LOCALE, tag);
 }
 
 /** The actor of an event by e-mail: recorded since recipients act; for events of older versions, the owner's. */

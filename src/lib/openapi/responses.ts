@@ -192,9 +192,24 @@ const auditBase = {
   apiKeyId: z.uuid().nullable().meta({ description: 'The id of the owner\'s API key the change was made with; `null` when made with an access token (Login), by a recipient or by the system. Never the key itself.' }),
 };
 const recipientOnly = z.strictObject({ recipientId: z.string() });
-/** An action's details: the recipient and the consent it gave, the exact disclosure the page showed. */
+/** How a recipient came to act ([Evidence](../../../docs/api.md#evidence)): the credential it used and the language it was shown. */
+const credential = z
+  .enum(['signingLink', 'embeddedView'])
+  .optional()
+  .meta({ description: 'The credential the recipient used: `signingLink`, the link the service e-mailed it; `embeddedView`, an embedded signing view the owner created. Absent on events recorded before it was.' });
+const shownLocale = localeSchema.optional().meta({ description: 'The language the service showed the recipient (its own `locale`, else the envelope\'s). Absent on events recorded before it was.' });
+const recipientCame = z.strictObject({ recipientId: z.string(), credential, locale: shownLocale });
+const codeProof = z.strictObject({
+  recipientId: z.string(),
+  method: z.enum(['accessCode', 'emailOtp']),
+  channel: z.enum(['email']).optional().meta({ description: '`emailOtp`: how the code was sent (`email`). Absent on events recorded before it was (those codes were e-mailed).' }),
+  credential,
+});
+/** An action's details: the recipient, how it came, and the consent it gave, the exact disclosure the page showed. */
 const recipientActed = z.strictObject({
   recipientId: z.string(),
+  credential,
+  locale: shownLocale,
   consent: z
     .strictObject({ text: z.string(), version: z.string() })
     .optional()
@@ -241,25 +256,27 @@ export const auditEventResponse = z
     ),
     event('recipient.invited', z.strictObject({ recipientId: z.string(), email: z.email(), resend: z.boolean() })),
     event('recipient.reminded', z.strictObject({ recipientId: z.string(), email: z.email() })),
-    event('recipient.opened', recipientOnly),
-    event('recipient.authenticated', z.strictObject({ recipientId: z.string(), method: z.enum(['accessCode', 'emailOtp']) })),
-    event('recipient.authentication_failed', z.strictObject({ recipientId: z.string(), method: z.enum(['accessCode', 'emailOtp']) })),
+    event('recipient.opened', recipientCame),
+    event('recipient.authenticated', codeProof),
+    event('recipient.authentication_failed', codeProof),
     event('recipient.signed', recipientActed),
     event('recipient.approved', recipientActed),
     event('recipient.viewed', recipientActed),
-    event('recipient.declined', z.strictObject({ recipientId: z.string(), reason: z.string() })),
+    event('recipient.declined', z.strictObject({ recipientId: z.string(), credential, locale: shownLocale, reason: z.string() })),
     event('envelope.declined', recipientOnly),
     event('envelope.expired', z.strictObject({})),
     event('envelope.voided', z.strictObject({})),
     event('envelope.completed', z.strictObject({ originalSha256: sha256Hex, sealedSha256: sha256Hex })),
     event('envelope.purged', z.strictObject({})),
-    event('recipient.view_created', recipientOnly.meta({ description: 'The owner opened an embedded signing view for the recipient (never its token or URL).' })),
+    event('recipient.view_created', recipientOnly.meta({ description: 'The owner created an embedded signing view for the recipient (never its token or URL).' })),
     event(
       'recipient.reassigned',
       z.strictObject({
         recipientId: z.string().meta({ description: 'The recipient who handed its part on (now `reassigned`).' }),
         newRecipientId: z.string().meta({ description: 'The recipient added in its place (same role, routing order and fields).' }),
         email: z.email().meta({ description: 'The new recipient\'s address.' }),
+        credential,
+        locale: shownLocale,
         reason: z.string(),
       }),
     ),

@@ -315,9 +315,11 @@ class CertificateWriter {
     const width = Math.min(SIGNATURE_BOX.width, this.contentWidth - LABEL_WIDTH);
     const height = SIGNATURE_BOX.height;
     const label = this.cell(this.t('label.signature'), styles.label, 0, LABEL_WIDTH - COLUMN_GAP);
-    const caption = 'typed' in signature ? this.t('signature.typed') : this.t('signature.drawn');
-    const captionCell = this.cell(caption, styles.caption, LABEL_WIDTH, this.contentWidth - LABEL_WIDTH);
     const typed = 'typed' in signature ? layoutSingleLine(signature.typed, 'handwriting') : undefined;
+    // "Handwriting font" only when the handwriting face drew every glyph: the scripts it lacks (Arabic,
+    // Han, ...) fall back to the plain Noto faces, and then the caption says "typed" alone.
+    const caption = typed === undefined ? this.t('signature.drawn') : this.t(inHandwriting(typed) ? 'signature.typed' : 'signature.typedPlain');
+    const captionCell = this.cell(caption, styles.caption, LABEL_WIDTH, this.contentWidth - LABEL_WIDTH);
     const captionHeight = captionCell.lines.length * lineHeight(styles.caption);
     return {
       height: height + captionHeight + 6,
@@ -372,6 +374,7 @@ class CertificateWriter {
       this.field(this.t('label.ip'), recipient.ip ?? '—'),
       this.field(this.t('label.userAgent'), recipient.userAgent === null ? '—' : this.t('userAgent.reported', { userAgent: recipient.userAgent })),
       this.field(this.t('label.identifiedBy'), recipient.identification ?? '—'),
+      ...(recipient.language === undefined ? [] : [this.field(this.t('label.language'), recipient.language ?? '—')]),
       this.field(
         this.t('label.consent'),
         recipient.consent === null ? '—' : this.t('consent.agreed', { role: recipient.role, time: this.time(recipient.consent.at), version: recipient.consent.version }),
@@ -487,4 +490,14 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
   });
   painter.finish();
   return total;
+}
+
+/** Whether every glyph of a laid-out line is the handwriting face's (none fell back to another font). */
+function inHandwriting(line: Line): boolean {
+  return line.runs.every((run) => run.font === 'handwriting' || run.glyphs.every((glyph) => isSpace(run.text, glyph.cluster)));
+}
+
+/** Whether the character at `offset` of `text` is white space (drawn by whichever font, with no ink). */
+function isSpace(text: string, offset: number): boolean {
+  return /\s/u.test(String.fromCodePoint(text.codePointAt(offset) ?? 0x20));
 }

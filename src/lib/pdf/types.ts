@@ -28,8 +28,13 @@ export interface CertificateRecipient {
   userAgent: string | null;
   /** The consent given with the action: when, and the disclosure's version; `null` when none was recorded. */
   consent: { at: string; version: string } | null;
-  /** How the recipient was identified, in words ("Signing link sent to ada@example.com"); `null` when not asked to act. */
+  /**
+   * How the recipient was identified, in words: every proof it gave, joined by `; ` ("Signing link
+   * e-mailed to ada@example.com; Access code"); `null` when not asked to act.
+   */
   identification: string | null;
+  /** The language the recipient was shown, in words ("German (de)"); `null` when not asked to act. Absent: not printed. */
+  language?: string | null;
   /** A signer's adopted signature (the first signature value it gave), drawn on its block; else `null`. */
   signature: SignatureValue | null;
 }

@@ -12,11 +12,12 @@ import { Change, commitChange } from '../envelopes/change.js';
 import { COMPLETION_DUE_KIND, recordSeal, refreshSealClaim, sealCompletion, type SealedBlob } from '../envelopes/complete.js';
 import { hasPrefilledValue, SERVICE_FILLED_TYPES, valueRefusal } from '../envelopes/fieldRules.js';
 import { validationFailed } from '../envelopes/lifecycle.js';
-import { hasActed, mustAct, type EnvelopeRecord, type EventActor, type FieldValue, type Signer } from '../envelopes/model.js';
+import { hasActed, mustAct, recipientLocale, type EnvelopeRecord, type EventActor, type FieldValue, type Signer } from '../envelopes/model.js';
 import { backoff } from '../envelopes/update.js';
 import { AppError, type FieldError } from '../errors.js';
+import type { Locale } from '../i18n/locales.js';
 import { assertAuthenticated } from './authenticationSettings.js';
-import { currentRecipient, invalidSigningToken, type SigningCaller } from './signingCaller.js';
+import { currentRecipient, invalidSigningToken, type SigningCaller, type SigningCredential } from './signingCaller.js';
 import type { SignatureValue } from '../pdf/types.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
@@ -99,7 +100,7 @@ export function markOpened(change: Change, recipient: Signer, caller: SigningCal
   const record = change.record;
   if (recipient.status !== 'sent' || !mustAct(recipient) || record.status !== 'sent' || hasExpired(record, change.now)) return false;
   recipient.status = 'opened';
-  change.event('recipient.opened', recipientActor(recipient, caller), { recipientId: recipient.id });
+  change.event('recipient.opened', recipientActor(recipient, caller), { recipientId: recipient.id, ...shownWith(record, recipient, caller) });
   change.webhook('recipient.opened', { recipient });
   return true;
 }
@@ -128,7 +129,7 @@ export async function completeSigning({ services, caller, request, now = new Dat
     actor.status = status;
     actor.actedAt = change.at;
     // The consent given is evidence: the exact disclosure the page showed, with its version.
-    change.event(`recipient.${status}`, by, { recipientId: actor.id, consent: { ...ELECTRONIC_SIGNATURE_DISCLOSURE } });
+    change.event(`recipient.${status}`, by, { recipientId: actor.id, ...shownWith(record, actor, caller), consent: { ...ELECTRONIC_SIGNATURE_DISCLOSURE } });
     change.webhook(`recipient.${status}`, { recipient: actor });
     change.action({ recipientId: actor.id, status, at: change.at, ip: caller.ip, userAgent: caller.userAgent, values, signature });
     inviteNextGroup(change, { config: services.config, actor: by });
@@ -181,7 +182,7 @@ export async function declineSigning({ services, caller, request, now = new Date
     actor.declineReason = request.reason;
     change.record.status = 'declined';
     change.record.closedAt = change.at;
-    change.event('recipient.declined', by, { recipientId: actor.id, reason: request.reason });
+    change.event('recipient.declined', by, { recipientId: actor.id, ...shownWith(record, actor, caller), reason: request.reason });
     change.event('envelope.declined', by, { recipientId: actor.id });
     change.webhook('recipient.declined', { recipient: actor, reason: request.reason });
     change.webhook('envelope.declined', { recipient: actor, reason: request.reason });
@@ -261,6 +262,15 @@ export function checkValues(record: EnvelopeRecord, recipient: Signer, request: 
   const adopted = (type: string) => values.find((entry) => fields.get(entry.fieldId)?.type === type)?.value as SignatureValue | undefined;
   const signature = (request.signature as SignatureValue | undefined) ?? adopted('signature') ?? adopted('initials') ?? { typed: recipient.name };
   return { values, signature };
+}
+
+/**
+ * What a recipient's event records of how it came (see [Evidence](../../../docs/api.md#evidence)):
+ * `credential`, the token it used (`signingLink` or `embeddedView`), and `locale`, the language the
+ * service showed it (its own, else the envelope's).
+ */
+export function shownWith(record: Pick<EnvelopeRecord, 'locale'>, recipient: Pick<Signer, 'locale'>, caller: Pick<SigningCaller, 'credential'>): { credential: SigningCredential; locale: Locale } {
+  return { credential: caller.credential, locale: recipientLocale(record, recipient) };
 }
 
 /** The recipient as the actor of events (CONTRACT §10): its id and e-mail, the request's IP and user agent. */

@@ -18,7 +18,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { passwordHashing } from '../auth/password.js';
 import { Change, commitChange } from '../envelopes/change.js';
-import type { EnvelopeRecord, EventActor, Signer } from '../envelopes/model.js';
+import type { EnvelopeRecord, EventActor, Signer, SignerAuthentication } from '../envelopes/model.js';
 import { backoff } from '../envelopes/update.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
@@ -122,14 +122,14 @@ export async function authenticateRecipient({ services, caller, code, now = new 
     const by = recipientActor(signer, caller);
     if (right) {
       signer.authentication = { ...state, attemptsLeft: MAX_ATTEMPTS, verifiedAt: change.at, ...(state.method === 'emailOtp' ? { otpSalt: null, otpExpiresAt: null } : {}) };
-      change.event('recipient.authenticated', by, { recipientId: signer.id, method: state.method });
+      change.event('recipient.authenticated', by, { recipientId: signer.id, ...codeProof(state.method, caller) });
       // The answer is the full view: the recipient has now opened the envelope.
       markOpened(change, signer, caller);
       failure = null;
     } else {
       const attemptsLeft = Math.max(0, state.attemptsLeft - 1);
       signer.authentication = { ...state, attemptsLeft, verifiedAt: null };
-      change.event('recipient.authentication_failed', by, { recipientId: signer.id, method: state.method });
+      change.event('recipient.authentication_failed', by, { recipientId: signer.id, ...codeProof(state.method, caller) });
       failure =
         attemptsLeft === 0
           ? locked()
@@ -143,6 +143,14 @@ export async function authenticateRecipient({ services, caller, code, now = new 
   });
   if (failure !== null) throw failure;
   return result;
+}
+
+/**
+ * What an authentication event records of the proof ([Evidence](../../../docs/api.md#evidence)): the
+ * method, a one-time code's `channel` (`email`), and the `credential` the code was entered with.
+ */
+function codeProof(method: SignerAuthentication['method'], caller: SigningCaller): { method: SignerAuthentication['method']; channel?: 'email'; credential: SigningCaller['credential'] } {
+  return { method, ...(method === 'emailOtp' ? { channel: 'email' as const } : {}), credential: caller.credential };
 }
 
 async function withRetries<T>(services: Services, caller: SigningCaller, attempt: (stored: StoredEnvelope) => Promise<T>): Promise<T> {

@@ -21,7 +21,7 @@ import { uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { emailAddress, trimmedText } from '../text.js';
-import { assertCanAct, type RecipientOutcome, type RecipientRequestOptions } from './act.js';
+import { assertCanAct, shownWith, type RecipientOutcome, type RecipientRequestOptions } from './act.js';
 import { assertAuthenticated, startedAuthentication } from './authenticationSettings.js';
 import { inviteRecipient } from './routing.js';
 import { currentRecipient, invalidSigningToken } from './signingCaller.js';
@@ -98,7 +98,7 @@ export async function reassignSigning({ services, caller, request, now = new Dat
     change.record.signers.splice(change.record.signers.indexOf(from) + 1, 0, to);
     // The fields move to the new recipient, with new ids (CONTRACT §16.3).
     change.record.fields = change.record.fields.map((field) => (field.recipientId === from.id ? { ...field, id: uuidv7(), recipientId: to.id } : field));
-    change.event('recipient.reassigned', by, { recipientId: from.id, newRecipientId: to.id, email: to.email, reason: request.reason });
+    change.event('recipient.reassigned', by, { recipientId: from.id, newRecipientId: to.id, email: to.email, ...shownWith(record, from, caller), reason: request.reason });
     change.webhook('recipient.reassigned', { recipient: from, reason: request.reason });
     // Its IP address and user agent, for the certificate of completion.
     change.action({ recipientId: from.id, status: 'reassigned', at: change.at, ip: caller.ip, userAgent: caller.userAgent, values: [], signature: null });

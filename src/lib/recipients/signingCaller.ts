@@ -17,10 +17,19 @@ import { looksLikeSigningToken, tokenSha256 } from './signingLinks.js';
 /** How long a link keeps working for `GET` after the envelope reached a final status, milliseconds (CONTRACT §11.3). */
 export const LINK_READ_AFTER_CLOSE_MS = 30 * 86_400_000;
 
+/**
+ * Which of the recipient's credentials a request carried ([Evidence](../../../docs/api.md#evidence)):
+ * the signing link the service e-mailed it, or an embedded signing view its owner created
+ * (`views.ts`). Recorded as `credential` in the details of the recipient's events.
+ */
+export type SigningCredential = 'signingLink' | 'embeddedView';
+
 /** The recipient behind a signing token, with the envelope as read. */
 export interface SigningCaller {
   /** SHA-256 of the token: who the caller is, checked again on every write. */
   tokenSha256: string;
+  /** Whether the token is the recipient's signing link or the token of its embedded view. */
+  credential: SigningCredential;
   ownerId: string;
   envelopeId: string;
   recipientId: string;
@@ -53,7 +62,8 @@ export async function resolveSigningToken({ services, token, ip, userAgent, now 
   const stored = await services.envelopes.read(link.ownerId, link.envelopeId);
   if (stored === null) throw invalidSigningToken();
   const recipient = currentRecipient(stored.record, link.recipientId, hash, now);
-  return { tokenSha256: hash, ownerId: link.ownerId, envelopeId: link.envelopeId, recipientId: link.recipientId, stored, recipient, ip, userAgent };
+  const credential: SigningCredential = recipient.link !== null && recipient.link.tokenSha256 === hash ? 'signingLink' : 'embeddedView';
+  return { tokenSha256: hash, credential, ownerId: link.ownerId, envelopeId: link.envelopeId, recipientId: link.recipientId, stored, recipient, ip, userAgent };
 }
 
 /**
