@@ -4,29 +4,42 @@
  * on the reader's machine. So the frozen copy loses, through @libpdf/core's object model:
  * - every action that runs code, opens or sends files, or plays media: `/S` of `/JavaScript`,
  *   `/Launch`, `/ImportData`, `/SubmitForm`, `/ResetForm`, `/GoToR`, `/GoToE`, `/Rendition` and
- *   `/GoTo3DView`, wherever it hangs (`/OpenAction`, a link's or outline item's `/A`, a `/Next`
- *   chain), and the document-level JavaScript name tree;
- * - every additional-actions dictionary (`/AA`, on the catalog, pages, annotations and fields):
- *   actions a viewer runs on its own (on opening, closing, printing, focusing a field, formatting,
- *   validating or calculating its value);
- * - embedded files (`/EF` of every file specification, the `/EmbeddedFiles` name tree), file
- *   attachment, rich media and 3D annotations, and the XFA form (`/XFA`, with `/NeedsRendering`).
+ *   `/GoTo3DView`, and the document-level JavaScript name tree;
+ * - every additional-actions dictionary (`/AA`): actions a viewer runs on its own (on opening,
+ *   closing, printing, focusing a field, formatting, validating or calculating its value);
+ * - embedded files (`/EF` of every file specification, every `/Type /EmbeddedFile` stream, the
+ *   `/EmbeddedFiles` name tree), file attachment, rich media and 3D annotations, and the XFA form
+ *   (`/XFA`, with `/NeedsRendering`).
  * URI links, go-to links within the document and named actions stay.
  *
- * A removed annotation or action is also emptied in place, so that a reference this walk does not
- * follow (the structure tree's `/OBJR`, for one) keeps nothing alive. The cleaned document is written
- * whole, so nothing removed survives in an older revision; a document that carries signatures is
- * written as an incremental update instead, so that they stay valid (their revision keeps what they
- * signed, unreferenced from the cleaned one). A document protected by an owner password only loses
- * that protection with its active content, as it would at sealing.
+ * Where these sit does not matter: the clean does not start from the places a well-formed file uses
+ * (the open action, the pages' annotations, the form's field list), which a crafted file goes around.
+ * It sweeps every object: first all that the trailer reaches, every reference resolved (an action's
+ * `/S` may itself be a reference), then every other object of the cross-reference table (objects
+ * nothing refers to, objects in object streams), and, for a document written whole, every earlier
+ * revision of the file, opened as the file it was. Each dictionary is judged by what it is, not by
+ * where it was found. A removed action or annotation is emptied in place, and dropped from the entry
+ * or array that held it, so that a reference left elsewhere (the structure tree's `/OBJR`, for one)
+ * keeps nothing alive. The cleaned document is written whole, so nothing removed survives in an older
+ * revision or unreferenced; it is then swept again as it reads back, and anything left is a fault of
+ * this module (never sealed). A document that carries signatures is written as an incremental update
+ * instead, so that they stay valid (their revision keeps what they signed, unreferenced from the
+ * cleaned one). A document protected by an owner password only loses that protection with its
+ * active content, as it would at sealing.
  *
- * Optional content (ISO 32000-1 §8.11) that some viewer would hide is refused, not cleaned: a layer
- * off in the default configuration, a layer whose visibility depends on its usage (`/Usage` states
- * off, or a zoom range), a layer named by an automatic-state array (`/AS`), a membership dictionary
- * that hides content with every layer on, and every layer of a document whose scripts use optional
- * content (the JavaScript API's `getOCGs` and `OCG` objects). Such content would be sealed although
- * the signer may never have seen it. Scripts that do not touch layers (the formatting and
- * calculation scripts of most forms) are removed without refusing the document.
+ * Content some viewer would hide is refused, not cleaned, because it would be sealed although the
+ * signer may never have seen it:
+ * - optional content (ISO 32000-1 §8.11): a layer off in the default configuration, a layer whose
+ *   visibility depends on its usage (`/Usage` states off, or a zoom range), a layer named by an
+ *   automatic-state array (`/AS`), a membership dictionary (`/Type /OCMD`, anywhere in the file:
+ *   page and appearance resources, XObjects, annotations) that hides content with every layer on,
+ *   a layer that a `SetOCGState` action anywhere (open action, additional actions, links, `/Next`
+ *   chains) turns off or toggles, and every layer of a document whose scripts use optional content
+ *   (the JavaScript API's `getOCGs` and `OCG` objects);
+ * - annotations, widgets included, whose flags (ISO 32000-1 §12.5.3) print them but do not show
+ *   them on screen (`Print` and `NoView`).
+ * Scripts that do not touch layers (the formatting and calculation scripts of most forms) are
+ * removed without refusing the document.
  */
 import { createHash } from 'node:crypto';
 import { PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from '@libpdf/core';
