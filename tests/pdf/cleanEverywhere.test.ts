@@ -171,6 +171,17 @@ describe('active content is removed wherever it sits in the file', () => {
     await expectActiveContent(cleaned!, false);
   });
 
+  test('a script in an object that no cross-reference section lists, left between two revisions, is gone from the cleaned copy', async () => {
+    const original = base();
+    const stray = Buffer.from(`99 0 obj\n${js('app.alert\\("stray"\\)')}\nendobj\n`, 'latin1');
+    // The update's offsets count the stray object, which only its bytes hold.
+    const updated = withIncrementalUpdate(Buffer.concat([original, stray]), { 1: { body: '<< /Type /Catalog /Pages 2 0 R /PageMode /UseNone >>' } });
+    expect((await qpdfCheck(await write(updated))).code).toBe(0);
+    const { cleaned, removed } = await cleanDocument({ document: updated });
+    expect(removed).toEqual(['javascript']);
+    await expectActiveContent(cleaned!, false);
+  });
+
   test('a document whose only links go to a web address and within the document is left byte for byte', async () => {
     const document = base('/OpenAction [3 0 R /Fit]', '/Annots [20 0 R]', {
       20: { body: '<< /Type /Annot /Subtype /Link /Rect [72 600 272 630] /A << /S /URI /URI (https://example.com/) /Next << /S /GoTo /D [3 0 R /Fit] >> >> >>' },

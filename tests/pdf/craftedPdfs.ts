@@ -301,7 +301,7 @@ export function pdfWithLayer({
  */
 export function withIncrementalUpdate(original: Buffer, objects: Record<number, CraftedObject | null>): Buffer {
   const text = original.toString('latin1');
-  const previous = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(text)?.[1]);
+  const previous = Number([...text.matchAll(/startxref\s+(\d+)\s+%%EOF/g)].at(-1)?.[1]);
   const trailer = text.slice(text.lastIndexOf('trailer'));
   const root = /\/Root \d+ \d+ R/.exec(trailer)?.[0] ?? '';
   const id = /\/ID\s*\[[^\]]*\]/.exec(trailer)?.[0] ?? '';

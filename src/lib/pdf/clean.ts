@@ -17,7 +17,8 @@
  * It sweeps every object: first all that the trailer reaches, every reference resolved (an action's
  * `/S` may itself be a reference), then every other object of the cross-reference table (objects
  * nothing refers to, objects in object streams), and, for a document written whole, every earlier
- * revision of the file, opened as the file it was. Each dictionary is judged by what it is, not by
+ * revision of the file, opened as the file it was, and the objects that only the file's bytes hold
+ * (found as a reader that repairs a file finds them). Each dictionary is judged by what it is, not by
  * where it was found. A removed action or annotation is emptied in place, and dropped from the entry
  * or array that held it, so that a reference left elsewhere (the structure tree's `/OBJR`, for one)
  * keeps nothing alive. The cleaned document is written whole, so nothing removed survives in an older
@@ -79,8 +80,8 @@ const LAYER_SCRIPT = /ocg/i;
 const SCRIPT_TEXT_LIMIT = 4 * 1024 * 1024;
 
 /**
- * Most dictionaries and arrays the sweeps of one document visit, all revisions together, before the
- * document is refused as too complex (a sweep that stopped short could miss what it looks for).
+ * Most dictionaries the sweeps of one document visit, all revisions together, before the document
+ * is refused as too complex (a sweep that stopped short could miss what it looks for).
  */
 const OBJECT_LIMIT = 2_000_000;
 
@@ -105,10 +106,10 @@ export async function clean(document: Uint8Array): Promise<CleanResult> {
   const signed = pdf.getForm()?.getSignatureFields().some((field) => field.isSigned()) ?? false;
   const swept = removeActiveContent(pdf, budget);
   assertNothingHidden(pdf, swept);
-  // A document written whole loses its earlier revisions: what they hold counts as removed. A signed
-  // document keeps them, under its signatures (see the module comment).
+  // A document written whole loses its earlier revisions and whatever no cross-reference section
+  // lists: what they hold counts as removed. A signed document keeps them, under its signatures.
   const found = new Set(swept.found);
-  if (!signed) for (const kind of await earlierRevisionKinds(document, budget)) found.add(kind);
+  if (!signed) for (const kind of await kindsOutsideLastRevision(document, budget)) found.add(kind);
   const removed = REMOVED_KINDS.filter((kind) => found.has(kind));
   if (removed.length === 0) {
     keepOpened(document, opened);
@@ -192,33 +193,63 @@ function sweepDocument(pdf: PDF, budget: Budget, remove: boolean): RemovedConten
 }
 
 /**
- * The kinds of active content in the revisions before the last one (ISO 32000-1 §7.5.6: each
- * incremental update ends with `%%EOF`): each is opened as the file it was and swept whole.
- * Nothing is removed from them: the cleaned document, written whole, does not keep them.
+ * The kinds of active content in the file's bytes outside its last revision: each earlier revision
+ * (ISO 32000-1 §7.5.6: each incremental update ends with `%%EOF`), opened as the file it was, and
+ * every object the file's bytes hold whether a cross-reference section lists it or not, as a reader
+ * that repairs a file finds them (each `n g obj`, and the objects of each object stream). Each is
+ * swept whole; nothing is removed from them: the cleaned document, written whole, keeps none of them.
  */
-async function earlierRevisionKinds(document: Uint8Array, budget: Budget): Promise<Set<RemovedKind>> {
+async function kindsOutsideLastRevision(document: Uint8Array, budget: Budget): Promise<Set<RemovedKind>> {
   const found = new Set<RemovedKind>();
   const ends = revisionEnds(document);
   if (ends.length > REVISION_LIMIT) throw tooComplex(new Error(`The document has ${ends.length} revisions.`));
-  for (const end of ends) {
+  const copies = ends.map((end) => document.subarray(0, end));
+  copies.push(scannable(document));
+  for (const copy of copies) {
     let revision: PDF;
     try {
-      revision = await PDF.load(document.subarray(0, end));
+      revision = await PDF.load(copy);
     } catch {
-      continue; // a prefix no reader can open shows nothing (a "%%EOF" inside a stream, say)
+      continue; // bytes no reader can open show nothing (a "%%EOF" inside a stream, say)
     }
     for (const kind of sweepDocument(revision, budget, false).found) found.add(kind);
   }
   return found;
 }
 
-/** Where each revision but the last ends: just after every `%%EOF` that more bytes than white space follow. */
+/**
+ * A copy of `document` that the library reads by scanning it for objects, as it repairs a file: no
+ * `startxref` keyword is left, so no cross-reference section is used. Stream data is blanked (its
+ * length kept): bytes inside streams that happen to read `n g obj` are no objects, and parsing them
+ * as objects can take the library unbounded time. So objects compressed in an object stream that no
+ * cross-reference section lists are not seen here (no reader sees them either).
+ */
+function scannable(document: Uint8Array): Uint8Array {
+  const copy = Buffer.from(document);
+  for (let at = copy.indexOf('startxref'); at !== -1; at = copy.indexOf('startxref', at + 9)) copy[at + 8] = 0x58; // "startxreX"
+  for (let at = copy.indexOf('stream'); at !== -1; ) {
+    const preceding = at >= 3 ? copy.toString('latin1', at - 3, at) : '';
+    let start = at + 6;
+    if (preceding === 'end') {
+      at = copy.indexOf('stream', start);
+      continue;
+    }
+    if (copy[start] === 0x0d) start++;
+    if (copy[start] === 0x0a) start++;
+    const end = copy.indexOf('endstream', start);
+    if (end === -1) break;
+    copy.fill(0x20, start, end);
+    at = copy.indexOf('stream', end + 9);
+  }
+  return new Uint8Array(copy.buffer, copy.byteOffset, copy.byteLength);
+}
+
+/** Where each revision but the last ends: just after each `%%EOF` that another `startxref` follows. */
 function revisionEnds(document: Uint8Array): number[] {
   const text = Buffer.from(document.buffer, document.byteOffset, document.byteLength).toString('latin1');
+  const last = text.lastIndexOf('startxref');
   const ends: number[] = [];
-  for (let at = text.indexOf('%%EOF'); at !== -1; at = text.indexOf('%%EOF', at + 5)) {
-    if (/\S/.test(text.slice(at + 5, at + 5 + 1024)) || text.length - (at + 5) > 1024) ends.push(at + 5);
-  }
+  for (let at = text.indexOf('%%EOF'); at !== -1 && at < last; at = text.indexOf('%%EOF', at + 5)) ends.push(at + 5);
   return ends;
 }
 
@@ -231,7 +262,7 @@ class Sweep {
   private readonly printOnly: PdfDict[] = [];
   /** Object numbers reached (whatever the generation their reference names). */
   private readonly numbers = new Set<number>();
-  private readonly seen = new Set<PdfDict | PdfArray>();
+  private readonly seen = new Set<PdfDict>();
   /** Dictionaries emptied (removed actions and annotations), which their holders then drop. */
   private readonly emptied = new Set<PdfDict>();
 
@@ -269,14 +300,14 @@ class Sweep {
         if (resolved === null) continue;
         value = resolved;
       }
-      if (!(value instanceof PdfDict) && !(value instanceof PdfArray)) continue;
-      if (this.seen.has(value)) continue;
-      this.seen.add(value);
-      if (--this.budget.left < 0) throw tooComplex(new Error('The document has too many objects to sweep.'));
       if (value instanceof PdfArray) {
-        for (const item of value) stack.push(item);
+        // A direct array sits in one object only, and an indirect one is reached once by its number.
+        for (const item of value) if (item instanceof PdfRef || item instanceof PdfDict || item instanceof PdfArray) stack.push(item);
         continue;
       }
+      if (!(value instanceof PdfDict) || this.seen.has(value)) continue;
+      this.seen.add(value);
+      if (--this.budget.left < 0) throw tooComplex(new Error('The document has too many objects to sweep.'));
       for (const [, item] of value) stack.push(item);
       this.inspect(value);
     }
