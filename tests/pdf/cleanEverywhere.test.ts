@@ -253,6 +253,10 @@ describe('content shown on paper but not on screen is refused', () => {
     ['an annotation that prints and shows', pdfWithLayer({ page: '/Annots [20 0 R]', objects: { 20: { body: '<< /Type /Annot /Subtype /Text /Rect [72 500 92 520] /F 4 >>' } } })],
     ['an annotation hidden everywhere (NoView without Print)', pdfWithLayer({ page: '/Annots [20 0 R]', objects: { 20: { body: '<< /Type /Annot /Subtype /Text /Rect [72 500 92 520] /F 32 >>' } } })],
     ['a layer switched on at open', pdfWithLayer({ catalog: '/OpenAction << /S /SetOCGState /State [/ON 10 0 R] >>' })],
+    [
+      'an invisible signature field (no area) flagged Print and NoView',
+      pdfWithLayer({ page: '/Annots [20 0 R]', objects: { 20: { body: '<< /Type /Annot /Subtype /Widget /FT /Sig /T (Signature1) /Rect [0 0 0 0] /F 36 >>' } } }),
+    ],
   ])('%s is accepted', async (_, document) => {
     await expect(cleanDocument({ document })).resolves.toMatchObject({ pageCount: 1 });
   });

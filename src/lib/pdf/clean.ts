@@ -336,7 +336,7 @@ class Sweep {
     }
     if (dict.getName('Type', resolve)?.value === 'OCMD') this.memberships.push(dict);
     const flags = dict.get('F', resolve);
-    if (flags instanceof PdfNumber && subtype instanceof PdfName && dict.has('Rect') && (flags.value & PRINT_FLAG) !== 0 && (flags.value & NO_VIEW_FLAG) !== 0) {
+    if (flags instanceof PdfNumber && subtype instanceof PdfName && (flags.value & PRINT_FLAG) !== 0 && (flags.value & NO_VIEW_FLAG) !== 0 && hasArea(dict, resolve)) {
       this.printOnly.push(dict);
     }
     if (dict.getName('Type', resolve)?.value === 'EmbeddedFile' && dict instanceof PdfStream) {
@@ -410,6 +410,20 @@ class Sweep {
     if (dict instanceof PdfStream) emptyStream(dict);
     else emptyDictionary(dict);
   }
+}
+
+/**
+ * Whether an annotation's rectangle has an area: an annotation of zero width or height (an invisible
+ * signature, for one) draws nothing, on paper or on screen.
+ */
+function hasArea(annotation: PdfDict, resolve: Resolve): boolean {
+  const rect = annotation.getArray('Rect', resolve);
+  if (rect === undefined) return false;
+  const [x1, y1, x2, y2] = [0, 1, 2, 3].map((index) => {
+    const value = rect.at(index, resolve);
+    return value instanceof PdfNumber ? value.value : 0;
+  });
+  return x1 !== x2 && y1 !== y2;
 }
 
 /** The text of removed scripts, kept up to {@link SCRIPT_TEXT_LIMIT} characters in all. */
