@@ -4,14 +4,15 @@
  * hidden optional content and storage copies of other blobs are refused and change nothing; a
  * document that already carries a signature is cleaned without breaking it. What the files hold is
  * read back with tools nobody here wrote: `qpdf --json` (every object the cross-reference table
- * lists), `mutool show`, `pdfsig`, `pdftotext`.
+ * lists), `mutool show`, `pdfsig`, `pdftotext`, PDF.js. Content printed but not shown on screen is
+ * refused like hidden layers.
  */
 import { createHash } from 'node:crypto';
 import { BlockBlobClient } from '@azure/storage-blob';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
-import { KEPT_LINK, pdfWithActiveContent, pdfWithLayer, withCatalogUpdate } from '../pdf/craftedPdfs.js';
-import { qpdfContents } from '../pdf/pdfTools.js';
+import { KEPT_LINK, pdfFromObjects, pdfWithActiveContent, pdfWithLayer, withCatalogUpdate } from '../pdf/craftedPdfs.js';
+import { pdfJsActiveContent, qpdfContents } from '../pdf/pdfTools.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
@@ -95,6 +96,39 @@ describe('sending cleans the frozen copy (CONTRACT §17.2)', () => {
     expect((await tool('pdfsig', ['-nocert', await tempFile(sealed)])).stdout).toContain('Signature is Valid.');
   });
 
+  test('a script behind an indirect action type, a field the form does not list and an embedded file on a form XObject are gone from the frozen copy and the sealed PDF, as PDF.js reads them', async () => {
+    const upload = pdfFromObjects({
+      1: { body: '<< /Type /Catalog /Pages 2 0 R /OpenAction 10 0 R /AcroForm << /Fields [] >> >>' },
+      2: { body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+      3: { body: `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> /XObject << /X1 30 0 R >> >> /Annots [20 0 R 23 0 R] >>` },
+      4: { body: '<< >>', stream: 'BT /F1 18 Tf 72 700 Td (Visible page text) Tj ET\n/X1 Do\n' },
+      5: { body: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>' },
+      10: { body: '<< /S 11 0 R /JS (app.alert\\(1\\)) >>' },
+      11: { body: '/JavaScript' },
+      20: { body: '<< /Type /Annot /Subtype /Widget /Rect [72 600 272 630] /P 3 0 R /Parent 21 0 R >>' },
+      21: { body: '<< /FT /Tx /T (total) /Kids [20 0 R] /AA << /K 22 0 R >> >>' },
+      22: { body: '<< /S /JavaScript /JS (app.alert\\(2\\)) >>' },
+      23: { body: `<< /Type /Annot /Subtype /Link /Rect [72 500 272 530] /A << /S /URI /URI (${KEPT_LINK}) >> >>` },
+      30: { body: '<< /Type /XObject /Subtype /Form /BBox [0 0 10 10] /AF [31 0 R] >>', stream: '0 0 10 10 re f' },
+      31: { body: '<< /Type /Filespec /F (payload.exe) /EF << /F 32 0 R >> >>' },
+      32: { body: '<< /Type /EmbeddedFile >>', stream: 'MZ embedded executable' },
+    });
+    // PDF.js, the signing page's engine, does find the scripts in the upload.
+    expect(JSON.stringify(await pdfJsActiveContent(await tempFile(upload)))).toContain('app.alert');
+
+    const { id, envelope } = await sentEnvelope(env.api, owner, { signers: [ada], pdf: upload });
+    const frozen = await download(envelope.documentUrl);
+    expect(envelope.documentSha256).not.toBe(sha256(upload));
+    const nothing = { documentActions: null, fieldActions: {}, annotationActions: [], attachments: null };
+    expect(await pdfJsActiveContent(await tempFile(frozen))).toEqual(nothing);
+    expect((await auditTrail(env.api, owner, id)).find((event) => event.type === 'envelope.sent').details.removed).toEqual(['javascript', 'additionalActions', 'embeddedFile']);
+    const completed = await sign(id, ada.email);
+    expect(completed.status).toBe(200);
+    const sealed = await download(completed.body.signedUrl);
+    expect(await pdfJsActiveContent(await tempFile(sealed))).toEqual(nothing);
+    await expectClean(sealed);
+  });
+
   test('completing a draft seals the cleaned document', async () => {
     const id = await createEnvelopeWithDocument(env.api, owner, pdfWithActiveContent());
     expect((await env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: [ada] } })).status).toBe(200);
@@ -173,9 +207,31 @@ describe('documents that cannot be frozen (CONTRACT §17.2)', () => {
     ['hidden when printed (/Usage)', { group: '/Usage << /Print << /PrintState /OFF >> >>' }],
     ['shown only at some zoom (/Usage)', { group: '/Usage << /Zoom << /min 2 >> >>' }],
     ['toggled by a script', { catalog: '/OpenAction << /S /JavaScript /JS (this.getOCGs\\(\\)[0].state = false) >>' }],
+    ['switched off by an action at opening (SetOCGState)', { catalog: '/OpenAction << /S /SetOCGState /State [/OFF 10 0 R] >>' }],
+    ['toggled by a page\'s additional action', { page: '/AA << /C << /S /SetOCGState /State [/Toggle 10 0 R] >> >>' }],
+    [
+      'hidden by a visibility expression in an annotation\'s appearance',
+      {
+        page: '/Annots [20 0 R]',
+        objects: {
+          20: { body: '<< /Type /Annot /Subtype /Stamp /Rect [72 500 272 530] /F 4 /AP << /N 21 0 R >> >>' },
+          21: { body: '<< /Type /XObject /Subtype /Form /BBox [0 0 200 30] /Resources << /Properties << /M0 << /Type /OCMD /VE [/Not 10 0 R] >> >> >> >>', stream: '/OC /M0 BDC 0 0 200 30 re f EMC' },
+        },
+      },
+    ],
   ])('a layer %s → 422 document-hidden-content naming it, nothing changed', async (_, layer) => {
     const refused = await expectRefusedSend(pdfWithLayer(layer), 'document-hidden-content');
     expect(refused.body.detail).toContain('"Hidden terms"');
+  });
+
+  test.each([
+    ['a note', '/Subtype /Text /Contents (Printed only)', 'Text "Printed only" on page 1'],
+    ['a form field', '/Subtype /Widget /FT /Tx /T (hidden clause) /V (agreed)', 'Widget "hidden clause" on page 1'],
+  ])('%s printed but not shown on screen (flags Print and NoView) → 422 document-hidden-content naming it, nothing changed', async (_, annotation, named) => {
+    const upload = pdfWithLayer({ page: '/Annots [20 0 R]', objects: { 20: { body: `<< /Type /Annot ${annotation} /Rect [72 500 272 530] /F 36 >>` } } });
+    const refused = await expectRefusedSend(upload, 'document-hidden-content');
+    expect(refused.body.detail).toContain(named);
+    expect(refused.body.detail).not.toContain('"Hidden terms"');
   });
 
   test('an upload that is a storage copy of another blob (Copy Blob into the upload SAS) → 422 document-copied, nothing changed', async () => {

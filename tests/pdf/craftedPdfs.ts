@@ -270,20 +270,65 @@ export function pdfWithActiveContent(): Buffer {
 }
 
 /**
- * A one-page PDF with one optional content group, "Hidden terms", whose content reads "Secret
- * clause", and `config` as the default configuration's extra entries (`/OFF [10 0 R]`, `/AS [...]`,
- * ...); `group` adds entries to the group (`/Usage << ... >>`); `catalog` to the catalog.
+ * A one-page PDF with one optional content group, "Hidden terms" (object 10), whose content reads
+ * "Secret clause", and `config` as the default configuration's extra entries (`/OFF [10 0 R]`,
+ * `/AS [...]`, ...); `group` adds entries to the group (`/Usage << ... >>`), `catalog` to the
+ * catalog, `page` to the page (object 3); `objects` are added as they are (numbers from 20 on).
  */
-export function pdfWithLayer({ config = '', group = '', catalog = '' }: { config?: string; group?: string; catalog?: string } = {}): Buffer {
+export function pdfWithLayer({
+  config = '',
+  group = '',
+  catalog = '',
+  page = '',
+  objects = {},
+}: { config?: string; group?: string; catalog?: string; page?: string; objects?: Record<number, CraftedObject> } = {}): Buffer {
   const content = 'BT /F1 18 Tf 72 700 Td (Always shown) Tj ET\n/OC /L1 BDC BT /F1 18 Tf 72 650 Td (Secret clause) Tj ET EMC\n';
   return pdfFromObjects({
     1: { body: `<< /Type /Catalog /Pages 2 0 R /OCProperties << /OCGs [10 0 R] /D << /Order [10 0 R] ${config} >> >> ${catalog} >>` },
     2: { body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
-    3: { body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> /Properties << /L1 10 0 R >> >> >>' },
+    3: { body: `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> /Properties << /L1 10 0 R >> >> ${page} >>` },
     4: { body: '<< >>', stream: content },
     5: { body: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>' },
     10: { body: `<< /Type /OCG /Name (Hidden terms) ${group} >>` },
+    ...objects,
   });
+}
+
+/**
+ * `original` (a file with a classic cross-reference table, as {@link pdfFromObjects} writes) with one
+ * incremental update: `objects` (number → dictionary, or `null` to free the number) written after
+ * it, with a cross-reference section and a trailer whose `/Prev` is the original's.
+ */
+export function withIncrementalUpdate(original: Buffer, objects: Record<number, CraftedObject | null>): Buffer {
+  const text = original.toString('latin1');
+  const previous = Number([...text.matchAll(/startxref\s+(\d+)\s+%%EOF/g)].at(-1)?.[1]);
+  const trailer = text.slice(text.lastIndexOf('trailer'));
+  const root = /\/Root \d+ \d+ R/.exec(trailer)?.[0] ?? '';
+  const id = /\/ID\s*\[[^\]]*\]/.exec(trailer)?.[0] ?? '';
+  const numbers = Object.keys(objects).map(Number).sort((a, b) => a - b);
+  const size = Math.max(Number(/\/Size (\d+)/.exec(trailer)?.[1]), ...numbers.map((number) => number + 1));
+  const parts: Buffer[] = [original];
+  let position = original.length;
+  const rows: string[] = ['0 1\n0000000000 65535 f \n'];
+  for (const number of numbers) {
+    const object = objects[number];
+    if (object === null || object === undefined) {
+      rows.push(`${number} 1\n0000000000 00001 f \n`);
+      continue;
+    }
+    const data = object.stream === undefined ? undefined : typeof object.stream === 'string' ? Buffer.from(object.stream, 'latin1') : Buffer.from(object.stream);
+    const body = data === undefined ? object.body : object.body.replace(/>>\s*$/, ` /Length ${data.length} >>`);
+    const chunk = Buffer.concat([
+      Buffer.from(`${number} 0 obj\n${body}\n`, 'latin1'),
+      ...(data === undefined ? [] : [Buffer.from('stream\n'), data, Buffer.from('\nendstream\n')]),
+      Buffer.from('endobj\n'),
+    ]);
+    rows.push(`${number} 1\n${String(position).padStart(10, '0')} 00000 n \n`);
+    parts.push(chunk);
+    position += chunk.length;
+  }
+  parts.push(Buffer.from(`xref\n${rows.join('')}trailer\n<< /Size ${size} ${root} ${id} /Prev ${previous} >>\nstartxref\n${position}\n%%EOF\n`, 'latin1'));
+  return Buffer.concat(parts);
 }
 
 /** The values of {@link pdfWithMultilineForm}: a multi-line text value (Latin-1 letters beyond ASCII), the list's options and its selection. */

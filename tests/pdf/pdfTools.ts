@@ -427,3 +427,41 @@ async function sameRenderingIn(renderer: Renderer, original: string, sealed: str
       `${lone > 0 ? `, ${lone} lone pixel(s) of sub-pixel features` : ''})`,
   };
 }
+
+/** What PDF.js (the engine of the signing page) finds that runs or carries files, in `file`. */
+export interface PdfJsActiveContent {
+  /** Document-level scripts and open actions (`getJSActions`). */
+  documentActions: unknown;
+  /** The scripts of form fields (`getFieldObjects`), by field name. */
+  fieldActions: Record<string, unknown>;
+  /** The actions of each page's annotations (`getAnnotations`): subtype and actions. */
+  annotationActions: { subtype: string; actions: unknown }[];
+  /** The attachments (`getAttachments`). */
+  attachments: unknown;
+}
+
+/** Reads `file` with PDF.js, in a process of its own, and reports {@link PdfJsActiveContent}. */
+export async function pdfJsActiveContent(file: string): Promise<PdfJsActiveContent> {
+  const script = `
+    const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
+    const { readFile } = await import('node:fs/promises');
+    const document = await getDocument({ data: new Uint8Array(await readFile(process.argv[1])), isEvalSupported: false, verbosity: 0 }).promise;
+    const fieldActions = {};
+    for (const [name, fields] of Object.entries((await document.getFieldObjects()) ?? {})) {
+      const actions = fields.map((field) => field.actions).filter((actions) => actions !== undefined && actions !== null);
+      if (actions.length > 0) fieldActions[name] = actions;
+    }
+    const annotationActions = [];
+    for (let number = 1; number <= document.numPages; number++) {
+      for (const annotation of await (await document.getPage(number)).getAnnotations()) {
+        if (annotation.actions) annotationActions.push({ subtype: annotation.subtype, actions: annotation.actions });
+      }
+    }
+    const report = { documentActions: await document.getJSActions(), fieldActions, annotationActions, attachments: await document.getAttachments() };
+    process.stdout.write(JSON.stringify(report));
+    await document.destroy();
+  `;
+  const { code, stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script, file], process.cwd());
+  if (code !== 0) throw new Error(`PDF.js could not read ${file} (${code}): ${stderr}`);
+  return JSON.parse(stdout) as PdfJsActiveContent;
+}

@@ -62,7 +62,7 @@ export const documentProblems = {
   'document-encrypted': { detail: 'The document is protected with a password. Upload a copy without a password to open it.' },
   'document-hidden-content': {
     detail:
-      'The document has optional content (layers) that some viewers would hide, so a signer might not see what gets sealed: "Draft notes". Make every layer visible and flatten the layers (for example by printing to PDF), then upload it again.',
+      'The document has optional content (layers) that some viewers would hide: "Draft notes"; so a signer might not see what gets sealed. Make everything visible and flatten the document (for example by printing to PDF), then upload it again.',
   },
   'document-copied': { detail: 'The document was not uploaded: it is a storage copy of another blob (Copy Blob). Upload the file itself with PUT to the uploadUrl.' },
 } satisfies Record<string, ProblemExample>;

@@ -203,7 +203,7 @@ const documentErrors = {
   415: problem(415, 'The uploaded document is not a PDF: no `%PDF-` header in its first 1024 bytes (`document-not-pdf`).', ['document-not-pdf']),
   422: problem(
     422,
-    'The document cannot be sealed: it cannot be parsed or repaired (`document-damaged`), needs a password (`document-encrypted`), forbids changes (`document-certified`, `document-signed-not-extensible`), or exceeds 30 s or 512 MiB (`document-too-complex`); or it cannot be frozen: it has layers some viewer would hide (`document-hidden-content`, naming them), or it is a storage copy of another blob, not an upload (`document-copied`).',
+    'The document cannot be sealed: it cannot be parsed or repaired (`document-damaged`), needs a password (`document-encrypted`), forbids changes (`document-certified`, `document-signed-not-extensible`), or exceeds 30 s or 512 MiB (`document-too-complex`); or it cannot be frozen: it has content some viewer would hide, layers or annotations printed but not shown on screen (`document-hidden-content`, naming them), or it is a storage copy of another blob, not an upload (`document-copied`).',
     ['document-damaged', 'document-encrypted', 'document-too-complex', 'document-hidden-content', 'document-copied'],
   ),
 };

@@ -104,14 +104,17 @@ export async function inspectDocument(options: InspectOptions): Promise<{ pageCo
  * Checks a document as {@link inspectDocument} does, then cleans it for freezing (CONTRACT §17.2,
  * `clean.ts`): removes JavaScript, launch, import, submit, reset, remote go-to, embedded go-to and
  * rendition actions, additional actions, embedded files, file attachment, rich media and 3D
- * annotations and XFA, keeping URI links. The cleaned document is written whole (nothing removed
+ * annotations and XFA, keeping URI links, wherever they sit in the file (unreferenced objects and
+ * earlier revisions included). The cleaned document is written whole (nothing removed
  * survives in an older revision), or, when it already carries signatures, as an incremental update
  * so that they stay valid. Same worker and bounds as {@link sealDocument}.
  * @returns the cleaned bytes (`null`: nothing was removed, freeze the document as it is), its page
  *   count and the kinds removed
  * @throws AppError `unprocessable` (422) with the types of {@link sealDocument}, and
- *   `document-hidden-content` when optional content some viewer would hide (a layer off by default,
- *   or whose visibility depends on its usage, on `/AS` or on a script), naming the layers
+ *   `document-hidden-content` when content some viewer would hide (a layer off by default, or whose
+ *   visibility depends on its usage, on `/AS`, on a script or on a `SetOCGState` action; an
+ *   annotation printed but not shown on screen), naming the layers and annotations, and
+ *   `document-too-complex` for a document with too many objects or revisions to sweep
  */
 export async function cleanDocument(options: CleanOptions): Promise<CleanResult> {
   return (await sealWorkers.run({ clean: true, document: options.document }, options.signal)) as CleanResult;

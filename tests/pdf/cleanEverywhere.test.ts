@@ -1,0 +1,263 @@
+/**
+ * Cleaning does not depend on where active content hangs (docs/api.md#what-the-service-removes-from-documents-and-why):
+ * every JavaScript, launch and embedded-file dictionary goes wherever it sits in the file: behind an
+ * indirect action type, on a field the form does not list, on a form XObject's associated files, in
+ * the named destinations, in an object nothing refers to, in an object stream, in an earlier
+ * revision. Each crafted file is checked before and after with readers nobody here wrote: PDF.js
+ * (the signing page's engine), `qpdf --json` and `qpdf --list-attachments`.
+ * Content that prints but does not show on screen, and layers switched off by an action, are refused.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { cleanDocument } from '../../src/lib/pdf/index.js';
+import { isAppError } from '../../src/lib/errors.js';
+import { pdfFromObjects, pdfWithLayer, withIncrementalUpdate, type CraftedObject } from './craftedPdfs.js';
+import { pdfJsActiveContent, pdftotext, qpdfCheck, qpdfContents, run, scratchDir } from './pdfTools.js';
+
+/** Names that mark active content, as keys or values in any object qpdf lists. */
+const ACTIVE_NAMES = ['/JavaScript', '/JS', '/AA', '/Launch', '/EF', '/EmbeddedFile', '/EmbeddedFiles', '/FileAttachment'];
+/** Text in the crafted payloads that must not survive anywhere in the bytes. */
+const MARKERS = ['app.alert', 'cmd.exe', 'MZ payload'];
+
+let scratch: Awaited<ReturnType<typeof scratchDir>>;
+let written = 0;
+const write = (bytes: Uint8Array): Promise<string> => scratch.write(`document-${++written}.pdf`, bytes);
+
+beforeAll(async () => {
+  scratch = await scratchDir();
+});
+afterAll(async () => {
+  await scratch.remove();
+});
+
+const js = (code: string): string => `<< /S /JavaScript /JS (${code}) >>`;
+const page = (extra = ''): CraftedObject => ({
+  body: `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> ${extra} >>`,
+});
+const base = (catalog = '', pageExtra = '', objects: Record<number, CraftedObject> = {}): Buffer =>
+  pdfFromObjects({
+    1: { body: `<< /Type /Catalog /Pages 2 0 R ${catalog} >>` },
+    2: { body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+    3: page(pageExtra),
+    4: { body: '<< >>', stream: 'BT /F1 18 Tf 72 700 Td (Visible page text) Tj ET\n' },
+    5: { body: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>' },
+    ...objects,
+  });
+
+/** Where active content hides from a walk that starts at the places a well-formed file uses. */
+const HIDING_PLACES: [string, () => Buffer, string[]][] = [
+  ['an open action whose /S is an indirect /JavaScript', () => base('/OpenAction 10 0 R', '', { 10: { body: '<< /S 11 0 R /JS (app.alert\\(1\\)) >>' }, 11: { body: '/JavaScript' } }), ['javascript']],
+  [
+    'a widget whose parent field the form does not list, with /AA scripts on the parent',
+    () =>
+      base('/AcroForm << /Fields [] /DA (/Helv 0 Tf 0 g) >>', '/Annots [20 0 R]', {
+        20: { body: '<< /Type /Annot /Subtype /Widget /Rect [72 600 272 630] /P 3 0 R /Parent 21 0 R >>' },
+        21: { body: '<< /FT /Tx /T (total) /Kids [20 0 R] /AA << /K 22 0 R /C 22 0 R >> >>' },
+        22: { body: js('app.alert\\("keystroke"\\)') },
+      }),
+    ['additionalActions', 'javascript'],
+  ],
+  [
+    'an embedded file on a form XObject\'s associated files (/AF)',
+    () =>
+      base('', '/Resources << /Font << /F1 5 0 R >> /XObject << /X1 30 0 R >> >>', {
+        4: { body: '<< >>', stream: 'BT /F1 18 Tf 72 700 Td (Visible page text) Tj ET\n/X1 Do\n' },
+        30: { body: '<< /Type /XObject /Subtype /Form /BBox [0 0 10 10] /AF [31 0 R] >>', stream: '0 0 10 10 re f' },
+        31: { body: '<< /Type /Filespec /F (payload.exe) /UF (payload.exe) /AFRelationship /Data /EF << /F 32 0 R >> >>' },
+        32: { body: '<< /Type /EmbeddedFile >>', stream: 'MZ payload' },
+      }),
+    ['embeddedFile'],
+  ],
+  [
+    'a script and a launch action in the named destinations',
+    () =>
+      base('/Dests 40 0 R /Names << /Dests << /Names [(evil) 42 0 R] >> >>', '', {
+        40: { body: '<< /start [3 0 R /Fit] /evil 41 0 R >>' },
+        41: { body: js('app.alert\\("dest"\\)') },
+        42: { body: '<< /S /Launch /F (cmd.exe) >>' },
+      }),
+    ['javascript', 'launch'],
+  ],
+  [
+    'a script, a launch action and an embedded file nothing refers to',
+    () =>
+      base('', '', {
+        50: { body: js('app.alert\\("orphan"\\)') },
+        51: { body: '<< /S /Launch /F (cmd.exe) >>' },
+        52: { body: '<< /Type /Filespec /F (payload.exe) /EF << /F 53 0 R >> >>' },
+        53: { body: '<< /Type /EmbeddedFile >>', stream: 'MZ payload' },
+      }),
+    ['javascript', 'launch', 'embeddedFile'],
+  ],
+  [
+    'a script behind an escaped name and an indirect /Next array',
+    () => base('/OpenAction << /S /GoTo /D [3 0 R /Fit] /Next 60 0 R >>', '', { 60: { body: '[61 0 R]' }, 61: { body: '<< /S /Java#53cript /JS (app.alert\\(2\\)) >>' } }),
+    ['javascript'],
+  ],
+];
+
+/** The same file with its objects in object streams (and a cross-reference stream), unreferenced ones kept. */
+async function inObjectStreams(bytes: Buffer): Promise<Buffer> {
+  const input = await write(bytes);
+  const output = `${input}.objstm.pdf`;
+  const { code, stderr } = await run('qpdf', ['--object-streams=generate', '--preserve-unreferenced', input, output]);
+  if (code !== 0 && code !== 3) throw new Error(`qpdf failed: ${stderr}`);
+  const { readFile } = await import('node:fs/promises');
+  return await readFile(output);
+}
+
+/** The same content added by an incremental update to a plain one-page document. */
+function inUpdate(build: () => Buffer): Buffer {
+  const original = base();
+  const full = build().toString('latin1');
+  // Every object of the crafted file (the catalog, the page and the additions) becomes part of the update.
+  const objects: Record<number, CraftedObject> = {};
+  for (const match of full.matchAll(/(\d+) 0 obj\n([\s\S]*?)\n(?:stream\n([\s\S]*?)\nendstream\n)?endobj\n/g)) {
+    const body = match[2]!.replace(/ \/Length \d+ >>$/, ' >>');
+    objects[Number(match[1])] = match[3] === undefined ? { body } : { body, stream: match[3] };
+  }
+  return withIncrementalUpdate(original, objects);
+}
+
+async function expectActiveContent(bytes: Uint8Array, present: boolean): Promise<void> {
+  const file = await write(bytes);
+  const { names } = await qpdfContents(file);
+  const raw = Buffer.from(bytes).toString('latin1');
+  if (present) {
+    // The crafted file does carry it, as qpdf reads it (PDF.js only sees what a viewer would run).
+    expect(ACTIVE_NAMES.some((name) => names.has(name)) || MARKERS.some((marker) => raw.includes(marker))).toBe(true);
+    return;
+  }
+  expect(ACTIVE_NAMES.filter((name) => names.has(name))).toEqual([]);
+  expect(MARKERS.filter((marker) => raw.includes(marker))).toEqual([]);
+  const pdfjs = await pdfJsActiveContent(file);
+  expect(pdfjs).toEqual({ documentActions: null, fieldActions: {}, annotationActions: [], attachments: null });
+  expect((await run('qpdf', ['--list-attachments', file])).stdout).not.toMatch(/payload/);
+  expect((await qpdfCheck(file)).code).toBe(0);
+  expect(await pdftotext(file)).toContain('Visible page text');
+}
+
+describe('active content is removed wherever it sits in the file', () => {
+  const layouts: [string, (build: () => Buffer) => Promise<Buffer> | Buffer][] = [
+    ['plain objects', (build) => build()],
+    ['object streams', (build) => inObjectStreams(build())],
+    ['an incremental update', (build) => inUpdate(build)],
+  ];
+  test.each(HIDING_PLACES.flatMap(([place, build, kinds]) => layouts.map(([layout, make]) => [place, layout, build, kinds, make] as const)))(
+    '%s, in %s: removed, recorded, and no reader finds it in the cleaned copy',
+    async (_place, _layout, build, kinds, make) => {
+      const document = await make(build);
+      await expectActiveContent(document, true);
+      const { cleaned, removed } = await cleanDocument({ document });
+      expect(removed).toEqual(expect.arrayContaining(kinds));
+      expect(cleaned).not.toBeNull();
+      await expectActiveContent(cleaned!, false);
+    },
+    60_000,
+  );
+
+  test('PDF.js does run the script behind an indirect /S in the upload (the crafted file is what a viewer would run)', async () => {
+    const report = await pdfJsActiveContent(await write(HIDING_PLACES[0]![1]()));
+    expect(JSON.stringify(report.documentActions)).toContain('app.alert');
+  });
+
+  test('a script that an update took out of the document, left in the earlier revision, is gone from the cleaned copy', async () => {
+    const original = base('/OpenAction 10 0 R', '', { 10: { body: js('app.alert\\("first revision"\\)') } });
+    // The update rewrites the catalog without the open action and frees the script's object.
+    const updated = withIncrementalUpdate(original, { 1: { body: '<< /Type /Catalog /Pages 2 0 R >>' }, 10: null });
+    expect(updated.toString('latin1')).toContain('first revision');
+    const { cleaned, removed } = await cleanDocument({ document: updated });
+    expect(removed).toEqual(['javascript']);
+    expect(cleaned).not.toBeNull();
+    await expectActiveContent(cleaned!, false);
+  });
+
+  test('a script in an object that no cross-reference section lists, left between two revisions, is gone from the cleaned copy', async () => {
+    const original = base();
+    const stray = Buffer.from(`99 0 obj\n${js('app.alert\\("stray"\\)')}\nendobj\n`, 'latin1');
+    // The update's offsets count the stray object, which only its bytes hold.
+    const updated = withIncrementalUpdate(Buffer.concat([original, stray]), { 1: { body: '<< /Type /Catalog /Pages 2 0 R /PageMode /UseNone >>' } });
+    expect((await qpdfCheck(await write(updated))).code).toBe(0);
+    const { cleaned, removed } = await cleanDocument({ document: updated });
+    expect(removed).toEqual(['javascript']);
+    await expectActiveContent(cleaned!, false);
+  });
+
+  test('a document whose only links go to a web address and within the document is left byte for byte', async () => {
+    const document = base('/OpenAction [3 0 R /Fit]', '/Annots [20 0 R]', {
+      20: { body: '<< /Type /Annot /Subtype /Link /Rect [72 600 272 630] /A << /S /URI /URI (https://example.com/) /Next << /S /GoTo /D [3 0 R /Fit] >> >> >>' },
+    });
+    expect(await cleanDocument({ document })).toEqual({ cleaned: null, pageCount: 1, removed: [] });
+  });
+});
+
+/** Cleans `document` and returns the refusal it gets. */
+async function refusal(document: Buffer): Promise<{ type: string | undefined; detail: string }> {
+  try {
+    await cleanDocument({ document });
+  } catch (error) {
+    if (isAppError(error)) return { type: error.type, detail: error.detail };
+    throw error;
+  }
+  throw new Error('The document was not refused.');
+}
+
+describe('content shown on paper but not on screen is refused', () => {
+  const annotation = (subtype: string, flags: number, extra = ''): Buffer =>
+    pdfWithLayer({
+      page: '/Annots [20 0 R]',
+      objects: { 20: { body: `<< /Type /Annot /Subtype /${subtype} /Rect [72 500 272 530] /F ${flags} /Contents (Printed only) ${extra} >>` } },
+    });
+  const appearance = (resources: string, objects: Record<number, CraftedObject> = {}): Buffer =>
+    pdfWithLayer({
+      page: '/Annots [20 0 R]',
+      objects: {
+        20: { body: '<< /Type /Annot /Subtype /Stamp /Rect [72 500 272 530] /F 4 /AP << /N 21 0 R >> >>' },
+        21: { body: `<< /Type /XObject /Subtype /Form /BBox [0 0 200 30] /Resources ${resources} >>`, stream: '/OC /M0 BDC 0 0 200 30 re f EMC' },
+        ...objects,
+      },
+    });
+
+  test.each([
+    ['a text annotation flagged Print and NoView', annotation('Text', 4 | 32), /Text "Printed only" on page 1/],
+    ['a free text annotation flagged Print, NoView and ToggleNoView', annotation('FreeText', 4 | 32 | 256, '/DA (/Helv 12 Tf 0 g)'), /FreeText/],
+    ['a widget flagged Print and NoView', annotation('Widget', 4 | 32, '/FT /Tx /T (secret) /V (text)'), /Widget "secret"/],
+    ['a membership dictionary with a visibility expression in an annotation appearance', appearance('<< /Properties << /M0 22 0 R >> >>', { 22: { body: '<< /Type /OCMD /VE [/Not 10 0 R] >>' } }), /"Hidden terms"/],
+    [
+      'a membership dictionary on a form XObject inside an appearance',
+      appearance('<< /Properties << /M0 10 0 R >> /XObject << /X 23 0 R >> >>', {
+        22: { body: '<< /Type /OCMD /OCGs [10 0 R] /P /AllOff >>' },
+        23: { body: '<< /Type /XObject /Subtype /Form /BBox [0 0 10 10] /OC 22 0 R >>', stream: '0 0 10 10 re f' },
+      }),
+      /"Hidden terms"/,
+    ],
+    ['a layer switched off at open', pdfWithLayer({ catalog: '/OpenAction << /S /SetOCGState /State [/OFF 10 0 R] >>' }), /"Hidden terms"/],
+    ['a layer toggled by an additional action of the page', pdfWithLayer({ page: '/AA << /O 20 0 R >>', objects: { 20: { body: '<< /S /SetOCGState /State [/ON 10 0 R /Toggle 10 0 R] >>' } } }), /"Hidden terms"/],
+    [
+      'a layer switched off at the end of a /Next chain of a link',
+      pdfWithLayer({
+        page: '/Annots [20 0 R]',
+        objects: {
+          20: { body: '<< /Type /Annot /Subtype /Link /Rect [72 500 272 530] /A << /S /URI /URI (https://example.com/) /Next [21 0 R] >> >>' },
+          21: { body: '<< /S /GoTo /D [3 0 R /Fit] /Next << /S /SetOCGState /State [/OFF 10 0 R] >> >>' },
+        },
+      }),
+      /"Hidden terms"/,
+    ],
+  ])('%s → document-hidden-content naming it', async (_, document, named) => {
+    const refused = await refusal(document);
+    expect(refused.type).toBe('urn:problem:document-hidden-content');
+    expect(refused.detail).toMatch(named);
+  });
+
+  test.each([
+    ['an annotation that prints and shows', pdfWithLayer({ page: '/Annots [20 0 R]', objects: { 20: { body: '<< /Type /Annot /Subtype /Text /Rect [72 500 92 520] /F 4 >>' } } })],
+    ['an annotation hidden everywhere (NoView without Print)', pdfWithLayer({ page: '/Annots [20 0 R]', objects: { 20: { body: '<< /Type /Annot /Subtype /Text /Rect [72 500 92 520] /F 32 >>' } } })],
+    ['a layer switched on at open', pdfWithLayer({ catalog: '/OpenAction << /S /SetOCGState /State [/ON 10 0 R] >>' })],
+    [
+      'an invisible signature field (no area) flagged Print and NoView',
+      pdfWithLayer({ page: '/Annots [20 0 R]', objects: { 20: { body: '<< /Type /Annot /Subtype /Widget /FT /Sig /T (Signature1) /Rect [0 0 0 0] /F 36 >>' } } }),
+    ],
+  ])('%s is accepted', async (_, document) => {
+    await expect(cleanDocument({ document })).resolves.toMatchObject({ pageCount: 1 });
+  });
+});
