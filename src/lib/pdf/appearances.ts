@@ -247,6 +247,9 @@ function shownText(field: TerminalField): string {
   return (Array.isArray(value) ? value : [value]).filter((selected) => selected !== '').map(display).join(', ');
 }
 
+/** The annotation flag NoView (bit 6, ISO 32000-2 table 167): the annotation is not shown on screen. */
+const NO_VIEW = 32;
+
 /** Strong right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko, Samaritan, ..., presentation forms). */
 const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/u;
 
@@ -269,7 +272,9 @@ function shapedWidgetTexts(pdf: PDF, field: TerminalField, text: string, resolve
       new Uint8Array(Buffer.from(frame, 'latin1')),
     );
     widget.setNormalAppearance(stream);
-    if (widget.isHidden()) continue;
+    // A widget no screen shows (Hidden, or NoView: ISO 32000-2 12.5.3) keeps its value off the sealed page too:
+    // the signer never saw it (the upload refuses one that would print, docs/api.md#what-the-service-removes-from-documents-and-why).
+    if (widget.isHidden() || (widget.flags & NO_VIEW) !== 0) continue;
     const pageIndex = pageIndexOf(pdf, widget, resolve);
     if (pageIndex === null) continue;
     const da = inherited(widget.dict, 'DA', resolve);
