@@ -118,11 +118,33 @@ function writeElementTypes(page) {
   if (!existsSync(target) || readFileSync(target, 'utf8') !== generated) writeFileSync(target, generated);
 }
 
+/**
+ * Checks the pages' scripts as the browser and the asset routes see them: every `.js` file under
+ * `src/web/` starts with `// @ts-check`, and no module of a page's folder shares its name with one of
+ * `src/web/shared/` (both are served side by side below the page's route, src/lib/web/pages.ts).
+ * @throws Error naming the first file that does not
+ */
+function checkPageScripts() {
+  const web = path.join(root, 'src', 'web');
+  const scripts = (folder) => readdirSync(path.join(web, folder)).filter((name) => name.endsWith('.js'));
+  for (const folder of readdirSync(web, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)) {
+    for (const name of scripts(folder)) {
+      if (!readFileSync(path.join(web, folder, name), 'utf8').startsWith('// @ts-check\n')) throw new Error(`src/web/${folder}/${name} does not start with // @ts-check`);
+    }
+  }
+  const shared = new Set(scripts('shared'));
+  for (const page of ['console', 'sign']) {
+    const clash = scripts(page).find((name) => shared.has(name));
+    if (clash !== undefined) throw new Error(`src/web/${page}/${clash} has the name of src/web/shared/${clash}: a page's modules and the shared ones are served side by side`);
+  }
+}
+
 async function build() {
   const startedAt = new Date();
   tsc('tsconfig.json');
   await writeApiTypes();
   for (const page of ['console', 'sign']) writeElementTypes(page);
+  checkPageScripts();
   tsc('tsconfig.web.json');
   for (const folder of COPIED_FOLDERS) {
     rmSync(path.join(root, 'dist', 'src', folder), { recursive: true, force: true });
