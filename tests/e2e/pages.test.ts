@@ -157,6 +157,27 @@ describe('pages', () => {
     expectProblem(response, 404);
   });
 
+  test.each([
+    ['/console/consoleSession.js', 'src/web/console/consoleSession.js'],
+    ['/console/api.js', 'src/web/shared/api.js'],
+    ['/console/problems.js', 'src/web/shared/problems.js'],
+    ['/sign/signingSession.js', 'src/web/sign/signingSession.js'],
+    ['/sign/api.js', 'src/web/shared/api.js'],
+    ['/sign/problems.js', 'src/web/shared/problems.js'],
+  ])('GET /api%s serves a module of the page or of src/web/shared beside the page\'s own', async (route, file) => {
+    const response = await fetch(`${env.service.apiUrl}${route}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(Buffer.from(await response.arrayBuffer()).equals(await readFile(path.resolve(process.cwd(), file)))).toBe(true);
+  });
+
+  test.each(['/console/signingSession.js', '/sign/consoleSession.js', '/console/api-types.d.ts', '/sign/signElements.d.ts', '/sign/tsconfig.web.json'])(
+    'GET /api%s is 404: a page serves only its own and the shared modules, never their type declarations',
+    async (route) => {
+      expectProblem(await env.api.request('GET', route), 404);
+    },
+  );
+
   test('the pages are public and answer only GET', async () => {
     for (const route of ['/docs', '/console', '/sign', '/openapi.json', '/docs/docs.js', '/sign/sign.js']) {
       expect((await env.api.request('GET', route)).status).toBe(200);

@@ -12,6 +12,7 @@
  * this origin only, no inline script, no framing.
  */
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -88,35 +89,48 @@ const PDFJS_ASSETS = {
   'pdf.worker.min.mjs': { file: path.join(PDFJS_DIR, 'build/pdf.worker.min.mjs'), contentType: JAVASCRIPT },
 } satisfies Record<string, StaticFile>;
 
-/** Renders a PDF's pages with PDF.js; shared by the console and the signing page. */
-const PDF_PAGES_ASSET = { 'pdfPages.js': { file: path.join(WEB_DIR, 'shared/pdfPages.js'), contentType: JAVASCRIPT } } satisfies Record<string, StaticFile>;
+/**
+ * A page's ES modules: every `.js` file of its folder of `src/web/` and of `src/web/shared/` (the API
+ * client, problem details and PDF.js page drawing both pages use), served side by side below the
+ * page's route, so a module imports another as `./name.js`. A folder rule, still an allow-list: only
+ * the names found when the service starts are served.
+ * @param page `console` or `sign`
+ * @throws Error when two of the modules share a name (one would hide the other)
+ */
+function pageModules(page: 'console' | 'sign'): Record<string, StaticFile> {
+  const modules: Record<string, StaticFile> = {};
+  for (const folder of [page, 'shared']) {
+    for (const name of readdirSync(path.join(WEB_DIR, folder)).sort()) {
+      if (!name.endsWith('.js')) continue;
+      if (Object.hasOwn(modules, name)) throw new Error(`src/web/${folder}/${name} has the name of another module of the ${page} page, served beside it`);
+      modules[name] = { file: path.join(WEB_DIR, folder, name), contentType: JAVASCRIPT };
+    }
+  }
+  return modules;
+}
 
-/** Files below `GET /api/console/{file}`. */
-export const CONSOLE_ASSETS = {
+/** Files below `GET /api/console/{file}`: the console's modules (`console.js` starts it), its styles, PDF.js. */
+export const CONSOLE_ASSETS: Record<string, StaticFile> = {
   'console.css': { file: path.join(WEB_DIR, 'console/console.css'), contentType: CSS },
-  'console.js': { file: path.join(WEB_DIR, 'console/console.js'), contentType: JAVASCRIPT },
-  ...PDF_PAGES_ASSET,
+  ...pageModules('console'),
   ...PDFJS_ASSETS,
-} satisfies Record<string, StaticFile>;
+};
 
 /**
- * Files below `GET /api/sign/{file}`: the signing page's script and styles, PDF.js, the drawing pad,
- * and Caveat, the handwriting font in which the seal draws typed signatures (so the page shows them
- * as the sealed PDF will).
+ * Files below `GET /api/sign/{file}`: the signing page's modules (`sign.js` starts it) and styles,
+ * PDF.js, the drawing pad, and Caveat, the handwriting font in which the seal draws typed signatures
+ * (so the page shows them as the sealed PDF will).
  */
-export const SIGN_ASSETS = {
+export const SIGN_ASSETS: Record<string, StaticFile> = {
   'sign.css': { file: path.join(WEB_DIR, 'sign/sign.css'), contentType: CSS },
-  'sign.js': { file: path.join(WEB_DIR, 'sign/sign.js'), contentType: JAVASCRIPT },
-  'fieldLayout.js': { file: path.join(WEB_DIR, 'sign/fieldLayout.js'), contentType: JAVASCRIPT },
-  'i18n.js': { file: path.join(WEB_DIR, 'sign/i18n.js'), contentType: JAVASCRIPT },
+  ...pageModules('sign'),
   'intl-messageformat.js': { file: path.join(INTL_MESSAGEFORMAT_DIR, 'intl-messageformat.iife.js'), contentType: JAVASCRIPT },
   ...SIGN_CATALOGUE_ASSETS,
   ...SIGN_FONT_ASSETS,
   'signature_pad.min.js': { file: path.join(SIGNATURE_PAD_DIST, 'signature_pad.min.js'), contentType: JAVASCRIPT },
   'Caveat-Regular.ttf': { file: path.join(fontsFolder(), FONT_FILES.handwriting), contentType: TRUETYPE },
-  ...PDF_PAGES_ASSET,
   ...PDFJS_ASSETS,
-} satisfies Record<string, StaticFile>;
+};
 
 /** Files below `GET /api/verify-email/{file}`: the verification page's script, in the signing page's styles. */
 export const VERIFY_ASSETS = {

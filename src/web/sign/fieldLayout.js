@@ -1,3 +1,4 @@
+// @ts-check
 // How the signing page lays its fields over a page, on any screen from 360 px up.
 //
 // A field is drawn at its true size on the page (a box of the sender's rectangle), so that it never
@@ -22,10 +23,20 @@ const TEXT_INSET = 0.03;
 
 const SVG = 'http://www.w3.org/2000/svg';
 
+/** @typedef {import('../shared/api-types').components['schemas']['Field']} Field */
+/** A rectangle on the shown page, px from its top-left corner. @typedef {{ left: number, top: number, right: number, bottom: number }} Rect */
+/** Where a field is, as fractions of its page. @typedef {Pick<Field, 'x' | 'y' | 'width' | 'height'>} FieldRect */
+/**
+ * A field the recipient fills and the element it taps (an input, or a button for a signature).
+ * @typedef {{ field: FieldRect, element: HTMLInputElement | HTMLButtonElement | HTMLSelectElement }} LaidOutEntry
+ */
+
 /**
  * Lays out the fields of one page for touch: each element in `entries` ({field, element}, the fields
  * the recipient fills on `pageElement`) becomes an invisible hit area with its drawn box after it;
  * text values are fitted to their boxes. Run again whenever the page's size changes.
+ * @param {HTMLElement} pageElement
+ * @param {LaidOutEntry[]} entries
  */
 export function layoutFieldsForTouch(pageElement, entries) {
   const pageWidth = pageElement.clientWidth;
@@ -34,21 +45,22 @@ export function layoutFieldsForTouch(pageElement, entries) {
   const boxes = entries.map((entry) => pixelRect(entry.field, pageWidth, pageHeight));
   const hits = hitAreas(boxes, pageWidth, pageHeight);
   entries.forEach((entry, index) => placeHitArea(entry.element, boxes[index], hits[index], pageWidth, pageHeight));
-  pageElement.querySelectorAll('input.field-hit').forEach((input) => { if (input.type === 'text') fitInputText(input); });
-  pageElement.querySelectorAll('.field-filled > span').forEach(fitSpanText);
+  pageElement.querySelectorAll('input.field-hit').forEach((input) => { if (input instanceof HTMLInputElement && input.type === 'text') fitInputText(input); });
+  pageElement.querySelectorAll('.field-filled > span').forEach((span) => fitSpanText(/** @type {HTMLElement} */ (span)));
 }
 
 /**
  * Keeps the layout of every page right: now, when a page changes size (a phone turned, a window
  * resized), and as the recipient types into a text field.
- * @param pages [{pageElement, entries}] as for {@link layoutFieldsForTouch}
+ * @param {{ pageElement: HTMLElement, entries: LaidOutEntry[] }[]} pages as for {@link layoutFieldsForTouch}
  */
 export function keepFieldsLaidOut(pages) {
   pages.forEach((page) => {
     layoutFieldsForTouch(page.pageElement, page.entries);
     page.entries.forEach((entry) => {
-      if (entry.element.tagName === 'INPUT' && entry.element.type === 'text') {
-        entry.element.addEventListener('input', () => fitInputText(entry.element));
+      const element = entry.element;
+      if (element instanceof HTMLInputElement && element.type === 'text') {
+        element.addEventListener('input', () => fitInputText(element));
       }
     });
     if (typeof ResizeObserver === 'function') {
@@ -62,6 +74,12 @@ export function keepFieldsLaidOut(pages) {
   });
 }
 
+/**
+ * @param {FieldRect} field
+ * @param {number} pageWidth px
+ * @param {number} pageHeight px
+ * @returns {Rect}
+ */
 function pixelRect(field, pageWidth, pageHeight) {
   const left = field.x * pageWidth;
   const top = field.y * pageHeight;
@@ -75,9 +93,14 @@ function pixelRect(field, pageWidth, pageHeight) {
  * lie furthest apart. Cutting only shrinks, so each cut stays true after the next ones, and every hit
  * area still holds its whole box. Boxes that overlap each other (a sender's choice) keep no more than
  * their boxes.
+ * @param {Rect[]} boxes
+ * @param {number} pageWidth px
+ * @param {number} pageHeight px
+ * @returns {Rect[]}
  */
 export function hitAreas(boxes, pageWidth, pageHeight) {
   const hits = boxes.map((box) => {
+    /** @type {(low: number, high: number, limit: number) => [number, number]} */
     const grow = (low, high, limit) => {
       const missing = Math.max(0, TOUCH_TARGET - (high - low)) / 2;
       return [Math.max(0, Math.min(low, low - missing)), Math.min(limit, Math.max(high, high + missing))];
@@ -112,6 +135,7 @@ export function hitAreas(boxes, pageWidth, pageHeight) {
   return hits;
 }
 
+/** @param {Rect} a @param {Rect} b */
 function overlap(a, b) {
   return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 }
@@ -119,9 +143,14 @@ function overlap(a, b) {
 /**
  * Places the element over its hit area (percentages of the page, so it follows the page's size) with
  * padding down to its box, where its content (text, signature) shows; the drawn box follows it.
+ * @param {LaidOutEntry['element']} element
+ * @param {Rect} box
+ * @param {Rect} hit
+ * @param {number} pageWidth px
+ * @param {number} pageHeight px
  */
 function placeHitArea(element, box, hit, pageWidth, pageHeight) {
-  const percentOfWidth = (value) => (value / pageWidth) * 100 + '%';
+  const percentOfWidth = (/** @type {number} */ value) => (value / pageWidth) * 100 + '%';
   element.classList.add('field-hit');
   element.style.left = percentOfWidth(hit.left);
   element.style.top = (hit.top / pageHeight) * 100 + '%';
@@ -129,7 +158,7 @@ function placeHitArea(element, box, hit, pageWidth, pageHeight) {
   element.style.height = ((hit.bottom - hit.top) / pageHeight) * 100 + '%';
   // Percentages of padding are of the page's width, on every side (CSS 2.1 §8.4).
   element.style.padding = [box.top - hit.top, hit.right - box.right, hit.bottom - box.bottom, box.left - hit.left].map(percentOfWidth).join(' ');
-  let drawn = element.nextElementSibling;
+  let drawn = /** @type {HTMLElement | null} */ (element.nextElementSibling);
   if (drawn === null || !drawn.classList.contains('field-box')) {
     drawn = document.createElement('span');
     drawn.className = 'field-box';
@@ -161,17 +190,29 @@ function tick() {
   return svg;
 }
 
+/** @type {CanvasRenderingContext2D | null} */
 let measure = null;
 
-/** Width of `text` in px at a font size of 1 px, in `element`'s font. */
+/**
+ * Width of `text` in px at a font size of 1 px, in `element`'s font.
+ * @param {string} text
+ * @param {Element} element
+ */
 function textWidth(text, element) {
-  if (measure === null) measure = document.createElement('canvas').getContext('2d');
+  if (measure === null) measure = /** @type {CanvasRenderingContext2D} */ (document.createElement('canvas').getContext('2d'));
   const style = getComputedStyle(element);
   measure.font = style.fontStyle + ' ' + style.fontWeight + ' 100px ' + style.fontFamily;
   return measure.measureText(text).width / 100;
 }
 
-/** The largest size at which `text` fits a `width` × `height` box on one line (see the module comment). */
+/**
+ * The largest size at which `text` fits a `width` × `height` box on one line (see the module comment).
+ * @param {string} text
+ * @param {Element} element
+ * @param {number} width px
+ * @param {number} height px
+ * @param {number} maximum px
+ */
 function fittedSize(text, element, width, height, maximum) {
   const usable = width * (1 - 2 * TEXT_INSET);
   const perPixel = text === '' ? 0 : textWidth(text, element);
@@ -179,7 +220,10 @@ function fittedSize(text, element, width, height, maximum) {
   return Math.max(1, Math.min(maximum, byHeight, perPixel > 0 ? usable / perPixel : byHeight));
 }
 
-/** Fits an input's value (or, while it is empty, its placeholder) to its drawn box. */
+/**
+ * Fits an input's value (or, while it is empty, its placeholder) to its drawn box.
+ * @param {HTMLInputElement} input
+ */
 function fitInputText(input) {
   const style = getComputedStyle(input);
   const width = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
@@ -191,9 +235,12 @@ function fitInputText(input) {
   input.style.textIndent = (width * TEXT_INSET).toFixed(2) + 'px';
 }
 
-/** Fits a value another recipient gave to its box. */
+/**
+ * Fits a value another recipient gave to its box.
+ * @param {HTMLElement} span
+ */
 function fitSpanText(span) {
-  const box = span.parentElement;
+  const box = /** @type {HTMLElement} */ (span.parentElement);
   const width = box.clientWidth;
   const height = box.clientHeight;
   if (width <= 0 || height <= 0) return;

@@ -1,3 +1,4 @@
+// @ts-check
 // The signing page's languages: its messages come from the `sign` catalogue of the page's locale
 // (ICU MessageFormat, formatted by intl-messageformat), fetched as /api/sign/messages-<locale>.json.
 // English is bundled with the page (messages-en.js), so a catalogue that fails to load never takes
@@ -5,7 +6,13 @@
 import { IntlMessageFormat } from './intl-messageformat.js';
 import english from './messages-en.js';
 
-/** The supported locales, each by its own name (the language switch lists them so). */
+/** @typedef {import('intl-messageformat').PrimitiveType} MessageValue */
+/** A message's ICU arguments by name. @typedef {Record<string, MessageValue>} MessageValues */
+
+/**
+ * The supported locales, each by its own name (the language switch lists them so).
+ * @type {Readonly<Record<string, string>>}
+ */
 export const LOCALE_NAMES = {
   en: 'English',
   de: 'Deutsch',
@@ -39,6 +46,7 @@ export const LOCALE_NAMES = {
 /** Locales written right to left. */
 const RIGHT_TO_LEFT = ['ar', 'he'];
 
+/** @type {{ locale: string, messages: Record<string, unknown>, formats: Map<string, IntlMessageFormat> }} */
 const current = { locale: 'en', messages: english, formats: new Map() };
 let warned = false;
 
@@ -47,12 +55,17 @@ export function locale() {
   return current.locale;
 }
 
-/** Whether `value` is a supported locale tag. */
+/**
+ * Whether `value` is a supported locale tag.
+ * @param {unknown} value
+ * @returns {value is string}
+ */
 export function isSupported(value) {
   return typeof value === 'string' && Object.hasOwn(LOCALE_NAMES, value);
 }
 
 /** Tags that name a supported language under another code (CLDR language aliases). */
+/** @type {Readonly<Record<string, string>>} */
 const LANGUAGE_ALIASES = { no: 'nb', iw: 'he', in: 'id' };
 
 /**
@@ -63,10 +76,15 @@ const LANGUAGE_ALIASES = { no: 'nb', iw: 'he', in: 'id' };
  * `Intl.Locale.prototype.maximize`), the same region first. So `de-AT` → `de`, `pt-PT` → `pt-BR`,
  * `zh-HK` and `zh-Hant` → `zh-TW`, `zh-SG` → `zh-CN`, `no` → `nb`; a language not supported gives
  * way to the reader's next one.
+ * @param {readonly unknown[]} tags
+ * @returns {string}
  */
 export function preferredLocale(tags) {
   const supported = Object.keys(LOCALE_NAMES);
+  /** @typedef {{ language: string, script: string | undefined, region: string | undefined } | null} Maximal */
+  /** @type {Map<string, Maximal>} */
   const maximal = new Map();
+  /** @type {(tag: string) => Maximal} */
   const maximize = (tag) => {
     if (!maximal.has(tag)) {
       let value = null;
@@ -78,7 +96,7 @@ export function preferredLocale(tags) {
       }
       maximal.set(tag, value);
     }
-    return maximal.get(tag);
+    return /** @type {Maximal} */ (maximal.get(tag));
   };
   for (const tag of Array.isArray(tags) ? tags : []) {
     if (typeof tag !== 'string') continue;
@@ -90,7 +108,7 @@ export function preferredLocale(tags) {
       const offered = maximize(candidate);
       return offered !== null && offered.language === wanted.language && offered.script === wanted.script;
     });
-    if (alike.length > 0) return alike.find((candidate) => maximize(candidate).region === wanted.region) || alike[0];
+    if (alike.length > 0) return alike.find((candidate) => maximize(candidate)?.region === wanted.region) || alike[0];
   }
   return 'en';
 }
@@ -99,9 +117,11 @@ export function preferredLocale(tags) {
  * Makes `tag` the page's language: fetches its catalogue (English needs none), then sets `lang` and
  * `dir` on the document. A catalogue that cannot be fetched or read leaves the page in English, with
  * one warning in the console for the page's life.
- * @returns the locale the page is now in
+ * @param {unknown} tag
+ * @returns {Promise<string>} the locale the page is now in
  */
 export async function useLocale(tag) {
+  /** @type {{ locale: string, messages: Record<string, unknown> }} */
   let next = { locale: 'en', messages: english };
   if (isSupported(tag) && tag !== 'en') {
     try {
@@ -111,7 +131,7 @@ export async function useLocale(tag) {
       if (messages === null || typeof messages !== 'object') throw new Error('not a catalogue');
       next = { locale: tag, messages: messages };
     } catch (error) {
-      if (!warned) console.warn('The ' + tag + ' messages of the signing page could not be loaded (' + error.message + '); the page stays in English.');
+      if (!warned) console.warn('The ' + tag + ' messages of the signing page could not be loaded (' + (error instanceof Error ? error.message : String(error)) + '); the page stays in English.');
       warned = true;
     }
   }
@@ -123,6 +143,7 @@ export async function useLocale(tag) {
   return next.locale;
 }
 
+/** @param {string} key */
 function format(key) {
   let compiled = current.formats.get(key);
   if (compiled === undefined) {
@@ -138,6 +159,9 @@ function format(key) {
  * The message `key` in the page's language, its ICU arguments filled in from `values`. On a right-to-
  * left page each text argument (a name, an address, a document's name) is isolated (FSI … PDI,
  * Unicode bidirectional algorithm, UAX #9), so a Latin address keeps its order inside Arabic text.
+ * @param {string} key
+ * @param {MessageValues} [values]
+ * @returns {string}
  */
 export function t(key, values) {
   return String(format(key).format(document.documentElement.dir === 'rtl' ? isolated(values) : values));
@@ -146,6 +170,10 @@ export function t(key, values) {
 /** The arguments that carry people's or documents' own text (never a select's or a plural's). */
 const OWN_TEXT = ['document', 'sender', 'name', 'email', 'person', 'typed', 'value', 'file', 'message'];
 
+/**
+ * @param {MessageValues | undefined} values
+ * @returns {MessageValues | undefined}
+ */
 function isolated(values) {
   if (values === undefined) return values;
   const copy = { ...values };
@@ -158,8 +186,12 @@ function isolated(values) {
 /**
  * Fills `element` with the message `key`, whose tags (`<link>…</link>`) become the elements
  * `tags` gives: `{link: (text) => element}`. Text stays text (never parsed as HTML).
+ * @param {Element} element
+ * @param {string} key
+ * @param {Record<string, (text: string) => Node>} tags
  */
 export function fillRich(element, key, tags) {
+  /** @type {Record<string, (chunks: (string | Node)[]) => Node>} */
   const values = {};
   Object.keys(tags).forEach((tag) => {
     values[tag] = (chunks) => tags[tag](chunks.join(''));
@@ -170,12 +202,14 @@ export function fillRich(element, key, tags) {
 }
 
 /** A time in the page's language and the reader's time zone, naming the zone ("25 November 2026 at 14:05 CET"). */
+/** @param {string | null | undefined} iso */
 export function formatDate(iso) {
   if (!iso) return '';
   return new Date(iso).toLocaleString(current.locale, { year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
 }
 
 /** "A, B and C" in the page's language. */
+/** @param {string[]} items */
 export function formatList(items) {
   return new Intl.ListFormat(current.locale, { style: 'long', type: 'conjunction' }).format(items);
 }
@@ -183,8 +217,9 @@ export function formatList(items) {
 /**
  * Translates the page's fixed text: every element with `data-i18n` gets the message it names as its
  * text, and `data-i18n-aria-label` its accessible name.
+ * @param {ParentNode} root
  */
 export function localiseDocument(root) {
-  root.querySelectorAll('[data-i18n]').forEach((element) => { element.textContent = t(element.dataset.i18n); });
-  root.querySelectorAll('[data-i18n-aria-label]').forEach((element) => element.setAttribute('aria-label', t(element.dataset.i18nAriaLabel)));
+  root.querySelectorAll('[data-i18n]').forEach((element) => { element.textContent = t(/** @type {string} */ (/** @type {HTMLElement} */ (element).dataset.i18n)); });
+  root.querySelectorAll('[data-i18n-aria-label]').forEach((element) => element.setAttribute('aria-label', t(/** @type {string} */ (/** @type {HTMLElement} */ (element).dataset.i18nAriaLabel))));
 }

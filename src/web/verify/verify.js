@@ -1,10 +1,17 @@
+// @ts-check
 /**
  * The page a verification link opens (`<PUBLIC_BASE_URL>/api/verify-email#<token>`): posts the token
  * from the fragment to `POST /api/VerifyEmail` and says what came of it. The token never leaves the
  * fragment but for that request's body (no Referer: the page sends none).
  */
-const $ = (id) => document.getElementById(id);
+/** @param {string} id */
+const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
+/**
+ * @param {string} heading
+ * @param {string} body
+ * @param {boolean} next whether to show the way on (the console)
+ */
 function show(heading, body, next) {
   $('verify-heading').textContent = heading;
   $('verify-body').textContent = body;
