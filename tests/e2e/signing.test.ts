@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
 import { EnvelopeChangedError } from '../../src/lib/storage/envelopeRepository.js';
 import { ISO_MS } from '../support/contract.js';
-import { expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { expectProblem, expectType, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, outboxMessages, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
 
 let env: TestService;
@@ -35,11 +35,6 @@ const complete = (token: string, json: unknown = { consent: true }, headers: Rec
 const decline = (token: string, json: unknown = { reason: 'Not today.' }) => signing('POST', '/decline', token, json);
 const token = (id: string, email: string) => signingTokenFor(owner.userId, id, email);
 const get = (id: string) => env.api.request('GET', `/envelopes/${id}`, { token: owner.token });
-
-function expectType(response: ApiResponse, status: number, type: string): void {
-  expectProblem(response, status);
-  expect((response.body as { type: string }).type).toBe(`urn:problem:${type}`);
-}
 
 describe('signing tokens (CONTRACT §11.3, §11.4)', () => {
   test('each invited recipient gets its own token; the view answers for that recipient only, with no-store', async () => {

@@ -2,6 +2,7 @@
  * End-to-end test support: the API on the local host over real HTTP against the suite's Azurite, and
  * a small client that speaks to it as any HTTP client would.
  */
+import { expect } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -145,4 +146,10 @@ export function expectProblem(response: ApiResponse, status: number): void {
   if (typeof body.type !== 'string' || typeof body.title !== 'string' || body.status !== status || typeof body.detail !== 'string' || body.detail === '') {
     throw new Error(`not a problem details body: ${response.text}`);
   }
+}
+
+/** {@link expectProblem}, and its `type` is `urn:problem:<type>`. */
+export function expectType(response: ApiResponse, status: number, type: string): void {
+  expectProblem(response, status);
+  expect((response.body as { type: string }).type).toBe(`urn:problem:${type}`);
 }
