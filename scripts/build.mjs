@@ -63,9 +63,29 @@ function runningStart() {
   }
 }
 
+/**
+ * Removes what tsc wrote for test files that are gone from `tests/` (moved or deleted): jest runs
+ * every `*.test.js` under `dist/tests/`, and tsc never deletes an output.
+ */
+function removeOrphanedTests(folder = path.join(root, 'dist', 'tests')) {
+  if (!existsSync(folder)) return;
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const output = path.join(folder, entry.name);
+    if (entry.isDirectory()) {
+      removeOrphanedTests(output);
+      continue;
+    }
+    const match = /^(.*)\.(?:js|js\.map|d\.ts|d\.ts\.map)$/.exec(entry.name);
+    if (match === null) continue;
+    const source = path.join(root, path.relative(path.join(root, 'dist'), folder), `${match[1]}.ts`);
+    if (!existsSync(source)) rmSync(output);
+  }
+}
+
 function build() {
   const startedAt = new Date();
   execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.json')], { cwd: root, stdio: 'inherit' });
+  removeOrphanedTests();
   for (const folder of COPIED_FOLDERS) {
     rmSync(path.join(root, 'dist', 'src', folder), { recursive: true, force: true });
     if (existsSync(path.join(root, 'src', folder))) cpSync(path.join(root, 'src', folder), path.join(root, 'dist', 'src', folder), { recursive: true });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import { fieldRuleProblems, valueRefusal, wholeValuePattern } from '../../src/lib/envelopes/fieldRules.js';
+import { fieldRuleProblems, valueRefusal, wholeValuePattern } from '../../../src/lib/envelopes/fieldRules.js';
 
 describe('valueRefusal', () => {
   test('number: decimal strings only, bounds compared as numbers', () => {
