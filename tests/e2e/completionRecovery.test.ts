@@ -6,23 +6,16 @@
  * failures change nothing.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { SEAL_LEASE_MS } from '../../src/lib/envelopes/complete.js';
 import { getServices } from '../../src/lib/services.js';
 import { EnvelopeChangedError } from '../../src/lib/storage/envelopeRepository.js';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, serviceForFile, type TestService, type TestUser } from '../support/service.js';
 import { patience } from '../support/patience.js';
 
 let env: TestService;
 let user: TestUser;
-
-beforeAll(async () => {
-  env = await startTestService();
-  user = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
+serviceForFile((started) => ({ env, owner: user } = started));
 
 async function draftWithSigner(): Promise<{ id: string; etag: string }> {
   const id = await createEnvelopeWithDocument(env.api, user, await corpusPdf('normal.pdf'));

@@ -1,22 +1,15 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { sealDocument } from '../../src/lib/pdf/index.js';
 import type { FieldDrawing } from '../../src/lib/pdf/index.js';
 import { pdfWithPages } from './geometryPdfs.js';
 import type { PageSpec } from './geometryPdfs.js';
-import { certificateFor, collapse, developmentSealer, expectValidSeal, pdftotext, run, scratchDir } from './pdfTools.js';
-import type { Sealer } from './pdfTools.js';
+import { certificateFor, collapse, expectValidSeal, pdftotext, run, sealingForFile } from './pdfTools.js';
+import type { Scratch, Sealer } from './pdfTools.js';
 
 let sealer: Sealer;
-let scratch: Awaited<ReturnType<typeof scratchDir>>;
-
-beforeAll(async () => {
-  [sealer, scratch] = await Promise.all([developmentSealer(), scratchDir()]);
-});
-
-afterAll(async () => {
-  await scratch.remove();
-});
+let scratch: Scratch;
+sealingForFile((started) => ({ sealer, scratch } = started));
 
 const strokes: [number, number][][] = [
   [[0.05, 0.6], [0.1, 0.2], [0.18, 0.75], [0.25, 0.3], [0.32, 0.7], [0.4, 0.4], [0.5, 0.5], [0.7, 0.3], [0.9, 0.6]],
