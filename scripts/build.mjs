@@ -139,9 +139,29 @@ function checkPageScripts() {
   }
 }
 
+/**
+ * Removes what tsc wrote for test files that are gone from `tests/` (moved or deleted): jest runs
+ * every `*.test.js` under `dist/tests/`, and tsc never deletes an output.
+ */
+function removeOrphanedTests(folder = path.join(root, 'dist', 'tests')) {
+  if (!existsSync(folder)) return;
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const output = path.join(folder, entry.name);
+    if (entry.isDirectory()) {
+      removeOrphanedTests(output);
+      continue;
+    }
+    const match = /^(.*)\.(?:js|js\.map|d\.ts|d\.ts\.map)$/.exec(entry.name);
+    if (match === null) continue;
+    const source = path.join(root, path.relative(path.join(root, 'dist'), folder), `${match[1]}.ts`);
+    if (!existsSync(source)) rmSync(output);
+  }
+}
+
 async function build() {
   const startedAt = new Date();
   tsc('tsconfig.json');
+  removeOrphanedTests();
   await writeApiTypes();
   for (const page of ['console', 'sign']) writeElementTypes(page);
   checkPageScripts();

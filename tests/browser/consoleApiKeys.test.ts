@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, launchChromium, screenshot, watchPage, type PageWatch } from '../support/browser.js';
-import { eventually } from '../support/queueRunner.js';
+import { expectNoViolations, launchChromium, screenshot, watchPage, type PageWatch } from '../support/browser.js';
+import { waitUntil } from '../support/patience.js';
 import { startTestService, type TestService, type TestUser } from '../support/service.js';
 
 let env: TestService;
@@ -73,7 +73,7 @@ describe('the API keys panel of GET /api/console', () => {
 
     // A server uses it; the list shows when, once refreshed.
     expect((await env.api.request('GET', '/envelopes', { token: key })).status).toBe(200);
-    await eventually(
+    await waitUntil(
       async () => {
         await page.getByRole('button', { name: 'Refresh API keys' }).click();
         await page.locator('#status').filter({ hasText: 'API keys refreshed' }).waitFor();
@@ -100,7 +100,7 @@ describe('the API keys panel of GET /api/console', () => {
     expect((await env.api.request('GET', '/apikeys', { token: user.token })).body).toEqual([]);
     expect((await env.api.request('GET', '/envelopes', { token: key })).status).toBe(401);
 
-    expect(await axeViolations(page)).toEqual([]);
+    await expectNoViolations(page, 'the API keys section');
     expect(watch.errors).toEqual([]);
     expect(watch.foreignRequests).toEqual([]);
   });

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, contractPdf, launchChromium, screenshot } from '../support/browser.js';
+import { contractPdf, expectNoViolations, launchChromium, screenshot } from '../support/browser.js';
 import { patience } from '../support/patience.js';
 import { createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
 
@@ -80,7 +80,7 @@ describe('GET /api/console: the new field types', () => {
     await page.locator('#edit-min-length').fill('2');
     await page.locator('#edit-max-length').fill('8');
     await page.locator('#edit-pattern').fill('[A-Z]{2}(');
-    await expect(axeViolations(page)).resolves.toEqual([]);
+    await expectNoViolations(page, 'the field types');
     await screenshot(page, 'console-field-types', { fullPage: false });
 
     // A pattern that does not compile: the service refuses it and the console names the field.

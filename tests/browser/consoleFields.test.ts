@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { axeViolations, contractPdf, CONTRACT_LAYOUT, screenshot, type PageWatch } from '../support/browser.js';
+import { CONTRACT_LAYOUT, contractPdf, expectNoViolations, type PageWatch, screenshot, waitInPage } from '../support/browser.js';
 import { startConsoleSession, type ConsoleSession } from '../support/consoleSession.js';
 import { waitForEmails } from '../support/mail.js';
 import { patience } from '../support/patience.js';
@@ -40,20 +40,6 @@ const stamp = Date.now().toString(36);
 const ada = `ada-console-${stamp}@example.com`;
 const grace = `grace-console-${stamp}@example.com`;
 const carol = `carol-console-${stamp}@example.com`;
-
-async function expectNoViolations(state: string): Promise<void> {
-  const violations = await axeViolations(page);
-  expect({ state, violations }).toEqual({ state, violations: [] });
-}
-
-/** Polls `expression` in the page (evaluate: not subject to the page's policy) until it is true. */
-async function waitUntil(expression: string): Promise<void> {
-  const deadline = Date.now() + STEP_TIMEOUT_MS;
-  while (!(await page.evaluate(expression))) {
-    if (Date.now() > deadline) throw new Error(`never true: ${expression}`);
-    await page.waitForTimeout(100);
-  }
-}
 
 /**
  * The viewport coordinates of a point of page `number`, given as fractions of it; first scrolls the
@@ -123,7 +109,7 @@ describe('GET /api/console: fields, order, recipients and webhooks', () => {
     await page.locator('#login-password').press('Enter');
     await page.getByRole('button', { name: /^Open nda\.pdf/ }).click();
     await page.locator('#field-pages[data-ready="true"]').waitFor({ state: 'attached' });
-    await waitUntil(`document.querySelectorAll('#field-pages .pdf-page-drawn').length === 2`);
+    await waitInPage(page, `document.querySelectorAll('#field-pages .pdf-page-drawn').length === 2`);
     await expect(page.locator('#field-recipient option').allTextContents()).resolves.toEqual([`Ada Lovelace (${ada})`, `Grace Hopper (${grace})`]);
 
     // A click on page 2 places a signature for Grace, centred where the click was.
@@ -183,7 +169,7 @@ describe('GET /api/console: fields, order, recipients and webhooks', () => {
     await expect(page.locator('#fields-dirty').isVisible()).resolves.toBe(true);
     await page.locator('.placed-field', { hasText: 'Signature · Grace Hopper' }).click();
     await page.locator('#field-pages .pdf-page[data-page="2"]').scrollIntoViewIfNeeded();
-    await expectNoViolations('fields placed');
+    await expectNoViolations(page, 'fields placed');
     await screenshot(page, 'console-fields-01-placed', { fullPage: false });
 
     await page.getByRole('button', { name: 'Save fields' }).click();
@@ -233,7 +219,7 @@ describe('GET /api/console: fields, order, recipients and webhooks', () => {
     expect(checked.signers.map((signer: { authentication: { method: string } }) => signer.authentication)).toEqual([{ method: 'none' }, { method: 'none' }, { method: 'accessCode' }]);
     expect(JSON.stringify(checked)).not.toContain('harbour-lights-7');
     expect(await page.locator('#signer-list fieldset').nth(2).getByLabel('Identity check').inputValue()).toBe('accessCode');
-    await expectNoViolations('signers with an identity check');
+    await expectNoViolations(page, 'signers with an identity check');
     await screenshot(page, 'console-signer-identity-check');
 
     // Send: each recipient's status, then the invitation's delivery, and a resend.
@@ -254,7 +240,7 @@ describe('GET /api/console: fields, order, recipients and webhooks', () => {
     // Only a recipient whose turn it is can be sent a new invitation.
     await expect(page.getByRole('button', { name: /^Resend the invitation to/ }).count()).resolves.toBe(1);
     await expect(page.locator('.placed-field').first().getAttribute('aria-describedby')).resolves.toMatch(/^state-/);
-    await expectNoViolations('sent');
+    await expectNoViolations(page, 'sent');
     await page.getByRole('button', { name: 'Resend the invitation to Ada Lovelace' }).click();
     await page.locator('#status').filter({ hasText: `A new invitation is on its way to ${ada}` }).waitFor();
     await waitForEmails(ada, { subject: 'Please review and sign: nda.pdf', count: 2 });
@@ -278,7 +264,7 @@ describe('GET /api/console: fields, order, recipients and webhooks', () => {
     await expect(page.locator('#webhook-rows tr').count()).resolves.toBe(1);
     await page.getByRole('button', { name: 'Deliveries of https://93.184.215.14/hooks/envelopes' }).click();
     await page.locator('#deliveries-heading').filter({ hasText: 'Deliveries to https://93.184.215.14/hooks/envelopes' }).waitFor();
-    await expectNoViolations('webhooks');
+    await expectNoViolations(page, 'webhooks');
     await screenshot(page.locator('#webhooks'), 'console-fields-03-webhooks');
     await page.getByRole('button', { name: 'Delete the webhook https://93.184.215.14/hooks/envelopes' }).click();
     await page.locator('#webhooks-empty').waitFor({ state: 'visible' });
@@ -322,7 +308,7 @@ describe('GET /api/console: fields, order, recipients and webhooks', () => {
     await page.locator('#login-password').press('Enter');
     await page.getByRole('button', { name: /^Open tagged-lease\.pdf/ }).click();
     await page.locator('#field-pages[data-ready="true"]').waitFor({ state: 'attached' });
-    await waitUntil(`document.querySelectorAll('#field-pages .pdf-page-drawn').length === 2`);
+    await waitInPage(page, `document.querySelectorAll('#field-pages .pdf-page-drawn').length === 2`);
     const placed = page.locator('#field-pages .placed-field');
     await expect(placed.allTextContents()).resolves.toEqual(['Notes · Ada Lovelace']);
     await expect(page.locator('#detect-hint').innerText()).resolves.toContain('{{signature;r=2;label=Signature}} (r: the recipient’s place in the list, 1 for the first)');
@@ -345,7 +331,7 @@ describe('GET /api/console: fields, order, recipients and webhooks', () => {
     const refused = await envelopeFromApi(id);
     expect({ updatedAt: refused.updatedAt, fields: refused.fields }).toEqual({ updatedAt: before.updatedAt, fields: before.fields });
     await result.scrollIntoViewIfNeeded();
-    await expectNoViolations('envelope detection refused');
+    await expectNoViolations(page, 'envelope detection refused');
     await screenshot(page, 'console-fields-04-detect-refused', { fullPage: false });
 
     // With Grace as the third recipient: four fields found, on their pages for their recipients.
@@ -384,7 +370,7 @@ describe('GET /api/console: fields, order, recipients and webhooks', () => {
       expect(Math.abs(fieldBox.width / pageBox.width - field.width)).toBeLessThan(0.01);
     }
     await page.locator('#field-pages .pdf-page[data-page="1"] .placed-field').first().scrollIntoViewIfNeeded();
-    await expectNoViolations('envelope with detected fields');
+    await expectNoViolations(page, 'envelope with detected fields');
     await screenshot(page, 'console-fields-05-detected', { fullPage: false });
 
     // Sent, the envelope no longer offers detection.

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { SUPPORTED_LOCALES } from '../../src/lib/i18n/locales.js';
 import { getServices } from '../../src/lib/services.js';
-import { axeViolations, launchChromium, screenshot, watchPage, type PageWatch } from '../support/browser.js';
+import { expectNoViolations, launchChromium, type PageWatch, screenshot, watchPage } from '../support/browser.js';
 import { corpusPdf, createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { storedEnvelope } from '../support/signing.js';
 import { patience } from '../support/patience.js';
@@ -51,10 +51,6 @@ async function expectText(selector: string, text: string | RegExp): Promise<void
     const shown = async (id: string) => JSON.stringify(await page.locator(id).textContent({ timeout: 1_000 }).catch(() => null));
     throw new Error(`${selector} never showed ${String(text)}; the page's #status showed ${await shown('#status')}, its #error ${await shown('#error')}`, { cause: error });
   }
-}
-
-async function expectNoViolations(state: string): Promise<void> {
-  expect({ state, violations: await axeViolations(page) }).toEqual({ state, violations: [] });
 }
 
 const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
@@ -119,7 +115,7 @@ describe('the console: settings, void, delete and purge', () => {
     const speaks = typeof envelope.locale === 'string';
     expect(pickers.map((picker) => picker.disabled)).toEqual([!speaks, !speaks]);
     expect(forEnvelope!.value).toBe(speaks ? envelope.locale : 'en');
-    await expectNoViolations('language pickers');
+    await expectNoViolations(page, 'language pickers');
   });
 
   test('shows a refusal in words a sender understands, naming the field as the form does', async () => {
@@ -147,7 +143,7 @@ describe('the console: settings, void, delete and purge', () => {
     await page.locator('#confirm-dialog[open]').waitFor();
     await expectText('#confirm-heading', 'Void “void-me.pdf”?');
     await expectText('#confirm-body', 'every signing link stops working');
-    await expectNoViolations('void dialog');
+    await expectNoViolations(page, 'void dialog');
     await screenshot(page, 'console-lifecycle-03-void-dialog', { fullPage: false });
     await page.getByRole('button', { name: 'Cancel' }).click();
     await page.locator('#confirm-dialog').waitFor({ state: 'hidden' });

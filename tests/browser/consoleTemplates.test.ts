@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { axeViolations, screenshot, type PageWatch } from '../support/browser.js';
+import { expectNoViolations, type PageWatch, screenshot, waitInPage } from '../support/browser.js';
 import { startConsoleSession, type ConsoleSession } from '../support/consoleSession.js';
 import { waitForEmails } from '../support/mail.js';
 import { patience } from '../support/patience.js';
@@ -42,19 +42,6 @@ afterAll(async () => {
   await session?.close();
 });
 
-async function expectNoViolations(state: string): Promise<void> {
-  const violations = await axeViolations(page);
-  expect({ state, violations }).toEqual({ state, violations: [] });
-}
-
-async function waitUntil(expression: string): Promise<void> {
-  const deadline = Date.now() + STEP_TIMEOUT_MS;
-  while (!(await page.evaluate(expression))) {
-    if (Date.now() > deadline) throw new Error(`never true: ${expression}`);
-    await page.waitForTimeout(100);
-  }
-}
-
 /** Opens the console afresh and logs in as the owner. */
 async function logIn(): Promise<void> {
   await page.goto(`${env.service.apiUrl}/console`);
@@ -81,7 +68,7 @@ describe('the console\'s Templates view', () => {
     await page.locator('#template-heading').filter({ hasText: 'Template: Lease' }).waitFor();
     await expect(page.locator('#template-status').textContent()).resolves.toBe('draft');
     await page.locator('#field-pages[data-ready="true"]').waitFor({ state: 'attached' });
-    await waitUntil(`document.querySelectorAll('#template #field-pages .pdf-page-drawn').length === 2`);
+    await waitInPage(page, `document.querySelectorAll('#template #field-pages .pdf-page-drawn').length === 2`);
 
     // Roles: Tenant (signer) and Agent (cc).
     await page.getByRole('button', { name: 'Add role' }).click();
@@ -105,7 +92,7 @@ describe('the console\'s Templates view', () => {
     await page.locator('#edit-label').fill('Flat');
     await page.getByRole('button', { name: 'Save fields' }).click();
     await page.locator('#status').filter({ hasText: 'Fields saved: 1.' }).waitFor();
-    await expectNoViolations('template with a field');
+    await expectNoViolations(page, 'template with a field');
     await screenshot(page, 'console-templates-00-placed', { fullPage: false });
 
     // Activate: the "make an envelope" form appears, a fieldset per role and a prefill per text field.
@@ -119,7 +106,7 @@ describe('the console\'s Templates view', () => {
     await page.getByLabel('E-mail address (Agent)').fill(`agent-${stamp}@example.com`);
     await expect(page.locator('#use-values label').allTextContents()).resolves.toEqual(['Prefill “Flat” for Tenant (page 1, optional)']);
     await page.locator('#use-form').scrollIntoViewIfNeeded();
-    await expectNoViolations('template active, use form');
+    await expectNoViolations(page, 'template active, use form');
     await screenshot(page, 'console-templates-01-use-form', { fullPage: false });
 
     await page.getByRole('button', { name: 'Make the envelope' }).click();
@@ -169,7 +156,7 @@ describe('the console\'s Templates view', () => {
     await page.getByRole('button', { name: 'Create and upload' }).click();
     await page.locator('#template-heading').filter({ hasText: 'Template: Tagged lease' }).waitFor();
     await page.locator('#field-pages[data-ready="true"]').waitFor({ state: 'attached' });
-    await waitUntil(`document.querySelectorAll('#template #field-pages .pdf-page-drawn').length === 2`);
+    await waitInPage(page, `document.querySelectorAll('#template #field-pages .pdf-page-drawn').length === 2`);
     await page.getByRole('button', { name: 'Add role' }).click();
     await page.locator('#role-list fieldset').nth(0).locator('[data-field="name"]').fill('Client');
     await page.getByRole('button', { name: 'Save roles' }).click();
@@ -218,7 +205,7 @@ describe('the console\'s Templates view', () => {
     expect(Math.abs((fieldBox.y - pageBox.y) / pageBox.height - landlord.y)).toBeLessThan(0.01);
     expect(Math.abs(fieldBox.width / pageBox.width - landlord.width)).toBeLessThan(0.01);
     await page.locator('#field-pages .pdf-page[data-page="1"] .placed-field').first().scrollIntoViewIfNeeded();
-    await expectNoViolations('template with detected fields');
+    await expectNoViolations(page, 'template with detected fields');
     await screenshot(page, 'console-templates-04-detected', { fullPage: false });
 
     // Fields on show: detecting again asks first; Cancel keeps them, as saved.

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { axeViolations, contractPdf, launchChromium, screenshot } from '../support/browser.js';
+import { contractPdf, expectNoViolations, launchChromium, screenshot } from '../support/browser.js';
 import { startTestService, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
@@ -122,10 +122,6 @@ async function sealedText(id: string): Promise<string> {
   expect(completed.status).toBe(200);
   const file = await tempFile(Buffer.from(await (await fetch(completed.body.signedUrl)).arrayBuffer()));
   return (await tool('pdftotext', ['-f', '1', '-l', '1', file, '-'])).stdout.replace(/\s+/g, '');
-}
-
-async function expectNoViolations(page: Page, state: string): Promise<void> {
-  expect({ state, violations: await axeViolations(page) }).toEqual({ state, violations: [] });
 }
 
 describe('the new field types on the signing page', () => {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { getServices } from '../../src/lib/services.js';
-import { axeViolations, screenshot, watchPage } from '../support/browser.js';
+import { expectNoViolations, screenshot, watchPage } from '../support/browser.js';
 import { waitForEmails } from '../support/mail.js';
 import type { TestService, TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
@@ -46,10 +46,6 @@ async function openPage(mobile: boolean, locale?: string): Promise<{ page: Page;
   page.setDefaultTimeout(STEP_TIMEOUT_MS);
   const watch = watchPage(page, [new URL(env.service.apiUrl).origin, new URL(getServices().storage.blobService.url).origin]);
   return { page, watch };
-}
-
-async function expectNoViolations(page: Page, state: string): Promise<void> {
-  expect({ state, violations: await axeViolations(page) }).toEqual({ state, violations: [] });
 }
 
 describe('the code form of the signing page', () => {

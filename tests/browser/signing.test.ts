@@ -24,8 +24,9 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { getServices } from '../../src/lib/services.js';
 import {
-  axeViolations,
+  ceremonyReady,
   contractPdf,
+  expectNoViolations,
   CONTRACT_LAYOUT,
   launchChromium,
   screenshot,
@@ -114,23 +115,6 @@ async function expiringEnvelope(recipient: string, expiresAt: string): Promise<s
   });
   expect(response.status).toBe(200);
   return id;
-}
-
-async function ceremonyReady(page: Page): Promise<void> {
-  await page.locator('#pages[data-ready="true"]').waitFor({ state: 'attached' });
-  // Every page drawn (a short document is drawn whole at once). Polled with evaluate: the page's policy
-  // forbids the string evaluation waitForFunction would use.
-  const deadline = Date.now() + STEP_TIMEOUT_MS;
-  const drawn = `document.querySelectorAll('.pdf-page').length > 0 && [...document.querySelectorAll('.pdf-page')].every((page) => page.classList.contains('pdf-page-drawn'))`;
-  while (!(await page.evaluate(drawn))) {
-    if (Date.now() > deadline) throw new Error('the pages were not drawn');
-    await page.waitForTimeout(100);
-  }
-}
-
-async function expectNoViolations(page: Page, state: string): Promise<void> {
-  const violations = await axeViolations(page);
-  expect({ state, violations }).toEqual({ state, violations: [] });
 }
 
 /** The page, with what it must never have done. */

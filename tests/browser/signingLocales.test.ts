@@ -19,10 +19,10 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { SUPPORTED_LOCALES } from '../../src/lib/i18n/locales.js';
 import { getServices } from '../../src/lib/services.js';
-import { axeViolations, contractPdf, CONTRACT_LAYOUT, launchChromium, screenshot, watchPage } from '../support/browser.js';
+import { contractPdf, CONTRACT_LAYOUT, expectNoViolations, launchChromium, screenshot, watchPage } from '../support/browser.js';
 import { startTestService, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
-import { patience } from '../support/patience.js';
+import { patience, waitUntil } from '../support/patience.js';
 
 const STEP_TIMEOUT_MS = patience(30_000);
 
@@ -124,15 +124,12 @@ async function ready(page: Page): Promise<void> {
   }
 }
 
-/** Reads until `accept` takes the value (the page reacts to a choice asynchronously), within the step's deadline. */
+/** Reads until `accept` takes the value (the page reacts to a choice asynchronously), within a step's deadline. */
 async function until<T>(read: () => Promise<T>, accept: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + STEP_TIMEOUT_MS;
-  for (;;) {
+  return (await waitUntil(async () => {
     const value = await read();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    return accept(value) ? { value } : undefined;
+  }, 30_000, 'the page to take the choice')).value;
 }
 
 /** What the page says and how it is set: language, direction, heading, switch. */
@@ -171,7 +168,7 @@ describe('the signing page in every language', () => {
     expect(await pageState(page)).toEqual({ lang: 'en', dir: 'ltr', language: 'en', ...ENGLISH });
     expect(assets.filter((asset) => asset.name.startsWith('messages-') && asset.name.endsWith('.json'))).toEqual([]);
     expect(assets.filter((asset) => asset.name.startsWith('font-'))).toEqual([]);
-    expect(await axeViolations(page)).toEqual([]);
+    await expectNoViolations(page, 'en');
     expect(errors).toEqual([]);
     await page.context().close();
   });
@@ -195,7 +192,7 @@ describe('the signing page in every language', () => {
     expect(assets.filter((asset) => /^messages-.+\.json$/.test(asset.name))).toEqual([{ name: `messages-${locale}.json`, status: 200 }]);
     const fonts = assets.filter((asset) => asset.name.startsWith('font-')).map((asset) => asset.name);
     expect(fonts).toEqual(FONT_OF[locale] === undefined ? [] : [`font-${FONT_OF[locale]}.ttf`]);
-    expect({ locale, violations: await axeViolations(page) }).toEqual({ locale, violations: [] });
+    await expectNoViolations(page, locale);
     if (locale === 'ar' || locale === 'he') {
       // The page's texts run right to left, the document does not: pages and fields keep the PDF's left and right.
       const layout = (await page.evaluate(`(() => {
@@ -239,7 +236,7 @@ describe('the language switch', () => {
     expect(await page.locator('.pdf-page .field-text').inputValue()).toBe('Mathematikerin');
     expect(await page.locator('.pdf-page .field-button').textContent()).toBe('التوقيع');
     expect(await page.locator('.pdf-page').first().getAttribute('aria-label')).toMatch(/^الصفحة 1 من \d+$/);
-    expect({ violations: await axeViolations(page) }).toEqual({ violations: [] });
+    await expectNoViolations(page, 'ar, switched on the page');
 
     await page.locator('#language').selectOption('en');
     expect(await until(() => pageState(page), (state) => state.lang === 'en')).toMatchObject({ lang: 'en', dir: 'ltr', heading: 'Please sign contract.pdf' });

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { contractPdf, screenshot } from '../support/browser.js';
+import { ceremonyReady, contractPdf, screenshot } from '../support/browser.js';
 import type { TestService, TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { patience } from '../support/patience.js';
@@ -41,16 +41,6 @@ const ROW = Array.from({ length: 5 }, (_, index) => ({ page: 1, x: 0.1 + index *
 const COLUMN = Array.from({ length: 4 }, (_, index) => ({ page: 1, x: 0.6, y: 0.5 + index * 0.02, width: 0.016, height: 0.011 }));
 
 interface Rect { left: number; top: number; right: number; bottom: number }
-
-async function ceremonyReady(page: Page): Promise<void> {
-  await page.locator('#pages[data-ready="true"]').waitFor({ state: 'attached' });
-  const deadline = Date.now() + STEP_TIMEOUT_MS;
-  const drawn = `[...document.querySelectorAll('.pdf-page')].length > 0 && [...document.querySelectorAll('.pdf-page')].every((page) => page.classList.contains('pdf-page-drawn'))`;
-  while (!(await page.evaluate(drawn))) {
-    if (Date.now() > deadline) throw new Error('the pages were not drawn');
-    await page.waitForTimeout(100);
-  }
-}
 
 /** Every check box of the first page: its hit area (the input), its drawn box, and whether it is ticked. */
 async function checkBoxes(page: Page): Promise<{ id: string; hit: Rect; box: Rect; checked: boolean }[]> {

@@ -3,25 +3,17 @@
  * racing registrations), Login (credentials, throttling) and the access tokens it issues.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { createInvitation } from '../../src/lib/auth/invitations.js';
 import { getServices } from '../../src/lib/services.js';
-import { ApiClient, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { ApiClient, expectProblem, serviceForFile, type TestService, type TestUser } from '../support/service.js';
 import { UUID } from '../support/contract.js';
 
 let env: TestService;
 let api: ApiClient;
 let user: TestUser;
-
-beforeAll(async () => {
-  env = await startTestService();
-  api = env.api;
-  user = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
+serviceForFile((started) => ({ env, api, owner: user } = started));
 
 const uniqueEmail = (label = 'user') => `${label}-${randomUUID()}@example.com`;
 const PASSWORD = 'correct horse battery';

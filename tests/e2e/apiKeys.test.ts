@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { afterResponse } from '../../src/lib/afterResponse.js';
 import { getServices } from '../../src/lib/services.js';
 import { ISO_MS, UUID_V7 } from '../support/contract.js';
-import { eventually } from '../support/queueRunner.js';
+import { waitUntil as eventually } from '../support/patience.js';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess.js';
 import { expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { patience } from '../support/patience.js';

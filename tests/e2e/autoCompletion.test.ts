@@ -5,30 +5,21 @@
  * action recorded and is retried by the owner's complete or the sweeper.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { COMPLETION_DUE_KIND, retryCompletion } from '../../src/lib/envelopes/complete.js';
 import { getServices } from '../../src/lib/services.js';
 import { DUE_TABLES } from '../../src/lib/storage/dueIndex.js';
 import { withSettings } from '../support/contract.js';
-import { expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { expectProblem, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, outboxBatches, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
 import { unusedLoopbackUrl } from '../support/timestampAuthority.js';
 import { tempFile, tool } from '../support/tools.js';
+import { ada, bea, cat } from '../support/people.js';
 
 let env: TestService;
 let owner: TestUser;
+serviceForFile((started) => ({ env, owner } = started));
 
-beforeAll(async () => {
-  env = await startTestService();
-  owner = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
-
-const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
-const bea = { email: 'bea@example.com', name: 'Bea Signer', role: 'signer' };
-const cat = { email: 'cat@example.com', name: 'Cat Copy', role: 'cc' };
 const get = (id: string): Promise<ApiResponse<any>> => env.api.request('GET', `/envelopes/${id}`, { token: owner.token });
 const sign = async (id: string, email: string, json: unknown = { consent: true }, headers: Record<string, string> = {}): Promise<ApiResponse<any>> =>
   env.api.request('POST', '/signing/complete', { token: await signingTokenFor(owner.userId, id, email), json, headers });

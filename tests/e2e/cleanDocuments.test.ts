@@ -9,26 +9,19 @@
  */
 import { createHash } from 'node:crypto';
 import { BlockBlobClient } from '@azure/storage-blob';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
 import { KEPT_LINK, pdfFromObjects, pdfWithActiveContent, pdfWithLayer, withCatalogUpdate } from '../pdf/craftedPdfs.js';
 import { pdfJsActiveContent, qpdfContents } from '../pdf/pdfTools.js';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
+import { ada } from '../support/people.js';
 
 let env: TestService;
 let owner: TestUser;
+serviceForFile((started) => ({ env, owner } = started));
 
-beforeAll(async () => {
-  env = await startTestService();
-  owner = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
-
-const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 const download = async (url: string): Promise<Buffer> => Buffer.from(await (await fetch(url)).arrayBuffer());
 const get = (id: string): Promise<ApiResponse<any>> => env.api.request('GET', `/envelopes/${id}`, { token: owner.token });

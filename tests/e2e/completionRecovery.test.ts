@@ -6,23 +6,16 @@
  * failures change nothing.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { SEAL_LEASE_MS } from '../../src/lib/envelopes/complete.js';
 import { getServices } from '../../src/lib/services.js';
 import { EnvelopeChangedError } from '../../src/lib/storage/envelopeRepository.js';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, startTestService, type TestService, type TestUser } from '../support/service.js';
-import { patience } from '../support/patience.js';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, serviceForFile, type TestService, type TestUser } from '../support/service.js';
+import { patience, waitUntil } from '../support/patience.js';
 
 let env: TestService;
 let user: TestUser;
-
-beforeAll(async () => {
-  env = await startTestService();
-  user = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
+serviceForFile((started) => ({ env, owner: user } = started));
 
 async function draftWithSigner(): Promise<{ id: string; etag: string }> {
   const id = await createEnvelopeWithDocument(env.api, user, await corpusPdf('normal.pdf'));
@@ -88,12 +81,11 @@ describe('a seal claim', () => {
     expect(contended.body.type).toBe('urn:problem:envelope-contended');
     expect((await env.api.request('GET', `/envelopes/${id}`, { token: user.token })).body.status).toBe('draft');
     // Once the lease ran out (no renewal: its process is gone), the next completion takes the claim over.
-    const deadline = Date.now() + SEAL_LEASE_MS + 20_000;
-    let completed = contended;
-    while (completed.status !== 200 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
-    }
+    const completeAgain = async () => {
+      const answer = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
+      return answer.status === 200 ? answer : undefined;
+    };
+    const completed = await waitUntil(completeAgain, SEAL_LEASE_MS + 20_000, 'a complete answered 200 once the lease has passed', { everyMs: 500 });
     expect(completed.status).toBe(200);
     const stored = await sealedBlob(id).downloadToBuffer();
     expect(createHash('sha256').update(stored).digest('hex')).toBe(completed.body.hash);

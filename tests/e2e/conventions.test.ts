@@ -4,23 +4,17 @@
  * routing.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { describe, expect, test } from '@jest/globals';
+import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { ISO_MS, UUID, UUID_V7 } from '../support/contract.js';
 
 let env: TestService;
 let api: ApiClient;
 let user: TestUser;
 let pdf: Buffer;
-
-beforeAll(async () => {
-  env = await startTestService();
-  api = env.api;
-  user = await env.newUser();
+serviceForFile(async (started) => {
+  ({ env, api, owner: user } = started);
   pdf = await corpusPdf('normal.pdf');
-});
-afterAll(async () => {
-  await env.close();
 });
 
 const MIB = 1024 * 1024;

@@ -6,22 +6,16 @@
  */
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
-import { CORPUS_DIR, corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { CORPUS_DIR, corpusPdf, createEnvelopeWithDocument, expectProblem, serviceForFile, type TestService, type TestUser } from '../support/service.js';
 import { tempFile, tool } from '../support/tools.js';
 
 let env: TestService;
 let user: TestUser;
 const files = (await readdir(CORPUS_DIR)).filter((file) => file.endsWith('.pdf')).sort();
 
-beforeAll(async () => {
-  env = await startTestService();
-  user = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
+serviceForFile((started) => ({ env, owner: user } = started));
 
 describe('the corpus through the API', () => {
   test('holds every file of the corpus', () => {

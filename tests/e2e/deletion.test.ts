@@ -12,7 +12,7 @@ import { runSweep } from '../../src/lib/notifications/sweep.js';
 import { getServices } from '../../src/lib/services.js';
 import { DUE_TABLES, type DueEntry } from '../../src/lib/storage/dueIndex.js';
 import { startAzurite, type RunningAzurite } from '../../src/local/azurite.js';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, expectType, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
 import { patience } from '../support/patience.js';
 
@@ -38,11 +38,6 @@ afterAll(async () => {
 const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
 const remove = (id: string, user: TestUser = owner) => env.api.request('DELETE', `/envelopes/${id}`, { token: user.token });
 const get = (id: string, user: TestUser = owner) => env.api.request('GET', `/envelopes/${id}`, { token: user.token });
-
-function expectType(response: ApiResponse, status: number, type: string): void {
-  expectProblem(response, status);
-  expect((response.body as { type: string }).type).toBe(`urn:problem:${type}`);
-}
 
 /** Which of the envelope's blobs exist in Azurite, by container. */
 async function blobs(blobName: string): Promise<Record<'documents' | 'originals' | 'sealed', boolean>> {

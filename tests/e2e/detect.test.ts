@@ -8,9 +8,9 @@
  * stood the sealed page renders white (poppler's `pdftoppm`).
  */
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { PDF, PdfArray, PdfDict, PdfName, PdfNumber } from '@libpdf/core';
-import { ApiClient, createEnvelopeWithDocument, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { ApiClient, createEnvelopeWithDocument, expectProblem, serviceForFile, type TestService, type TestUser } from '../support/service.js';
 import { launchChromium } from '../support/browser.js';
 import { FODT_NAMESPACES, libreOfficePdf } from '../support/libreOffice.js';
 import { patience } from '../support/patience.js';
@@ -18,23 +18,13 @@ import { auditTrail, signingTokenFor } from '../support/signing.js';
 import { darkPixels, render } from '../support/render.js';
 import { tempFile, tool } from '../support/tools.js';
 import { detectDocumentFields } from '../../src/lib/pdf/index.js';
+import { ada, bea, cat } from '../support/people.js';
 
 let env: TestService;
 let api: ApiClient;
 let owner: TestUser;
+serviceForFile((started) => ({ env, api, owner } = started));
 
-beforeAll(async () => {
-  env = await startTestService();
-  api = env.api;
-  owner = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
-
-const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
-const bea = { email: 'bea@example.com', name: 'Bea Signer', role: 'signer' };
-const cat = { email: 'cat@example.com', name: 'Cat Copy', role: 'cc' };
 
 /** A draft with `pdf` uploaded and `signers` named. */
 async function draftWith(pdf: Uint8Array, signers: Record<string, unknown>[]): Promise<{ id: string; signerIds: string[] }> {

@@ -4,24 +4,20 @@
  * table, and one audit event per successful change.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectProblem, fetchAnswer, putToSas, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectProblem, fetchAnswer, putToSas, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { ISO_MS, UUID, UUID_V7, withoutUrls } from '../support/contract.js';
+import { ada } from '../support/people.js';
 
 let env: TestService;
 let api: ApiClient;
 let owner: TestUser;
 let stranger: TestUser;
 let pdf: Buffer;
-
-beforeAll(async () => {
-  env = await startTestService();
-  api = env.api;
+serviceForFile(async (started) => {
+  ({ env, api } = started);
   [owner, stranger] = await Promise.all([env.newUser(), env.newUser()]);
   pdf = await corpusPdf('normal.pdf');
-});
-afterAll(async () => {
-  await env.close();
 });
 
 type Method = 'PUT' | 'PATCH';
@@ -33,7 +29,6 @@ interface SignerBody {
   role?: unknown;
 }
 
-const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
 const charles = { email: 'charles@example.com', name: 'Charles Babbage', role: 'cc' };
 
 async function draft(withDocument = true): Promise<string> {

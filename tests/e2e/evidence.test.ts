@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { resetConfig } from '../../src/lib/config.js';
 import { resetServices } from '../../src/lib/services.js';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, serviceForFile, type TestService, type TestUser } from '../support/service.js';
 import { waitForEmails } from '../support/mail.js';
 import { auditTrail, sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { startTimestampAuthority, type TimestampAuthority } from '../support/timestampAuthority.js';
@@ -16,14 +16,7 @@ import { tempFile, tool } from '../support/tools.js';
 
 let env: TestService;
 let user: TestUser;
-
-beforeAll(async () => {
-  env = await startTestService();
-  user = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
+serviceForFile((started) => ({ env, owner: user } = started));
 
 const agent = { 'User-Agent': 'evidence-test/1.0', 'X-Forwarded-For': '198.51.100.23:5123' };
 

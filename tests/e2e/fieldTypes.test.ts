@@ -7,24 +7,16 @@
  * value (checked with pdftotext).
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { describe, expect, test } from '@jest/globals';
+import { createEnvelopeWithDocument, expectProblem, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
+import { ada, bea } from '../support/people.js';
 
 let env: TestService;
 let owner: TestUser;
+serviceForFile((started) => ({ env, owner } = started));
 
-beforeAll(async () => {
-  env = await startTestService();
-  owner = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
-
-const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
-const bea = { email: 'bea@example.com', name: 'Bea Signer', role: 'signer' };
 let row = 0;
 /** A field on page 1, each on its own row so that drawn values do not overlap. */
 const box = (type: string, extra: Record<string, unknown> = {}) => ({ type, page: 1, x: 0.1, y: 0.05 + 0.07 * (row++ % 12), width: 0.5, height: 0.05, ...extra });

@@ -5,23 +5,15 @@
  * tools.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { BlockBlobClient } from '@azure/storage-blob';
-import { ApiClient, corpusPdf, putToSas, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { ApiClient, corpusPdf, putToSas, serviceForFile, type TestService, type TestUser } from '../support/service.js';
 import { tempFile, tool } from '../support/tools.js';
 
 let env: TestService;
 let api: ApiClient;
 let user: TestUser;
-
-beforeAll(async () => {
-  env = await startTestService();
-  api = env.api;
-  user = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
+serviceForFile((started) => ({ env, api, owner: user } = started));
 
 async function formTextValues(file: string): Promise<string[]> {
   const json = await tool('qpdf', ['--json', '--json-key=acroform', file]);

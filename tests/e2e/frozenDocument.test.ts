@@ -6,9 +6,9 @@
  * trusted blindly.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
-import { corpusPdf, expectProblem, fetchAnswer, putToSas, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, expectProblem, fetchAnswer, putToSas, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { signingTokenFor } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
 
@@ -19,14 +19,10 @@ let other: Buffer;
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-beforeAll(async () => {
-  env = await startTestService();
-  owner = await env.newUser();
+serviceForFile(async (started) => {
+  ({ env, owner } = started);
   original = await corpusPdf('normal.pdf');
   other = await corpusPdf('us_constitution.pdf');
-});
-afterAll(async () => {
-  await env.close();
 });
 
 async function draftWithUpload(bytes: Uint8Array, signers: unknown[] = [{ email: 'ada@example.com', name: 'Ada Lovelace' }]): Promise<{ id: string; uploadUrl: string }> {

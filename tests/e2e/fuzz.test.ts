@@ -4,28 +4,23 @@
  * problem+json whose `status` matches, and no answer carries a stack trace, a storage error text, a
  * password hash, a secret, or another owner's data.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { SignJWT } from 'jose';
-import { corpusPdf, createEnvelopeWithDocument, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 
 let env: TestService;
 let owner: TestUser;
 let other: TestUser;
 let otherEnvelopeId: string;
 let ownEnvelopeId: string;
-
-beforeAll(async () => {
-  env = await startTestService();
-  owner = await env.newUser();
+serviceForFile(async (started) => {
+  ({ env, owner } = started);
   other = await env.newUser();
   otherEnvelopeId = await createEnvelopeWithDocument(env.api, other, await corpusPdf('normal.pdf'), 'secret-other-owner.pdf');
   await env.api.request('PUT', `/envelopes/${otherEnvelopeId}`, { token: other.token, json: { signers: [{ email: 'hidden-signer@example.com', name: 'Hidden Signer' }] } });
   ownEnvelopeId = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'));
   wronglySigned = await makeWronglySigned();
-});
-afterAll(async () => {
-  await env.close();
 });
 
 /**

@@ -15,12 +15,13 @@ import { DUE_TABLES } from '../../src/lib/storage/dueIndex.js';
 import { EXPIRED_KEYS_DUE_ID, IDEMPOTENCY_KEY_DUE_KIND, expiryHourEnd, idempotencyRowKey } from '../../src/lib/storage/idempotencyKeyRepository.js';
 import { auditTrail, outboxBatches, sentEnvelope } from '../support/signing.js';
 import { emailsTo, waitForEmails } from '../support/mail.js';
+import { waitUntil } from '../support/patience.js';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess.js';
 import {
   ApiClient,
   corpusPdf,
   createEnvelopeWithDocument,
-  expectProblem,
+  expectType,
   putToSas,
   startTestService,
   type ApiResponse,
@@ -63,11 +64,6 @@ async function completableDraft(user: TestUser): Promise<string> {
   return id;
 }
 
-function expectType(response: ApiResponse, status: number, type: string): void {
-  expectProblem(response, status);
-  expect((response.body as { type: string }).type).toBe(`urn:problem:${type}`);
-}
-
 /** The stored row of (owner, key), as Table Storage holds it. */
 async function storedKey(user: TestUser, key: string): Promise<Record<string, unknown> | null> {
   try {
@@ -82,35 +78,34 @@ async function changeStoredKey(user: TestUser, key: string, properties: Record<s
   await getServices().storage.tables.envelopes.updateEntity({ partitionKey: user.userId, rowKey: idempotencyRowKey(key), ...properties }, 'Merge');
 }
 
-/** Polls `probe` every 20 ms until it returns a value other than `undefined`, for at most `ms`. */
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /**
  * Sends until the answer is other than 409 `idempotency-key-in-use`, as a client following
  * `Retry-After` does: another instance sees a kept answer once its stored copy, written right after
  * the first answer went out, has landed.
  */
 async function settled(send: () => Promise<ApiResponse<any>>): Promise<ApiResponse<any>> {
-  return await waitFor('an answer other than 409 idempotency-key-in-use', async () => {
-    const answer = await send();
-    return answer.status === 409 && answer.body.type === 'urn:problem:idempotency-key-in-use' ? undefined : answer;
-  });
+  return await waitUntil(
+    async () => {
+      const answer = await send();
+      return answer.status === 409 && answer.body.type === 'urn:problem:idempotency-key-in-use' ? undefined : answer;
+    },
+    20_000,
+    'an answer other than 409 idempotency-key-in-use',
+    { everyMs: 20 },
+  );
 }
 
 /** The stored row of (owner, key) once it holds the kept answer. */
 async function keptRow(user: TestUser, key: string): Promise<Record<string, unknown>> {
-  return await waitFor('the kept answer', async () => {
-    const row = await storedKey(user, key);
-    return row?.state === 'done' ? row : undefined;
-  });
+  return await waitUntil(
+    async () => {
+      const row = await storedKey(user, key);
+      return row?.state === 'done' ? row : undefined;
+    },
+    20_000,
+    'the kept answer',
+    { everyMs: 20 },
+  );
 }
 
 function expectReplayOf(replay: ApiResponse, first: ApiResponse): void {
@@ -211,7 +206,7 @@ describe('the sweeper deletes what is no longer kept', () => {
     for (const key of keys) expect((await upload(env.api, user, key)).status).toBe(201);
     const rows = await Promise.all(keys.map((key) => keptRow(user, key)));
     const hourEnds = [...new Set(rows.map((row) => expiryHourEnd(String(row.expiresAt))))];
-    expect(await waitFor('the due entries', async () => ((await dueEntries(user)).length === hourEnds.length ? dueEntries(user) : undefined))).toEqual(hourEnds);
+    expect(await waitUntil(async () => ((await dueEntries(user)).length === hourEnds.length ? dueEntries(user) : undefined), 20_000, 'the due entries', { everyMs: 20 })).toEqual(hourEnds);
     const last = Date.parse(hourEnds.at(-1)!);
     await sweepAt(Date.parse(String(rows[0]!.expiresAt)) - 1000);
     for (const key of keys) expect(await storedKey(user, key)).not.toBeNull();
@@ -226,7 +221,7 @@ describe('the sweeper deletes what is no longer kept', () => {
     expect((await upload(env.api, user, key)).status).toBe(201);
     const row = await keptRow(user, key);
     const hourEnd = Date.parse(expiryHourEnd(String(row.expiresAt)));
-    await waitFor('the due entry', async () => ((await dueEntries(user)).length > 0 ? true : undefined));
+    await waitUntil(async () => ((await dueEntries(user)).length > 0 ? true : undefined), 20_000, 'the due entry', { everyMs: 20 });
     // As a request after the 24 hours leaves it: the same key, a later expiry.
     await changeStoredKey(user, key, { expiresAt: new Date(hourEnd + 3600_000).toISOString() });
     await sweepAt(hourEnd + 1000);
@@ -415,7 +410,7 @@ describe('a crash between the work and storing its answer', () => {
       const id = await completableDraft(owner);
       const key = randomUUID();
       const lost = complete(doomed.api, owner, id, key).catch((error: unknown) => error);
-      const claim = await waitFor('the claim row', async () => (await storedKey(owner, key)) ?? undefined);
+      const claim = await waitUntil(async () => (await storedKey(owner, key)) ?? undefined, 20_000, 'the claim row', { everyMs: 20 });
       expect(claim).toMatchObject({ state: 'running', method: 'POST', path: `/api/envelopes/${id}/complete` });
       await doomed.kill();
       expect(await lost).toMatchObject({ name: 'TypeError', message: 'fetch failed' });

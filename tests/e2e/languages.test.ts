@@ -8,23 +8,16 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { SUPPORTED_LOCALES } from '../../src/lib/i18n/locales.js';
 import { signingLinkIn, waitForEmail, type CaughtEmail } from '../support/mail.js';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, serviceForFile, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
 
 let env: TestService;
 let owner: TestUser;
-
-beforeAll(async () => {
-  env = await startTestService();
-  owner = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
+serviceForFile((started) => ({ env, owner } = started));
 
 const uniqueAddress = (name: string): string => `${name}-${Math.random().toString(36).slice(2, 10)}@example.com`;
 

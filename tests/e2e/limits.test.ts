@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { emailsQueuedToday } from '../../src/lib/notifications/emailQuota.js';
 import { getServices } from '../../src/lib/services.js';
-import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectType, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess.js';
 import { auditTrail, emailsDispatched, outboxBatches, rewriteStoredEnvelope, sentEnvelope, storedEnvelope, storedRecipient } from '../support/signing.js';
 import { patience } from '../support/patience.js';
@@ -35,11 +35,6 @@ function serviceWith(settings: Record<string, string>): { env: () => TestService
     }
   });
   return { env: () => env! };
-}
-
-function expectType(response: ApiResponse, status: number, type: string): void {
-  expectProblem(response, status);
-  expect((response.body as { type: string }).type).toBe(`urn:problem:${type}`);
 }
 
 /** The `r` and `t` of a `RateLimit` header, after checking its form. */

@@ -2,8 +2,8 @@
  * CONTRACT §7, listing, over real HTTP: the caller's envelopes only, newest first, filtered by status,
  * paged with `limit` and an opaque `cursor` announced in `Link: <...>; rel="next"`.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { ApiClient, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { describe, expect, test } from '@jest/globals';
+import { ApiClient, createEnvelopeWithDocument, expectProblem, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { nextLink } from '../support/contract.js';
 import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { getServices } from '../../src/lib/services.js';
@@ -18,9 +18,8 @@ const ids: string[] = [];
 const voided = new Set<string>();
 const otherIds: string[] = [];
 
-beforeAll(async () => {
-  env = await startTestService();
-  api = env.api;
+serviceForFile(async (started) => {
+  ({ env, api } = started);
   [owner, other] = await Promise.all([env.newUser(), env.newUser()]);
   // Created one after another so that creation order is certain.
   for (let index = 0; index < 7; index++) {
@@ -32,9 +31,6 @@ beforeAll(async () => {
     expect(response.status).toBe(200);
     voided.add(ids[index]!);
   }
-});
-afterAll(async () => {
-  await env.close();
 });
 
 async function list(query = '', user = owner): Promise<ApiResponse<any>> {

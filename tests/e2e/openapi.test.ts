@@ -17,7 +17,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import fc from 'fast-check';
 import type { z } from 'zod';
@@ -29,7 +29,7 @@ import { completeSigningRequest, declineSigningRequest } from '../../src/lib/rec
 import type { RegisteredRoute } from '../../src/lib/http/register.js';
 import { loadFunctions } from '../../src/local/loadFunctions.js';
 import { OpenApiResponseValidator } from '../support/openapiValidator.js';
-import { ApiClient, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { ApiClient, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 
 type JsonObject = Record<string, any>;
 
@@ -38,17 +38,13 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 let env: TestService;
 let served: JsonObject;
 let routes: readonly RegisteredRoute[];
-
-beforeAll(async () => {
-  env = await startTestService();
+serviceForFile(async (started) => {
+  ({ env } = started);
   routes = await loadFunctions();
   const response = await env.api.request('GET', '/openapi.json');
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
   served = response.body as JsonObject;
-});
-afterAll(async () => {
-  await env.close();
 });
 
 /** Every operation of a document as [`METHOD /path`, operation]. */

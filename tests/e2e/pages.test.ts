@@ -8,19 +8,15 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
-import { expectProblem, startTestService, type ApiResponse, type TestService } from '../support/service.js';
+import { expectProblem, serviceForFile, type ApiResponse, type TestService } from '../support/service.js';
 
 let env: TestService;
 let blobOrigin: string;
-
-beforeAll(async () => {
-  env = await startTestService();
+serviceForFile(async (started) => {
+  ({ env } = started);
   blobOrigin = new URL(getServices().storage.blobService.url).origin;
-});
-afterAll(async () => {
-  await env.close();
 });
 
 const require = createRequire(import.meta.url);

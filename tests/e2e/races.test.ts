@@ -3,20 +3,13 @@
  * an update, never seal twice, and never leave a gap in the audit trail.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
-import { corpusPdf, createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, serviceForFile, type TestService, type TestUser } from '../support/service.js';
 
 let env: TestService;
 let user: TestUser;
-
-beforeAll(async () => {
-  env = await startTestService();
-  user = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
+serviceForFile((started) => ({ env, owner: user } = started));
 
 describe('concurrent updates of one envelope', () => {
   test('50 at once: each is applied or refused with 409/412, and every applied one is in the audit trail', async () => {

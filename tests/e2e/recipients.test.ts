@@ -3,21 +3,16 @@
  * shapes in responses, every validation rule with its status and path, and what is never shown.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { describe, expect, test } from '@jest/globals';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { storedEnvelope } from '../support/signing.js';
 
 let env: TestService;
 let owner: TestUser;
 let pdf: Buffer;
-
-beforeAll(async () => {
-  env = await startTestService();
-  owner = await env.newUser();
+serviceForFile(async (started) => {
+  ({ env, owner } = started);
   pdf = await corpusPdf('normal.pdf');
-});
-afterAll(async () => {
-  await env.close();
 });
 
 const put = (id: string, json: unknown): Promise<ApiResponse<any>> => env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json });

@@ -4,33 +4,22 @@
  * 404 where the contract says.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { ISO_MS } from '../support/contract.js';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, expectType, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, outboxBatches, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
+import { ada, bob, cat } from '../support/people.js';
 
 let env: TestService;
 let owner: TestUser;
 let stranger: TestUser;
-
-beforeAll(async () => {
-  env = await startTestService();
+serviceForFile(async (started) => {
+  ({ env } = started);
   [owner, stranger] = await Promise.all([env.newUser(), env.newUser()]);
 });
-afterAll(async () => {
-  await env.close();
-});
 
-const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
-const bob = { email: 'bob@example.com', name: 'Bob Approver', role: 'approver' };
-const cat = { email: 'cat@example.com', name: 'Cat Copy', role: 'cc' };
 const resend = (id: string, recipientId: string, user: TestUser = owner): Promise<ApiResponse<any>> =>
   env.api.request('POST', `/envelopes/${id}/recipients/${recipientId}/resend`, { token: user.token });
-
-function expectType(response: ApiResponse, status: number, type: string): void {
-  expectProblem(response, status);
-  expect((response.body as { type: string }).type).toBe(`urn:problem:${type}`);
-}
 
 describe('POST /api/envelopes/{id}/recipients/{recipientId}/resend (CONTRACT §11.5)', () => {
   test('202: a new link, the old one refused for GET and actions, a new invitation, recipient.invited with resend true', async () => {

@@ -3,10 +3,10 @@
  * for a token, asserted so that a new function that forgets its guard fails here, and proven over HTTP:
  * every protected route answers 401 without a token.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { loadFunctions } from '../../src/local/loadFunctions.js';
 import type { RegisteredRoute } from '../../src/lib/http/register.js';
-import { expectProblem, startTestService, type TestService } from '../support/service.js';
+import { expectProblem, serviceForFile, type TestService } from '../support/service.js';
 
 /** The whole API surface. A new function must be added here, with its access, or this test fails. */
 const expected = [
@@ -62,13 +62,9 @@ const expected = [
 
 let routes: readonly RegisteredRoute[];
 let env: TestService;
-
-beforeAll(async () => {
-  env = await startTestService();
+serviceForFile(async (started) => {
+  ({ env } = started);
   routes = await loadFunctions();
-});
-afterAll(async () => {
-  await env.close();
 });
 
 describe('route table', () => {

@@ -3,28 +3,19 @@
  * their actors; the invitations and webhook events written with the change (one outbox batch) and
  * dispatched after it; a send to 100 recipients in one transaction; voiding; closed envelopes.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import type { EmailMessage, WebhookEventBody } from '../../src/lib/notifications/outbox.js';
 import { tokenSha256 } from '../../src/lib/recipients/signingLinks.js';
 import { getServices } from '../../src/lib/services.js';
 import { ISO_MS } from '../support/contract.js';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, outboxBatches, outboxMessages, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
+import { ada, bob, cat } from '../support/people.js';
 
 let env: TestService;
 let owner: TestUser;
+serviceForFile((started) => ({ env, owner } = started));
 
-beforeAll(async () => {
-  env = await startTestService();
-  owner = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
-
-const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
-const bob = { email: 'bob@example.com', name: 'Bob Approver', role: 'approver' };
-const cat = { email: 'cat@example.com', name: 'Cat Copy', role: 'cc' };
 const get = (id: string): Promise<ApiResponse<any>> => env.api.request('GET', `/envelopes/${id}`, { token: owner.token });
 const patch = (id: string, json: unknown): Promise<ApiResponse<any>> => env.api.request('PATCH', `/envelopes/${id}`, { token: owner.token, json });
 const emails = (messages: Awaited<ReturnType<typeof outboxMessages>>): EmailMessage[] => messages.flatMap((message) => (message.kind === 'email' ? [message] : []));

@@ -11,7 +11,7 @@ import { resetConfig } from '../../src/lib/config.js';
 import { getServices, resetServices } from '../../src/lib/services.js';
 import { waitForEmails } from '../support/mail.js';
 import { patience } from '../support/patience.js';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, expectType, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, outboxMessages, rewriteStoredEnvelope, sentEnvelope, signingTokenFor, storedEnvelope, storedRecipient } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
 
@@ -40,11 +40,6 @@ afterAll(async () => {
 
 const ACCESS_CODE = 'blue-harbour-42';
 const uniqueEmail = (name: string) => `${name}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-
-function expectType(response: ApiResponse, status: number, type: string): void {
-  expectProblem(response, status);
-  expect((response.body as { type: string }).type).toBe(`urn:problem:${type}`);
-}
 
 const get = (token: string) => env.api.request('GET', '/signing', { token });
 const complete = (token: string) => env.api.request('POST', '/signing/complete', { token, json: { consent: true } });

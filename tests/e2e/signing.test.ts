@@ -4,28 +4,18 @@
  * Tokens come from the stored link salts (tests/support/signing.ts: a white-box shortcut until the
  * e-mail tests read them from a mailbox).
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
 import { EnvelopeChangedError } from '../../src/lib/storage/envelopeRepository.js';
 import { ISO_MS } from '../support/contract.js';
-import { expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { expectProblem, expectType, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, outboxMessages, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
+import { ada, bob, cat, vic } from '../support/people.js';
 
 let env: TestService;
 let owner: TestUser;
+serviceForFile((started) => ({ env, owner } = started));
 
-beforeAll(async () => {
-  env = await startTestService();
-  owner = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
-
-const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
-const bob = { email: 'bob@example.com', name: 'Bob Approver', role: 'approver' };
-const vic = { email: 'vic@example.com', name: 'Vic Viewer', role: 'viewer' };
-const cat = { email: 'cat@example.com', name: 'Cat Copy', role: 'cc' };
 const box = (type: string, extra: Record<string, unknown> = {}) => ({ type, page: 1, x: 0.1, y: 0.1, width: 0.3, height: 0.08, ...extra });
 
 const signing = (method: string, path: string, token: string, json?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<any>> =>
@@ -35,11 +25,6 @@ const complete = (token: string, json: unknown = { consent: true }, headers: Rec
 const decline = (token: string, json: unknown = { reason: 'Not today.' }) => signing('POST', '/decline', token, json);
 const token = (id: string, email: string) => signingTokenFor(owner.userId, id, email);
 const get = (id: string) => env.api.request('GET', `/envelopes/${id}`, { token: owner.token });
-
-function expectType(response: ApiResponse, status: number, type: string): void {
-  expectProblem(response, status);
-  expect((response.body as { type: string }).type).toBe(`urn:problem:${type}`);
-}
 
 describe('signing tokens (CONTRACT §11.3, §11.4)', () => {
   test('each invited recipient gets its own token; the view answers for that recipient only, with no-store', async () => {

@@ -3,28 +3,20 @@
  * envelope and reminding recipients, as the `system` actor, with their events, e-mails and webhook
  * events. (The sweeper itself, its schedule and its index reads come with it.)
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { expireEnvelope } from '../../src/lib/envelopes/expire.js';
 import { remindRecipients } from '../../src/lib/recipients/remind.js';
 import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../../src/lib/recipients/routing.js';
 import { getServices } from '../../src/lib/services.js';
 import { DUE_TABLES, type DueKind } from '../../src/lib/storage/dueIndex.js';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, serviceForFile, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, outboxBatches, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
+import { ada, bob } from '../support/people.js';
 
 let env: TestService;
 let owner: TestUser;
+serviceForFile((started) => ({ env, owner } = started));
 
-beforeAll(async () => {
-  env = await startTestService();
-  owner = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
-
-const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
-const bob = { email: 'bob@example.com', name: 'Bob', role: 'approver' };
 
 async function dueEntries(kind: DueKind, id: string): Promise<string[]> {
   const found: string[] = [];

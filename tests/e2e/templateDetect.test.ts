@@ -6,10 +6,10 @@
  * PDF shows the values while no tag is left visible (rendered pixels), though a tag stays in the text
  * layer (poppler's text).
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { launchChromium } from '../support/browser.js';
 import { darkPixels, render } from '../support/render.js';
-import { expectProblem as expectProblemBody, putToSas, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { expectProblem as expectProblemBody, putToSas, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { signingTokenFor } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
 
@@ -25,9 +25,8 @@ async function printed(browser: Awaited<ReturnType<typeof launchChromium>>, body
   return Buffer.from(await page.pdf({ format: 'A4' }));
 }
 
-beforeAll(async () => {
-  env = await startTestService();
-  owner = await env.newUser();
+serviceForFile(async (started) => {
+  ({ env, owner } = started);
   const browser = await launchChromium();
   try {
     tagged = await printed(
@@ -43,9 +42,6 @@ beforeAll(async () => {
   } finally {
     await browser.close();
   }
-});
-afterAll(async () => {
-  await env.close();
 });
 
 /** A problem+json answer of `status` with the problem type `urn:problem:<slug>`. */

@@ -7,10 +7,10 @@
  * included; every refusal; another owner's template answered as a missing one.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
 import { waitForSigningLink } from '../support/mail.js';
-import { corpusPdf, expectProblem, putToSas, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, expectProblem, putToSas, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
 
@@ -18,14 +18,10 @@ let env: TestService;
 let owner: TestUser;
 let stranger: TestUser;
 let pdf: Buffer;
-
-beforeAll(async () => {
-  env = await startTestService();
+serviceForFile(async (started) => {
+  ({ env } = started);
   [owner, stranger] = await Promise.all([env.newUser(), env.newUser()]);
   pdf = await corpusPdf('normal.pdf');
-});
-afterAll(async () => {
-  await env.close();
 });
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

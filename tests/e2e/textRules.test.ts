@@ -6,20 +6,13 @@
  * `PUBLIC_BASE_URL`, never from the request's `Host`.
  */
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { describe, expect, test } from '@jest/globals';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, emailsDispatched, sentEnvelope, signingTokenFor } from '../support/signing.js';
 
 let env: TestService;
 let owner: TestUser;
-
-beforeAll(async () => {
-  env = await startTestService({ triggers: false });
-  owner = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
+serviceForFile((started) => ({ env, owner } = started), { triggers: false });
 
 const LINE_SEPARATOR = '\u2028';
 const LONE_SURROGATE = '\uD800';

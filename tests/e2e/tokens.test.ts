@@ -3,22 +3,16 @@
  * with exp, iat, sub, the right issuer and audience pass, and only while the user exists.
  */
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { SignJWT } from 'jose';
 import { getServices } from '../../src/lib/services.js';
-import { expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { expectProblem, serviceForFile, type TestService, type TestUser } from '../support/service.js';
 
 let env: TestService;
 let user: TestUser;
 const secret = () => Buffer.from(process.env.JWT_SECRET!, 'utf8');
 
-beforeAll(async () => {
-  env = await startTestService();
-  user = await env.newUser();
-});
-afterAll(async () => {
-  await env.close();
-});
+serviceForFile((started) => ({ env, owner: user } = started));
 
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 

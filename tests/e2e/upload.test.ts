@@ -3,23 +3,17 @@
  * allows (create and write of one blob, nothing else), and the checks of the document whenever it is
  * used (send, complete), none of which changes the envelope or deletes the blob.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { ApiClient, corpusPdf, expectProblem, fetchAnswer, putToSas, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { ApiClient, corpusPdf, expectProblem, fetchAnswer, putToSas, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { UUID_V7, withSettings, withoutUrls } from '../support/contract.js';
 
 let env: TestService;
 let api: ApiClient;
 let user: TestUser;
 let pdf: Buffer;
-
-beforeAll(async () => {
-  env = await startTestService();
-  api = env.api;
-  user = await env.newUser();
+serviceForFile(async (started) => {
+  ({ env, api, owner: user } = started);
   pdf = await corpusPdf('normal.pdf');
-});
-afterAll(async () => {
-  await env.close();
 });
 
 const signer = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };

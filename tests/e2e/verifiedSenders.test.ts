@@ -12,7 +12,7 @@ import type { Browser } from 'playwright-core';
 import { verificationKey, verificationToken } from '../../src/lib/auth/emailVerification.js';
 import { getServices } from '../../src/lib/services.js';
 import { textKey } from '../../src/lib/storage/keys.js';
-import { axeViolations, launchChromium, screenshot, watchPage } from '../support/browser.js';
+import { expectNoViolations, launchChromium, screenshot, watchPage } from '../support/browser.js';
 import { reloadSettings } from '../support/contract.js';
 import { waitForEmails, type CaughtEmail } from '../support/mail.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
@@ -166,7 +166,7 @@ describe('the verification page in Chromium', () => {
     await page.locator('#verify-heading').filter({ hasText: 'Your e-mail address is verified' }).waitFor({ timeout: 20_000 });
     await expect(page.locator('#verify-body').textContent()).resolves.toContain(account.email);
     expect(new URL(page.url()).hash).toBe('');
-    expect(await axeViolations(page)).toEqual([]);
+    await expectNoViolations(page, 'the verify-email page');
     await screenshot(page, 'verify-email-done', { fullPage: false });
     expect(watch.foreignRequests).toEqual([]);
     expect(watch.errors).toEqual([]);

@@ -19,10 +19,9 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { webhookEventSchema } from '../../src/lib/openapi/webhooks.js';
 import { startAzurite, type RunningAzurite } from '../../src/local/azurite.js';
-import { patience } from '../support/patience.js';
+import { patience, waitUntil } from '../support/patience.js';
 import { ISO_MS, UUID, withSettings } from '../support/contract.js';
 import { waitForSigningLink } from '../support/mail.js';
-import { eventually } from '../support/queueRunner.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope } from '../support/signing.js';
 import { startReceiver, type ReceivedRequest, type Receiver, type ReceiverMode } from '../support/webhookReceiver.js';
@@ -242,7 +241,7 @@ describe('delivery (CONTRACT §12.2)', () => {
     expect(new Set(delivered.map(({ event }) => event.id)).size).toBe(1);
     // WEBHOOK_RETRY_SECONDS=1,1: each retry at least a second after the attempt before it.
     for (const index of [1, 2]) expect(delivered[index]!.request.at - delivered[index - 1]!.request.at).toBeGreaterThanOrEqual(900);
-    const log = await eventually(async () => {
+    const log = await waitUntil(async () => {
       const response = await env.api.request('GET', `/webhooks/${webhook.webhookId}/deliveries`, { token: webhook.owner.token });
       return response.body.length === 3 && response.body[0].outcome === 'succeeded' ? (response.body as any[]) : undefined;
     }, 10_000, 'the third attempt in the log');
@@ -261,7 +260,7 @@ describe('delivery (CONTRACT §12.2)', () => {
     const fourth = (await webhook.waitFor(4))[3]!;
     expect(fourth.webhookId).toBe(delivered[0]!.webhookId);
     expect(fourth.request.body).toBe(delivered[0]!.request.body);
-    const after = await eventually(async () => {
+    const after = await waitUntil(async () => {
       const response = await env.api.request('GET', `/webhooks/${webhook.webhookId}/deliveries`, { token: webhook.owner.token });
       return response.body.length === 4 ? (response.body as any[]) : undefined;
     }, 10_000, 'the redelivery in the log');

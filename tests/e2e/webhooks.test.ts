@@ -16,7 +16,8 @@ import { fanOutEvent } from '../../src/lib/notifications/webhooks/fanOut.js';
 import { decodeDeliveryMessage } from '../../src/lib/notifications/webhooks/model.js';
 import { getServices } from '../../src/lib/services.js';
 import { ISO_MS, UUID_V7, withSettings } from '../support/contract.js';
-import { eventually, startQueueRunner } from '../support/queueRunner.js';
+import { waitUntil as eventually } from '../support/patience.js';
+import { startQueueRunner } from '../support/queueRunner.js';
 import { expectProblem, startTestService, type ApiClient, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { startReceiver } from '../support/webhookReceiver.js';
 

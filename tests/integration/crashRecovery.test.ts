@@ -40,7 +40,7 @@ import { startAzurite, type RunningAzurite } from '../../src/local/azurite.js';
 import { pdfsig } from '../pdf/pdfTools.js';
 import { ApiClient, corpusPdf, createEnvelopeWithDocument, type ApiResponse, type TestUser } from '../support/service.js';
 import { tempFile } from '../support/tools.js';
-import { patience } from '../support/patience.js';
+import { patience, waitUntil } from '../support/patience.js';
 import { startReceiver, type Receiver } from '../support/webhookReceiver.js';
 
 /** The test's own durations and sizes, settable so that a longer run needs no edit. */
@@ -53,9 +53,9 @@ const ENVELOPES = Number(process.env.CHAOS_ENVELOPES ?? 2);
 const LOCKOUT_MS = 30_000;
 /**
  * Deadline for everything to arrive after the last fault: the queue functions' lease (60 s), the
- * queue's retry delay (`host.json` visibilityTimeout, 60 s) and room for a slow machine.
+ * queue's retry delay (`host.json` visibilityTimeout, 60 s) and room for a slow machine; scaled by `waitUntil`.
  */
-const SETTLE_MS = patience(200_000);
+const SETTLE_MS = 200_000;
 
 const START = path.resolve('dist/src/local/start.js');
 
@@ -237,22 +237,6 @@ function api(): ApiClient {
   return host.api;
 }
 
-/** Polls `probe` until it returns a value other than `undefined`. @throws after `timeoutMs` */
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms${lastError === undefined ? '' : ` (last error: ${String(lastError)})`}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
 /** The fault's own duration (not a wait for a condition). */
 async function hold(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
@@ -286,13 +270,14 @@ function sendBody(envelope: { recipients: string[] }) {
 
 /** The signing token of the invitation to `email` (waits for the e-mail). */
 async function tokenOf(email: string): Promise<string> {
-  return await until(
+  return await waitUntil(
     async () => {
       const invitation = mail.accepted.find((message) => message.to.includes(email) && message.subject.startsWith('Please review and sign:'));
       return invitation === undefined ? undefined : /\/api\/sign#([A-Za-z0-9_-]+)/.exec(invitation.text)?.[1];
     },
     90_000,
     `the invitation to ${email}`,
+    { retryErrors: true },
   );
 }
 
@@ -303,7 +288,7 @@ async function tokenOf(email: string): Promise<string> {
  * {@link LOCKOUT_MS} beyond `extraMs` (a storage outage the recipient sits through).
  */
 async function signUntilAnswered(envelopeId: string, email: string, token: string, extraMs = 0): Promise<void> {
-  await until(
+  await waitUntil(
     async () => {
       let response: ApiResponse;
       try {
@@ -322,7 +307,7 @@ async function signUntilAnswered(envelopeId: string, email: string, token: strin
     },
     LOCKOUT_MS + extraMs,
     `${email} to be able to sign`,
-    200,
+    { everyMs: 200, retryErrors: true },
   );
 }
 
@@ -379,7 +364,7 @@ test('kills, a storage outage and a mail server outage lose nothing, seal nothin
     .request('POST', '/signing/complete', { token: tokens.get(completing.recipients[1]!)!, json: { consent: true, values: [] } })
     .then((response) => (response.status === 200 ? answered.push({ envelopeId: completing.id, email: completing.recipients[1]! }) : undefined))
     .catch(() => undefined);
-  await until(() => sealedBlobExists(completing.id), 30_000, 'the sealed blob', 5);
+  await waitUntil(() => sealedBlobExists(completing.id), 30_000, 'the sealed blob', { everyMs: 5, retryErrors: true });
   await killHost();
   await lastSignature;
   host = await startHost();
@@ -389,7 +374,7 @@ test('kills, a storage outage and a mail server outage lose nothing, seal nothin
   const sending = await newEnvelope('sending', 2, {}, false);
   const send = api().request('PUT', `/envelopes/${sending.id}`, { token: owner.token, json: sendBody(sending) }).catch(() => undefined);
   const repository = new EnvelopeRepository(storage.tables.envelopes);
-  await until(async () => ((await repository.read(owner.userId, sending.id))?.record.status === 'sent' ? true : undefined), 30_000, 'the send to commit', 5);
+  await waitUntil(async () => ((await repository.read(owner.userId, sending.id))?.record.status === 'sent' ? true : undefined), 30_000, 'the send to commit', { everyMs: 5, retryErrors: true });
   await killHost();
   await send;
   host = await startHost();
@@ -397,9 +382,9 @@ test('kills, a storage outage and a mail server outage lose nothing, seal nothin
   // 3. Killed during e-mail delivery: the mail server holds the completed e-mails' DATA unanswered.
   mail.stalling = true;
   await signUntilAnswered(delivering.id, delivering.recipients[0]!, tokens.get(delivering.recipients[0]!)!);
-  await until(async () => (mail.heldCount > 0 ? true : undefined), 30_000, 'a completed e-mail in delivery');
+  await waitUntil(async () => (mail.heldCount > 0 ? true : undefined), 30_000, 'a completed e-mail in delivery', { retryErrors: true });
   await killHost();
-  await until(async () => (mail.heldClientsGone ? true : undefined), 10_000, 'the mail server to see its clients gone');
+  await waitUntil(async () => (mail.heldClientsGone ? true : undefined), 10_000, 'the mail server to see its clients gone', { retryErrors: true });
   mail.release(); // their client is gone: dropped, never accepted
   mail.stalling = false;
   host = await startHost();
@@ -484,7 +469,7 @@ test('kills, a storage outage and a mail server outage lose nothing, seal nothin
     }
     return lost;
   };
-  await until(async () => ((await missing()).length === 0 ? true : undefined), SETTLE_MS, 'every e-mail, event and lastEmail', 2_000).catch(async (error: unknown) => {
+  await waitUntil(async () => ((await missing()).length === 0 ? true : undefined), SETTLE_MS, 'every e-mail, event and lastEmail', { everyMs: 2_000, retryErrors: true }).catch(async (error: unknown) => {
     const unsettled = (await batches())
       .filter((batch) => batch.states.some((state) => state !== 'sent'))
       .map((batch) => `${batch.id} dispatched ${batch.dispatchedAt} states ${JSON.stringify(batch.states)} claims ${JSON.stringify(batch.claims)} kinds ${batch.messages.map((message) => message.kind).join(',')}`);

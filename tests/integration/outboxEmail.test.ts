@@ -27,7 +27,7 @@ import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { SYSTEM_ACTOR } from '../../src/lib/envelopes/model.js';
 import { uuidv7 } from '../../src/lib/ids.js';
 import type { EmailMessage, OutboxBatch } from '../../src/lib/notifications/outbox.js';
-import { patience } from '../support/patience.js';
+import { patience, waitUntil } from '../support/patience.js';
 import { OUTBOX_DUE_KIND, OUTBOX_MAX_REDISPATCHES, OutboxStore } from '../../src/lib/notifications/outboxRepository.js';
 import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../../src/lib/recipients/signingLinks.js';
 import { redispatchDueOutbox, runSweep } from '../../src/lib/notifications/sweep.js';
@@ -96,15 +96,6 @@ afterAll(async () => {
     else process.env[name] = saved[name];
   }
 });
-
-/** Polls `condition` every 50 ms until it holds. @throws Error after `timeoutMs` (on a quiet machine; scaled by `patience`) */
-async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + patience(timeoutMs);
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function queueLength(name: string): Promise<number> {
   return (await services.storage.queueService.getQueueClient(name).getProperties()).approximateMessagesCount ?? 0;

@@ -13,6 +13,7 @@ import type { RegisteredQueueFunction, RegisteredTimerFunction } from '../../src
 import { QueueTriggerRunner, readQueueRunnerSettings, type QueueRunnerSettings } from '../../src/local/queueRunner.js';
 import { HOST_JSON } from '../../src/local/service.js';
 import { parseSchedule, TimerTriggerRunner } from '../../src/local/timerRunner.js';
+import { waitUntil } from '../support/patience.js';
 
 const queueService = QueueServiceClient.fromConnectionString(process.env.STORAGE_CONNECTION_STRING!);
 const FAST: Partial<QueueRunnerSettings> = { visibilityTimeoutSeconds: 1, leaseSeconds: 30, minPollingIntervalMs: 25, maxPollingIntervalMs: 200 };
@@ -23,15 +24,6 @@ afterEach(async () => {
   await Promise.all(runners.map((runner) => runner.close()));
   runners = [];
 });
-
-/** Polls `condition` every 25 ms until it holds. @throws Error after `timeoutMs` */
-async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 async function newQueue() {
   const name = `test-${randomUUID().slice(0, 8)}`;

@@ -28,7 +28,8 @@ import { getServices, type Services } from '../../src/lib/services.js';
 import { ensureStorage } from '../../src/lib/storage/setup.js';
 import { reloadSettings } from '../support/contract.js';
 import { startFakeDns, type FakeDns } from '../support/dnsServer.js';
-import { eventually, startQueueRunner, type QueueRunner } from '../support/queueRunner.js';
+import { waitUntil } from '../support/patience.js';
+import { startQueueRunner, type QueueRunner } from '../support/queueRunner.js';
 import { issueTestCertificates, startReceiver, type Receiver, type ReceivedRequest } from '../support/webhookReceiver.js';
 
 process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = 'true';
@@ -104,7 +105,7 @@ async function hook(ownerId: string, url: string, events?: WebhookEventType[]) {
 
 /** The log once it holds `count` attempts (newest first). */
 async function logOf(ownerId: string, webhookId: string, count: number): Promise<DeliveryAttemptView[]> {
-  return await eventually(async () => {
+  return await waitUntil(async () => {
     const log = await listDeliveries({ services, ownerId, webhookId });
     return log.length >= count ? log : undefined;
   }, 20_000, `${count} attempts in the log of ${webhookId}`);
@@ -350,7 +351,7 @@ describe('idempotency', () => {
     runDeliveries();
     await target.waitForRequests(1);
     await logOf(owner, created.id, 1);
-    await eventually(async () => ((await queue.getProperties()).approximateMessagesCount === 0 ? true : undefined), 10_000, 'the queue to drain');
+    await waitUntil(async () => ((await queue.getProperties()).approximateMessagesCount === 0 ? true : undefined), 10_000, 'the queue to drain');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(target.requests).toHaveLength(1);
     expect(await listDeliveries({ services, ownerId: owner, webhookId: created.id })).toHaveLength(1);

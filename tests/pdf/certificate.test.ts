@@ -1,25 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as harfbuzz from 'harfbuzzjs';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { describeAuditTrail } from '../../src/lib/envelopes/auditSentences.js';
 import { sealDocument } from '../../src/lib/pdf/index.js';
 import type { CertificateRecipient, CompletionCertificate, SignatureValue } from '../../src/lib/pdf/index.js';
 import { pdfWithPages } from './geometryPdfs.js';
 import type { PageSpec } from './geometryPdfs.js';
-import { certificateFor, collapse, corpusFile, developmentSealer, internationalSigners, pdfinfo, pdftotext, recipientFor, run, scratchDir } from './pdfTools.js';
-import type { Sealer } from './pdfTools.js';
+import { certificateFor, collapse, corpusFile, internationalSigners, pdfinfo, pdftotext, recipientFor, run, sealingForFile } from './pdfTools.js';
+import type { Scratch, Sealer } from './pdfTools.js';
 
 let sealer: Sealer;
-let scratch: Awaited<ReturnType<typeof scratchDir>>;
-
-beforeAll(async () => {
-  [sealer, scratch] = await Promise.all([developmentSealer(), scratchDir()]);
-});
-
-afterAll(async () => {
-  await scratch.remove();
-});
+let scratch: Scratch;
+sealingForFile((started) => ({ sealer, scratch } = started));
 
 /** Names in every script CONTRACT §10 lists, emoji and a few more scripts, each with its own e-mail address. */
 const everyScript = [

@@ -5,7 +5,7 @@
  * Writes the outcome table to docs/corpus.md.
  */
 import { readdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, describe, expect, test } from '@jest/globals';
 import { isAppError } from '../../src/lib/errors.js';
 import { sealDocument } from '../../src/lib/pdf/index.js';
 import type { SealResult } from '../../src/lib/pdf/index.js';
@@ -14,17 +14,16 @@ import {
   collapse,
   corpusDir,
   corpusFile,
-  developmentSealer,
   expectSameRendering,
   expectValidSeal,
   pdfinfo,
   pdfsig,
   plainFieldValues,
-  scratchDir,
   startsWith,
   writeCorpusDocBlock,
+  sealingForFile,
 } from './pdfTools.js';
-import type { Sealer } from './pdfTools.js';
+import type { Scratch, Sealer } from './pdfTools.js';
 import { patience } from '../support/patience.js';
 
 interface Outcome {
@@ -38,14 +37,11 @@ interface Outcome {
 const files = readdirSync(corpusDir).filter((name) => name.toLowerCase().endsWith('.pdf')).sort();
 const outcomes = new Map<string, Outcome>();
 let sealer: Sealer;
-let scratch: Awaited<ReturnType<typeof scratchDir>>;
+let scratch: Scratch;
 
-beforeAll(async () => {
-  [sealer, scratch] = await Promise.all([developmentSealer(), scratchDir()]);
-});
+sealingForFile((started) => ({ sealer, scratch } = started));
 
 afterAll(async () => {
-  await scratch.remove();
   if (outcomes.size !== files.length) return; // a partial run (-t filter) does not rewrite the table
   writeCorpusTable([...outcomes.values()].sort((a, b) => a.file.localeCompare(b.file)));
 });

@@ -1,22 +1,15 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { sealDocument } from '../../src/lib/pdf/index.js';
 import type { FieldDrawing } from '../../src/lib/pdf/index.js';
 import { pdfWithPages } from './geometryPdfs.js';
 import type { PageSpec } from './geometryPdfs.js';
-import { certificateFor, collapse, developmentSealer, expectValidSeal, pdftotext, run, scratchDir } from './pdfTools.js';
-import type { Sealer } from './pdfTools.js';
+import { certificateFor, collapse, expectValidSeal, pdftotext, run, sealingForFile } from './pdfTools.js';
+import type { Scratch, Sealer } from './pdfTools.js';
 
 let sealer: Sealer;
-let scratch: Awaited<ReturnType<typeof scratchDir>>;
-
-beforeAll(async () => {
-  [sealer, scratch] = await Promise.all([developmentSealer(), scratchDir()]);
-});
-
-afterAll(async () => {
-  await scratch.remove();
-});
+let scratch: Scratch;
+sealingForFile((started) => ({ sealer, scratch } = started));
 
 const strokes: [number, number][][] = [
   [[0.05, 0.6], [0.1, 0.2], [0.18, 0.75], [0.25, 0.3], [0.32, 0.7], [0.4, 0.4], [0.5, 0.5], [0.7, 0.3], [0.9, 0.6]],
@@ -38,6 +31,12 @@ const drawings: FieldDrawing[] = [
   { page: 1, x: 0.1, y: 0.4, width: 0.3, height: 0.06, type: 'text', value: longText },
   { page: 1, x: 0.5, y: 0.4, width: 0.4, height: 0.05, type: 'signature', value: { typed: 'Пётр Γιώργος 王小明' } },
 ];
+
+/** `value`, which a test cannot go on without. @throws Error naming `what` when it is missing */
+function found<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`${what} is missing`);
+  return value;
+}
 
 interface Gray {
   width: number;
@@ -144,27 +143,21 @@ describe('field values drawn into the pages (CONTRACT §6 step 2)', () => {
         (word.yMin + word.yMax) / 2 >= drawing.y * displayed.height &&
         (word.yMin + word.yMax) / 2 <= (drawing.y + drawing.height) * displayed.height;
       // The typed signature: "Ada" left of "Lovelace" on one baseline, wider than tall: upright.
-      const ada = words.find((word) => word.text === 'Ada');
-      const lovelace = words.find((word) => word.text === 'Lovelace');
-      expect(ada).toBeDefined();
-      expect(lovelace).toBeDefined();
-      if (ada === undefined || lovelace === undefined) return;
+      const ada = found(words.find((word) => word.text === 'Ada'), 'the word Ada');
+      const lovelace = found(words.find((word) => word.text === 'Lovelace'), 'the word Lovelace');
       expect(ada.xMax).toBeLessThan(lovelace.xMin);
       expect(Math.abs(ada.yMax - lovelace.yMax)).toBeLessThan(1);
       expect(lovelace.xMax - lovelace.xMin).toBeGreaterThan(lovelace.yMax - lovelace.yMin);
-      const typed = drawings[1];
-      if (typed !== undefined) for (const word of [ada, lovelace]) expect(inRect(typed)(word)).toBe(true);
+      const typed = found(drawings[1], 'the typed signature');
+      for (const word of [ada, lovelace]) expect(inRect(typed)(word)).toBe(true);
       // Shrunk and wrapped to fit: every word of the e-mail and the long text inside its rectangle.
-      const email = drawings[4];
-      const long = drawings[8];
-      if (email === undefined || long === undefined) return;
+      const email = found(drawings[4], 'the e-mail field');
+      const long = found(drawings[8], 'the long text field');
       const emailWords = words.filter((word) => word.text.includes('@'));
       expect(emailWords).toHaveLength(1);
       for (const word of emailWords) expect(inRect(email)(word)).toBe(true);
       for (const expected of ['longer', 'value', 'cannot', 'minimum', 'wraps', 'several', 'inside']) {
-        const word = words.find((candidate) => candidate.text === expected);
-        expect(word).toBeDefined();
-        if (word !== undefined) expect(inRect(long)(word)).toBe(true);
+        expect(inRect(long)(found(words.find((candidate) => candidate.text === expected), `the word ${expected}`))).toBe(true);
       }
     });
 

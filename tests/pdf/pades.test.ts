@@ -6,24 +6,16 @@
  * pdfsig and MuPDF (`mutool sign -v`), with and without the loopback TSA.
  */
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { sealDocument } from '../../src/lib/pdf/index.js';
-import { startTimestampAuthority } from '../support/timestampAuthority.js';
 import type { TimestampAuthority } from '../support/timestampAuthority.js';
-import { certificateFor, corpusFile, developmentSealer, dumpSignature, expectValidSeal, pdfsig, run, scratchDir } from './pdfTools.js';
-import type { Sealer } from './pdfTools.js';
+import { certificateFor, corpusFile, dumpSignature, expectValidSeal, pdfsig, run, sealingForFile } from './pdfTools.js';
+import type { Scratch, Sealer } from './pdfTools.js';
 
 let sealer: Sealer;
 let tsa: TimestampAuthority;
-let scratch: Awaited<ReturnType<typeof scratchDir>>;
-
-beforeAll(async () => {
-  [sealer, tsa, scratch] = await Promise.all([developmentSealer(), startTimestampAuthority(), scratchDir()]);
-});
-
-afterAll(async () => {
-  await Promise.all([tsa.close(), scratch.remove()]);
-});
+let scratch: Scratch;
+sealingForFile((started) => ({ sealer, tsa, scratch } = started), { timestampAuthority: true });
 
 /** The bytes a signature covers: its /ByteRange's two ranges, concatenated (ISO 32000-1 §12.8.1). */
 function signedBytes(pdf: Buffer): Buffer {

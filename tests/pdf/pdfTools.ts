@@ -10,12 +10,13 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { expect } from '@jest/globals';
+import { afterAll, beforeAll, expect } from '@jest/globals';
 import { createDevelopmentSealingCertificate } from '../../src/lib/pdf/index.js';
 import type { CertificateRecipient, CompletionCertificate } from '../../src/lib/pdf/index.js';
 
 /** The shared corpus of real PDFs (never modified). */
 import { CORPUS_DIR } from '../support/corpus.js';
+import { startTimestampAuthority, type TimestampAuthority } from '../support/timestampAuthority.js';
 import { differingPages, renderPages, renderers } from './rendering.js';
 import type { Renderer } from './rendering.js';
 
@@ -116,6 +117,33 @@ export async function scratchDir(): Promise<{ dir: string; write: (name: string,
     },
     remove: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+export type Scratch = Awaited<ReturnType<typeof scratchDir>>;
+
+/** What {@link sealingForFile} prepared: the development sealer and a scratch folder. */
+export interface Sealing {
+  sealer: Sealer;
+  scratch: Scratch;
+}
+
+/**
+ * The set-up of a test file that seals: the development sealer and a scratch folder before the file's
+ * tests (`ready` receives them), with `timestampAuthority` a local RFC 3161 time-stamp authority too;
+ * all of it removed or stopped after the tests.
+ */
+export function sealingForFile(ready: (started: Sealing) => unknown): void;
+export function sealingForFile(ready: (started: Sealing & { tsa: TimestampAuthority }) => unknown, options: { timestampAuthority: true }): void;
+export function sealingForFile(ready: (started: Sealing & { tsa: TimestampAuthority }) => unknown, options: { timestampAuthority?: boolean } = {}): void {
+  let started: (Sealing & { tsa?: TimestampAuthority }) | undefined;
+  beforeAll(async () => {
+    const [sealer, scratch, tsa] = await Promise.all([developmentSealer(), scratchDir(), options.timestampAuthority === true ? startTimestampAuthority() : undefined]);
+    started = { sealer, scratch, ...(tsa === undefined ? {} : { tsa }) };
+    await ready(started as Sealing & { tsa: TimestampAuthority });
+  });
+  afterAll(async () => {
+    await Promise.all([started?.tsa?.close(), started?.scratch.remove()]);
+  });
 }
 
 export interface SignatureReport {

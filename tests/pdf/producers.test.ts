@@ -16,10 +16,10 @@
 import { copyFile, readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, describe, expect, test } from '@jest/globals';
 import { sealDocument } from '../../src/lib/pdf/index.js';
-import { certificateFor, collapse, recipientFor, corpusDir, developmentSealer, expectValidSeal, pdfinfo, pdftotext, run, scratchDir, writeCorpusDocBlock } from './pdfTools.js';
-import type { Sealer } from './pdfTools.js';
+import { certificateFor, collapse, recipientFor, corpusDir, expectValidSeal, pdfinfo, pdftotext, run, writeCorpusDocBlock, sealingForFile } from './pdfTools.js';
+import type { Scratch, Sealer } from './pdfTools.js';
 
 /** One signer: these tests are about the document, not the certificate's scripts (certificate.test.ts). */
 const latinSigner = { id: randomUUID(), name: 'Zoë Ångström', email: 'zoe@example.no', role: 'signer' };
@@ -137,15 +137,12 @@ async function copyTo(file: string, dir: string): Promise<string> {
 }
 
 let sealer: Sealer;
-let scratch: Awaited<ReturnType<typeof scratchDir>>;
+let scratch: Scratch;
 const results = new Map<string, string>();
 
-beforeAll(async () => {
-  [sealer, scratch] = await Promise.all([developmentSealer(), scratchDir()]);
-});
+sealingForFile((started) => ({ sealer, scratch } = started));
 
 afterAll(async () => {
-  await scratch.remove();
   if (results.size !== cases.length) return; // a partial run (-t filter) does not rewrite the section
   writeCorpusDocBlock('producers', [
     '## PDFs from other producers',

@@ -8,11 +8,11 @@
 import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { isAppError } from '../../src/lib/errors.js';
 import { sealDocument } from '../../src/lib/pdf/index.js';
-import { certificateFor, collapse, recipientFor, corpusDir, developmentSealer, expectValidSeal, pdfinfo, pdftotext, qpdfCheck, run, scratchDir } from './pdfTools.js';
-import type { Sealer } from './pdfTools.js';
+import { certificateFor, collapse, recipientFor, corpusDir, expectValidSeal, pdfinfo, pdftotext, qpdfCheck, run, sealingForFile } from './pdfTools.js';
+import type { Scratch, Sealer } from './pdfTools.js';
 
 /** One signer: these tests are about the document, not the certificate's scripts (certificate.test.ts). */
 const latinSigner = { id: randomUUID(), name: 'Zoë Ångström', email: 'zoe@example.no', role: 'signer' };
@@ -20,15 +20,8 @@ import { ownerRestrictions, restrictWithQpdf } from './producers.js';
 import { differingPages, renderers } from './rendering.js';
 
 let sealer: Sealer;
-let scratch: Awaited<ReturnType<typeof scratchDir>>;
-
-beforeAll(async () => {
-  [sealer, scratch] = await Promise.all([developmentSealer(), scratchDir()]);
-});
-
-afterAll(async () => {
-  await scratch.remove();
-});
+let scratch: Scratch;
+sealingForFile((started) => ({ sealer, scratch } = started));
 
 const variants = Object.keys(ownerRestrictions) as (keyof typeof ownerRestrictions)[];
 const sources = ['normal.pdf', 'form_to_flatten.pdf'];

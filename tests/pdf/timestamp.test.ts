@@ -1,25 +1,18 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { isAppError } from '../../src/lib/errors.js';
 import { sealDocument } from '../../src/lib/pdf/index.js';
 import { startTimestampAuthority, unusedLoopbackUrl } from '../support/timestampAuthority.js';
 import type { TimestampAuthority } from '../support/timestampAuthority.js';
-import { certificateFor, corpusFile, developmentSealer, dumpSignature, expectValidSeal, pdfinfo, run, scratchDir } from './pdfTools.js';
-import type { Sealer } from './pdfTools.js';
+import { certificateFor, corpusFile, dumpSignature, expectValidSeal, pdfinfo, run, sealingForFile } from './pdfTools.js';
+import type { Scratch, Sealer } from './pdfTools.js';
 import { patience } from '../support/patience.js';
 
 let sealer: Sealer;
 let tsa: TimestampAuthority;
-let scratch: Awaited<ReturnType<typeof scratchDir>>;
-
-beforeAll(async () => {
-  [sealer, tsa, scratch] = await Promise.all([developmentSealer(), startTimestampAuthority(), scratchDir()]);
-});
-
-afterAll(async () => {
-  await Promise.all([tsa.close(), scratch.remove()]);
-});
+let scratch: Scratch;
+sealingForFile((started) => ({ sealer, tsa, scratch } = started), { timestampAuthority: true });
 
 /** Offsets of one DER element in `openssl asn1parse` output: where it starts, header and content length. */
 interface Element {

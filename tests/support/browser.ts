@@ -8,7 +8,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { expect } from '@jest/globals';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { waitUntil } from './patience.js';
 
 /** Where the screenshots of the browser tests go. */
 export const SCREENSHOT_DIR = path.resolve(process.cwd(), 'test-output/screenshots');
@@ -199,4 +201,27 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   const tags = JSON.stringify(WCAG_AA_TAGS);
   return (await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ${tags} }, resultTypes: ['violations'] }).then((results) =>
     results.violations.map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, nodes: violation.nodes.map((node) => node.target.join(' ')) })))`)) as AxeViolation[];
+}
+
+/**
+ * Fails unless axe-core finds nothing on the page as it is now ({@link axeViolations}); `state` names
+ * what the page shows, so that a failure says where.
+ */
+export async function expectNoViolations(page: Page, state: string): Promise<void> {
+  expect({ state, violations: await axeViolations(page) }).toEqual({ state, violations: [] });
+}
+
+/**
+ * Polls `expression` in the page until it is true; `page.evaluate` is not governed by the page's
+ * Content-Security-Policy, as `page.waitForFunction` would be.
+ * @param timeoutMs the deadline on a quiet machine, scaled by `patience`
+ */
+export async function waitInPage(page: Page, expression: string, timeoutMs = 60_000): Promise<void> {
+  await waitUntil(async () => Boolean(await page.evaluate(expression)), timeoutMs, `${expression} to be true`, { everyMs: 100 });
+}
+
+/** Waits until the signing page has its pages and every one of them is drawn (a short document is drawn whole at once). */
+export async function ceremonyReady(page: Page, timeoutMs = 30_000): Promise<void> {
+  await page.locator('#pages[data-ready="true"]').waitFor({ state: 'attached' });
+  await waitInPage(page, `document.querySelectorAll('.pdf-page').length > 0 && [...document.querySelectorAll('.pdf-page')].every((page) => page.classList.contains('pdf-page-drawn'))`, timeoutMs);
 }

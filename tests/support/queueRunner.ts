@@ -50,13 +50,3 @@ export function startQueueRunner(queue: QueueClient, handle: (messageText: strin
   return runner;
 }
 
-/** Polls `probe` until it returns a value other than `undefined` (rejects after `timeoutMs`). */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000, what = 'the condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not hold within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

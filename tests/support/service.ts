@@ -2,6 +2,7 @@
  * End-to-end test support: the API on the local host over real HTTP against the suite's Azurite, and
  * a small client that speaks to it as any HTTP client would.
  */
+import { afterAll, beforeAll, expect } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -103,6 +104,30 @@ export async function startTestService(options: Omit<StartServiceOptions, 'port'
 }
 
 /** An HTTP answer read to its end. */
+/** What {@link serviceForFile} started: the service, its API client and a registered owner. */
+export interface FileService {
+  env: TestService;
+  api: ApiClient;
+  owner: TestUser;
+}
+
+/**
+ * The set-up of a test file that talks to the API: starts the service and registers an owner before
+ * the file's tests (`ready` receives them, and may prepare more), and closes the service after them.
+ * @param options of the local host, as {@link startTestService} takes them
+ */
+export function serviceForFile(ready: (started: FileService) => unknown, options: Omit<StartServiceOptions, 'port'> & { ownerName?: string } = {}): void {
+  let env: TestService | undefined;
+  beforeAll(async () => {
+    const { ownerName, ...serviceOptions } = options;
+    env = await startTestService(serviceOptions);
+    await ready({ env, api: env.api, owner: await env.newUser(ownerName === undefined ? {} : { name: ownerName }) });
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+}
+
 export interface FetchedAnswer {
   status: number;
   headers: Headers;
@@ -145,4 +170,10 @@ export function expectProblem(response: ApiResponse, status: number): void {
   if (typeof body.type !== 'string' || typeof body.title !== 'string' || body.status !== status || typeof body.detail !== 'string' || body.detail === '') {
     throw new Error(`not a problem details body: ${response.text}`);
   }
+}
+
+/** {@link expectProblem}, and its `type` is `urn:problem:<type>`. */
+export function expectType(response: ApiResponse, status: number, type: string): void {
+  expectProblem(response, status);
+  expect((response.body as { type: string }).type).toBe(`urn:problem:${type}`);
 }

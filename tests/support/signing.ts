@@ -13,8 +13,8 @@ import type { OutboxBatch, OutboxMessage } from '../../src/lib/notifications/out
 import { signingLinkKey, signingToken } from '../../src/lib/recipients/signingLinks.js';
 import { getServices } from '../../src/lib/services.js';
 import { EnvelopeChangedError } from '../../src/lib/storage/envelopeRepository.js';
-import { patience } from './patience.js';
-import { eventually } from './queueRunner.js';
+import { waitUntil } from './patience.js';
+
 import { corpusPdf, createEnvelopeWithDocument, type ApiClient, type TestUser } from './service.js';
 
 /** The envelope as stored, internal fields included. */
@@ -112,8 +112,8 @@ export async function sentEnvelope(api: ApiClient, owner: TestUser, options: Sen
  * this has happened, so that only the refusal could change it.
  * @throws Error when an e-mail is still queued after `timeoutMs` (default 30 s, scaled by `patience`)
  */
-export async function emailsDispatched(ownerId: string, envelopeId: string, timeoutMs = patience(30_000)): Promise<void> {
-  await eventually(
+export async function emailsDispatched(ownerId: string, envelopeId: string, timeoutMs = 30_000): Promise<void> {
+  await waitUntil(
     async () => ((await storedEnvelope(ownerId, envelopeId)).signers.some((signer) => signer.lastEmail?.status === 'queued') ? undefined : true),
     timeoutMs,
     `the e-mails of envelope ${envelopeId} to leave the outbox`,

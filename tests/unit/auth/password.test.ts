@@ -6,9 +6,9 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import bcrypt from 'bcryptjs';
-import { hashPassword, PasswordHashing, passwordBackend, verifyPassword } from '../../src/lib/auth/password.js';
-import { AppError } from '../../src/lib/errors.js';
-import { patience } from '../support/patience.js';
+import { hashPassword, PasswordHashing, passwordBackend, verifyPassword } from '../../../src/lib/auth/password.js';
+import { AppError } from '../../../src/lib/errors.js';
+import { patience } from '../../support/patience.js';
 
 describe('password hashing', () => {
   test('hashes off the event loop with the native binding where it has a prebuilt binary (linux x64 glibc here)', async () => {

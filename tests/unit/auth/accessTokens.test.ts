@@ -4,9 +4,9 @@
  */
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
 import { decodeJwt } from 'jose';
-import type { Config } from '../../src/lib/config.js';
-import { AppError } from '../../src/lib/errors.js';
-import { CLOCK_TOLERANCE_SECONDS, issueAccessToken, verifyAccessToken } from '../../src/lib/auth/jwt.js';
+import type { Config } from '../../../src/lib/config.js';
+import { AppError } from '../../../src/lib/errors.js';
+import { CLOCK_TOLERANCE_SECONDS, issueAccessToken, verifyAccessToken } from '../../../src/lib/auth/jwt.js';
 
 const claims = { sub: '01a200d3-9ff7-7344-8a5a-76f38c77e046', email: 'ada@example.com', role: 'user' as const };
 

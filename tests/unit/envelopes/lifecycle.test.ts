@@ -1,33 +1,14 @@
-/** The lifecycle table of CONTRACT §5, the signer and field rules of §3 and §11.2, and signing order (§11.3), as functions of the state. */
+/** The lifecycle table of CONTRACT §5 and the signer and field rules of §3 and §11.2, as functions of the state (signing order: `tests/unit/recipients/routing.test.ts`). */
 import { describe, expect, test } from '@jest/globals';
-import type { Config } from '../../src/lib/config.js';
-import { Change } from '../../src/lib/envelopes/change.js';
-import { applySend, applyVoid, ifMatchSatisfied, planUpdate, replaceSigners } from '../../src/lib/envelopes/lifecycle.js';
-import { newSigner, type Actor, type EnvelopeRecord, type EnvelopeStatus, type Field, type Signer } from '../../src/lib/envelopes/model.js';
-import { parseWith } from '../../src/lib/http/body.js';
-import { updateEnvelopeRequest } from '../../src/lib/envelopes/schemas.js';
-import { isAppError } from '../../src/lib/errors.js';
-import { inviteNextGroup, isTurn, waitingFor } from '../../src/lib/recipients/routing.js';
-import { signingLinkKey, signingToken, tokenSha256 } from '../../src/lib/recipients/signingLinks.js';
+import { applySend, applyVoid, ifMatchSatisfied, planUpdate, replaceSigners } from '../../../src/lib/envelopes/lifecycle.js';
+import { newSigner, type EnvelopeRecord, type EnvelopeStatus, type Signer } from '../../../src/lib/envelopes/model.js';
+import { parseWith } from '../../../src/lib/http/body.js';
+import { updateEnvelopeRequest } from '../../../src/lib/envelopes/schemas.js';
+import { isAppError } from '../../../src/lib/errors.js';
+import { envelope as envelopeRecord, field, FROZEN as frozen, NOW as now, OWNER as actor, RULES_CONFIG as config } from '../../support/records.js';
 
-const actor: Actor = { userId: 'owner', email: 'owner@example.com', emailVerified: true, ip: '203.0.113.7', userAgent: 'jest', apiKeyId: null };
-const now = new Date('2026-11-22T10:15:30.123Z');
-const config: Pick<Config, 'jwt' | 'reminderDaySeconds' | 'envelopeTtlDays'> = {
-  jwt: { secret: new TextEncoder().encode('x'.repeat(32)), issuer: 'i', audience: 'a', ttlSeconds: 3600 },
-  reminderDaySeconds: 86_400,
-  envelopeTtlDays: 30,
-};
 const ada = newSigner({ id: '0196f3a0-0000-7000-8000-000000000001', email: 'ada@example.com', name: 'Ada', role: 'signer' });
-const frozen = { documentSha256: 'a'.repeat(64), pageCount: 3, removed: [] };
-
-function envelope(status: EnvelopeStatus, signers: Signer[] = [ada], extra: Partial<EnvelopeRecord> = {}): EnvelopeRecord {
-  return {
-    id: '0196f3a0-0000-7000-8000-00000000abcd', ownerId: 'owner', ownerEmail: 'owner@example.com', status, documentName: 'a.pdf', blobName: 'x/a.pdf', signers,
-    fields: [], signingOrder: 'parallel', expiresAt: null, remindEveryDays: null, documentSha256: null, pageCount: null,
-    createdAt: now.toISOString(), updatedAt: now.toISOString(), sentAt: null, completedAt: null, closedAt: null, completionDueAt: null,
-    hash: null, originalSha256: null, purgedAt: null, templateId: null, version: 3, auditSequence: 4, ...extra,
-  };
-}
+const envelope = (status: EnvelopeStatus, signers: Signer[] = [ada], extra: Partial<EnvelopeRecord> = {}): EnvelopeRecord => envelopeRecord(status, signers, extra);
 
 /** The request as the endpoint parses it (defaults applied). */
 const body = (value: unknown) => parseWith(updateEnvelopeRequest, value);
@@ -42,9 +23,6 @@ function refusal(run: () => unknown): { code: string; type: string; detail: stri
   throw new Error('expected a refusal');
 }
 
-function field(recipientId: string, extra: Partial<Field> = {}): Field {
-  return { id: '0196f3a0-0000-7000-8000-0000000000f1', recipientId, type: 'signature', page: 1, x: 0.1, y: 0.1, width: 0.2, height: 0.05, required: true, label: null, ...extra };
-}
 
 describe('status transitions by PUT/PATCH', () => {
   test('draft → sent freezes nothing itself: the plan sends, and applySend records envelope.sent with the frozen hash and page count', () => {
@@ -254,47 +232,6 @@ describe('expiresAt (CONTRACT §3)', () => {
     const plan = planUpdate(envelope('draft'), body({ expiresAt: '2026-12-01T12:00:00+02:00', status: 'sent' }), actor, now)!;
     applySend(plan.change, frozen, actor, config);
     expect(plan.change.finish().next.expiresAt).toBe('2026-12-01T10:00:00.000Z');
-  });
-});
-
-describe('signing order (CONTRACT §11.3)', () => {
-  const signer = (n: number, routingOrder: number, role: Signer['role'] = 'signer') =>
-    newSigner({ id: `0196f3a0-0000-7000-8000-00000000000${n}`, email: `s${n}@example.com`, name: `S${n}`, role, routingOrder });
-  const recipients = [signer(1, 2), signer(2, 1), signer(3, 1, 'approver'), signer(4, 3, 'viewer'), signer(5, 1, 'cc')];
-
-  test('parallel: everyone who must act is invited at send with a link; cc becomes sent without one', () => {
-    const plan = planUpdate(envelope('draft', recipients), body({ status: 'sent' }), actor, now)!;
-    applySend(plan.change, frozen, actor, config);
-    const { next } = plan.change.finish();
-    expect(next.signers.map((entry) => [entry.email, entry.status, entry.link !== null])).toEqual([
-      ['s1@example.com', 'sent', true], ['s2@example.com', 'sent', true], ['s3@example.com', 'sent', true], ['s4@example.com', 'sent', true], ['s5@example.com', 'sent', false],
-    ]);
-    // The stored hash is the hash of the token the salt derives: the raw token is nowhere.
-    const link = next.signers[0]!.link!;
-    expect(link.tokenSha256).toBe(tokenSha256(signingToken(signingLinkKey(config.jwt.secret), link.salt)));
-    expect(JSON.stringify(next)).not.toContain(signingToken(signingLinkKey(config.jwt.secret), link.salt));
-  });
-
-  test('sequential: the lowest routing order group is invited, the others wait; the next group follows the last of the previous one', () => {
-    const plan = planUpdate(envelope('draft', recipients, { signingOrder: 'sequential' }), body({ status: 'sent' }), actor, now)!;
-    applySend(plan.change, frozen, actor, config);
-    const sent = plan.change.finish().next;
-    expect(sent.signers.map((entry) => entry.status)).toEqual(['waiting', 'sent', 'sent', 'waiting', 'sent']);
-    expect(sent.signers[0]!.link).toBeNull();
-    expect(isTurn(sent, sent.signers[0]!)).toBe(false);
-    expect(waitingFor(sent, sent.signers[3]!)).toEqual([{ name: 'S1', role: 'signer' }, { name: 'S2', role: 'signer' }, { name: 'S3', role: 'approver' }]);
-
-    const one = { ...sent, signers: sent.signers.map((entry) => (entry.id === sent.signers[1]!.id ? { ...entry, status: 'signed' as const } : entry)) };
-    expect(isTurn(one, one.signers[0]!)).toBe(false);
-    const both = { ...one, signers: one.signers.map((entry) => (entry.id === one.signers[2]!.id ? { ...entry, status: 'approved' as const } : entry)) };
-    expect(isTurn(both, both.signers[0]!)).toBe(true);
-    const change = new Change(both, now);
-    inviteNextGroup(change, { config, actor: { id: sent.signers[2]!.id, email: 's3@example.com', ip: null, userAgent: null, apiKeyId: null } });
-    const { next, events } = change.finish();
-    expect(next.signers.map((entry) => entry.status)).toEqual(['sent', 'signed', 'approved', 'waiting', 'sent']);
-    expect(events.map((event) => [event.type, event.actorId, event.details])).toEqual([
-      ['recipient.invited', sent.signers[2]!.id, { recipientId: sent.signers[0]!.id, email: 's1@example.com', resend: false }],
-    ]);
   });
 });
 

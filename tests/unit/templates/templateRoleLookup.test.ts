@@ -3,8 +3,8 @@
  * name without regard to case, of role `signer`; none given, the first role of role `signer`.
  */
 import { describe, expect, test } from '@jest/globals';
-import { roleNamed } from '../../src/lib/templates/detectFields.js';
-import type { TemplateRole } from '../../src/lib/templates/model.js';
+import { roleNamed } from '../../../src/lib/templates/detectFields.js';
+import type { TemplateRole } from '../../../src/lib/templates/model.js';
 
 const roles: TemplateRole[] = [
   { id: 'w', name: 'Witness', role: 'cc', routingOrder: 1 },

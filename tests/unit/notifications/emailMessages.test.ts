@@ -1,7 +1,7 @@
 /** The words of every e-mail (CONTRACT §12.1): subjects, text and HTML, links, escaping. */
 import { describe, expect, test } from '@jest/globals';
-import { renderEmail } from '../../src/lib/notifications/emailMessages.js';
-import { EMAIL_TYPES, type EmailMessage, type EmailType } from '../../src/lib/notifications/outbox.js';
+import { renderEmail } from '../../../src/lib/notifications/emailMessages.js';
+import { EMAIL_TYPES, type EmailMessage, type EmailType } from '../../../src/lib/notifications/outbox.js';
 
 const BASE = 'https://sign.example.com';
 const TOKEN = 'Q0ZfS3R5bGVfdG9rZW5fZm9yX3Rlc3RzX29ubHlfMTIz';

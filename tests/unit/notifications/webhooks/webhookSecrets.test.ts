@@ -6,7 +6,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
-import { decryptWebhookSecret, encryptWebhookSecret, generateWebhookSecret, secretEncryptionKey } from '../../src/lib/notifications/webhooks/secrets.js';
+import { decryptWebhookSecret, encryptWebhookSecret, generateWebhookSecret, secretEncryptionKey } from '../../../../src/lib/notifications/webhooks/secrets.js';
 
 const context = { ownerId: '0193a5b0-1f2e-7a6b-8c9d-0e1f2a3b4c5d', webhookId: '0193a5c4-2b7d-7e10-8f3a-5c6d7e8f9a0b' };
 

@@ -1,7 +1,7 @@
 /** What the seal draws (CONTRACT §6 step 2, §11.2): each signer's values at its fields' rectangles, and the values the service fills in. */
 import { describe, expect, test } from '@jest/globals';
-import { fieldDrawings, replacedFormFields } from '../../src/lib/envelopes/complete.js';
-import { newSigner, type Field, type RecipientAction } from '../../src/lib/envelopes/model.js';
+import { fieldDrawings, replacedFormFields } from '../../../src/lib/envelopes/complete.js';
+import { newSigner, type Field, type RecipientAction } from '../../../src/lib/envelopes/model.js';
 
 const ada = { ...newSigner({ id: 'a', email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' }), status: 'signed' as const };
 const bea = { ...newSigner({ id: 'b', email: 'bea@example.com', name: 'Bea', role: 'signer' }), status: 'sent' as const };

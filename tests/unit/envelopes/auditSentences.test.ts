@@ -3,8 +3,8 @@
  * naming who did what to whom, never as its raw type.
  */
 import { describe, expect, test } from '@jest/globals';
-import { describeAuditTrail } from '../../src/lib/envelopes/auditSentences.js';
-import { AUDIT_EVENT_TYPES } from '../../src/lib/envelopes/model.js';
+import { describeAuditTrail } from '../../../src/lib/envelopes/auditSentences.js';
+import { AUDIT_EVENT_TYPES } from '../../../src/lib/envelopes/model.js';
 
 const owner = { id: 'owner-1', email: 'owner@example.com' };
 const ada = { id: 'r-ada', email: 'ada@example.com', name: 'Ada', role: 'signer' as const };

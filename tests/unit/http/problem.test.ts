@@ -5,8 +5,8 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import functions from '@azure/functions';
-import { AppError } from '../../src/lib/errors.js';
-import { toProblemResponse } from '../../src/lib/http/problem.js';
+import { AppError } from '../../../src/lib/errors.js';
+import { toProblemResponse } from '../../../src/lib/http/problem.js';
 
 function capture(): { context: InstanceType<typeof functions.InvocationContext>; logs: string[] } {
   const logs: string[] = [];

@@ -4,9 +4,9 @@
  * they pass on. And how `TRUST_PROXY` is read.
  */
 import { describe, expect, test } from '@jest/globals';
-import { loadConfig } from '../../src/lib/config.js';
-import { ConfigError } from '../../src/lib/errors.js';
-import { clientIpFromForwardedFor } from '../../src/lib/http/requestInfo.js';
+import { loadConfig } from '../../../src/lib/config.js';
+import { ConfigError } from '../../../src/lib/errors.js';
+import { clientIpFromForwardedFor } from '../../../src/lib/http/requestInfo.js';
 
 const minimal = { JWT_SECRET: 'x'.repeat(32), SEAL_P12_BASE64: 'AAAA' };
 

@@ -1,8 +1,8 @@
 /** Text tags as fields (CONTRACT §15.2): the tag syntax, and who a tag's `r=` names on an envelope. */
 import { describe, expect, test } from '@jest/globals';
-import { signerAt } from '../../src/lib/envelopes/detectFields.js';
-import { newSigner, type Signer } from '../../src/lib/envelopes/model.js';
-import { parseTextTag } from '../../src/lib/envelopes/textTags.js';
+import { signerAt } from '../../../src/lib/envelopes/detectFields.js';
+import { newSigner, type Signer } from '../../../src/lib/envelopes/model.js';
+import { parseTextTag } from '../../../src/lib/envelopes/textTags.js';
 
 const signers: Signer[] = [
   newSigner({ id: 'a', email: 'ada@example.com', name: 'Ada', role: 'signer' }),
