@@ -4,8 +4,8 @@
  * events recorded before they named their credential, only what the trail proves.
  */
 import { describe, expect, test } from '@jest/globals';
-import { recipientIdentification, shownLanguage } from '../../src/lib/envelopes/complete.js';
-import { newSigner, type AuditEvent, type Signer } from '../../src/lib/envelopes/model.js';
+import { recipientIdentification, shownLanguage } from '../../../src/lib/envelopes/complete.js';
+import { newSigner, type AuditEvent, type Signer } from '../../../src/lib/envelopes/model.js';
 
 const owner = 'owner-1';
 const ada: Signer = { ...newSigner({ id: 'r-ada', email: 'ada@example.com', name: 'Ada', role: 'signer' }), invitedAt: '2026-11-28T10:00:00.000Z' };
