@@ -104,7 +104,7 @@ export async function detect(job: DetectJob): Promise<DetectResult> {
         return [vx / viewport.width, vy / viewport.height];
       };
       for (const tag of tagsOnPage(content.items as TextItem[], content.styles as Record<string, Style>, toDisplayed)) {
-        textTags.push({ page: pageNumber, ...tag });
+        textTags.push({ page: pageNumber, ...tag, pageWidth: round(viewport.width), pageHeight: round(viewport.height) });
         if (textTags.length > DETECT_BOUNDS.maxFound) throw tooComplexToDetect(`The document holds more than ${DETECT_BOUNDS.maxFound} text tags.`);
       }
       page.cleanup();
@@ -122,7 +122,7 @@ export async function detect(job: DetectJob): Promise<DetectResult> {
 }
 
 /** A tag's text (between the braces) and its box in displayed fractions. */
-type TagOnPage = Omit<FoundTextTag, 'page'>;
+type TagOnPage = Omit<FoundTextTag, 'page' | 'pageWidth' | 'pageHeight'>;
 
 /** Splits a page's items into lines and finds the tags of each. */
 function tagsOnPage(items: TextItem[], styles: Record<string, Style>, toDisplayed: (x: number, y: number) => [number, number]): TagOnPage[] {
@@ -179,6 +179,7 @@ function tagsOnLine(line: Placed[], text: string, styles: Record<string, Style>,
     let top = Infinity;
     let right = -Infinity;
     let bottom = -Infinity;
+    let fontSize = 0;
     for (const { item, start } of line) {
       const end = start + item.str.length;
       if (end <= from || start >= to) continue;
@@ -186,6 +187,7 @@ function tagsOnLine(line: Placed[], text: string, styles: Record<string, Style>,
       const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0] = item.transform;
       const scale = Math.hypot(a, b);
       if (scale === 0) continue;
+      fontSize = Math.max(fontSize, Math.hypot(c, d) || scale);
       // The item's text space in em: u along the text (0 to width/scale), v across it.
       const length = item.width / scale;
       const u0 = length * widthFraction(item.str, Math.max(0, from - start));
@@ -209,7 +211,7 @@ function tagsOnLine(line: Placed[], text: string, styles: Record<string, Style>,
       }
     }
     if (!Number.isFinite(left)) continue;
-    found.push({ text: inner, rect: grownDown(left, top, right, bottom) });
+    found.push({ text: inner, rect: grownDown(left, top, right, bottom), bounds: clipped(left, top, right, bottom), fontSize: round(fontSize) });
   }
   return found;
 }
@@ -228,6 +230,13 @@ function widthFraction(text: string, count: number): number {
 }
 
 const clamp = (value: number): number => Math.min(1, Math.max(0, value));
+
+/** A box in displayed fractions, clipped to the page. */
+function clipped(left: number, top: number, right: number, bottom: number): Rectangle {
+  const x = clamp(left);
+  const y = clamp(top);
+  return { x: round(x), y: round(y), width: round(Math.max(0, clamp(right) - x)), height: round(Math.max(0, clamp(bottom) - y)) };
+}
 
 /** A box in displayed fractions, clipped to the page, at least {@link MIN_TAG_HEIGHT} high (grown downward, or up at the page's foot). */
 function grownDown(left: number, top: number, right: number, bottom: number): Rectangle {
