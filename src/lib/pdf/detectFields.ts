@@ -10,7 +10,9 @@
  *   of room around it, for glyphs that reach past them), turned into fractions of the page as a
  *   viewer displays it (crop box, after /Rotate, origin top-left) with PDF.js's own viewport, so rotated and cropped pages come out as a viewer shows them. Where a tag
  *   starts or ends inside an item, the cut is placed in proportion to the text's width in Noto Sans
- *   (PDF.js reports an item's width, not its glyphs').
+ *   (PDF.js reports an item's width, not its glyphs'). Each tag also reports that box unchanged
+ *   (`bounds`), its font size and the page's displayed size in points, from which
+ *   `envelopes/textTags.ts` sizes its field.
  * - **Form fields**: the AcroForm's unsigned signature fields, text fields, check boxes and choice
  *   fields (combo and list boxes), read with @libpdf/core, one per visible widget on a page, at the
  *   widget's rectangle in the same displayed fractions.
@@ -193,7 +195,7 @@ function tagsOnLine(line: Placed[], text: string, styles: Record<string, Style>,
       const u0 = length * widthFraction(item.str, Math.max(0, from - start));
       const u1 = length * widthFraction(item.str, Math.min(item.str.length, to - start));
       // Ascent and descent as the font says, with a margin for glyphs that reach past them (braces
-      // do in many fonts), so that the white paint at sealing covers every glyph edge.
+      // do in many fonts), so that the white paint of the frozen copy (`coverTags.ts`) covers every glyph edge.
       const ascent = (style.ascent > 0 ? style.ascent : 0.8) + GLYPH_MARGIN;
       const descent = (style.descent < 0 ? style.descent : -0.2) - GLYPH_MARGIN;
       const [from0, to1] = [u0 - (u0 === 0 ? GLYPH_MARGIN : 0), u1 + (u1 === length ? GLYPH_MARGIN : 0)];
