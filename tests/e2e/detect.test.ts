@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { PDF, PdfArray, PdfDict, PdfName, PdfNumber } from '@libpdf/core';
-import { ApiClient, createEnvelopeWithDocument, expectProblem, serviceForFile, type TestService, type TestUser } from '../support/service.js';
+import { ApiClient, type ApiResponse, createEnvelopeWithDocument, expectProblem, serviceForFile, type TestService, type TestUser } from '../support/service.js';
 import { launchChromium } from '../support/browser.js';
 import { FODT_NAMESPACES, libreOfficePdf } from '../support/libreOffice.js';
 import { patience } from '../support/patience.js';
@@ -79,10 +79,12 @@ function tagWords(all: Word[]): Word[] {
  * within the difference of the engines' font ascents, in fractions of the displayed page
  * (`toFraction` turns poppler's points into them).
  */
-function expectAt(field: { x: number; y: number; width: number; height: number }, word: Word, toFraction: (x: number, y: number) => [number, number]): void {
+function expectAt(field: { type?: string; x: number; y: number; width: number; height: number }, word: Word, toFraction: (x: number, y: number) => [number, number]): void {
   const [left, top] = toFraction(word.xMin, word.yMin);
   const [right, bottom] = toFraction(word.xMax, word.yMax);
   expect(Math.abs(field.x - left)).toBeLessThan(0.012);
+  // A checkbox is a square of the font size, not as wide as its tag.
+  if (field.type === 'checkbox') return;
   expect(Math.abs(field.x + field.width - right)).toBeLessThan(0.012);
   expect(Math.abs(field.y - top)).toBeLessThan(0.01);
   // Grown downward to at least 0.02 of the page: the top stays, the bottom reaches the text's.
@@ -91,8 +93,8 @@ function expectAt(field: { x: number; y: number; width: number; height: number }
 }
 
 /** Sends the envelope, then each signer signs with `values` (by field label), and the sealed PDF is returned. */
-async function sendSignAndSeal(id: string, valuesBySigner: Record<string, Record<string, unknown>>): Promise<Buffer> {
-  const sent = await api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { status: 'sent' } });
+async function sendSignAndSeal(id: string, valuesBySigner: Record<string, Record<string, unknown>>, alreadySent?: ApiResponse<any>): Promise<Buffer> {
+  const sent = alreadySent ?? (await api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { status: 'sent' } }));
   expect(sent.status).toBe(200);
   const fields = sent.body.fields as { id: string; recipientId: string; label: string | null; type: string }[];
   const signers = sent.body.signers as { id: string; email: string; role: string }[];
@@ -192,6 +194,93 @@ describe('POST /api/envelopes/{id}/fields/detect: text tags in a page Chromium p
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ fields: [], textTags: 0, formFields: 0 });
     expect((await api.request('GET', `/envelopes/${id}`, { token: owner.token })).body.fields).toEqual([]);
+  });
+});
+
+describe('text tags as a signer sees them: sizes, offsets, and the tags covered in the frozen copy', () => {
+  const [pageWidth, pageHeight] = [595.92, 842.88];
+  const fontSize = 15 * 0.75;
+  let pdf: Buffer;
+  beforeAll(async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.setContent(`<!doctype html><html><body style="font: 15px sans-serif; margin: 40px">
+        <p>Buyer: {{signature;r=1;label=Buyer}}</p>
+        <p style="margin-top: 80px">Seller: {{signature;r=2;label=Seller;w=200;h=72;y=-20}}</p>
+        <p style="margin-top: 80px">I agree: {{checkbox;r=1;label=Agree}}</p>
+        <p>Note: {{text;r=2;required=false;label=Note;w=0.4;h=0.03;x=10}}</p>
+        <p>Initials: {{initials;r=1;label=Initials}}</p>
+      </body></html>`);
+      pdf = await page.pdf({ format: 'A4' });
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test('signatures are 3 × the line height tall, a checkbox a square of the font size, w/h/x/y as given; no tag shows in the frozen copy or the seal', async () => {
+    const { id } = await draftWith(pdf, [ada, bea]);
+    const answer = await detect(id);
+    expect(answer.status).toBe(200);
+    const fields = answer.body.fields as any[];
+    expect(fields.map((field) => field.label)).toEqual(['Buyer', 'Seller', 'Agree', 'Note', 'Initials']);
+    const [buyer, seller, agree, note, initials] = fields;
+    const file = await tempFile(pdf, 'tags.pdf');
+    const tags = tagWords(await words(file));
+    expect(tags).toHaveLength(5);
+    const lineHeight = (word: Word) => (word.yMax - word.yMin) / pageHeight;
+    const top = (word: Word) => word.yMin / pageHeight;
+    const left = (word: Word) => word.xMin / pageWidth;
+
+    // Defaults: a signature or initials field 3 × the tag's line tall, from the tag's top-left.
+    for (const [field, word] of [
+      [buyer, tags[0]!],
+      [initials, tags[4]!],
+    ] as const) {
+      expect(field.height).toBeGreaterThanOrEqual(3 * lineHeight(word) * 0.9);
+      expect(field.height).toBeGreaterThanOrEqual((3 * fontSize) / pageHeight);
+      expect(Math.abs(field.y - top(word))).toBeLessThan(0.01);
+      expect(Math.abs(field.x - left(word))).toBeLessThan(0.012);
+    }
+    // A checkbox: a square of the font size.
+    expect(agree.width * pageWidth).toBeCloseTo(fontSize, 0);
+    expect(agree.height * pageHeight).toBeCloseTo(fontSize, 0);
+    // Points and fractions, offset from the tag's top-left.
+    expect(seller.width * pageWidth).toBeCloseTo(200, 1);
+    expect(seller.height * pageHeight).toBeCloseTo(72, 1);
+    expect(Math.abs(seller.y - (top(tags[1]!) - 20 / pageHeight))).toBeLessThan(0.01);
+    expect(Math.abs(seller.x - left(tags[1]!))).toBeLessThan(0.012);
+    expect(note.width).toBeCloseTo(0.4, 5);
+    expect(note.height).toBeCloseTo(0.03, 5);
+    expect(Math.abs(note.x - (left(tags[3]!) + 10 / pageWidth))).toBeLessThan(0.012);
+
+    // Sent: the frozen copy, which the signing page renders, shows no tag; the labels beside them stay.
+    const sent = await api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { status: 'sent' } });
+    expect(sent.status).toBe(200);
+    const frozenFile = await tempFile(Buffer.from(await (await fetch(sent.body.documentUrl)).arrayBuffer()), 'tags-frozen.pdf');
+    const original = await render(file, 1, 100, 'tags-original');
+    const frozen = await render(frozenFile, 1, 100, 'tags-frozen');
+    const box = (word: Word) => ({ x: word.xMin / pageWidth, y: word.yMin / pageHeight, width: (word.xMax - word.xMin) / pageWidth, height: (word.yMax - word.yMin) / pageHeight });
+    for (const word of tags) {
+      expect(darkPixels(original, box(word))).toBeGreaterThan(50);
+      expect(darkPixels(frozen, box(word))).toBe(0);
+    }
+    const labels = (await words(file)).filter((word) => ['Buyer:', 'Seller:', 'Note:'].includes(word.text));
+    expect(labels).toHaveLength(3);
+    for (const word of labels) expect(darkPixels(frozen, box(word))).toBe(darkPixels(original, box(word)));
+
+    // Signed and sealed: the signatures fill their fields at a usable size; the empty note's tag stays blank.
+    const signed = await sendSignAndSeal(id, {
+      [ada.email]: { Buyer: { typed: 'Ada Lovelace' }, Agree: true, Initials: { typed: 'AL' } },
+      [bea.email]: { Seller: { typed: 'Bea Signer' } },
+    }, sent);
+    const sealedFile = await tempFile(signed, 'tags-sealed.pdf');
+    const sealed = await render(sealedFile, 1, 100, 'tags-sealed');
+    expect(darkPixels(sealed, box(tags[3]!))).toBe(0);
+    // Ink in the upper and the lower half of the buyer's signature field: the value is drawn at the field's height, not the tag's.
+    expect(darkPixels(sealed, { ...buyer, height: buyer.height / 2 })).toBeGreaterThan(30);
+    expect(darkPixels(sealed, { ...buyer, y: buyer.y + buyer.height / 2, height: buyer.height / 2 })).toBeGreaterThan(30);
+    expect(darkPixels(sealed, agree)).toBeGreaterThan(5);
   });
 });
 
@@ -430,6 +519,11 @@ describe('POST /api/envelopes/{id}/fields/detect: refusals change nothing', () =
     ['a repeated key', '{{text;label=A;label=B}}', /repeats the key label/],
     ['a bad required', '{{text;required=maybe}}', /required=maybe/],
     ['options on a text field', '{{text;options=a|b}}', /only a dropdown has options/],
+    ['a width that is no number', '{{signature;w=wide}}', /w=wide; it must be a size above 0/],
+    ['a height of 0', '{{signature;h=0}}', /h=0; it must be a size above 0/],
+    ['an offset past the right edge', '{{signature;x=0.9}}', /past the page's right edge/],
+    ['a height past the bottom edge', '{{text;h=800}}', /past the page's bottom edge/],
+    ['an offset past the top edge', '{{checkbox;y=-720}}', /past the page's top edge/],
   ])('%s: 422 text-tag-invalid naming the page and the tag', async (_name, tag, message) => {
     const { id, signerIds } = await draftWith(await tagged(['{{signature;r=1}}', tag]), [ada, bea, cat]);
     const placed = await api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { fields: [{ recipientId: signerIds[0], type: 'text', page: 1, x: 0.1, y: 0.1, width: 0.2, height: 0.05 }] } });

@@ -96,6 +96,15 @@ describe('POST /api/templates/{id}/fields/detect', () => {
     expect(made.status).toBe(201);
     const envelope = made.body;
     expect(envelope.fields.map((field: any) => [field.label, field.source])).toEqual(fields.map((field) => [field.label, 'textTag']));
+    // Its document, which the signing page shows, is the template's frozen at activation: no tag shows where the fields are.
+    const envelopeRead = await call('GET', `/envelopes/${envelope.id}`);
+    const frozenFile = await tempFile(Buffer.from(await (await fetch(envelopeRead.body.documentUrl)).arrayBuffer()), 'template-frozen.pdf');
+    const shown = await render(await tempFile(tagged, 'template-tagged-shown.pdf'), 1, 100, 'template-detect-shown');
+    const frozen = await render(frozenFile, 1, 100, 'template-detect-frozen');
+    for (const field of envelope.fields) {
+      expect(darkPixels(shown, field)).toBeGreaterThan(50);
+      expect(darkPixels(frozen, field)).toBe(0);
+    }
     const signerOf = (email: string) => envelope.signers.find((signer: any) => signer.email === email).id as string;
     const valuesFor = (email: string, wanted: Record<string, unknown>) =>
       envelope.fields.filter((field: any) => field.recipientId === signerOf(email) && field.label !== null && wanted[field.label] !== undefined).map((field: any) => ({ fieldId: field.id, value: wanted[field.label] }));

@@ -440,16 +440,15 @@ async function readSealedMetadata(services: Services, blobName: string): Promise
 
 /**
  * The recipients' field values to draw (CONTRACT §6 step 2): every {@link givenValues given value} in
- * its field's rectangle. A field made from a text tag (CONTRACT §15.2) is drawn over an opaque white
- * background, and is drawn (the background alone) even without a value, so that its tag never shows.
+ * its field's rectangle, over the page as the signers saw it: a text tag's text is covered in the
+ * frozen copy already (docs/api.md#fields-from-the-document), so nothing is painted under a value.
  */
 export function fieldDrawings(record: Pick<EnvelopeRecord, 'fields' | 'signers'>, actions: Map<string, RecipientAction>): FieldDrawing[] {
   const values = new Map(givenValues(record, actions).map(({ field, value }) => [field.id, value]));
   return record.fields.flatMap((field): FieldDrawing[] => {
     const value = values.get(field.id);
-    const background = field.source === 'textTag' ? { background: 'white' as const } : {};
-    if (value === undefined && field.source !== 'textTag') return [];
-    return [{ page: field.page, x: field.x, y: field.y, width: field.width, height: field.height, type: field.type, value: value ?? null, ...background }];
+    if (value === undefined) return [];
+    return [{ page: field.page, x: field.x, y: field.y, width: field.width, height: field.height, type: field.type, value }];
   });
 }
 

@@ -21,13 +21,14 @@
 import { createHash } from 'node:crypto';
 import type { ContainerClient } from '@azure/storage-blob';
 import { AppError } from '../errors.js';
-import { cleanDocument, type RemovedKind } from '../pdf/index.js';
+import { cleanDocument, coverTextTags, type RemovedKind } from '../pdf/index.js';
 import type { Services } from '../services.js';
 import { downloadBlob } from '../storage/download.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { storageStatus } from '../storage/keys.js';
 import { readDocument } from './document.js';
 import type { EnvelopeRecord } from './model.js';
+import { TAG_FIELD_TYPES } from './textTags.js';
 
 /** How long after its write a frozen copy may be relied on by an envelope update, milliseconds. */
 export const COMMIT_WINDOW_MS = 60_000;
@@ -85,15 +86,19 @@ export async function freezeDocument(options: FreezeOptions): Promise<FrozenDocu
 /**
  * Reads the upload, checks it (CONTRACT §4: it parses, opens without a password, carries no
  * signature that sealing would break) and cleans it (CONTRACT §17.2: active content removed, hidden
- * layers refused; `cleanDocument`), without storing anything. The cleaned bytes are the ones frozen,
- * hashed and sealed; an upload with nothing to remove is frozen byte for byte.
+ * layers refused; `cleanDocument`), then covers its text tags (`coverTextTags`: each tag's text
+ * painted white, so that neither the signing page nor the seal shows it,
+ * docs/api.md#fields-from-the-document), without storing anything. The cleaned and covered bytes
+ * are the ones frozen, hashed and sealed; an upload with nothing to remove or cover is frozen byte for byte.
  * @throws AppError 409 (`document-not-uploaded`), 413, 415, 422 (`document-copied`) as
  *   `readDocument`; 422 as `cleanDocument` (`document-hidden-content` among them)
  */
 export async function checkUpload({ services, record, uploads }: Pick<FreezeOptions, 'services' | 'record' | 'uploads'>): Promise<CleanedDocument> {
   const upload = await readDocument({ services, record, ...(uploads === undefined ? {} : { uploads }) });
   const { cleaned, pageCount, removed } = await cleanDocument({ document: upload });
-  const bytes = cleaned ?? upload;
+  const clean = cleaned ?? upload;
+  const { covered } = await coverTextTags({ document: clean, types: TAG_FIELD_TYPES });
+  const bytes = covered ?? clean;
   return { bytes, documentSha256: createHash('sha256').update(bytes).digest('hex'), pageCount, removed };
 }
 

@@ -150,8 +150,8 @@ export interface Field {
   label: string | null;
   /**
    * Where the field came from, when detection made it (CONTRACT §15.2; absent when placed by hand):
-   * `textTag`, its rectangle is painted opaque white at sealing before the value, also when the
-   * field stays empty, so the tag never shows; `formField`, the document's form field
+   * `textTag`, its tag's text is covered in the frozen copy when the envelope is sent, so the tag
+   * never shows (docs/api.md#fields-from-the-document); `formField`, the document's form field
    * `formFieldName` is removed at sealing and the value drawn in its place.
    */
   source?: FieldSource;

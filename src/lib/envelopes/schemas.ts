@@ -188,7 +188,7 @@ export const detectedFieldProperties = {
     .optional()
     .meta({
       description:
-        'Set by field detection, absent for fields placed by hand. `textTag`: at sealing the rectangle is painted opaque white before the value (also when the field stays empty), so that the tag\'s text never shows. `formField`: at sealing the document\'s form field `formFieldName` (and its widgets) is removed and the value drawn in its place.',
+        'Set by field detection, absent for fields placed by hand. `textTag`: the field was made from a text tag, whose text is covered (painted white) in the frozen copy when the envelope is sent, so that neither the signing page nor the sealed document shows it. `formField`: at sealing the document\'s form field `formFieldName` (and its widgets) is removed and the value drawn in its place.',
     }),
   formFieldName: z
     .string()

@@ -12,6 +12,14 @@
  * - `label`: the field's label, at most 100 characters (no `;` or `}`).
  * - `options`: a `dropdown`'s options, `a|b|c`, 1 to 50 of at most 100 characters each; required
  *   for `dropdown` and refused for every other type.
+ * - `w`, `h`: the field's width and height; `x`, `y`: its offset from the tag's top-left (right and
+ *   down; negative goes left and up). Each in points (`w=120`, any value of 1 and above) or as a
+ *   fraction of the page's displayed width (`w`, `x`) or height (`h`, `y`) (`w=0.2`, below 1).
+ *   Without them, the field sits at the tag's top-left and is as wide as the tag's text; a `signature`
+ *   or `initials` field is 3 × the tag's line height tall, a `checkbox` a square of the tag's font
+ *   size, any other field as tall as the tag's line (at least {@link MIN_TAG_HEIGHT} of the page).
+ *   A field that these keys would put past the page's edge is refused; a field placed by default is
+ *   moved back inside the page.
  * Spaces around the type, the keys and the values are ignored, and so are spaces inside the type, a
  * key, `r` and `required` (a text engine may insert one where a tag is split across text operators). Anything else (an unknown type, key or
  * recipient, a repeated key, a bad value) refuses the whole detection with 422
@@ -19,6 +27,7 @@
  */
 import { AppError, type FieldError } from '../errors.js';
 import { detectDocumentFields, type FoundFormField, type FoundTextTag, type Rectangle } from '../pdf/index.js';
+import { MIN_TAG_HEIGHT } from '../pdf/detectFields.js';
 import { FIELD_TYPES } from './model.js';
 import { MAX_FIELD_LABEL, MAX_FIELDS } from './schemas.js';
 
@@ -29,7 +38,10 @@ import { MAX_FIELD_LABEL, MAX_FIELDS } from './schemas.js';
 export const TAG_FIELD_TYPES: readonly string[] = [...new Set<string>([...FIELD_TYPES, 'number', 'date', 'dropdown'])];
 
 /** The keys a tag may carry after its type. */
-export const TAG_KEYS = ['r', 'required', 'label', 'options'] as const;
+export const TAG_KEYS = ['r', 'required', 'label', 'options', 'w', 'h', 'x', 'y'] as const;
+
+/** The height of a `signature` or `initials` field made from a tag without `h`, in the tag's line heights. */
+export const SIGNATURE_LINE_HEIGHTS = 3;
 
 /** Most options of a `dropdown`, and the longest option, characters (CONTRACT §15.3). */
 export const MAX_DROPDOWN_OPTIONS = 50;
@@ -127,7 +139,7 @@ export function parseTextTag<Assignee>(tag: FoundTextTag, assignee: DetectFields
     if (equals < 0) return { error: `gives no value to ${key} (write ${key}=...)` };
     if (values.has(key)) return { error: `repeats the key ${key}` };
     const value = part.slice(equals + 1).trim();
-    values.set(key, key === 'r' || key === 'required' ? value.replace(/\s+/g, '') : value);
+    values.set(key, key === 'label' || key === 'options' ? value : value.replace(/\s+/g, ''));
   }
   const who = values.get('r');
   const lookup = assignee(who);
@@ -153,16 +165,78 @@ export function parseTextTag<Assignee>(tag: FoundTextTag, assignee: DetectFields
   } else if (optionsValue !== undefined) {
     return { error: `gives options to a ${type} field; only a dropdown has options` };
   }
+  const placed = placeField(type, tag, values);
+  if ('error' in placed) return placed;
   return {
     assignee: lookup.assignee,
     type,
     page: tag.page,
-    ...tag.rect,
+    ...placed,
     required,
     label: label === undefined || label === '' ? null : label,
     ...(options === undefined ? {} : { options }),
     source: 'textTag',
   };
+}
+
+/** A number: digits with an optional fraction, an optional sign. */
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+
+/** Slack for rounding when checking that a field stays on its page, as a fraction of the page. */
+const PAGE_EDGE_SLACK = 1e-6;
+
+/** Fractions to 6 decimals, as detection gives them. */
+const round6 = (value: number): number => Math.round(value * 1e6) / 1e6;
+
+/**
+ * Where a tag's field goes (module comment: `w`, `h`, `x`, `y` and the defaults), in fractions of the
+ * displayed page, or why the tag cannot place it.
+ */
+function placeField(type: string, tag: FoundTextTag, values: ReadonlyMap<string, string>): Rectangle | { error: string } {
+  const { bounds, pageWidth, pageHeight } = tag;
+  const given: Partial<Record<'w' | 'h' | 'x' | 'y', number>> = {};
+  for (const key of ['w', 'h', 'x', 'y'] as const) {
+    const value = values.get(key);
+    if (value === undefined) continue;
+    const size = key === 'w' || key === 'h';
+    const number = NUMBER.test(value) ? Number(value) : NaN;
+    if (!Number.isFinite(number) || (size && number <= 0)) {
+      return { error: `has ${key}=${value}; it must be ${size ? 'a size above 0' : 'an offset'} in points (${key}=${size ? 120 : 36}) or as a fraction of the page (${key}=${size ? '0.2' : '-0.05'})` };
+    }
+    const across = key === 'w' || key === 'x' ? pageWidth : pageHeight;
+    given[key] = Math.abs(number) < 1 ? number : number / across;
+  }
+  // The tag's line: its text's box, at least as tall as a field made from a tag ever was.
+  const lineHeight = Math.max(bounds.height, MIN_TAG_HEIGHT);
+  let width: number;
+  let height: number;
+  if (type === 'checkbox') {
+    // A square, in points: of the font size, or of whichever side the tag gives.
+    const side = given.w !== undefined ? given.w * pageWidth : given.h !== undefined ? given.h * pageHeight : tag.fontSize;
+    width = given.w ?? side / pageWidth;
+    height = given.h ?? side / pageHeight;
+  } else {
+    width = given.w ?? bounds.width;
+    height = given.h ?? (type === 'signature' || type === 'initials' ? SIGNATURE_LINE_HEIGHTS * lineHeight : lineHeight);
+  }
+  let x = bounds.x + (given.x ?? 0);
+  let y = bounds.y + (given.y ?? 0);
+  if (Object.keys(given).length > 0) {
+    const edges = [
+      x < -PAGE_EDGE_SLACK && 'left',
+      y < -PAGE_EDGE_SLACK && 'top',
+      x + width > 1 + PAGE_EDGE_SLACK && 'right',
+      y + height > 1 + PAGE_EDGE_SLACK && 'bottom',
+    ].filter((edge): edge is string => edge !== false);
+    if (edges.length > 0) {
+      return { error: `puts its field past the page's ${edges.join(' and ')} edge (the field would span x ${round6(x)} to ${round6(x + width)}, y ${round6(y)} to ${round6(y + height)} of the page); make w, h, x or y smaller` };
+    }
+  }
+  width = Math.min(width, 1);
+  height = Math.min(height, 1);
+  x = Math.min(Math.max(x, 0), 1 - width);
+  y = Math.min(Math.max(y, 0), 1 - height);
+  return { x: round6(x), y: round6(y), width: round6(width), height: round6(height) };
 }
 
 /** The field kinds a form field becomes (CONTRACT §15.2). */

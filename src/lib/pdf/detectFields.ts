@@ -10,7 +10,9 @@
  *   of room around it, for glyphs that reach past them), turned into fractions of the page as a
  *   viewer displays it (crop box, after /Rotate, origin top-left) with PDF.js's own viewport, so rotated and cropped pages come out as a viewer shows them. Where a tag
  *   starts or ends inside an item, the cut is placed in proportion to the text's width in Noto Sans
- *   (PDF.js reports an item's width, not its glyphs').
+ *   (PDF.js reports an item's width, not its glyphs'). Each tag also reports that box unchanged
+ *   (`bounds`), its font size and the page's displayed size in points, from which
+ *   `envelopes/textTags.ts` sizes its field.
  * - **Form fields**: the AcroForm's unsigned signature fields, text fields, check boxes and choice
  *   fields (combo and list boxes), read with @libpdf/core, one per visible widget on a page, at the
  *   widget's rectangle in the same displayed fractions.
@@ -104,7 +106,7 @@ export async function detect(job: DetectJob): Promise<DetectResult> {
         return [vx / viewport.width, vy / viewport.height];
       };
       for (const tag of tagsOnPage(content.items as TextItem[], content.styles as Record<string, Style>, toDisplayed)) {
-        textTags.push({ page: pageNumber, ...tag });
+        textTags.push({ page: pageNumber, ...tag, pageWidth: round(viewport.width), pageHeight: round(viewport.height) });
         if (textTags.length > DETECT_BOUNDS.maxFound) throw tooComplexToDetect(`The document holds more than ${DETECT_BOUNDS.maxFound} text tags.`);
       }
       page.cleanup();
@@ -122,7 +124,7 @@ export async function detect(job: DetectJob): Promise<DetectResult> {
 }
 
 /** A tag's text (between the braces) and its box in displayed fractions. */
-type TagOnPage = Omit<FoundTextTag, 'page'>;
+type TagOnPage = Omit<FoundTextTag, 'page' | 'pageWidth' | 'pageHeight'>;
 
 /** Splits a page's items into lines and finds the tags of each. */
 function tagsOnPage(items: TextItem[], styles: Record<string, Style>, toDisplayed: (x: number, y: number) => [number, number]): TagOnPage[] {
@@ -179,6 +181,7 @@ function tagsOnLine(line: Placed[], text: string, styles: Record<string, Style>,
     let top = Infinity;
     let right = -Infinity;
     let bottom = -Infinity;
+    let fontSize = 0;
     for (const { item, start } of line) {
       const end = start + item.str.length;
       if (end <= from || start >= to) continue;
@@ -186,12 +189,13 @@ function tagsOnLine(line: Placed[], text: string, styles: Record<string, Style>,
       const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0] = item.transform;
       const scale = Math.hypot(a, b);
       if (scale === 0) continue;
+      fontSize = Math.max(fontSize, Math.hypot(c, d) || scale);
       // The item's text space in em: u along the text (0 to width/scale), v across it.
       const length = item.width / scale;
       const u0 = length * widthFraction(item.str, Math.max(0, from - start));
       const u1 = length * widthFraction(item.str, Math.min(item.str.length, to - start));
       // Ascent and descent as the font says, with a margin for glyphs that reach past them (braces
-      // do in many fonts), so that the white paint at sealing covers every glyph edge.
+      // do in many fonts), so that the white paint of the frozen copy (`coverTags.ts`) covers every glyph edge.
       const ascent = (style.ascent > 0 ? style.ascent : 0.8) + GLYPH_MARGIN;
       const descent = (style.descent < 0 ? style.descent : -0.2) - GLYPH_MARGIN;
       const [from0, to1] = [u0 - (u0 === 0 ? GLYPH_MARGIN : 0), u1 + (u1 === length ? GLYPH_MARGIN : 0)];
@@ -209,7 +213,7 @@ function tagsOnLine(line: Placed[], text: string, styles: Record<string, Style>,
       }
     }
     if (!Number.isFinite(left)) continue;
-    found.push({ text: inner, rect: grownDown(left, top, right, bottom) });
+    found.push({ text: inner, rect: grownDown(left, top, right, bottom), bounds: clipped(left, top, right, bottom), fontSize: round(fontSize) });
   }
   return found;
 }
@@ -228,6 +232,13 @@ function widthFraction(text: string, count: number): number {
 }
 
 const clamp = (value: number): number => Math.min(1, Math.max(0, value));
+
+/** A box in displayed fractions, clipped to the page. */
+function clipped(left: number, top: number, right: number, bottom: number): Rectangle {
+  const x = clamp(left);
+  const y = clamp(top);
+  return { x: round(x), y: round(y), width: round(Math.max(0, clamp(right) - x)), height: round(Math.max(0, clamp(bottom) - y)) };
+}
 
 /** A box in displayed fractions, clipped to the page, at least {@link MIN_TAG_HEIGHT} high (grown downward, or up at the page's foot). */
 function grownDown(left: number, top: number, right: number, bottom: number): Rectangle {

@@ -6,10 +6,10 @@
  */
 import { AppError } from '../errors.js';
 import { sealWorkers } from './workerPool.js';
-import type { CleanOptions, CleanResult, DetectOptions, DetectResult, InspectOptions, SealOptions, SealResult } from './types.js';
+import type { CleanOptions, CleanResult, CoverTagsOptions, CoverTagsResult, DetectOptions, DetectResult, InspectOptions, SealOptions, SealResult } from './types.js';
 
 export { DETECT_BOUNDS, REMOVED_KINDS } from './types.js';
-export type { CleanOptions, CleanResult, DetectOptions, DetectResult, FoundFormField, FoundTextTag, Rectangle, RemovedKind } from './types.js';
+export type { CleanOptions, CleanResult, CoverTagsOptions, CoverTagsResult, DetectOptions, DetectResult, FoundFormField, FoundTextTag, Rectangle, RemovedKind } from './types.js';
 export type { CertificateRecipient, CompletionCertificate, FieldDrawing, FieldType, InspectOptions, SealOptions, SealResult, SignatureValue } from './types.js';
 
 /**
@@ -132,4 +132,17 @@ export async function cleanDocument(options: CleanOptions): Promise<CleanResult>
 export async function detectDocumentFields(options: DetectOptions): Promise<DetectResult> {
   const { signal, ...job } = options;
   return (await sealWorkers.run({ detect: true, ...job }, signal)) as DetectResult;
+}
+
+/**
+ * Covers the document's text tags whose type is one of `options.types` for its frozen copy
+ * (`coverTags.ts`, docs/api.md#fields-from-the-document): each tag's text box is painted opaque
+ * white, so that no signer sees it, on the signing page or in the seal. Same worker and bounds as
+ * {@link sealDocument}; a document whose text cannot be read is left as it is.
+ * @returns the covered bytes (`null`: no tag, keep the document as it is) and how many tags were covered
+ * @throws AppError `unprocessable` (422) with the types of {@link sealDocument}
+ */
+export async function coverTextTags(options: CoverTagsOptions): Promise<CoverTagsResult> {
+  const { signal, ...job } = options;
+  return (await sealWorkers.run({ coverTags: true, ...job }, signal)) as CoverTagsResult;
 }

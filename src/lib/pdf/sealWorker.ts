@@ -9,6 +9,7 @@ import { serializeError } from './protocol.js';
 import type { SealRequest, SealResponse } from './protocol.js';
 import { setCurrentSeal } from './networkWait.js';
 import { clean } from './clean.js';
+import { coverTags } from './coverTags.js';
 import { detect } from './detectFields.js';
 import { inspect, seal } from './seal.js';
 import type { WorkerResult } from './types.js';
@@ -30,6 +31,9 @@ port.on('message', (request: SealRequest) => {
       let result: WorkerResult;
       if ('detect' in job) {
         result = await detect(job);
+      } else if ('coverTags' in job) {
+        const covered = await coverTags(job);
+        result = { ...covered, covered: covered.covered === null ? null : owned(covered.covered) };
       } else if ('clean' in job) {
         const cleaned = await clean(job.document);
         result = { ...cleaned, cleaned: cleaned.cleaned === null ? null : owned(cleaned.cleaned) };
@@ -45,7 +49,7 @@ port.on('message', (request: SealRequest) => {
       response = { id: request.id, ok: false, error: serializeError(error) };
     }
     setCurrentSeal(undefined);
-    const bytes = !response.ok ? null : 'sealed' in response.result ? response.result.sealed : 'cleaned' in response.result ? response.result.cleaned : null;
+    const bytes = !response.ok ? null : 'sealed' in response.result ? response.result.sealed : 'cleaned' in response.result ? response.result.cleaned : 'covered' in response.result ? response.result.covered : null;
     port.postMessage(response, bytes === null ? [] : [bytes.buffer as ArrayBuffer]);
   })();
 });

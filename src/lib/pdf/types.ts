@@ -210,7 +210,7 @@ export interface CleanOptions {
 }
 
 /** What a seal worker answers: a seal's or an inspection's {@link SealResult}, a {@link CleanResult} or a {@link DetectResult}. */
-export type WorkerResult = SealResult | CleanResult | DetectResult;
+export type WorkerResult = SealResult | CleanResult | DetectResult | CoverTagsResult;
 
 /** Input of `inspectDocument`. */
 export interface InspectOptions {
@@ -220,7 +220,7 @@ export interface InspectOptions {
 }
 
 /** What the worker is asked to do. */
-export type WorkerJob = SealJob | InspectJob | CleanJob | DetectJob;
+export type WorkerJob = SealJob | InspectJob | CleanJob | DetectJob | CoverTagsJob;
 
 /** A rectangle in fractions 0 to 1 of the page as a viewer displays it (crop box, after /Rotate), origin top-left. */
 export interface Rectangle {
@@ -238,6 +238,13 @@ export interface FoundTextTag {
   text: string;
   /** The tag's box, font ascent to descent, grown downward to at least 0.02 of the page's height. */
   rect: Rectangle;
+  /** The box of the tag's text itself (font ascent to descent, with a small margin), not grown: what is covered in the frozen copy. */
+  bounds: Rectangle;
+  /** The tag's font size, points (the largest of its text's parts). */
+  fontSize: number;
+  /** The page's displayed width and height, points (crop box after /Rotate). */
+  pageWidth: number;
+  pageHeight: number;
 }
 
 /** A form field of the document's AcroForm that can become a field (CONTRACT §15.2), one per visible widget. */
@@ -291,5 +298,30 @@ export interface DetectOptions {
   document: Uint8Array;
   /** Time budget, milliseconds (default 25 s, within the worker's 30 s). */
   timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** A request to cover a document's text tags: paint each tag's text box opaque white. */
+export interface CoverTagsJob {
+  coverTags: true;
+  document: Uint8Array;
+  /** The field types a tag may name: only tags whose type (before the first `;`) is one of them are covered. */
+  types: readonly string[];
+}
+
+/** Output of `coverTextTags`. */
+export interface CoverTagsResult {
+  /** The document with its tags covered, or `null` when it holds no tag (or its text could not be read). */
+  covered: Uint8Array | null;
+  /** How many tags were covered. */
+  tags: number;
+}
+
+/** Input of `coverTextTags`. */
+export interface CoverTagsOptions {
+  /** The PDF bytes (already checked and cleaned by the caller). */
+  document: Uint8Array;
+  /** See {@link CoverTagsJob.types}. */
+  types: readonly string[];
   signal?: AbortSignal;
 }

@@ -4,7 +4,7 @@
  * detection (`envelopes/textTags.ts`: text tags and form fields). A tag's `r=` names a role by its
  * name (without regard to case), which must have the role `signer`; without `r`, and for form fields,
  * the first role whose role is `signer`. The fields keep `source`/`formFieldName`, which envelopes
- * made from the template inherit (white background, form field removal at sealing).
+ * made from the template inherit (form field removal at sealing).
  */
 import { AppError } from '../errors.js';
 import { readDocument } from '../envelopes/document.js';

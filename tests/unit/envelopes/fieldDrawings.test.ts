@@ -49,7 +49,7 @@ describe('fieldDrawings', () => {
     expect(fieldDrawings({ fields, signers: [ada, bea] }, new Map([['a', { ...action, status: 'declined' as const }]]))).toEqual([]);
   });
 
-  test('a field made from a text tag is drawn over a white background, also without a value (CONTRACT §15.2); a form field\'s name is removed at sealing', () => {
+  test('a field made from a text tag draws its value alone, nothing without one (its tag is covered in the frozen copy); a form field\'s name is removed at sealing', () => {
     const tagged: Field[] = [
       { ...field('t1', 'text'), source: 'textTag' },
       { ...field('t2', 'text', 'b'), source: 'textTag' },
@@ -58,8 +58,7 @@ describe('fieldDrawings', () => {
     const at = { page: 2, x: 0.1, y: 0.2, width: 0.3, height: 0.05 };
     const signed: RecipientAction = { ...action, values: [{ fieldId: 't1', value: 'Tagged' }, { fieldId: 't3', value: true }] };
     expect(fieldDrawings({ fields: tagged, signers: [ada, bea] }, new Map([['a', signed]]))).toEqual([
-      { ...at, type: 'text', value: 'Tagged', background: 'white' },
-      { ...at, type: 'text', value: null, background: 'white' },
+      { ...at, type: 'text', value: 'Tagged' },
       { ...at, type: 'checkbox', value: true },
     ]);
     expect(replacedFormFields({ fields: [...tagged, { ...field('t4', 'text'), source: 'formField', formFieldName: 'member' }] })).toEqual(['member']);
