@@ -4,12 +4,12 @@
  * (envelope and template fields: the owner's prefilled value must obey them) and by the recipient's
  * complete request (`recipients/act.ts`), so that both judge a value the same way.
  *
- * Patterns are run by RE2 (`re2-wasm`), a linear-time engine: a user's pattern never reaches
+ * Patterns are run by RE2 (`patternEngine.ts`), a linear-time engine: a user's pattern never reaches
  * JavaScript's backtracking `RegExp`, so `(a+)+$` on a long value costs linear time, not exponential.
  */
-import { RE2 } from 're2-wasm';
 import { characterCount } from '../text.js';
 import type { Field } from './model.js';
+import { checkPattern, MAX_PATTERN_SIZE, PatternTooComplexError, patternMatches } from './patternEngine.js';
 
 /** Most options of a `dropdown` field, and the longest option, characters. */
 export const MAX_DROPDOWN_OPTIONS = 50;
@@ -47,33 +47,16 @@ export interface FieldRules {
   readOnly?: boolean | undefined;
 }
 
-const compiled = new Map<string, RE2>();
-const MAX_CACHED = 500;
-
 /**
- * The pattern compiled to match a whole value: `^(?:pattern)$` in RE2 with the `u` flag. The pattern
- * is compiled alone first, so that unbalanced parentheses cannot escape the anchoring group.
- * @throws Error with RE2's reason when the pattern does not compile (RE2 syntax: no look-around, no back-references)
+ * Why `pattern` cannot be a field's pattern, or `null` when it can: RE2 syntax, compiled alone and as
+ * `^(?:pattern)$` with the `u` flag, within the engine's size limit. The message is the service's own
+ * (see docs/api.md#pattern-limits); whatever patterns were checked before, anyone's, change nothing.
  */
-export function wholeValuePattern(pattern: string): RE2 {
-  const cached = compiled.get(pattern);
-  if (cached !== undefined) return cached;
-  new RE2(pattern, 'u');
-  const whole = new RE2(`^(?:${pattern})$`, 'u');
-  if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value!);
-  compiled.set(pattern, whole);
-  return whole;
-}
-
-/** Why `pattern` does not compile in RE2, or `null` when it does. */
 export function patternRefusal(pattern: string): string | null {
-  try {
-    wholeValuePattern(pattern);
-    return null;
-  } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: \/.*\/u: /s, '') : 'invalid';
-    return `is not a valid regular expression (RE2 syntax): ${reason.slice(0, 200)}`;
-  }
+  const refusal = checkPattern(pattern);
+  if (refusal === null) return null;
+  if (refusal.kind === 'syntax') return refusal.message;
+  return `is too complex: its compiled form passes the limit of ${MAX_PATTERN_SIZE} units (a counted repetition such as {100} repeats what it applies to, and \\pL, . and [^...] weigh far more than ASCII characters; prefer + or * with maxLength)`;
 }
 
 /** Whether `value` is a real calendar date `YYYY-MM-DD` (proleptic Gregorian, as ISO 8601). */
@@ -125,9 +108,24 @@ export function valueRefusal(field: FieldRules, value: unknown): string | null {
       if (length > MAX_TEXT_LENGTH) return `must be at most ${MAX_TEXT_LENGTH} characters`;
       if (field.minLength != null && length < field.minLength) return `must be at least ${field.minLength} characters`;
       if (field.maxLength != null && length > field.maxLength) return `must be at most ${field.maxLength} characters`;
-      if (field.pattern != null && !wholeValuePattern(field.pattern).test(value)) return `must match the pattern ${field.pattern}`;
+      if (field.pattern != null && !matchesPattern(field.pattern, value)) return `must match the pattern ${field.pattern}`;
       return null;
     }
+  }
+}
+
+/**
+ * Whether the whole of `value` matches `pattern`. A pattern the engine cannot run (saved before a limit
+ * that now refuses it) is logged and treated as matching: the recipient's value was checked by every
+ * other rule, and a recipient must never be stopped by the sender's pattern.
+ */
+function matchesPattern(pattern: string, value: string): boolean {
+  try {
+    return patternMatches(pattern, value);
+  } catch (error) {
+    if (!(error instanceof PatternTooComplexError)) throw error;
+    console.warn(`Field rules: the pattern ${JSON.stringify(pattern)} cannot be run; the value is accepted without it`);
+    return true;
   }
 }
 

@@ -234,7 +234,7 @@ function fieldRuleProperties() {
       .nullable()
       .optional()
       .meta({
-        description: `\`text\` only: a regular expression in RE2 syntax (no look-around, no back-references), 1 to ${MAX_PATTERN} characters, that a non-empty value must match whole (as if written \`^(?:pattern)$\`). Evaluated in linear time. One that does not compile is refused (400).`,
+        description: `\`text\` only: a regular expression in RE2 syntax (no look-around, no back-references), 1 to ${MAX_PATTERN} characters, that a non-empty value must match whole (as if written \`^(?:pattern)$\`). Evaluated in linear time. One that does not compile, or whose estimated compiled size passes the limit (counted repetitions multiply what they repeat; see the pattern limits in the API reference), is refused (400).`,
         examples: ['[A-Z]{2}[0-9]{6}'],
       }),
     value: z

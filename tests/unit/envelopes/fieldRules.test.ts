@@ -5,7 +5,8 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import { fieldRuleProblems, patternRefusal, valueRefusal, wholeValuePattern } from '../../../src/lib/envelopes/fieldRules.js';
+import { fieldRuleProblems, patternRefusal, valueRefusal } from '../../../src/lib/envelopes/fieldRules.js';
+import { patternEngine, patternMatches, patternSize, MAX_PATTERN_SIZE } from '../../../src/lib/envelopes/patternEngine.js';
 
 describe('valueRefusal', () => {
   test('number: decimal strings only, bounds compared as numbers', () => {
@@ -41,9 +42,8 @@ describe('valueRefusal', () => {
   });
 
   test('RE2: a pattern that backtracks catastrophically in RegExp answers, and correctly', () => {
-    const whole = wholeValuePattern('(a+)+$');
-    expect(whole.test(`${'a'.repeat(5000)}!`)).toBe(false);
-    expect(whole.test('a'.repeat(5000))).toBe(true);
+    expect(patternMatches('(a+)+$', `${'a'.repeat(5000)}!`)).toBe(false);
+    expect(patternMatches('(a+)+$', 'a'.repeat(5000))).toBe(true);
   });
 });
 
@@ -161,5 +161,84 @@ describe('fieldRuleProblems: rules taken together', () => {
     expect(fieldRuleProblems({ type: 'number', max: 10, value: '11' })).toEqual([['value', 'must be at most 10']]);
     expect(fieldRuleProblems({ type: 'text', pattern: '(?=x)', value: 'x' }).map(([property]) => property)).toEqual(['pattern']);
     expect(fieldRuleProblems({ type: 'signature', value: 'Ada' })).toEqual([['value', 'cannot be prefilled on a signature field: only the recipient signs']]);
+  });
+});
+
+/** The engine's words that must never reach a client. */
+const ENGINE_TEXT = /enlarge|memory|abort|emscripten|wasm|INITIAL_MEMORY|RuntimeError|unicode mode/i;
+
+/** Takes all but 8 KiB of the free memory of `engine`, so that its next compilation faults. */
+function fill(engine: ReturnType<typeof patternEngine>): void {
+  // A block larger than any hole that freed patterns leave: it starts where the free memory does.
+  const probe = engine._malloc(1024 * 1024);
+  engine._free(probe);
+  engine._malloc(16 * 1024 * 1024 - probe - 8 * 1024);
+}
+
+describe('patterns and the engine memory (a fixed 16 MiB)', () => {
+  test('600 distinct valid patterns checked and run leave a new valid pattern accepted and its valid value accepted', () => {
+    for (let serial = 0; serial < 600; serial++) {
+      const pattern = `(?:[A-Za-z]{1,20}|\\d{1,10})-${serial}-(?:x|y|z){1,5}[a-f0-9]{0,16}`;
+      expect(fieldRuleProblems({ type: 'text', pattern })).toEqual([]);
+      if (serial % 10 === 0) expect(valueRefusal({ type: 'text', pattern }, `Ab-${serial}-xy00`)).toBeNull();
+    }
+    expect(fieldRuleProblems({ type: 'text', pattern: '[A-Z]{2}[0-9]{6}', value: 'AB123456' })).toEqual([]);
+    expect(valueRefusal({ type: 'text', pattern: '[A-Z]{2}[0-9]{6}' }, 'CD654321')).toBeNull();
+    expect(valueRefusal({ type: 'text', pattern: '[A-Z]{2}[0-9]{6}' }, 'CD65432')).toMatch(/must match the pattern/);
+  }, 300_000);
+
+  test('a fault of the engine (its memory full): the owner\'s valid pattern is still accepted, a recipient\'s valid value too', () => {
+    const field = { type: 'text', pattern: '[A-Z]{2}-[0-9]{4}' };
+    expect(valueRefusal(field, 'AB-1234')).toBeNull(); // compiled and kept in the engine
+    const engine = patternEngine();
+    fill(engine);
+    expect(fieldRuleProblems({ type: 'text', pattern: '[a-z]{1,30}(?:\\.[a-z]{1,30}){0,3}@\\w{100}' })).toEqual([]);
+    expect(patternEngine() === engine).toBe(false); // the full engine faulted and was replaced
+    fill(patternEngine());
+    expect(valueRefusal({ type: 'text', pattern: '[0-9]{3}-[A-Z]+\\w{100}' }, `123-ABC${'x'.repeat(100)}`)).toBeNull();
+    expect(patternEngine() === engine).toBe(false);
+    expect(valueRefusal(field, 'AB-1234')).toBeNull();
+    expect(valueRefusal(field, 'AB-123')).toMatch(/must match the pattern/);
+  });
+
+  test('a fault of the engine (it throws): the check is made again in a fresh engine, its text is never shown', () => {
+    const engine = patternEngine();
+    engine.WrappedRE2 = function broken() {
+      throw new Error('abort(Cannot enlarge memory arrays) at wasm-function[123]');
+    } as unknown as typeof engine.WrappedRE2;
+    expect(fieldRuleProblems({ type: 'text', pattern: 'x[0-9]+y' })).toEqual([]);
+    expect(patternEngine() === engine).toBe(false);
+    expect(valueRefusal({ type: 'text', pattern: 'x[0-9]+z' }, 'x12z')).toBeNull();
+  });
+
+  test('a pattern too complex for the engine: refused in the service\'s words; one saved before the limit never stops a recipient', () => {
+    for (const pattern of ['\\pL{1000}', '\\PL{10}', '[^a]{1000}[^b]{1000}', '(?:.{100}){10}x{1000}', '(?i)(?:\\p{Greek}|[a-z]){100}']) {
+      expect(patternSize(pattern)).toBeGreaterThan(MAX_PATTERN_SIZE);
+      const problems = fieldRuleProblems({ type: 'text', pattern });
+      expect(problems).toEqual([['pattern', expect.stringMatching(/^is too complex/)]]);
+      expect(problems[0]![1]).not.toMatch(ENGINE_TEXT);
+    }
+    // Compiling this one fills the engine's memory (it faults even a fresh engine): the value is
+    // accepted without it, neither refused nor an error.
+    expect(valueRefusal({ type: 'text', pattern: '\\pL{100}' }, 'abc')).toBeNull();
+    expect(valueRefusal({ type: 'text', pattern: '\\pL{100}' }, 'abc')).toBeNull(); // known now: no second attempt
+    expect(valueRefusal({ type: 'text', pattern: '[a-c]+' }, 'abc')).toBeNull();
+  }, 120_000);
+
+  test('a pattern that does not compile: the service\'s words, the owner\'s own text at most, never the anchoring it adds', () => {
+    for (const [pattern, words] of [
+      ['(a', /it has a \( without its \): \(a$/],
+      ['a)|(b', /it has a \) without its \(/],
+      ['[a', /it has a \[ without its \]/],
+      ['\\k', /escape sequence RE2 does not know: \\k$/],
+      ['(?=a)a', /no look-around/],
+      ['a**', /repeats a repetition/],
+      ['x{1001}', /above 1000/],
+    ] as [string, RegExp][]) {
+      const problems = fieldRuleProblems({ type: 'text', pattern });
+      expect(problems).toEqual([['pattern', expect.stringMatching(/^is not a valid regular expression \(RE2 syntax\)/)]]);
+      expect(problems[0]![1]).toMatch(words);
+      expect(problems[0]![1]).not.toMatch(/\^\(\?:|Invalid regular expression/);
+    }
   });
 });
