@@ -110,6 +110,7 @@ describe('GET /api/envelopes/{id} (CONTRACT §3)', () => {
       signedUrl: null,
       hash: null,
       purgedAt: null,
+      voidedReason: null,
       templateId: null,
       allowReassign: false,
     });
