@@ -105,6 +105,7 @@ describe('GET /api/envelopes/{id} (CONTRACT §3)', () => {
       signedUrl: null,
       hash: null,
       purgedAt: null,
+      voidedReason: null,
       templateId: null,
       allowReassign: false,
     });

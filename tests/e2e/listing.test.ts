@@ -2,8 +2,8 @@
  * CONTRACT §7, listing, over real HTTP: the caller's envelopes only, newest first, filtered by status,
  * paged with `limit` and an opaque `cursor` announced in `Link: <...>; rel="next"`.
  */
-import { describe, expect, test } from '@jest/globals';
-import { ApiClient, createEnvelopeWithDocument, expectProblem, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { ApiClient, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { nextLink } from '../support/contract.js';
 import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { getServices } from '../../src/lib/services.js';
@@ -18,8 +18,9 @@ const ids: string[] = [];
 const voided = new Set<string>();
 const otherIds: string[] = [];
 
-serviceForFile(async (started) => {
-  ({ env, api } = started);
+beforeAll(async () => {
+  env = await startTestService();
+  api = env.api;
   [owner, other] = await Promise.all([env.newUser(), env.newUser()]);
   // Created one after another so that creation order is certain.
   for (let index = 0; index < 7; index++) {
@@ -31,6 +32,9 @@ serviceForFile(async (started) => {
     expect(response.status).toBe(200);
     voided.add(ids[index]!);
   }
+});
+afterAll(async () => {
+  await env.close();
 });
 
 async function list(query = '', user = owner): Promise<ApiResponse<any>> {
@@ -109,13 +113,27 @@ describe('GET /api/envelopes (CONTRACT §7)', () => {
     expect(response.body.errors).toContainEqual({ path: 'status', message: expect.any(String) });
   });
 
-  test.each(['0', '1001', 'x', '-1', '1.5', ''])('limit=%s gets 400', async (limit) => {
+  test.each(['0', '101', '1000', '1001', '00000', 'x', '-1', '1.5', '1e1', '0x10', ' 5', '+5', ''])('limit=%s gets 400 naming limit', async (limit) => {
     const response = await list(`?limit=${limit}`);
     expectProblem(response, 400);
     expect(response.body.errors).toContainEqual({ path: 'limit', message: expect.any(String) });
   });
 
-  test.each(['1', '1000'])('limit=%s is accepted', async (limit) => {
+  test.each(['0', '101', '1000', 'x', '1.5', ''])('GET /api/templates?limit=%s gets 400 naming limit, as for envelopes', async (limit) => {
+    const response = await api.request('GET', `/templates?limit=${limit}`, { token: owner.token });
+    expectProblem(response, 400);
+    expect(response.body.errors).toContainEqual({ path: 'limit', message: 'must be a whole number from 1 to 100' });
+  });
+
+  test('the OpenAPI document types limit as an integer from 1 to 100 on both lists', async () => {
+    const document = (await api.request('GET', '/openapi.json')).body as { paths: Record<string, { get: { parameters: { name: string; schema: Record<string, unknown> }[] } }> };
+    for (const path of ['/envelopes', '/templates']) {
+      const limit = document.paths[path]!.get.parameters.find((parameter) => parameter.name === 'limit');
+      expect(limit?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    }
+  });
+
+  test.each(['1', '0050', '100'])('limit=%s is accepted', async (limit) => {
     const response = await list(`?limit=${limit}`);
     expect(response.status).toBe(200);
     expect(response.body).toHaveLength(Math.min(Number(limit), ids.length));

@@ -2,7 +2,7 @@
  * Webhooks seen from a real receiver (CONTRACT §12.2, §12.3): a loopback HTTP server that verifies
  * EVERY delivery with the `standardwebhooks` library, as any receiver would, and checks each body
  * against the event shape. It receives every event of a parallel and of a sequential envelope
- * (sent, opened, signed, approved, viewed, completed), of a decline, of a void, and of an expiry
+ * (sent, opened, signed, approved, viewed, completed), of a decline, of a void (with its reason), and of an expiry
  * that the `Sweep` timer finds on its own; failed deliveries are retried (500, 500, then 200: the
  * deliveries log shows retrying, retrying, succeeded) and redelivered with the same `webhook-id`;
  * targets that are not allowed are refused at creation.
@@ -207,6 +207,16 @@ describe('every event of an envelope reaches the receiver, signed (CONTRACT §12
     const events = byKey(await webhook.waitFor(2));
     expect(events.get('envelope.voided')?.data).toEqual({ envelopeId: id, status: 'voided' });
     expect(events.get('envelope.sent')?.data).toEqual({ envelopeId: id, status: 'sent' });
+  });
+
+  test('a void with a reason: envelope.voided carries it as reason', async () => {
+    const webhook = await hook(undefined, ['envelope.voided']);
+    const [ada] = recipients();
+    const { id } = await sentEnvelope(env.api, webhook.owner, { signers: [ada!] });
+    const reason = 'The price changed; a new contract follows.';
+    expect((await env.api.request('PATCH', `/envelopes/${id}`, { token: webhook.owner.token, json: { status: 'voided', voidedReason: reason } })).status).toBe(200);
+    const [delivered] = await webhook.waitFor(1);
+    expect(delivered!.event).toMatchObject({ type: 'envelope.voided', data: { envelopeId: id, status: 'voided', reason } });
   });
 
   test('an expiry found by the Sweep timer on its own: envelope.expired', async () => {

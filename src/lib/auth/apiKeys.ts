@@ -45,6 +45,8 @@ export interface ApiKeyCaller {
   email: string;
   /** Whether the owner has verified its address (as for an access token). */
   emailVerified: boolean;
+  /** The owner's display name, or `null`: a key acts as its owner in everything, the name included. */
+  name: string | null;
   apiKeyId: string;
 }
 
@@ -145,7 +147,7 @@ export async function authenticateApiKey(
       await recording;
     });
   }
-  return { userId: user.userId, email: user.email, emailVerified: user.emailVerified, apiKeyId: found.id };
+  return { userId: user.userId, email: user.email, emailVerified: user.emailVerified, name: user.name, apiKeyId: found.id };
 }
 
 function invalidApiKey(detail: string): AppError {

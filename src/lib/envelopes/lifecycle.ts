@@ -269,18 +269,20 @@ export function assertFieldsFit(fields: readonly { page: number }[], pageCount: 
 
 /**
  * Voids the envelope (CONTRACT §5): every signing link stops working for actions; recipients already
- * invited get the `voided` e-mail.
+ * invited get the `voided` e-mail. The owner's reason, when given, is shown on the envelope and carried
+ * by the event, the webhook and the e-mail ([docs/api.md#void-an-envelope](../../../docs/api.md#update-an-envelope)).
  */
-export function applyVoid(change: Change, actor: Actor): void {
+export function applyVoid(change: Change, actor: Actor, reason?: string): void {
   const record = change.record;
   const wasSent = record.status === 'sent';
   record.status = 'voided';
   record.closedAt = change.at;
-  change.event('envelope.voided', ownerActor(actor), {});
-  change.webhook('envelope.voided');
+  if (reason !== undefined) record.voidedReason = reason;
+  change.event('envelope.voided', ownerActor(actor), reason === undefined ? {} : { reason });
+  change.webhook('envelope.voided', reason === undefined ? {} : { reason });
   if (!wasSent) return;
   for (const signer of record.signers) {
-    if (mustAct(signer) && signer.invitedAt !== null) change.email('voided', signer);
+    if (mustAct(signer) && signer.invitedAt !== null) change.email('voided', signer, reason === undefined ? {} : { reason });
   }
 }
 

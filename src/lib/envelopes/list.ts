@@ -3,11 +3,11 @@
  */
 import type { Services } from '../services.js';
 import type { EnvelopeView } from './model.js';
-import type { ListEnvelopesQuery } from './schemas.js';
+import { DEFAULT_LIST_PAGE, type ListEnvelopesQuery } from './schemas.js';
 import { toEnvelopeView } from './view.js';
 
 /** Page size without `limit` (CONTRACT §7). */
-export const DEFAULT_LIMIT = 1000;
+export const DEFAULT_LIMIT = DEFAULT_LIST_PAGE;
 
 export interface ListEnvelopesOptions {
   services: Services;

@@ -216,6 +216,8 @@ export interface EnvelopeRecord {
   originalSha256: string | null;
   /** When the owner purged the finished envelope's documents (CONTRACT §14.4); `null` otherwise. */
   purgedAt: string | null;
+  /** Why the owner voided the envelope, as given (trimmed); `null` (or absent) when not voided or none was given. */
+  voidedReason?: string | null;
   /** The template the envelope was made from (CONTRACT §15.1), else `null` (and absent from rows written before templates). */
   templateId: string | null;
   /** Counts every change, from 1; the ETag is derived from it. */
@@ -271,6 +273,8 @@ export interface EnvelopeView {
   signedUrl: string | null;
   hash: string | null;
   purgedAt: string | null;
+  /** Why the owner voided it ([docs/api.md#update-an-envelope](../../../docs/api.md#update-an-envelope)), else `null`. */
+  voidedReason: string | null;
   /** The template it was made from, else `null`. */
   templateId: string | null;
   /** CONTRACT §16.3. */

@@ -11,7 +11,7 @@ import { emailQuotaCharge } from '../notifications/emailQuota.js';
 import { commitChange } from './change.js';
 import { freezeDocument, refreshFrozenCopy } from './freeze.js';
 import { readOwnedEnvelope } from './get.js';
-import { applySend, applyVoid, ifMatchSatisfied, planUpdate } from './lifecycle.js';
+import { applySend, applyVoid, ifMatchSatisfied, planUpdate, validationFailed } from './lifecycle.js';
 import { envelopeETag, type Actor, type EnvelopeRecord } from './model.js';
 import type { UpdateEnvelopeRequest } from './schemas.js';
 import { prepareAuthentication } from '../recipients/authenticationSettings.js';
@@ -39,6 +39,10 @@ export interface UpdateEnvelopeOptions {
  *   429 `email-quota` (sending past the owner's daily e-mail quota)
  */
 export async function updateEnvelope({ services, envelopeId, request, actor, ifMatch, now = () => new Date(), log }: UpdateEnvelopeOptions): Promise<EnvelopeRecord> {
+  // A reason for voiding goes with voiding only: a body check, before anything is read.
+  if (request.voidedReason !== undefined && request.status !== 'voided') {
+    throw validationFailed([{ path: 'voidedReason', message: 'is allowed only with status "voided"' }]);
+  }
   // Access codes are hashed once, before any read (a slow hash: outside the retries).
   const authentications = request.signers === undefined ? [] : await prepareAuthentication(services, request.signers);
   for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
@@ -68,7 +72,7 @@ export async function updateEnvelope({ services, envelopeId, request, actor, ifM
           await refreshFrozenCopy(services, record, frozen);
         }
       } else if (plan.voids) {
-        applyVoid(plan.change, actor);
+        applyVoid(plan.change, actor, request.voidedReason);
       }
       return await commitChange(services, stored, plan.change, log === undefined ? {} : { log });
     } catch (error) {

@@ -54,6 +54,7 @@ export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Pr
     signedUrl,
     hash: record.hash,
     purgedAt: record.purgedAt,
+    voidedReason: record.voidedReason ?? null,
     templateId: record.templateId,
     allowReassign: record.allowReassign === true,
   };

@@ -47,7 +47,7 @@ export async function authenticate(request: HttpRequest, services: Services, { a
     if (!acceptApiKeys) {
       throw new AppError('forbidden', 'API keys cannot manage API keys: send the owner\'s access token (from Login).', { type: 'jwt-required' });
     }
-    return { userId: caller.userId, email: caller.email, emailVerified: caller.emailVerified, ip: clientIp(request), userAgent: userAgent(request), apiKeyId: caller.apiKeyId };
+    return { userId: caller.userId, email: caller.email, emailVerified: caller.emailVerified, name: caller.name, ip: clientIp(request), userAgent: userAgent(request), apiKeyId: caller.apiKeyId };
   }
   const claims = await verifyAccessToken(credential, services.config.jwt);
   const user = await services.users.findForToken(claims.email);

@@ -144,6 +144,10 @@ export function renderEmail(message: EmailMessage, options: RenderEmailOptions):
       blocks = [
         { kind: 'paragraph', text: greeting },
         { kind: 'paragraph', text: t('voided.body', { owner, document }) },
+        // The owner's reason, when one was given (docs/api.md#update-an-envelope).
+        ...(message.reason === null || message.reason === undefined || oneLine(message.reason) === ''
+          ? []
+          : [{ kind: 'paragraph', text: t('voided.reason') } as Block, { kind: 'quote', text: oneLine(message.reason) } as Block]),
       ];
       break;
     case 'otp':

@@ -37,7 +37,7 @@ export interface EmailMessage {
   role?: SignerRole | null;
   /** The envelope's `expiresAt` when the e-mail was written, or `null`. */
   expiresAt: string | null;
-  /** The decline reason (`declined`), else `null`. */
+  /** The decline reason (`declined`) or the owner's reason for voiding (`voided`, when given), else `null`. */
   reason: string | null;
   /** The recipient's name who declined (`declined`), else `null`. */
   declinedBy: string | null;

@@ -97,6 +97,7 @@ const draftEnvelope = {
   signedUrl: null,
   hash: null,
   purgedAt: null,
+  voidedReason: null,
   templateId: null,
   allowReassign: false,
 };

@@ -149,6 +149,7 @@ export const envelopeResponse = z
     purgedAt: timestamp
       .nullable()
       .meta({ description: 'When the owner purged the documents of the finished envelope (`DELETE /api/envelopes/{id}`): its upload, frozen copy and sealed PDF are deleted; its audit trail and `hash` stay. `null` unless purged.' }),
+    voidedReason: z.string().nullable().meta({ description: 'Why the owner voided the envelope (`voidedReason` of the update that voided it); `null` when it is not voided or no reason was given.' }),
     templateId: z.uuid().nullable().meta({ description: 'The template the envelope was made from (`POST /api/templates/{id}/envelopes`), else `null`.' }),
     allowReassign: z.boolean().meta({ description: 'Whether signers and approvers may hand their part to someone else (`POST /api/signing/reassign`); a setting, locked once sent.' }),
   })
@@ -265,7 +266,7 @@ export const auditEventResponse = z
     event('recipient.declined', z.strictObject({ recipientId: z.string(), credential, locale: shownLocale, reason: z.string() })),
     event('envelope.declined', recipientOnly),
     event('envelope.expired', z.strictObject({})),
-    event('envelope.voided', z.strictObject({})),
+    event('envelope.voided', z.strictObject({ reason: z.string().optional().meta({ description: 'The owner\'s reason (`voidedReason`), when one was given.' }) })),
     event('envelope.completed', z.strictObject({ originalSha256: sha256Hex, sealedSha256: sha256Hex })),
     event('envelope.purged', z.strictObject({})),
     event('recipient.view_created', recipientOnly.meta({ description: 'The owner created an embedded signing view for the recipient (never its token or URL).' })),

@@ -131,6 +131,7 @@ const sentEnvelope = {
   signedUrl: null,
   hash: null,
   purgedAt: null,
+  voidedReason: null,
   templateId: ids.template,
   locale: 'en',
   allowReassign: false,

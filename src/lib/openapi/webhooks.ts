@@ -90,7 +90,7 @@ export const webhookEventSchema = z
         .regex(/^[0-9a-f]{64}$/)
         .optional()
         .meta({ description: 'SHA-256 of the sealed PDF, when the envelope is completed.' }),
-      reason: z.string().optional().meta({ description: 'The decline reason (`recipient.declined`, `envelope.declined`) or the reassignment reason (`recipient.reassigned`).' }),
+      reason: z.string().optional().meta({ description: 'The decline reason (`recipient.declined`, `envelope.declined`), the reassignment reason (`recipient.reassigned`) or the owner\'s reason for voiding (`envelope.voided`, when one was given).' }),
     }),
   })
   .meta({ id: 'WebhookEvent', description: 'What a webhook receives. Never a token or a signed URL.' });
@@ -117,7 +117,7 @@ const EVENT_DOCS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], { summary: string
   'envelope.sent': { summary: 'The owner sent the envelope.', data: { envelopeId: ids.envelope, status: 'sent' } },
   'envelope.completed': { summary: 'Every recipient has acted and the document is sealed; `hash` is the sealed PDF\'s SHA-256.', data: { envelopeId: ids.envelope, status: 'completed', hash: sha256 } },
   'envelope.declined': { summary: 'A recipient declined, which ends the envelope.', data: { envelopeId: ids.envelope, status: 'declined', recipient: { ...recipient, status: 'declined' }, reason: 'The amount is wrong.' } },
-  'envelope.voided': { summary: 'The owner voided the envelope.', data: { envelopeId: ids.envelope, status: 'voided' } },
+  'envelope.voided': { summary: 'The owner voided the envelope, with its reason when one was given.', data: { envelopeId: ids.envelope, status: 'voided', reason: 'The price changed; a new contract follows.' } },
   'envelope.expired': { summary: 'The envelope passed its `expiresAt` before everyone acted.', data: { envelopeId: ids.envelope, status: 'expired' } },
   'recipient.opened': { summary: 'A recipient opened its signing link for the first time.', data: { envelopeId: ids.envelope, status: 'sent', recipient: { ...recipient, status: 'opened' } } },
   'recipient.signed': { summary: 'A signer signed.', data: { envelopeId: ids.envelope, status: 'sent', recipient } },
@@ -300,7 +300,7 @@ const operations: Operation[] = [
   },
 ];
 
-/** Registers the webhook endpoints under `paths` and the ten events under `webhooks`. */
+/** Registers the webhook endpoints under `paths` and the eleven events under `webhooks`. */
 export function registerWebhookOperations(registry: OpenAPIRegistry): void {
   for (const operation of operations) registry.registerPath(operation);
   for (const type of WEBHOOK_EVENT_TYPES) {

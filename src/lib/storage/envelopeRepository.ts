@@ -415,7 +415,7 @@ function decodeCursor(cursor: string): string | null {
 }
 
 /** Optional scalar properties of the envelope row: absent when `null`. */
-const NULLABLE_TEXT = ['ownerEmail', 'ownerName', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt', 'templateId'] as const;
+const NULLABLE_TEXT = ['ownerEmail', 'ownerName', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt', 'templateId', 'voidedReason'] as const;
 
 function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   const entity: EnvelopeEntity = {
@@ -477,6 +477,7 @@ function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
     version: Number(entity.version),
     auditSequence: Number(entity.auditSequence),
     ...(entity.allowReassign === true ? { allowReassign: true } : {}),
+    ...(entity.voidedReason === undefined ? {} : { voidedReason: text('voidedReason') }),
   };
 }
 

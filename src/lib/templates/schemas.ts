@@ -132,10 +132,10 @@ const { id: _id, recipientId: _recipientId, role: _role, routingOrder: _routingO
 export const templateRecipientInput = z
   .strictObject({
     roleId: roleId.optional().meta({ description: 'The role this recipient takes, by id.' }),
-    roleName: characters(1, MAX_ROLE_NAME).optional().meta({ description: 'The role this recipient takes, by name (case-insensitive); `roleId` or `roleName`, not both.' }),
+    roleName: characters(1, MAX_ROLE_NAME).optional().meta({ description: 'The role this recipient takes, by name (case-insensitive). With `roleId` too, both must name the same role (400 naming `roleName` otherwise).' }),
     ...recipientShape,
   })
-  .meta({ id: 'TemplateRecipientInput', description: 'The person who takes one role: `roleId` or `roleName`, and what a signer entry carries besides its role and routing order (which come from the role).' });
+  .meta({ id: 'TemplateRecipientInput', description: 'The person who takes one role: `roleId` or `roleName` (or both, naming the same role), and what a signer entry carries besides its role and routing order (which come from the role).' });
 export type TemplateRecipientInput = z.infer<typeof templateRecipientInput>;
 
 export const prefilledValue = z

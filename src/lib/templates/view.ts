@@ -3,6 +3,7 @@
  */
 import { AppError } from '../errors.js';
 import { isUuid } from '../ids.js';
+import { DEFAULT_LIST_PAGE } from '../envelopes/schemas.js';
 import { READ_URL_TTL_SECONDS } from '../envelopes/view.js';
 import type { Services } from '../services.js';
 import { CONTAINERS } from '../storage/clients.js';
@@ -52,7 +53,7 @@ export async function toTemplateView(record: TemplateRecord, sas: SasSigner): Pr
 }
 
 /** Page size without `limit`, as for envelopes (CONTRACT §7). */
-export const DEFAULT_TEMPLATE_LIMIT = 1000;
+export const DEFAULT_TEMPLATE_LIMIT = DEFAULT_LIST_PAGE;
 
 /**
  * One page of the owner's templates, newest first.

@@ -1,6 +1,7 @@
 /** The words of every e-mail (CONTRACT §12.1): subjects, text and HTML, links, escaping. */
 import { describe, expect, test } from '@jest/globals';
 import { renderEmail } from '../../../src/lib/notifications/emailMessages.js';
+import { SUPPORTED_LOCALES } from '../../../src/lib/i18n/locales.js';
 import { EMAIL_TYPES, type EmailMessage, type EmailType } from '../../../src/lib/notifications/outbox.js';
 
 const BASE = 'https://sign.example.com';
@@ -126,6 +127,23 @@ describe('what each e-mail says', () => {
     const expired = renderEmail(message('expired'), { publicBaseUrl: BASE, signingLink: null });
     expect(expired.subject).toBe('Expired: Lease agreement.pdf');
     expect(expired.text).toContain('expired on 1 March 2026 at 17:30 UTC');
+  });
+
+  test('the voided e-mail quotes the owner\'s reason, when one was given, in every locale with a sentence of its own', () => {
+    const reason = 'The price changed; a new contract follows.';
+    const english = renderEmail(message('voided', { reason }), { publicBaseUrl: BASE, signingLink: null });
+    expect(english.text).toContain(`The reason given for voiding it:\n\n> ${reason}`);
+    expect(english.html).toContain(reason);
+    expect(renderEmail(message('voided'), { publicBaseUrl: BASE, signingLink: null }).text).not.toContain('The reason given');
+    for (const locale of SUPPORTED_LOCALES) {
+      const without = renderEmail(message('voided', { locale }), { publicBaseUrl: BASE, signingLink: null });
+      const withReason = renderEmail(message('voided', { locale, reason }), { publicBaseUrl: BASE, signingLink: null });
+      expect([locale, withReason.text]).toEqual([locale, expect.stringContaining(reason)]);
+      // The sentence that introduces the reason: translated (not the English one) outside English.
+      const added = withReason.text.split('\n').filter((line) => line.trim() !== '' && !without.text.split('\n').includes(line) && !line.includes(reason));
+      expect([locale, added.length]).toEqual([locale, 1]);
+      if (locale !== 'en') expect([locale, added[0]]).not.toEqual([locale, 'The reason given for voiding it:']);
+    }
   });
 });
 
