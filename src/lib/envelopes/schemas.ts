@@ -28,6 +28,8 @@ export const MAX_REMIND_EVERY_DAYS = 30;
 export const MAX_SIGNER_NAME = 200;
 /** Longest document file name, characters (CONTRACT §4). */
 export const MAX_FILENAME = 200;
+/** Longest reason for voiding, characters ([docs/api.md#update-an-envelope](../../../docs/api.md#update-an-envelope)). */
+export const MAX_VOIDED_REASON = 500;
 
 const signerId = characters(1, 100).meta({
   description: 'The id of a current signer keeps that identity; any other value, or none, gets a new UUID.',
@@ -325,6 +327,14 @@ export const updateEnvelopeRequest = z.strictObject({
     .enum(ENVELOPE_STATUSES, { error: `must be one of ${ENVELOPE_STATUSES.join(', ')}` })
     .optional()
     .meta({ description: 'The status to move to: `sent` or `voided`. The current status of a `draft` or `sent` envelope changes nothing. Completing is `POST /api/envelopes/{id}/complete`.' }),
+  voidedReason: trimmedText(MAX_VOIDED_REASON)
+    .optional()
+    .meta({
+      description:
+        `Why the envelope is voided, only with \`status: "voided"\` (optional there): 1 to ${MAX_VOIDED_REASON} characters after trimming, on one line: no control characters (line breaks and tabs included), line or paragraph separators or unpaired surrogates. ` +
+        'The envelope shows it as `voidedReason`; the audit event and the `envelope.voided` webhook carry it as `reason`, and the e-mail to the recipients quotes it.',
+      examples: ['The price changed; a new contract follows.'],
+    }),
 });
 export type UpdateEnvelopeRequest = z.infer<typeof updateEnvelopeRequest>;
 
@@ -354,6 +364,11 @@ export const uploadRequest = z.strictObject({
 });
 export type UploadRequest = z.infer<typeof uploadRequest>;
 
+/** Largest `limit` of a list query ([docs/api.md#list-envelopes](../../../docs/api.md#list-envelopes)). */
+export const MAX_LIST_LIMIT = 100;
+/** Most items a list answers without `limit`. */
+export const DEFAULT_LIST_PAGE = 1000;
+
 /** Query of the envelope list (CONTRACT §7). */
 export const listEnvelopesQuery = z.strictObject({
   status: z
@@ -361,12 +376,20 @@ export const listEnvelopesQuery = z.strictObject({
     .optional()
     .meta({ description: 'Only envelopes in this state.' }),
   limit: z
-    .string()
-    // 1 to 1000 in at most four digits, leading zeros allowed ("0050" is 50).
-    .regex(/^(?:0{0,3}[1-9]|0{0,2}[1-9][0-9]|0?[1-9][0-9]{2}|1000)$/, 'must be a whole number from 1 to 1000')
-    .transform(Number)
+    // A query string holds text: digits only (at most four, leading zeros allowed: "0050" is 50) are
+    // read as the number they write; anything else stays text, which the integer check refuses.
+    .preprocess(
+      (value) => (typeof value === 'string' && /^[0-9]{1,4}$/.test(value) ? Number(value) : value),
+      z
+        .int({ error: `must be a whole number from 1 to ${MAX_LIST_LIMIT}` })
+        .min(1, `must be a whole number from 1 to ${MAX_LIST_LIMIT}`)
+        .max(MAX_LIST_LIMIT, `must be a whole number from 1 to ${MAX_LIST_LIMIT}`),
+    )
     .optional()
-    .meta({ description: 'Page size, a whole number from 1 to 1000 written in at most four digits (default 1000).', examples: ['50'] }),
+    .meta({
+      description: `Page size, a whole number from 1 to ${MAX_LIST_LIMIT} (digits only, at most four: \`0050\` is 50). Without it a page holds up to ${DEFAULT_LIST_PAGE} items.`,
+      examples: [50],
+    }),
   cursor: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,200}$/, 'is not a cursor this service issued')
