@@ -114,6 +114,11 @@ describe('the console\'s Templates view', () => {
     await page.locator('#use-form').scrollIntoViewIfNeeded();
     await expectNoViolations(page, 'template active, use form');
     await screenshot(page, 'console-templates-01-use-form', { fullPage: false });
+    const wide = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator('#use-roles fieldset').first().scrollIntoViewIfNeeded();
+    await screenshot(page, 'console-templates-01-use-form-phone', { fullPage: false });
+    await page.setViewportSize(wide);
 
     await page.getByRole('button', { name: 'Make the envelope' }).click();
     await page.locator('#envelope-heading').filter({ hasText: `Envelope: lease-${stamp}.pdf` }).waitFor();

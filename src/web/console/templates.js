@@ -312,7 +312,7 @@ function renderUseForm(template) {
       input.autocomplete = 'off';
       input.dataset.field = spec[0];
       label.htmlFor = input.id;
-      label.textContent = spec[1] + ' (' + role.name + ')';
+      labelFor(label, spec[1], role.name);
       wrap.appendChild(label);
       wrap.appendChild(input);
       inner.appendChild(wrap);
@@ -342,6 +342,21 @@ function renderUseForm(template) {
 }
 
 /**
+ * A control's label in the "make an envelope" form: the role is the fieldset's legend on screen, and
+ * part of the label's name for screen readers ("Language (Tenant)").
+ * @param {HTMLLabelElement} label
+ * @param {string} text
+ * @param {string} roleName
+ */
+function labelFor(label, text, roleName) {
+  label.textContent = text;
+  var role = document.createElement('span');
+  role.className = 'visually-hidden';
+  role.textContent = ' (' + roleName + ')';
+  label.appendChild(role);
+}
+
+/**
  * A recipient's own choices in the "make an envelope" form (docs/api.md#envelopes-from-a-template,
  * whose recipients take what a recipient entry takes): its language, its identity check (an access
  * code the owner gives it, or a code by e-mail) and its delivery (e-mail or embedded).
@@ -361,7 +376,7 @@ function recipientChoices(inner, key, roleName) {
     input.id = key + '-' + field;
     input.dataset.field = field;
     label.htmlFor = input.id;
-    label.textContent = text + ' (' + roleName + ')';
+    labelFor(label, text, roleName);
     wrap.appendChild(label);
     wrap.appendChild(input);
     inner.appendChild(wrap);
