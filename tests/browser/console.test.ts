@@ -98,9 +98,10 @@ describe('GET /api/console in Chromium', () => {
     const uploaded = Buffer.from(await (await fetch(envelope.body.documentUrl)).arrayBuffer());
     expect(sha256(uploaded)).toBe(sha256(await readFile(CORPUS_FILE)));
 
-    // Sending without a signer is refused by the API, and the page says why.
-    await page.getByRole('button', { name: 'Send' }).click();
-    await expectText('#error', 'The envelope needs at least one signer with role "signer" first.');
+    // Sending without a signer would be refused by the API: Send is disabled, and the page says why.
+    await expect(page.getByRole('button', { name: 'Send', exact: true }).isDisabled()).resolves.toBe(true);
+    await expect(page.getByRole('button', { name: 'Send', exact: true }).getAttribute('aria-describedby')).resolves.toBe('send-reason');
+    await expectText('#send-reason', 'Send needs at least one saved recipient with the role signer');
     await screenshot(page, 'console-06-send-refused');
 
     // Two signers, one of them a cc.

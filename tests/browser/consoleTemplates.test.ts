@@ -104,10 +104,21 @@ describe('the console\'s Templates view', () => {
     await page.getByLabel('E-mail address (Tenant)').fill(tenant);
     await page.getByLabel('Name (Agent)').fill('Aggie Agent');
     await page.getByLabel('E-mail address (Agent)').fill(`agent-${stamp}@example.com`);
+    // Each recipient's own language, identity check and delivery (docs/api.md#envelopes-from-a-template).
+    await page.getByLabel('Language (Tenant)').selectOption('de');
+    await expect(page.getByLabel('Access code (Tenant)').isHidden()).resolves.toBe(true);
+    await page.getByLabel('Identity check (Tenant)').selectOption('accessCode');
+    await page.getByLabel('Access code (Tenant)').fill('4821-lease');
+    await expect(page.getByLabel('Delivery (Agent)').inputValue()).resolves.toBe('email');
     await expect(page.locator('#use-values label').allTextContents()).resolves.toEqual(['Prefill “Flat” for Tenant (page 1, optional)']);
     await page.locator('#use-form').scrollIntoViewIfNeeded();
     await expectNoViolations(page, 'template active, use form');
     await screenshot(page, 'console-templates-01-use-form', { fullPage: false });
+    const wide = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator('#use-roles fieldset').first().scrollIntoViewIfNeeded();
+    await screenshot(page, 'console-templates-01-use-form-phone', { fullPage: false });
+    await page.setViewportSize(wide);
 
     await page.getByRole('button', { name: 'Make the envelope' }).click();
     await page.locator('#envelope-heading').filter({ hasText: `Envelope: lease-${stamp}.pdf` }).waitFor();
@@ -124,6 +135,8 @@ describe('the console\'s Templates view', () => {
       [tenant, 'signer'],
       [`agent-${stamp}@example.com`, 'cc'],
     ]);
+    expect(envelope.signers[0]).toMatchObject({ locale: 'de', authentication: { method: 'accessCode' } });
+    expect(envelope.signers[1]).toMatchObject({ locale: null, authentication: { method: 'none' } });
     expect(envelope.fields).toHaveLength(1);
     expect(envelope.fields[0]).toMatchObject({ type: 'text', page: 1, label: 'Flat', recipientId: envelope.signers[0].id });
     const field = envelope.fields[0];

@@ -9,7 +9,7 @@ import { addApiKey, copyApiKey, loadApiKeys } from './apiKeys.js';
 import { $, action, showError, showStatus } from './consoleSession.js';
 import { download, upload } from './documents.js';
 import { complete, deleteEnvelope, fillReminderChoices, saveSettings, send, voidEnvelope } from './envelopeActions.js';
-import { loadEnvelopes } from './envelopes.js';
+import { loadEnvelopes, wireEnvelopeSearch } from './envelopes.js';
 import { addFieldByKeyboard, deleteField, detectFields, editSelected, saveFields, selectedField, wireRuleEditor } from './fieldEditing.js';
 import { fields, updateSwatch } from './fieldEditor.js';
 import { addSignerRow, renumberSigners, saveSigners } from './signers.js';
@@ -18,6 +18,7 @@ import { addWebhook, loadWebhooks, renderEventChoices, setAllEvents } from './we
 /** @typedef {import('./consoleSession.js').EditorField} EditorField */
 
 fillReminderChoices();
+wireEnvelopeSearch();
 $('register-form').addEventListener('submit', action($('register-form').querySelector('button'), register));
 $('login-form').addEventListener('submit', action($('login-form').querySelector('button'), login));
 $('address-hint').hidden = envelopeInAddress() === null;

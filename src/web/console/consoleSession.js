@@ -100,14 +100,34 @@ export function showStatus(text) {
 /**
  * Shows an error in words a sender understands: for API errors, a plain sentence for the problems
  * whose `detail` speaks HTTP (stale ETag, expired session, ...), else the problem's `detail`, and
- * each field complaint under the name the form gives that field.
+ * each field complaint under the name the form gives that field. With `control` (the button or form
+ * the sender used), the error shows next to it.
  * @param {ApiError | Error} error
+ * @param {HTMLElement} [control]
  */
-export function showError(error) {
+export function showError(error, control) {
   var box = $('error');
   describeError(box, error);
   $('status').textContent = '';
+  placeError(box, control);
   box.hidden = false;
+  // Seen and heard where the sender is: scrolled into view, focused, and announced (role="alert").
+  box.scrollIntoView({ block: 'nearest' });
+  box.focus({ preventScroll: true });
+}
+
+/**
+ * Moves the error region next to what the sender used (after its row of buttons, its form or its
+ * table), so that it appears where they are looking; without one, back to the top of the page.
+ * @param {HTMLElement} box
+ * @param {HTMLElement} [control]
+ */
+function placeError(box, control) {
+  var anchor = control && control.isConnected
+    ? /** @type {HTMLElement | null} */ (control.closest('.table-scroll, .button-row, .section-heading, form, .card'))
+    : null;
+  if (anchor && anchor.parentNode) anchor.after(box);
+  else $('status').before(box);
 }
 
 /**
@@ -206,8 +226,10 @@ export function action(control, run) {
     Promise.resolve()
       .then(run)
       .catch(function (error) {
-        showError(error);
-        if (error.status === 401 && state.token !== null) endSession();
+        // An ended session closes the signed-in parts of the page: that error shows at the top.
+        var ended = error.status === 401 && state.token !== null;
+        showError(error, ended ? undefined : control);
+        if (ended) endSession();
       })
       .then(function () {
         control.disabled = false;

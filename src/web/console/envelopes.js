@@ -17,13 +17,34 @@ export function loadEnvelopes() {
   });
 }
 
+/**
+ * Whether an envelope matches the search: every word typed is in its document's name, its status, or
+ * a recipient's name or e-mail address (case-insensitive). The API has no search parameter
+ * (docs/api.md#list-envelopes): this searches the envelopes the list loaded.
+ * @param {Envelope} envelope
+ * @param {string[]} words
+ */
+function matches(envelope, words) {
+  var text = [envelope.documentName, envelope.status].concat(envelope.signers.map(function (signer) { return signer.name + ' ' + signer.email; })).join(' ').toLocaleLowerCase();
+  return words.every(function (word) { return text.indexOf(word) >= 0; });
+}
+
+/**
+ * @param {Envelope} envelope
+ */
+function recipientNames(envelope) {
+  return envelope.signers.length === 0 ? 'none yet' : envelope.signers.map(function (signer) { return signer.name; }).join(', ');
+}
+
 export function renderEnvelopeList() {
   var rows = $('envelope-rows');
   rows.textContent = '';
-  state.envelopes.forEach(function (envelope) {
+  var words = $('envelope-search').value.toLocaleLowerCase().split(/\s+/).filter(Boolean);
+  var shown = state.envelopes.filter(function (envelope) { return matches(envelope, words); });
+  shown.forEach(function (envelope) {
     var row = document.createElement('tr');
     if (state.envelope && state.envelope.id === envelope.id) row.className = 'selected';
-    [envelope.documentName, null, String(envelope.signers.length), formatTime(envelope.createdAt)].forEach(function (value, index) {
+    [envelope.documentName, null, recipientNames(envelope), formatTime(envelope.createdAt)].forEach(function (value, index) {
       var cell = document.createElement(index === 0 ? 'th' : 'td');
       if (index === 0) cell.scope = 'row';
       if (index === 1) {
@@ -49,8 +70,17 @@ export function renderEnvelopeList() {
     row.appendChild(cell);
     rows.appendChild(row);
   });
-  $('envelope-table').hidden = state.envelopes.length === 0;
+  $('envelope-table').hidden = shown.length === 0;
   $('envelopes-empty').hidden = state.envelopes.length > 0;
+  $('envelope-search-row').hidden = state.envelopes.length === 0;
+  $('envelope-search-hint').textContent = words.length === 0
+    ? 'By document, recipient name or e-mail, or status, among the ' + state.envelopes.length + ' envelopes loaded.'
+    : shown.length + ' of ' + state.envelopes.length + ' loaded envelopes match.';
+}
+
+/** Wires the search box: the list narrows as the sender types. */
+export function wireEnvelopeSearch() {
+  $('envelope-search').addEventListener('input', renderEnvelopeList);
 }
 
 /**
@@ -112,9 +142,9 @@ export function showEnvelope(envelope, etag) {
  * @param {Envelope} envelope
  */
 export function setLifecycleControls(envelope) {
-  var open = envelope.status === 'draft' || envelope.status === 'sent';
-  $('send').disabled = envelope.status !== 'draft';
-  $('complete').disabled = !open;
+  // A button that cannot succeed is disabled, and says why (docs/api.md#lifecycle).
+  showReason($('send'), $('send-reason'), sendBlocker(envelope));
+  showReason($('complete'), $('complete-reason'), completeBlocker(envelope));
   // Signers, their order and the fields are what gets signed: fixed once sent (CONTRACT §5).
   var draft = envelope.status === 'draft';
   $('save-signers').disabled = !draft;
@@ -135,4 +165,62 @@ export function setLifecycleControls(envelope) {
     ? 'To delete a sent envelope, void it first: then its documents can be deleted.'
     : purged ? 'The documents of this envelope were deleted.' : '';
   setFieldControls(envelope);
+}
+
+/**
+ * Disables `button` with `reason` shown in `box` (the button's description), or enables it.
+ * @param {HTMLButtonElement} button
+ * @param {HTMLElement} box
+ * @param {string | null} reason
+ */
+function showReason(button, box, reason) {
+  button.disabled = reason !== null;
+  box.textContent = reason === null ? '' : reason;
+  box.hidden = reason === null;
+}
+
+/** Roles who must act; `cc` never does (docs/api.md#recipients). */
+var MUST_ACT = ['signer', 'approver', 'viewer'];
+/** Statuses after which a recipient blocks nothing. */
+var DONE = ['signed', 'approved', 'viewed', 'declined', 'reassigned'];
+
+/**
+ * Why Send would be refused, or null when it can succeed.
+ * @param {Envelope} envelope
+ * @returns {string | null}
+ */
+function sendBlocker(envelope) {
+  if (envelope.status !== 'draft') return null;
+  if (!hasSigner(envelope)) return 'Send needs at least one saved recipient with the role signer: add one under Recipients and save.';
+  return null;
+}
+
+/**
+ * Why Complete would be refused (docs/api.md#completing-as-the-owner), or null when it can succeed.
+ * @param {Envelope} envelope
+ * @returns {string | null}
+ */
+function completeBlocker(envelope) {
+  if (envelope.status === 'completed') return 'Already completed and sealed.';
+  if (envelope.status === 'draft') {
+    if (!hasSigner(envelope)) return 'Complete needs at least one saved recipient with the role signer.';
+    if (envelope.fields.length > 0) return 'Complete is for a draft without fields, sealed as it is. This one has fields: send it so that the recipients fill them.';
+    return null;
+  }
+  if (envelope.status === 'sent') {
+    var pending = envelope.signers.filter(function (signer) {
+      return MUST_ACT.indexOf(signer.role) >= 0 && DONE.indexOf(signer.status) < 0;
+    });
+    if (pending.length === 0) return null;
+    return 'Complete waits for everyone who must act; the envelope completes by itself when the last one does. Still to act: ' +
+      pending.map(function (signer) { return signer.name + ' <' + signer.email + '> (' + signer.role + ', ' + signer.status + ')'; }).join('; ') + '.';
+  }
+  return 'The envelope is ' + envelope.status + ': it can no longer be completed.';
+}
+
+/**
+ * @param {Envelope} envelope
+ */
+function hasSigner(envelope) {
+  return envelope.signers.some(function (signer) { return signer.role === 'signer'; });
 }

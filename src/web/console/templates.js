@@ -2,7 +2,7 @@
 // Templates: create one from a PDF, its roles and fields, activate it, and use it to make an envelope.
 import { $, action, api, control, formatTime, showStatus, state, statusBadge } from './consoleSession.js';
 import { putToBlobStorage } from './documents.js';
-import { confirmAction, send } from './envelopeActions.js';
+import { confirmAction, fillLocalePicker, send } from './envelopeActions.js';
 import { loadEnvelopes, openEnvelope } from './envelopes.js';
 import { detectAndReopen, fieldsPayload } from './fieldEditing.js';
 import { closeDocument, fields, setDirty, showFields } from './fieldEditor.js';
@@ -312,11 +312,12 @@ function renderUseForm(template) {
       input.autocomplete = 'off';
       input.dataset.field = spec[0];
       label.htmlFor = input.id;
-      label.textContent = spec[1] + ' (' + role.name + ')';
+      labelFor(label, spec[1], role.name);
       wrap.appendChild(label);
       wrap.appendChild(input);
       inner.appendChild(wrap);
     });
+    recipientChoices(inner, 'use-' + index, role.name);
     fieldset.appendChild(inner);
     roles.appendChild(fieldset);
   });
@@ -340,15 +341,108 @@ function renderUseForm(template) {
   });
 }
 
+/**
+ * A control's label in the "make an envelope" form: the role is the fieldset's legend on screen, and
+ * part of the label's name for screen readers ("Language (Tenant)").
+ * @param {HTMLLabelElement} label
+ * @param {string} text
+ * @param {string} roleName
+ */
+function labelFor(label, text, roleName) {
+  label.textContent = text;
+  var role = document.createElement('span');
+  role.className = 'visually-hidden';
+  role.textContent = ' (' + roleName + ')';
+  label.appendChild(role);
+}
+
+/**
+ * A recipient's own choices in the "make an envelope" form (docs/api.md#envelopes-from-a-template,
+ * whose recipients take what a recipient entry takes): its language, its identity check (an access
+ * code the owner gives it, or a code by e-mail) and its delivery (e-mail or embedded).
+ * @param {HTMLElement} inner
+ * @param {string} key the row's id prefix (`use-0`)
+ * @param {string} roleName
+ */
+function recipientChoices(inner, key, roleName) {
+  /**
+   * @param {string} field
+   * @param {string} text
+   * @param {HTMLInputElement | HTMLSelectElement} input
+   */
+  function add(field, text, input) {
+    var wrap = document.createElement('div');
+    var label = document.createElement('label');
+    input.id = key + '-' + field;
+    input.dataset.field = field;
+    label.htmlFor = input.id;
+    labelFor(label, text, roleName);
+    wrap.appendChild(label);
+    wrap.appendChild(input);
+    inner.appendChild(wrap);
+    return wrap;
+  }
+  /**
+   * @param {[string, string][]} choices value and words
+   */
+  function picker(choices) {
+    var select = document.createElement('select');
+    choices.forEach(function (choice) {
+      var option = document.createElement('option');
+      option.value = choice[0];
+      option.textContent = choice[1];
+      select.appendChild(option);
+    });
+    return select;
+  }
+  var locale = document.createElement('select');
+  locale.dataset.inherit = 'The template’s language';
+  fillLocalePicker(locale);
+  add('locale', 'Language', locale);
+  var method = picker([['none', 'link only'], ['accessCode', 'access code'], ['emailOtp', 'code by e-mail']]);
+  add('authMethod', 'Identity check', method);
+  var code = document.createElement('input');
+  code.type = 'text';
+  code.autocomplete = 'off';
+  code.spellcheck = false;
+  code.minLength = 4;
+  code.maxLength = 64;
+  var codeRow = add('accessCode', 'Access code', code);
+  var toggle = function () {
+    codeRow.hidden = method.value !== 'accessCode';
+    code.required = method.value === 'accessCode';
+  };
+  method.addEventListener('change', toggle);
+  toggle();
+  add('delivery', 'Delivery', picker([['email', 'e-mail'], ['embedded', 'embedded (in your app)']]));
+}
+
+/**
+ * A recipient of the "make an envelope" form as the API takes it.
+ * @param {HTMLFieldSetElement} fieldset
+ * @returns {Schemas['UseTemplateRequest']['recipients'][number]}
+ */
+function recipientFromForm(fieldset) {
+  /** @type {Schemas['UseTemplateRequest']['recipients'][number]} */
+  var recipient = {
+    roleId: fieldset.dataset.roleId,
+    name: control(fieldset, '[data-field="name"]').value,
+    email: control(fieldset, '[data-field="email"]').value,
+  };
+  var locale = control(fieldset, '[data-field="locale"]').value;
+  if (locale !== '') recipient.locale = /** @type {NonNullable<typeof recipient.locale>} */ (locale);
+  // The selects offer the API's methods and deliveries only.
+  var method = /** @type {'none' | 'emailOtp' | 'accessCode'} */ (control(fieldset, '[data-field="authMethod"]').value);
+  if (method === 'accessCode') recipient.authentication = { method: method, code: control(fieldset, '[data-field="accessCode"]').value };
+  else if (method !== 'none') recipient.authentication = { method: method };
+  var delivery = /** @type {'email' | 'embedded'} */ (control(fieldset, '[data-field="delivery"]').value);
+  if (delivery !== 'email') recipient.delivery = delivery;
+  return recipient;
+}
+
 export function useTemplate() {
   var template = state.template;
-  var recipients = Array.from($('use-roles').querySelectorAll('fieldset'), function (fieldset) {
-    return {
-      roleId: fieldset.dataset.roleId,
-      name: control(fieldset, '[data-field="name"]').value,
-      email: control(fieldset, '[data-field="email"]').value,
-    };
-  });
+  var recipients = Array.from($('use-roles').querySelectorAll('fieldset'), recipientFromForm);
   var values = Array.prototype.filter.call($('use-values').querySelectorAll('input'), function (input) { return input.value.trim() !== ''; })
     .map(function (input) { return { fieldId: input.dataset.fieldId, value: input.value }; });
   /** @type {Schemas['UseTemplateRequest']} */
