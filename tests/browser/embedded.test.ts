@@ -15,7 +15,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { launchChromium, screenshot } from '../support/browser.js';
-import { patience } from '../support/patience.js';
+import { waitForEmails } from '../support/mail.js';
+import { patience, waitUntil } from '../support/patience.js';
 import { corpusPdf, createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope } from '../support/signing.js';
 
@@ -60,15 +61,16 @@ afterAll(async () => {
   await env?.close();
 });
 
-/** An envelope sent to one embedded signer with no fields, and a view for it. */
-async function viewFor(options: { frameAncestors?: string[]; returnUrl?: string }, notifyOnCompletion = false): Promise<{ envelopeId: string; recipientId: string; url: string; token: string }> {
-  const signer = { email: `ada-${randomUUID()}@example.com`, name: 'Ada Lovelace', delivery: 'embedded', ...(notifyOnCompletion ? { notifyOnCompletion } : {}) };
-  const { id, recipientIds } = await sentEnvelope(env.api, owner, { signers: [signer] });
+/** An envelope sent to one signer with no fields (embedded unless `signer` says otherwise), and a view for it. */
+async function viewFor(options: { frameAncestors?: string[]; returnUrl?: string }, notifyOnCompletion = false, signer: Record<string, unknown> = {}): Promise<{ envelopeId: string; recipientId: string; url: string; token: string; email: string }> {
+  const email = `ada-${randomUUID()}@example.com`;
+  const recipient = { email, name: 'Ada Lovelace', delivery: 'embedded', ...(notifyOnCompletion ? { notifyOnCompletion } : {}), ...signer };
+  const { id, recipientIds } = await sentEnvelope(env.api, owner, { signers: [recipient] });
   const view = await env.api.request('POST', `/envelopes/${id}/recipients/${recipientIds[0]}/views`, { token: owner.token, json: options });
   expect(view.status).toBe(201);
   // The URL names PUBLIC_BASE_URL, where nothing answers in the suite: the same path on the test service.
   const url = (view.body.url as string).replace(/^https:\/\/envelope-signing\.test\/api/, env.service.apiUrl);
-  return { envelopeId: id, recipientId: recipientIds[0]!, url, token: url.split('#')[1]! };
+  return { envelopeId: id, recipientId: recipientIds[0]!, url, token: url.split('#')[1]!, email };
 }
 
 async function newPage(viewport = { width: 1100, height: 900 }): Promise<Page> {
@@ -140,6 +142,44 @@ describe('an integrator page embeds signing', () => {
     await phone.frameLocator('#signing').locator('#done-body').filter({ hasText: 'a copy is also on its way to you by e-mail' }).waitFor({ timeout: patience(60_000) });
     await screenshot(phone, 'embed-allowed-parent-phone-signed');
   }, patience(300_000)); // signs and completes twice (a desktop and a phone), each step with its own deadline
+
+  // A recipient with a code: the code form posts `loaded` (naming only the envelope: the view before the
+  // code has no recipient), the events after the code name the recipient too.
+  test.each([
+    { what: 'an access code', signer: { delivery: 'embedded', authentication: { method: 'accessCode', code: 'harbour-71' } } },
+    { what: 'an e-mailed one-time code', signer: { delivery: 'email', authentication: { method: 'emailOtp' } } },
+  ])('a framed recipient with $what on a phone: the parent receives loaded at the code form, then signed and completed', async ({ signer }) => {
+    const view = await viewFor({ frameAncestors: [allowed.origin] }, false, signer);
+    const page = await newPage({ width: 390, height: 844 });
+    await page.goto(`${allowed.origin}/embed.html#view=${encodeURIComponent(view.url)}`);
+    const frame = page.frameLocator('#signing');
+    await frame.locator('#authenticate').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    const serviceOrigin = new URL(env.service.apiUrl).origin;
+    const message = (event: string, recipientId: string | null) => [serviceOrigin, { source: 'envelope-signing', event, envelopeId: view.envelopeId, recipientId }];
+    await waitUntil(async () => (await received(page)).length > 0, 30_000, 'the loaded event of the code form');
+    expect((await received(page)).map((one) => [one.origin, one.data])).toEqual([message('loaded', null)]);
+    await page.locator('#status').filter({ hasText: 'Please review and sign' }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await screenshot(page, `embed-code-form-${signer.authentication.method}-phone`);
+
+    const signingFrame = page.frames().find((candidate) => candidate.url().startsWith(`${env.service.apiUrl}/sign/v/`))!;
+    let code = 'harbour-71';
+    if (signer.authentication.method === 'emailOtp') {
+      await signingFrame.locator('#auth-send-button').click({ timeout: STEP_TIMEOUT_MS });
+      const [mail] = await waitForEmails(view.email, { subject: /^Your code for / });
+      code = /\b(\d{6})\b/.exec(mail!.text)![1]!;
+    }
+    await signingFrame.locator('#auth-code').fill(code);
+    await signingFrame.locator('#auth-submit').click();
+    await frame.locator('#pages[data-ready="true"] .pdf-page-drawn').first().waitFor({ timeout: STEP_TIMEOUT_MS });
+    await signWholeDocument(signingFrame);
+    await page.locator('#status').filter({ hasText: 'Everyone has signed' }).waitFor({ timeout: patience(60_000) });
+    await screenshot(page, `embed-code-form-${signer.authentication.method}-phone-signed`);
+
+    const messages = await received(page);
+    expect(messages.map((one) => [one.origin, one.data])).toEqual([message('loaded', null), message('signed', view.recipientId), message('completed', view.recipientId)]);
+    expect(JSON.stringify(messages)).not.toContain(view.token);
+    expect(JSON.stringify(messages)).not.toContain(code);
+  }, patience(180_000));
 
   test('a parent the view does not allow is refused by Chromium and receives nothing', async () => {
     const view = await viewFor({ frameAncestors: [allowed.origin] });

@@ -125,6 +125,44 @@ async function sealedText(id: string): Promise<string> {
 }
 
 describe('the new field types on the signing page', () => {
+  test('on a phone a value field lower than its text draws the text to fit: a 0.020-high dropdown showing "Yearly", a date, a number', async () => {
+    const small = { x: 0.1, width: 0.35, height: 0.02 };
+    const { token } = await (async () => {
+      const email = 'small@example.com';
+      const { id } = await sentEnvelope(env.api, owner, {
+        pdf: contract,
+        signers: [{ email, name: 'Ada Lovelace' }],
+        fields: [
+          field('dropdown', 0.3, { ...small, label: 'Billing', options: ['Monthly', 'Yearly'], value: 'Yearly' }),
+          field('date', 0.35, { ...small, label: 'Renewal', value: '2026-12-01' }),
+          field('number', 0.4, { ...small, label: 'Seats', value: '12' }),
+        ],
+      });
+      return { token: await signingTokenFor(owner.userId, id, email) };
+    })();
+    const page = await open(true, token);
+    await byLabel(page, 'Billing').waitFor();
+    await expect(byLabel(page, 'Billing').inputValue()).resolves.toBe('Yearly');
+    // The text's box (font size × a normal line) within the field's box, and nothing to scroll.
+    const fit = (label: string) => byLabel(page, label).evaluate((element) => {
+      const style = (globalThis as unknown as { getComputedStyle(element: unknown): Record<string, string> }).getComputedStyle(element);
+      const box = element as unknown as { clientHeight: number; scrollHeight: number };
+      return { fontSize: parseFloat(style.fontSize!), content: box.clientHeight - parseFloat(style.paddingTop!) - parseFloat(style.paddingBottom!), scrollHeight: box.scrollHeight, clientHeight: box.clientHeight };
+    });
+    await screenshot(page.locator('.pdf-page').first(), 'sign-types-small-fields-phone');
+    for (const label of ['Billing', 'Renewal', 'Seats']) {
+      const measured = await fit(label);
+      expect(measured.content).toBeLessThan(14); // the field is small: 0.020 of the page's height
+      expect({ label, fits: measured.fontSize * 1.2 <= measured.content + 0.5 }).toEqual({ label, fits: true });
+      expect({ label, scrolls: measured.scrollHeight > measured.clientHeight }).toEqual({ label, scrolls: false });
+    }
+    // Another choice is fitted again.
+    await byLabel(page, 'Billing').selectOption('Monthly');
+    const after = await fit('Billing');
+    expect(after.fontSize * 1.2).toBeLessThanOrEqual(after.content + 0.5);
+  }, patience(120_000));
+
+
   test('keyboard alone: each field reached with Tab and filled with keys; a refused pattern is named and focused; read-only values stay', async () => {
     const { id, token } = await envelopeFor('keys@example.com');
     const page = await open(false, token);

@@ -2,6 +2,7 @@
 // Signer authentication: the code before the document.
 // A recipient with an access code or e-mailed one-time codes sees only who asks it to act until it
 // enters its code; five wrong codes lock the link until the sender sends a new one (423).
+import { notifyParent } from './embedded.js';
 import { t } from './i18n.js';
 import { switchLanguage, viewLocale } from './language.js';
 import { render, sender, show, showInvalidLink, showMessage } from './screens.js';
@@ -110,9 +111,11 @@ async function submitCode(event) {
     if (!state.languageChosen) await switchLanguage(viewLocale(view));
     render(view);
   } catch (error) {
-    if (error.status === 423) showLocked();
-    else if (error.status === 401) showInvalidLink();
-    else {
+    if (error.status === 423 || error.status === 401) {
+      if (error.status === 423) showLocked();
+      else showInvalidLink();
+      notifyParent('error', null);
+    } else {
       if (error.problem && typeof error.problem.attemptsLeft === 'number') showAttemptsLeft(error.problem.attemptsLeft);
       authError(error.status === 403 ? t('authWrong') : error.message);
     }
@@ -132,8 +135,11 @@ async function sendCode() {
     button.textContent = t('authSendNewCode');
     $('auth-code').focus();
   } catch (error) {
-    if (error.status === 423) showLocked();
-    else if (error.status === 401) showInvalidLink();
+    if (error.status === 423 || error.status === 401) {
+      if (error.status === 423) showLocked();
+      else showInvalidLink();
+      notifyParent('error', null);
+    }
     else $('auth-status').textContent = error.message;
   } finally {
     button.disabled = false;

@@ -4,8 +4,12 @@
 // the origins allowed to frame it (the page's Content-Security-Policy frame-ancestors) and where to go
 // after acting in a top-level window. Framed, the page tells its parent what happens with
 // {source: "envelope-signing", event, envelopeId, recipientId}, posted only to the allowed origins
-// (a message to any other origin is dropped by the browser); never the token.
+// (a message to any other origin is dropped by the browser); never the token. Every recipient's page
+// posts them, one with an access code or e-mailed codes too (docs/api.md#embedded-signing): its code
+// form names only the envelope, so `loaded` then carries `recipientId: null`; the events after the
+// code carry the recipient's id.
 /** @typedef {import('./signingSession.js').RecipientView} RecipientView */
+/** @typedef {import('./signingSession.js').RestrictedRecipientView} RestrictedRecipientView */
 
 /** The view's context, or none (the e-mail link's page). */
 function embedContext() {
@@ -27,18 +31,28 @@ function isFramed() {
 }
 
 /**
+ * The ids an event names: what the view has (the code form's view names no recipient), else null.
+ * @param {RecipientView | RestrictedRecipientView | null} view
+ * @returns {{ envelopeId: string | null, recipientId: string | null }}
+ */
+export function eventIds(view) {
+  const envelope = view && view.envelope;
+  const recipient = view && 'recipient' in view ? view.recipient : undefined;
+  return {
+    envelopeId: envelope && typeof envelope.id === 'string' ? envelope.id : null,
+    recipientId: recipient && typeof recipient.id === 'string' ? recipient.id : null,
+  };
+}
+
+/**
  * Posts one event to the parent window, at each allowed origin (only the parent's own receives it).
  * @param {string} event
- * @param {RecipientView | null} view
+ * @param {RecipientView | RestrictedRecipientView | null} view
  */
 export function notifyParent(event, view) {
   if (!isFramed()) return;
-  const message = {
-    source: 'envelope-signing',
-    event: event,
-    envelopeId: view ? view.envelope.id : null,
-    recipientId: view ? view.recipient.id : null,
-  };
+  const ids = eventIds(view);
+  const message = { source: 'envelope-signing', event: event, envelopeId: ids.envelopeId, recipientId: ids.recipientId };
   embedContext().frameAncestors.forEach((/** @type {string} */ origin) => {
     try { window.parent.postMessage(message, origin); } catch (ignored) { /* an origin the browser refuses */ }
   });

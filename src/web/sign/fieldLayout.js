@@ -8,7 +8,7 @@
 // fields sit closer than that, the space between them is split down the middle, so a tap always
 // reaches the nearer field and toggles nothing else.
 //
-// Text (a value typed, a name, an e-mail, a date, a value another recipient gave) is drawn on one
+// Text (a value typed, a name, an e-mail, a date, a dropdown's choice, a value another recipient gave) is drawn on one
 // line as large as fits the box, as the seal draws it in the PDF (as large as the height allows, with
 // a line 1.35 em high, and smaller when the width asks for it), so a long value is never cut off.
 
@@ -45,6 +45,7 @@ export function layoutFieldsForTouch(pageElement, entries) {
   const boxes = entries.map((entry) => pixelRect(entry.field, pageWidth, pageHeight));
   const hits = hitAreas(boxes, pageWidth, pageHeight);
   entries.forEach((entry, index) => placeHitArea(entry.element, boxes[index], hits[index], pageWidth, pageHeight));
+  entries.forEach((entry) => fitValueText(entry.element));
   pageElement.querySelectorAll('input.field-hit').forEach((input) => { if (input instanceof HTMLInputElement && input.type === 'text') fitInputText(input); });
   pageElement.querySelectorAll('.field-filled > span').forEach((span) => fitSpanText(/** @type {HTMLElement} */ (span)));
 }
@@ -61,6 +62,8 @@ export function keepFieldsLaidOut(pages) {
       const element = entry.element;
       if (element instanceof HTMLInputElement && element.type === 'text') {
         element.addEventListener('input', () => fitInputText(element));
+      } else if (element instanceof HTMLSelectElement || (element instanceof HTMLInputElement && element.type === 'date')) {
+        element.addEventListener('change', () => fitValueText(element));
       }
     });
     if (typeof ResizeObserver === 'function') {
@@ -233,6 +236,31 @@ function fitInputText(input) {
   const size = fittedSize(empty ? input.placeholder : input.value, input, width, height, empty ? PLACEHOLDER_MAX : Infinity);
   input.style.fontSize = size.toFixed(2) + 'px';
   input.style.textIndent = (width * TEXT_INSET).toFixed(2) + 'px';
+}
+
+/**
+ * Fits the value a dropdown or a date field shows to its drawn box: its font as large as the box's
+ * height allows (a line 1.35 em high), so that a small field never cuts the text off; a dropdown's
+ * chosen option (else its name, at most the placeholder's size) also fits the box's width beside the
+ * arrow. Text inputs are fitted by {@link fitInputText}; other elements are left alone.
+ * @param {LaidOutEntry['element']} element
+ */
+function fitValueText(element) {
+  const isSelect = element instanceof HTMLSelectElement;
+  if (!isSelect && !(element instanceof HTMLInputElement && element.type === 'date')) return;
+  const style = getComputedStyle(element);
+  const width = element.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const height = element.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+  if (width <= 0 || height <= 0) return;
+  if (isSelect) {
+    const chosen = element.selectedIndex >= 0 ? element.options[element.selectedIndex] : null;
+    const empty = element.value === '';
+    // "MM" keeps room for the arrow, which scales with the font.
+    const text = (chosen ? chosen.text : '') + 'MM';
+    element.style.fontSize = fittedSize(text, element, width, height, empty ? PLACEHOLDER_MAX : Infinity).toFixed(2) + 'px';
+  } else {
+    element.style.fontSize = fittedSize('', element, width, height, Infinity).toFixed(2) + 'px';
+  }
 }
 
 /**

@@ -3,7 +3,7 @@
 import { formatDate, t } from './i18n.js';
 import { needsCode, showAuthentication, showLocked, showViewOrCode } from './authentication.js';
 import { fieldName, isFilled, needsInput, readingOrder } from './ceremony.js';
-import { afterEmbeddedAction } from './embedded.js';
+import { afterEmbeddedAction, notifyParent } from './embedded.js';
 import { getsCompletedEmail, paragraph, sender, show, showInvalidLink } from './screens.js';
 import { valueFor } from './signatures.js';
 import { $, signingApi, state } from './signingSession.js';
@@ -126,13 +126,16 @@ async function act(button, path, body, kind) {
     showDone(view, kind);
     afterEmbeddedAction(view);
   } catch (error) {
-    if (error.status === 401) return showInvalidLink();
-    if (error.status === 423) return showLocked();
+    if (error.status === 401 || error.status === 423) {
+      if (error.status === 401) showInvalidLink();
+      else showLocked();
+      return notifyParent('error', null);
+    }
     if (error.status === 409 || error.status === 403) {
       try {
         showViewOrCode(await signingApi('GET', 'signing'));
       } catch (again) {
-        if (again.status === 401) return showInvalidLink();
+        if (again.status === 401) { showInvalidLink(); notifyParent('error', null); }
       }
       return;
     }

@@ -1,6 +1,7 @@
 // @ts-check
 // Reassignment: a recipient hands its part to someone else.
 import { showLocked } from './authentication.js';
+import { notifyParent } from './embedded.js';
 import { formatDate, t } from './i18n.js';
 import { render, sender, showInvalidLink, showMessage } from './screens.js';
 import { $, signingApi, state } from './signingSession.js';
@@ -52,13 +53,21 @@ async function reassign(event) {
     $('reassign-dialog').close();
     showReassigned(view, { name: name, email: email });
   } catch (error) {
-    if (error.status === 401) { $('reassign-dialog').close(); return showInvalidLink(); }
-    if (error.status === 423) { $('reassign-dialog').close(); return showLocked(); }
+    if (error.status === 401 || error.status === 423) {
+      $('reassign-dialog').close();
+      if (error.status === 401) showInvalidLink();
+      else showLocked();
+      return notifyParent('error', null);
+    }
     if (error.status === 409 && error.problem && error.problem.type === 'urn:problem:recipient-exists') return reassignError(error.message, $('reassign-email'));
     if (error.status === 409 && error.problem && error.problem.type === 'urn:problem:recipient-limit') return reassignError(error.message, null);
     if (error.status === 403 || error.status === 409) {
       $('reassign-dialog').close();
-      try { render(await signingApi('GET', 'signing')); } catch (again) { if (again.status === 401) showInvalidLink(); }
+      try {
+        render(await signingApi('GET', 'signing'));
+      } catch (again) {
+        if (again.status === 401) { showInvalidLink(); notifyParent('error', null); }
+      }
       return;
     }
     const field = error.problem && Array.isArray(error.problem.errors) && error.problem.errors[0] ? error.problem.errors[0].path : '';
