@@ -162,16 +162,17 @@ async function build() {
   const startedAt = new Date();
   tsc('tsconfig.json');
   removeOrphanedTests();
-  await writeApiTypes();
-  for (const page of ['console', 'sign']) writeElementTypes(page);
-  checkPageScripts();
-  tsc('tsconfig.web.json');
+  // The pages and catalogues first: the OpenAPI document that writeApiTypes loads lists the pages' files.
   for (const folder of COPIED_FOLDERS) {
     rmSync(path.join(root, 'dist', 'src', folder), { recursive: true, force: true });
     // The pages' type declarations serve only the type check: the browser never loads them.
     const filter = (source) => !source.endsWith('.d.ts') && source !== path.join(root, 'src', 'web', 'types');
     if (existsSync(path.join(root, 'src', folder))) cpSync(path.join(root, 'src', folder), path.join(root, 'dist', 'src', folder), { recursive: true, filter });
   }
+  await writeApiTypes();
+  for (const page of ['console', 'sign']) writeElementTypes(page);
+  checkPageScripts();
+  tsc('tsconfig.web.json');
   mkdirSync(path.dirname(STAMP), { recursive: true });
   writeFileSync(STAMP, `${startedAt.toISOString()}\n`);
   // Sources saved while tsc ran are newer than this, so the next --if-changed builds them.
