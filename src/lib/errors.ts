@@ -19,6 +19,8 @@ export const errorStatus = {
   locked: 423,
   too_many_requests: 429,
   service_unavailable: 503,
+  /** A fault of the service; only the problem serializer answers it, with a correlation id. */
+  internal_error: 500,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
@@ -63,7 +65,7 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.code = code;
     this.detail = detail;
-    this.type = `urn:problem:${options.type ?? code.replaceAll('_', '-')}`;
+    this.type = problemTypeUri(options.type ?? code.replaceAll('_', '-'));
     this.errors = options.errors;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.headers = options.headers ?? {};
@@ -73,6 +75,16 @@ export class AppError extends Error {
   get status(): number {
     return errorStatus[this.code];
   }
+}
+
+/** The `type` member of a problem of `slug` (RFC 9457 §3.1.1): a URN, as no page documents it on the web. */
+export function problemTypeUri(slug: string): string {
+  return `urn:problem:${slug}`;
+}
+
+/** The slug of a problem `type` member made by {@link problemTypeUri}. */
+export function problemSlugOf(type: string): string {
+  return type.replace(/^urn:problem:/, '');
 }
 
 /** True when `value` is an {@link AppError}, optionally of the given code. */

@@ -28,6 +28,7 @@ import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { storageStatus } from '../storage/keys.js';
 import { readDocument } from './document.js';
 import type { EnvelopeRecord } from './model.js';
+import { problem } from '../problems.js';
 
 /** How long after its write a frozen copy may be relied on by an envelope update, milliseconds. */
 export const COMMIT_WINDOW_MS = 60_000;
@@ -178,5 +179,5 @@ function isConditionFailure(error: unknown): boolean {
 }
 
 function contended(): AppError {
-  return new AppError('conflict', 'The document is being sent by another request at the same time; retry.', { type: 'envelope-contended' });
+  return problem('envelopeContended', { detail: 'The document is being sent by another request at the same time; retry.' });
 }

@@ -31,10 +31,10 @@
 import { createHash } from 'node:crypto';
 import { PDF, PdfArray, PdfDict, PdfName, PdfRef, PdfStream, PdfString } from '@libpdf/core';
 import type { PdfObject } from '@libpdf/core';
-import { AppError } from '../errors.js';
 import { keepOpened, openForSealing, removeOwnerRestrictions } from './seal.js';
 import { REMOVED_KINDS } from './types.js';
 import type { CleanResult, RemovedKind } from './types.js';
+import { problem } from '../problems.js';
 
 type Resolve = (ref: PdfRef) => PdfObject | null;
 
@@ -351,11 +351,7 @@ export function assertNothingHidden(pdf: PDF, hasScripts: boolean): void {
   if (hidden.size === 0) return;
   const layers = groups.filter((ref) => hidden.has(keyOf(ref))).map((ref) => layerName(resolve(ref), resolve));
   const named = [...new Set(layers)].map((name) => `"${name}"`).join(', ');
-  throw new AppError(
-    'unprocessable',
-    `The document has optional content (layers) that some viewers would hide, so a signer might not see what gets sealed: ${named}. Make every layer visible and flatten the layers (for example by printing to PDF), then upload it again.`,
-    { type: 'document-hidden-content' },
-  );
+  throw problem('documentHiddenContent', { detail: `The document has optional content (layers) that some viewers would hide, so a signer might not see what gets sealed: ${named}. Make every layer visible and flatten the layers (for example by printing to PDF), then upload it again.` });
 }
 
 /** Whether a group's `/Usage` may hide it in some viewer: a view, print or export state off, or a zoom range. */

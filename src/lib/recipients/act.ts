@@ -25,6 +25,7 @@ import { ELECTRONIC_SIGNATURE_DISCLOSURE } from './consent.js';
 import { allActed, inviteNextGroup, isTurn, pendingRecipients } from './routing.js';
 import type { CompleteSigningRequest, DeclineSigningRequest } from './schemas.js';
 import { hasExpired } from './view.js';
+import { problem } from '../problems.js';
 
 const MAX_ATTEMPTS = 30;
 
@@ -52,27 +53,23 @@ export interface RecipientRequestOptions {
  */
 export function assertCanAct(record: EnvelopeRecord, recipient: Signer, kind: RecipientActionKind, now: Date): void {
   if (kind === 'complete' && !mustAct(recipient)) {
-    throw new AppError('forbidden', 'You receive a copy of this envelope (role cc); there is nothing for you to sign.', { type: 'role-cannot-act' });
+    throw problem('roleCannotAct');
   }
   if (kind === 'decline' && recipient.role !== 'signer' && recipient.role !== 'approver') {
-    throw new AppError('forbidden', `Only a signer or an approver can decline; your role is ${recipient.role}.`, { type: 'role-cannot-act' });
+    throw problem('roleCannotAct', { detail: `Only a signer or an approver can decline; your role is ${recipient.role}.` });
   }
   if (record.status !== 'sent') {
-    throw new AppError('conflict', `The envelope is ${record.status}; nothing more can be done with it.`, { type: 'envelope-closed' });
+    throw problem('envelopeClosed', { detail: `The envelope is ${record.status}; nothing more can be done with it.` });
   }
   if (hasExpired(record, now)) {
-    throw new AppError('conflict', `The envelope is expired (it expired at ${record.expiresAt}); nothing more can be done with it.`, { type: 'envelope-closed' });
+    throw problem('envelopeClosed', { detail: `The envelope is expired (it expired at ${record.expiresAt}); nothing more can be done with it.` });
   }
   if (hasActed(recipient)) {
-    throw new AppError('conflict', `You already ${recipient.status === 'declined' ? 'declined' : `acted (${recipient.status})`} on this envelope at ${recipient.actedAt}.`, {
-      type: 'already-acted',
-    });
+    throw problem('alreadyActed', { detail: `You already ${recipient.status === 'declined' ? 'declined' : `acted (${recipient.status})`} on this envelope at ${recipient.actedAt}.` });
   }
   if (recipient.status === 'waiting' || !isTurn(record, recipient)) {
     const first = pendingRecipients(record).filter((other) => other.routingOrder < recipient.routingOrder);
-    throw new AppError('conflict', `It is not your turn yet: waiting for ${first.map((other) => `${other.name} (${other.role})`).join(', ') || 'an earlier recipient'}.`, {
-      type: 'not-your-turn',
-    });
+    throw problem('notYourTurn', { detail: `It is not your turn yet: waiting for ${first.map((other) => `${other.name} (${other.role})`).join(', ') || 'an earlier recipient'}.` });
   }
 }
 
@@ -309,5 +306,5 @@ async function reread(services: Services, caller: SigningCaller): Promise<Stored
 }
 
 function contended(): AppError {
-  return new AppError('conflict', 'The envelope is being changed by other requests at the same time; retry.', { type: 'envelope-contended' });
+  return problem('envelopeContended');
 }
