@@ -29,6 +29,12 @@ export type ErrorCode = keyof typeof errorStatus;
 export interface FieldError {
   path: string;
   message: string;
+  /** A recipient's value: the field it was given for. */
+  fieldId?: string;
+  /** A recipient's value: the rule it breaks (`required`, `maxLength`...), listed in docs/api.md#errors. */
+  rule?: string;
+  /** The rule's parameters (`{max: 20}` for `maxLength`), listed with the rule in docs/api.md#errors. */
+  params?: Record<string, string | number | string[]>;
 }
 
 export interface AppErrorOptions {

@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { HttpResponseInit, InvocationContext } from '@azure/functions';
-import { AppError, ConfigError, errorStatus } from '../errors.js';
+import { AppError, ConfigError, errorStatus, type FieldError } from '../errors.js';
 import { withStandardHeaders } from './respond.js';
 import { problem, problemType } from '../problems.js';
 
@@ -31,7 +31,7 @@ export interface ProblemDetails {
   title: string;
   status: number;
   detail: string;
-  errors?: { path: string; message: string }[];
+  errors?: FieldError[];
   correlationId?: string;
   /** Signer authentication (403 `authentication-failed`, 423): wrong codes still allowed. */
   attemptsLeft?: number;

@@ -333,7 +333,18 @@ export const problemResponseSchema = z
     status: z.int().min(400).max(599).meta({ description: 'The HTTP status code, repeated.' }),
     detail: z.string().min(1).meta({ description: 'What went wrong, in a sentence a person understands.' }),
     errors: z
-      .array(z.strictObject({ path: z.string().meta({ examples: ['signers.0.email'] }), message: z.string() }))
+      .array(
+        z.strictObject({
+          path: z.string().meta({ examples: ['signers.0.email'] }),
+          message: z.string(),
+          fieldId: z.uuid().optional().meta({ description: 'A recipient\'s value (CompleteSigning): the field it concerns.' }),
+          rule: z.string().optional().meta({ description: 'A recipient\'s value (CompleteSigning): the rule it breaks (`required`, `maxLength`, `pattern`...); the rules and their `params` are listed in the API documentation\'s Errors section.' }),
+          params: z
+            .record(z.string(), z.union([z.string(), z.number(), z.array(z.string())]))
+            .optional()
+            .meta({ description: 'The rule\'s parameters, such as `{max: 20}` for `maxLength`.' }),
+        }),
+      )
       .optional()
       .meta({ description: 'For validation failures: one entry per complaint, `path` in dotted form.' }),
     correlationId: z.uuid().optional().meta({ description: 'For 500: quote it when reporting the fault; the log has the same id.' }),

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { Change, commitChange } from '../envelopes/change.js';
 import { COMPLETION_DUE_KIND, recordSeal, refreshSealClaim, sealCompletion, type SealedBlob } from '../envelopes/complete.js';
-import { hasPrefilledValue, SERVICE_FILLED_TYPES, valueRefusal } from '../envelopes/fieldRules.js';
+import { hasPrefilledValue, SERVICE_FILLED_TYPES, valueRefusalOf } from '../envelopes/fieldRules.js';
 import { validationFailed } from '../envelopes/lifecycle.js';
 import { hasActed, mustAct, recipientLocale, type EnvelopeRecord, type EventActor, type FieldValue, type Signer } from '../envelopes/model.js';
 import { backoff } from '../envelopes/update.js';
@@ -200,8 +200,8 @@ export async function declineSigning({ services, caller, request, now = new Date
 export function checkValues(record: EnvelopeRecord, recipient: Signer, request: CompleteSigningRequest): { values: FieldValue[]; signature: SignatureValue | null } {
   const errors: FieldError[] = [];
   if (recipient.role !== 'signer') {
-    request.values.forEach((_value, index) => errors.push({ path: `values.${index}.fieldId`, message: `is not a field of yours: a ${recipient.role} fills no fields` }));
-    if (request.signature !== undefined) errors.push({ path: 'signature', message: `is only for signers; your role is ${recipient.role}` });
+    request.values.forEach((_value, index) => errors.push({ path: `values.${index}.fieldId`, message: `is not a field of yours: a ${recipient.role} fills no fields`, rule: 'notYourField', params: { role: recipient.role } }));
+    if (request.signature !== undefined) errors.push({ path: 'signature', message: `is only for signers; your role is ${recipient.role}`, rule: 'signerOnly', params: { role: recipient.role } });
     if (errors.length > 0) throw validationFailed(errors);
     return { values: [], signature: null };
   }
@@ -211,37 +211,37 @@ export function checkValues(record: EnvelopeRecord, recipient: Signer, request: 
     const path = `values.${index}`;
     const field = fields.get(entry.fieldId);
     if (field === undefined) {
-      errors.push({ path: `${path}.fieldId`, message: 'is not a field of this envelope' });
+      errors.push({ path: `${path}.fieldId`, message: 'is not a field of this envelope', rule: 'unknownField', params: {} });
       return;
     }
     if (field.recipientId !== recipient.id) {
-      errors.push({ path: `${path}.fieldId`, message: 'is another recipient\'s field' });
+      errors.push({ path: `${path}.fieldId`, message: 'is another recipient\'s field', fieldId: field.id, rule: 'notYourField', params: {} });
       return;
     }
     if (given.has(field.id)) {
-      errors.push({ path: `${path}.fieldId`, message: `repeats the field of values.${given.get(field.id)}` });
+      errors.push({ path: `${path}.fieldId`, message: `repeats the field of values.${given.get(field.id)}`, fieldId: field.id, rule: 'duplicate', params: { index: given.get(field.id)! } });
       return;
     }
     given.set(field.id, index);
     const { value } = entry;
     const which = `(field ${field.label === null ? field.type : `"${field.label}"`}, ${field.id})`;
     if (field.readOnly === true) {
-      errors.push({ path: `${path}.value`, message: `must not be sent: the field is read-only, its value set by the sender ${which}` });
+      errors.push({ path: `${path}.value`, message: `must not be sent: the field is read-only, its value set by the sender ${which}`, fieldId: field.id, rule: 'readOnly', params: {} });
       return;
     }
     switch (field.type) {
       case 'date_signed':
       case 'name':
       case 'email':
-        errors.push({ path: `${path}.value`, message: `must not be sent: the service fills in ${field.type === 'date_signed' ? 'the signing date' : `your ${field.type}`}` });
+        errors.push({ path: `${path}.value`, message: `must not be sent: the service fills in ${field.type === 'date_signed' ? 'the signing date' : `your ${field.type}`}`, fieldId: field.id, rule: 'serviceFilled', params: { type: field.type } });
         break;
       case 'signature':
       case 'initials':
-        if (typeof value !== 'object') errors.push({ path: `${path}.value`, message: `must be a ${field.type}: {typed: "..."} or {strokes: [...]}` });
+        if (typeof value !== 'object') errors.push({ path: `${path}.value`, message: `must be a ${field.type}: {typed: "..."} or {strokes: [...]}`, fieldId: field.id, rule: 'type', params: { type: field.type } });
         break;
       default: {
-        const refusal = valueRefusal(field, value);
-        if (refusal !== null) errors.push({ path: `${path}.value`, message: `${refusal} ${which}` });
+        const refusal = valueRefusalOf(field, value);
+        if (refusal !== null) errors.push({ path: `${path}.value`, message: `${refusal.message} ${which}`, fieldId: field.id, rule: refusal.rule, params: refusal.params });
       }
     }
   });
@@ -250,7 +250,7 @@ export function checkValues(record: EnvelopeRecord, recipient: Signer, request: 
     (field) => field.recipientId === recipient.id && field.required && !SERVICE_FILLED_TYPES.has(field.type) && !given.has(field.id) && !hasPrefilledValue(field),
   );
   for (const field of missing) {
-    errors.push({ path: 'values', message: `needs a value for field ${field.id} (${field.label ?? field.type}, page ${field.page})` });
+    errors.push({ path: 'values', message: `needs a value for field ${field.id} (${field.label ?? field.type}, page ${field.page})`, fieldId: field.id, rule: 'required', params: {} });
   }
   if (errors.length > 0) throw validationFailed(errors);
 
