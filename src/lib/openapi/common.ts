@@ -27,7 +27,7 @@ export const jsonBodyProblems = {
 } satisfies Record<string, ProblemExample>;
 
 /**
- * The problems the owner endpoints share, by slug (`urn:problem:<slug>`), with the `detail` the code
+ * The problems the owner endpoints share, by slug (the catalogue's, src/lib/problems.ts), with the `detail` the code
  * sends: those of the bearer guard, a JSON body, a list's query, an upload ticket's media type, an
  * unverified sender, storage and faults.
  */

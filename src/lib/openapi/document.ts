@@ -137,7 +137,7 @@ const headers = {
 } satisfies Record<string, HeaderObject>;
 
 /**
- * Problems the service answers with, by slug (`urn:problem:<slug>`), with the `detail` the code sends:
+ * Problems the service answers with, by slug (the catalogue's, src/lib/problems.ts), with the `detail` the code sends:
  * the examples of the error responses.
  */
 const problems = {

@@ -7,7 +7,7 @@
  * the `RateLimit-Policy` and `RateLimit` headers on their answers and the 429 `rate-limited` answer,
  * without each operation having to repeat them.
  */
-import { problemTitles } from '../http/problem.js';
+import { problemExampleValue } from './responses.js';
 import { RATE_LIMIT_WINDOW_SECONDS } from '../http/rateLimits.js';
 
 type JsonObject = Record<string, unknown>;
@@ -73,7 +73,7 @@ const additions: Record<string, Record<string, { slugs: Slug[]; sentence: string
 };
 
 function example(status: number, slug: Slug): JsonObject {
-  return { summary: slug, value: { type: `urn:problem:${slug}`, title: problemTitles[status], status, ...problems[slug] } };
+  return { summary: slug, value: problemExampleValue(slug, status, problems[slug]) };
 }
 
 /** Adds problem examples to the operation's answer of `status`, creating a problem answer when it has none. */
