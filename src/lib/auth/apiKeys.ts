@@ -150,5 +150,5 @@ export async function authenticateApiKey(
 }
 
 function invalidApiKey(detail: string): AppError {
-  return problem('invalidToken', { detail: detail, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+  return problem('invalidToken', { detail, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
 }

@@ -51,7 +51,7 @@ export function verificationUrl(publicBaseUrl: string, token: string): string {
  * @throws AppError 400 `verification-token-invalid` for a token that is malformed, not ours, or expired
  */
 export function verifiedAddress(key: Uint8Array, token: string, now: Date): string {
-  const invalid = (detail: string) => problem('verificationTokenInvalid', { detail: detail });
+  const invalid = (detail: string) => problem('verificationTokenInvalid', { detail });
   const match = /^([A-Za-z0-9_-]{1,400})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (match === null) throw invalid('This verification link is not valid: open the link of your newest verification e-mail.');
   const [, encoded, expiresText, signature] = match as unknown as [string, string, string, string];

@@ -43,7 +43,7 @@ function damaged(cause: unknown): AppError {
 }
 
 function encrypted(detail: string): AppError {
-  return problem('documentEncrypted', { detail: detail });
+  return problem('documentEncrypted', { detail });
 }
 
 const NEEDS_PASSWORD =
