@@ -3,11 +3,11 @@
  * Registered in `src/functions/Health.ts`, which loads this module on the function's first invocation.
  */
 import type { HttpResponseInit } from '@azure/functions';
-import { AppError } from '../lib/errors.js';
 import { json } from '../lib/http/respond.js';
 import { sealHealthReasons } from '../lib/pdf/index.js';
 import { getServices } from '../lib/services.js';
 import { storageStatus } from '../lib/storage/keys.js';
+import { problem } from '../lib/problems.js';
 
 /** How long each storage probe may take, milliseconds. */
 const PROBE_TIMEOUT_MS = 5_000;
@@ -24,7 +24,7 @@ export async function health(): Promise<HttpResponseInit> {
       storage.containers.documents.exists({ abortSignal }),
     ]);
   } catch (error) {
-    throw new AppError('service_unavailable', 'Storage does not answer.', { type: 'storage-unavailable', retryAfterSeconds: 5, cause: error });
+    throw problem('storageUnavailable', { retryAfterSeconds: 5, cause: error });
   }
   // Still 200: the service answers; seals wait for the failing source and are retried by the sweeper.
   const reasons = sealHealthReasons();

@@ -19,6 +19,8 @@ export const errorStatus = {
   locked: 423,
   too_many_requests: 429,
   service_unavailable: 503,
+  /** A fault of the service; only the problem serializer answers it, with a correlation id. */
+  internal_error: 500,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
@@ -27,6 +29,12 @@ export type ErrorCode = keyof typeof errorStatus;
 export interface FieldError {
   path: string;
   message: string;
+  /** A recipient's value: the field it was given for. */
+  fieldId?: string;
+  /** A recipient's value: the rule it breaks (`required`, `maxLength`...), listed in docs/api.md#errors. */
+  rule?: string;
+  /** The rule's parameters (`{max: 20}` for `maxLength`), listed with the rule in docs/api.md#errors. */
+  params?: Record<string, string | number | string[]>;
 }
 
 export interface AppErrorOptions {
@@ -63,7 +71,7 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.code = code;
     this.detail = detail;
-    this.type = `urn:problem:${options.type ?? code.replaceAll('_', '-')}`;
+    this.type = problemTypeUri(options.type ?? code.replaceAll('_', '-'));
     this.errors = options.errors;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.headers = options.headers ?? {};
@@ -73,6 +81,16 @@ export class AppError extends Error {
   get status(): number {
     return errorStatus[this.code];
   }
+}
+
+/** The `type` member of a problem of `slug` (RFC 9457 §3.1.1): a URN, as no page documents it on the web. */
+export function problemTypeUri(slug: string): string {
+  return `urn:problem:${slug}`;
+}
+
+/** The slug of a problem `type` member made by {@link problemTypeUri}. */
+export function problemSlugOf(type: string): string {
+  return type.replace(/^urn:problem:/, '');
 }
 
 /** True when `value` is an {@link AppError}, optionally of the given code. */

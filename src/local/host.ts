@@ -18,6 +18,7 @@ import { MAX_JSON_BODY_BYTES } from '../lib/http/body.js';
 import { AppError } from '../lib/errors.js';
 import { problemResponse } from '../lib/http/problem.js';
 import type { RegisteredRoute } from '../lib/http/register.js';
+import { problem as problemError } from '../lib/problems.js';
 
 export interface LocalHostOptions {
   /** Origins allowed by CORS; `['*']` for any. */
@@ -115,7 +116,7 @@ function routeTable(routes: CompiledRoute[]): RouteTable {
 async function handle(incoming: http.IncomingMessage, table: RouteTable, options: LocalHostOptions): Promise<OutgoingResponse> {
   const url = new URL(incoming.url ?? '/', `http://${incoming.headers.host ?? '127.0.0.1'}`);
   const method = (incoming.method ?? 'GET').toUpperCase();
-  if (!url.pathname.toLowerCase().startsWith(ROUTE_PREFIX)) return problem(new AppError('not_found', 'No such endpoint; the API lives under /api.'));
+  if (!url.pathname.toLowerCase().startsWith(ROUTE_PREFIX)) return problem(problemError('notFound'));
   const path = url.pathname.slice(ROUTE_PREFIX.length);
 
   const slash = path.indexOf('/');
@@ -125,13 +126,13 @@ async function handle(incoming: http.IncomingMessage, table: RouteTable, options
     const match = candidate.pattern.exec(path);
     if (match !== null) matches.push({ candidate, match });
   }
-  if (matches.length === 0) return problem(new AppError('not_found', `No endpoint at ${url.pathname}.`));
+  if (matches.length === 0) return problem(problemError('notFound', { detail: `No endpoint at ${url.pathname}.` }));
   const allowed = () => [...new Set(matches.flatMap(({ candidate }) => candidate.route.methods))];
   if (method === 'OPTIONS' && incoming.headers.origin !== undefined) return preflight(allowed());
   const found = matches.find(({ candidate }) => candidate.route.methods.includes(method as never));
   if (found === undefined) {
     const methods = allowed();
-    return problem(new AppError('method_not_allowed', `${method} is not allowed here; use ${methods.join(', ')}.`), { Allow: methods.join(', ') });
+    return problem(problemError('methodNotAllowed', { detail: `${method} is not allowed here; use ${methods.join(', ')}.` }), { Allow: methods.join(', ') });
   }
 
   const declared = Number(incoming.headers['content-length'] ?? Number.NaN);
@@ -262,7 +263,7 @@ function problem(error: AppError, headers: Record<string, string> = {}): Promise
 }
 
 function tooLarge(): Promise<OutgoingResponse> {
-  return problem(new AppError('payload_too_large', `The request body is larger than ${MAX_JSON_BODY_BYTES} bytes.`), { Connection: 'close' });
+  return problem(problemError('payloadTooLarge', { detail: `The request body is larger than ${MAX_JSON_BODY_BYTES} bytes.` }), { Connection: 'close' });
 }
 
 function preflight(methods: string[]): Promise<OutgoingResponse> {

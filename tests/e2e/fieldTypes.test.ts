@@ -170,6 +170,37 @@ describe('values at signing', () => {
     expect((await complete(token, values('abcd', 'AB12', 'a'.repeat(400)))).status).toBe(200);
   });
 
+  test('each refused value names its field, the rule it breaks and the rule\'s params beside the message', async () => {
+    const { token, fields } = await signerWith([
+      box('text', { minLength: 3, maxLength: 5 }),
+      box('text', { pattern: '[A-Z]{2}[0-9]{2}', required: false }),
+      box('number', { min: -5, max: 100, required: false }),
+      box('date', { required: false }),
+      box('dropdown', { options: ['Small', 'Large'], required: false }),
+      box('checkbox'),
+    ]);
+    const ids: string[] = fields.map((field: any) => field.id);
+    const errorsOf = async (values: unknown[]) => {
+      const response = await complete(token, values.map((value, index) => ({ fieldId: ids[index]!, value })));
+      expect(response.status).toBe(400);
+      return response.body.errors.map(({ path, fieldId, rule, params }: any) => ({ path, fieldId, rule, params }));
+    };
+    const at = (index: number, rule: string, params: object) => ({ path: `values.${index}.value`, fieldId: ids[index], rule, params });
+    expect(await errorsOf(['ab', 'xAB12', '101', '2026-13-01', 'large', 'yes'])).toEqual([
+      at(0, 'minLength', { min: 3 }),
+      at(1, 'pattern', { pattern: '[A-Z]{2}[0-9]{2}' }),
+      at(2, 'max', { max: 100 }),
+      at(3, 'format', { format: 'date' }),
+      at(4, 'options', { options: ['Small', 'Large'] }),
+      at(5, 'type', { type: 'boolean' }),
+    ]);
+    expect(await errorsOf(['abcdef', 'AB12', '-6', '', '', false])).toEqual([at(0, 'maxLength', { max: 5 }), at(2, 'min', { min: -5 }), at(5, 'required', {})]);
+    expect(await errorsOf(['', '', '1e3', '', '', true])).toEqual([at(0, 'required', {}), at(2, 'format', { format: 'number' })]);
+    // No entry at all for a required field: `values`, naming it.
+    const missing = await complete(token, [{ fieldId: ids[5]!, value: true }]);
+    expect(missing.body.errors).toEqual([expect.objectContaining({ path: 'values', fieldId: ids[0], rule: 'required', params: {} })]);
+  });
+
   test('an optional field may be left empty or out; its rules apply only to a value', async () => {
     const { token, fields } = await signerWith([box('number', { required: false, min: 10 }), box('text', { required: false, minLength: 4, pattern: '[0-9]+' })]);
     expect((await complete(token, [{ fieldId: fields[0].id, value: '' }, { fieldId: fields[1].id, value: '' }])).status).toBe(200);

@@ -14,6 +14,7 @@ import { verifyCaptcha } from './turnstile.js';
 import { queueVerificationEmail } from './emailVerification.js';
 import type { Services } from '../services.js';
 import type { LoginThrottle } from './loginThrottle.js';
+import { problem } from '../problems.js';
 
 export interface AccountDependencies {
   users: UserRepository;
@@ -40,7 +41,7 @@ export interface RegisterOptions extends AccountDependencies {
  */
 export async function register({ users, invitations, config, request, remoteIp, services, now = new Date() }: RegisterOptions): Promise<{ userId: string }> {
   const captcha = await verifyCaptcha(config.turnstile, { token: request.turnstileToken, remoteIp });
-  if (captcha === 'failed') throw new AppError('forbidden', 'The captcha was not solved.', { type: 'captcha-failed' });
+  if (captcha === 'failed') throw problem('captchaFailed');
 
   const invitation = await invitations.find(request.invitationCode);
   if (invitation === null || !isUsable(invitation, now)) throw invalidInvitation();
@@ -68,7 +69,7 @@ export async function register({ users, invitations, config, request, remoteIp, 
 }
 
 function invalidInvitation(): AppError {
-  return new AppError('forbidden', 'The invitation code is invalid, expired or used up.', { type: 'invalid-invitation' });
+  return problem('invalidInvitation');
 }
 
 export interface LoginOptions extends AccountDependencies {
@@ -95,7 +96,7 @@ export interface LoginResult {
 export async function login({ users, config, request, remoteIp, throttle }: LoginOptions): Promise<LoginResult> {
   const captcha = await verifyCaptcha(config.turnstile, { token: request.turnstileToken, remoteIp });
   if (captcha === 'failed') {
-    throw new AppError('unauthorized', 'The captcha was not solved.', { type: 'captcha-failed' });
+    throw problem('captchaFailedLogin');
   }
   const hashing = passwordHashing(config.limits.maxConcurrentPasswordHashes);
   // A login refused for want of hashing capacity is refused before it is counted.
@@ -105,7 +106,7 @@ export async function login({ users, config, request, remoteIp, throttle }: Logi
   const user = await users.findByEmail(request.email);
   const matches = user === null ? await hashing.verifyNoAccount(config.bcryptCost) : await hashing.verify(request.password, user.passwordHash);
   if (user === null || !matches) {
-    throw new AppError('unauthorized', 'The e-mail address or password is wrong.', { type: 'invalid-credentials' });
+    throw problem('invalidCredentials');
   }
   await throttle?.recordSuccess(request.email);
   const { token } = await issueAccessToken({ sub: user.userId, email: user.email, role: user.role }, config.jwt);

@@ -12,6 +12,7 @@ import { isUuid, uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
 import type { ApiKeyRecord } from '../storage/apiKeyRepository.js';
 import type { CreateApiKeyRequest } from './apiKeySchemas.js';
+import { problem } from '../problems.js';
 
 /** What every key starts with: tells a key from an access token (JWT) at a glance. */
 export const API_KEY_PREFIX = 'esk_';
@@ -88,7 +89,7 @@ export async function createApiKey({ services, owner, request, now = new Date() 
     if (time <= now.getTime()) errors.push({ path: 'expiresAt', message: 'must be in the future' });
     else if (time > now.getTime() + MAX_API_KEY_LIFETIME_DAYS * 86_400_000) errors.push({ path: 'expiresAt', message: `must be at most ${MAX_API_KEY_LIFETIME_DAYS} days ahead` });
   }
-  if (errors.length > 0) throw new AppError('bad_request', `The request body is invalid: ${errors[0]!.path} ${errors[0]!.message}.`, { type: 'validation-failed', errors });
+  if (errors.length > 0) throw problem('validationFailed', { detail: `The request body is invalid: ${errors[0]!.path} ${errors[0]!.message}.`, errors });
   const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
   const record: ApiKeyRecord = {
     id: uuidv7(),
@@ -101,7 +102,7 @@ export async function createApiKey({ services, owner, request, now = new Date() 
     lastUsedAt: null,
   };
   if (!(await services.apiKeys.create(record, owner.email, MAX_API_KEYS_PER_USER))) {
-    throw new AppError('conflict', `You already have ${MAX_API_KEYS_PER_USER} API keys, the most allowed; delete one first.`, { type: 'apikey-limit' });
+    throw problem('apikeyLimit', { detail: `You already have ${MAX_API_KEYS_PER_USER} API keys, the most allowed; delete one first.` });
   }
   return { ...toView(record), key };
 }
@@ -118,7 +119,7 @@ export async function listApiKeys({ services, ownerId }: { services: Pick<Servic
  */
 export async function deleteApiKey({ services, ownerId, apiKeyId }: { services: Pick<Services, 'apiKeys'>; ownerId: string; apiKeyId: string }): Promise<void> {
   if (!isUuid(apiKeyId) || !(await services.apiKeys.delete(ownerId, apiKeyId))) {
-    throw new AppError('not_found', 'No API key with this id exists.', { type: 'apikey-not-found' });
+    throw problem('apikeyNotFound');
   }
 }
 
@@ -151,5 +152,5 @@ export async function authenticateApiKey(
 }
 
 function invalidApiKey(detail: string): AppError {
-  return new AppError('unauthorized', detail, { type: 'invalid-token', headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+  return problem('invalidToken', { detail, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
 }

@@ -13,10 +13,10 @@
  */
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { Actor } from '../envelopes/model.js';
-import { AppError } from '../errors.js';
 import { uuidv7 } from '../ids.js';
 import type { EmailMessage, OutboxBatch } from '../notifications/outbox.js';
 import type { Services } from '../services.js';
+import { problem } from '../problems.js';
 
 /** How long a verification link works, seconds (48 hours). */
 export const VERIFICATION_TTL_SECONDS = 48 * 3600;
@@ -51,7 +51,7 @@ export function verificationUrl(publicBaseUrl: string, token: string): string {
  * @throws AppError 400 `verification-token-invalid` for a token that is malformed, not ours, or expired
  */
 export function verifiedAddress(key: Uint8Array, token: string, now: Date): string {
-  const invalid = (detail: string) => new AppError('bad_request', detail, { type: 'verification-token-invalid' });
+  const invalid = (detail: string) => problem('verificationTokenInvalid', { detail });
   const match = /^([A-Za-z0-9_-]{1,400})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (match === null) throw invalid('This verification link is not valid: open the link of your newest verification e-mail.');
   const [, encoded, expiresText, signature] = match as unknown as [string, string, string, string];
@@ -72,9 +72,7 @@ export function verifiedAddress(key: Uint8Array, token: string, now: Date): stri
  */
 export function assertVerifiedSender(actor: Pick<Actor, 'emailVerified'>, services: Pick<Services, 'config'>): void {
   if (services.config.requireEmailVerification && !actor.emailVerified) {
-    throw new AppError('forbidden', 'Verify your e-mail address first: open the link in the verification e-mail (ask for a new one with POST /api/ResendVerification). Until then you may create and edit drafts, but not send or complete them.', {
-      type: 'email-unverified',
-    });
+    throw problem('emailUnverified');
   }
 }
 
@@ -125,7 +123,7 @@ export function verificationLinkFor(services: Pick<Services, 'config'>, message:
 export async function verifyEmail({ services, token, now = new Date() }: { services: Services; token: string; now?: Date }): Promise<{ email: string }> {
   const email = verifiedAddress(verificationKey(services.config.jwt.secret), token, now);
   if (!(await services.users.markVerified(email))) {
-    throw new AppError('bad_request', 'This verification link is not valid: its account does not exist.', { type: 'verification-token-invalid' });
+    throw problem('verificationTokenInvalid');
   }
   return { email };
 }
@@ -138,14 +136,11 @@ export async function resendVerification({ services, actor, now = new Date(), lo
   const claim = await services.users.claimVerificationSend(actor.email, now, VERIFICATION_RESEND_COOLDOWN_SECONDS);
   switch (claim.outcome) {
     case 'verified':
-      throw new AppError('conflict', 'Your e-mail address is already verified.', { type: 'email-already-verified' });
+      throw problem('emailAlreadyVerified');
     case 'too-soon':
-      throw new AppError('too_many_requests', `A verification e-mail went out less than ${VERIFICATION_RESEND_COOLDOWN_SECONDS} seconds ago: check your inbox, or retry in ${claim.retryAfterSeconds} s.`, {
-        type: 'verification-too-soon',
-        retryAfterSeconds: claim.retryAfterSeconds,
-      });
+      throw problem('verificationTooSoon', { detail: `A verification e-mail went out less than ${VERIFICATION_RESEND_COOLDOWN_SECONDS} seconds ago: check your inbox, or retry in ${claim.retryAfterSeconds} s.`, retryAfterSeconds: claim.retryAfterSeconds });
     case 'gone':
-      throw new AppError('unauthorized', 'The access token is invalid.', { type: 'invalid-token', headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+      throw problem('invalidToken', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
     case 'claimed':
       await queueVerificationEmail({ services, user: actor, now, ...(log === undefined ? {} : { log }) });
   }

@@ -6,6 +6,7 @@ import { randomUUID, webcrypto } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { AppError } from '../errors.js';
 import type { Config } from '../config.js';
+import { problem } from '../problems.js';
 
 export const TOKEN_TYPE = 'at+jwt';
 /** Clock skew tolerated when checking `exp`, `iat` and `nbf`, seconds. */
@@ -118,9 +119,5 @@ async function verifyWithJose(token: string, jwt: Config['jwt']): Promise<Verifi
 }
 
 function invalidToken(expired: boolean, cause: string | undefined): AppError {
-  return new AppError('unauthorized', expired ? 'The access token has expired.' : 'The access token is invalid.', {
-    type: 'invalid-token',
-    headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
-    cause,
-  });
+  return problem('invalidToken', { detail: expired ? 'The access token has expired.' : 'The access token is invalid.', headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' }, cause });
 }

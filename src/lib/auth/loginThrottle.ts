@@ -12,8 +12,8 @@
  * {@link MAX_FAILURES} passwords tried per window; a success then closes the window.
  */
 import type { TableClient } from '@azure/data-tables';
-import { AppError } from '../errors.js';
 import { storageStatus, textKey } from '../storage/keys.js';
+import { problem } from '../problems.js';
 
 /** Failures allowed inside one window. */
 export const MAX_FAILURES = 5;
@@ -55,10 +55,7 @@ export class LoginThrottle {
       const window = await this.read(email);
       const remainingMs = window === null ? 0 : window.windowStart + WINDOW_SECONDS * 1000 - now;
       if (window !== null && remainingMs > 0 && window.failures >= MAX_FAILURES) {
-        throw new AppError('too_many_requests', 'Too many failed logins for this account; wait before trying again.', {
-          type: 'login-throttled',
-          retryAfterSeconds: Math.ceil(remainingMs / 1000),
-        });
+        throw problem('loginThrottled', { retryAfterSeconds: Math.ceil(remainingMs / 1000) });
       }
       try {
         if (window === null) {
@@ -79,10 +76,7 @@ export class LoginThrottle {
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * (attempt + 1)));
       }
     }
-    throw new AppError('too_many_requests', 'Too many login attempts for this account at once; retry shortly.', {
-      type: 'login-throttled',
-      retryAfterSeconds: 1,
-    });
+    throw problem('loginThrottled', { detail: 'Too many login attempts for this account at once; retry shortly.', retryAfterSeconds: 1 });
   }
 
   /** Closes the window after a successful login. */

@@ -24,7 +24,7 @@
  * takes here ({@link PasswordHashing.verifyNoAccount}) without holding a slot, so that a flood of such
  * logins neither reveals which addresses have accounts nor delays the logins of those that do.
  */
-import { AppError } from '../errors.js';
+import { problem } from '../problems.js';
 
 /** Longest password bcrypt uses in full, bytes of UTF-8. */
 export const MAX_PASSWORD_BYTES = 72;
@@ -108,10 +108,7 @@ export class PasswordHashing {
    */
   assertAdmissible(): void {
     if (this.#running >= this.maxConcurrent && this.#waiting.length >= this.maxWaiting) {
-      throw new AppError('service_unavailable', 'Too many passwords are being checked right now; retry in a second.', {
-        type: 'password-hashing-busy',
-        retryAfterSeconds: 1,
-      });
+      throw problem('passwordHashingBusy', { retryAfterSeconds: 1 });
     }
   }
 

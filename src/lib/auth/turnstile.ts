@@ -4,6 +4,7 @@
  */
 import { AppError } from '../errors.js';
 import type { Config } from '../config.js';
+import { problem } from '../problems.js';
 
 /** How long siteverify may take before the request fails with 503, milliseconds. */
 export const SITEVERIFY_TIMEOUT_MS = 5_000;
@@ -46,9 +47,5 @@ export async function verifyCaptcha(settings: Config['turnstile'], options: Veri
 }
 
 function unavailable(cause: unknown): AppError {
-  return new AppError('service_unavailable', 'Captcha verification is unavailable right now; retry shortly.', {
-    type: 'captcha-unavailable',
-    retryAfterSeconds: 10,
-    cause,
-  });
+  return problem('captchaUnavailable', { retryAfterSeconds: 10, cause });
 }

@@ -31,7 +31,6 @@ import type { Services } from '../services.js';
 import type { DueKind } from '../storage/dueIndex.js';
 import { storageStatus } from '../storage/keys.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
-import { AppError } from '../errors.js';
 import { sealDocument, type CertificateRecipient, type CompletionCertificate, type FieldDrawing } from '../pdf/index.js';
 import { allActed, pendingRecipients } from '../recipients/routing.js';
 import { describeAuditTrail, languageName } from './auditSentences.js';
@@ -59,6 +58,7 @@ import {
 } from './model.js';
 import { backoff, preconditionFailed } from './update.js';
 import { signedDocumentUrl } from './view.js';
+import { problem } from '../problems.js';
 
 const MAX_COMPLETE_ATTEMPTS = 8;
 /**
@@ -121,7 +121,7 @@ export async function completeEnvelope({ services, envelopeId, actor, ifMatch, n
     const record = stored.record;
     if (record.status === 'completed') return await answerCompleted(services, record, false);
     if (isFinal(record.status)) {
-      throw new AppError('conflict', `The envelope is ${record.status}; only draft or sent envelopes can be completed.`, { type: 'envelope-closed' });
+      throw problem('envelopeClosed', { detail: `The envelope is ${record.status}; only draft or sent envelopes can be completed.` });
     }
     if (!ifMatchSatisfied(ifMatch, envelopeETag(record))) throw preconditionFailed();
     assertVerifiedSender(actor, services);
@@ -143,7 +143,7 @@ export async function completeEnvelope({ services, envelopeId, actor, ifMatch, n
       await backoff(attempt);
     }
   }
-  throw new AppError('conflict', 'The envelope is being changed by other requests at the same time; retry.', { type: 'envelope-contended' });
+  throw problem('envelopeContended');
 }
 
 /**
@@ -187,9 +187,7 @@ async function completeStored({ services, stored, actor, owner, now, log }: { se
   if (record.status === 'draft') {
     assertHasSigner(record.signers);
     if (record.fields.length > 0) {
-      throw new AppError('conflict', 'The envelope has fields for its recipients to fill: send it (status "sent") so that they fill and sign them; complete seals a draft only as it is.', {
-        type: 'envelope-has-fields',
-      });
+      throw problem('envelopeHasFields');
     }
     // A draft made from a template has its frozen document already (CONTRACT §15.1): the seal reads it.
     if (record.documentSha256 === null) checking = checkUpload({ services, record });
@@ -197,7 +195,7 @@ async function completeStored({ services, stored, actor, owner, now, log }: { se
     const pending = pendingRecipients(record);
     if (pending.length > 0) {
       const names = pending.map((signer) => `${signer.name} <${signer.email}> (${signer.role}, ${signer.status})`);
-      throw new AppError('conflict', `Not every recipient has acted yet; waiting for ${pending.length}: ${names.join('; ')}.`, { type: 'recipients-pending' });
+      throw problem('recipientsPending', { detail: `Not every recipient has acted yet; waiting for ${pending.length}: ${names.join('; ')}.` });
     }
   }
   // A draft's upload is frozen while it is sealed: the seal works on the checked bytes in memory,

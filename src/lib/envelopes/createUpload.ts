@@ -1,13 +1,13 @@
 /**
  * GetUploadUrl (spec §4, CONTRACT §4): creates the draft envelope and a SAS URL to upload its document.
  */
-import { AppError } from '../errors.js';
 import { uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
 import { CONTAINERS } from '../storage/clients.js';
 import { ownerActor, type Actor, type AuditEvent, type EnvelopeRecord } from './model.js';
 import type { UploadRequest } from './schemas.js';
 import { DEFAULT_LOCALE } from '../i18n/locales.js';
+import { problem } from '../problems.js';
 
 export interface CreateEnvelopeUploadOptions {
   services: Services;
@@ -54,9 +54,7 @@ export async function createEnvelopeUpload({ services, request, actor, now = new
  */
 export function assertPdfMimetype(mimetype: string): void {
   if (mimetype.split(';')[0]!.trim().toLowerCase() !== 'application/pdf') {
-    throw new AppError('unsupported_media_type', 'Only PDF documents are accepted: mimetype must be application/pdf.', {
-      type: 'unsupported-document-type',
-    });
+    throw problem('unsupportedDocumentType');
   }
 }
 

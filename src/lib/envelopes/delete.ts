@@ -19,7 +19,6 @@
  * Due-index entries a draft may have left (a send that failed after writing its expiry or reminder
  * entry) point at an envelope that no longer exists: the sweeper drops such entries when it meets them.
  */
-import { AppError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Services } from '../services.js';
 import { CONTAINERS } from '../storage/clients.js';
@@ -28,6 +27,7 @@ import { Change, commitChange } from './change.js';
 import { envelopeNotFound } from './get.js';
 import { isFinal, ownerActor, type Actor } from './model.js';
 import { backoff, contended } from './update.js';
+import { problem } from '../problems.js';
 
 const MAX_ATTEMPTS = 30;
 
@@ -66,7 +66,7 @@ export async function deleteEnvelope({ services, envelopeId, actor, now = () => 
     }
     const { record } = stored;
     if (record.status === 'sent') {
-      throw new AppError('conflict', 'The envelope is sent: void it first (status "voided"), then delete it to purge its documents.', { type: 'envelope-locked' });
+      throw problem('envelopeLocked');
     }
     try {
       if (record.status === 'draft') {

@@ -3,7 +3,6 @@
  * draft's fields with those its uploaded document places itself (text tags and form fields,
  * `textTags.ts`), recording the same audit event as a `fields` update (`envelope.fields_replaced`).
  */
-import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { detectAndReplaceFields, type DetectionResult } from './detectAndReplace.js';
 import { readDocument } from './document.js';
@@ -13,6 +12,7 @@ import { envelopeETag, type Actor, type EnvelopeRecord, type Signer } from './mo
 import type { FieldInput } from './schemas.js';
 import type { AssigneeLookup, DetectedField } from './textTags.js';
 import { contended, preconditionFailed, updateEnvelope } from './update.js';
+import { problem } from '../problems.js';
 
 export interface DetectEnvelopeFieldsOptions {
   services: Services;
@@ -41,7 +41,7 @@ export async function detectEnvelopeFields({ services, envelopeId, actor, ifMatc
         if (!ifMatchSatisfied(ifMatch, envelopeETag(record))) throw preconditionFailed();
         assertChangeable(record);
         if (record.status !== 'draft') {
-          throw new AppError('conflict', 'The envelope is sent: its fields can no longer change (what was sent is what gets signed). Void it and start again.', { type: 'envelope-locked' });
+          throw problem('envelopeLocked', { detail: 'The envelope is sent: its fields can no longer change (what was sent is what gets signed). Void it and start again.' });
         }
         return record;
       },

@@ -8,6 +8,7 @@ import type { Services } from '../services.js';
 import { downloadBlob } from '../storage/download.js';
 import { storageStatus } from '../storage/keys.js';
 import type { EnvelopeRecord } from './model.js';
+import { problem } from '../problems.js';
 
 /** How far into the file the `%PDF-` header may start, bytes (CONTRACT §4). */
 export const HEADER_WINDOW_BYTES = 1024;
@@ -45,7 +46,7 @@ export async function readDocument({ services, record, uploads = services.storag
         if (properties.copyId !== undefined || properties.copySource !== undefined || properties.copyStatus !== undefined) throw copied();
       },
       checkSize: (size) => {
-        if (size > max) throw new AppError('payload_too_large', `The document is ${size} bytes; at most ${max} bytes are accepted.`, { type: 'document-too-large' });
+        if (size > max) throw problem('documentTooLarge', { detail: `The document is ${size} bytes; at most ${max} bytes are accepted.` });
       },
     });
   } catch (error) {
@@ -58,20 +59,14 @@ export async function readDocument({ services, record, uploads = services.storag
 
 function assertPdfHeader(head: Buffer): void {
   if (head.indexOf(PDF_HEADER) === -1) {
-    throw new AppError('unsupported_media_type', `The uploaded document is not a PDF: no %PDF- header in its first ${HEADER_WINDOW_BYTES} bytes.`, {
-      type: 'document-not-pdf',
-    });
+    throw problem('documentNotPdf', { detail: `The uploaded document is not a PDF: no %PDF- header in its first ${HEADER_WINDOW_BYTES} bytes.` });
   }
 }
 
 function copied(): AppError {
-  return new AppError(
-    'unprocessable',
-    'The document was not uploaded: it is a storage copy of another blob (Copy Blob). Upload the file itself with PUT to the uploadUrl.',
-    { type: 'document-copied' },
-  );
+  return problem('documentCopied');
 }
 
 function notUploaded(): AppError {
-  return new AppError('conflict', 'The document has not been uploaded yet: PUT it to the uploadUrl first.', { type: 'document-not-uploaded' });
+  return problem('documentNotUploaded');
 }

@@ -70,17 +70,32 @@ function isCalendarDate(value: string): boolean {
 }
 
 /**
+ * The rules a value may break, with the `params` each carries beside its message (see
+ * [Errors](../../../docs/api.md#errors)), so that a page can say it in the reader's language without
+ * reading the English message.
+ */
+export type ValueRule = 'type' | 'required' | 'format' | 'min' | 'max' | 'minLength' | 'maxLength' | 'pattern' | 'options';
+
+/** Why a value does not fit its field: the English `message`, and the `rule` it breaks with that rule's `params`. */
+export interface ValueRefusal {
+  message: string;
+  rule: ValueRule;
+  params: Record<string, string | number | string[]>;
+}
+
+/**
  * Why `value` does not fit `field` (its type, whether it is required and its rules), or `null` when it
  * does. An empty string is "no value": refused only when the field is required; the other rules
  * (bounds, lengths, pattern, options) apply to non-empty values.
- * @returns a message to follow the value's path, e.g. `must be at most 100`
+ * @returns a message to follow the value's path (`must be at most 100`), the rule and its params
  */
-export function valueRefusal(field: FieldRules, value: unknown): string | null {
+export function valueRefusalOf(field: FieldRules, value: unknown): ValueRefusal | null {
+  const refuse = (message: string, rule: ValueRule, params: ValueRefusal['params'] = {}): ValueRefusal => ({ message, rule, params });
   const required = field.required ?? true;
   switch (field.type) {
     case 'checkbox':
-      if (typeof value !== 'boolean') return 'must be true or false';
-      return required && !value ? 'must be true: the check box is required' : null;
+      if (typeof value !== 'boolean') return refuse('must be true or false', 'type', { type: 'boolean' });
+      return required && !value ? refuse('must be true: the check box is required', 'required') : null;
     case 'text':
     case 'number':
     case 'date':
@@ -89,29 +104,34 @@ export function valueRefusal(field: FieldRules, value: unknown): string | null {
     default:
       return null;
   }
-  if (typeof value !== 'string') return field.type === 'number' ? 'must be a string such as "12.50" (not a JSON number)' : 'must be a string';
-  if (value.trim() === '') return required ? 'must not be empty: the field is required' : null;
+  if (typeof value !== 'string') return refuse(field.type === 'number' ? 'must be a string such as "12.50" (not a JSON number)' : 'must be a string', 'type', { type: 'string' });
+  if (value.trim() === '') return required ? refuse('must not be empty: the field is required', 'required') : null;
   switch (field.type) {
     case 'number': {
-      if (characterCount(value) > MAX_NUMBER_LENGTH || !NUMBER.test(value)) return 'must be a decimal number written as a string, such as "12.50" or "-3"';
+      if (characterCount(value) > MAX_NUMBER_LENGTH || !NUMBER.test(value)) return refuse('must be a decimal number written as a string, such as "12.50" or "-3"', 'format', { format: 'number' });
       const number = Number(value);
-      if (field.min != null && number < field.min) return `must be at least ${field.min}`;
-      if (field.max != null && number > field.max) return `must be at most ${field.max}`;
+      if (field.min != null && number < field.min) return refuse(`must be at least ${field.min}`, 'min', { min: field.min });
+      if (field.max != null && number > field.max) return refuse(`must be at most ${field.max}`, 'max', { max: field.max });
       return null;
     }
     case 'date':
-      return isCalendarDate(value) ? null : 'must be a date YYYY-MM-DD';
+      return isCalendarDate(value) ? null : refuse('must be a date YYYY-MM-DD', 'format', { format: 'date' });
     case 'dropdown':
-      return field.options?.includes(value) === true ? null : `must be one of the options: ${(field.options ?? []).join(', ')}`;
+      return field.options?.includes(value) === true ? null : refuse(`must be one of the options: ${(field.options ?? []).join(', ')}`, 'options', { options: [...(field.options ?? [])] });
     default: {
       const length = characterCount(value);
-      if (length > MAX_TEXT_LENGTH) return `must be at most ${MAX_TEXT_LENGTH} characters`;
-      if (field.minLength != null && length < field.minLength) return `must be at least ${field.minLength} characters`;
-      if (field.maxLength != null && length > field.maxLength) return `must be at most ${field.maxLength} characters`;
-      if (field.pattern != null && !matchesPattern(field.pattern, value)) return `must match the pattern ${field.pattern}`;
+      if (length > MAX_TEXT_LENGTH) return refuse(`must be at most ${MAX_TEXT_LENGTH} characters`, 'maxLength', { max: MAX_TEXT_LENGTH });
+      if (field.minLength != null && length < field.minLength) return refuse(`must be at least ${field.minLength} characters`, 'minLength', { min: field.minLength });
+      if (field.maxLength != null && length > field.maxLength) return refuse(`must be at most ${field.maxLength} characters`, 'maxLength', { max: field.maxLength });
+      if (field.pattern != null && !matchesPattern(field.pattern, value)) return refuse(`must match the pattern ${field.pattern}`, 'pattern', { pattern: field.pattern });
       return null;
     }
   }
+}
+
+/** The message of {@link valueRefusalOf}, or `null` when `value` fits `field`. */
+export function valueRefusal(field: FieldRules, value: unknown): string | null {
+  return valueRefusalOf(field, value)?.message ?? null;
 }
 
 /**

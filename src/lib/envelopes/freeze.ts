@@ -29,6 +29,7 @@ import { storageStatus } from '../storage/keys.js';
 import { readDocument } from './document.js';
 import type { EnvelopeRecord } from './model.js';
 import { TAG_FIELD_TYPES } from './textTags.js';
+import { problem } from '../problems.js';
 
 /** How long after its write a frozen copy may be relied on by an envelope update, milliseconds. */
 export const COMMIT_WINDOW_MS = 60_000;
@@ -183,5 +184,5 @@ function isConditionFailure(error: unknown): boolean {
 }
 
 function contended(): AppError {
-  return new AppError('conflict', 'The document is being sent by another request at the same time; retry.', { type: 'envelope-contended' });
+  return problem('envelopeContended', { detail: 'The document is being sent by another request at the same time; retry.' });
 }

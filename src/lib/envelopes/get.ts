@@ -4,6 +4,7 @@
 import { AppError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { EnvelopeRepository, StoredEnvelope } from '../storage/envelopeRepository.js';
+import { problem } from '../problems.js';
 
 /**
  * The caller's envelope with this id.
@@ -17,5 +18,5 @@ export async function readOwnedEnvelope(envelopes: EnvelopeRepository, ownerId: 
 }
 
 export function envelopeNotFound(): AppError {
-  return new AppError('not_found', 'No envelope with this id exists.', { type: 'envelope-not-found' });
+  return problem('envelopeNotFound');
 }

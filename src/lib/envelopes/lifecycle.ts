@@ -24,6 +24,7 @@ import {
 } from './model.js';
 import { storedRules } from './fieldRules.js';
 import { MAX_EXPIRY_DAYS, type FieldInput, type SignerInput, type UpdateEnvelopeRequest } from './schemas.js';
+import { problem } from '../problems.js';
 
 /** Status changes a `PUT`/`PATCH` may make, by current status (CONTRACT §5). `completed` is reached only by complete. */
 const updateTransitions: Record<EnvelopeStatus, EnvelopeStatus[]> = {
@@ -66,9 +67,7 @@ export function planUpdate(
     const allowed = updateTransitions[current.status];
     if (!allowed.includes(statusChange)) {
       const hint = statusChange === 'completed' ? ' Use POST /api/envelopes/{id}/complete to complete it.' : '';
-      throw new AppError('conflict', `The envelope is ${current.status}; its status can change to ${allowed.join(' or ')} only, not ${statusChange}.${hint}`, {
-        type: 'invalid-transition',
-      });
+      throw problem('invalidTransition', { detail: `The envelope is ${current.status}; its status can change to ${allowed.join(' or ')} only, not ${statusChange}.${hint}` });
     }
   }
 
@@ -119,9 +118,7 @@ function assertUnchangedWhileSent(current: EnvelopeRecord, request: UpdateEnvelo
     if (!(error instanceof AppError) || error.code !== 'bad_request') throw error;
   }
   if (changes) {
-    throw new AppError('conflict', 'The envelope is sent: its signers, fields and settings can no longer change (what was sent is what gets signed). Void it and start again.', {
-      type: 'envelope-locked',
-    });
+    throw problem('envelopeLocked', { detail: 'The envelope is sent: its signers, fields and settings can no longer change (what was sent is what gets signed). Void it and start again.' });
   }
 }
 
@@ -260,10 +257,7 @@ export function assertFieldsFit(fields: readonly { page: number }[], pageCount: 
     field.page > pageCount ? [{ path: `fields.${index}.page`, message: `is ${field.page}, but the document has ${pageCount} page${pageCount === 1 ? '' : 's'}` }] : [],
   );
   if (outside.length > 0) {
-    throw new AppError('unprocessable', `${outside.length} field${outside.length === 1 ? ' is' : 's are'} on a page the document does not have (it has ${pageCount}): ${outside.map((error) => error.path).join(', ')}.`, {
-      type: 'field-outside-document',
-      errors: outside,
-    });
+    throw problem('fieldOutsideDocument', { detail: `${outside.length} field${outside.length === 1 ? ' is' : 's are'} on a page the document does not have (it has ${pageCount}): ${outside.map((error) => error.path).join(', ')}.`, errors: outside });
   }
 }
 
@@ -291,7 +285,7 @@ export function applyVoid(change: Change, actor: Actor, reason?: string): void {
  */
 export function assertChangeable(record: EnvelopeRecord): void {
   if (isFinal(record.status)) {
-    throw new AppError('conflict', `The envelope is ${record.status}; it can no longer be changed.`, { type: 'envelope-closed' });
+    throw problem('envelopeClosed', { detail: `The envelope is ${record.status}; it can no longer be changed.` });
   }
 }
 
@@ -300,7 +294,7 @@ export function assertChangeable(record: EnvelopeRecord): void {
  */
 export function assertHasSigner(signers: Signer[]): void {
   if (!signers.some((signer) => signer.role === 'signer')) {
-    throw new AppError('conflict', 'The envelope needs at least one signer with role "signer" first.', { type: 'no-signer' });
+    throw problem('noSigner');
   }
 }
 
@@ -379,7 +373,7 @@ export function storedFieldProperties(input: Omit<FieldInput, 'id' | 'recipientI
 /** 400 `validation-failed` listing every complaint (CONTRACT §1). */
 export function validationFailed(errors: FieldError[]): AppError {
   const first = errors[0]!;
-  return new AppError('bad_request', `The request body is invalid: ${first.path} ${first.message}.`, { type: 'validation-failed', errors });
+  return problem('validationFailed', { detail: `The request body is invalid: ${first.path} ${first.message}.`, errors });
 }
 
 /**

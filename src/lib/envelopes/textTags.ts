@@ -23,13 +23,14 @@
  * Spaces around the type, the keys and the values are ignored, and so are spaces inside the type, a
  * key, `r` and `required` (a text engine may insert one where a tag is split across text operators). Anything else (an unknown type, key or
  * recipient, a repeated key, a bad value) refuses the whole detection with 422
- * `urn:problem:text-tag-invalid`, naming the page and the tag.
+ * `text-tag-invalid` (the catalogue's `textTagInvalid`), naming the page and the tag.
  */
-import { AppError, type FieldError } from '../errors.js';
+import type { FieldError } from '../errors.js';
 import { detectDocumentFields, type FoundFormField, type FoundTextTag, type Rectangle } from '../pdf/index.js';
 import { MIN_TAG_HEIGHT } from '../pdf/detectFields.js';
 import { FIELD_TYPES } from './model.js';
 import { MAX_FIELD_LABEL, MAX_FIELDS } from './schemas.js';
+import { problem } from '../problems.js';
 
 /**
  * The types a tag may name: those of CONTRACT §11.2 and §15.3. `number`, `date` and `dropdown`
@@ -104,21 +105,18 @@ export async function detectFields<Assignee>({ document, assignee, signal }: Det
   }
   if (errors.length > 0) {
     const first = errors[0]!;
-    throw new AppError('unprocessable', `The text tag ${first.message.replace(/\}\} /, '}}, on page ' + first.path.slice('pages.'.length) + ', ')}.${errors.length > 1 ? ` ${errors.length - 1} more tag${errors.length === 2 ? ' is' : 's are'} invalid (see errors).` : ''} Nothing was changed.`, {
-      type: 'text-tag-invalid',
-      errors,
-    });
+    throw problem('textTagInvalid', { detail: `The text tag ${first.message.replace(/\}\} /, '}}, on page ' + first.path.slice('pages.'.length) + ', ')}.${errors.length > 1 ? ` ${errors.length - 1} more tag${errors.length === 2 ? ' is' : 's are'} invalid (see errors).` : ''} Nothing was changed.`, errors });
   }
   for (const formField of found.formFields) {
     const field = fromFormField(formField, assignee);
     if ('error' in field) {
-      throw new AppError('conflict', `The form field "${formField.name}" on page ${formField.page} cannot be given to anyone: ${field.error}. Add a signer first; nothing was changed.`, { type: 'no-signer' });
+      throw problem('noSigner', { detail: `The form field "${formField.name}" on page ${formField.page} cannot be given to anyone: ${field.error}. Add a signer first; nothing was changed.` });
     }
     fields.push(field);
   }
   fields.sort((one, other) => one.page - other.page || one.y - other.y || one.x - other.x);
   if (fields.length > MAX_FIELDS) {
-    throw new AppError('unprocessable', `The document holds ${fields.length} text tags and form fields; an envelope has at most ${MAX_FIELDS} fields. Nothing was changed.`, { type: 'too-many-fields' });
+    throw problem('tooManyFields', { detail: `The document holds ${fields.length} text tags and form fields; an envelope has at most ${MAX_FIELDS} fields. Nothing was changed.` });
   }
   return { fields, textTags: found.textTags.length, formFields: found.formFields.length };
 }

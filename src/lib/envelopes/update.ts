@@ -15,6 +15,7 @@ import { applySend, applyVoid, ifMatchSatisfied, planUpdate, validationFailed } 
 import { envelopeETag, type Actor, type EnvelopeRecord } from './model.js';
 import type { UpdateEnvelopeRequest } from './schemas.js';
 import { prepareAuthentication } from '../recipients/authenticationSettings.js';
+import { problem } from '../problems.js';
 
 /** Attempts of the read-modify-write loop before giving up with 409. */
 export const MAX_UPDATE_ATTEMPTS = 30;
@@ -85,11 +86,11 @@ export async function updateEnvelope({ services, envelopeId, request, actor, ifM
 }
 
 export function preconditionFailed(): AppError {
-  return new AppError('precondition_failed', 'The envelope has changed since the ETag in If-Match; read it again.', { type: 'etag-mismatch' });
+  return problem('etagMismatch', { detail: 'The envelope has changed since the ETag in If-Match; read it again.' });
 }
 
 export function contended(): AppError {
-  return new AppError('conflict', 'The envelope is being changed by other requests at the same time; retry.', { type: 'envelope-contended' });
+  return problem('envelopeContended');
 }
 
 /** Random delay growing with the attempt, milliseconds: spreads retries of contending writers. */

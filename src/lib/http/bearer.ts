@@ -4,12 +4,12 @@
  * CONTRACT §14.1).
  */
 import type { HttpRequest } from '@azure/functions';
-import { AppError } from '../errors.js';
 import { authenticateApiKey, isApiKey } from '../auth/apiKeys.js';
 import { verifyAccessToken } from '../auth/jwt.js';
 import type { Actor } from '../envelopes/model.js';
 import type { Services } from '../services.js';
 import { clientIp, userAgent } from './requestInfo.js';
+import { problem } from '../problems.js';
 
 export interface AuthenticateOptions {
   /**
@@ -33,29 +33,23 @@ export async function authenticate(request: HttpRequest, services: Services, { a
   const header = request.headers.get('authorization');
   const match = header === null ? null : /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)[ ]*$/i.exec(header);
   if (header === null || header.trim() === '') {
-    throw new AppError('unauthorized', 'This endpoint needs an access token: send Authorization: Bearer <token>.', { type: 'missing-token' });
+    throw problem('missingToken');
   }
   if (match === null) {
-    throw new AppError('unauthorized', 'The Authorization header must be "Bearer <token>".', {
-      type: 'invalid-token',
-      headers: { 'WWW-Authenticate': 'Bearer error="invalid_request"' },
-    });
+    throw problem('invalidToken', { detail: 'The Authorization header must be "Bearer <token>".', headers: { 'WWW-Authenticate': 'Bearer error="invalid_request"' } });
   }
   const credential = match[1]!;
   if (isApiKey(credential)) {
     const caller = await authenticateApiKey(credential, services);
     if (!acceptApiKeys) {
-      throw new AppError('forbidden', 'API keys cannot manage API keys: send the owner\'s access token (from Login).', { type: 'jwt-required' });
+      throw problem('jwtRequired');
     }
     return { userId: caller.userId, email: caller.email, emailVerified: caller.emailVerified, name: caller.name, ip: clientIp(request), userAgent: userAgent(request), apiKeyId: caller.apiKeyId };
   }
   const claims = await verifyAccessToken(credential, services.config.jwt);
   const user = await services.users.findForToken(claims.email);
   if (user === null || user.userId !== claims.sub) {
-    throw new AppError('unauthorized', 'The access token is invalid.', {
-      type: 'invalid-token',
-      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
-    });
+    throw problem('invalidToken', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
   }
   return { userId: user.userId, email: user.email, emailVerified: user.emailVerified, name: user.name, ip: clientIp(request), userAgent: userAgent(request), apiKeyId: null };
 }

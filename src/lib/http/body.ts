@@ -4,6 +4,7 @@
 import type { HttpRequest } from '@azure/functions';
 import type { z } from 'zod';
 import { AppError, type FieldError } from '../errors.js';
+import { problem } from '../problems.js';
 
 /** Largest JSON request body, bytes (CONTRACT §1). */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -17,7 +18,7 @@ export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 export async function readJsonBody<Schema extends z.ZodType>(request: HttpRequest, schema: Schema): Promise<z.infer<Schema>> {
   const mediaType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(mediaType)) {
-    throw new AppError('unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json.');
+    throw problem('unsupportedMediaType');
   }
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > MAX_JSON_BODY_BYTES) throw tooLarge();
@@ -26,7 +27,7 @@ export async function readJsonBody<Schema extends z.ZodType>(request: HttpReques
   try {
     value = JSON.parse(text);
   } catch {
-    throw new AppError('bad_request', 'The request body is not valid JSON.', { type: 'malformed-json' });
+    throw problem('malformedJson');
   }
   return parseWith(schema, value);
 }
@@ -46,10 +47,7 @@ export function parseWith<Schema extends z.ZodType>(schema: Schema, value: unkno
     return [{ path: base.join('.') || '(root)', message: issue.message }];
   });
   const first = errors[0]!;
-  throw new AppError('bad_request', `The ${what} is invalid: ${first.path} ${first.message}.`, {
-    type: 'validation-failed',
-    errors,
-  });
+  throw problem('validationFailed', { detail: `The ${what} is invalid: ${first.path} ${first.message}.`, errors });
 }
 
 async function readCapped(request: HttpRequest): Promise<string> {
@@ -65,5 +63,5 @@ async function readCapped(request: HttpRequest): Promise<string> {
 }
 
 function tooLarge(): AppError {
-  return new AppError('payload_too_large', `The request body is larger than ${MAX_JSON_BODY_BYTES} bytes.`);
+  return problem('payloadTooLarge', { detail: `The request body is larger than ${MAX_JSON_BODY_BYTES} bytes.` });
 }

@@ -37,12 +37,12 @@
 import { createHash } from 'node:crypto';
 import type { HttpRequest, HttpRequestParams, HttpRequestUser, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { afterResponse } from '../afterResponse.js';
-import { AppError } from '../errors.js';
 import { LruCache } from '../lruCache.js';
 import type { DoneKey, IdempotencyKeyRepository, IdempotencyKeyRow, IdempotentRequest, KeptAnswer } from '../storage/idempotencyKeyRepository.js';
 import { answerWithClaim, withPendingClaim, type PendingClaim } from '../storage/idempotentClaim.js';
 import { describeCause, problemResponse } from './problem.js';
 import { withStandardHeaders } from './respond.js';
+import { problem } from '../problems.js';
 
 /** The request header (IETF draft `draft-ietf-httpapi-idempotency-key-header`). */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -75,9 +75,7 @@ export function idempotencyKeyOf(request: HttpRequest): string | undefined {
   const key = request.headers.get(IDEMPOTENCY_KEY_HEADER);
   if (key === null) return undefined;
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw new AppError('bad_request', `${IDEMPOTENCY_KEY_HEADER} must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters (U+0020 to U+007E).`, {
-      type: 'invalid-idempotency-key',
-    });
+    throw problem('invalidIdempotencyKey', { detail: `${IDEMPOTENCY_KEY_HEADER} must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters (U+0020 to U+007E).` });
   }
   return key;
 }
@@ -89,9 +87,7 @@ export function idempotencyKeyOf(request: HttpRequest): string | undefined {
  */
 export function refuseIdempotencyKey(request: HttpRequest): void {
   if (request.headers.has(IDEMPOTENCY_KEY_HEADER)) {
-    throw new AppError('bad_request', `This endpoint does not take ${IDEMPOTENCY_KEY_HEADER}: its answer is never stored, so it cannot be replayed. Send the request without it.`, {
-      type: 'idempotency-not-supported',
-    });
+    throw problem('idempotencyNotSupported', { detail: `This endpoint does not take ${IDEMPOTENCY_KEY_HEADER}: its answer is never stored, so it cannot be replayed. Send the request without it.` });
   }
 }
 
@@ -367,27 +363,18 @@ function answerFor(identity: IdempotentRequest, kept: Remembered): HttpResponseI
 
 function reused(first: IdempotentRequest): HttpResponseInit {
   return problemResponse(
-    new AppError('unprocessable', `This ${IDEMPOTENCY_KEY_HEADER} was first used for another request (${first.method} ${first.path} with another body, or another method or path); use a new key for a new request.`, {
-      type: 'idempotency-key-reused',
-    }),
+    problem('idempotencyKeyReused', { detail: `This ${IDEMPOTENCY_KEY_HEADER} was first used for another request (${first.method} ${first.path} with another body, or another method or path); use a new key for a new request.` }),
   );
 }
 
 function inUse(): HttpResponseInit {
   return problemResponse(
-    new AppError('conflict', `A request with this ${IDEMPOTENCY_KEY_HEADER} is still running; retry after Retry-After seconds to get its answer.`, {
-      type: 'idempotency-key-in-use',
-      retryAfterSeconds: IN_USE_RETRY_AFTER_SECONDS,
-    }),
+    problem('idempotencyKeyInUse', { detail: `A request with this ${IDEMPOTENCY_KEY_HEADER} is still running; retry after Retry-After seconds to get its answer.`, retryAfterSeconds: IN_USE_RETRY_AFTER_SECONDS }),
   );
 }
 
 function outcomeUnknown(claimedAt: string): HttpResponseInit {
   return problemResponse(
-    new AppError(
-      'conflict',
-      `The request sent with this ${IDEMPOTENCY_KEY_HEADER} at ${claimedAt} was interrupted before its answer was stored, so whether it made its change is unknown; it is never run again with this key. Read the resource to see whether the change was made, and use a new key to make it.`,
-      { type: 'idempotency-outcome-unknown' },
-    ),
+    problem('idempotencyOutcomeUnknown', { detail: `The request sent with this ${IDEMPOTENCY_KEY_HEADER} at ${claimedAt} was interrupted before its answer was stored, so whether it made its change is unknown; it is never run again with this key. Read the resource to see whether the change was made, and use a new key to make it.` }),
   );
 }

@@ -3,8 +3,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { HttpResponseInit, InvocationContext } from '@azure/functions';
-import { AppError, ConfigError, errorStatus } from '../errors.js';
+import { AppError, ConfigError, errorStatus, type FieldError } from '../errors.js';
 import { withStandardHeaders } from './respond.js';
+import { problem, problemType } from '../problems.js';
 
 /** The `title` of each status (its reason phrase, RFC 9110 §15). */
 export const problemTitles: Record<number, string> = {
@@ -30,7 +31,7 @@ export interface ProblemDetails {
   title: string;
   status: number;
   detail: string;
-  errors?: { path: string; message: string }[];
+  errors?: FieldError[];
   correlationId?: string;
   /** Signer authentication (403 `authentication-failed`, 423): wrong codes still allowed. */
   attemptsLeft?: number;
@@ -60,17 +61,14 @@ export function toProblemResponse(error: unknown, context: InvocationContext): H
   if (isStorageUnreachable(error)) {
     context.warn('Storage is unreachable:', describeCause(error));
     return problemResponse(
-      new AppError('service_unavailable', 'Storage is unavailable right now; retry shortly.', {
-        type: 'storage-unavailable',
-        retryAfterSeconds: 5,
-      }),
+      problem('storageUnavailable', { detail: 'Storage is unavailable right now; retry shortly.', retryAfterSeconds: 5 }),
     );
   }
   const correlationId = randomUUID();
   const summary = error instanceof ConfigError ? error.message : describeCause(error);
   context.error(`Unexpected error, correlation id ${correlationId}:`, summary);
   return problemInit(500, {
-    type: 'urn:problem:internal-error',
+    type: problemType('internalError'),
     title: problemTitles[500]!,
     status: 500,
     detail: `An unexpected error occurred. Quote correlation id ${correlationId} when reporting it.`,

@@ -9,7 +9,7 @@
  * Every answer of a limited endpoint carries the headers of the IETF RateLimit draft
  * (draft-ietf-httpapi-ratelimit-headers-08 and later): `RateLimit-Policy: "default";q=<limit>;w=60` and
  * `RateLimit: "default";r=<remaining>;t=<seconds until the window resets>`; past the limit the answer
- * is 429 `urn:problem:rate-limited` with `Retry-After`, and the handler does not run.
+ * is 429 `rate-limited` (the catalogue's `rateLimited`) with `Retry-After`, and the handler does not run.
  *
  * An owner's requests are counted after the credential is checked (a request without a valid one is
  * answered 401 without the headers: it names no owner) and after anything `register.ts` answers before
@@ -20,9 +20,9 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/fu
 import type { RateLimiterRes } from 'rate-limiter-flexible';
 import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js';
 import { getConfig, type Config } from '../config.js';
-import { AppError } from '../errors.js';
 import { problemResponse, toProblemResponse } from './problem.js';
 import { clientIp } from './requestInfo.js';
+import { problem } from '../problems.js';
 
 /** Length of a window, seconds (`w` of the policy). */
 export const RATE_LIMIT_WINDOW_SECONDS = 60;
@@ -100,11 +100,7 @@ export async function withinRequestLimit(
   const decision = await limit.take(key);
   if (!decision.allowed) {
     return problemResponse(
-      new AppError('too_many_requests', `More than ${limit.limit} requests in ${RATE_LIMIT_WINDOW_SECONDS} seconds; retry after the time in Retry-After.`, {
-        type: 'rate-limited',
-        retryAfterSeconds: Math.max(1, decision.secondsToReset),
-        headers: decision.headers,
-      }),
+      problem('rateLimited', { detail: `More than ${limit.limit} requests in ${RATE_LIMIT_WINDOW_SECONDS} seconds; retry after the time in Retry-After.`, retryAfterSeconds: Math.max(1, decision.secondsToReset), headers: decision.headers }),
     );
   }
   let response: HttpResponseInit;

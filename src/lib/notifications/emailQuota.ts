@@ -25,6 +25,7 @@ import type { TableClient, TransactionAction } from '@azure/data-tables';
 import { AppError } from '../errors.js';
 import { storageStatus } from '../storage/keys.js';
 import type { EmailMessage, OutboxMessage } from './outbox.js';
+import { problem } from '../problems.js';
 
 /** RowKey of the quota row in the owner's partition of table `envelopes`. */
 export const EMAIL_QUOTA_ROW_KEY = 'quota_email';
@@ -125,11 +126,7 @@ function chargeAction(ownerId: string, row: QuotaEntity | null, count: number, n
 
 function quotaExceeded(emails: number, quota: number, used: number, now: Date): AppError {
   const nextDay = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-  return new AppError(
-    'too_many_requests',
-    `This would queue ${emails} e-mail${emails === 1 ? '' : 's'}, and the account has ${Math.max(0, quota - used)} of its ${quota} e-mails left today (UTC).`,
-    { type: 'email-quota', retryAfterSeconds: Math.ceil((nextDay - now.getTime()) / 1000) },
-  );
+  return problem('emailQuota', { detail: `This would queue ${emails} e-mail${emails === 1 ? '' : 's'}, and the account has ${Math.max(0, quota - used)} of its ${quota} e-mails left today (UTC).`, retryAfterSeconds: Math.ceil((nextDay - now.getTime()) / 1000) });
 }
 
 async function readQuota(envelopes: TableClient, ownerId: string): Promise<QuotaEntity | null> {

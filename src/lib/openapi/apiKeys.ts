@@ -62,10 +62,10 @@ const problems = {
     detail: `The request body is invalid: expiresAt must be at most ${MAX_API_KEY_LIFETIME_DAYS} days ahead.`,
     errors: [{ path: 'expiresAt', message: `must be at most ${MAX_API_KEY_LIFETIME_DAYS} days ahead` }],
   },
-  'jwt-required': { detail: 'API keys cannot manage API keys: send the owner\'s access token (from Login).' },
-  'apikey-not-found': { detail: 'No API key with this id exists.' },
+  'jwt-required': {},
+  'apikey-not-found': {},
   'apikey-limit': { detail: `You already have ${MAX_API_KEYS_PER_USER} API keys, the most allowed; delete one first.` },
-  'apikeys-contended': { detail: 'The API keys are being changed by other requests at the same time; retry.' },
+  'apikeys-contended': {},
 } satisfies Record<string, ProblemExample>;
 
 /** A problem-details response with one example per slug, and the headers its status carries. */

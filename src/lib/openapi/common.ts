@@ -21,25 +21,25 @@ export type Operation = RouteConfig & { operationId: string };
  * recipient's alike: not JSON, over 1 MiB, another media type.
  */
 export const jsonBodyProblems = {
-  'malformed-json': { detail: 'The request body is not valid JSON.' },
-  'payload-too-large': { detail: 'The request body is larger than 1048576 bytes.' },
-  'unsupported-media-type': { detail: 'The request body must be JSON, sent with Content-Type: application/json.' },
+  'malformed-json': {},
+  'payload-too-large': {},
+  'unsupported-media-type': {},
 } satisfies Record<string, ProblemExample>;
 
 /**
- * The problems the owner endpoints share, by slug (`urn:problem:<slug>`), with the `detail` the code
+ * The problems the owner endpoints share, by slug (the catalogue's, src/lib/problems.ts), with the `detail` the code
  * sends: those of the bearer guard, a JSON body, a list's query, an upload ticket's media type, an
  * unverified sender, storage and faults.
  */
 export const ownerProblems = {
   ...jsonBodyProblems,
   'query-validation-failed': { type: 'validation-failed', detail: 'The query is invalid: limit must be a whole number from 1 to 1000.', errors: [{ path: 'limit', message: 'must be a whole number from 1 to 1000' }] },
-  'invalid-cursor': { detail: 'The cursor is invalid for this query; start again without it.' },
-  'unsupported-document-type': { detail: 'Only PDF documents are accepted: mimetype must be application/pdf.' },
+  'invalid-cursor': {},
+  'unsupported-document-type': {},
   'email-unverified': {
     detail: 'Verify your e-mail address first: open the link in the verification e-mail (ask for a new one with POST /api/ResendVerification). Until then you may create and edit drafts, but not send or complete them.',
   },
-  'missing-token': { detail: 'This endpoint needs an access token: send Authorization: Bearer <token>.' },
+  'missing-token': {},
   'invalid-token': { detail: 'The access token has expired.' },
   'storage-unavailable': { detail: 'Storage is unavailable right now; retry shortly.' },
   'internal-error': {
@@ -55,16 +55,16 @@ export const ownerProblems = {
  * bounds differ between sealing and detection.
  */
 export const documentProblems = {
-  'document-not-uploaded': { detail: 'The document has not been uploaded yet: PUT it to the uploadUrl first.' },
+  'document-not-uploaded': {},
   'document-too-large': { detail: 'The document is 30000000 bytes; at most 26214400 bytes are accepted.' },
   'document-not-pdf': { detail: 'The uploaded document is not a PDF: no %PDF- header in its first 1024 bytes.' },
-  'document-damaged': { detail: 'The document could not be read as a PDF: it is damaged or uses structures the service cannot process.' },
-  'document-encrypted': { detail: 'The document is protected with a password. Upload a copy without a password to open it.' },
+  'document-damaged': {},
+  'document-encrypted': {},
   'document-hidden-content': {
     detail:
       'The document has optional content (layers) that some viewers would hide: "Draft notes"; so a signer might not see what gets sealed. Make everything visible and flatten the document (for example by printing to PDF), then upload it again.',
   },
-  'document-copied': { detail: 'The document was not uploaded: it is a storage copy of another blob (Copy Blob). Upload the file itself with PUT to the uploadUrl.' },
+  'document-copied': {},
 } satisfies Record<string, ProblemExample>;
 
 const problem = problemResponses(ownerProblems);

@@ -33,11 +33,11 @@ const ids = { envelope: '0193a5d1-4e2f-7a3b-9c4d-5e6f7a8b9c0d', field: '0193a5d1
 const envelopeProblems = {
   ...ownerProblems,
   ...documentProblems,
-  'envelope-not-found': { detail: 'No envelope with this id exists.' },
+  'envelope-not-found': {},
   'envelope-locked': { detail: 'The envelope is sent: its fields can no longer change (what was sent is what gets signed). Void it and start again.' },
   'envelope-closed': { detail: 'The envelope is completed; it can no longer be changed.' },
   'no-signer': { detail: 'The form field "Signature1" on page 2 cannot be given to anyone: names no signer: the envelope has no signer with role signer. Add a signer first; nothing was changed.' },
-  'envelope-contended': { detail: 'The envelope is being changed by other requests at the same time; retry.' },
+  'envelope-contended': {},
   'etag-mismatch': { detail: 'The envelope has changed since the ETag in If-Match; read it again.' },
   'text-tag-invalid': {
     detail: 'The text tag {{sign;r=1}}, on page 3, names an unknown type "sign" (one of signature, initials, date_signed, name, email, text, checkbox, number, date, dropdown). Nothing was changed.',
@@ -52,11 +52,11 @@ const envelopeProblems = {
 /** The problems of detection in a template: those of an envelope, with the template's own words where they differ. */
 const templateProblems = {
   ...envelopeProblems,
-  'template-not-found': { detail: 'No template with this id exists.' },
+  'template-not-found': {},
   'invalid-transition': { detail: 'The template is active: its document is frozen, so fields are detected only in a draft template\'s upload. Place fields by hand, or create a new template.' },
   'no-signer': { detail: 'The form field "Signature1" on page 2 cannot be given to anyone: names no role: the template has no role with role signer. Add a signer first; nothing was changed.' },
-  'template-contended': { detail: 'The template is being changed by other requests at the same time; retry.' },
-  'etag-mismatch': { detail: 'The template has changed since the ETag in If-Match; read it again.' },
+  'template-contended': {},
+  'etag-mismatch': {},
   'text-tag-invalid': {
     detail: 'The text tag {{signature;r=Tenant}}, on page 3, names no role of this template (its roles: "Landlord", "Client"). Nothing was changed.',
     errors: [{ path: 'pages.3', message: '{{signature;r=Tenant}} names no role of this template (its roles: "Landlord", "Client")' }],

@@ -138,7 +138,7 @@ const headers = {
 } satisfies Record<string, HeaderObject>;
 
 /**
- * Problems the service answers with, by slug (`urn:problem:<slug>`), with the `detail` the code sends:
+ * Problems the service answers with, by slug (the catalogue's, src/lib/problems.ts), with the `detail` the code sends:
  * the examples of the error responses.
  */
 const problems = {
@@ -148,28 +148,28 @@ const problems = {
     detail: 'The request body is invalid: signers.0.email must be a valid e-mail address.',
     errors: [{ path: 'signers.0.email', message: 'must be a valid e-mail address' }],
   },
-  'invalid-credentials': { detail: 'The e-mail address or password is wrong.' },
-  'captcha-failed': { detail: 'The captcha was not solved.' },
-  'invalid-invitation': { detail: 'The invitation code is invalid, expired or used up.' },
-  'email-already-registered': { detail: 'An account with this e-mail address already exists.' },
-  'login-throttled': { detail: 'Too many failed logins for this account; wait before trying again.' },
-  'envelope-not-found': { detail: 'No envelope with this id exists.' },
-  'seal-not-found': { detail: 'This service sealed no document with this SHA-256.' },
-  'asset-not-found': { detail: 'No such file.' },
+  'invalid-credentials': {},
+  'captcha-failed': {},
+  'invalid-invitation': {},
+  'email-already-registered': {},
+  'login-throttled': {},
+  'envelope-not-found': {},
+  'seal-not-found': {},
+  'asset-not-found': {},
   'envelope-closed': { detail: 'The envelope is completed; it can no longer be changed.' },
   'invalid-transition': { detail: 'The envelope is sent; its status can change to voided only, not draft.' },
-  'envelope-locked': { detail: 'The envelope is sent: void it first (status "voided"), then delete it to purge its documents.' },
-  'no-signer': { detail: 'The envelope needs at least one signer with role "signer" first.' },
-  'envelope-contended': { detail: 'The envelope is being changed by other requests at the same time; retry.' },
+  'envelope-locked': {},
+  'no-signer': {},
+  'envelope-contended': {},
   'etag-mismatch': { detail: 'The envelope has changed since the ETag in If-Match; read it again.' },
   'document-too-complex': {
     detail: 'The document is too complex to seal within the service limits (30 seconds and 512 MiB of memory); it may contain a decompression bomb.',
   },
   'verification-token-invalid': { detail: 'This verification link has expired: log in and ask for a new one (POST /api/ResendVerification, or the console).' },
-  'email-already-verified': { detail: 'Your e-mail address is already verified.' },
+  'email-already-verified': {},
   'verification-too-soon': { detail: 'A verification e-mail went out less than 60 seconds ago: check your inbox, or retry in 42 s.' },
-  'captcha-unavailable': { detail: 'Captcha verification is unavailable right now; retry shortly.' },
-  'timestamp-authority-unavailable': { detail: 'The timestamp authority did not answer, so the document was not sealed. Try again later.' },
+  'captcha-unavailable': {},
+  'timestamp-authority-unavailable': {},
   'revocation-unavailable': {
     detail: 'The revocation data of the sealing or timestamp certificates could not be fetched, so the document was not sealed. Try again later.',
   },

@@ -9,7 +9,7 @@
  * Applied to the generated document, so that it reaches every operation, whichever module describes
  * it, the same way the code reaches every function through `register.ts`.
  */
-import { problemTitles } from '../http/problem.js';
+import { problemExampleValue } from './responses.js';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_RETENTION_SECONDS,
@@ -126,7 +126,7 @@ function isOwnerOperation(operation: Json, ownerScheme: string): boolean {
 /** Adds `example` to the response of its status, creating the response if the operation had none. */
 function addProblem(responses: Json, example: ProblemExample, problemSchema: Json): void {
   const key = String(example.status);
-  const value = { type: `urn:problem:${example.slug}`, title: problemTitles[example.status], status: example.status, detail: example.detail };
+  const value = problemExampleValue(example.slug, example.status, { detail: example.detail });
   const existing = responses[key] as Json | undefined;
   if (existing === undefined) {
     responses[key] = { description: example.says, content: { [problemJson]: { schema: problemSchema, examples: { [example.slug]: { summary: example.slug, value } } } } };

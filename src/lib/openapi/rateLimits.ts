@@ -7,19 +7,20 @@
  * the `RateLimit-Policy` and `RateLimit` headers on their answers and the 429 `rate-limited` answer,
  * without each operation having to repeat them.
  */
-import { problemTitles } from '../http/problem.js';
+import { problemExampleValue } from './responses.js';
 import { RATE_LIMIT_WINDOW_SECONDS } from '../http/rateLimits.js';
 
 type JsonObject = Record<string, unknown>;
 
 interface Problem {
-  detail: string;
+  /** Absent: the catalogue's default detail. */
+  detail?: string;
 }
 
-/** Problems of the limits, by slug, with the `detail` the code sends: the examples of their answers. */
+/** Problems of the limits, by slug, with the `detail` the code sends (absent: the catalogue's): the examples of their answers. */
 const problems = {
   'rate-limited': { detail: 'More than 600 requests in 60 seconds; retry after the time in Retry-After.' },
-  'password-hashing-busy': { detail: 'Too many passwords are being checked right now; retry in a second.' },
+  'password-hashing-busy': {},
   'resend-too-soon': { detail: 'The previous resend to this recipient was less than 60 seconds ago; retry after the time in Retry-After.' },
   'resend-limit': { detail: 'This recipient has been re-sent the invitation 5 times, the most an envelope allows.' },
   'email-quota': { detail: 'This would queue 2 e-mails, and the account has 1 of its 1000 e-mails left today (UTC).' },
@@ -73,7 +74,7 @@ const additions: Record<string, Record<string, { slugs: Slug[]; sentence: string
 };
 
 function example(status: number, slug: Slug): JsonObject {
-  return { summary: slug, value: { type: `urn:problem:${slug}`, title: problemTitles[status], status, ...problems[slug] } };
+  return { summary: slug, value: problemExampleValue(slug, status, problems[slug]) };
 }
 
 /** Adds problem examples to the operation's answer of `status`, creating a problem answer when it has none. */

@@ -28,6 +28,7 @@ import {
 } from '../envelopes/model.js';
 import { problemTitles, type ProblemDetails } from '../http/problem.js';
 import { localeSchema } from '../i18n/schema.js';
+import { problemEntries, problemTypeOfSlug, type ProblemSlug } from '../problems.js';
 import { REMOVED_KINDS } from '../pdf/index.js';
 import { matches, type Matches } from './ties.js';
 
@@ -329,12 +330,23 @@ export const healthResponse = z
 /** Every error response: RFC 9457 problem details (CONTRACT §1). */
 export const problemResponseSchema = z
   .strictObject({
-    type: z.string().meta({ description: 'Stable URI naming the problem, `urn:problem:<slug>`; the slugs are named in each response\'s description.' }),
+    type: z.string().meta({ description: `Stable URI naming the problem, \`${problemTypeOfSlug('<slug>' as ProblemSlug)}\`; the slugs are named in each response's description.` }),
     title: z.string().meta({ description: 'The HTTP status\'s reason phrase.' }),
     status: z.int().min(400).max(599).meta({ description: 'The HTTP status code, repeated.' }),
     detail: z.string().min(1).meta({ description: 'What went wrong, in a sentence a person understands.' }),
     errors: z
-      .array(z.strictObject({ path: z.string().meta({ examples: ['signers.0.email'] }), message: z.string() }))
+      .array(
+        z.strictObject({
+          path: z.string().meta({ examples: ['signers.0.email'] }),
+          message: z.string(),
+          fieldId: z.uuid().optional().meta({ description: 'A recipient\'s value (CompleteSigning): the field it concerns.' }),
+          rule: z.string().optional().meta({ description: 'A recipient\'s value (CompleteSigning): the rule it breaks (`required`, `maxLength`, `pattern`...); the rules and their `params` are listed in the API documentation\'s Errors section.' }),
+          params: z
+            .record(z.string(), z.union([z.string(), z.number(), z.array(z.string())]))
+            .optional()
+            .meta({ description: 'The rule\'s parameters, such as `{max: 20}` for `maxLength`.' }),
+        }),
+      )
       .optional()
       .meta({ description: 'For validation failures: one entry per complaint, `path` in dotted form.' }),
     correlationId: z.uuid().optional().meta({ description: 'For 500: quote it when reporting the fault; the log has the same id.' }),
@@ -357,7 +369,20 @@ matches<Matches<typeof problemResponseSchema, ProblemDetails>>(true);
  * `correlationId` or `attemptsLeft` where it has them; `type`: the problem's slug when the example's
  * own name is another (two examples of `validation-failed`).
  */
-export type ProblemExample = { type?: string; detail: string; errors?: { path: string; message: string }[]; correlationId?: string; attemptsLeft?: number };
+export type ProblemExample = { type?: string; detail?: string; errors?: { path: string; message: string }[]; correlationId?: string; attemptsLeft?: number };
+
+/**
+ * The body of a problem example, as the service answers it: `type` from the catalogue's `slug`
+ * (src/lib/problems.ts), `title` the status's reason phrase, and `detail`, when the example gives
+ * none, the catalogue's default for that slug and status. Every problem example of the document is
+ * built here.
+ */
+export function problemExampleValue(slug: string, status: number, example: Omit<ProblemExample, 'type'> = {}): Record<string, unknown> {
+  const entry = problemEntries().find((candidate) => candidate.slug === slug && candidate.status === status);
+  if (entry === undefined) throw new Error(`No problem ${status} ${slug} in the catalogue (src/lib/problems.ts).`);
+  const { detail, ...rest } = example;
+  return { type: problemTypeOfSlug(entry.slug as ProblemSlug), title: problemTitles[status], status, detail: detail ?? entry.detail, ...rest };
+}
 
 /**
  * A builder of problem-details responses (RFC 9457) for one table of examples by slug: each response
@@ -376,7 +401,7 @@ export function problemResponses<Slug extends string>(examples: Record<Slug, Pro
     const values = Object.fromEntries(
       slugs.map((slug) => {
         const { type, ...example } = examples[slug];
-        return [slug, { summary: slug, value: { type: `urn:problem:${type ?? slug}`, title: problemTitles[status], status, ...example } }];
+        return [slug, { summary: slug, value: problemExampleValue(type ?? slug, status, example) }];
       }),
     );
     return { description, ...(headers === undefined ? {} : { headers }), content: { 'application/problem+json': { schema: problemResponseSchema, examples: values } } };

@@ -39,7 +39,7 @@ const problem = problemResponses({
   'otp-limit': { detail: `${MAX_OTPS} codes were already sent for this signing link: ask the sender to send you a new link.` },
   'email-quota': { detail: 'The sender\'s envelopes have sent their e-mails for today; retry tomorrow.' },
   'validation-failed': { detail: 'The request body is invalid: code must not be empty.', errors: [{ path: 'code', message: 'must not be empty' }] },
-  'envelope-contended': { detail: 'The envelope is being changed by other requests at the same time; retry.' },
+  'envelope-contended': {},
 });
 
 const lockedAnswer = problem(423, `${MAX_ATTEMPTS} wrong codes in a row locked the link (\`authentication-locked\`) until the sender resends the invitation; every signing request answers this.`, ['authentication-locked']);

@@ -144,10 +144,10 @@ const problems = {
     detail: 'The webhook url the host hooks.example.com resolves to 10.0.0.7, a private (RFC 1918) address, which webhooks may not reach.',
     errors: [{ path: 'url', message: 'the host hooks.example.com resolves to 10.0.0.7, a private (RFC 1918) address, which webhooks may not reach' }],
   },
-  'webhook-not-found': { detail: 'No webhook with this id exists.' },
-  'delivery-not-found': { detail: 'This webhook has no delivery with this id.' },
+  'webhook-not-found': {},
+  'delivery-not-found': {},
   'webhook-limit': { detail: `You already have ${MAX_WEBHOOKS_PER_USER} webhooks, the most allowed; delete one first.` },
-  'webhooks-contended': { detail: 'The webhooks are being changed by other requests at the same time; retry.' },
+  'webhooks-contended': {},
 } satisfies Record<string, ProblemExample>;
 
 /** A problem-details response with one example per slug, and the headers its status carries. */

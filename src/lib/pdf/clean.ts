@@ -45,11 +45,11 @@
 import { createHash } from 'node:crypto';
 import { PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from '@libpdf/core';
 import type { PdfObject } from '@libpdf/core';
-import { AppError } from '../errors.js';
 import { tooComplex } from './inflateBudget.js';
 import { keepOpened, openForSealing, removeOwnerRestrictions } from './seal.js';
 import { REMOVED_KINDS } from './types.js';
 import type { CleanResult, RemovedKind } from './types.js';
+import { problem } from '../problems.js';
 
 type Resolve = (ref: PdfRef) => PdfObject | null;
 
@@ -491,11 +491,9 @@ export function assertNothingHidden(pdf: PDF, swept: RemovedContent): void {
     problems.push(`annotations that are printed but not shown on screen (flags Print and NoView): ${describeAnnotations(pdf, swept.printOnly, resolve)}`);
   }
   if (problems.length === 0) return;
-  throw new AppError(
-    'unprocessable',
-    `The document has ${problems.join('; and ')}; so a signer might not see what gets sealed. Make everything visible and flatten the document (for example by printing to PDF), then upload it again.`,
-    { type: 'document-hidden-content' },
-  );
+  throw problem('documentHiddenContent', {
+    detail: `The document has ${problems.join('; and ')}; so a signer might not see what gets sealed. Make everything visible and flatten the document (for example by printing to PDF), then upload it again.`,
+  });
 }
 
 /** The names of the layers some viewer would hide (see the module comment), each once. */

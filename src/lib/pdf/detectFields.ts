@@ -28,19 +28,17 @@ import type { Matrix } from './pageGeometry.js';
 import { layoutSingleLine } from './textLayout.js';
 import { DETECT_BOUNDS } from './types.js';
 import type { DetectJob, DetectResult, FoundFormField, FoundTextTag, Rectangle } from './types.js';
+import { problem } from '../problems.js';
 
 /** Smallest height of a field made from a tag, as a fraction of the page's displayed height. */
 export const MIN_TAG_HEIGHT = 0.02;
 
 function tooComplexToDetect(detail: string): AppError {
-  return new AppError('unprocessable', `${detail} Fields were not detected; place them by hand or split the document.`, { type: 'document-too-complex' });
+  return problem('documentTooComplex', { detail: `${detail} Fields were not detected; place them by hand or split the document.` });
 }
 
 function damaged(cause: unknown): AppError {
-  return new AppError('unprocessable', 'The document could not be read as a PDF: it is damaged or uses structures the service cannot process.', {
-    type: 'document-damaged',
-    cause,
-  });
+  return problem('documentDamaged', { cause });
 }
 
 /** The subset of PDF.js's API used here (its types are loaded with the module). */
@@ -89,7 +87,7 @@ export async function detect(job: DetectJob): Promise<DetectResult> {
     document = await getDocument({ data: job.document.slice(), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false, verbosity: 0 }).promise;
   } catch (error) {
     if (error instanceof Error && error.name === 'PasswordException') {
-      throw new AppError('unprocessable', 'The document is protected with a password. Upload a copy without a password to open it.', { type: 'document-encrypted' });
+      throw problem('documentEncrypted');
     }
     throw damaged(error);
   }

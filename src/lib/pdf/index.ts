@@ -7,6 +7,7 @@
 import { AppError } from '../errors.js';
 import { sealWorkers } from './workerPool.js';
 import type { CleanOptions, CleanResult, CoverTagsOptions, CoverTagsResult, DetectOptions, DetectResult, InspectOptions, SealOptions, SealResult } from './types.js';
+import { problemType } from '../problems.js';
 
 export { DETECT_BOUNDS, REMOVED_KINDS } from './types.js';
 export type { CleanOptions, CleanResult, CoverTagsOptions, CoverTagsResult, DetectOptions, DetectResult, FoundFormField, FoundTextTag, Rectangle, RemovedKind } from './types.js';
@@ -63,8 +64,8 @@ export async function sealDocument(options: SealOptions): Promise<SealResult> {
 
 /** Problem types of a seal that failed for its network sources, and what health says for each. */
 const SEAL_SOURCE_FAILURES: Record<string, string> = {
-  'urn:problem:timestamp-authority-unavailable': 'The last seal failed: the timestamp authority (TSA_URL) did not answer with a timestamp.',
-  'urn:problem:revocation-unavailable': 'The last seal failed: revocation data (OCSP or CRL) of the sealing or timestamp certificates could not be fetched.',
+  [problemType('timestampAuthorityUnavailable')]: 'The last seal failed: the timestamp authority (TSA_URL) did not answer with a timestamp.',
+  [problemType('revocationUnavailable')]: 'The last seal failed: revocation data (OCSP or CRL) of the sealing or timestamp certificates could not be fetched.',
 };
 
 let lastSealFailure: string | null = null;

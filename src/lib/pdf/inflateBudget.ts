@@ -22,6 +22,7 @@ import { Buffer } from 'node:buffer';
 import { constants, createInflate, inflateSync } from 'node:zlib';
 import type { Inflate } from 'node:zlib';
 import { AppError } from '../errors.js';
+import { problem } from '../problems.js';
 
 /** Limits of the pre-scan, in bytes of inflated output. */
 export interface InflateBudget {
@@ -64,11 +65,7 @@ interface FlateStream {
 
 /** The error for a document that exceeds a bound (CONTRACT §4). */
 export function tooComplex(cause?: unknown): AppError {
-  return new AppError(
-    'unprocessable',
-    'The document is too complex to seal within the service limits (30 seconds and 512 MiB of memory); it may contain a decompression bomb.',
-    { type: 'document-too-complex', cause },
-  );
+  return problem('documentTooComplex', { cause });
 }
 
 /**

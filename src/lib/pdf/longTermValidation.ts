@@ -23,17 +23,14 @@ import type * as pkijs from 'pkijs';
 import type { PDF } from '@libpdf/core';
 import { AppError } from '../errors.js';
 import { checkedFetch, isSelfIssued, parseCertificate, revocationUrls, sha256Hex, sourceUrlsOf, subjectOf, type CheckedRevocationProvider, type FetchPolicy } from './revocation.js';
+import { problem } from '../problems.js';
 
 /** Bytes reserved for the document timestamp token (with its certificates). */
 const DOCUMENT_TIMESTAMP_RESERVE = 32 * 1024;
 
 /** The 503 of a seal whose revocation data could not be had. */
 export function revocationUnavailable(reason: string): AppError {
-  return new AppError('service_unavailable', 'The revocation data of the sealing or timestamp certificates could not be fetched, so the document was not sealed. Try again later.', {
-    type: 'revocation-unavailable',
-    retryAfterSeconds: 30,
-    cause: new Error(reason),
-  });
+  return problem('revocationUnavailable', { retryAfterSeconds: 30, cause: new Error(reason) });
 }
 
 /** The children of a constructed ASN.1 block (none for a primitive one). */

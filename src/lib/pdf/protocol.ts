@@ -2,7 +2,7 @@
  * Messages between the main thread and a seal worker. Errors cross the thread boundary as plain
  * data (structured clone drops classes) and become an AppError or an Error again on arrival.
  */
-import { AppError, isAppError } from '../errors.js';
+import { AppError, isAppError, problemSlugOf } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
 import type { WorkerJob, WorkerResult } from './types.js';
 
@@ -33,7 +33,7 @@ export function serializeError(error: unknown): SerializedError {
       kind: 'app',
       code: error.code,
       detail: error.detail,
-      type: error.type.replace(/^urn:problem:/, ''),
+      type: problemSlugOf(error.type),
       retryAfterSeconds: error.retryAfterSeconds,
       cause: describe(error.cause),
     };

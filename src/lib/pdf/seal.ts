@@ -31,6 +31,7 @@ import { waitingOnNetwork } from './networkWait.js';
 import { PadesBaselineSigner, removeSigningTime } from './pades.js';
 import { needsTimestamp, needsValidationData } from '../sealLevel.js';
 import type { SealJob, SealResult } from './types.js';
+import { problem } from '../problems.js';
 
 /** How long the timestamp authority may take to answer, in milliseconds. */
 export const TIMESTAMP_TIMEOUT_MS = 10_000;
@@ -38,15 +39,11 @@ export const TIMESTAMP_TIMEOUT_MS = 10_000;
 const SIGNATURE_RESERVE = { plain: 16 * 1024, withTimestamp: 32 * 1024 };
 
 function damaged(cause: unknown): AppError {
-  return new AppError(
-    'unprocessable',
-    'The document could not be read as a PDF: it is damaged or uses structures the service cannot process.',
-    { type: 'document-damaged', cause },
-  );
+  return problem('documentDamaged', { cause });
 }
 
 function encrypted(detail: string): AppError {
-  return new AppError('unprocessable', detail, { type: 'document-encrypted' });
+  return problem('documentEncrypted', { detail });
 }
 
 const NEEDS_PASSWORD =
@@ -72,7 +69,7 @@ function classify(error: unknown): AppError {
  * same to the user: the encryption is what stops the seal, not damage.
  */
 function unsupportedEncryption(cause: SecurityError): AppError {
-  return new AppError('unprocessable', UNSUPPORTED_ENCRYPTION, { type: 'document-encrypted', cause });
+  return problem('documentEncrypted', { detail: UNSUPPORTED_ENCRYPTION, cause });
 }
 
 /**
@@ -143,11 +140,7 @@ export class BoundedTimestampAuthority implements TimestampAuthority {
       this.tokens.push(token);
       return token;
     } catch (cause) {
-      throw new AppError(
-        'service_unavailable',
-        'The timestamp authority did not answer, so the document was not sealed. Try again later.',
-        { type: 'timestamp-authority-unavailable', retryAfterSeconds: 30, cause },
-      );
+      throw problem('timestampAuthorityUnavailable', { retryAfterSeconds: 30, cause });
     }
   }
 }
@@ -172,7 +165,7 @@ async function load(document: Uint8Array): Promise<PDF> {
   // certificate encryption, or an unsupported revision): then it has no security handler, which
   // getSecurity() shows as "not encrypted" although the trailer says otherwise.
   if (pdf.isEncrypted && !pdf.isAuthenticated) {
-    if (!pdf.getSecurity().isEncrypted) throw new AppError('unprocessable', UNSUPPORTED_ENCRYPTION, { type: 'document-encrypted' });
+    if (!pdf.getSecurity().isEncrypted) throw problem('documentEncrypted', { detail: UNSUPPORTED_ENCRYPTION });
     throw encrypted(NEEDS_PASSWORD);
   }
   return pdf;
@@ -266,20 +259,12 @@ export async function openForSealing(document: Uint8Array, { inflateChecked = fa
     const originalPageCount = pdf.getPageCount();
     if (originalPageCount === 0) throw damaged(new Error('The document has no pages.'));
     if (pdf.recoveredViaBruteForce && !isComplete(pdf)) {
-      throw new AppError(
-        'unprocessable',
-        'The document is incomplete (it may have been cut off during upload): some of its content is missing. Upload the complete file.',
-        { type: 'document-damaged' },
-      );
+      throw problem('documentDamaged', { detail: 'The document is incomplete (it may have been cut off during upload): some of its content is missing. Upload the complete file.' });
     }
     const resolve = (ref: PdfRef): PdfObject | null => pdf.getObject(ref);
     const signed = pdf.getForm()?.getSignatureFields().some((field) => field.isSigned()) ?? false;
     if (pdf.getCatalog().getDict('Perms', resolve)?.has('DocMDP') === true) {
-      throw new AppError(
-        'unprocessable',
-        'The document carries a certification signature that does not allow pages to be added, so it cannot be sealed without breaking that signature.',
-        { type: 'document-certified' },
-      );
+      throw problem('documentCertified');
     }
     if (signed && pdf.isEncrypted) {
       throw encrypted(
@@ -288,11 +273,7 @@ export async function openForSealing(document: Uint8Array, { inflateChecked = fa
     }
     const blocker = pdf.canSaveIncrementally();
     if (signed && blocker !== null) {
-      throw new AppError(
-        'unprocessable',
-        'The document already carries a signature, and it is stored in a way (linearized for fast web view, or damaged) that the service cannot extend without breaking that signature.',
-        { type: 'document-signed-not-extensible', cause: new Error(`Incremental update blocked: ${blocker}`) },
-      );
+      throw problem('documentSignedNotExtensible', { cause: new Error(`Incremental update blocked: ${blocker}`) });
     }
     return { pdf, originalPageCount };
   } catch (error) {

@@ -19,12 +19,12 @@
  *   worker is replaced on the next seal.
  */
 import { Worker } from 'node:worker_threads';
-import { AppError } from '../errors.js';
 import { deserializeError } from './protocol.js';
 import type { NetworkWaitMessage } from './networkWait.js';
 import type { SealRequest, SealResponse } from './protocol.js';
 import { tooComplex } from './inflateBudget.js';
 import type { WorkerJob, WorkerResult } from './types.js';
+import { problem } from '../problems.js';
 
 const MiB = 1024 * 1024;
 
@@ -147,11 +147,7 @@ class SealWorkerPool {
 
   private networkTimer(ms: number): NodeJS.Timeout {
     const timer = setTimeout(() => {
-      const error = new AppError('service_unavailable', 'The network sources of the seal (timestamp authority, revocation data) took too long in all, so the document was not sealed. Try again later.', {
-        type: 'revocation-unavailable',
-        retryAfterSeconds: 30,
-        cause: new Error(`Network waits of one seal took longer than ${SEAL_BOUNDS.networkMs} ms in all.`),
-      });
+      const error = problem('revocationUnavailable', { detail: 'The network sources of the seal (timestamp authority, revocation data) took too long in all, so the document was not sealed. Try again later.', retryAfterSeconds: 30, cause: new Error(`Network waits of one seal took longer than ${SEAL_BOUNDS.networkMs} ms in all.`) });
       void this.stopRunning(error);
     }, ms);
     timer.unref();

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { Change, commitChange } from '../envelopes/change.js';
 import { COMPLETION_DUE_KIND, recordSeal, refreshSealClaim, sealCompletion, type SealedBlob } from '../envelopes/complete.js';
-import { hasPrefilledValue, SERVICE_FILLED_TYPES, valueRefusal } from '../envelopes/fieldRules.js';
+import { hasPrefilledValue, SERVICE_FILLED_TYPES, valueRefusalOf } from '../envelopes/fieldRules.js';
 import { validationFailed } from '../envelopes/lifecycle.js';
 import { hasActed, mustAct, recipientLocale, type EnvelopeRecord, type EventActor, type FieldValue, type Signer } from '../envelopes/model.js';
 import { backoff } from '../envelopes/update.js';
@@ -25,6 +25,7 @@ import { ELECTRONIC_SIGNATURE_DISCLOSURE } from './consent.js';
 import { allActed, inviteNextGroup, isTurn, pendingRecipients } from './routing.js';
 import type { CompleteSigningRequest, DeclineSigningRequest } from './schemas.js';
 import { hasExpired } from './view.js';
+import { problem } from '../problems.js';
 
 const MAX_ATTEMPTS = 30;
 
@@ -52,27 +53,23 @@ export interface RecipientRequestOptions {
  */
 export function assertCanAct(record: EnvelopeRecord, recipient: Signer, kind: RecipientActionKind, now: Date): void {
   if (kind === 'complete' && !mustAct(recipient)) {
-    throw new AppError('forbidden', 'You receive a copy of this envelope (role cc); there is nothing for you to sign.', { type: 'role-cannot-act' });
+    throw problem('roleCannotAct');
   }
   if (kind === 'decline' && recipient.role !== 'signer' && recipient.role !== 'approver') {
-    throw new AppError('forbidden', `Only a signer or an approver can decline; your role is ${recipient.role}.`, { type: 'role-cannot-act' });
+    throw problem('roleCannotAct', { detail: `Only a signer or an approver can decline; your role is ${recipient.role}.` });
   }
   if (record.status !== 'sent') {
-    throw new AppError('conflict', `The envelope is ${record.status}; nothing more can be done with it.`, { type: 'envelope-closed' });
+    throw problem('envelopeClosed', { detail: `The envelope is ${record.status}; nothing more can be done with it.` });
   }
   if (hasExpired(record, now)) {
-    throw new AppError('conflict', `The envelope is expired (it expired at ${record.expiresAt}); nothing more can be done with it.`, { type: 'envelope-closed' });
+    throw problem('envelopeClosed', { detail: `The envelope is expired (it expired at ${record.expiresAt}); nothing more can be done with it.` });
   }
   if (hasActed(recipient)) {
-    throw new AppError('conflict', `You already ${recipient.status === 'declined' ? 'declined' : `acted (${recipient.status})`} on this envelope at ${recipient.actedAt}.`, {
-      type: 'already-acted',
-    });
+    throw problem('alreadyActed', { detail: `You already ${recipient.status === 'declined' ? 'declined' : `acted (${recipient.status})`} on this envelope at ${recipient.actedAt}.` });
   }
   if (recipient.status === 'waiting' || !isTurn(record, recipient)) {
     const first = pendingRecipients(record).filter((other) => other.routingOrder < recipient.routingOrder);
-    throw new AppError('conflict', `It is not your turn yet: waiting for ${first.map((other) => `${other.name} (${other.role})`).join(', ') || 'an earlier recipient'}.`, {
-      type: 'not-your-turn',
-    });
+    throw problem('notYourTurn', { detail: `It is not your turn yet: waiting for ${first.map((other) => `${other.name} (${other.role})`).join(', ') || 'an earlier recipient'}.` });
   }
 }
 
@@ -203,8 +200,8 @@ export async function declineSigning({ services, caller, request, now = new Date
 export function checkValues(record: EnvelopeRecord, recipient: Signer, request: CompleteSigningRequest): { values: FieldValue[]; signature: SignatureValue | null } {
   const errors: FieldError[] = [];
   if (recipient.role !== 'signer') {
-    request.values.forEach((_value, index) => errors.push({ path: `values.${index}.fieldId`, message: `is not a field of yours: a ${recipient.role} fills no fields` }));
-    if (request.signature !== undefined) errors.push({ path: 'signature', message: `is only for signers; your role is ${recipient.role}` });
+    request.values.forEach((_value, index) => errors.push({ path: `values.${index}.fieldId`, message: `is not a field of yours: a ${recipient.role} fills no fields`, rule: 'notYourField', params: { role: recipient.role } }));
+    if (request.signature !== undefined) errors.push({ path: 'signature', message: `is only for signers; your role is ${recipient.role}`, rule: 'signerOnly', params: { role: recipient.role } });
     if (errors.length > 0) throw validationFailed(errors);
     return { values: [], signature: null };
   }
@@ -214,37 +211,37 @@ export function checkValues(record: EnvelopeRecord, recipient: Signer, request: 
     const path = `values.${index}`;
     const field = fields.get(entry.fieldId);
     if (field === undefined) {
-      errors.push({ path: `${path}.fieldId`, message: 'is not a field of this envelope' });
+      errors.push({ path: `${path}.fieldId`, message: 'is not a field of this envelope', rule: 'unknownField', params: {} });
       return;
     }
     if (field.recipientId !== recipient.id) {
-      errors.push({ path: `${path}.fieldId`, message: 'is another recipient\'s field' });
+      errors.push({ path: `${path}.fieldId`, message: 'is another recipient\'s field', fieldId: field.id, rule: 'notYourField', params: {} });
       return;
     }
     if (given.has(field.id)) {
-      errors.push({ path: `${path}.fieldId`, message: `repeats the field of values.${given.get(field.id)}` });
+      errors.push({ path: `${path}.fieldId`, message: `repeats the field of values.${given.get(field.id)}`, fieldId: field.id, rule: 'duplicate', params: { index: given.get(field.id)! } });
       return;
     }
     given.set(field.id, index);
     const { value } = entry;
     const which = `(field ${field.label === null ? field.type : `"${field.label}"`}, ${field.id})`;
     if (field.readOnly === true) {
-      errors.push({ path: `${path}.value`, message: `must not be sent: the field is read-only, its value set by the sender ${which}` });
+      errors.push({ path: `${path}.value`, message: `must not be sent: the field is read-only, its value set by the sender ${which}`, fieldId: field.id, rule: 'readOnly', params: {} });
       return;
     }
     switch (field.type) {
       case 'date_signed':
       case 'name':
       case 'email':
-        errors.push({ path: `${path}.value`, message: `must not be sent: the service fills in ${field.type === 'date_signed' ? 'the signing date' : `your ${field.type}`}` });
+        errors.push({ path: `${path}.value`, message: `must not be sent: the service fills in ${field.type === 'date_signed' ? 'the signing date' : `your ${field.type}`}`, fieldId: field.id, rule: 'serviceFilled', params: { type: field.type } });
         break;
       case 'signature':
       case 'initials':
-        if (typeof value !== 'object') errors.push({ path: `${path}.value`, message: `must be a ${field.type}: {typed: "..."} or {strokes: [...]}` });
+        if (typeof value !== 'object') errors.push({ path: `${path}.value`, message: `must be a ${field.type}: {typed: "..."} or {strokes: [...]}`, fieldId: field.id, rule: 'type', params: { type: field.type } });
         break;
       default: {
-        const refusal = valueRefusal(field, value);
-        if (refusal !== null) errors.push({ path: `${path}.value`, message: `${refusal} ${which}` });
+        const refusal = valueRefusalOf(field, value);
+        if (refusal !== null) errors.push({ path: `${path}.value`, message: `${refusal.message} ${which}`, fieldId: field.id, rule: refusal.rule, params: refusal.params });
       }
     }
   });
@@ -253,7 +250,7 @@ export function checkValues(record: EnvelopeRecord, recipient: Signer, request: 
     (field) => field.recipientId === recipient.id && field.required && !SERVICE_FILLED_TYPES.has(field.type) && !given.has(field.id) && !hasPrefilledValue(field),
   );
   for (const field of missing) {
-    errors.push({ path: 'values', message: `needs a value for field ${field.id} (${field.label ?? field.type}, page ${field.page})` });
+    errors.push({ path: 'values', message: `needs a value for field ${field.id} (${field.label ?? field.type}, page ${field.page})`, fieldId: field.id, rule: 'required', params: {} });
   }
   if (errors.length > 0) throw validationFailed(errors);
 
@@ -309,5 +306,5 @@ async function reread(services: Services, caller: SigningCaller): Promise<Stored
 }
 
 function contended(): AppError {
-  return new AppError('conflict', 'The envelope is being changed by other requests at the same time; retry.', { type: 'envelope-contended' });
+  return problem('envelopeContended');
 }

@@ -27,6 +27,7 @@ import { assertNotLocked, locked, MAX_ATTEMPTS, MAX_OTPS, OTP_COOLDOWN_SECONDS, 
 import { markOpened } from './act.js';
 import { oneTimeCode } from './oneTimeCodes.js';
 import { currentRecipient, invalidSigningToken, type SigningCaller } from './signingCaller.js';
+import { problem } from '../problems.js';
 
 const RETRIES = 30;
 
@@ -59,17 +60,14 @@ export async function sendOneTimeCode({ services, caller, now = new Date(), log 
     assertNotLocked(recipient);
     const state = recipient.authentication;
     if (state?.method !== 'emailOtp') {
-      throw new AppError('conflict', 'This recipient does not receive codes by e-mail.', { type: 'authentication-method-mismatch' });
+      throw problem('authenticationMethodMismatch', { detail: 'This recipient does not receive codes by e-mail.' });
     }
     if ((state.otpsSent ?? 0) >= MAX_OTPS) {
-      throw new AppError('too_many_requests', `${MAX_OTPS} codes were already sent for this signing link: ask the sender to send you a new link.`, { type: 'otp-limit' });
+      throw problem('otpLimit', { detail: `${MAX_OTPS} codes were already sent for this signing link: ask the sender to send you a new link.` });
     }
     const waitMs = state.lastOtpAt == null ? 0 : Date.parse(state.lastOtpAt) + OTP_COOLDOWN_SECONDS * 1000 - now.getTime();
     if (waitMs > 0) {
-      throw new AppError('too_many_requests', `A code was sent less than ${OTP_COOLDOWN_SECONDS} seconds ago; check your e-mail, or retry after the time in Retry-After.`, {
-        type: 'otp-too-soon',
-        retryAfterSeconds: Math.ceil(waitMs / 1000),
-      });
+      throw problem('otpTooSoon', { detail: `A code was sent less than ${OTP_COOLDOWN_SECONDS} seconds ago; check your e-mail, or retry after the time in Retry-After.`, retryAfterSeconds: Math.ceil(waitMs / 1000) });
     }
     const change = new Change(stored.record, now);
     const signer = change.signer(recipient.id);
@@ -100,7 +98,7 @@ export async function authenticateRecipient({ services, caller, code, now = new 
   const first = currentRecipient(caller.stored.record, caller.recipientId, caller.tokenSha256, now);
   assertNotLocked(first);
   if (first.authentication === undefined) {
-    throw new AppError('conflict', 'This recipient needs no code: its signing link is enough.', { type: 'authentication-method-mismatch' });
+    throw problem('authenticationMethodMismatch');
   }
   // The slow comparison runs once, outside the retries, on the hash as the request read it.
   const accessCodeRight =
@@ -112,7 +110,7 @@ export async function authenticateRecipient({ services, caller, code, now = new 
     const recipient = currentRecipient(stored.record, caller.recipientId, caller.tokenSha256, now);
     assertNotLocked(recipient);
     const state = recipient.authentication;
-    if (state === undefined) throw new AppError('conflict', 'This recipient needs no code: its signing link is enough.', { type: 'authentication-method-mismatch' });
+    if (state === undefined) throw problem('authenticationMethodMismatch');
     const right =
       state.method === 'accessCode'
         ? accessCodeRight && state.codeHash === first.authentication!.codeHash
@@ -133,10 +131,7 @@ export async function authenticateRecipient({ services, caller, code, now = new 
       failure =
         attemptsLeft === 0
           ? locked()
-          : new AppError('forbidden', `The code is not right${state.method === 'emailOtp' ? ' (or no longer works: ask for a new one)' : ''}; ${attemptsLeft} attempt${attemptsLeft === 1 ? '' : 's'} left.`, {
-              type: 'authentication-failed',
-              extensions: { attemptsLeft },
-            });
+          : problem('authenticationFailed', { detail: `The code is not right${state.method === 'emailOtp' ? ' (or no longer works: ask for a new one)' : ''}; ${attemptsLeft} attempt${attemptsLeft === 1 ? '' : 's'} left.`, extensions: { attemptsLeft } });
     }
     const next = await commitChange(services, stored, change, log === undefined ? {} : { log });
     return { record: next, recipient: next.signers.find((candidate) => candidate.id === recipient.id)! };
@@ -166,5 +161,5 @@ async function withRetries<T>(services: Services, caller: SigningCaller, attempt
       stored = again;
     }
   }
-  throw new AppError('conflict', 'The envelope is being changed by other requests at the same time; retry.', { type: 'envelope-contended' });
+  throw problem('envelopeContended');
 }

@@ -8,6 +8,7 @@ import { passwordHashing } from '../auth/password.js';
 import type { EnvelopeRecord, Signer, SignerAuthentication } from '../envelopes/model.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
+import { problem } from '../problems.js';
 
 /** Wrong codes in a row that lock a link. */
 export const MAX_ATTEMPTS = 5;
@@ -126,10 +127,7 @@ export function isAuthenticated(signer: Signer, now: Date, ttlSeconds: number): 
 
 /** The answer to anything on a locked link: 423 `authentication-locked`. */
 export function locked(): AppError {
-  return new AppError('locked', 'Too many wrong codes: this signing link is locked. Ask the sender to send you a new link.', {
-    type: 'authentication-locked',
-    extensions: { attemptsLeft: 0 },
-  });
+  return problem('authenticationLocked', { extensions: { attemptsLeft: 0 } });
 }
 
 /**
@@ -140,10 +138,7 @@ export function locked(): AppError {
 export function assertAuthenticated(signer: Signer, now: Date, ttlSeconds: number): void {
   assertNotLocked(signer);
   if (!isAuthenticated(signer, now, ttlSeconds)) {
-    throw new AppError('forbidden', 'Enter your code first (POST /api/signing/authenticate): this recipient must prove who it is before it can act.', {
-      type: 'authentication-required',
-      extensions: { attemptsLeft: signer.authentication!.attemptsLeft },
-    });
+    throw problem('authenticationRequired', { extensions: { attemptsLeft: signer.authentication!.attemptsLeft } });
   }
 }
 

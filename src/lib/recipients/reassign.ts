@@ -16,7 +16,6 @@ import { Change, commitChange } from '../envelopes/change.js';
 import { newSigner, type EnvelopeRecord, type EventActor, type Signer } from '../envelopes/model.js';
 import { MAX_SIGNER_NAME, MAX_SIGNERS } from '../envelopes/schemas.js';
 import { backoff } from '../envelopes/update.js';
-import { AppError } from '../errors.js';
 import { uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
@@ -25,6 +24,7 @@ import { assertCanAct, shownWith, type RecipientOutcome, type RecipientRequestOp
 import { assertAuthenticated, startedAuthentication } from './authenticationSettings.js';
 import { inviteRecipient } from './routing.js';
 import { currentRecipient, invalidSigningToken } from './signingCaller.js';
+import { problem } from '../problems.js';
 
 /** Longest reassignment reason, characters (CONTRACT §16.3). */
 export const MAX_REASSIGN_REASON = 1000;
@@ -53,10 +53,10 @@ const MAX_ATTEMPTS = 30;
  */
 export function assertCanReassign(record: EnvelopeRecord, recipient: Signer, now: Date): void {
   if (recipient.role !== 'signer' && recipient.role !== 'approver') {
-    throw new AppError('forbidden', `Only a signer or an approver can hand its part to someone else; your role is ${recipient.role}.`, { type: 'reassign-not-allowed' });
+    throw problem('reassignNotAllowed', { detail: `Only a signer or an approver can hand its part to someone else; your role is ${recipient.role}.` });
   }
   if (record.allowReassign !== true) {
-    throw new AppError('forbidden', 'The sender of this envelope does not allow recipients to hand their part to someone else. Ask the sender instead.', { type: 'reassign-not-allowed' });
+    throw problem('reassignNotAllowed');
   }
   assertCanAct(record, recipient, 'decline', now);
 }
@@ -77,11 +77,11 @@ export async function reassignSigning({ services, caller, request, now = new Dat
     assertAuthenticated(recipient, now, services.config.signingAuthTtlSeconds);
     assertCanReassign(record, recipient, now);
     if (record.signers.some((signer) => signer.email === request.email)) {
-      throw new AppError('conflict', `${request.email} is already a recipient of this envelope; name someone who is not.`, { type: 'recipient-exists' });
+      throw problem('recipientExists', { detail: `${request.email} is already a recipient of this envelope; name someone who is not.` });
     }
     // Every recipient counts, those who handed on too: a chain of reassignments stops at the limit.
     if (record.signers.length >= MAX_SIGNERS) {
-      throw new AppError('conflict', `This envelope already has ${record.signers.length} recipients, the most it may have (${MAX_SIGNERS}): it cannot take one more. Ask the sender instead.`, { type: 'recipient-limit' });
+      throw problem('recipientLimit', { detail: `This envelope already has ${record.signers.length} recipients, the most it may have (${MAX_SIGNERS}): it cannot take one more. Ask the sender instead.` });
     }
 
     const change = new Change(record, now);
@@ -114,5 +114,5 @@ export async function reassignSigning({ services, caller, request, now = new Dat
       stored = again;
     }
   }
-  throw new AppError('conflict', 'The envelope is being changed by other requests at the same time; retry.', { type: 'envelope-contended' });
+  throw problem('envelopeContended');
 }

@@ -14,12 +14,12 @@ import { Change, commitChange } from '../envelopes/change.js';
 import { readOwnedEnvelope } from '../envelopes/get.js';
 import { hasActed, mustAct, ownerActor, type Actor, type EnvelopeRecord, type Signer } from '../envelopes/model.js';
 import { backoff } from '../envelopes/update.js';
-import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { resetAuthentication } from './authenticationSettings.js';
 import { inviteRecipient, isTurn } from './routing.js';
 import { hasExpired } from './view.js';
+import { problem } from '../problems.js';
 
 const MAX_ATTEMPTS = 30;
 /** Least time between two resends to one recipient, seconds. */
@@ -48,7 +48,7 @@ export async function resendInvitation({ services, actor, envelopeId, recipientI
     const stored = await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId);
     const record = stored.record;
     const recipient = record.signers.find((signer) => signer.id === recipientId);
-    if (recipient === undefined) throw new AppError('not_found', 'This envelope has no recipient with this id.', { type: 'recipient-not-found' });
+    if (recipient === undefined) throw problem('recipientNotFound');
     const at = now();
     assertResendable(record, recipient, at);
 
@@ -69,30 +69,27 @@ export async function resendInvitation({ services, actor, envelopeId, recipientI
       await backoff(attempt);
     }
   }
-  throw new AppError('conflict', 'The envelope is being changed by other requests at the same time; retry.', { type: 'envelope-contended' });
+  throw problem('envelopeContended');
 }
 
 function assertResendable(record: EnvelopeRecord, recipient: Signer, now: Date): void {
   if (record.status === 'draft') {
-    throw new AppError('conflict', 'The envelope is a draft: nobody has been invited yet. Send it first.', { type: 'envelope-not-sent' });
+    throw problem('envelopeNotSent', { detail: 'The envelope is a draft: nobody has been invited yet. Send it first.' });
   }
-  if (record.status !== 'sent') throw new AppError('conflict', `The envelope is ${record.status}; nobody can be invited any more.`, { type: 'envelope-closed' });
-  if (hasExpired(record, now)) throw new AppError('conflict', `The envelope is expired (it expired at ${record.expiresAt}); nobody can be invited any more.`, { type: 'envelope-closed' });
+  if (record.status !== 'sent') throw problem('envelopeClosed', { detail: `The envelope is ${record.status}; nobody can be invited any more.` });
+  if (hasExpired(record, now)) throw problem('envelopeClosed', { detail: `The envelope is expired (it expired at ${record.expiresAt}); nobody can be invited any more.` });
   if (!mustAct(recipient)) {
-    throw new AppError('conflict', 'This recipient receives a copy (role cc): it gets no invitation, only the completed document.', { type: 'recipient-is-cc' });
+    throw problem('recipientIsCc');
   }
-  if (hasActed(recipient)) throw new AppError('conflict', `This recipient has already acted (${recipient.status}).`, { type: 'already-acted' });
+  if (hasActed(recipient)) throw problem('alreadyActed', { detail: `This recipient has already acted (${recipient.status}).` });
   if (recipient.status === 'waiting' || !isTurn(record, recipient)) {
-    throw new AppError('conflict', 'It is not this recipient\'s turn yet: it is invited when the recipients before it have acted.', { type: 'not-your-turn' });
+    throw problem('notYourTurn');
   }
   if ((recipient.resends ?? 0) >= MAX_RESENDS) {
-    throw new AppError('too_many_requests', `This recipient has been re-sent the invitation ${MAX_RESENDS} times, the most an envelope allows.`, { type: 'resend-limit' });
+    throw problem('resendLimit', { detail: `This recipient has been re-sent the invitation ${MAX_RESENDS} times, the most an envelope allows.` });
   }
   const waitMs = recipient.lastResendAt == null ? 0 : Date.parse(recipient.lastResendAt) + RESEND_COOLDOWN_SECONDS * 1000 - now.getTime();
   if (waitMs > 0) {
-    throw new AppError('too_many_requests', `The previous resend to this recipient was less than ${RESEND_COOLDOWN_SECONDS} seconds ago; retry after the time in Retry-After.`, {
-      type: 'resend-too-soon',
-      retryAfterSeconds: Math.ceil(waitMs / 1000),
-    });
+    throw problem('resendTooSoon', { detail: `The previous resend to this recipient was less than ${RESEND_COOLDOWN_SECONDS} seconds ago; retry after the time in Retry-After.`, retryAfterSeconds: Math.ceil(waitMs / 1000) });
   }
 }

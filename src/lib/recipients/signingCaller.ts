@@ -13,6 +13,7 @@ import { isFinal, type EnvelopeRecord, type Signer } from '../envelopes/model.js
 import type { Services } from '../services.js';
 import type { StoredEnvelope } from '../storage/envelopeRepository.js';
 import { looksLikeSigningToken, tokenSha256 } from './signingLinks.js';
+import { problem } from '../problems.js';
 
 /** How long a link keeps working for `GET` after the envelope reached a final status, milliseconds (CONTRACT §11.3). */
 export const LINK_READ_AFTER_CLOSE_MS = 30 * 86_400_000;
@@ -94,8 +95,5 @@ function holdsToken(recipient: Signer, hash: string, now: Date): boolean {
 
 /** The answer to a signing token that does not (or no longer) work: 401 `invalid-token`. */
 export function invalidSigningToken(): AppError {
-  return new AppError('unauthorized', 'This signing link is not valid (any more): use the link of your newest e-mail about this envelope.', {
-    type: 'invalid-token',
-    headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
-  });
+  return problem('invalidToken', { detail: 'This signing link is not valid (any more): use the link of your newest e-mail about this envelope.', headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
 }

@@ -20,13 +20,14 @@ import { readOwnedEnvelope } from '../envelopes/get.js';
 import { validationFailed } from '../envelopes/lifecycle.js';
 import { hasActed, mustAct, ownerActor, type Actor, type EnvelopeRecord, type Signer } from '../envelopes/model.js';
 import { backoff } from '../envelopes/update.js';
-import { AppError, type FieldError } from '../errors.js';
+import type { FieldError } from '../errors.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { storageStatus } from '../storage/keys.js';
 import { isTurn, pendingRecipients } from './routing.js';
 import { tokenSha256 } from './signingLinks.js';
 import { hasExpired } from './view.js';
+import { problem } from '../problems.js';
 
 /** At most this many origins may frame a view (CONTRACT §16.1). */
 export const MAX_FRAME_ANCESTORS = 5;
@@ -166,7 +167,7 @@ export async function createView({ services, actor, envelopeId, recipientId, req
     const stored = await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId);
     const record = stored.record;
     const recipient = record.signers.find((signer) => signer.id === recipientId);
-    if (recipient === undefined) throw new AppError('not_found', 'This envelope has no recipient with this id.', { type: 'recipient-not-found' });
+    if (recipient === undefined) throw problem('recipientNotFound');
     const at = now();
     assertViewable(record, recipient, at);
 
@@ -189,7 +190,7 @@ export async function createView({ services, actor, envelopeId, recipientId, req
       await backoff(attempt);
     }
   }
-  throw new AppError('conflict', 'The envelope is being changed by other requests at the same time; retry.', { type: 'envelope-contended' });
+  throw problem('envelopeContended');
 }
 
 /** `<PUBLIC_BASE_URL>/api/sign/v/<viewId>#<token>`: the token in the fragment, which browsers never send. */
@@ -203,19 +204,17 @@ export function viewUrl(config: Pick<Config, 'publicBaseUrl'>, viewId: string, t
  */
 function assertViewable(record: EnvelopeRecord, recipient: Signer, now: Date): void {
   if (!mustAct(recipient)) {
-    throw new AppError('conflict', 'This recipient receives a copy (role cc): it has nothing to sign, so it has no signing view.', { type: 'not-a-signing-role' });
+    throw problem('notASigningRole');
   }
   if (record.status === 'draft') {
-    throw new AppError('conflict', 'The envelope is a draft: send it first; then open views for the recipients whose turn it is.', { type: 'envelope-not-sent' });
+    throw problem('envelopeNotSent');
   }
-  if (record.status !== 'sent') throw new AppError('conflict', `The envelope is ${record.status}; nothing more can be signed.`, { type: 'envelope-closed' });
-  if (hasExpired(record, now)) throw new AppError('conflict', `The envelope is expired (it expired at ${record.expiresAt}); nothing more can be signed.`, { type: 'envelope-closed' });
-  if (hasActed(recipient)) throw new AppError('conflict', `This recipient has already acted (${recipient.status}).`, { type: 'already-acted' });
+  if (record.status !== 'sent') throw problem('envelopeClosed', { detail: `The envelope is ${record.status}; nothing more can be signed.` });
+  if (hasExpired(record, now)) throw problem('envelopeClosed', { detail: `The envelope is expired (it expired at ${record.expiresAt}); nothing more can be signed.` });
+  if (hasActed(recipient)) throw problem('alreadyActed', { detail: `This recipient has already acted (${recipient.status}).` });
   if (recipient.status === 'waiting' || !isTurn(record, recipient)) {
     const first = pendingRecipients(record).filter((other) => other.routingOrder < recipient.routingOrder);
-    throw new AppError('conflict', `It is not this recipient's turn yet: waiting for ${first.map((other) => `${other.name} (${other.role})`).join(', ') || 'an earlier recipient'}.`, {
-      type: 'not-your-turn',
-    });
+    throw problem('notYourTurn', { detail: `It is not this recipient's turn yet: waiting for ${first.map((other) => `${other.name} (${other.role})`).join(', ') || 'an earlier recipient'}.` });
   }
 }
 

@@ -23,6 +23,7 @@ import { AppError } from '../errors.js';
 import { RecentLookups } from '../recentLookups.js';
 import { CountedRows } from './countedRows.js';
 import { storageStatus } from './keys.js';
+import { problem } from '../problems.js';
 
 /**
  * How long an instance answers a key's lookup from memory after reading it, milliseconds: the longest
@@ -85,7 +86,7 @@ function lookupPartition(keySha256: string): string {
 }
 
 function contended(): AppError {
-  return new AppError('conflict', 'The API keys are being changed by other requests at the same time; retry.', { type: 'apikeys-contended' });
+  return problem('apikeysContended');
 }
 
 export class ApiKeyRepository {

@@ -31,11 +31,11 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { odata, type TableClient, type TableEntityResult, type TransactionAction } from '@azure/data-tables';
 import { forEachConcurrently } from '../concurrency.js';
 import { DEFAULT_LOCALE, isSupportedLocale } from '../i18n/locales.js';
-import { AppError } from '../errors.js';
 import type { AuditEvent, EnvelopeRecord, EnvelopeStatus, Field, RecipientAction, Signer, SigningOrder } from '../envelopes/model.js';
 import { claimRowFor, pendingClaimFor } from './idempotentClaim.js';
 import { storageStatus } from './keys.js';
 import { readLongText, writeLongText } from './longText.js';
+import { problem } from '../problems.js';
 
 /** Thrown by {@link EnvelopeRepository.replace} when the envelope changed since it was read. */
 export class EnvelopeChangedError extends Error {
@@ -100,7 +100,7 @@ export class EnvelopeRepository {
       // The envelope's id is new: a conflict in this transaction is the key's row, held by another request.
       if (storageStatus(error) !== 409) throw error;
       claim.state = 'taken';
-      throw new AppError('conflict', 'A request with this Idempotency-Key is already running or done.', { type: 'idempotency-key-in-use' });
+      throw problem('idempotencyKeyInUse');
     }
   }
 
@@ -203,7 +203,7 @@ export class EnvelopeRepository {
     if (query.cursor !== undefined) {
       const after = decodeCursor(query.cursor);
       if (after === null || !after.startsWith(prefix)) {
-        throw new AppError('bad_request', 'The cursor is invalid for this query; start again without it.', { type: 'invalid-cursor' });
+        throw problem('invalidCursor');
       }
       from = after;
     }
@@ -345,7 +345,7 @@ export function recipientActionRow(record: Pick<EnvelopeRecord, 'ownerId' | 'id'
   if (action.userAgent !== null) entity.userAgent = action.userAgent.slice(0, 1024);
   const packed = deflateRawSync(Buffer.from(JSON.stringify({ values: action.values, signature: action.signature }), 'utf8'));
   if (packed.byteLength > MAX_ACTION_BYTES) {
-    throw new AppError('payload_too_large', 'The values are too large to record; send fewer or shorter strokes.', { type: 'values-too-large' });
+    throw problem('valuesTooLarge');
   }
   let parts = 0;
   for (let start = 0; start < packed.byteLength; start += BINARY_PART_BYTES, parts++) {

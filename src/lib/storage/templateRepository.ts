@@ -6,13 +6,13 @@
  * Updates are conditional on the row's ETag.
  */
 import { odata, type TableClient, type TableEntityResult } from '@azure/data-tables';
-import { AppError } from '../errors.js';
 import type { TemplateField, TemplateRecord, TemplateRole, TemplateStatus } from '../templates/model.js';
 import type { SigningOrder } from '../envelopes/model.js';
 import { DEFAULT_LOCALE, type Locale } from '../i18n/locales.js';
 import { encodeCursor, invertId } from './envelopeRepository.js';
 import { storageStatus } from './keys.js';
 import { readLongText, writeLongText } from './longText.js';
+import { problem } from '../problems.js';
 
 /** Thrown by {@link TemplateRepository.replace} and {@link TemplateRepository.delete} when the template changed since it was read. */
 export class TemplateChangedError extends Error {
@@ -93,7 +93,7 @@ export class TemplateRepository {
     if (query.cursor !== undefined) {
       const after = Buffer.from(query.cursor, 'base64url').toString('utf8');
       if (!/^template_[0-9a-f-]{36}$/.test(after)) {
-        throw new AppError('bad_request', 'The cursor is invalid for this query; start again without it.', { type: 'invalid-cursor' });
+        throw problem('invalidCursor');
       }
       from = after;
     }

@@ -9,6 +9,7 @@ import type { TableClient } from '@azure/data-tables';
 import { AppError } from '../errors.js';
 import { RecentLookups } from '../recentLookups.js';
 import { storageStatus, textKey } from './keys.js';
+import { problem } from '../problems.js';
 
 export interface User {
   userId: string;
@@ -200,5 +201,5 @@ export class UserRepository {
 }
 
 export function emailTaken(): AppError {
-  return new AppError('conflict', 'An account with this e-mail address already exists.', { type: 'email-already-registered' });
+  return problem('emailAlreadyRegistered');
 }

@@ -12,6 +12,7 @@ import type { Webhook } from '../notifications/webhooks/model.js';
 import { AppError } from '../errors.js';
 import { CountedRows } from './countedRows.js';
 import { storageStatus } from './keys.js';
+import { problem } from '../problems.js';
 
 const PREFIX = 'webhook_';
 
@@ -36,7 +37,7 @@ type WebhookEntity = {
 
 /** The answer when concurrent changes of the owner's webhooks kept winning. */
 function contended(): AppError {
-  return new AppError('conflict', 'The webhooks are being changed by other requests at the same time; retry.', { type: 'webhooks-contended' });
+  return problem('webhooksContended');
 }
 
 export class WebhookRepository {

@@ -7,8 +7,8 @@ import type { Actor } from '../envelopes/model.js';
 import { backoff } from '../envelopes/update.js';
 import type { Services } from '../services.js';
 import { TemplateChangedError } from '../storage/templateRepository.js';
-import { AppError } from '../errors.js';
 import { readOwnedTemplate } from './view.js';
+import { problem } from '../problems.js';
 
 const MAX_ATTEMPTS = 30;
 
@@ -37,5 +37,5 @@ export async function deleteTemplate({ services, templateId, actor }: { services
     }
     return;
   }
-  throw new AppError('conflict', 'The template is being changed by other requests at the same time; retry.', { type: 'template-contended' });
+  throw problem('templateContended');
 }

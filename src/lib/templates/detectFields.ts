@@ -17,6 +17,7 @@ import { templateETag, type TemplateRecord, type TemplateRole } from './model.js
 import type { TemplateFieldInput } from './schemas.js';
 import { updateTemplate } from './update.js';
 import { readOwnedTemplate } from './view.js';
+import { problem } from '../problems.js';
 
 export interface DetectTemplateFieldsOptions {
   services: Services;
@@ -42,9 +43,7 @@ export async function detectTemplateFields({ services, templateId, actor, ifMatc
         const record = (await readOwnedTemplate(services.templates, actor.userId, templateId)).record;
         if (!ifMatchSatisfied(ifMatch, templateETag(record))) throw etagMismatch();
         if (record.status !== 'draft') {
-          throw new AppError('conflict', 'The template is active: its document is frozen, so fields are detected only in a draft template\'s upload. Place fields by hand, or create a new template.', {
-            type: 'invalid-transition',
-          });
+          throw problem('invalidTransition', { detail: 'The template is active: its document is frozen, so fields are detected only in a draft template\'s upload. Place fields by hand, or create a new template.' });
         }
         return record;
       },
@@ -52,7 +51,7 @@ export async function detectTemplateFields({ services, templateId, actor, ifMatc
       document: (record) => readDocument({ services, record, uploads: services.storage.containers.templates }),
       assignee: (record, who) => roleNamed(record.roles, who),
       replaceFields: (fields, version) => updateTemplate({ services, templateId, request: { fields: fields.map(toFieldInput) }, actor, ifMatch: version }),
-      contended: () => new AppError('conflict', 'The template is being changed by other requests at the same time; retry.', { type: 'template-contended' }),
+      contended: () => problem('templateContended'),
     },
     ifMatch,
   );
@@ -75,7 +74,7 @@ export function roleNamed(roles: readonly TemplateRole[], who: string | undefine
 }
 
 function etagMismatch(): AppError {
-  return new AppError('precondition_failed', 'The template has changed since the ETag in If-Match; read it again.', { type: 'etag-mismatch' });
+  return problem('etagMismatch');
 }
 
 /** A detected field as the template's fields update takes it. */

@@ -5,7 +5,7 @@
  * after which the document never changes; every field must fit its pages, then and at any later change.
  * Read-modify-write conditional on the row's ETag, retried, so no concurrent update is lost.
  */
-import { AppError, type FieldError } from '../errors.js';
+import type { FieldError } from '../errors.js';
 import type { Actor } from '../envelopes/model.js';
 import { freezeDocument, refreshFrozenCopy } from '../envelopes/freeze.js';
 import { assertFieldsFit, ifMatchSatisfied, storedFieldProperties, validationFailed } from '../envelopes/lifecycle.js';
@@ -17,6 +17,7 @@ import { TemplateChangedError } from '../storage/templateRepository.js';
 import { templateETag, type TemplateField, type TemplateRecord, type TemplateRole } from './model.js';
 import type { RoleInput, TemplateFieldInput, UpdateTemplateRequest } from './schemas.js';
 import { readOwnedTemplate } from './view.js';
+import { problem } from '../problems.js';
 
 const MAX_ATTEMPTS = 30;
 
@@ -41,14 +42,12 @@ export async function updateTemplate({ services, templateId, request, actor, ifM
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const stored = await readOwnedTemplate(services.templates, actor.userId, templateId);
     if (!ifMatchSatisfied(ifMatch, templateETag(stored.record))) {
-      throw new AppError('precondition_failed', 'The template has changed since the ETag in If-Match; read it again.', { type: 'etag-mismatch' });
+      throw problem('etagMismatch');
     }
     const next = applyEdits(stored.record, request);
     const activates = request.status === 'active' && stored.record.status === 'draft';
     if (request.status === 'draft' && stored.record.status === 'active') {
-      throw new AppError('conflict', 'The template is active; its status can no longer change (its document is frozen). Create a new template to change the document.', {
-        type: 'invalid-transition',
-      });
+      throw problem('invalidTransition');
     }
     if (!activates && JSON.stringify(next) === JSON.stringify(stored.record)) return stored.record;
     try {
@@ -74,11 +73,11 @@ export async function updateTemplate({ services, templateId, request, actor, ifM
       return next;
     } catch (error) {
       if (!(error instanceof TemplateChangedError) && !(error instanceof EnvelopeChangedError)) throw error;
-      if (ifMatch !== null) throw new AppError('precondition_failed', 'The template has changed since the ETag in If-Match; read it again.', { type: 'etag-mismatch' });
+      if (ifMatch !== null) throw problem('etagMismatch');
       await backoff(attempt);
     }
   }
-  throw new AppError('conflict', 'The template is being changed by other requests at the same time; retry.', { type: 'template-contended' });
+  throw problem('templateContended');
 }
 
 /**

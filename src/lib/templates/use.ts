@@ -15,7 +15,7 @@
  *    owner's e-mail quota, an unverified sender, `expiresAt`), the draft is deleted again, so a refused
  *    request leaves nothing behind.
  */
-import { AppError, isAppError, type FieldError } from '../errors.js';
+import { isAppError, type FieldError } from '../errors.js';
 import { newDraftEnvelope } from '../envelopes/createUpload.js';
 import { deleteEnvelope } from '../envelopes/delete.js';
 import { readFrozenDocument, storeFrozenCopy } from '../envelopes/freeze.js';
@@ -30,6 +30,7 @@ import { storageStatus } from '../storage/keys.js';
 import type { TemplateRecord, TemplateRole } from './model.js';
 import type { TemplateRecipientInput, UseTemplateRequest } from './schemas.js';
 import { readOwnedTemplate, templateNotFound } from './view.js';
+import { problem } from '../problems.js';
 
 const DAY_MS = 86_400_000;
 
@@ -52,7 +53,7 @@ export interface UseTemplateOptions {
 export async function useTemplate({ services, templateId, request, actor, now = () => new Date(), log }: UseTemplateOptions): Promise<EnvelopeRecord> {
   const { record: template } = await readOwnedTemplate(services.templates, actor.userId, templateId);
   if (template.status !== 'active' || template.documentSha256 === null || template.pageCount === null) {
-    throw new AppError('conflict', 'The template is a draft: activate it (status "active") before making envelopes from it.', { type: 'template-not-active' });
+    throw problem('templateNotActive');
   }
   const at = now();
   const update = envelopeUpdateFor(template, request, at);

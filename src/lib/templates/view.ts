@@ -10,6 +10,7 @@ import { CONTAINERS } from '../storage/clients.js';
 import type { SasSigner } from '../storage/sas.js';
 import type { StoredTemplate, TemplateRepository } from '../storage/templateRepository.js';
 import type { TemplateRecord, TemplateView } from './model.js';
+import { problem } from '../problems.js';
 
 /**
  * The caller's template with this id.
@@ -23,7 +24,7 @@ export async function readOwnedTemplate(templates: TemplateRepository, ownerId: 
 }
 
 export function templateNotFound(): AppError {
-  return new AppError('not_found', 'No template with this id exists.', { type: 'template-not-found' });
+  return problem('templateNotFound');
 }
 
 /**

@@ -18,10 +18,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
-import { AppError } from '../errors.js';
 import { FONT_FILES, fontsFolder } from '../pdf/fonts.js';
 import { SUPPORTED_LOCALES } from '../i18n/locales.js';
 import { fontFaces, SCRIPT_FONTS, scriptFont, type PageScript } from './pageFonts.js';
+import { problem } from '../problems.js';
 
 /** `dist/src/web` (the build copies `src/web` there). */
 const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web');
@@ -247,6 +247,6 @@ function matchesEntityTag(ifNoneMatch: string | null, etag: string): boolean {
  * @throws AppError 404 (`asset-not-found`) for any other name
  */
 export function allowedAsset<Name extends string>(assets: Record<Name, StaticFile>, name: string): StaticFile {
-  if (!Object.hasOwn(assets, name)) throw new AppError('not_found', 'No such file.', { type: 'asset-not-found' });
+  if (!Object.hasOwn(assets, name)) throw problem('assetNotFound');
   return assets[name as Name];
 }

@@ -1,7 +1,6 @@
 /**
  * Creating a webhook (CONTRACT §12.2, `POST /api/webhooks`).
  */
-import { AppError } from '../../errors.js';
 import { uuidv7 } from '../../ids.js';
 import type { Services } from '../../services.js';
 import { WebhookLimitError } from '../../storage/webhookRepository.js';
@@ -11,6 +10,7 @@ import type { CreateWebhookRequest } from './schemas.js';
 import { encryptWebhookSecret, generateWebhookSecret, secretEncryptionKey } from './secrets.js';
 import { checkWebhookUrl, type HostResolver } from './target.js';
 import { toWebhookView } from './views.js';
+import { problem } from '../../problems.js';
 
 export interface CreateWebhookOptions {
   services: Pick<Services, 'config' | 'webhooks'>;
@@ -44,7 +44,7 @@ export async function createWebhook({ services, ownerId, request, resolve }: Cre
     await services.webhooks.create(webhook, MAX_WEBHOOKS_PER_USER);
   } catch (error) {
     if (error instanceof WebhookLimitError) {
-      throw new AppError('conflict', `You already have ${MAX_WEBHOOKS_PER_USER} webhooks, the most allowed; delete one first.`, { type: 'webhook-limit' });
+      throw problem('webhookLimit', { detail: `You already have ${MAX_WEBHOOKS_PER_USER} webhooks, the most allowed; delete one first.` });
     }
     throw error;
   }

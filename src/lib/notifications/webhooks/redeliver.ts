@@ -2,10 +2,10 @@
  * Redelivering an event (CONTRACT §12.2, `POST /api/webhooks/{id}/deliveries/{deliveryId}/redeliver`):
  * the same event, with the same `webhook-id`, as one new attempt in the log, without automatic retries.
  */
-import { AppError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { enqueueDelivery, newRedeliveryId } from './deliver.js';
 import { readOwnedWebhook } from './views.js';
+import { problem } from '../../problems.js';
 
 /**
  * Queues a redelivery of the event of one attempt of the owner's webhook.
@@ -27,7 +27,7 @@ export async function redeliver({
   const webhook = await readOwnedWebhook(services.webhooks, ownerId, webhookId);
   const attempt = await services.webhookDeliveries.readAttempt(webhook.id, deliveryId);
   if (attempt === null || (await services.webhookDeliveries.read(webhook.id, attempt.eventId)) === null) {
-    throw new AppError('not_found', 'This webhook has no delivery with this id.', { type: 'delivery-not-found' });
+    throw problem('deliveryNotFound');
   }
   const redeliveryId = newRedeliveryId();
   await enqueueDelivery(services.storage.queues.webhookDeliveries, { kind: 'redelivery', ownerId, webhookId: webhook.id, eventId: attempt.eventId, redeliveryId });

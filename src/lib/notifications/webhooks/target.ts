@@ -10,8 +10,8 @@
  */
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
-import { AppError } from '../../errors.js';
 import { checkAddress } from './addresses.js';
+import { problem } from '../../problems.js';
 
 /** Longest webhook URL accepted, characters. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -154,9 +154,6 @@ export async function checkWebhookUrl(text: string, policy: TargetPolicy): Promi
     return url.href;
   } catch (error) {
     if (!(error instanceof TargetRefusedError)) throw error;
-    throw new AppError('bad_request', `The webhook url ${error.message}.`, {
-      type: 'invalid-webhook-url',
-      errors: [{ path: 'url', message: error.message }],
-    });
+    throw problem('invalidWebhookUrl', { detail: `The webhook url ${error.message}.`, errors: [{ path: 'url', message: error.message }] });
   }
 }

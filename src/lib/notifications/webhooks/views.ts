@@ -5,6 +5,7 @@ import { AppError } from '../../errors.js';
 import { isUuid } from '../../ids.js';
 import type { WebhookRepository } from '../../storage/webhookRepository.js';
 import type { Webhook, WebhookView } from './model.js';
+import { problem } from '../../problems.js';
 
 /** A webhook without its secret. */
 export function toWebhookView(webhook: Webhook): WebhookView {
@@ -23,5 +24,5 @@ export async function readOwnedWebhook(webhooks: WebhookRepository, ownerId: str
 }
 
 export function webhookNotFound(): AppError {
-  return new AppError('not_found', 'No webhook with this id exists.', { type: 'webhook-not-found' });
+  return problem('webhookNotFound');
 }
