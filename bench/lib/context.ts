@@ -34,7 +34,7 @@ export interface BenchContext {
   tmpDir: string;
 }
 
-/** One target of the issue, checked against a measured ratio. */
+/** One target of bench/README.md, checked against a measured ratio. */
 export interface TargetCheck {
   id: string;
   target: string;

@@ -1,5 +1,5 @@
 /**
- * Field detection against its floor (issue: detection at most 1.5 times the text engine's own
+ * Field detection against its floor (target: detection at most 1.5 times the text engine's own
  * extraction of the same document's text with positions): in one process, rounds alternating which
  * goes first,
  * - detection: `detectDocumentFields` (the service's: the document posted to the seal worker, every

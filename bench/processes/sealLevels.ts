@@ -1,6 +1,6 @@
 /**
- * Completion at PAdES B-LTA against the same completion at B-T (issue: "at most 1.3 times the B-T
- * completion plus one timestamp round trip, revocation data cached"), in one process, against a
+ * Completion at PAdES B-LTA against the same completion at B-T (target: at most 1.3 times the B-T
+ * completion plus one timestamp round trip, revocation data cached), in one process, against a
  * real PKI on loopback (`tests/support/pki.ts`: openssl CAs, OCSP responder, CRL server, RFC 3161
  * authority). The same service, the same sealing certificate and document (`normal.pdf`); only
  * `SEAL_LEVEL` differs (two service objects over the same storage). B-LTA adds to B-T the DSS (its

@@ -14,9 +14,9 @@ import type { LoadedModules } from '../processes/loadedModules.js';
 
 /**
  * Packages that must wait for first use. Those only some functions need, and only when they run: PDF
- * and signing, bcrypt, the e-mail transports (issue 11: nodemailer, Communication Services), webhook
+ * and signing, bcrypt, the e-mail transports (nodemailer, Communication Services), webhook
  * signing (standardwebhooks), the cron parser (croner), text shaping (harfbuzzjs), the OpenAPI
- * generator, the Queue SDK. And those every function needs but only once it runs (issue 14): zod (the
+ * generator, the Queue SDK. And those every function needs but only once it runs: zod (the
  * settings and every request schema) and jose (the bearer guard), which load with the handlers.
  */
 export const HEAVY_PACKAGES = [

@@ -1,5 +1,5 @@
 /**
- * Field detection (issue: at most 1.5 times the text engine's own extraction of the same document's
+ * Field detection (target: at most 1.5 times the text engine's own extraction of the same document's
  * text with positions, on a 200-page corpus document): `processes/detection.ts` times the service's
  * `detectDocumentFields` and PDF.js's `getTextContent()` of every page, in one fresh process, rounds
  * alternating.

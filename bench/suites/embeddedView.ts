@@ -1,8 +1,8 @@
 /**
- * Creating an embedded signing view (issue 22): `POST /api/envelopes/{id}/recipients/{rid}/views` for
+ * Creating an embedded signing view (docs/api.md#embedded-signing): `POST /api/envelopes/{id}/recipients/{rid}/views` for
  * an embedded recipient whose turn it is, with the options an embedding application sends (an origin
  * allowed to frame the page and a return URL), one request after the other on one connection (each new
- * view ends the one before, as the contract says; the last one is checked to work and the one before it
+ * view ends the one before, as docs/api.md#embedded-signing says; the last one is checked to work and the one before it
  * to be refused). Baseline, measured in the same rounds, the order rotating: the hot read of the same
  * envelope (`GET /api/envelopes/{id}`, same owner, one connection) plus one bare Table write, an upsert
  * of a copy of the envelope's own row (same properties, same size) into a partition of its own, with

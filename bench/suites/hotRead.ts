@@ -1,7 +1,7 @@
 /**
  * Hot read path: `GET /api/envelopes/{id}` with a valid token, the same with an API key of the owner
- * (`Authorization: Bearer esk_...`, issue 20), and the recipient's `GET /api/signing`
- * with a signing token (issue 11), against a bare `node:http` server that does only the same Table
+ * (`Authorization: Bearer esk_...`, docs/api.md#api-keys), and the recipient's `GET /api/signing`
+ * with a signing token, against a bare `node:http` server that does only the same Table
  * point read against the same Azurite (`/`), the floor both targets name. The signing GET does two
  * point reads (the token's `signingLinks` row, then the envelope), so the same server's `/two-reads`
  * (those two reads, one after the other) is measured too and reported beside it. Each round measures

@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (issue 20): `POST /api/GetUploadUrl` with a new `Idempotency-Key` on every request
+ * Idempotency keys (docs/api.md#idempotency): `POST /api/GetUploadUrl` with a new `Idempotency-Key` on every request
  * against the same request without one (the key's row, written in the envelope's own transaction with
  * the kept answer, is what it adds), and the replay of a kept answer (one key sent again and again)
  * against the hot read (`GET /api/envelopes/{id}`), measured in the same rounds, in an order balanced

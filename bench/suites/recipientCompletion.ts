@@ -1,5 +1,5 @@
 /**
- * Recipient completion (issue 11): a recipient's `POST /api/signing/complete` that completes the
+ * Recipient completion: a recipient's `POST /api/signing/complete` that completes the
  * envelope (one signer, a typed signature and a text field) against the owner's `complete` of the
  * same document from draft (same signer, no fields), for the completion suite's documents. Both
  * timed in one fresh process per document (`processes/recipientCompletion.ts`), against an Azurite

@@ -10,7 +10,7 @@
  * - time to the first rendered page: `performance.now()` (from navigation start) when the first
  *   `.pdf-page` is drawn, recorded in the page by a mutation observer.
  *
- * Rounds rotate the order of the locales. Target (issue 24): each non-Latin locale at most 1.2 times
+ * Rounds rotate the order of the locales. Target: each non-Latin locale at most 1.2 times
  * English, in bytes and in time.
  */
 import type { Browser, CDPSession } from 'playwright-core';

@@ -1,5 +1,5 @@
 /**
- * Sweep with nothing due (issue 12): one `runSweep` (every real step) when nothing has fallen due,
+ * Sweep with nothing due (bench/README.md#sweep-azurites-scans): one `runSweep` (every real step) when nothing has fallen due,
  * with 100 `sent` envelopes against with 10,000, each with its expiry and reminder entries in the due
  * index, all in the future. Each side has an in-memory Azurite and a sweeper process of its own
  * (`processes/sweeper.ts`), so both are measured in the same rounds; rounds alternate which side

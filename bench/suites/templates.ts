@@ -1,5 +1,5 @@
 /**
- * Templates (issue 21): creating and sending an envelope from an active template
+ * Templates (bench/README.md#templates-met): creating and sending an envelope from an active template
  * (`POST /api/templates/{id}/envelopes`, one request) against creating and sending the same envelope
  * by upload (`POST /api/GetUploadUrl`, `PUT` of the document to Blob storage, `PATCH` with its signer
  * and fields and `status: "sent"`), on the same document with the same signer and fields, measured

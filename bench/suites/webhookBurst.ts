@@ -1,5 +1,5 @@
 /**
- * Webhook burst (issue 12): 1,000 webhook events delivered to a loopback receiver (its own process,
+ * Webhook burst (bench/README.md#webhook-burst-the-queue-functions-share-the-process-and-azurite): 1,000 webhook events delivered to a loopback receiver (its own process,
  * `processes/webhookReceiver.ts`, verifying every signature) by the service's queue functions
  * (fan-out on `outbox-events`, delivery on `webhook-deliveries`, run by the local host), while 10
  * connections read an envelope (`GET /api/envelopes/{id}`); against the same readers on the same

@@ -153,7 +153,7 @@ resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   }
 }
 
-// App settings (CONTRACT §8). Secrets are Key Vault references, resolved by the platform with the
+// App settings (docs/api.md#configuration). Secrets are Key Vault references, resolved by the platform with the
 // identity in keyVaultReferenceIdentity; the values never pass through a deployment.
 var baseSettings = {
   // Functions host storage over the managed identity: no connection string, no key.
@@ -180,7 +180,7 @@ var baseSettings = {
   UPLOAD_URL_TTL_SECONDS: string(uploadUrlTtlSeconds)
   MAX_DOCUMENT_BYTES: string(maxDocumentBytes)
   ALLOWED_ORIGINS: allowedOrigins
-  // Notifications (CONTRACT §8, §12): links in e-mails, the e-mail service, the sweeper, webhooks.
+  // Notifications (docs/api.md#configuration, docs/api.md#e-mail): links in e-mails, the e-mail service, the sweeper, webhooks.
   PUBLIC_BASE_URL: empty(publicBaseUrl) ? 'https://${site.properties.defaultHostName}' : publicBaseUrl
   ACS_EMAIL_ENDPOINT: acsEmailEndpoint
   EMAIL_FROM: emailFrom
@@ -200,7 +200,7 @@ var baseSettings = {
   EMBED_TOKEN_TTL_SECONDS: string(embedTokenTtlSeconds)
 }
 
-// Turnstile settings only when it is on: with no secret the service ignores tokens (CONTRACT §2).
+// Turnstile settings only when it is on: with no secret the service ignores tokens (docs/api.md#captcha-cloudflare-turnstile).
 var turnstileOnSettings = {
   TURNSTILE_SECRET_KEY: '@Microsoft.KeyVault(VaultName=${keyVaultName};SecretName=${secretNames.turnstileSecretKey})'
   TURNSTILE_REQUIRED: turnstileMode == 'required' ? 'true' : 'false'

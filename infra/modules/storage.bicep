@@ -37,7 +37,7 @@ param deploymentContainerName string
 @description('Days a deleted blob or container can still be restored.')
 param softDeleteDays int = 7
 
-// The service's containers and tables (CONTRACT §3-§6, §10): documents holds the uploads (written
+// The service's containers and tables (docs/api.md#the-envelope, docs/api.md#what-completion-does, docs/api.md#evidence): documents holds the uploads (written
 // through SAS), originals the frozen copy made when an envelope leaves draft (never writable by SAS),
 // sealed the sealed PDFs, templates the uploads of templates (their frozen copies go to originals).
 var containerNames = [
@@ -78,7 +78,7 @@ var queueNames = [
   'webhook-deliveries-poison'
 ]
 
-// Browsers upload with PUT and read the SAS URLs with GET (CONTRACT §4).
+// Browsers upload with PUT and read the SAS URLs with GET (docs/api.md#create-an-envelope-and-upload-its-document).
 var corsRule = {
   allowedOrigins: allowedOrigins
   allowedMethods: [

@@ -1,18 +1,18 @@
 /**
- * The console's envelope tools in a real Chromium (`GET /api/console`, CONTRACT §13): the uploaded
+ * The console's envelope tools in a real Chromium (`GET /api/console`, docs/pages.md): the uploaded
  * document's pages drawn by PDF.js; fields placed by a click and by a drag on a page, moved and
  * resized with the keyboard, one added and deleted with the keyboard alone, labelled and made
  * optional in the settings form, saved, and checked through the API; the signing order and routing
  * orders; sending, each recipient's status and last e-mail, a resend (its e-mail caught by the suite's
  * SMTP server); webhooks added (the secret shown once), listed, their deliveries shown, and deleted.
- * "Detect fields" (CONTRACT §15.2) on a draft whose PDF Chromium printed with text tags naming
+ * "Detect fields" (docs/api.md#fields-from-the-document) on a draft whose PDF Chromium printed with text tags naming
  * recipients by position: a tag naming no recipient is refused with its page named and nothing
  * changes; with the recipient added, the tags' fields appear on their pages where the API put them.
  * axe-core finds no WCAG 2.2 A or AA violation along the way. Screenshots: `console-fields-*.png`.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { CONTRACT_LAYOUT, contractPdf, expectNoViolations, type PageWatch, screenshot, waitInPage } from '../support/browser.js';
+import { AGREEMENT_LAYOUT, contractPdf, expectNoViolations, type PageWatch, screenshot, waitInPage } from '../support/browser.js';
 import { startConsoleSession, type ConsoleSession } from '../support/consoleSession.js';
 import { waitForEmails } from '../support/mail.js';
 import { patience } from '../support/patience.js';
@@ -115,7 +115,7 @@ describe('GET /api/console: fields, order, recipients and webhooks', () => {
     // A click on page 2 places a signature for Grace, centred where the click was.
     await page.locator('#field-recipient').selectOption(graceId);
     await page.locator('#field-type').selectOption('signature');
-    const signatureBlock = CONTRACT_LAYOUT.party(1).signature;
+    const signatureBlock = AGREEMENT_LAYOUT.party(1).signature;
     const click = await pointOn(2, signatureBlock.x + signatureBlock.width / 2, signatureBlock.y + signatureBlock.height / 2);
     await page.mouse.click(click.x, click.y);
     const placed = page.locator('#field-pages .placed-field');
@@ -125,7 +125,7 @@ describe('GET /api/console: fields, order, recipients and webhooks', () => {
     // A drag places a text field of the dragged size, for Ada.
     await page.locator('#field-recipient').selectOption(adaId);
     await page.locator('#field-type').selectOption('text');
-    const title = CONTRACT_LAYOUT.party(0).title;
+    const title = AGREEMENT_LAYOUT.party(0).title;
     const from = await pointOn(2, title.x, title.y);
     const to = await pointOn(2, title.x + title.width, title.y + title.height, false);
     await page.mouse.move(from.x, from.y);

@@ -1,9 +1,9 @@
 /**
- * The console's Templates view in a real Chromium (`GET /api/console`, CONTRACT §15.1): a template
+ * The console's Templates view in a real Chromium (`GET /api/console`, docs/api.md#templates): a template
  * created with its PDF uploaded from the browser, roles named, a field placed for a role with the
  * envelopes' own placement tool (a click on the drawn page), saved, activated, then "used" with a
  * form per role: the envelope it makes, checked through the API, is sent to the people typed, with
- * the field at the place clicked. "Detect fields" (CONTRACT §15.2) on a PDF Chromium printed with text
+ * the field at the place clicked. "Detect fields" (docs/api.md#fields-from-the-document) on a PDF Chromium printed with text
  * tags naming roles: a tag naming no role is refused with the page and the tag named in the sender's
  * words and nothing changes; once the role exists, the tags' fields appear on the drawn pages where
  * the API put them. axe-core finds no WCAG 2.2 A or AA violation along the way.

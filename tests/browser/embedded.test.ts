@@ -1,5 +1,5 @@
 /**
- * Embedded signing (CONTRACT §16.1) in a real Chromium: the example integrator page of the docs
+ * Embedded signing (docs/api.md#embedded-signing) in a real Chromium: the example integrator page of the docs
  * (`docs/examples/embed.html`), served from another loopback origin than the service, shows a view in
  * an iframe and receives the signing page's events; a parent the view does not allow is refused by
  * Chromium (Content-Security-Policy `frame-ancestors`) and receives nothing; in a top-level window the

@@ -1,5 +1,5 @@
 /**
- * Reassignment on the signing page (CONTRACT §16.3) in a real Chromium on a phone-sized screen: when
+ * Reassignment on the signing page (docs/api.md#reassignment) in a real Chromium on a phone-sized screen: when
  * the envelope allows it, the page offers "Someone else should sign this"; its dialog is accessible
  * (axe-core, labels, focus), says plainly what a wrong address is, and hands the part on; the page then
  * says so. An envelope that does not allow it offers nothing. Screenshots: `test-output/screenshots/reassign-*.png`.

@@ -1,5 +1,5 @@
 /**
- * The signing page (`GET /api/sign`, CONTRACT §13) in a real Chromium, driven as people would use it,
+ * The signing page (`GET /api/sign`, docs/pages.md) in a real Chromium, driven as people would use it,
  * each from the link of the e-mail the suite's SMTP server (MailDev) received:
  *
  * - an envelope with fields for three signers, in sequential order: Ada on a 390 × 844 touch screen
@@ -27,7 +27,7 @@ import {
   ceremonyReady,
   contractPdf,
   expectNoViolations,
-  CONTRACT_LAYOUT,
+  AGREEMENT_LAYOUT,
   launchChromium,
   screenshot,
   SCREENSHOT_DIR,
@@ -264,9 +264,9 @@ describe('GET /api/sign in Chromium', () => {
   const ada = address('ada');
   const grace = address('grace');
   const katherine = address('katherine');
-  const adaBlock = CONTRACT_LAYOUT.party(0);
-  const graceBlock = CONTRACT_LAYOUT.party(1);
-  const katherineBlock = CONTRACT_LAYOUT.party(2);
+  const adaBlock = AGREEMENT_LAYOUT.party(0);
+  const graceBlock = AGREEMENT_LAYOUT.party(1);
+  const katherineBlock = AGREEMENT_LAYOUT.party(2);
   const graceCheckbox = { page: 2, x: graceBlock.date.x, y: graceBlock.date.y, width: 0.035, height: 0.025 };
   let envelopeId: string;
   let adaToken: string;
@@ -281,7 +281,7 @@ describe('GET /api/sign in Chromium', () => {
         { name: 'Katherine Johnson', email: katherine, routingOrder: 2 },
       ],
       fields: [
-        { recipient: 0, type: 'initials', ...CONTRACT_LAYOUT.initials },
+        { recipient: 0, type: 'initials', ...AGREEMENT_LAYOUT.initials },
         { recipient: 0, type: 'signature', ...adaBlock.signature },
         { recipient: 0, type: 'name', ...adaBlock.name },
         { recipient: 0, type: 'text', label: 'Job title', ...adaBlock.title },
@@ -467,7 +467,7 @@ describe('GET /api/sign in Chromium', () => {
     const dpi = 100;
     const [before1, after1, before2, after2] = await Promise.all([renderGray(contract, 1, dpi), renderGray(sealed, 1, dpi), renderGray(contract, 2, dpi), renderGray(sealed, 2, dpi)]);
     for (const [rect, before, after] of [
-      [CONTRACT_LAYOUT.initials, before1, after1],
+      [AGREEMENT_LAYOUT.initials, before1, after1],
       [adaBlock.signature, before2, after2],
       [graceBlock.signature, before2, after2],
       [katherineBlock.signature, before2, after2],
@@ -476,7 +476,7 @@ describe('GET /api/sign in Chromium', () => {
       expect(darkPixels(after, rect) - darkPixels(before, rect)).toBeGreaterThan(20);
     }
     const page2Rects = [adaBlock, graceBlock, katherineBlock].flatMap((block) => [block.signature, block.name, block.title, block.date]);
-    expect(changedOutside(before1, after1, [CONTRACT_LAYOUT.initials], 2)).toBe(0);
+    expect(changedOutside(before1, after1, [AGREEMENT_LAYOUT.initials], 2)).toBe(0);
     expect(changedOutside(before2, after2, [...page2Rects, graceCheckbox], 2)).toBe(0);
     // The values are text.
     const text = (await tool('pdftotext', ['-layout', await tempFile(sealed), '-'])).stdout;

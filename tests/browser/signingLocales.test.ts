@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { SUPPORTED_LOCALES } from '../../src/lib/i18n/locales.js';
 import { getServices } from '../../src/lib/services.js';
-import { contractPdf, CONTRACT_LAYOUT, expectNoViolations, launchChromium, screenshot, watchPage } from '../support/browser.js';
+import { contractPdf, AGREEMENT_LAYOUT, expectNoViolations, launchChromium, screenshot, watchPage } from '../support/browser.js';
 import { startTestService, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { patience, waitUntil } from '../support/patience.js';
@@ -43,7 +43,7 @@ beforeAll(async () => {
   owner = await env.newUser({ name: 'Evelyn Boyd' });
   contract = await contractPdf(browser, ['Ada Lovelace', 'Grace Hopper', 'Katherine Johnson']);
   blobOrigin = new URL(getServices().storage.blobService.url).origin;
-  const party = CONTRACT_LAYOUT.party(0);
+  const party = AGREEMENT_LAYOUT.party(0);
   const signer = `ada-locales-${stamp}@example.com`;
   const sent = await sentEnvelope(env.api, owner, {
     pdf: contract,
@@ -208,7 +208,7 @@ describe('the signing page in every language', () => {
       })()`)) as { headingDirection: string; pagesDirection: string; fieldLeft: number; titleRight: number; switchLeft: number };
       expect(layout.headingDirection).toBe('rtl');
       expect(layout.pagesDirection).toBe('ltr');
-      expect(layout.fieldLeft).toBeCloseTo(CONTRACT_LAYOUT.party(0).title.x, 2);
+      expect(layout.fieldLeft).toBeCloseTo(AGREEMENT_LAYOUT.party(0).title.x, 2);
       // Mirrored header: the service's name on the right, the language switch on the left.
       expect(layout.switchLeft).toBeLessThan(layout.titleRight);
     }

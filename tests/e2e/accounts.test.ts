@@ -1,5 +1,5 @@
 /**
- * CONTRACT §2, accounts, over real HTTP: Register (invitation codes, e-mail and password rules,
+ * Accounts (docs/api.md#accounts) over real HTTP: Register (invitation codes, e-mail and password rules,
  * racing registrations), Login (credentials, throttling) and the access tokens it issues.
  */
 import { randomUUID } from 'node:crypto';
@@ -26,7 +26,7 @@ async function login(email: string, password: string) {
   return await api.request('POST', '/Login', { json: { email, password } });
 }
 
-describe('POST /api/Register (CONTRACT §2)', () => {
+describe('POST /api/Register (docs/api.md#register)', () => {
   test('creates an account: 201 with message and userId, and the account can log in', async () => {
     const email = uniqueEmail();
     const response = await register({ email, password: PASSWORD, invitationCode: await env.invitation() });
@@ -210,7 +210,7 @@ describe('POST /api/Register (CONTRACT §2)', () => {
   });
 });
 
-describe('POST /api/Login (CONTRACT §2)', () => {
+describe('POST /api/Login (docs/api.md#login)', () => {
   test('answers 200 with token and user {userId, email, role, emailVerified}', async () => {
     const response = await login(user.email, user.password);
     expect(response.status).toBe(200);
@@ -337,7 +337,7 @@ describe('POST /api/Login (CONTRACT §2)', () => {
   });
 });
 
-describe('access tokens (CONTRACT §2)', () => {
+describe('access tokens (docs/api.md#access-tokens)', () => {
   const secret = () => new TextEncoder().encode(process.env.JWT_SECRET!);
   let claims: ReturnType<typeof decodeJwt>;
 

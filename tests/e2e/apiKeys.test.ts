@@ -1,5 +1,5 @@
 /**
- * API keys (CONTRACT §14.1) over real HTTP against real Azurite, every response checked against the
+ * API keys (docs/api.md#api-keys) over real HTTP against real Azurite, every response checked against the
  * OpenAPI document: create (the key shown once, stored only as its SHA-256), list (newest first,
  * never the key), delete; the body rules and the limit of 20 (also under concurrent creations); the
  * key endpoints refusing API keys; a key accepted wherever the owner's token is, acting as the owner,

@@ -1,5 +1,5 @@
 /**
- * Automatic completion (CONTRACT §6, §11.4): the last recipient who must act completes the envelope in
+ * Automatic completion (docs/api.md#what-completion-does, docs/api.md#the-recipients-api): the last recipient who must act completes the envelope in
  * its own request, by the same seal as the owner's complete; what the completion tells people and the
  * owner's systems; two last actions at once; a seal that fails (timestamp authority down) leaves the
  * action recorded and is retried by the owner's complete or the sweeper.
@@ -33,7 +33,7 @@ async function completionEntries(id: string): Promise<unknown[]> {
   return entries;
 }
 
-describe('the last action completes the envelope (CONTRACT §11.4)', () => {
+describe('the last action completes the envelope (docs/api.md#the-recipients-api)', () => {
   test('the answer shows completed and a signedUrl; the seal verifies; events, e-mails and webhook events follow', async () => {
     const { id, recipientIds } = await sentEnvelope(env.api, owner, { signers: [ada, bea, cat], fields: [{ recipient: 1, type: 'signature', page: 1, x: 0.5, y: 0.85, width: 0.4, height: 0.1 }] });
     await sign(id, ada.email);
@@ -107,7 +107,7 @@ describe('the last action completes the envelope (CONTRACT §11.4)', () => {
   });
 });
 
-describe('a seal that fails after the last action (CONTRACT §11.4)', () => {
+describe('a seal that fails after the last action (docs/api.md#the-recipients-api)', () => {
   test('the action stays recorded, the answer is 200 with the envelope sent, a completion entry waits in the due index; the owner\'s complete retries it', async () => {
     const { id } = await sentEnvelope(env.api, owner, { signers: [ada] });
     const deadTsa = await unusedLoopbackUrl();

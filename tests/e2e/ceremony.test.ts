@@ -1,5 +1,5 @@
 /**
- * The whole signing ceremony end to end (CONTRACT §5, §6, §10, §11, §12.1), over real HTTP with the
+ * The whole signing ceremony end to end (docs/api.md#lifecycle, docs/api.md#what-completion-does, docs/api.md#evidence, docs/api.md#the-recipients-api, docs/api.md#e-mail), over real HTTP with the
  * suite's real SMTP server: an envelope with two signers, an approver, a viewer and a cc is sent in
  * parallel and in sequential order; every signing link is read from the e-mails the service sent
  * (invitations as each recipient's turn comes; the cc gets only the completed e-mail); the signers

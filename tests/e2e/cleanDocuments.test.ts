@@ -1,5 +1,5 @@
 /**
- * Clean documents (CONTRACT §17.2): the frozen copy loses every kind of active content, and so
+ * Clean documents (docs/api.md#what-the-service-removes-from-documents-and-why): the frozen copy loses every kind of active content, and so
  * does the sealed PDF made from it, while URI links stay; `envelope.sent` records what was removed;
  * hidden optional content and storage copies of other blobs are refused and change nothing; a
  * document that already carries a signature is cleaned without breaking it. What the files hold is
@@ -30,7 +30,7 @@ const stored = async (id: string): Promise<unknown> => ({ ...(await get(id)).bod
 const sign = async (id: string, email: string): Promise<ApiResponse<any>> =>
   env.api.request('POST', '/signing/complete', { token: await signingTokenFor(owner.userId, id, email), json: { consent: true } });
 
-/** Names that mark active content (CONTRACT §17.2), as keys or values in any object. */
+/** Names that mark active content (docs/api.md#what-the-service-removes-from-documents-and-why), as keys or values in any object. */
 const ACTIVE_NAMES = [
   '/JavaScript', '/JS', '/Launch', '/ImportData', '/SubmitForm', '/ResetForm', '/GoToR', '/GoToE', '/Rendition', '/GoTo3DView',
   '/AA', '/EF', '/EmbeddedFile', '/EmbeddedFiles', '/FileAttachment', '/RichMedia', '/RichMediaContent', '/XFA', '/3D', '/3DD', '/NeedsRendering',
@@ -57,7 +57,7 @@ async function expectClean(bytes: Uint8Array): Promise<void> {
   expect(catalog.stdout).not.toMatch(/\/OpenAction|\/AA|\/XFA|\/JavaScript|\/EmbeddedFiles/);
 }
 
-describe('sending cleans the frozen copy (CONTRACT §17.2)', () => {
+describe('sending cleans the frozen copy (docs/api.md#what-the-service-removes-from-documents-and-why)', () => {
   test('every kind of active content is gone from the frozen copy and from the sealed PDF; the URI link stays; envelope.sent records what was removed', async () => {
     const upload = pdfWithActiveContent();
     // The crafted upload does hold what must go, as qpdf reads it.
@@ -168,7 +168,7 @@ describe('sending cleans the frozen copy (CONTRACT §17.2)', () => {
   });
 });
 
-describe('documents that cannot be frozen (CONTRACT §17.2)', () => {
+describe('documents that cannot be frozen (docs/api.md#what-the-service-removes-from-documents-and-why)', () => {
   /** Sends a draft with `upload` and expects 422 of `type`, with nothing changed. */
   async function expectRefusedSend(upload: Uint8Array, type: string): Promise<ApiResponse<any>> {
     const id = await createEnvelopeWithDocument(env.api, owner, upload);

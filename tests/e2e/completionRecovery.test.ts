@@ -1,5 +1,5 @@
 /**
- * Crash safety of completion (CONTRACT §6 step 5): what a crashed attempt leaves behind (a sealed blob
+ * Crash safety of completion (docs/api.md#what-completion-does step 5): what a crashed attempt leaves behind (a sealed blob
  * stored, the envelope not yet updated) is reused when it was made from the same envelope version and
  * replaced when the envelope changed since; a claim of another attempt from the same version holds
  * completions off for its short lease only, and its claimer is fenced off when it is taken over;

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §1, conventions of every endpoint, over real HTTP: JSON bodies (media type, syntax, size,
+ * Conventions of every endpoint (docs/api.md#conventions) over real HTTP: JSON bodies (media type, syntax, size,
  * unknown fields), problem details, `WWW-Authenticate`, cache and sniffing headers, timestamps, ids and
  * routing.
  */
@@ -23,7 +23,7 @@ async function newDraft(): Promise<string> {
   return await createEnvelopeWithDocument(api, user, null);
 }
 
-describe('request bodies (CONTRACT §1)', () => {
+describe('request bodies (docs/api.md#conventions)', () => {
   test('a body sent with another media type gets 415', async () => {
     const id = await newDraft();
     const bodies: [string, string, string][] = [
@@ -140,7 +140,7 @@ describe('request bodies (CONTRACT §1)', () => {
   });
 });
 
-describe('problem details (CONTRACT §1, RFC 9457)', () => {
+describe('problem details (docs/api.md#conventions, RFC 9457)', () => {
   test('every error is application/problem+json with type, title, status and detail, and no internals', async () => {
     const id = await newDraft();
     const responses: [ApiResponse<any>, number][] = [
@@ -177,7 +177,7 @@ describe('problem details (CONTRACT §1, RFC 9457)', () => {
   });
 });
 
-describe('401 and WWW-Authenticate (CONTRACT §1, RFC 6750)', () => {
+describe('401 and WWW-Authenticate (docs/api.md#conventions, RFC 6750)', () => {
   test('without a token: 401 with WWW-Authenticate: Bearer and no error code', async () => {
     const response = await api.request('GET', '/envelopes');
     expectProblem(response, 401);
@@ -204,7 +204,7 @@ describe('401 and WWW-Authenticate (CONTRACT §1, RFC 6750)', () => {
   });
 });
 
-describe('response headers (CONTRACT §1)', () => {
+describe('response headers (docs/api.md#conventions)', () => {
   test('Cache-Control: no-store on Login, GetUploadUrl, GetEnvelope and complete', async () => {
     const login = await api.request('POST', '/Login', { json: { email: user.email, password: user.password } });
     expect(login.status).toBe(200);
@@ -257,7 +257,7 @@ describe('response headers (CONTRACT §1)', () => {
   });
 });
 
-describe('timestamps and identifiers (CONTRACT §1)', () => {
+describe('timestamps and identifiers (docs/api.md#conventions)', () => {
   test('timestamps are ISO 8601 UTC with milliseconds', async () => {
     const id = await createEnvelopeWithDocument(api, user, pdf);
     await api.request('PUT', `/envelopes/${id}`, { token: user.token, json: { signers: [{ email: 'a@example.com', name: 'A' }] } });
@@ -283,7 +283,7 @@ describe('timestamps and identifiers (CONTRACT §1)', () => {
   });
 });
 
-describe('routing (CONTRACT §1)', () => {
+describe('routing (docs/api.md#conventions)', () => {
   test('paths match case-insensitively', async () => {
     const id = await newDraft();
     const register = await api.request('POST', '/register', { json: {} });

@@ -1,5 +1,5 @@
 /**
- * Every real PDF of the corpus through the API (issue: evidence that holds up, item 6): each completes
+ * Every real PDF of the corpus through the API (docs/api.md#document-checks): each completes
  * to a sealed PDF whose hash matches and whose seal verifies, or is refused with a 4xx problem; never a
  * 5xx, and the original in Blob storage is never changed. The detailed checks of each sealed file
  * (qpdf, poppler errors, form values, page counts) are in tests/pdf/corpus.test.ts.

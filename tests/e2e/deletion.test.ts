@@ -1,5 +1,5 @@
 /**
- * Deleting (CONTRACT §14.4) over real HTTP against real Azurite, every response checked against the
+ * Deleting (docs/api.md#delete-an-envelope-or-purge-its-documents) over real HTTP against real Azurite, every response checked against the
  * OpenAPI document: a draft goes with its upload and audit trail; a sent envelope is refused; a
  * finished envelope is purged (its blobs gone from Azurite, its audit trail, hash and verification
  * kept, its signing links dead), once; another owner's is answered as missing. A deletion that a crash
@@ -71,7 +71,7 @@ async function completed(): Promise<{ id: string; blobName: string; hash: string
   return { id, blobName, hash: response.body.hash };
 }
 
-describe('DELETE /api/envelopes/{id}: a draft (CONTRACT §14.4)', () => {
+describe('DELETE /api/envelopes/{id}: a draft (docs/api.md#delete-an-envelope-or-purge-its-documents)', () => {
   test('is deleted with its upload and its audit trail: 204, then 404 like any unknown envelope', async () => {
     const { id, blobName } = await draft();
     expect(await blobs(blobName)).toEqual({ documents: true, originals: false, sealed: false });
@@ -178,7 +178,7 @@ describe('DELETE /api/envelopes/{id}: refusals', () => {
   });
 });
 
-describe('DELETE /api/envelopes/{id}: a finished envelope is purged (CONTRACT §14.4)', () => {
+describe('DELETE /api/envelopes/{id}: a finished envelope is purged (docs/api.md#delete-an-envelope-or-purge-its-documents)', () => {
   test('completed: its documents go; purgedAt, hash, audit trail and verification stay; its signing links stop working', async () => {
     const { id, blobName, hash } = await completed();
     const token = await signingTokenFor(owner.userId, id, ada.email);

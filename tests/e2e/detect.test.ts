@@ -1,5 +1,5 @@
 /**
- * Fields from the document (CONTRACT §15.2) over real HTTP and Azurite: `POST
+ * Fields from the document (docs/api.md#fields-from-the-document) over real HTTP and Azurite: `POST
  * /api/envelopes/{id}/fields/detect` on PDFs made at test time by independent producers (Chromium's
  * print to PDF with tags split across spans of different fonts; Ghostscript with rotated and cropped
  * pages; an AcroForm made with @libpdf/core's form API; a LibreOffice Writer form exported to PDF),

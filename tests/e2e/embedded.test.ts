@@ -1,9 +1,9 @@
 /**
- * Embedded signing (CONTRACT §16.1) over real HTTP, with the suite's SMTP server (MailDev):
+ * Embedded signing (docs/api.md#embedded-signing) over real HTTP, with the suite's SMTP server (MailDev):
  * `delivery: "embedded"` recipients get no e-mail (only the completed one with `notifyOnCompletion`),
  * `POST .../views` answers a URL whose token works for `GET /api/signing` and actions until a newer view
  * (or a resend) replaces it, the view's page carries the view's `frame-ancestors`, and every refusal
- * answers as the contract says and changes nothing. The token never appears in another answer, the
+ * answers as docs/api.md#embedded-signing says and changes nothing. The token never appears in another answer, the
  * audit trail or the outbox (webhook events included).
  */
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §3 (envelopes and signers), §5 (lifecycle) and the basics of §10 (audit trail), over real
+ * The envelope and its signers (docs/api.md#the-envelope), the lifecycle (docs/api.md#lifecycle) and the basics of the audit trail (docs/api.md#audit-trail), over real
  * HTTP: ownership, ETag and If-Match, PUT and PATCH alike, signer rules, every row of the lifecycle
  * table, and one audit event per successful change.
  */
@@ -78,8 +78,8 @@ function sasSecondsLeft(url: string): number {
   return (Date.parse(new URL(url).searchParams.get('se')!) - Date.now()) / 1000;
 }
 
-describe('GET /api/envelopes/{id} (CONTRACT §3)', () => {
-  test('shows exactly the fields of the contract, a new envelope as draft with no signers', async () => {
+describe('GET /api/envelopes/{id} (docs/api.md#the-envelope)', () => {
+  test('shows exactly the fields of docs/api.md#the-envelope, a new envelope as draft with no signers', async () => {
     const ticket = await api.request('POST', '/GetUploadUrl', { token: owner.token, json: { filename: 'Lease 2026.pdf', mimetype: 'application/pdf' } });
     const id = ticket.body.envelopeId as string;
     const response = await get(id);
@@ -127,7 +127,7 @@ describe('GET /api/envelopes/{id} (CONTRACT §3)', () => {
   });
 });
 
-describe('another owner\'s envelope is answered exactly as a missing one (CONTRACT §3)', () => {
+describe('another owner\'s envelope is answered exactly as a missing one (docs/api.md#the-envelope)', () => {
   const requests: [string, (id: string) => Promise<ApiResponse>][] = [
     ['GET', (id) => api.request('GET', `/envelopes/${id}`, { token: stranger.token })],
     ['PUT', (id) => api.request('PUT', `/envelopes/${id}`, { token: stranger.token, json: { signers: [ada] } })],
@@ -159,7 +159,7 @@ describe('another owner\'s envelope is answered exactly as a missing one (CONTRA
   });
 });
 
-describe('ETag and If-Match (CONTRACT §3)', () => {
+describe('ETag and If-Match (docs/api.md#etags-and-if-match)', () => {
   test('GET, PUT, PATCH and complete carry a strong ETag that changes with every change', async () => {
     const id = await draft();
     const first = await get(id);
@@ -228,7 +228,7 @@ describe('ETag and If-Match (CONTRACT §3)', () => {
   });
 });
 
-describe.each(['PUT', 'PATCH'] as const)('%s /api/envelopes/{id} signers (CONTRACT §3)', (method) => {
+describe.each(['PUT', 'PATCH'] as const)('%s /api/envelopes/{id} signers (docs/api.md#the-envelope)', (method) => {
   const send = (id: string, signers: unknown[]) => update(id, { signers }, { method });
 
   test('replaces the whole list; recipientId equals id; role defaults to signer; emails lower-cased', async () => {
@@ -373,7 +373,7 @@ describe.each(['PUT', 'PATCH'] as const)('%s /api/envelopes/{id} signers (CONTRA
   });
 });
 
-test('PUT and PATCH give the same envelope for the same requests (CONTRACT §5)', async () => {
+test('PUT and PATCH give the same envelope for the same requests (docs/api.md#lifecycle)', async () => {
   const shape = async (method: Method) => {
     const id = await draft();
     await update(id, { signers: [ada, charles] }, { method });
@@ -390,7 +390,7 @@ test('PUT and PATCH give the same envelope for the same requests (CONTRACT §5)'
   expect(await shape('PATCH')).toEqual(await shape('PUT'));
 });
 
-describe('lifecycle (CONTRACT §5)', () => {
+describe('lifecycle (docs/api.md#lifecycle)', () => {
   let completedId: string;
   let completedHash: string;
   let voidedId: string;
@@ -595,7 +595,7 @@ describe('lifecycle (CONTRACT §5)', () => {
   });
 });
 
-describe('audit trail, basics (CONTRACT §10)', () => {
+describe('audit trail, basics (docs/api.md#audit-trail)', () => {
   test('upload, two signer changes and complete from draft: created, signers_replaced ×2, completed, sequence 1..4; refusals add nothing', async () => {
     const headers = { 'User-Agent': 'contract-test/1.0' };
     const ticket = await api.request('POST', '/GetUploadUrl', { token: owner.token, json: { filename: 'audit.pdf', mimetype: 'application/pdf' }, headers });

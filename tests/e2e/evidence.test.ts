@@ -1,5 +1,5 @@
 /**
- * Evidence that holds up (CONTRACT §6 step 2, §10): the audit trail over HTTP, the certificate of
+ * Evidence that holds up (docs/api.md#what-completion-does step 2, docs/api.md#evidence): the audit trail over HTTP, the certificate of
  * completion inside the sealed PDF, trusted timestamps from an RFC 3161 authority, and verification by
  * hash.
  */

@@ -1,5 +1,5 @@
 /**
- * The whole flow of the spec over real HTTP (issue: the envelope service, end to end): register with an
+ * The whole flow over real HTTP (README.md#quick-start, docs/api.md#lifecycle): register with an
  * invitation, log in, get an upload URL, PUT a real PDF straight to Blob storage (with fetch and with
  * the Storage SDK), name the signers, complete, download the sealed PDF and check it with independent
  * tools.
@@ -31,7 +31,7 @@ async function sealedFieldTypes(file: string): Promise<string[]> {
 }
 
 const normalize = (text: string) => text.replace(/\s+/g, ' ');
-/** A recipient of a draft (CONTRACT §11.1). */
+/** A recipient of a draft (docs/api.md#recipients). */
 const created = { routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null, locale: null, delivery: 'email', authentication: { method: 'none' } };
 
 describe.each([

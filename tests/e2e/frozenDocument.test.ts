@@ -1,5 +1,5 @@
 /**
- * The frozen document (CONTRACT §4): when an envelope leaves `draft` the upload is copied to
+ * The frozen document (docs/api.md#create-an-envelope-and-upload-its-document): when an envelope leaves `draft` the upload is copied to
  * `originals`, its SHA-256 and page count recorded, and from then on everything reads that copy. A
  * later PUT to the upload URL (a SAS cannot be revoked) changes nothing the envelope serves or seals.
  * Also the crash safety of the copy: what a crashed send leaves behind is reused or replaced, never

@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing over real HTTP (issue: hold against attackers, item 8): generated bodies,
+ * Property-based fuzzing over real HTTP (docs/api.md#errors): generated bodies,
  * headers, paths and tokens thrown at every endpoint. Whatever arrives: never a 5xx, every error is
  * problem+json whose `status` matches, and no answer carries a stack trace, a storage error text, a
  * password hash, a secret, or another owner's data.

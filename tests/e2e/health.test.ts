@@ -1,5 +1,5 @@
 /**
- * CONTRACT §9 (`GET /api/health`) and the storage rule of §1 (storage unreachable → 503 with
+ * Health (`GET /api/health`, docs/api.md#health) and the storage rule of docs/api.md#conventions (storage unreachable → 503 with
  * `Retry-After`), over real HTTP: a second service is started while storage points at a closed port.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -45,7 +45,7 @@ async function withStorageUnreachable(body: (down: ApiClient) => Promise<void>):
   });
 }
 
-describe('GET /api/health (CONTRACT §9)', () => {
+describe('GET /api/health (docs/api.md#health)', () => {
   test('answers 200 {status: "ok"} without a token when storage answers', async () => {
     const response = await api.request('GET', '/health');
     expect(response.status).toBe(200);
@@ -60,7 +60,7 @@ describe('GET /api/health (CONTRACT §9)', () => {
       expect(Number(health.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(health.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|RestError|AccountKey/);
 
-      // CONTRACT §1: any endpoint that needs storage answers the same way, never 500.
+      // docs/api.md#conventions: any endpoint that needs storage answers the same way, never 500.
       const listing = await down.request('GET', '/envelopes', { token: user.token });
       expectProblem(listing, 503);
       expect(Number(listing.headers.get('retry-after'))).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (CONTRACT §14.2) over real HTTP against real Azurite: every owner POST takes
+ * Idempotency keys (docs/api.md#idempotency) over real HTTP against real Azurite: every owner POST takes
  * `Idempotency-Key`; the first request runs, its 2xx/4xx answer is kept 24 h per owner and key and
  * replayed byte for byte with `Idempotent-Replayed: true`, changing nothing; 422 for a reused key,
  * 409 while the first runs (on any instance), 5xx not kept; a process that dies between its work and

@@ -1,5 +1,5 @@
 /**
- * Languages (CONTRACT §18) over real HTTP: `locale` on envelopes and recipients, validated against the
+ * Languages (docs/languages.md) over real HTTP: `locale` on envelopes and recipients, validated against the
  * supported list; each recipient's e-mails in its language (caught by the real SMTP catcher), the
  * owner's in the envelope's; the certificate of completion in the envelope's language, checked with
  * pdftotext and rendered with pdftoppm (the PNGs are kept under `LANGUAGE_RENDERS_DIR`, default the
@@ -21,7 +21,7 @@ serviceForFile((started) => ({ env, owner } = started));
 
 const uniqueAddress = (name: string): string => `${name}-${Math.random().toString(36).slice(2, 10)}@example.com`;
 
-describe('locale in requests (CONTRACT §18)', () => {
+describe('locale in requests (docs/languages.md)', () => {
   test('an unsupported envelope locale is refused with 400 listing the supported ones, and changes nothing', async () => {
     const id = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'));
     const refused = await env.api.request('PATCH', `/envelopes/${id}`, { token: owner.token, json: { locale: 'tlh' } });
@@ -70,7 +70,7 @@ describe('locale in requests (CONTRACT §18)', () => {
   });
 });
 
-describe('e-mails in the recipient\'s language (CONTRACT §18)', () => {
+describe('e-mails in the recipient\'s language (docs/languages.md)', () => {
   test('a German envelope with Japanese and Arabic recipients: each invitation and voided e-mail in its reader\'s language', async () => {
     const germanId = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'), 'Mietvertrag.pdf');
     const yuki = uniqueAddress('yuki');
@@ -159,7 +159,7 @@ function squeezed(text: string): string {
   return text.replace(/[\s\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '');
 }
 
-describe('the certificate of completion in the envelope\'s language (CONTRACT §18)', () => {
+describe('the certificate of completion in the envelope\'s language (docs/languages.md)', () => {
   test('Japanese: headings, labels, roles, trail sentences and times in Japanese; raw event types stay', async () => {
     const { text, file, pages } = await completedCertificate('ja', [{ email: 'yamada@example.com', name: '山田 太郎', role: 'signer' }]);
     const images = await renderCertificate(file, pages, 'ja');

@@ -1,5 +1,5 @@
 /**
- * Rate limits and quotas (CONTRACT §14.3), over real HTTP against the suite's Azurite: the request
+ * Rate limits and quotas (docs/api.md#rate-limits-and-quotas), over real HTTP against the suite's Azurite: the request
  * limits per owner and per client address with their RateLimit headers, `TRUST_PROXY` and the audit
  * trail's `ip`, the password-hashing bound, the resend cooldown and cap, and the daily e-mail quota,
  * exact across two service instances (the second in a process of its own) sharing one storage.
@@ -48,7 +48,7 @@ function rateLimit(response: ApiResponse): { remaining: number; reset: number } 
 const login = (api: ApiClient, email: string, headers: Record<string, string> = {}) =>
   api.request('POST', '/Login', { json: { email, password: 'not the password' }, headers });
 
-describe('owner endpoints: RATE_LIMIT_PER_MINUTE requests per owner (CONTRACT §14.3)', () => {
+describe('owner endpoints: RATE_LIMIT_PER_MINUTE requests per owner (docs/api.md#rate-limits-and-quotas)', () => {
   const { env } = serviceWith({ RATE_LIMIT_PER_MINUTE: '5' });
   let owner: TestUser;
   let other: TestUser;
@@ -184,7 +184,7 @@ describe('password hashing bounded: MAX_CONCURRENT_PASSWORD_HASHES running, 4 ti
   }, patience(240_000)); // cost-14 hashes one at a time: about a second each on a quiet machine
 });
 
-describe('resend: 60 s between resends to a recipient, at most 5 (CONTRACT §14.3)', () => {
+describe('resend: 60 s between resends to a recipient, at most 5 (docs/api.md#rate-limits-and-quotas)', () => {
   const { env } = serviceWith({});
   let owner: TestUser;
   beforeAll(async () => {
@@ -243,7 +243,7 @@ describe('resend: 60 s between resends to a recipient, at most 5 (CONTRACT §14.
   }, patience(60_000));
 });
 
-describe('EMAIL_DAILY_QUOTA: exact across two instances sharing one storage (CONTRACT §14.3)', () => {
+describe('EMAIL_DAILY_QUOTA: exact across two instances sharing one storage (docs/api.md#rate-limits-and-quotas)', () => {
   const settings = { EMAIL_DAILY_QUOTA: '5' };
   const { env } = serviceWith(settings);
   let second: ServiceProcess;

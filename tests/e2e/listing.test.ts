@@ -1,5 +1,5 @@
 /**
- * CONTRACT §7, listing, over real HTTP: the caller's envelopes only, newest first, filtered by status,
+ * Listing (docs/api.md#list-envelopes) over real HTTP: the caller's envelopes only, newest first, filtered by status,
  * paged with `limit` and an opaque `cursor` announced in `Link: <...>; rel="next"`.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -61,7 +61,7 @@ async function allPages(first: ApiResponse<any>, user = owner): Promise<string[]
 
 const newestFirst = () => [...ids].reverse();
 
-describe('GET /api/envelopes (CONTRACT §7)', () => {
+describe('GET /api/envelopes (docs/api.md#list-envelopes)', () => {
   test('answers a JSON array of the caller\'s envelopes, newest first, without a Link when all fit', async () => {
     const response = await list();
     expect(response.status).toBe(200);
@@ -180,7 +180,7 @@ describe('GET /api/envelopes (CONTRACT §7)', () => {
   });
 });
 
-describe('GET /api/envelopes without limit (CONTRACT §7)', () => {
+describe('GET /api/envelopes without limit (docs/api.md#list-envelopes)', () => {
   test('returns at most 1000 and links to the rest', async () => {
     const crowded = await env.newUser();
     const services = getServices();

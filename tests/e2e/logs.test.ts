@@ -1,5 +1,5 @@
 /**
- * Operational hygiene (issue: hold against attackers, item 9): the log of a whole session, failures
+ * Operational hygiene: the log of a whole session, failures
  * included, never contains a password, an access or signing token, a SAS signature or an invitation code.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -61,7 +61,7 @@ describe('logs of a whole session', () => {
     const envelope = await env.api.request('GET', `/envelopes/${id}`, { token });
     secrets.push(new URL(envelope.body.documentUrl).searchParams.get('sig')!);
 
-    // A recipient's signing token (CONTRACT §11.3: never in a log line), used well and badly.
+    // A recipient's signing token (docs/api.md#sending-and-signing-order: never in a log line), used well and badly.
     const sent = await sentEnvelope(env.api, user, { signers: [{ email: 'signer@example.com', name: 'Signer', role: 'signer' }] });
     const signing = await signingTokenFor(user.userId, sent.id, 'signer@example.com');
     secrets.push(signing);
@@ -82,7 +82,7 @@ describe('logs of a whole session', () => {
     expect((await env.api.request('GET', '/signing', { token: viewToken })).status).toBe(401);
     expect((await env.api.request('POST', '/signing/reassign', { token: viewToken, json: { email: 'x@example.com', name: 'X', reason: 'r' } })).status).toBe(401);
 
-    // An API key (CONTRACT §14.1: never logged), used well, where only a JWT is accepted, and once deleted.
+    // An API key (docs/api.md#api-keys: never logged), used well, where only a JWT is accepted, and once deleted.
     const created = await env.api.request('POST', '/apikeys', { token, json: { name: 'logs' } });
     const apiKey = created.body.key as string;
     secrets.push(apiKey, apiKey.slice(12));

@@ -1,12 +1,12 @@
 /**
- * The OpenAPI document (issue: API reference and console, items 1 and 2): `GET /api/openapi.json` is a
+ * The OpenAPI document (docs/api.md#the-openapi-document-and-the-pages): `GET /api/openapi.json` is a
  * valid OpenAPI 3.1 document, the committed `docs/openapi.json` is exactly what `npm run openapi`
  * writes, its paths are exactly the routes of `src/functions`, its security follows each route's
  * access, and its examples are accepted both by its own schemas and by the zod schemas the functions
  * validate requests with. (That every response matches it is checked by every end-to-end test, through
  * ApiClient.)
  *
- * And (CONTRACT §1, issue 10 item 6) a client or gateway that validates requests against it accepts
+ * And (docs/api.md#conventions) a client or gateway that validates requests against it accepts
  * exactly what the service accepts: tricky bodies and queries sent over HTTP, each judged by the
  * service and by the document's own schemas (ajv), must get the same verdict, apart from the rules the
  * document states in words only. (`tests/unit/schemas.test.ts` compares the document with the zod

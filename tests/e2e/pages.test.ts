@@ -1,5 +1,5 @@
 /**
- * The pages over plain HTTP (issue: API reference and console, items 3 and 4; CONTRACT §13):
+ * The pages over plain HTTP (docs/pages.md, docs/api.md#the-openapi-document-and-the-pages):
  * `GET /api/docs`, `GET /api/console` and `GET /api/sign` and their files are served by the service
  * itself with the right Content-Type and a Content-Security-Policy that allows no external source; the
  * asset routes serve their allow-list and nothing else, with an ETag that spares a browser a second

@@ -1,5 +1,5 @@
 /**
- * Races (issue: hold against attackers, item 5; CONTRACT §3, §6 step 5): concurrent requests never lose
+ * Races (docs/api.md#etags-and-if-match, docs/api.md#what-completion-does step 5): concurrent requests never lose
  * an update, never seal twice, and never leave a gap in the audit trail.
  */
 import { createHash } from 'node:crypto';

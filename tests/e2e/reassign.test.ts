@@ -1,9 +1,9 @@
 /**
- * Reassignment (CONTRACT §16.3) end to end over real HTTP, with the suite's SMTP server: a signer of
+ * Reassignment (docs/api.md#reassignment) end to end over real HTTP, with the suite's SMTP server: a signer of
  * an envelope that allows it hands its part to someone else, who gets an invitation e-mail, fills the
  * same fields and signs; the envelope completes, and the sealed PDF's certificate of completion names
  * both people and tells the hand-over (pdftotext). Refusals (setting off, role, turn, acted, existing
- * address, body) answer as the contract says and change nothing.
+ * address, body) answer as docs/api.md#reassignment says and change nothing.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Recipients, fields and settings of an envelope (CONTRACT §3, §11.1, §11.2) over real HTTP: their
+ * Recipients, fields and settings of an envelope (docs/api.md#the-envelope, docs/api.md#recipients, docs/api.md#fields) over real HTTP: their
  * shapes in responses, every validation rule with its status and path, and what is never shown.
  */
 import { randomUUID } from 'node:crypto';
@@ -45,7 +45,7 @@ async function expectRefused(id: string, json: unknown, status: number, paths: s
   return answer;
 }
 
-describe('signers (CONTRACT §3, §11.1)', () => {
+describe('signers (docs/api.md#the-envelope, docs/api.md#recipients)', () => {
   test('show routingOrder, status, actedAt, declineReason and lastEmail; routingOrder defaults to 1', async () => {
     const id = await draft();
     const answer = await put(id, { signers: [{ email: 'a@example.com', name: 'A' }, { email: 'b@example.com', name: 'B', role: 'approver', routingOrder: 7 }] });
@@ -82,7 +82,7 @@ describe('signers (CONTRACT §3, §11.1)', () => {
   });
 });
 
-describe('fields (CONTRACT §11.2)', () => {
+describe('fields (docs/api.md#fields)', () => {
   test('are shown as sent, with ids assigned or kept, required true and label null by default', async () => {
     const { id, ids } = await draftWithRecipients();
     const answer = await put(id, { fields: [field(ids.signer!), field(ids.signer!, { type: 'text', page: 2, x: 0, y: 0, width: 1, height: 1, required: false, label: 'Everything' })] });
@@ -172,7 +172,7 @@ describe('fields (CONTRACT §11.2)', () => {
   });
 });
 
-describe('settings (CONTRACT §3)', () => {
+describe('settings (docs/api.md#the-envelope)', () => {
   const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
 
   test('signingOrder, expiresAt and remindEveryDays are shown as set; null clears', async () => {

@@ -1,7 +1,7 @@
 /**
- * Resend (CONTRACT §11.5): `POST /api/envelopes/{id}/recipients/{recipientId}/resend` → 202 with a new
+ * Resend (docs/api.md#resend-an-invitation): `POST /api/envelopes/{id}/recipients/{recipientId}/resend` → 202 with a new
  * signing link (the old one refused from then on, for reading and acting) and a new invitation; 409 and
- * 404 where the contract says.
+ * 404 where docs/api.md#resend-an-invitation says.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
@@ -21,7 +21,7 @@ serviceForFile(async (started) => {
 const resend = (id: string, recipientId: string, user: TestUser = owner): Promise<ApiResponse<any>> =>
   env.api.request('POST', `/envelopes/${id}/recipients/${recipientId}/resend`, { token: user.token });
 
-describe('POST /api/envelopes/{id}/recipients/{recipientId}/resend (CONTRACT §11.5)', () => {
+describe('POST /api/envelopes/{id}/recipients/{recipientId}/resend (docs/api.md#resend-an-invitation)', () => {
   test('202: a new link, the old one refused for GET and actions, a new invitation, recipient.invited with resend true', async () => {
     const { id, recipientIds } = await sentEnvelope(env.api, owner, { signers: [ada, bob] });
     const old = await signingTokenFor(owner.userId, id, ada.email);

@@ -1,5 +1,5 @@
 /**
- * The route table (issue: hold against attackers, item 3): every function's methods, authLevel and need
+ * The route table (docs/api.md#api-reference): every function's methods, authLevel and need
  * for a token, asserted so that a new function that forgets its guard fails here, and proven over HTTP:
  * every protected route answers 401 without a token.
  */

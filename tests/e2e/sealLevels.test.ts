@@ -218,7 +218,7 @@ async function expectQpdfCheckAsOriginal(file: string): Promise<void> {
   expect(await warnings(file)).toEqual(await warnings(original));
 }
 
-describe('every level validates with independent tools (CONTRACT §17.1)', () => {
+describe('every level validates with independent tools (docs/seal-levels.md)', () => {
   test('B-B: the seal is valid and covers the whole document; no timestamp, no DSS', async () => {
     await withSettings(pkiSettings('B-B'), async () => {
       const { file } = await sealedEnvelope();
@@ -332,7 +332,7 @@ describe('signatures already in the upload (docs/seal-levels.md#how-the-service-
   });
 });
 
-describe('a completion that cannot reach its level fails cleanly and is retried (CONTRACT §11.4, §17.1)', () => {
+describe('a completion that cannot reach its level fails cleanly and is retried (docs/api.md#the-recipients-api, docs/seal-levels.md)', () => {
   const cases: [string, 'ocsp' | 'tsa', ServerMode, string][] = [
     ['the OCSP responder is down', 'ocsp', 'down', 'urn:problem:revocation-unavailable'],
     ['the OCSP responder answers garbage', 'ocsp', 'garbage', 'urn:problem:revocation-unavailable'],
@@ -389,7 +389,7 @@ describe('a completion that cannot reach its level fails cleanly and is retried 
   });
 });
 
-describe('settings (CONTRACT §8, §17.1)', () => {
+describe('settings (docs/api.md#configuration, docs/seal-levels.md)', () => {
   const base = { ...process.env };
   test('the default level is B-B without TSA_URL (npm start) and B-LTA with it', () => {
     expect(loadConfig({ ...base, TSA_URL: undefined, SEAL_LEVEL: undefined }).sealLevel).toBe('B-B');

@@ -1,5 +1,5 @@
 /**
- * Sending and voiding (CONTRACT §5, §10, §11.3, §12): the events of a send in their order, with
+ * Sending and voiding (docs/api.md#lifecycle, docs/api.md#evidence, docs/api.md#sending-and-signing-order, docs/api.md#e-mail): the events of a send in their order, with
  * their actors; the invitations and webhook events written with the change (one outbox batch) and
  * dispatched after it; a send to 100 recipients in one transaction; voiding; closed envelopes.
  */
@@ -21,7 +21,7 @@ const patch = (id: string, json: unknown): Promise<ApiResponse<any>> => env.api.
 const emails = (messages: Awaited<ReturnType<typeof outboxMessages>>): EmailMessage[] => messages.flatMap((message) => (message.kind === 'email' ? [message] : []));
 const webhooks = (messages: Awaited<ReturnType<typeof outboxMessages>>): WebhookEventBody[] => messages.flatMap((message) => (message.kind === 'event' ? [message.event] : []));
 
-describe('a send (CONTRACT §5, §10)', () => {
+describe('a send (docs/api.md#lifecycle, docs/api.md#evidence)', () => {
   test('one request with signers, fields, settings and status records signers_replaced, fields_replaced, settings_changed, envelope.sent, then recipient.invited per invited recipient', async () => {
     const headers = { 'User-Agent': 'sending-test/1.0' };
     const { id, envelope, recipientIds } = await sentEnvelope(env.api, owner, {
@@ -109,7 +109,7 @@ describe('a send (CONTRACT §5, §10)', () => {
   });
 });
 
-describe('voiding (CONTRACT §5, §12.1)', () => {
+describe('voiding (docs/api.md#lifecycle, docs/api.md#e-mail)', () => {
   test('a sent envelope: voided e-mails to the recipients already invited, the envelope.voided event; links stop working for actions', async () => {
     const { id, recipientIds } = await sentEnvelope(env.api, owner, {
       signers: [{ ...ada, routingOrder: 1 }, { ...bob, routingOrder: 2 }, { ...cat, routingOrder: 1 }],
@@ -140,7 +140,7 @@ describe('voiding (CONTRACT §5, §12.1)', () => {
   });
 });
 
-describe('closed envelopes and repeated statuses (CONTRACT §5)', () => {
+describe('closed envelopes and repeated statuses (docs/api.md#lifecycle)', () => {
   test('a declined envelope: any update or complete gets 409 envelope-closed naming its status', async () => {
     const { id } = await sentEnvelope(env.api, owner, { signers: [ada] });
     await env.api.request('POST', '/signing/decline', { token: await signingTokenFor(owner.userId, id, ada.email), json: { reason: 'No.' } });

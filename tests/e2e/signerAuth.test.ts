@@ -1,5 +1,5 @@
 /**
- * Signer authentication (issue 22 item 2): access codes and e-mailed one-time codes, over real HTTP,
+ * Signer authentication (docs/api.md#signer-authentication): access codes and e-mailed one-time codes, over real HTTP,
  * Azurite and SMTP. The restricted view before the code, 403 for actions, the lock after 5 wrong codes
  * until a resend, the 60 s and 5-per-link limits of one-time codes, one-time use, the authentication
  * lifetime, audit events, the certificate's wording, and no code in any response, audit event, outbox
@@ -68,7 +68,7 @@ async function codesTo(address: string, count: number): Promise<string[]> {
   });
 }
 
-describe('access code (CONTRACT §16.2)', () => {
+describe('access code (docs/api.md#signer-authentication)', () => {
   test('stored only as a hash; the restricted view until the code; 403 before it; a wrong code counts down; the right one gives the full view and opens', async () => {
     const email = uniqueEmail('ada');
     codes.add(ACCESS_CODE);
@@ -198,7 +198,7 @@ describe('the certificate\'s identification line', () => {
   });
 });
 
-describe('e-mailed one-time codes (CONTRACT §16.2)', () => {
+describe('e-mailed one-time codes (docs/api.md#signer-authentication)', () => {
   test('in the recipient\'s language: the code e-mail in its locale; the certificate\'s identification and trail in the envelope\'s', async () => {
     const email = uniqueEmail('otp-fr');
     const id = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'));

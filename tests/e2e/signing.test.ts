@@ -1,5 +1,5 @@
 /**
- * The recipient's API (CONTRACT §11.3, §11.4) over real HTTP: signing tokens, the view, opening,
+ * The recipient's API (docs/api.md#sending-and-signing-order, docs/api.md#the-recipients-api) over real HTTP: signing tokens, the view, opening,
  * completing with values, declining, the order of the checks, signing order, and what is recorded.
  * Tokens come from the stored link salts (tests/support/signing.ts: a white-box shortcut until the
  * e-mail tests read them from a mailbox).
@@ -26,7 +26,7 @@ const decline = (token: string, json: unknown = { reason: 'Not today.' }) => sig
 const token = (id: string, email: string) => signingTokenFor(owner.userId, id, email);
 const get = (id: string) => env.api.request('GET', `/envelopes/${id}`, { token: owner.token });
 
-describe('signing tokens (CONTRACT §11.3, §11.4)', () => {
+describe('signing tokens (docs/api.md#sending-and-signing-order, docs/api.md#the-recipients-api)', () => {
   test('each invited recipient gets its own token; the view answers for that recipient only, with no-store', async () => {
     const { id } = await sentEnvelope(env.api, owner, { signers: [ada, bob] });
     const adaView = await view(await token(id, ada.email));
@@ -100,8 +100,8 @@ describe('signing tokens (CONTRACT §11.3, §11.4)', () => {
   });
 });
 
-describe('GET /api/signing (CONTRACT §11.4)', () => {
-  test('shows exactly the view of the contract: the envelope, the recipient, its fields, the frozen document, canAct and waitingFor', async () => {
+describe('GET /api/signing (docs/api.md#the-recipients-api)', () => {
+  test('shows exactly the view of docs/api.md#the-recipients-view: the envelope, the recipient, its fields, the frozen document, canAct and waitingFor', async () => {
     const { id, recipientIds } = await sentEnvelope(env.api, owner, {
       signers: [ada, bob],
       fields: [{ recipient: 0, ...box('signature') }, { recipient: 0, ...box('date_signed', { y: 0.3 }) }],
@@ -198,7 +198,7 @@ describe('GET /api/signing (CONTRACT §11.4)', () => {
   });
 });
 
-describe('POST /api/signing/complete (CONTRACT §11.4)', () => {
+describe('POST /api/signing/complete (docs/api.md#the-recipients-api)', () => {
   test('a signer signs with typed and drawn signatures, text and a check box: signed, values recorded with IP and user agent; date, name and e-mail are the service\'s', async () => {
     const { id, recipientIds } = await sentEnvelope(env.api, owner, {
       signers: [ada, bob],
@@ -316,7 +316,7 @@ describe('POST /api/signing/complete (CONTRACT §11.4)', () => {
   });
 });
 
-describe('the order of the checks (CONTRACT §11.4): token 401, role 403, status 409, already acted 409, turn 409, body 400', () => {
+describe('the order of the checks (docs/api.md#the-recipients-api): token 401, role 403, status 409, already acted 409, turn 409, body 400', () => {
   test('a voided envelope: 409 envelope-closed naming its status, even with a bad body', async () => {
     const { id } = await sentEnvelope(env.api, owner, { signers: [ada] });
     const raw = await token(id, ada.email);
@@ -369,7 +369,7 @@ describe('the order of the checks (CONTRACT §11.4): token 401, role 403, status
   });
 });
 
-describe('POST /api/signing/decline (CONTRACT §11.4)', () => {
+describe('POST /api/signing/decline (docs/api.md#the-recipients-api)', () => {
   test('a signer declines with a reason: envelope declined, events, the owner\'s e-mail and webhook events', async () => {
     const { id, recipientIds } = await sentEnvelope(env.api, owner, { signers: [ada, bob] });
     const answer = await decline(await token(id, bob.email), { reason: '  The start date is wrong.  ' });
@@ -414,7 +414,7 @@ describe('POST /api/signing/decline (CONTRACT §11.4)', () => {
   });
 });
 
-describe('signing order (CONTRACT §11.3)', () => {
+describe('signing order (docs/api.md#sending-and-signing-order)', () => {
   test('sequential: the next group is invited in the request of the last actor of the previous group, with that recipient as actor', async () => {
     const carol = { email: 'carol@example.com', name: 'Carol', role: 'signer', routingOrder: 1 };
     const { id, recipientIds } = await sentEnvelope(env.api, owner, {

@@ -1,5 +1,5 @@
 /**
- * The domain work the sweeper (CONTRACT §12.3) runs on what the due index says is due: expiring an
+ * The domain work the sweeper (docs/api.md#the-sweeper) runs on what the due index says is due: expiring an
  * envelope and reminding recipients, as the `system` actor, with their events, e-mails and webhook
  * events. (The sweeper itself, its schedule and its index reads come with it.)
  */

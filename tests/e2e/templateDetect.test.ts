@@ -1,5 +1,5 @@
 /**
- * Fields of a template from its document (CONTRACT §15.2) over real HTTP, Azurite and Chromium: a page
+ * Fields of a template from its document (docs/api.md#fields-from-the-document) over real HTTP, Azurite and Chromium: a page
  * Chromium printed with text tags naming roles by name (any case) becomes the template's fields, given
  * to those roles; a tag naming no role refuses the request and changes nothing; the template is
  * activated (after which detection is refused), an envelope is made from it and signed, and the sealed

@@ -1,5 +1,5 @@
 /**
- * Templates (CONTRACT §15.1) over real HTTP, Azurite and SMTP: create with an upload URL, roles and
+ * Templates (docs/api.md#templates) over real HTTP, Azurite and SMTP: create with an upload URL, roles and
  * fields by role, activation that checks and freezes the document as send does, list, get, delete;
  * envelopes made from an active template by role id and by role name, sent at once, whose recipients
  * sign through the API from their e-mailed links, to a sealed PDF that shows each value inside its

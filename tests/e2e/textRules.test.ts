@@ -1,5 +1,5 @@
 /**
- * Text the service accepts (CONTRACT §14.5) over real HTTP against real Azurite: each text that used to
+ * Text the service accepts (docs/api.md#text-the-service-accepts) over real HTTP against real Azurite: each text that used to
  * reach storage and fail there with 500 (a signer name, a field label, a file name, a decline reason,
  * a webhook description holding U+2028; a file name holding an unpaired surrogate) is now refused with
  * 400 naming the field, and the refused request changes nothing. Links the service builds come from
@@ -36,7 +36,7 @@ async function envelopeCount(): Promise<number> {
   return (await env.api.request('GET', '/envelopes', { token: owner.token })).body.length;
 }
 
-describe('texts holding refused characters: 400 naming the field, nothing changed (CONTRACT §14.5)', () => {
+describe('texts holding refused characters: 400 naming the field, nothing changed (docs/api.md#text-the-service-accepts)', () => {
   test('a signer name with U+2028', async () => {
     const id = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'));
     const before = await snapshot(id);
@@ -137,7 +137,7 @@ async function getWithHost(url: string, host: string, token: string): Promise<{ 
   });
 }
 
-describe('links the service builds (CONTRACT §14.5)', () => {
+describe('links the service builds (docs/api.md#text-the-service-accepts)', () => {
   test('the list\'s Link header is built on PUBLIC_BASE_URL, whatever Host the request names', async () => {
     const user = await env.newUser();
     for (let index = 0; index < 2; index++) await createEnvelopeWithDocument(env.api, user, null);

@@ -1,5 +1,5 @@
 /**
- * Access tokens under attack (RFC 8725; issue: hold against attackers, item 2): only HS256 at+jwt tokens
+ * Access tokens under attack (RFC 8725, docs/api.md#access-tokens): only HS256 at+jwt tokens
  * with exp, iat, sub, the right issuer and audience pass, and only while the user exists.
  */
 import { createHmac } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §2, captcha (Cloudflare Turnstile), over real HTTP against a loopback siteverify that speaks
+ * Captcha (Cloudflare Turnstile, docs/api.md#captcha-cloudflare-turnstile) over real HTTP against a loopback siteverify that speaks
  * Cloudflare's protocol: invalid tokens refused (Login 401, Register 403), a missing token refused when
  * required, and siteverify down, slow or talking nonsense answered 503, never a pass.
  */
@@ -74,7 +74,7 @@ describe('without TURNSTILE_SECRET_KEY', () => {
   });
 });
 
-describe('with TURNSTILE_SECRET_KEY (CONTRACT §2)', () => {
+describe('with TURNSTILE_SECRET_KEY (docs/api.md#captcha-cloudflare-turnstile)', () => {
   test('a valid token passes, and siteverify receives the secret, the token and the client IP as a form', async () => {
     useTurnstile(siteverify.url);
     expect((await login(siteverify.passToken)).status).toBe(200);

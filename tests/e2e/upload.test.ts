@@ -1,5 +1,5 @@
 /**
- * CONTRACT §4, upload, over real HTTP and real Blob storage: GetUploadUrl's checks, what the upload SAS
+ * Upload (docs/api.md#create-an-envelope-and-upload-its-document) over real HTTP and real Blob storage: GetUploadUrl's checks, what the upload SAS
  * allows (create and write of one blob, nothing else), and the checks of the document whenever it is
  * used (send, complete), none of which changes the envelope or deletes the blob.
  */
@@ -64,7 +64,7 @@ async function expectRefusedWithoutChange(id: string, status: number, bytes: Uin
   return answers;
 }
 
-describe('POST /api/GetUploadUrl (CONTRACT §4)', () => {
+describe('POST /api/GetUploadUrl (docs/api.md#create-an-envelope-and-upload-its-document)', () => {
   test('201 {uploadUrl, envelopeId, blobName}: a draft envelope with no signers, blob <envelopeId>/<filename> in documents', async () => {
     const response = await ticket('Lease.pdf');
     expect(response.status).toBe(201);
@@ -124,7 +124,7 @@ describe('POST /api/GetUploadUrl (CONTRACT §4)', () => {
   });
 });
 
-describe('the upload SAS (CONTRACT §4)', () => {
+describe('the upload SAS (docs/api.md#create-an-envelope-and-upload-its-document)', () => {
   let created: ApiResponse<any>;
   let uploadUrl: URL;
 
@@ -210,7 +210,7 @@ describe('the upload SAS (CONTRACT §4)', () => {
   });
 });
 
-describe('the document is checked whenever it is used: send and complete (CONTRACT §4)', () => {
+describe('the document is checked whenever it is used: send and complete (docs/api.md#create-an-envelope-and-upload-its-document)', () => {
   test('not uploaded yet: 409, nothing changes', async () => {
     const { id } = await prepared(null);
     const [send] = await expectRefusedWithoutChange(id, 409, null);

@@ -1,5 +1,5 @@
 /**
- * Webhooks seen from a real receiver (CONTRACT §12.2, §12.3): a loopback HTTP server that verifies
+ * Webhooks seen from a real receiver (docs/api.md#webhooks, docs/api.md#the-sweeper): a loopback HTTP server that verifies
  * EVERY delivery with the `standardwebhooks` library, as any receiver would, and checks each body
  * against the event shape. It receives every event of a parallel and of a sequential envelope
  * (sent, opened, signed, approved, viewed, completed), of a decline, of a void (with its reason), and of an expiry
@@ -134,7 +134,7 @@ function recipients(): { email: string; name: string; role: string; routingOrder
 const INVITATION = /^Please review(?: and (?:sign|approve))?: /;
 const ACTED = { signer: 'signed', approver: 'approved', viewer: 'viewed' } as Record<string, string>;
 
-describe('every event of an envelope reaches the receiver, signed (CONTRACT §12.2)', () => {
+describe('every event of an envelope reaches the receiver, signed (docs/api.md#webhooks)', () => {
   test.each(['parallel', 'sequential'] as const)('%s: envelope.sent, recipient.opened and each action, envelope.completed', async (signingOrder) => {
     const webhook = await hook();
     const people = recipients();
@@ -239,7 +239,7 @@ async function sentEnvelopeExpiringIn(owner: TestUser, signer: Record<string, un
   return { id };
 }
 
-describe('delivery (CONTRACT §12.2)', () => {
+describe('delivery (docs/api.md#webhooks)', () => {
   test('a receiver answering 500 twice gets the same event again after each delay; the log shows retrying, retrying, succeeded', async () => {
     const webhook = await hook({ kind: 'sequence', statuses: [500, 500, 200] }, ['envelope.voided']);
     const [ada] = recipients();

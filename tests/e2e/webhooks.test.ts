@@ -1,5 +1,5 @@
 /**
- * The webhook endpoints (CONTRACT §12.2) over real HTTP, every response checked against the OpenAPI
+ * The webhook endpoints (docs/api.md#webhooks) over real HTTP, every response checked against the OpenAPI
  * document: create (with its secret, once), list (without), delete, the deliveries log and
  * redelivery; body validation, the SSRF refusals at creation, the limit of 10, and another user's
  * webhooks answered exactly as missing ones. The last test follows an event from an outbox batch to

@@ -1,9 +1,9 @@
 /**
- * Offline checks of the Bicep templates in infra/ (issue "Deploy to Azure for real", part 4).
+ * Offline checks of the Bicep templates in infra/ (docs/deploy.md).
  *
  * No Bicep compiler can be installed where this project is developed, so these checks parse every
  * .bicep file with tree-sitter-bicep (its wasm build, loaded by web-tree-sitter) and hold the
- * templates to the rules the issue and CONTRACT §8 set: syntax, API versions, module wiring, secure
+ * templates to the rules docs/deploy.md and docs/api.md#configuration set: syntax, API versions, module wiring, secure
  * parameters, no secret or key in a template, the hardening properties, the Flex Consumption rules,
  * the app settings, the role assignments and the storage layout. The full compile and lint run in
  * the workflow (.github/workflows/ci.yml, job "Bicep compile and lint").
@@ -86,7 +86,7 @@ const FORBIDDEN_SITE_PROPERTIES = [
   'windowsFxVersion',
 ];
 
-/** App settings the service needs in Azure (CONTRACT §8 and the issue), set unconditionally. */
+/** App settings the service needs in Azure (docs/api.md#configuration, docs/deploy.md), set unconditionally. */
 const REQUIRED_APP_SETTINGS = [
   'AzureWebJobsStorage__accountName',
   'AzureWebJobsStorage__credential',
@@ -134,7 +134,7 @@ const KNOWN_ROLES: Record<string, string> = {
   '09976791-48a7-449e-bb21-39d1a415f350': 'Communication and Email Service Owner',
 };
 
-/** Roles the app's identity must hold (the issue); alternatives in an inner array. */
+/** Roles the app's identity must hold (docs/deploy.md); alternatives in an inner array. */
 const REQUIRED_ROLES: string[][] = [
   ['Storage Blob Data Owner', 'Storage Blob Data Contributor'],
   ['Storage Table Data Contributor'],
@@ -1025,7 +1025,7 @@ describe('infra/ Bicep templates (offline checks; the full compile runs in ci.ym
     expect(apiBaseUrl?.value?.text).toMatch(/^'https:\/\/\$\{.+\}\/api'$/);
   });
 
-  test('the environment declares every resource the issue asks for', () => {
+  test('the environment declares every resource docs/deploy.md names', () => {
     const declared = new Set(allResources(infra).filter(({ resource }) => !resource.existing).map(({ resource }) => resource.typeName));
     expect(REQUIRED_RESOURCE_TYPES.filter((type) => !declared.has(type))).toEqual([]);
   });
@@ -1049,7 +1049,7 @@ describe('infra/ Bicep templates (offline checks; the full compile runs in ci.ym
     expect(evaluate(settings.get('REQUIRE_EMAIL_VERIFICATION'), file)).toBe('true');
     // PUBLIC_BASE_URL falls back to the app's own https:// address.
     expect(settings.get('PUBLIC_BASE_URL')?.text).toContain("'https://${site.properties.defaultHostName}'");
-    // main.bicep's defaults are what the service uses when the setting is unset (CONTRACT §8).
+    // main.bicep's defaults are what the service uses when the setting is unset (docs/api.md#configuration).
     const defaultOf = (name: string) => evaluate(main.params.get(name)?.defaultValue, main);
     const base = { JWT_SECRET: 'x'.repeat(32), SEAL_P12_BASE64: 'AAAA' };
     const defaults = loadConfig(base);

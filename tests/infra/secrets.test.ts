@@ -1,5 +1,5 @@
 /**
- * "Nothing in the repository holds a secret" (issue "Deploy to Azure for real"): every file that
+ * "Nothing in the repository holds a secret" (docs/deploy.md): every file that
  * deploys the service (infra/, azure.yaml, the workflows, docs/deploy.md) is scanned for secret and
  * key literals, and the workflows may not take credentials from GitHub secrets at all: Azure
  * access is OpenID Connect, and the service's secrets live in Key Vault.

@@ -1,6 +1,6 @@
 /**
- * Offline checks of the pipeline and the operator's documents (issue "Deploy to Azure for real",
- * parts 2-5): the workflow files and azure.yaml parse and do what the issue asks, in order, with the
+ * Offline checks of the pipeline and the operator's documents (docs/deploy.md):
+ * the workflow files and azure.yaml parse and do what docs/deploy.md describes, in order, with the
  * actions it names; infra/main.parameters.json, the deploy workflow and docs/deploy.md agree with
  * infra/main.bicep; and docs/deploy.md covers every step an operator needs.
  *
@@ -77,7 +77,7 @@ function stepIndex(job: Job | undefined, match: (step: Step) => boolean): number
 const usesAction = (action: string) => (step: Step) => (step.uses ?? '').toLowerCase().startsWith(`${action.toLowerCase()}@`);
 const runs = (pattern: RegExp) => (step: Step) => pattern.test(step.run ?? '');
 
-/** Problems with a CI workflow, per the issue: README's test command on Node 20 and 22, every push and PR, Bicep compiled. */
+/** Problems with a CI workflow: README's test command on Node 20 and 22, every push and PR, Bicep compiled. */
 function ciProblems(flow: Workflow): string[] {
   const problems: string[] = [];
   const on = triggers(flow);
@@ -102,7 +102,7 @@ function ciProblems(flow: Workflow): string[] {
   return problems;
 }
 
-/** Problems with a deploy workflow, per the issue: on main, OIDC login, Bicep, functions-action, smoke test, in that order. */
+/** Problems with a deploy workflow: on main, OIDC login, Bicep, functions-action, smoke test, in that order. */
 function deployProblems(flow: Workflow): string[] {
   const problems: string[] = [];
   const push = triggers(flow).push as { branches?: string[] } | null | undefined;

@@ -1,7 +1,7 @@
 /**
  * The API key repository against a real Azurite, with clocks the tests move: how long a key deleted
- * by another instance keeps working there (bounded by API_KEY_CACHE_MS, under the 60 s of CONTRACT
- * §14.1), and `lastUsedAt` written at most once a minute per key, across instances, without a storage
+ * by another instance keeps working there (bounded by API_KEY_CACHE_MS, under the 60 s of
+ * docs/api.md#api-keys), and `lastUsedAt` written at most once a minute per key, across instances, without a storage
  * write per request.
  */
 import { randomUUID } from 'node:crypto';

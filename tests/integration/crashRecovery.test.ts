@@ -1,6 +1,6 @@
 /**
- * Nothing lost, nothing stuck, nothing twice when a process or storage dies mid-way (CONTRACT §6,
- * §11.4, §12), tried as an operator would: the service runs as `npm start` runs it (its own process
+ * Nothing lost, nothing stuck, nothing twice when a process or storage dies mid-way (docs/api.md#what-completion-does,
+ * docs/api.md#the-recipients-api, docs/api.md#e-mail, docs/api.md#webhooks), tried as an operator would: the service runs as `npm start` runs it (its own process
  * group), on its own Azurite keeping its data on disk, sending e-mail to its own SMTP server and
  * webhooks to a receiver on loopback, and this test
  * 1. kills the process group with SIGKILL the moment a completing signature's sealed blob is stored

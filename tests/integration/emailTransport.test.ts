@@ -1,5 +1,5 @@
 /**
- * The e-mail transports (CONTRACT §12.1): SMTP with nodemailer against real SMTP servers (the suite's
+ * The e-mail transports (docs/api.md#e-mail): SMTP with nodemailer against real SMTP servers (the suite's
  * mail catcher, and `smtp-server` for authentication and refusals), Azure Communication Services with
  * its SDK against a loopback HTTPS server speaking the service's REST protocol (POST
  * `/emails:send?api-version=...` → 202 with `Operation-Location`, then polling the operation), and no

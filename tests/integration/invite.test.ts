@@ -1,4 +1,4 @@
-/** `npm run --silent invite` (CONTRACT §2): the code alone on the last line of stdout, usable to register. */
+/** `npm run --silent invite` (docs/api.md#accounts): the code alone on the last line of stdout, usable to register. */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, test } from '@jest/globals';

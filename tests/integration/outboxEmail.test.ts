@@ -1,5 +1,5 @@
 /**
- * E-mails from the outbox to the mail server, end to end on the local host (CONTRACT §12.1, §12.3):
+ * E-mails from the outbox to the mail server, end to end on the local host (docs/api.md#e-mail, docs/api.md#the-sweeper):
  * a batch written in a change's transaction, dispatched to the `outbox-email` queue, sent by the
  * `SendEmail` queue function through a real SMTP server, once, retried by the queue when the
  * server refuses, `failed` and in the poison queue after 5 dequeues; a dispatch that fails after the

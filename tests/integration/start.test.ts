@@ -1,5 +1,5 @@
 /**
- * `npm start` as a newcomer runs it (CONTRACT §9, README): on an empty folder it generates local
+ * `npm start` as a newcomer runs it (README.md#quick-start): on an empty folder it generates local
  * secrets, starts Azurite (Blob, Queue, Table) with data on disk and a mail catcher, serves the API
  * with its queue and timer functions, prints its address, the complete storage connection string,
  * the mail catcher's address and an invitation code; `npm run invite` beside it needs no settings;
@@ -171,7 +171,7 @@ describe('npm start on an empty folder', () => {
     expect(statSync(secrets).mode & 0o777).toBe(0o600);
     expect(Object.keys(JSON.parse(await readFile(secrets, 'utf8')) as object).sort()).toEqual(['JWT_SECRET', 'SEAL_P12_BASE64', 'SEAL_P12_PASSPHRASE']);
     expect(existsSync(path.join(root, '.azurite'))).toBe(true);
-    // CONTRACT §2: without a Turnstile secret, captcha tokens are ignored and a warning says so at start.
+    // docs/api.md#captcha-cloudflare-turnstile: without a Turnstile secret, captcha tokens are ignored and a warning says so at start.
     expect(first.output.some((line) => line.includes('TURNSTILE_SECRET_KEY is not set'))).toBe(true);
     // With no timestamp authority, seals are B-B, and the start says how to point it at one.
     expect(first.output).toContainEqual(expect.stringMatching(/^Seals: PAdES B-B, no timestamp authority \(set TSA_URL/));

@@ -1,5 +1,5 @@
 /**
- * The local host runs queue and timer functions as the Functions host does (CONTRACT §12.3), against
+ * The local host runs queue and timer functions as the Functions host does (docs/api.md#the-sweeper), against
  * the suite's real Azurite: base64 JSON decoded, trigger metadata, delete on success, retry after the
  * visibility timeout with a growing dequeue count, `<queue>-poison` after 5 dequeues, NCRONTAB
  * schedules with seconds. Each test uses queues of its own.

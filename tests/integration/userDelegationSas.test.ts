@@ -1,5 +1,5 @@
 /**
- * SAS signing paths (issue: deploy to Azure, item 1). The user-delegation path runs for real against an
+ * SAS signing paths (docs/deploy.md, docs/api.md#configuration). The user-delegation path runs for real against an
  * Azurite with HTTPS and OAuth (its basic mode issues user delegation keys and validates SAS signed
  * with them); the selection between the two paths is checked from the settings.
  */

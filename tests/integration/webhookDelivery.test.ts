@@ -1,5 +1,5 @@
 /**
- * Webhook events and deliveries (CONTRACT §12.2) against real Azurite and real loopback receivers:
+ * Webhook events and deliveries (docs/api.md#webhooks) against real Azurite and real loopback receivers:
  * fan-out from an outbox batch, one queue message per attempt, Standard Webhooks signatures verified
  * with the `standardwebhooks` library, retries on a fast schedule, every kind of failing receiver,
  * redelivery with the same `webhook-id`, idempotency of fan-out and of attempts, and the log.

@@ -1,5 +1,5 @@
 /**
- * The SSRF rules of webhooks (CONTRACT §12.2) with real DNS: host names resolved through a DNS server
+ * The SSRF rules of webhooks (docs/api.md#webhooks) with real DNS: host names resolved through a DNS server
  * on loopback that this test controls. Each refused range is refused when a name resolves to it (A or
  * AAAA), at creation and at every attempt; a name that rebinds to a private address after creation
  * is refused at delivery, and nothing connects to it.

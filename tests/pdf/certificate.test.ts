@@ -14,7 +14,7 @@ let sealer: Sealer;
 let scratch: Scratch;
 sealingForFile((started) => ({ sealer, scratch } = started));
 
-/** Names in every script CONTRACT §10 lists, emoji and a few more scripts, each with its own e-mail address. */
+/** Names in every script docs/api.md#evidence lists, emoji and a few more scripts, each with its own e-mail address. */
 const everyScript = [
   { name: 'Ada Lovelace', email: 'latin@example.com' },
   { name: 'Γιώργος Παπαδόπουλος', email: 'greek@example.gr' },
@@ -119,7 +119,7 @@ async function drawnGlyphs(file: string, firstPage: number, lastPage: number): P
   return glyphs;
 }
 
-describe('certificate of completion (CONTRACT §10)', () => {
+describe('certificate of completion (docs/api.md#evidence)', () => {
   test('shows the envelope, every recipient and every audit event as extractable text', async () => {
     const recipients = [
       actedRecipient({ name: 'Ada Lovelace', email: 'ada@example.com', signature: { typed: 'Ada Lovelace' } }),
@@ -157,7 +157,7 @@ describe('certificate of completion (CONTRACT §10)', () => {
     expect(text.match(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/g)?.length).toBeGreaterThanOrEqual(7);
   });
 
-  test('names the owner as `Name <address>` when the owner gave a display name (CONTRACT §2)', async () => {
+  test('names the owner as `Name <address>` when the owner gave a display name (docs/api.md#accounts)', async () => {
     const { certificateText } = await sealNormal({ ownerName: 'Grace Hopper', recipients: [actedRecipient({ name: 'Ada', email: 'ada@example.com' })] });
     expect(collapse(certificateText)).toContain('Owner Grace Hopper <owner@example.com>');
   });

@@ -1,5 +1,5 @@
 /**
- * Cleaning the corpus (CONTRACT §17.2): every real document that carries scripts, additional
+ * Cleaning the corpus (docs/api.md#what-the-service-removes-from-documents-and-why): every real document that carries scripts, additional
  * actions, embedded files or an XFA form loses them, and nothing a reader sees: each cleaned page
  * renders in poppler, MuPDF and Ghostscript as the original page does, and qpdf finds the cleaned
  * file sound. A document with nothing to remove is frozen byte for byte.

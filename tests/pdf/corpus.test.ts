@@ -1,6 +1,6 @@
 /**
  * Sweeps every file of the shared corpus through sealDocument: each one is either sealed, and then
- * passes every independent check of CONTRACT §6 (original pages rendering as before in poppler,
+ * passes every independent check of docs/api.md#what-completion-does (original pages rendering as before in poppler,
  * MuPDF and Ghostscript included), or refused with a 4xx AppError; nothing else.
  * Writes the outcome table to docs/corpus.md.
  */
@@ -115,7 +115,7 @@ describe('corpus sweep: every corpus PDF is sealed and verifies, or is refused w
     if (Number.isFinite(originalInfo.pages)) expect(result.originalPageCount).toBe(originalInfo.pages);
     const incremental = startsWith(result.sealed, document);
     if (earlier.length > 0) expect(incremental).toBe(true);
-    // Flattening keeps every value (CONTRACT §6 step 1): each value a viewer shows as it is stays text.
+    // Flattening keeps every value (docs/api.md#what-completion-does step 1): each value a viewer shows as it is stays text.
     // White space removed: a comb field spaces its characters out ("RD" is extracted as "R D").
     const bare = (text: string): string => collapse(text).replace(/\s/g, '');
     // The original pages' text: pdftotext ends each page with a form feed.

@@ -213,7 +213,7 @@ export function withDocMdpPermission(original: Buffer, catalog: { number: number
 export const KEPT_LINK = 'https://example.com/terms';
 
 /**
- * A one-page PDF with every kind of active content a frozen document loses (CONTRACT §17.2), each
+ * A one-page PDF with every kind of active content a frozen document loses (docs/api.md#what-the-service-removes-from-documents-and-why), each
  * where producers put it, and a URI link that stays: document JavaScript (`/Names /JavaScript`),
  * `/OpenAction` JavaScript, `/AA` on the catalog, the page, an annotation and a field, links with
  * Launch, GoToR, GoToE and ImportData actions, a URI link whose `/Next` runs JavaScript, push buttons

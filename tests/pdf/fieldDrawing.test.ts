@@ -88,7 +88,7 @@ const geometries: [string, PageSpec, { width: number; height: number }][] = [
   ],
 ];
 
-describe('field values drawn into the pages (CONTRACT §6 step 2)', () => {
+describe('field values drawn into the pages (docs/api.md#what-completion-does step 2)', () => {
   describe.each(geometries)('%s', (name, spec, displayed) => {
     let sealed: Awaited<ReturnType<typeof sealWith>>;
     beforeAll(async () => {

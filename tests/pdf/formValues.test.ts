@@ -1,6 +1,6 @@
 /**
  * Form values regenerated at sealing keep every character and sit where viewers place them
- * (CONTRACT §6 step 1, §17.4): a multi-line text field's "ü" and "ß" survive, its first line starts
+ * (docs/api.md#what-completion-does step 1): a multi-line text field's "ü" and "ß" survive, its first line starts
  * at the top inward, a list box highlights its selected row. The form leaves its appearances to the
  * viewer (`/NeedAppearances true`), so poppler and MuPDF each draw the original's fields their own
  * way: the sealed page, whose fields are flattened into page content, must match what each shows.
@@ -62,7 +62,7 @@ function crop(raster: Raster, box: PixelBox): Raster {
   return { width, height, pixels };
 }
 
-describe('a multi-line text field keeps every character (CONTRACT §17.4)', () => {
+describe('a multi-line text field keeps every character (docs/api.md#what-completion-does)', () => {
   test('pdftotext reads each line of the value, umlauts, ß and accents included, from the sealed page', async () => {
     // poppler draws the original's field itself and reads the same lines from it.
     const before = await pdftotext(original);
@@ -111,7 +111,7 @@ describe('a multi-line text field keeps every character (CONTRACT §17.4)', () =
   });
 });
 
-describe('a list box shows its options from the top, its selected row highlighted (CONTRACT §17.4)', () => {
+describe('a list box shows its options from the top, its selected row highlighted (docs/api.md#what-completion-does)', () => {
   test('every option is on the sealed page, where poppler places it in the original', async () => {
     const [before, after] = await Promise.all([popplerWords(original), popplerWords(sealed)]);
     for (const option of MULTILINE_FORM.options) {

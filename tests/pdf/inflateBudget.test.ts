@@ -1,5 +1,5 @@
 /**
- * The decompression pre-scan's bound (CONTRACT §4: compressed streams are never inflated beyond the
+ * The decompression pre-scan's bound (docs/api.md#create-an-envelope-and-upload-its-document: compressed streams are never inflated beyond the
  * budget): it skips the streams whose worst case fits, so these tests give documents whose worst
  * case does not fit in one respect each (one stream, all together, a chain of decoders), and check
  * that they are still inflated and refused. A small budget keeps them small.

@@ -1,4 +1,4 @@
-/** inspectDocument: the checks of sealing, without sealing (CONTRACT §4: checked on send too). */
+/** inspectDocument: the checks of sealing, without sealing (docs/api.md#create-an-envelope-and-upload-its-document: checked on send too). */
 import { describe, expect, test } from '@jest/globals';
 import { inspectDocument } from '../../src/lib/pdf/index.js';
 import { corpusFile } from './pdfTools.js';

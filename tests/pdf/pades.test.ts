@@ -1,5 +1,5 @@
 /**
- * The seal is a PAdES baseline signature (CONTRACT §6 step 4, ETSI EN 319 142-1): its CMS carries
+ * The seal is a PAdES baseline signature (docs/api.md#what-completion-does step 4, ETSI EN 319 142-1): its CMS carries
  * content-type, message-digest and signing-certificate-v2 and no signing-time attribute (PA-6.3:
  * the claimed time is the signature dictionary's /M), and with a TSA the RFC 3161 timestamp
  * (PAdES B-T). Checked with openssl (the CMS printed and verified over the signed byte ranges),
@@ -26,7 +26,7 @@ function signedBytes(pdf: Buffer): Buffer {
   return Buffer.concat([pdf.subarray(offset1, offset1 + length1), pdf.subarray(offset2, offset2 + length2)]);
 }
 
-describe('PAdES baseline seal: no signing-time in the CMS (CONTRACT §6 step 4)', () => {
+describe('PAdES baseline seal: no signing-time in the CMS (docs/api.md#what-completion-does step 4)', () => {
   test.each([
     ['B-B, without a timestamp authority', false],
     ['B-T, with the loopback timestamp authority', true],

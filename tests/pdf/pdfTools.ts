@@ -316,7 +316,7 @@ export async function dumpSignature(file: string, index: number): Promise<string
 }
 
 /**
- * Every check CONTRACT §6 asks of a sealed file, against its original, with the real tools:
+ * Every check docs/api.md#what-completion-does asks of a sealed file, against its original, with the real tools:
  * pdfsig (every signature valid, the seal covering the whole document, ETSI.CAdES.detached, SHA-256),
  * qpdf --check (no errors, no warnings the original did not have), poppler (no complaint the
  * original did not have), pdfinfo (pages = original + certificate), no form fields but signatures,
@@ -403,7 +403,7 @@ function complaints(stderr: string, file: string): Set<string> {
 
 /**
  * Checks that pages 1 to `pages` of `sealed` render as `original` does in poppler, MuPDF and
- * Ghostscript at `dpi` (CONTRACT §6: every original page renders as the original renders it):
+ * Ghostscript at `dpi` (docs/api.md#what-completion-does: every original page renders as the original renders it):
  * every page identical, or differing only by edges placed a pixel or two apart (`comparePixels`:
  * not `changed`), and no engine complaint on stderr that the original did not already cause.
  * An engine that cannot render the original may fail on the sealed file too, with no other error.

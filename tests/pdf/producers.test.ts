@@ -1,5 +1,5 @@
 /**
- * PDFs made by other producers, sealed (CONTRACT §6 step 1 and the independent checks of §6): every
+ * PDFs made by other producers, sealed (docs/api.md#what-completion-does step 1 and its independent checks): every
  * value a viewer shows stays visible after flattening, and nothing else on the page changes.
  * Each sealed file passes the usual checks (pdfsig, qpdf, poppler, the certificate's text); its
  * values come out of pdftotext; and its first page, drawn at 100 dpi by poppler, MuPDF and
@@ -182,7 +182,7 @@ afterAll(async () => {
 /** The inside of a widget's pixel box (grown by 2 pixels): 3 pixels in from the rectangle on each side, clear of its border. */
 const inner = (box: PixelBox): PixelBox => ({ x0: box.x0 + 5, y0: box.y0 + 5, x1: box.x1 - 5, y1: box.y1 - 5 });
 
-describe('documents made by other producers keep every value through the seal (CONTRACT §6 step 1)', () => {
+describe('documents made by other producers keep every value through the seal (docs/api.md#what-completion-does step 1)', () => {
   test.each(cases)('$file', async (entry) => {
     const original = await entry.make(scratch.dir);
     const document = new Uint8Array(await readFile(original));

@@ -1,5 +1,5 @@
 /**
- * Documents protected by an owner password only (CONTRACT §4): they open with the empty password,
+ * Documents protected by an owner password only (docs/api.md#create-an-envelope-and-upload-its-document): they open with the empty password,
  * so they are sealed without their protection, whatever permissions the owner password denies,
  * changes included. Made at test time by qpdf in every standard-handler flavour; LibreOffice's
  * "restrict permissions" export is in producers.test.ts. A document that stays refused is refused
@@ -26,7 +26,7 @@ sealingForFile((started) => ({ sealer, scratch } = started));
 const variants = Object.keys(ownerRestrictions) as (keyof typeof ownerRestrictions)[];
 const sources = ['normal.pdf', 'form_to_flatten.pdf'];
 
-describe('owner-password-only documents are sealed without their protection (CONTRACT §4)', () => {
+describe('owner-password-only documents are sealed without their protection (docs/api.md#create-an-envelope-and-upload-its-document)', () => {
   test.each(variants.flatMap((variant) => sources.map((source) => [variant, source] as const)))('%s, no changes allowed: %s', async (variant, source) => {
     const original = path.join(scratch.dir, `${variant.replace(/\W+/g, '-')}-${source}`);
     await restrictWithQpdf(path.join(corpusDir, source), original, variant);

@@ -27,7 +27,7 @@ async function refusal(document: Uint8Array): Promise<{ status: number; type: st
   throw new Error('The document was sealed, not refused.');
 }
 
-describe('documents the service refuses (CONTRACT §4)', () => {
+describe('documents the service refuses (docs/api.md#create-an-envelope-and-upload-its-document)', () => {
   test.each(['encrypted_new.pdf', 'encrypted_old.pdf'])('refuses %s, which needs a password, with 422 document-encrypted', async (name) => {
     const answer = await refusal(await corpusFile(name));
     expect(answer).toMatchObject({ status: 422, type: 'urn:problem:document-encrypted' });

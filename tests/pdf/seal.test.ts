@@ -43,7 +43,7 @@ async function sealCorpusFile(name: string) {
   };
 }
 
-describe('sealDocument (CONTRACT §6)', () => {
+describe('sealDocument (docs/api.md#what-completion-does)', () => {
   test.each(['normal.pdf', 'fill_form.pdf', 'form_to_flatten.pdf', 'signed_by_other_tool.pdf', 'encrypted_empty_user_password.pdf'])(
     'seals %s so that pdfsig, qpdf, pdfinfo and pdftotext all accept it',
     async (name) => {
@@ -72,7 +72,7 @@ describe('sealDocument (CONTRACT §6)', () => {
     expect(startsWith(result.sealed, document)).toBe(true);
   });
 
-  test('seals a document protected by an owner password only without its protection (CONTRACT §4)', async () => {
+  test('seals a document protected by an owner password only without its protection (docs/api.md#create-an-envelope-and-upload-its-document)', async () => {
     const { original, sealed } = await sealCorpusFile('encrypted_empty_user_password.pdf');
     expect((await pdfinfo(original)).encrypted).toBe(true);
     expect((await pdfinfo(sealed)).encrypted).toBe(false);

@@ -30,7 +30,7 @@ function parseAsn1(listing: string): Element[] {
     .map((match) => ({ offset: Number(match[1]), header: Number(match[2]), length: Number(match[3]), text: match[4] ?? '' }));
 }
 
-describe('RFC 3161 signature timestamp (PAdES B-T, CONTRACT §6 step 3)', () => {
+describe('RFC 3161 signature timestamp (PAdES B-T, docs/api.md#what-completion-does step 3)', () => {
   test('with a TSA, the seal carries a timestamp token over its signature value that openssl verifies', async () => {
     const document = await corpusFile('normal.pdf');
     const certificate = certificateFor(document);

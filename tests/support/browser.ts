@@ -74,7 +74,7 @@ export async function screenshot(target: Page | Locator, name: string, options: 
   return file;
 }
 
-/** A rectangle as fields measure it: fractions 0 to 1 of the shown page, origin top-left (CONTRACT §11.2). */
+/** A rectangle as fields measure it: fractions 0 to 1 of the shown page, origin top-left (docs/api.md#fields). */
 export interface PageRect {
   page: number;
   x: number;
@@ -88,7 +88,7 @@ export interface PageRect {
  * block per party (`0`, `1`, `2`) with a signature line, a name line, a title line and a date line;
  * on page 1, an initials box at the foot.
  */
-export const CONTRACT_LAYOUT = {
+export const AGREEMENT_LAYOUT = {
   initials: { page: 1, x: 0.74, y: 0.9, width: 0.16, height: 0.045 },
   party(index: number) {
     const top = 0.4 + index * 0.19;
@@ -115,7 +115,7 @@ const CLAUSES = [
 
 /**
  * A two-page A4 contract (a mutual non-disclosure agreement) printed to PDF by Chromium, with lines
- * to sign at {@link CONTRACT_LAYOUT}: a realistic document for the signing page and the console.
+ * to sign at {@link AGREEMENT_LAYOUT}: a realistic document for the signing page and the console.
  * @param parties the names printed under the three signature blocks
  */
 export async function contractPdf(browser: Browser, parties: readonly [string, string, string]): Promise<Buffer> {
@@ -127,7 +127,7 @@ export async function contractPdf(browser: Browser, parties: readonly [string, s
       .join('');
   const blocks = parties
     .map((party, index) => {
-      const block = CONTRACT_LAYOUT.party(index);
+      const block = AGREEMENT_LAYOUT.party(index);
       return (
         `<div class="party" style="top:${(0.4 + index * 0.19) * 297}mm">Party ${index + 1}: ${party}</div>` +
         box(block.signature) +
@@ -160,7 +160,7 @@ export async function contractPdf(browser: Browser, parties: readonly [string, s
       <p class="parties">between ${parties.join(', ')}</p>
       ${clauses(0, 6)}
     </div>
-    ${box(CONTRACT_LAYOUT.initials)}<div class="caption" style="left:${CONTRACT_LAYOUT.initials.x * 210}mm;top:${(CONTRACT_LAYOUT.initials.y - 0.018) * 297}mm">Initials</div>
+    ${box(AGREEMENT_LAYOUT.initials)}<div class="caption" style="left:${AGREEMENT_LAYOUT.initials.x * 210}mm;top:${(AGREEMENT_LAYOUT.initials.y - 0.018) * 297}mm">Initials</div>
     <div class="foot">Mutual Non-Disclosure Agreement · page 1 of 2</div></div>
     <div class="page"><div class="text">${clauses(6, 9)}<p>Signed by the parties on the dates below.</p></div>
     ${blocks}

@@ -10,7 +10,7 @@ import { resetServices } from '../../src/lib/services.js';
 import { resetStorage } from '../../src/lib/storage/clients.js';
 import type { ApiResponse } from './service.js';
 
-/** ISO 8601 UTC with milliseconds (CONTRACT §1). */
+/** ISO 8601 UTC with milliseconds (docs/api.md#conventions). */
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** A canonical UUID version 7 (RFC 9562 §5.7). */
 export const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -160,7 +160,7 @@ export async function createEnvelopeWithDocument(api: ApiClient, user: TestUser,
   return ticket.body.envelopeId;
 }
 
-/** Problem details as the contract requires (CONTRACT §1). */
+/** Problem details as docs/api.md#conventions requires (RFC 9457). */
 export function expectProblem(response: ApiResponse, status: number): void {
   const body = response.body as { type?: unknown; title?: unknown; status?: unknown; detail?: unknown };
   if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text}`);

@@ -1,5 +1,5 @@
 /**
- * The message catalogues (CONTRACT §18): every supported locale has every message of every namespace
+ * The message catalogues (docs/languages.md): every supported locale has every message of every namespace
  * English has (whatever namespaces exist: e-mails, certificate, common words, signing page, console),
  * each a valid ICU message with the same placeholders as English, plurals with every category the
  * language's CLDR plural rules name, selects with English's cases. A catalogue that fails to load

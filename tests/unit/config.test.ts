@@ -1,4 +1,4 @@
-/** Settings (CONTRACT §8): defaults, and one line naming a bad setting. */
+/** Settings (docs/api.md#configuration): defaults, and one line naming a bad setting. */
 import { describe, expect, test } from '@jest/globals';
 import { loadConfig } from '../../src/lib/config.js';
 import { ConfigError } from '../../src/lib/errors.js';
@@ -16,7 +16,7 @@ function failure(env: Record<string, string>): ConfigError {
 }
 
 describe('loadConfig', () => {
-  test('applies the contract defaults', () => {
+  test('applies the documented defaults (docs/api.md#configuration)', () => {
     const config = loadConfig(minimal);
     expect(config.storage).toEqual({ kind: 'connectionString', connectionString: 'UseDevelopmentStorage=true' });
     expect(config.jwt).toMatchObject({ issuer: 'envelope-signing-service', audience: 'envelope-api', ttlSeconds: 3600 });

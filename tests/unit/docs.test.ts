@@ -1,5 +1,5 @@
 /**
- * The repository stands on its own (CONTRACT §9, issue 10 item 6): its public texts (README, docs/,
+ * The repository stands on its own: its public texts (README, docs/,
  * SECURITY.md, the OpenAPI document's descriptions, the pages) point nowhere outside the repository and
  * cite no section of the team's contract; their relative links resolve; and the API reference
  * (docs/api.md) names every route, every problem type the code answers with and every setting the
@@ -22,10 +22,12 @@ function filesBelow(folder: string, extensions: string[]): string[] {
     .filter((file) => statSync(path.join(root, file)).isFile() && extensions.some((extension) => file.endsWith(extension)));
 }
 
-const markdown = ['README.md', 'SECURITY.md', ...filesBelow('docs', ['.md'])];
+const markdown = ['README.md', 'SECURITY.md', 'bench/README.md', ...filesBelow('docs', ['.md'])];
 const pages = filesBelow('src/web', ['.html']);
-/** What points outside: the shared folder beside the repository, and citations of the contract or the spec by section. */
-const outside = [/\.\.\/shared/, /\bCONTRACT\b/, /\bspec §/];
+/** The team's decisions document, by the name it goes by (spelt in two parts so that this file does not cite it). */
+const decisions = 'CONTR' + 'ACT';
+/** What points outside: the shared folder beside the repository, and citations of the team's decisions or the spec by section. */
+const outside = [/\.\.\/shared/, new RegExp(`\\b${decisions}\\b`), /\bspec §/];
 
 describe('nothing public points outside the repository', () => {
   test.each([...markdown, ...pages])('%s', (file) => {
@@ -50,14 +52,16 @@ describe('nothing public points outside the repository', () => {
   });
 
   test('the check above finds what it looks for (so it can fail)', () => {
-    expect(outside.filter((pattern) => pattern.test('see [the contract](../shared/CONTRACT.md), spec §4')).length).toBe(3);
+    expect(outside.filter((pattern) => pattern.test(`see [the decisions](../shared/${decisions}.md), spec §4`)).length).toBe(3);
   });
 });
 
+/** GitHub's anchor of a heading: lower case, punctuation other than `-` removed, spaces as `-`. */
+const anchor = (heading: string) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+/** The anchors of a Markdown text's headings (code blocks left out: their `#` lines are comments). */
+const anchorsOf = (text: string) => new Set([...text.replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6} (.+)$/gm)].map((match) => anchor(match[1]!)));
+
 describe('relative links in the Markdown files resolve', () => {
-  /** GitHub's anchor of a heading: lower case, punctuation other than `-` removed, spaces as `-`. */
-  const anchor = (heading: string) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
-  const anchorsOf = (text: string) => new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((match) => anchor(match[1]!)));
 
   test.each(markdown)('%s', (file) => {
     const text = read(file).replace(/```[\s\S]*?```/g, '');
@@ -121,5 +125,34 @@ describe('docs/api.md covers the code', () => {
     expect(settings.length).toBeGreaterThan(25);
     const table = reference.slice(reference.indexOf('\n## Configuration'), reference.indexOf('\n## CORS and caching'));
     expect(settings.filter((setting) => !table.includes(`\`${setting}\``))).toEqual([]);
+  });
+});
+
+describe('every section of docs/api.md that the code, tests, benchmarks and deployment cite exists', () => {
+  const apiReference = 'docs/' + 'api.md';
+  /** The anchor after each `docs/api.md#` in a text (plain, or as the target of a relative link). */
+  const citations = (text: string) => [...text.matchAll(/docs\/api\.md#([\p{L}\p{N}_-]+)/gu)].map((match) => match[1]!);
+  const folders = ['src', 'tests', 'bench', 'infra', 'scripts', '.github'].filter((folder) => existsSync(path.join(root, folder)));
+  const texts = ['.ts', '.js', '.mjs', '.cjs', '.html', '.css', '.md', '.json', '.bicep', '.yml', '.yaml', '.sh'];
+
+  test('each cited anchor is a heading of docs/api.md', () => {
+    const headings = anchorsOf(read(apiReference));
+    const cited: string[] = [];
+    const broken: string[] = [];
+    for (const file of folders.flatMap((folder) => filesBelow(folder, texts))) {
+      for (const fragment of citations(read(file))) {
+        cited.push(fragment);
+        if (!headings.has(fragment)) broken.push(`${file}: ${apiReference}#${fragment}`);
+      }
+    }
+    expect(cited.length).toBeGreaterThan(100);
+    expect(broken).toEqual([]);
+  });
+
+  test('the check above finds what it looks for (so it can fail)', () => {
+    const headings = anchorsOf(read(apiReference));
+    const sample = `see ${apiReference}#signer-authentication and [x](../${apiReference}#no-such-section)`;
+    expect(citations(sample)).toEqual(['signer-authentication', 'no-such-section']);
+    expect(citations(sample).map((fragment) => headings.has(fragment))).toEqual([true, false]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Functions load their handlers on first use (issue 14, cold start): the Functions host imports every
+ * Functions load their handlers on first use (the cold start of bench/README.md): the Functions host imports every
  * `dist/src/functions/*.js` at start-up, so those files load nothing but `@azure/functions` and their
  * registration, and each handler, with zod, jose, the storage SDKs and the service's modules, loads
  * when its function first runs: once, however many first requests arrive together. A handler that

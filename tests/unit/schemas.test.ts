@@ -1,5 +1,5 @@
 /**
- * Request validation at the boundary (CONTRACT §1, §2, §3, §4, §7): every refusal names the field, and
+ * Request validation at the boundary (docs/api.md#conventions, docs/api.md#accounts, docs/api.md#the-envelope, docs/api.md#create-an-envelope-and-upload-its-document, docs/api.md#list-envelopes): every refusal names the field, and
  * the OpenAPI document accepts exactly what the schemas accept.
  */
 import { describe, expect, test } from '@jest/globals';
@@ -162,7 +162,7 @@ describe('e-mail addresses are checked before they are lower-cased', () => {
 });
 
 /**
- * The text rules (CONTRACT §14.5, `src/lib/text.ts`): every text a client sends refuses control
+ * The text rules (docs/api.md#text-the-service-accepts, `src/lib/text.ts`): every text a client sends refuses control
  * characters, U+2028, U+2029 and unpaired surrogates, wherever they stand (before trimming too), with a
  * complaint naming the field; e-mail addresses refuse bidirectional controls as well. Passwords are
  * the one exception.

@@ -1,7 +1,7 @@
 /**
  * Password hashing (src/lib/auth/password.ts): the native binding keeps the bcrypt format, so hashes
  * made by bcryptjs (every account created before the switch) still verify, and bcryptjs reads its hashes.
- * The bound (CONTRACT §14.3): at most N hashes at once, 4 N waiting, the rest refused at once with 503;
+ * The bound (docs/api.md#rate-limits-and-quotas): at most N hashes at once, 4 N waiting, the rest refused at once with 503;
  * an address without an account costs no hash and takes no place in the queue.
  */
 import { describe, expect, test } from '@jest/globals';

@@ -74,7 +74,7 @@ describe('describeAuditTrail', () => {
   });
 });
 
-describe('in the envelope\'s language (CONTRACT §18)', () => {
+describe('in the envelope\'s language (docs/languages.md)', () => {
   test('the same events read in German, with plural rules and the language named in German', () => {
     const events = [
       { type: 'envelope.fields_replaced', actorId: owner.id, actorEmail: owner.email, details: { count: 2 } },

@@ -1,4 +1,4 @@
-/** What the seal draws (CONTRACT §6 step 2, §11.2): each signer's values at its fields' rectangles, and the values the service fills in. */
+/** What the seal draws (docs/api.md#what-completion-does step 2, docs/api.md#fields): each signer's values at its fields' rectangles, and the values the service fills in. */
 import { describe, expect, test } from '@jest/globals';
 import { fieldDrawings, replacedFormFields } from '../../../src/lib/envelopes/complete.js';
 import { newSigner, type Field, type RecipientAction } from '../../../src/lib/envelopes/model.js';

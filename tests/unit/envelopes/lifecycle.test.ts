@@ -1,4 +1,4 @@
-/** The lifecycle table of CONTRACT §5 and the signer and field rules of §3 and §11.2, as functions of the state (signing order: `tests/unit/recipients/routing.test.ts`). */
+/** The lifecycle table of docs/api.md#lifecycle and the signer and field rules of docs/api.md#the-envelope and docs/api.md#fields, as functions of the state (signing order: `tests/unit/recipients/routing.test.ts`). */
 import { describe, expect, test } from '@jest/globals';
 import { applySend, applyVoid, ifMatchSatisfied, planUpdate, replaceSigners } from '../../../src/lib/envelopes/lifecycle.js';
 import { newSigner, type EnvelopeRecord, type EnvelopeStatus, type Signer } from '../../../src/lib/envelopes/model.js';
@@ -122,7 +122,7 @@ describe('status transitions by PUT/PATCH', () => {
   });
 });
 
-describe('a sent envelope is locked (CONTRACT §5)', () => {
+describe('a sent envelope is locked (docs/api.md#lifecycle)', () => {
   test.each([
     ['signers', { signers: [{ email: 'x@example.com', name: 'X' }] }],
     ['fields', { fields: [] as unknown[] }],
@@ -142,7 +142,7 @@ describe('a sent envelope is locked (CONTRACT §5)', () => {
   });
 });
 
-describe('signer replacement (CONTRACT §3)', () => {
+describe('signer replacement (docs/api.md#the-envelope)', () => {
   test('an existing id (or recipientId) keeps the identity and its state; a new UUID is taken; anything else gets a new UUIDv7', () => {
     const invented = '9b2f6a7e-3c1d-4e5f-8a9b-0c1d2e3f4a5b';
     const { signers, requestIds } = replaceSigners([{ ...ada, lastEmail: null, status: 'created' }], [
@@ -166,7 +166,7 @@ describe('signer replacement (CONTRACT §3)', () => {
   });
 });
 
-describe('fields (CONTRACT §11.2)', () => {
+describe('fields (docs/api.md#fields)', () => {
   test('a field may name a signer added in the same request, by the id the request gave it', () => {
     const plan = planUpdate(envelope('draft', []), body({
       signers: [{ id: 'local-1', email: 'n@example.com', name: 'N' }],
@@ -214,7 +214,7 @@ describe('fields (CONTRACT §11.2)', () => {
   });
 });
 
-describe('expiresAt (CONTRACT §3)', () => {
+describe('expiresAt (docs/api.md#the-envelope)', () => {
   const inDays = (days: number) => new Date(now.getTime() + days * 86_400_000).toISOString();
   test('in the future and at most 365 days ahead; null clears it', () => {
     expect(planUpdate(envelope('draft'), body({ expiresAt: inDays(365) }), actor, now)).not.toBeNull();

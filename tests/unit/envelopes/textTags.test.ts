@@ -1,4 +1,4 @@
-/** Text tags as fields (CONTRACT §15.2): the tag syntax, and who a tag's `r=` names on an envelope. */
+/** Text tags as fields (docs/api.md#fields-from-the-document): the tag syntax, and who a tag's `r=` names on an envelope. */
 import { describe, expect, test } from '@jest/globals';
 import { signerAt } from '../../../src/lib/envelopes/detectFields.js';
 import { newSigner, type Signer } from '../../../src/lib/envelopes/model.js';

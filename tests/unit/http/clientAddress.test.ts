@@ -1,5 +1,5 @@
 /**
- * The client address (CONTRACT §14.3): the socket's, which the platform's front end and the local host
+ * The client address (docs/api.md#rate-limits-and-quotas): the socket's, which the platform's front end and the local host
  * append to `X-Forwarded-For`; with `TRUST_PROXY` = N proxies, the N-th entry from the right of what
  * they pass on. And how `TRUST_PROXY` is read.
  */

@@ -1,5 +1,5 @@
 /**
- * The one mapping from anything thrown to an answer (CONTRACT §1): AppErrors keep their status, an
+ * The one mapping from anything thrown to an answer (docs/api.md#conventions): AppErrors keep their status, an
  * unreachable storage service is 503 with Retry-After, and anything else is a 500 that carries only a
  * correlation id, the same one the log line names.
  */

@@ -1,4 +1,4 @@
-/** The words of every e-mail (CONTRACT §12.1): subjects, text and HTML, links, escaping. */
+/** The words of every e-mail (docs/api.md#e-mail): subjects, text and HTML, links, escaping. */
 import { describe, expect, test } from '@jest/globals';
 import { renderEmail } from '../../../src/lib/notifications/emailMessages.js';
 import { SUPPORTED_LOCALES } from '../../../src/lib/i18n/locales.js';
@@ -224,7 +224,7 @@ describe("the owner's name and what the recipient is asked to do", () => {
   });
 });
 
-describe('the language of an e-mail (CONTRACT §18)', () => {
+describe('the language of an e-mail (docs/languages.md)', () => {
   const render = (type: EmailType, locale: EmailMessage['locale'], overrides: Partial<EmailMessage> = {}) =>
     renderEmail(message(type, { locale, role: 'signer', ...overrides }), { publicBaseUrl: BASE, signingLink: linkFor(type, 'r-1'), oneTimeCode: type === 'otp' ? '042917' : null });
 

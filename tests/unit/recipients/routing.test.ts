@@ -1,5 +1,5 @@
 /**
- * Signing order (`src/lib/recipients/routing.ts`, CONTRACT §11.3) as functions of the state: who is
+ * Signing order (`src/lib/recipients/routing.ts`, docs/api.md#sending-and-signing-order) as functions of the state: who is
  * invited at send, whose turn it is, whom a recipient waits for, and who is invited when a routing
  * group has finished. `parallel`: everyone who must act at once; `sequential`: by ascending
  * `routingOrder`, equal numbers together; `cc` recipients never act.
@@ -23,7 +23,7 @@ function withStatus(record: EnvelopeRecord, statuses: Record<number, RecipientSt
 }
 const names = (people: { name: string }[]) => people.map((person) => person.name);
 
-describe('signing order (CONTRACT §11.3)', () => {
+describe('signing order (docs/api.md#sending-and-signing-order)', () => {
   const recipients = [recipient(1, 2), recipient(2, 1), recipient(3, 1, 'approver'), recipient(4, 3, 'viewer'), recipient(5, 1, 'cc')];
 
   test('parallel: everyone who must act is invited at send with a link; cc becomes sent without one', () => {

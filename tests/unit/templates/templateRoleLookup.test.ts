@@ -1,5 +1,5 @@
 /**
- * The role a template's text tag names (`templates/detectFields.ts` `roleNamed`, CONTRACT §15.2): by
+ * The role a template's text tag names (`templates/detectFields.ts` `roleNamed`, docs/api.md#fields-from-the-document): by
  * name without regard to case, of role `signer`; none given, the first role of role `signer`.
  */
 import { describe, expect, test } from '@jest/globals';

@@ -1,5 +1,5 @@
 /**
- * Which addresses webhooks may reach (CONTRACT §12.2, the SSRF rules): every refused range, each
+ * Which addresses webhooks may reach (docs/api.md#webhooks, the SSRF rules): every refused range, each
  * named in the refusal, with and without WEBHOOK_ALLOW_PRIVATE_NETWORKS; and the target URL rules.
  */
 import { describe, expect, test } from '@jest/globals';

@@ -1,5 +1,5 @@
 /**
- * Webhook secrets (CONTRACT §12.2): their form, their encryption at rest (AES-256-GCM under a key
+ * Webhook secrets (docs/api.md#webhooks): their form, their encryption at rest (AES-256-GCM under a key
  * derived from JWT_SECRET with HKDF, bound to the webhook), and that a Standard Webhooks signature
  * made with one is the HMAC-SHA256 of the secret's bytes, as any receiver computes it.
  */
