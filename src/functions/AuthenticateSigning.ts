@@ -1,5 +1,5 @@
 /**
- * POST /api/signing/authenticate (CONTRACT §16.2): a recipient enters its access code or one-time code.
+ * POST /api/signing/authenticate (docs/api.md#signer-authentication): a recipient enters its access code or one-time code.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/AuthenticateSigning.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * POST /api/envelopes/{id}/complete (spec §4, CONTRACT §6): flatten, certify, seal.
+ * POST /api/envelopes/{id}/complete (docs/api.md#what-completion-does): flatten, certify, seal.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/CompleteEnvelope.ts`.
  */

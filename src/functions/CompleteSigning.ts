@@ -1,5 +1,5 @@
 /**
- * POST /api/signing/complete (CONTRACT §11.4): the recipient signs, approves or confirms having viewed the envelope.
+ * POST /api/signing/complete (docs/api.md#the-recipients-api): the recipient signs, approves or confirms having viewed the envelope.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/CompleteSigning.ts`.
  */

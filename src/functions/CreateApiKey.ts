@@ -1,5 +1,5 @@
 /**
- * POST /api/apikeys (CONTRACT §14.1): a new API key, answered with the key itself (the only time).
+ * POST /api/apikeys (docs/api.md#api-keys): a new API key, answered with the key itself (the only time).
  * Only an owner's access token may call it: an API key gets 403 `jwt-required`.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/CreateApiKey.ts`.

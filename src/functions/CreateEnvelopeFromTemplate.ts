@@ -1,5 +1,5 @@
 /**
- * POST /api/templates/{id}/envelopes (CONTRACT §15.1): an envelope from an active template, one recipient per role, sent at once unless `send` is false.
+ * POST /api/templates/{id}/envelopes (docs/api.md#templates): an envelope from an active template, one recipient per role, sent at once unless `send` is false.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/CreateEnvelopeFromTemplate.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * POST /api/envelopes/{id}/recipients/{recipientId}/views (CONTRACT §16.1): an embedded signing view
+ * POST /api/envelopes/{id}/recipients/{recipientId}/views (docs/api.md#embedded-signing): an embedded signing view
  * for a recipient whose turn it is. The answer carries a signing token, so it is never stored for an
  * idempotency key (`answerHoldsSecret: true`).
  *

@@ -1,5 +1,5 @@
 /**
- * POST /api/templates (CONTRACT §15.1): a new draft template and a SAS URL to upload its PDF.
+ * POST /api/templates (docs/api.md#templates): a new draft template and a SAS URL to upload its PDF.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/CreateTemplate.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * POST /api/webhooks (CONTRACT §12.2): a new webhook, answered with its secret (the only time).
+ * POST /api/webhooks (docs/api.md#webhooks): a new webhook, answered with its secret (the only time).
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/CreateWebhook.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * POST /api/signing/decline (CONTRACT §11.4): a signer or approver declines with a reason; the envelope is declined.
+ * POST /api/signing/decline (docs/api.md#the-recipients-api): a signer or approver declines with a reason; the envelope is declined.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/DeclineSigning.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * DELETE /api/envelopes/{id} (CONTRACT §14.4): 204 for a draft deleted or a finished envelope purged;
+ * DELETE /api/envelopes/{id} (docs/api.md#delete-an-envelope-or-purge-its-documents): 204 for a draft deleted or a finished envelope purged;
  * 409 for a sent one; 404 for a missing one or another owner's.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/DeleteEnvelope.ts`.

@@ -1,5 +1,5 @@
 /**
- * DELETE /api/templates/{id} (CONTRACT §15.1): deletes a draft or active template; envelopes made from it keep their own document.
+ * DELETE /api/templates/{id} (docs/api.md#templates): deletes a draft or active template; envelopes made from it keep their own document.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/DeleteTemplate.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * DELETE /api/webhooks/{id} (CONTRACT §12.2): 204, or 404 for a webhook the caller does not have.
+ * DELETE /api/webhooks/{id} (docs/api.md#webhooks): 204, or 404 for a webhook the caller does not have.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/DeleteWebhook.ts`.
  */

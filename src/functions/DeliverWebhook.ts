@@ -1,5 +1,5 @@
 /**
- * Queue trigger on `webhook-deliveries` (CONTRACT §12.2): each message is one attempt to deliver one
+ * Queue trigger on `webhook-deliveries` (docs/api.md#webhooks): each message is one attempt to deliver one
  * event to one webhook (or a redelivery); `deliverAttempt` makes it, logs it, and queues the next
  * attempt after the next delay of `WEBHOOK_RETRY_SECONDS` when it failed. A receiver's failure is an
  * outcome, never a throw; a throw (a storage fault) makes the host retry the message.

@@ -1,5 +1,5 @@
 /**
- * POST /api/envelopes/{id}/fields/detect (CONTRACT §15.2): replaces a draft's fields with those its
+ * POST /api/envelopes/{id}/fields/detect (docs/api.md#fields-from-the-document): replaces a draft's fields with those its
  * document places itself (text tags, form fields).
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/DetectEnvelopeFields.ts`.

@@ -1,5 +1,5 @@
 /**
- * POST /api/templates/{id}/fields/detect (CONTRACT §15.2): replaces a draft template's fields with
+ * POST /api/templates/{id}/fields/detect (docs/api.md#fields-from-the-document): replaces a draft template's fields with
  * those its document places itself (text tags naming roles, form fields).
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/DetectTemplateFields.ts`.

@@ -1,5 +1,5 @@
 /**
- * GET /api/sign/v/{viewId}: the signing page of an embedded view (CONTRACT §16.1), where the URL of
+ * GET /api/sign/v/{viewId}: the signing page of an embedded view (docs/api.md#embedded-signing), where the URL of
  * `POST /api/envelopes/{id}/recipients/{recipientId}/views` leads. The token stays in the fragment, as
  * on `/api/sign`; this request carries only the view's id, which is not secret. The page's
  * Content-Security-Policy `frame-ancestors` names the origins the view allows (`'none'` for an unknown

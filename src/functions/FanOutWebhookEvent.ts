@@ -1,5 +1,5 @@
 /**
- * Queue trigger on `outbox-events` (CONTRACT §12.2): each message points at one webhook event of an
+ * Queue trigger on `outbox-events` (docs/api.md#webhooks): each message points at one webhook event of an
  * outbox batch (`{ownerId, batchId, index}`, base64 JSON); `fanOutEvent` creates one delivery per
  * webhook of the owner that subscribes to the event and queues its first attempt on
  * `webhook-deliveries`. A throw (a storage fault) makes the host retry the message; after 5 dequeues

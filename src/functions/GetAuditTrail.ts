@@ -1,5 +1,5 @@
 /**
- * GET /api/envelopes/{id}/audit (CONTRACT §10): the envelope's audit events, oldest first.
+ * GET /api/envelopes/{id}/audit (docs/api.md#evidence): the envelope's audit events, oldest first.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/GetAuditTrail.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * GET /api/envelopes/{id} (spec §4, CONTRACT §3).
+ * GET /api/envelopes/{id} (docs/api.md#the-envelope).
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/GetEnvelope.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * GET /api/signing (CONTRACT §11.4): the recipient's view of its envelope; the first read by an invited recipient marks it opened.
+ * GET /api/signing (docs/api.md#the-recipients-api): the recipient's view of its envelope; the first read by an invited recipient marks it opened.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/GetSigningView.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * GET /api/templates/{id} (CONTRACT §15.1): one template, with a 15-minute read URL of its document.
+ * GET /api/templates/{id} (docs/api.md#templates): one template, with a 15-minute read URL of its document.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/GetTemplate.ts`.
  */

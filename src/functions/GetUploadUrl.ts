@@ -1,5 +1,5 @@
 /**
- * POST /api/GetUploadUrl (spec §4, CONTRACT §4): a new draft envelope and a SAS URL to upload its PDF.
+ * POST /api/GetUploadUrl (docs/api.md#create-an-envelope-and-upload-its-document): a new draft envelope and a SAS URL to upload its PDF.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/GetUploadUrl.ts`.
  */

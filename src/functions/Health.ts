@@ -1,5 +1,5 @@
 /**
- * GET /api/health (CONTRACT §9): 200 when Table and Blob storage answer (`degraded` with reasons while the last seal failed for its timestamp authority or revocation sources), 503 otherwise.
+ * GET /api/health (README.md#quick-start): 200 when Table and Blob storage answer (`degraded` with reasons while the last seal failed for its timestamp authority or revocation sources), 503 otherwise.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/Health.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * GET /api/apikeys (CONTRACT §14.1): the caller's API keys, newest first, never the keys themselves.
+ * GET /api/apikeys (docs/api.md#api-keys): the caller's API keys, newest first, never the keys themselves.
  * Only an owner's access token may call it: an API key gets 403 `jwt-required`.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/ListApiKeys.ts`.

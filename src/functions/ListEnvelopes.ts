@@ -1,5 +1,5 @@
 /**
- * GET /api/envelopes (spec §4, CONTRACT §7): the caller's envelopes, newest first, paged with a Link header.
+ * GET /api/envelopes (docs/api.md#list-envelopes): the caller's envelopes, newest first, paged with a Link header.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/ListEnvelopes.ts`.
  */

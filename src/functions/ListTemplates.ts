@@ -1,5 +1,5 @@
 /**
- * GET /api/templates (CONTRACT §15.1): the caller's templates, newest first, paged as envelopes are.
+ * GET /api/templates (docs/api.md#templates): the caller's templates, newest first, paged as envelopes are.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/ListTemplates.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * GET /api/webhooks/{id}/deliveries (CONTRACT §12.2): the newest 100 attempts, newest first.
+ * GET /api/webhooks/{id}/deliveries (docs/api.md#webhooks): the newest 100 attempts, newest first.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/ListWebhookDeliveries.ts`.
  */

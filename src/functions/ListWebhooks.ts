@@ -1,5 +1,5 @@
 /**
- * GET /api/webhooks (CONTRACT §12.2): the caller's webhooks, without secrets.
+ * GET /api/webhooks (docs/api.md#webhooks): the caller's webhooks, without secrets.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/ListWebhooks.ts`.
  */

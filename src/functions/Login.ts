@@ -1,5 +1,5 @@
 /**
- * POST /api/Login (spec §4, CONTRACT §2).
+ * POST /api/Login (docs/api.md#accounts).
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/Login.ts`.
  */

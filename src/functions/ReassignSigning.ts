@@ -1,5 +1,5 @@
 /**
- * POST /api/signing/reassign (CONTRACT §16.3): a signer or approver hands its part to someone else, when the envelope allows it.
+ * POST /api/signing/reassign (docs/api.md#reassignment): a signer or approver hands its part to someone else, when the envelope allows it.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/ReassignSigning.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * POST /api/webhooks/{id}/deliveries/{deliveryId}/redeliver (CONTRACT §12.2): 202, the event of that
+ * POST /api/webhooks/{id}/deliveries/{deliveryId}/redeliver (docs/api.md#webhooks): 202, the event of that
  * attempt is sent again with the same `webhook-id`, as a new attempt in the log.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/RedeliverWebhook.ts`.

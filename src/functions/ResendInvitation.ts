@@ -1,5 +1,5 @@
 /**
- * POST /api/envelopes/{id}/recipients/{recipientId}/resend (CONTRACT §11.5): a new signing link and invitation e-mail.
+ * POST /api/envelopes/{id}/recipients/{recipientId}/resend (docs/api.md#resend-an-invitation): a new signing link and invitation e-mail.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/ResendInvitation.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * Queue trigger on `outbox-email` (CONTRACT §12.1): each message points at one e-mail of an outbox
+ * Queue trigger on `outbox-email` (docs/api.md#e-mail): each message points at one e-mail of an outbox
  * batch (`{ownerId, batchId, index}`, base64 JSON); `sendOutboxEmail` sends it. A throw makes the
  * host retry the message after `host.json`'s visibility timeout; after 5 dequeues it moves to
  * `outbox-email-poison`.

@@ -1,5 +1,5 @@
 /**
- * POST /api/signing/otp (CONTRACT §16.2): e-mails a recipient with `emailOtp` authentication a 6-digit one-time code.
+ * POST /api/signing/otp (docs/api.md#signer-authentication): e-mails a recipient with `emailOtp` authentication a 6-digit one-time code.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/SendSigningCode.ts`.
  */

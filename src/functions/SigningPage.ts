@@ -1,5 +1,5 @@
 /**
- * GET /api/sign: the signing page (src/web/sign, CONTRACT §13). The recipient's link is
+ * GET /api/sign: the signing page (src/web/sign, docs/pages.md). The recipient's link is
  * `<PUBLIC_BASE_URL>/api/sign#<token>`: the token stays in the fragment, which browsers never send, so
  * this request carries nothing secret; the page's script reads it and sends it only as the bearer
  * token of `/api/signing`. Its policy lets it read the document and the sealed PDF from Blob storage.

@@ -1,5 +1,5 @@
 /**
- * Timer trigger on `SWEEP_SCHEDULE` (CONTRACT §12.3): runs the sweeper's steps
+ * Timer trigger on `SWEEP_SCHEDULE` (docs/api.md#the-sweeper): runs the sweeper's steps
  * (`src/lib/notifications/sweep.ts`). The schedule is read when the module loads, as the host
  * registers it then.
  *

@@ -1,5 +1,5 @@
 /**
- * PUT and PATCH /api/envelopes/{id} (spec §4, CONTRACT §3, §5, §11): signers, fields, settings and status; both methods behave the same.
+ * PUT and PATCH /api/envelopes/{id} (docs/api.md#the-envelope, docs/api.md#lifecycle, docs/api.md#the-recipients-api): signers, fields, settings and status; both methods behave the same.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/UpdateEnvelope.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * PUT and PATCH /api/templates/{id} (CONTRACT §15.1): name, roles, fields by role, settings, activation; both methods behave the same.
+ * PUT and PATCH /api/templates/{id} (docs/api.md#templates): name, roles, fields by role, settings, activation; both methods behave the same.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/UpdateTemplate.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * GET /api/verify/{sha256} (CONTRACT §10): whether this service sealed the PDF with this SHA-256.
+ * GET /api/verify/{sha256} (docs/api.md#evidence): whether this service sealed the PDF with this SHA-256.
  * Public on purpose: whoever holds a sealed PDF can compute its hash, and the answer names only what is
  * printed on the PDF's own certificate page (envelope id, document name, completion time). A hash
  * cannot be guessed (2^256), so the endpoint reveals nothing to someone without the document.

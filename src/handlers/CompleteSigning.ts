@@ -15,7 +15,7 @@ export async function completeAsRecipient(request: HttpRequest, context: Invocat
   const services = getServices();
   const now = new Date();
   // Signer authentication (423, then 403) was checked by the signing guard, right after the token (register.ts).
-  // CONTRACT §11.4: role, status, already acted and turn are checked before the body.
+  // docs/api.md#the-recipients-api: role, status, already acted and turn are checked before the body.
   assertCanAct(caller.stored.record, caller.recipient, 'complete', now);
   const body = await readJsonBody(request, completeSigningRequest);
   const { record, recipient } = await completeSigning({ services, caller, request: body, now, log: (message) => context.warn(message) });

@@ -15,7 +15,7 @@ export async function declineAsRecipient(request: HttpRequest, context: Invocati
   const services = getServices();
   const now = new Date();
   // Signer authentication (423, then 403) was checked by the signing guard, right after the token (register.ts).
-  // CONTRACT §11.4: role, status, already acted and turn are checked before the body.
+  // docs/api.md#the-recipients-api: role, status, already acted and turn are checked before the body.
   assertCanAct(caller.stored.record, caller.recipient, 'decline', now);
   const body = await readJsonBody(request, declineSigningRequest);
   const { record, recipient } = await declineSigning({ services, caller, request: body, now, log: (message) => context.warn(message) });

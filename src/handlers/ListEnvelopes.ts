@@ -21,7 +21,7 @@ export async function listOwnEnvelopes(request: HttpRequest, _context: unknown, 
 
 /**
  * The next page's absolute URL (RFC 8288 `Link` target): built on `PUBLIC_BASE_URL` and the query as
- * parsed, never on the request's `Host` or raw query (CONTRACT §14.5), so a forged `Host` header
+ * parsed, never on the request's `Host` or raw query (docs/api.md#text-the-service-accepts), so a forged `Host` header
  * cannot make the service hand out links to another site.
  */
 function nextPageUrl(publicBaseUrl: string, query: ListEnvelopesQuery, cursor: string): string {

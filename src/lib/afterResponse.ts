@@ -2,7 +2,7 @@
  * Work a request starts but does not wait for: what follows a committed change (the outbox
  * dispatch, signing-link rows, finished due entries; `envelopes/change.ts`), which the request's
  * answer does not depend on and which the e-mail sender or the sweeper redo if it never finishes
- * (CONTRACT §12.1: outbox rows still undispatched after 1 minute are dispatched again).
+ * (docs/api.md#e-mail: outbox rows still undispatched after 1 minute are dispatched again).
  *
  * The work is remembered until it settles, so that a host that stops (the Functions host's
  * `appTerminate` hook, `npm start` on Ctrl-C) or a benchmark that times requests can wait for it

@@ -1,5 +1,5 @@
 /**
- * The service's settings (CONTRACT §8), read from the environment (Function App settings in Azure,
+ * The service's settings (docs/api.md#configuration), read from the environment (Function App settings in Azure,
  * `local.settings.json` / generated secrets on a laptop) and parsed once with zod.
  * A missing or invalid required setting stops start-up with one line naming it.
  */
@@ -164,7 +164,7 @@ export interface Config {
   webhookAllowPrivateNetworks: boolean;
   /** Length of a "day" for `remindEveryDays`, seconds (86400 unless a test lowers it). */
   reminderDaySeconds: number;
-  /** Lifetime of an embedded signing view's token, seconds (CONTRACT §16.1; 60 to 86400, default 900). */
+  /** Lifetime of an embedded signing view's token, seconds (docs/api.md#embedded-signing; 60 to 86400, default 900). */
   embedTokenTtlSeconds: number;
   /** How long a recipient's access code or one-time code, once verified, lets its signing link through, seconds. */
   signingAuthTtlSeconds: number;

@@ -4,7 +4,7 @@
  * Anything else that is thrown is a bug and becomes a 500 with a correlation id.
  */
 
-/** Every way a request can fail that is not a bug, with the HTTP status it maps to (CONTRACT §1). */
+/** Every way a request can fail that is not a bug, with the HTTP status it maps to (docs/api.md#conventions). */
 export const errorStatus = {
   bad_request: 400,
   unauthorized: 401,
@@ -25,7 +25,7 @@ export const errorStatus = {
 
 export type ErrorCode = keyof typeof errorStatus;
 
-/** One field-level complaint, `path` in dotted form (`signers.0.email`), as in CONTRACT §1. */
+/** One field-level complaint, `path` in dotted form (`signers.0.email`), as in docs/api.md#conventions. */
 export interface FieldError {
   path: string;
   message: string;

@@ -1,5 +1,5 @@
 /**
- * Identifiers (CONTRACT §1): UUIDs; envelope ids (and every other id we mint) UUID version 7, which is
+ * Identifiers (docs/api.md#conventions): UUIDs; envelope ids (and every other id we mint) UUID version 7, which is
  * time-ordered (RFC 9562 §5.7).
  */
 import { v7, validate } from 'uuid';

@@ -1,5 +1,5 @@
 /**
- * `SWEEP_SCHEDULE` (CONTRACT §12.3), read on its own and without zod: the timer function
+ * `SWEEP_SCHEDULE` (docs/api.md#the-sweeper), read on its own and without zod: the timer function
  * (`src/functions/Sweep.ts`) registers its schedule when its module loads, before the rest of the
  * settings (`src/lib/config.ts`, which checks the same setting with these same rules) load on first use.
  */

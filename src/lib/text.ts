@@ -1,5 +1,5 @@
 /**
- * The text the service accepts (CONTRACT §14.5): the rules every request schema uses for the texts a
+ * The text the service accepts (docs/api.md#text-the-service-accepts): the rules every request schema uses for the texts a
  * client sends (names, labels, file names, reasons, descriptions, e-mail addresses; passwords are the
  * one exception), in one place, with nothing of HTTP in them.
  *
@@ -11,7 +11,7 @@
  * naming the field rather than a fault further on. Trimmed texts are checked before they are trimmed:
  * a text that holds a refused character is refused wherever it stands.
  *
- * Each schema states its rule in the OpenAPI document (CONTRACT §1: a client or gateway that validates
+ * Each schema states its rule in the OpenAPI document (docs/api.md#conventions: a client or gateway that validates
  * against the document accepts exactly what the service accepts). Two choices make that possible:
  * - Lengths count characters as JSON Schema's `minLength`/`maxLength` do: Unicode code points
  *   (JSON Schema 2020-12 §6.3.1), not UTF-16 code units as `z.string().max()` would ("😀" is one
@@ -24,7 +24,7 @@
  */
 import { z } from 'zod';
 
-/** Longest e-mail address, characters after trimming (RFC 5321 path limit; CONTRACT §2). */
+/** Longest e-mail address, characters after trimming (RFC 5321 path limit; docs/api.md#accounts). */
 export const MAX_EMAIL_LENGTH = 254;
 
 /** Characters no text may hold, as the body of a character class: C0 and C1 controls, DEL, U+2028, U+2029. */
@@ -154,7 +154,7 @@ export const EMAIL_PATTERN = `^[${ALLOWED_SPACE_CLASS}]*(?=\\S{1,${MAX_EMAIL_LEN
 /**
  * An e-mail address: refused characters refused wherever they stand (bidirectional controls included),
  * then trimmed, then checked (zod's e-mail rule, at most {@link MAX_EMAIL_LENGTH} characters), then
- * lower-cased (CONTRACT §2, §3, §14.5). It is checked before it is lower-cased, so that a character
+ * lower-cased (docs/api.md#accounts, docs/api.md#the-envelope, docs/api.md#text-the-service-accepts). It is checked before it is lower-cased, so that a character
  * that only lower-cases into ASCII (U+212A KELVIN SIGN becomes `k`) is refused rather than silently
  * changed into another address, and the document's `pattern` can state the rule.
  */

@@ -1,5 +1,5 @@
 /**
- * `npm run --silent invite -- [--uses N] [--expires-in 7d]` (CONTRACT §2, §9): creates an invitation
+ * `npm run --silent invite -- [--uses N] [--expires-in 7d]` (docs/api.md#accounts, README.md#quick-start): creates an invitation
  * code in the configured storage and prints it alone on the last line of stdout.
  *
  * Storage: STORAGE_CONNECTION_STRING, or STORAGE_ACCOUNT_NAME with your Azure identity (from the

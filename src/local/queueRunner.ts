@@ -1,6 +1,6 @@
 /**
  * Runs queue-triggered functions against Azure Storage queues (Azurite on a laptop) as the Functions
- * host's queue trigger does (CONTRACT §12.3), with the settings of `host.json` `extensions.queues`:
+ * host's queue trigger does (docs/api.md#the-sweeper), with the settings of `host.json` `extensions.queues`:
  *
  * - polls each function's queue, receiving up to `batchSize` messages, each hidden for
  *   {@link QueueRunnerSettings.leaseSeconds} while its function runs, and receives the next batch as

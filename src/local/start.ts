@@ -1,5 +1,5 @@
 /**
- * `npm start`: the service on a laptop (CONTRACT §9). Starts Azurite (Blob, Queue and Table) with its
+ * `npm start`: the service on a laptop (README.md#quick-start). Starts Azurite (Blob, Queue and Table) with its
  * data under `.azurite/` (unless STORAGE_CONNECTION_STRING or STORAGE_ACCOUNT_NAME is set) and a mail
  * catcher keeping e-mails under `.local/mail/` (unless SMTP_URL is set), generates local secrets on
  * first run, serves the API at http://127.0.0.1:${PORT:-7071}/api with the queue and timer

@@ -1,6 +1,6 @@
 /**
  * Runs timer-triggered functions on their NCRONTAB schedules (six fields, seconds first, UTC) as the
- * Functions host does (CONTRACT §12.3), with `croner`: a run that is still going when the next
+ * Functions host does (docs/api.md#the-sweeper), with `croner`: a run that is still going when the next
  * occurrence comes makes that occurrence skip (the host never overlaps runs of one timer either); a
  * run that throws is logged and the schedule goes on.
  */

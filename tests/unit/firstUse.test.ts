@@ -72,6 +72,8 @@ describe('importing the function files', () => {
       'lib/http/respond.js',
       'lib/lruCache.js',
       'lib/onFirstUse.js',
+      // The problem catalogue: data only, read by the problem mapping every function has.
+      'lib/problems.js',
       'lib/storage/idempotentClaim.js',
       'lib/storage/queues.js',
       'lib/sweepSchedule.js',

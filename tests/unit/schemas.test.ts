@@ -54,7 +54,7 @@ describe('login request', () => {
 });
 
 describe('update envelope request', () => {
-  test('drops null and {} entries (spec §4 rule 3)', () => {
+  test('drops null and {} entries', () => {
     const parsed = parseWith(updateEnvelopeRequest, { signers: [null, {}, signer('a@example.com')] });
     expect(parsed.signers).toEqual([{ email: 'a@example.com', name: 'Someone', role: 'signer', routingOrder: 1 }]);
   });

@@ -1,5 +1,5 @@
 /**
- * Register and Login (spec §4, CONTRACT §2).
+ * Register and Login (docs/api.md#accounts).
  */
 import { uuidv7 } from '../ids.js';
 import { AppError } from '../errors.js';
@@ -32,7 +32,7 @@ export interface RegisterOptions extends AccountDependencies {
 
 /**
  * Creates an account.
- * Order (CONTRACT §2): the captcha, then the invitation code (403 telling nothing else), then the
+ * Order (docs/api.md#accounts): the captcha, then the invitation code (403 telling nothing else), then the
  * e-mail address (409, the code not consumed), then the code is consumed atomically, then the user is
  * inserted; if that insert loses a race for the address, the code's use is given back.
  * @returns the new userId
@@ -80,7 +80,7 @@ export interface LoginOptions extends AccountDependencies {
 
 export interface LoginResult {
   token: string;
-  /** `name`: the display name given at registration, or `null` (CONTRACT §2). */
+  /** `name`: the display name given at registration, or `null` (docs/api.md#accounts). */
   user: { userId: string; email: string; role: 'user'; emailVerified: boolean; name: string | null };
 }
 
@@ -101,7 +101,7 @@ export async function login({ users, config, request, remoteIp, throttle }: Logi
   const hashing = passwordHashing(config.limits.maxConcurrentPasswordHashes);
   // A login refused for want of hashing capacity is refused before it is counted.
   hashing.assertAdmissible();
-  // Counted before the password is checked, so parallel attempts cannot exceed the limit (CONTRACT §2).
+  // Counted before the password is checked, so parallel attempts cannot exceed the limit (docs/api.md#accounts).
   await throttle?.beginAttempt(request.email);
   const user = await users.findByEmail(request.email);
   const matches = user === null ? await hashing.verifyNoAccount(config.bcryptCost) : await hashing.verify(request.password, user.passwordHash);

@@ -1,12 +1,12 @@
 /**
- * The request body of `POST /api/apikeys` (CONTRACT §14.1), validated with zod at the boundary; the
- * OpenAPI document is generated from the same schema. Unknown fields are refused (CONTRACT §1).
+ * The request body of `POST /api/apikeys` (docs/api.md#api-keys), validated with zod at the boundary; the
+ * OpenAPI document is generated from the same schema. Unknown fields are refused (docs/api.md#conventions).
  */
 import { z } from 'zod';
 import { requestTimestamp } from '../envelopes/schemas.js';
 import { text } from '../text.js';
 
-/** Longest key name, characters (CONTRACT §14.1). */
+/** Longest key name, characters (docs/api.md#api-keys). */
 export const MAX_API_KEY_NAME_LENGTH = 100;
 
 export const createApiKeyRequest = z.strictObject({

@@ -1,5 +1,5 @@
 /**
- * API keys (CONTRACT §14.1): long-lived credentials a server sends instead of an owner's access token,
+ * API keys (docs/api.md#api-keys): long-lived credentials a server sends instead of an owner's access token,
  * `Authorization: Bearer esk_...`. A key is `esk_` + base64url of 32 random bytes (47 characters),
  * shown once, when it is created, and stored only as its SHA-256 (`storage/apiKeyRepository.ts`).
  * A request with a key acts as the key's owner on every owner endpoint except the key endpoints
@@ -20,9 +20,9 @@ export const API_KEY_PREFIX = 'esk_';
 export const API_KEY_PATTERN = /^esk_[A-Za-z0-9_-]{43}$/;
 /** Characters of a key shown in lists to recognise it (`esk_` and 8 more). */
 export const API_KEY_PREFIX_LENGTH = 12;
-/** Most keys a user may have (CONTRACT §14.1). */
+/** Most keys a user may have (docs/api.md#api-keys). */
 export const MAX_API_KEYS_PER_USER = 20;
-/** Longest lifetime of a key, days ahead of its creation (CONTRACT §14.1). */
+/** Longest lifetime of a key, days ahead of its creation (docs/api.md#api-keys). */
 export const MAX_API_KEY_LIFETIME_DAYS = 730;
 
 /** A key as its owner sees it in the list: never the key itself. */

@@ -1,5 +1,5 @@
 /**
- * Invitation codes for the alpha (CONTRACT §2): random, 128 bits or more, stored only as a hash.
+ * Invitation codes for the alpha (docs/api.md#accounts): random, 128 bits or more, stored only as a hash.
  */
 import { randomBytes } from 'node:crypto';
 import { hashInvitationCode, type InvitationRepository } from '../storage/invitationRepository.js';

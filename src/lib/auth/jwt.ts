@@ -1,5 +1,5 @@
 /**
- * Access tokens: JWT signed HS256 (CONTRACT §2), shaped as RFC 9068 (`typ: at+jwt`) and verified as
+ * Access tokens: JWT signed HS256 (docs/api.md#accounts), shaped as RFC 9068 (`typ: at+jwt`) and verified as
  * RFC 8725 advises: one pinned algorithm, required `exp`/`iat`/`sub`, `iss` and `aud` checked.
  */
 import { randomUUID, webcrypto } from 'node:crypto';

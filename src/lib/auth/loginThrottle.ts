@@ -2,7 +2,7 @@
  * Login throttling per account, shared by all instances through table `loginAttempts`
  * (PartitionKey = the e-mail address as typed at login, {@link textKey}; RowKey = `window`).
  *
- * CONTRACT §2: the window opens at an account's first failure and lasts 15 minutes; the 6th attempt
+ * docs/api.md#accounts: the window opens at an account's first failure and lasts 15 minutes; the 6th attempt
  * inside it, and every one after, gets 429 with `Retry-After` (seconds until the window closes) without
  * the password being checked or counted; a successful login closes the window. Unknown addresses are
  * counted the same way, so a 429 never tells whether an account exists.

@@ -1,6 +1,6 @@
 /**
  * Password hashing with bcrypt (OWASP Password Storage Cheat Sheet). bcrypt reads at most 72 bytes,
- * so longer passwords are refused at the boundary rather than silently truncated (CONTRACT §2).
+ * so longer passwords are refused at the boundary rather than silently truncated (docs/api.md#accounts).
  *
  * Hashing runs off the event loop: @node-rs/bcrypt (Rust, its prebuilt binary shipped in the npm
  * package for Linux x64/arm64 glibc and musl, Windows, macOS and FreeBSD) computes on libuv's thread
@@ -12,7 +12,7 @@
  *
  * Both are loaded on first use, not at import, so the functions that never hash start without them.
  *
- * The service hashes through {@link PasswordHashing} (CONTRACT §14.3), which bounds the work: at most
+ * The service hashes through {@link PasswordHashing} (docs/api.md#rate-limits-and-quotas), which bounds the work: at most
  * `MAX_CONCURRENT_PASSWORD_HASHES` hashes run at once per instance, four times as many wait in order of
  * arrival, and a request beyond that is refused at once with 503 `password-hashing-busy`
  * (`Retry-After: 1`) instead of queueing without bound. Each running hash holds a thread of libuv's
@@ -131,7 +131,7 @@ export class PasswordHashing {
   }
 
   /**
-   * What a login for an address without an account does instead of comparing (CONTRACT §2, §14.3):
+   * What a login for an address without an account does instead of comparing (docs/api.md#accounts, docs/api.md#rate-limits-and-quotas):
    * refuses as {@link verify} would when the queue is full, else waits the median duration of this
    * instance's recent comparisons at `cost`. While none is known, the first such login hashes a random
    * password and compares against it, through the bound, to measure one, and the others that arrive

@@ -1,5 +1,5 @@
 /**
- * Request bodies of Register and Login (spec §4, CONTRACT §2). Strict: unknown fields are refused.
+ * Request bodies of Register and Login (docs/api.md#accounts). Strict: unknown fields are refused.
  * Lengths count characters (code points) and the `pattern`s state the rest, so that the OpenAPI
  * document accepts exactly what these schemas accept (`src/lib/text.ts`), with one exception
  * JSON Schema cannot express: the password's limit in bytes.
@@ -8,10 +8,10 @@ import { z } from 'zod';
 import { characterCount, characters, emailAddress, emailLookup, MAX_EMAIL_LENGTH, trimmedText } from '../text.js';
 import { MAX_PASSWORD_BYTES } from './password.js';
 
-/** Shortest new password, characters (CONTRACT §2). */
+/** Shortest new password, characters (docs/api.md#accounts). */
 export const MIN_PASSWORD_LENGTH = 8;
 
-/** Trimmed, valid, at most 254 characters, then lower-cased (CONTRACT §2). */
+/** Trimmed, valid, at most 254 characters, then lower-cased (docs/api.md#accounts). */
 export const emailAddressField = emailAddress('Trimmed, then a valid address of at most 254 characters, then lower-cased.', 'ada@example.com');
 
 /**
@@ -36,10 +36,10 @@ export const newPassword = z
     examples: ['correct horse battery'],
   });
 
-/** Longest display name of an owner, characters after trimming (CONTRACT §2). */
+/** Longest display name of an owner, characters after trimming (docs/api.md#accounts). */
 export const MAX_OWNER_NAME = 200;
 
-/** The owner's display name (CONTRACT §2): e-mails, the signing page and the certificate show `Name <address>`. */
+/** The owner's display name (docs/api.md#accounts): e-mails, the signing page and the certificate show `Name <address>`. */
 export const ownerName = trimmedText(MAX_OWNER_NAME).meta({
   description: `Optional display name: 1 to ${MAX_OWNER_NAME} characters after trimming; no control characters (U+0000 to U+001F, U+007F to U+009F), U+2028, U+2029 or unpaired surrogates. E-mails, the signing page and the certificate name the owner as \`Name <address>\`.`,
   examples: ['Ada Lovelace'],

@@ -1,5 +1,5 @@
 /**
- * Cloudflare Turnstile verification over `fetch` (CONTRACT §2). Siteverify reference:
+ * Cloudflare Turnstile verification over `fetch` (docs/api.md#accounts). Siteverify reference:
  * https://developers.cloudflare.com/turnstile/get-started/server-side-validation/
  */
 import { AppError } from '../errors.js';

@@ -1,5 +1,5 @@
 /**
- * The audit trail of an envelope (CONTRACT §10): `GET /api/envelopes/{id}/audit`.
+ * The audit trail of an envelope (docs/api.md#evidence): `GET /api/envelopes/{id}/audit`.
  */
 import type { Services } from '../services.js';
 import { readOwnedEnvelope } from './get.js';

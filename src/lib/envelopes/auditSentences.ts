@@ -3,7 +3,7 @@
  * naming who did what to whom ("Invitation e-mailed to landlord@example.com, after
  * tenant@example.com signed."), built from the event's type, actor and details. The raw event type
  * stays beside it in small print; an event type this module does not know reads as its type. The
- * words come from the `certificate` catalogue of the envelope's locale (CONTRACT §18).
+ * words come from the `certificate` catalogue of the envelope's locale (docs/languages.md).
  */
 import { DEFAULT_LOCALE, formatTimestamp, translate } from '../i18n/index.js';
 import type { MessageValues } from '../i18n/index.js';
@@ -28,7 +28,7 @@ const ACTED: Record<string, 'signed' | 'approved' | 'viewed'> = {
 
 /**
  * One sentence per event, in the order given (each may refer to an earlier one: an invitation that
- * follows a recipient's action says after whose action it went out), in `locale` (CONTRACT §18; the
+ * follows a recipient's action says after whose action it went out), in `locale` (docs/languages.md; the
  * `certificate` catalogue, default English).
  * @returns one sentence for each event, ending with a full stop
  */
@@ -73,7 +73,7 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
     case 'recipient.invited': {
       if (details.resend === true) return t('event.invitedAgain', { recipient, actor });
       const after = !byOwner && event.actorId !== null && event.actorId !== 'system' ? lastActionBy.get(event.actorId) : undefined;
-      // An embedded recipient gets no e-mail: its turn comes in the owner's application (CONTRACT §16.1).
+      // An embedded recipient gets no e-mail: its turn comes in the owner's application (docs/api.md#embedded-signing).
       if (context.recipients.find((candidate) => candidate.id === details.recipientId)?.delivery === 'embedded') {
         return after === undefined ? t('event.turnEmbedded', { recipient }) : t('event.turnEmbeddedAfter', { recipient, actor, action: after });
       }

@@ -1,6 +1,6 @@
 /**
  * One request's change of an envelope, gathered before it is written: the next state, its audit
- * events (CONTRACT §10), what it tells people and the owner's systems (outbox messages, CONTRACT §12),
+ * events (docs/api.md#evidence), what it tells people and the owner's systems (outbox messages, docs/api.md#e-mail),
  * recipients' action rows, new signing links and due-index entries. {@link commitChange} writes it in
  * one entity-group transaction, conditional on the envelope's ETag, then does what follows a commit.
  */
@@ -15,7 +15,7 @@ import { EnvelopeChangedError, recipientActionRow, type StoredEnvelope } from '.
 import { admitEmails, type EmailAdmission, type PastQuota } from '../notifications/emailQuota.js';
 import { receivesEmail, recipientLocale, type Actor, type AuditEvent, type AuditEventType, type EnvelopeRecord, type EventActor, type LastEmail, type RecipientAction, type Signer } from './model.js';
 
-/** A webhook event whose `data.status` is the envelope's status once the whole change is applied (CONTRACT §12.2). */
+/** A webhook event whose `data.status` is the envelope's status once the whole change is applied (docs/api.md#webhooks). */
 interface PendingWebhook {
   id: string;
   type: WebhookEventType;
@@ -76,7 +76,7 @@ export class Change {
     return this.events.map((event, index) => ({ ...event, sequence: this.baseSequence + index + 1 }));
   }
 
-  /** Records an audit event, in order (CONTRACT §10). */
+  /** Records an audit event, in order (docs/api.md#evidence). */
   event(type: AuditEventType, actor: EventActor, details: Record<string, unknown>): void {
     this.events.push({ type, at: this.at, actorId: actor.id, actorEmail: actor.email, ip: actor.ip, userAgent: actor.userAgent, apiKeyId: actor.apiKeyId, details });
   }
@@ -94,7 +94,7 @@ export class Change {
 
   /**
    * Records the owner as the acting owner knows itself now: its address and display name, which the
-   * e-mails, the signing page and the certificate show (CONTRACT §2).
+   * e-mails, the signing page and the certificate show (docs/api.md#accounts).
    */
   recordOwner(owner: Pick<Actor, 'email' | 'name'>): void {
     this.record.ownerEmail = owner.email;
@@ -102,19 +102,19 @@ export class Change {
   }
 
   /**
-   * Gives the recipient a new signing link (CONTRACT §11.3): a new salt, and the hash of the token it
+   * Gives the recipient a new signing link (docs/api.md#sending-and-signing-order): a new salt, and the hash of the token it
    * derives; the old token stops working. The `signingLinks` row is written after the commit.
    */
   newLink(signer: Signer, jwtSecret: Uint8Array): void {
     const salt = newLinkSalt();
     signer.link = { salt, tokenSha256: tokenSha256(signingToken(signingLinkKey(jwtSecret), salt)) };
-    // A new link ends the recipient's embedded view too (CONTRACT §11.5: the old token is refused from then on).
+    // A new link ends the recipient's embedded view too (docs/api.md#resend-an-invitation: the old token is refused from then on).
     if (signer.view != null) signer.view = null;
     this.links.add(signer.id);
   }
 
   /**
-   * Queues an e-mail (CONTRACT §12.1). One to a recipient becomes its `lastEmail` (`queued`; or
+   * Queues an e-mail (docs/api.md#e-mail). One to a recipient becomes its `lastEmail` (`queued`; or
    * `failed` with `reason: "quota"` when {@link commitChange} finds it past the owner's daily quota).
    * `recipient` null: the owner.
    */
@@ -144,7 +144,7 @@ export class Change {
     }
   }
 
-  /** Queues a webhook event (CONTRACT §12.2); `recipient` is shown with its status at this point of the change. */
+  /** Queues a webhook event (docs/api.md#webhooks); `recipient` is shown with its status at this point of the change. */
   webhook(type: WebhookEventType, extra: { recipient?: Signer; hash?: string; reason?: string } = {}): void {
     const { recipient } = extra;
     this.webhooks.push({

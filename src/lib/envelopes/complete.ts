@@ -1,11 +1,11 @@
 /**
- * Completion (spec §4, CONTRACT §6): draw the recipients' values, append the certificate of
+ * Completion (docs/api.md#what-completion-does): draw the recipients' values, append the certificate of
  * completion, seal with PAdES, store the sealed PDF, then mark the envelope completed. One path for
  * every way an envelope completes: the owner's `POST .../complete` (from `draft`, or from `sent` once
  * every recipient who must act has acted, which retries a completion that failed), the last
  * recipient's action (`recipients/act.ts`) and the sweeper ({@link retryCompletion}).
  *
- * Crash safety and concurrency (CONTRACT §6 step 5): the sealed blob is stored before the envelope
+ * Crash safety and concurrency (docs/api.md#what-completion-does step 5): the sealed blob is stored before the envelope
  * update that records it, and carries in its metadata the state it was sealed from (`envelopeversion`:
  * the envelope version it started from, and for a recipient's action also that request's nonce), its
  * hash, the original's hash, the completion time and when it was stored. The envelope becomes
@@ -68,7 +68,7 @@ const MAX_COMPLETE_ATTEMPTS = 8;
 export const SEAL_LEASE_MS = 10_000;
 /** Renew the claim on a sealed blob older than this before the envelope update, milliseconds. */
 export const SEAL_REFRESH_AFTER_MS = 3_000;
-/** Due-index kind of completions to retry (CONTRACT §12.3): id = envelope id. */
+/** Due-index kind of completions to retry (docs/api.md#the-sweeper): id = envelope id. */
 export const COMPLETION_DUE_KIND: DueKind = 'completion';
 
 export interface CompleteEnvelopeOptions {
@@ -83,7 +83,7 @@ export interface CompleteEnvelopeOptions {
 
 export interface CompletionResult {
   record: EnvelopeRecord;
-  /** Read-only SAS URL of the sealed PDF, valid 15 minutes; `null` once the documents were purged (CONTRACT §14.4). */
+  /** Read-only SAS URL of the sealed PDF, valid 15 minutes; `null` once the documents were purged (docs/api.md#delete-an-envelope-or-purge-its-documents). */
   signedUrl: string | null;
   /** Lower-case hex SHA-256 of the sealed PDF. */
   hash: string;
@@ -147,8 +147,8 @@ export async function completeEnvelope({ services, envelopeId, actor, ifMatch, n
 }
 
 /**
- * Retries the completion of an envelope whose recipients have all acted (the sweeper, CONTRACT
- * §12.3), as the `system` actor. Does nothing for an envelope that is completed, closed, missing, or
+ * Retries the completion of an envelope whose recipients have all acted (the sweeper,
+ * docs/api.md#the-sweeper), as the `system` actor. Does nothing for an envelope that is completed, closed, missing, or
  * still waiting for someone; removes its `completion` due entry when it is done with it.
  * @returns whether the envelope is completed now
  * @throws what sealing throws (the entry stays, for the next sweep)
@@ -189,7 +189,7 @@ async function completeStored({ services, stored, actor, owner, now, log }: { se
     if (record.fields.length > 0) {
       throw problem('envelopeHasFields');
     }
-    // A draft made from a template has its frozen document already (CONTRACT §15.1): the seal reads it.
+    // A draft made from a template has its frozen document already (docs/api.md#templates): the seal reads it.
     if (record.documentSha256 === null) checking = checkUpload({ services, record });
   } else {
     const pending = pendingRecipients(record);
@@ -265,7 +265,7 @@ export interface SealCompletionOptions {
 
 /**
  * Seals `change.record` (or reuses the blob sealed from the same state) and applies the completion to
- * the change: status `completed`, `envelope.completed` (CONTRACT §10), the `envelope.completed`
+ * the change: status `completed`, `envelope.completed` (docs/api.md#evidence), the `envelope.completed`
  * webhook event, the `completed` e-mails to the owner and, for an envelope that was sent, to every
  * recipient (each recipient's carrying its link; one is made for recipients without), and the
  * removal of a `completion` due entry.
@@ -437,7 +437,7 @@ async function readSealedMetadata(services: Services, blobName: string): Promise
 }
 
 /**
- * The recipients' field values to draw (CONTRACT §6 step 2): every {@link givenValues given value} in
+ * The recipients' field values to draw (docs/api.md#what-completion-does step 2): every {@link givenValues given value} in
  * its field's rectangle, over the page as the signers saw it: a text tag's text is covered in the
  * frozen copy already (docs/api.md#fields-from-the-document), so nothing is painted under a value.
  */
@@ -450,7 +450,7 @@ export function fieldDrawings(record: Pick<EnvelopeRecord, 'fields' | 'signers'>
   });
 }
 
-/** The document's form fields that became envelope fields (CONTRACT §15.2): removed at sealing, their values drawn in their place. */
+/** The document's form fields that became envelope fields (docs/api.md#fields-from-the-document): removed at sealing, their values drawn in their place. */
 export function replacedFormFields(record: Pick<EnvelopeRecord, 'fields'>): string[] {
   return [...new Set(record.fields.flatMap((field) => (field.source === 'formField' && field.formFieldName !== undefined ? [field.formFieldName] : [])))];
 }
@@ -492,7 +492,7 @@ function reportedUserAgent(userAgent: string | null): string | null {
   return characters.length <= CERTIFICATE_USER_AGENT_LENGTH ? userAgent : `${characters.slice(0, CERTIFICATE_USER_AGENT_LENGTH - 1).join('')}…`;
 }
 
-/** Each recipient's block on the certificate (CONTRACT §10, §17.4). */
+/** Each recipient's block on the certificate (docs/api.md#evidence, docs/api.md#consent-to-electronic-signatures). */
 function certificateRecipients(record: EnvelopeRecord, actions: Map<string, RecipientAction>, events: AuditEvent[]): CertificateRecipient[] {
   return record.signers.map((signer) => {
     const action = actions.get(signer.id);

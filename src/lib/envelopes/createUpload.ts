@@ -1,5 +1,5 @@
 /**
- * GetUploadUrl (spec §4, CONTRACT §4): creates the draft envelope and a SAS URL to upload its document.
+ * GetUploadUrl (docs/api.md#create-an-envelope-and-upload-its-document): creates the draft envelope and a SAS URL to upload its document.
  */
 import { uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
@@ -50,7 +50,7 @@ export async function createEnvelopeUpload({ services, request, actor, now = new
 
 /**
  * @throws AppError 415 `unsupported-document-type` unless `mimetype` is `application/pdf` (any case,
- *   parameters allowed) (CONTRACT §4; templates follow the same rule)
+ *   parameters allowed) (docs/api.md#create-an-envelope-and-upload-its-document; templates follow the same rule)
  */
 export function assertPdfMimetype(mimetype: string): void {
   if (mimetype.split(';')[0]!.trim().toLowerCase() !== 'application/pdf') {
@@ -59,7 +59,7 @@ export function assertPdfMimetype(mimetype: string): void {
 }
 
 /**
- * The upload SAS of one blob (CONTRACT §4): create and write permission on `blobName` in `container`
+ * The upload SAS of one blob (docs/api.md#create-an-envelope-and-upload-its-document): create and write permission on `blobName` in `container`
  * only, valid `UPLOAD_URL_TTL_SECONDS` from `now`. Envelopes upload to `documents`, templates to `templates`.
  * @returns the URL and when it stops working (ISO 8601 UTC)
  */
@@ -73,13 +73,13 @@ export interface NewDraftEnvelopeOptions {
   actor: Actor;
   documentName: string;
   now: Date;
-  /** The template the envelope is made from (CONTRACT §15.1), recorded in `envelope.created`; absent: none. */
+  /** The template the envelope is made from (docs/api.md#templates), recorded in `envelope.created`; absent: none. */
   templateId?: string;
 }
 
 /**
- * A new draft envelope with no signers (spec §4 rule 2) and its first audit event,
- * `envelope.created` (CONTRACT §10), ready for `EnvelopeRepository.create`.
+ * A new draft envelope with no signers (docs/api.md#create-an-envelope-and-upload-its-document) and its first audit event,
+ * `envelope.created` (docs/api.md#evidence), ready for `EnvelopeRepository.create`.
  */
 export function newDraftEnvelope({ actor, documentName, now, templateId }: NewDraftEnvelopeOptions): { record: EnvelopeRecord; event: AuditEvent } {
   const id = uuidv7();

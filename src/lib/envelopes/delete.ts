@@ -1,5 +1,5 @@
 /**
- * Deleting an envelope (CONTRACT §14.4): `DELETE /api/envelopes/{id}`.
+ * Deleting an envelope (docs/api.md#delete-an-envelope-or-purge-its-documents): `DELETE /api/envelopes/{id}`.
  *
  * - A `draft` is deleted with its upload and its audit trail; afterwards it is answered as missing.
  * - A `sent` envelope is refused (409 `envelope-locked`): void it first.

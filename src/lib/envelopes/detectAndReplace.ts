@@ -1,5 +1,5 @@
 /**
- * The step Detect Fields shares between envelopes and templates (CONTRACT §15.2): read the owner's
+ * The step Detect Fields shares between envelopes and templates (docs/api.md#fields-from-the-document): read the owner's
  * draft, find the text tags and form fields of its uploaded document (`textTags.ts`), and replace its
  * fields with them under the ETag that was read, trying again when another request changed the draft
  * in between (only when the caller sent no `If-Match`: with one, its 412 stands).
@@ -19,7 +19,7 @@ export interface DetectionTarget<Stored, Assignee> {
   read(): Promise<Stored>;
   /** The strong ETag of a stored version. */
   etag(record: Stored): string;
-  /** The uploaded document's bytes, after the upload checks (CONTRACT §4). */
+  /** The uploaded document's bytes, after the upload checks (docs/api.md#create-an-envelope-and-upload-its-document). */
   document(record: Stored): Promise<Uint8Array>;
   /** Who a tag's `r=` names (`undefined`: none given, and for form fields). */
   assignee(record: Stored, who: string | undefined): AssigneeLookup<Assignee>;

@@ -1,5 +1,5 @@
 /**
- * Detect Fields of an envelope (CONTRACT §15.2): `POST /api/envelopes/{id}/fields/detect` replaces a
+ * Detect Fields of an envelope (docs/api.md#fields-from-the-document): `POST /api/envelopes/{id}/fields/detect` replaces a
  * draft's fields with those its uploaded document places itself (text tags and form fields,
  * `textTags.ts`), recording the same audit event as a `fields` update (`envelope.fields_replaced`).
  */
@@ -24,7 +24,7 @@ export interface DetectEnvelopeFieldsOptions {
 }
 
 /**
- * Reads the draft's uploaded document (CONTRACT §4 checks), finds its text tags and form fields, and
+ * Reads the draft's uploaded document (docs/api.md#create-an-envelope-and-upload-its-document checks), finds its text tags and form fields, and
  * replaces the envelope's fields with them, in page order (`detectAndReplace.ts`). A tag's `r=` is the
  * recipient's 1-based position in `signers`; it must name a signer whose role is `signer`; without
  * `r`, and for form fields, the first such signer. A document with neither gives zero fields (not an error).
@@ -57,7 +57,7 @@ export async function detectEnvelopeFields({ services, envelopeId, actor, ifMatc
 }
 
 /**
- * The signer a tag's `r=` names (CONTRACT §15.2): a 1-based position counting every entry of
+ * The signer a tag's `r=` names (docs/api.md#fields-from-the-document): a 1-based position counting every entry of
  * `signers`, which must have the role `signer`; none given, the first signer whose role is `signer`.
  */
 export function signerAt(signers: readonly Signer[], who: string | undefined): AssigneeLookup<Signer> {
@@ -78,7 +78,7 @@ function toFieldInput(field: DetectedField<Signer>): FieldInput {
   const { assignee, options, ...rest } = field;
   return {
     ...rest,
-    // The tag types of CONTRACT §15.3 (`number`, `date`, `dropdown`) are accepted by the tag parser
+    // The tag types of docs/api.md#field-types-and-their-values (`number`, `date`, `dropdown`) are accepted by the tag parser
     // whether or not the field model lists them yet; the model's list decides what is stored.
     type: rest.type as FieldInput['type'],
     recipientId: assignee.id,

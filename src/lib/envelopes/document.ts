@@ -1,5 +1,5 @@
 /**
- * The uploaded document, checked whenever it is used (CONTRACT §4): a SAS cannot limit size or type,
+ * The uploaded document, checked whenever it is used (docs/api.md#create-an-envelope-and-upload-its-document): a SAS cannot limit size or type,
  * so nothing about the blob is trusted until read.
  */
 import { AppError } from '../errors.js';
@@ -10,7 +10,7 @@ import { storageStatus } from '../storage/keys.js';
 import type { EnvelopeRecord } from './model.js';
 import { problem } from '../problems.js';
 
-/** How far into the file the `%PDF-` header may start, bytes (CONTRACT §4). */
+/** How far into the file the `%PDF-` header may start, bytes (docs/api.md#create-an-envelope-and-upload-its-document). */
 export const HEADER_WINDOW_BYTES = 1024;
 const PDF_HEADER = Buffer.from('%PDF-', 'latin1');
 
@@ -24,13 +24,13 @@ export interface DocumentCheckOptions {
 
 /**
  * Reads the uploaded document (container `documents`, or `uploads`) after checking that it is there, within
- * `MAX_DOCUMENT_BYTES` and starts like a PDF (CONTRACT §4); `freeze.ts` then checks that it can be
+ * `MAX_DOCUMENT_BYTES` and starts like a PDF (docs/api.md#create-an-envelope-and-upload-its-document); `freeze.ts` then checks that it can be
  * sealed and freezes it.
  * @returns the document's bytes
  * An upload that is a storage copy of another blob (Copy Blob, which an upload SAS's write
  * permission allows, from any blob its caller can read: another envelope's document through a
  * signing or download link, for one) is refused: its bytes were not uploaded by the owner, and
- * freezing it would hand the owner a document they may never have held (CONTRACT §17.2). The blob's
+ * freezing it would hand the owner a document they may never have held (docs/api.md#what-the-service-removes-from-documents-and-why). The blob's
  * copy properties (`x-ms-copy-id`, `x-ms-copy-source`, `x-ms-copy-status`) say so; an upload by
  * `PUT` has none.
  * @throws AppError 409 (not uploaded yet), 413 (too large), 415 (no `%PDF-` header), 422

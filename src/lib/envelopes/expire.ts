@@ -1,5 +1,5 @@
 /**
- * Expiry (CONTRACT §5, §12.3): a `sent` envelope whose `expiresAt` has passed becomes `expired`, as the
+ * Expiry (docs/api.md#lifecycle, docs/api.md#the-sweeper): a `sent` envelope whose `expiresAt` has passed becomes `expired`, as the
  * `system` actor; the owner gets the `expired` e-mail and its webhooks `envelope.expired`. For the
  * sweeper, which finds envelopes due from the due index (kind `expiry`, written at send).
  */

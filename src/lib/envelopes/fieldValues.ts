@@ -1,5 +1,5 @@
 /**
- * The value each field of a signed recipient carries, exactly as the seal draws it (CONTRACT §6 step
+ * The value each field of a signed recipient carries, exactly as the seal draws it (docs/api.md#what-completion-does step
  * 2, §11.2): what the signer sent, and for `date_signed`, `name` and `email` what the service fills in
  * (the UTC date of the signer's action, its name, its e-mail address), never an owner's value, even
  * one stored before such values were refused; the owner's prefilled value

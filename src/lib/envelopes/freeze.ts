@@ -1,5 +1,5 @@
 /**
- * The frozen document (CONTRACT §4): when an envelope leaves `draft`, the uploaded blob is copied,
+ * The frozen document (docs/api.md#create-an-envelope-and-upload-its-document): when an envelope leaves `draft`, the uploaded blob is copied,
  * after the checks of `document.ts` and cleaned of active content (`pdf/clean.ts`), to the same blob name in the container `originals`, on which no
  * SAS ever grants anything but read. From then on `documentUrl`, the signing view and the seal read
  * only that copy, so a later PUT to the upload URL (a SAS cannot be revoked) changes nothing.
@@ -38,7 +38,7 @@ const REFRESH_AFTER_MS = 40_000;
 /** A copy older than this, of an envelope still in `draft`, is left over by a crashed attempt, milliseconds. */
 export const STALE_AFTER_MS = 2 * COMMIT_WINDOW_MS;
 
-/** An upload that passed the checks of CONTRACT §4, ready to be frozen. */
+/** An upload that passed the checks of docs/api.md#create-an-envelope-and-upload-its-document, ready to be frozen. */
 export interface CheckedDocument {
   /** The document's bytes, as hashed. */
   bytes: Uint8Array;
@@ -47,7 +47,7 @@ export interface CheckedDocument {
   pageCount: number;
 }
 
-/** A checked upload, cleaned of active content (CONTRACT §17.2): `bytes` are the cleaned bytes. */
+/** A checked upload, cleaned of active content (docs/api.md#what-the-service-removes-from-documents-and-why): `bytes` are the cleaned bytes. */
 export interface CleanedDocument extends CheckedDocument {
   /** The kinds of active content removed, each once (`[]` when none: `bytes` are the upload's). */
   removed: RemovedKind[];
@@ -65,7 +65,7 @@ export interface FreezeOptions {
   services: Services;
   /**
    * The upload's `blobName`, also the frozen copy's name in `originals`. An envelope's
-   * (`<envelopeId>/<filename>`), or a template's (`<templateId>/<filename>`, CONTRACT §15.1):
+   * (`<envelopeId>/<filename>`), or a template's (`<templateId>/<filename>`, docs/api.md#templates):
    * both are frozen by this same code.
    */
   record: Pick<EnvelopeRecord, 'blobName'>;
@@ -77,7 +77,7 @@ export interface FreezeOptions {
 }
 
 /**
- * Checks the upload (CONTRACT §4) and freezes it: {@link checkUpload}, then {@link storeFrozenCopy}.
+ * Checks the upload (docs/api.md#create-an-envelope-and-upload-its-document) and freezes it: {@link checkUpload}, then {@link storeFrozenCopy}.
  * @throws what those two throw
  */
 export async function freezeDocument(options: FreezeOptions): Promise<FrozenDocument> {
@@ -85,8 +85,8 @@ export async function freezeDocument(options: FreezeOptions): Promise<FrozenDocu
 }
 
 /**
- * Reads the upload, checks it (CONTRACT §4: it parses, opens without a password, carries no
- * signature that sealing would break) and cleans it (CONTRACT §17.2: active content removed, hidden
+ * Reads the upload, checks it (docs/api.md#create-an-envelope-and-upload-its-document: it parses, opens without a password, carries no
+ * signature that sealing would break) and cleans it (docs/api.md#what-the-service-removes-from-documents-and-why: active content removed, hidden
  * layers refused; `cleanDocument`), then covers its text tags (`coverTextTags`: each tag's text
  * painted white, so that neither the signing page nor the seal shows it,
  * docs/api.md#fields-from-the-document), without storing anything. The cleaned and covered bytes

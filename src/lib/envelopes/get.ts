@@ -1,5 +1,5 @@
 /**
- * Reading one envelope (spec §4 GET /api/envelopes/{id}).
+ * Reading one envelope (docs/api.md#read-an-envelope).
  */
 import { AppError } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -9,7 +9,7 @@ import { problem } from '../problems.js';
 /**
  * The caller's envelope with this id.
  * @throws AppError 404, the same for an id that does not exist, is malformed, or names another
- *   owner's envelope (CONTRACT §3: the answer never reveals that it exists)
+ *   owner's envelope (docs/api.md#the-envelope: the answer never reveals that it exists)
  */
 export async function readOwnedEnvelope(envelopes: EnvelopeRepository, ownerId: string, envelopeId: string): Promise<StoredEnvelope> {
   const stored = isUuid(envelopeId) ? await envelopes.read(ownerId, envelopeId) : null;

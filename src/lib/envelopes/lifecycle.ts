@@ -1,6 +1,6 @@
 /**
- * The envelope lifecycle (CONTRACT §5) as functions of the state: what an owner's update changes,
- * which events it records (CONTRACT §10, in its order: `signers_replaced`, `fields_replaced`,
+ * The envelope lifecycle (docs/api.md#lifecycle) as functions of the state: what an owner's update changes,
+ * which events it records (docs/api.md#evidence, in its order: `signers_replaced`, `fields_replaced`,
  * `settings_changed`, then `envelope.sent`), and which transitions are refused.
  */
 import type { Config } from '../config.js';
@@ -26,7 +26,7 @@ import { storedRules } from './fieldRules.js';
 import { MAX_EXPIRY_DAYS, type FieldInput, type SignerInput, type UpdateEnvelopeRequest } from './schemas.js';
 import { problem } from '../problems.js';
 
-/** Status changes a `PUT`/`PATCH` may make, by current status (CONTRACT §5). `completed` is reached only by complete. */
+/** Status changes a `PUT`/`PATCH` may make, by current status (docs/api.md#lifecycle). `completed` is reached only by complete. */
 const updateTransitions: Record<EnvelopeStatus, EnvelopeStatus[]> = {
   draft: ['sent', 'voided'],
   sent: ['voided'],
@@ -93,7 +93,7 @@ export function planUpdate(
 }
 
 /**
- * A sent envelope is locked (CONTRACT §5): what was sent is what gets signed. A request that repeats
+ * A sent envelope is locked (docs/api.md#lifecycle): what was sent is what gets signed. A request that repeats
  * what the envelope already holds changes nothing and is accepted.
  * @throws AppError 409 `envelope-locked`
  */
@@ -128,7 +128,7 @@ function applyEdits(change: Change, request: UpdateEnvelopeRequest, actor: Actor
   const errors: FieldError[] = [];
   const by = ownerActor(actor);
 
-  // Signers (CONTRACT §3).
+  // Signers (docs/api.md#the-envelope).
   const before = record.signers;
   let requestIds = new Map<string, string>();
   if (request.signers !== undefined) {
@@ -150,7 +150,7 @@ function applyEdits(change: Change, request: UpdateEnvelopeRequest, actor: Actor
     }
   }
 
-  // Fields (CONTRACT §11.2): replaced when sent; else those of removed signers go with them.
+  // Fields (docs/api.md#fields): replaced when sent; else those of removed signers go with them.
   const signerById = new Map(record.signers.map((signer, index) => [signer.id, { signer, index }]));
   const beforeFields = record.fields;
   let fields: Field[];
@@ -180,7 +180,7 @@ function applyEdits(change: Change, request: UpdateEnvelopeRequest, actor: Actor
     change.event('envelope.fields_replaced', by, { count: fields.length });
   }
 
-  // Settings (CONTRACT §3).
+  // Settings (docs/api.md#the-envelope).
   const settings: Record<string, unknown> = {};
   if (request.signingOrder !== undefined && request.signingOrder !== record.signingOrder) {
     record.signingOrder = request.signingOrder;
@@ -199,7 +199,7 @@ function applyEdits(change: Change, request: UpdateEnvelopeRequest, actor: Actor
     record.remindEveryDays = request.remindEveryDays;
     settings.remindEveryDays = request.remindEveryDays;
   }
-  // CONTRACT §18: the language of the owner's e-mails, the certificate and the recipients' default.
+  // docs/languages.md: the language of the owner's e-mails, the certificate and the recipients' default.
   if (request.locale !== undefined && request.locale !== (record.locale ?? DEFAULT_LOCALE)) {
     record.locale = request.locale;
     settings.locale = request.locale;
@@ -220,12 +220,12 @@ function signerIdentity(signer: Signer): [string, string, string, string, number
 export interface FrozenDocumentFacts {
   documentSha256: string;
   pageCount: number;
-  /** The kinds of active content removed when it was frozen (CONTRACT §17.2). */
+  /** The kinds of active content removed when it was frozen (docs/api.md#what-the-service-removes-from-documents-and-why). */
   removed: readonly string[];
 }
 
 /**
- * Completes a planned send (CONTRACT §5, §11.3): every field must fit the frozen document's pages;
+ * Completes a planned send (docs/api.md#lifecycle, docs/api.md#sending-and-signing-order): every field must fit the frozen document's pages;
  * the envelope becomes `sent` with the frozen document's hash and page count, `expiresAt` (default
  * send time + `ENVELOPE_TTL_DAYS`), `envelope.sent`, and the recipients routed and invited (their
  * invitations count toward the owner's daily e-mail quota).
@@ -248,7 +248,7 @@ export function applySend(change: Change, frozen: FrozenDocumentFacts, actor: Ac
 }
 
 /**
- * Every field must be on a page the frozen document has (CONTRACT §11.2 at send; §15.1 for templates,
+ * Every field must be on a page the frozen document has (docs/api.md#fields at send; §15.1 for templates,
  * at activation and at every later change).
  * @throws AppError 422 `field-outside-document` naming the fields (`fields.<index>.page`) on pages it does not have
  */
@@ -262,9 +262,9 @@ export function assertFieldsFit(fields: readonly { page: number }[], pageCount: 
 }
 
 /**
- * Voids the envelope (CONTRACT §5): every signing link stops working for actions; recipients already
+ * Voids the envelope (docs/api.md#lifecycle): every signing link stops working for actions; recipients already
  * invited get the `voided` e-mail. The owner's reason, when given, is shown on the envelope and carried
- * by the event, the webhook and the e-mail ([docs/api.md#void-an-envelope](../../../docs/api.md#update-an-envelope)).
+ * by the event, the webhook and the e-mail ([docs/api.md#update-an-envelope](../../../docs/api.md#update-an-envelope)).
  */
 export function applyVoid(change: Change, actor: Actor, reason?: string): void {
   const record = change.record;
@@ -281,7 +281,7 @@ export function applyVoid(change: Change, actor: Actor, reason?: string): void {
 }
 
 /**
- * @throws AppError 409 `envelope-closed` naming the current status when it is final (CONTRACT §5)
+ * @throws AppError 409 `envelope-closed` naming the current status when it is final (docs/api.md#lifecycle)
  */
 export function assertChangeable(record: EnvelopeRecord): void {
   if (isFinal(record.status)) {
@@ -290,7 +290,7 @@ export function assertChangeable(record: EnvelopeRecord): void {
 }
 
 /**
- * @throws AppError 409 when no signer has the role `signer` (CONTRACT §5: needed to send or complete)
+ * @throws AppError 409 when no signer has the role `signer` (docs/api.md#lifecycle: needed to send or complete)
  */
 export function assertHasSigner(signers: Signer[]): void {
   if (!signers.some((signer) => signer.role === 'signer')) {
@@ -299,7 +299,7 @@ export function assertHasSigner(signers: Signer[]): void {
 }
 
 /**
- * The new signer list (CONTRACT §3): an entry whose `id` (or `recipientId`) names a current signer
+ * The new signer list (docs/api.md#the-envelope): an entry whose `id` (or `recipientId`) names a current signer
  * keeps that identity (and its state); an entry with another UUID gets that UUID (so that fields in
  * the same request can name it); any other entry gets a new UUIDv7.
  * @returns the list, and each id the request used mapped to the id it became
@@ -320,12 +320,12 @@ export function replaceSigners(
     if (requested !== undefined) requestIds.set(requested, id);
     const base = kept ?? newSigner({ id, email: input.email, name: input.name, role: input.role });
     const signer: Signer = { ...base, email: input.email, name: input.name, role: input.role, routingOrder: input.routingOrder, locale: input.locale ?? null };
-    // Absent means `email` and `false` (CONTRACT §16.1): only what differs is stored.
+    // Absent means `email` and `false` (docs/api.md#embedded-signing): only what differs is stored.
     if (input.delivery === 'embedded') signer.delivery = 'embedded';
     else delete signer.delivery;
     if (input.notifyOnCompletion === true) signer.notifyOnCompletion = true;
     else delete signer.notifyOnCompletion;
-    // Signer authentication (CONTRACT §16.2): the access code arrives hashed (`recipients/authentication.ts`).
+    // Signer authentication (docs/api.md#signer-authentication): the access code arrives hashed (`recipients/authentication.ts`).
     const authentication = nextAuthentication(kept?.authentication, authentications[index]);
     if (authentication === null) {
       errors.push({ path: `signers.${index}.authentication.code`, message: 'is required: this signer has no access code yet' });
@@ -340,7 +340,7 @@ export function replaceSigners(
   return { signers, requestIds, authenticationChanged };
 }
 
-/** The new field list (CONTRACT §11.2): ids as for signers; `recipientId` resolved through the request's signer ids. */
+/** The new field list (docs/api.md#fields): ids as for signers; `recipientId` resolved through the request's signer ids. */
 function replaceFields(current: Field[], inputs: FieldInput[], requestIds: Map<string, string>): Field[] {
   const existing = new Set(current.map((field) => field.id));
   return inputs.map((input) => ({
@@ -370,7 +370,7 @@ export function storedFieldProperties(input: Omit<FieldInput, 'id' | 'recipientI
   };
 }
 
-/** 400 `validation-failed` listing every complaint (CONTRACT §1). */
+/** 400 `validation-failed` listing every complaint (docs/api.md#conventions). */
 export function validationFailed(errors: FieldError[]): AppError {
   const first = errors[0]!;
   return problem('validationFailed', { detail: `The request body is invalid: ${first.path} ${first.message}.`, errors });

@@ -1,12 +1,12 @@
 /**
- * List Envelopes (spec §4, CONTRACT §7): the caller's envelopes, newest first, paged.
+ * List Envelopes (docs/api.md#list-envelopes): the caller's envelopes, newest first, paged.
  */
 import type { Services } from '../services.js';
 import type { EnvelopeView } from './model.js';
 import { DEFAULT_LIST_PAGE, type ListEnvelopesQuery } from './schemas.js';
 import { toEnvelopeView } from './view.js';
 
-/** Page size without `limit` (CONTRACT §7). */
+/** Page size without `limit` (docs/api.md#list-envelopes). */
 export const DEFAULT_LIMIT = DEFAULT_LIST_PAGE;
 
 export interface ListEnvelopesOptions {

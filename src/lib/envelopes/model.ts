@@ -1,5 +1,5 @@
 /**
- * The envelope as the domain sees it (spec §2, CONTRACT §3, §11) and as responses show it.
+ * The envelope as the domain sees it (docs/api.md#the-envelope, docs/api.md#the-recipients-api) and as responses show it.
  *
  * What is stored but never shown: a recipient's signing link (salt and token hash), when it was
  * invited, how many reminders it had, the outbox batch of its newest e-mail; the owner's e-mail; when
@@ -13,23 +13,23 @@ import type { FieldType, SignatureValue } from '../pdf/types.js';
 export const ENVELOPE_STATUSES = ['draft', 'sent', 'completed', 'declined', 'expired', 'voided'] as const;
 export type EnvelopeStatus = (typeof ENVELOPE_STATUSES)[number];
 
-/** Statuses nothing can leave (CONTRACT §5). */
+/** Statuses nothing can leave (docs/api.md#lifecycle). */
 export const FINAL_STATUSES: readonly EnvelopeStatus[] = ['completed', 'declined', 'expired', 'voided'];
 
 export const SIGNER_ROLES = ['signer', 'approver', 'viewer', 'cc'] as const;
 export type SignerRole = (typeof SIGNER_ROLES)[number];
 
-/** A recipient's status (CONTRACT §11.1). */
+/** A recipient's status (docs/api.md#recipients). */
 export const RECIPIENT_STATUSES = ['created', 'waiting', 'sent', 'opened', 'signed', 'approved', 'viewed', 'declined', 'reassigned'] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 
 /**
- * Statuses of a recipient who has acted: nothing more is asked of it. `reassigned` (CONTRACT §16.3)
+ * Statuses of a recipient who has acted: nothing more is asked of it. `reassigned` (docs/api.md#reassignment)
  * is final too and blocks nothing: the recipient it handed its part to acts instead.
  */
 export const ACTED_STATUSES: readonly RecipientStatus[] = ['signed', 'approved', 'viewed', 'declined', 'reassigned'];
 
-/** How a recipient reaches the signing page (CONTRACT §16.1): its invitation e-mail, or the owner's application (views). */
+/** How a recipient reaches the signing page (docs/api.md#embedded-signing): its invitation e-mail, or the owner's application (views). */
 export const DELIVERIES = ['email', 'embedded'] as const;
 export type Delivery = (typeof DELIVERIES)[number];
 
@@ -38,7 +38,7 @@ export type SigningOrder = (typeof SIGNING_ORDERS)[number];
 
 export const FIELD_TYPES = ['signature', 'initials', 'date_signed', 'name', 'email', 'text', 'checkbox', 'number', 'date', 'dropdown'] as const satisfies readonly FieldType[];
 
-/** The newest e-mail to a recipient (CONTRACT §11.1 `lastEmail`). */
+/** The newest e-mail to a recipient (docs/api.md#recipients `lastEmail`). */
 export interface LastEmail {
   type: 'invitation' | 'reminder' | 'completed' | 'voided';
   /** `queued` when written to the outbox, `sent` once the mail server accepted it, `failed` after the last retry. */
@@ -55,7 +55,7 @@ export interface LastEmail {
 }
 
 /**
- * A recipient's current signing link (CONTRACT §11.3; `recipients/signingLinks.ts`): the salt the
+ * A recipient's current signing link (docs/api.md#sending-and-signing-order; `recipients/signingLinks.ts`): the salt the
  * token derives from, and the token's SHA-256, the only token that works for this recipient.
  */
 export interface SigningLinkState {
@@ -63,13 +63,13 @@ export interface SigningLinkState {
   tokenSha256: string;
 }
 
-/** A recipient of the envelope. `recipientId` always equals `id` in responses (CONTRACT §3). */
+/** A recipient of the envelope. `recipientId` always equals `id` in responses (docs/api.md#the-envelope). */
 export interface Signer {
   id: string;
   email: string;
   name: string;
   role: SignerRole;
-  /** 1 to 100; recipients with the same number act together in `sequential` order (CONTRACT §11.3). */
+  /** 1 to 100; recipients with the same number act together in `sequential` order (docs/api.md#sending-and-signing-order). */
   routingOrder: number;
   status: RecipientStatus;
   /** When the recipient signed, approved, viewed or declined. */
@@ -82,24 +82,24 @@ export interface Signer {
   invitedAt: string | null;
   /** Internal: reminders sent since the newest invitation. */
   remindersSent: number;
-  /** Internal: the owner's resends to this recipient (CONTRACT §14.3: at most 5); absent before the first. */
+  /** Internal: the owner's resends to this recipient (docs/api.md#rate-limits-and-quotas: at most 5); absent before the first. */
   resends?: number;
   /** Internal: when the newest resend was queued (the next one waits 60 s from it); absent or `null` before the first. */
   lastResendAt?: string | null;
-  /** The language of its e-mails and signing page (CONTRACT §18); absent or `null`: the envelope's. */
+  /** The language of its e-mails and signing page (docs/languages.md); absent or `null`: the envelope's. */
   locale?: Locale | null;
-  /** How the recipient reaches the signing page (CONTRACT §16.1); absent: `email`. */
+  /** How the recipient reaches the signing page (docs/api.md#embedded-signing); absent: `email`. */
   delivery?: Delivery;
-  /** An embedded recipient's wish for the completed e-mail (CONTRACT §16.1); absent: `false`. */
+  /** An embedded recipient's wish for the completed e-mail (docs/api.md#embedded-signing); absent: `false`. */
   notifyOnCompletion?: boolean;
   /** Internal: the recipient's current embedded signing view (`recipients/views.ts`), absent or `null` when none. */
   view?: EmbeddedViewState | null;
-  /** How the recipient proves who it is beyond its link (CONTRACT §16.2); absent: `none`. */
+  /** How the recipient proves who it is beyond its link (docs/api.md#signer-authentication); absent: `none`. */
   authentication?: SignerAuthentication;
 }
 
 /**
- * A recipient's current embedded signing view (CONTRACT §16.1): the SHA-256 of its token (the raw
+ * A recipient's current embedded signing view (docs/api.md#embedded-signing): the SHA-256 of its token (the raw
  * token exists only in the owner's API response), when it stops working, and what the page may do.
  */
 export interface EmbeddedViewState {
@@ -133,7 +133,7 @@ export interface SignerAuthentication {
   lastOtpAt?: string | null;
 }
 
-/** A place on the document that a signer fills (CONTRACT §11.2). */
+/** A place on the document that a signer fills (docs/api.md#fields). */
 export interface Field {
   id: string;
   /** The signer (role `signer`) who fills it. */
@@ -149,7 +149,7 @@ export interface Field {
   required: boolean;
   label: string | null;
   /**
-   * Where the field came from, when detection made it (CONTRACT §15.2; absent when placed by hand):
+   * Where the field came from, when detection made it (docs/api.md#fields-from-the-document; absent when placed by hand):
    * `textTag`, its tag's text is covered in the frozen copy when the envelope is sent, so the tag
    * never shows (docs/api.md#fields-from-the-document); `formField`, the document's form field
    * `formFieldName` is removed at sealing and the value drawn in its place.
@@ -173,7 +173,7 @@ export interface Field {
   readOnly?: true;
 }
 
-/** How a detected field came about (CONTRACT §15.2). */
+/** How a detected field came about (docs/api.md#fields-from-the-document). */
 export const FIELD_SOURCES = ['textTag', 'formField'] as const;
 export type FieldSource = (typeof FIELD_SOURCES)[number];
 
@@ -196,7 +196,7 @@ export interface EnvelopeRecord {
   expiresAt: string | null;
   /** 1 to 30, or `null`: no reminders. */
   remindEveryDays: number | null;
-  /** The language of the owner's e-mails, the certificate and, by default, the recipients' (CONTRACT §18); absent: `en`. */
+  /** The language of the owner's e-mails, the certificate and, by default, the recipients' (docs/languages.md); absent: `en`. */
   locale?: Locale;
   /** Lower-case hex SHA-256 of the frozen document (container `originals`); `null` while `draft`. */
   documentSha256: string | null;
@@ -214,21 +214,21 @@ export interface EnvelopeRecord {
   hash: string | null;
   /** Lower-case hex SHA-256 of the original document as sealed. */
   originalSha256: string | null;
-  /** When the owner purged the finished envelope's documents (CONTRACT §14.4); `null` otherwise. */
+  /** When the owner purged the finished envelope's documents (docs/api.md#delete-an-envelope-or-purge-its-documents); `null` otherwise. */
   purgedAt: string | null;
   /** Why the owner voided the envelope, as given (trimmed); `null` (or absent) when not voided or none was given. */
   voidedReason?: string | null;
-  /** The template the envelope was made from (CONTRACT §15.1), else `null` (and absent from rows written before templates). */
+  /** The template the envelope was made from (docs/api.md#templates), else `null` (and absent from rows written before templates). */
   templateId: string | null;
   /** Counts every change, from 1; the ETag is derived from it. */
   version: number;
-  /** Sequence number of the last audit event (CONTRACT §10). */
+  /** Sequence number of the last audit event (docs/api.md#evidence). */
   auditSequence: number;
-  /** Whether signers and approvers may hand their part to someone else (CONTRACT §16.3); absent: `false`. */
+  /** Whether signers and approvers may hand their part to someone else (docs/api.md#reassignment); absent: `false`. */
   allowReassign?: boolean;
 }
 
-/** A recipient as responses show it (CONTRACT §3). */
+/** A recipient as responses show it (docs/api.md#the-envelope). */
 export interface SignerView {
   id: string;
   recipientId: string;
@@ -240,17 +240,17 @@ export interface SignerView {
   actedAt: string | null;
   declineReason: string | null;
   lastEmail: { type: LastEmail['type']; status: LastEmail['status']; at: string; reason?: 'quota' } | null;
-  /** How the recipient authenticates (CONTRACT §16.2): the method only, never a code. */
+  /** How the recipient authenticates (docs/api.md#signer-authentication): the method only, never a code. */
   authentication: { method: 'none' | SignerAuthentication['method'] };
-  /** CONTRACT §18: `null` when unset (the envelope's applies). */
+  /** docs/languages.md: `null` when unset (the envelope's applies). */
   locale: Locale | null;
-  /** CONTRACT §16.1: `email` (default) or `embedded`. */
+  /** docs/api.md#embedded-signing: `email` (default) or `embedded`. */
   delivery: Delivery;
-  /** CONTRACT §16.1: whether an embedded recipient gets the completed e-mail; shown for embedded recipients only. */
+  /** docs/api.md#embedded-signing: whether an embedded recipient gets the completed e-mail; shown for embedded recipients only. */
   notifyOnCompletion?: boolean;
 }
 
-/** The envelope in every response (CONTRACT §3 table). */
+/** The envelope in every response (docs/api.md#the-envelope table). */
 export interface EnvelopeView {
   id: string;
   status: EnvelopeStatus;
@@ -277,11 +277,11 @@ export interface EnvelopeView {
   voidedReason: string | null;
   /** The template it was made from, else `null`. */
   templateId: string | null;
-  /** CONTRACT §16.3. */
+  /** docs/api.md#reassignment. */
   allowReassign: boolean;
 }
 
-/** Audit event types (CONTRACT §10): no others. */
+/** Audit event types (docs/api.md#evidence): no others. */
 export const AUDIT_EVENT_TYPES = [
   'envelope.created',
   'envelope.signers_replaced',
@@ -307,7 +307,7 @@ export const AUDIT_EVENT_TYPES = [
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
-/** One entry of an envelope's append-only audit trail (CONTRACT §10). */
+/** One entry of an envelope's append-only audit trail (docs/api.md#evidence). */
 export interface AuditEvent {
   /** 1, 2, 3, ... per envelope, without gaps. */
   sequence: number;
@@ -319,12 +319,12 @@ export interface AuditEvent {
   actorEmail: string | null;
   ip: string | null;
   userAgent: string | null;
-  /** The API key the change was made with (CONTRACT §14.1); `null` for an access token, a recipient or the system. */
+  /** The API key the change was made with (docs/api.md#api-keys); `null` for an access token, a recipient or the system. */
   apiKeyId: string | null;
   details: Record<string, unknown>;
 }
 
-/** The owner making a request, as the bearer guard found it (CONTRACT §10). */
+/** The owner making a request, as the bearer guard found it (docs/api.md#evidence). */
 export interface Actor {
   userId: string;
   email: string;
@@ -338,7 +338,7 @@ export interface Actor {
   apiKeyId: string | null;
 }
 
-/** Who an audit event names (CONTRACT §10): the owner, a recipient, or the system. */
+/** Who an audit event names (docs/api.md#evidence): the owner, a recipient, or the system. */
 export interface EventActor {
   /** The owner's userId, a recipient's id, or `system`. */
   id: string;
@@ -350,7 +350,7 @@ export interface EventActor {
   apiKeyId: string | null;
 }
 
-/** The actor id of the sweeper's events (CONTRACT §10). */
+/** The actor id of the sweeper's events (docs/api.md#evidence). */
 export const SYSTEM_ACTOR: EventActor = { id: 'system', email: null, ip: null, userAgent: null, apiKeyId: null };
 
 /** The owner as the actor of events. */
@@ -361,18 +361,18 @@ export function ownerActor(actor: Actor): EventActor {
 /** A signer's or approver's recorded action, and a signer's values: its action row (never shown). */
 export interface RecipientAction {
   recipientId: string;
-  /** The status the action gave the recipient (`reassigned`: it handed its part on, CONTRACT §16.3). */
+  /** The status the action gave the recipient (`reassigned`: it handed its part on, docs/api.md#reassignment). */
   status: 'signed' | 'approved' | 'viewed' | 'declined' | 'reassigned';
   at: string;
   ip: string | null;
   userAgent: string | null;
-  /** A signer's values, as sent (CONTRACT §11.2); `[]` for the others. */
+  /** A signer's values, as sent (docs/api.md#fields); `[]` for the others. */
   values: FieldValue[];
   /** A signer's adopted signature (certificate of completion); `null` for the others. */
   signature: SignatureValue | null;
 }
 
-/** A value of one field as a signer sent it (CONTRACT §11.2). */
+/** A value of one field as a signer sent it (docs/api.md#fields). */
 export interface FieldValue {
   fieldId: string;
   value: SignatureValue | string | boolean;
@@ -405,7 +405,7 @@ export function viewSigner(signer: Signer): SignerView {
   };
 }
 
-/** The language of a recipient's e-mails and signing page (CONTRACT §18): its own `locale`, else the envelope's. */
+/** The language of a recipient's e-mails and signing page (docs/languages.md): its own `locale`, else the envelope's. */
 export function recipientLocale(record: Pick<EnvelopeRecord, 'locale'>, signer: Pick<Signer, 'locale'>): Locale {
   return signer.locale ?? record.locale ?? DEFAULT_LOCALE;
 }
@@ -429,13 +429,13 @@ export function newSigner(fields: Pick<Signer, 'id' | 'email' | 'name' | 'role'>
   };
 }
 
-/** How the recipient reaches the signing page (CONTRACT §16.1). */
+/** How the recipient reaches the signing page (docs/api.md#embedded-signing). */
 export function deliveryOf(signer: Pick<Signer, 'delivery'>): Delivery {
   return signer.delivery ?? 'email';
 }
 
 /**
- * Whether an e-mail of `type` goes to the recipient (CONTRACT §16.1): an embedded recipient gets no
+ * Whether an e-mail of `type` goes to the recipient (docs/api.md#embedded-signing): an embedded recipient gets no
  * invitation, reminder or voided e-mail, and the completed one only with `notifyOnCompletion`; e-mails
  * it asks for itself (a one-time code) still go. Every other recipient gets every e-mail.
  */
@@ -445,7 +445,7 @@ export function receivesEmail(signer: Pick<Signer, 'delivery' | 'notifyOnComplet
   return type !== 'invitation' && type !== 'reminder' && type !== 'voided';
 }
 
-/** Whether the recipient's role asks it to act (CONTRACT §11.1 "must act": signer, approver, viewer). */
+/** Whether the recipient's role asks it to act (docs/api.md#recipients "must act": signer, approver, viewer). */
 export function mustAct(signer: Pick<Signer, 'role'>): boolean {
   return signer.role !== 'cc';
 }

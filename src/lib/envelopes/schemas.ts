@@ -1,5 +1,5 @@
 /**
- * Request shapes of the envelope endpoints (spec §4, CONTRACT §3, §4, §5, §7). Strict: unknown fields
+ * Request shapes of the envelope endpoints (docs/api.md#the-envelope, docs/api.md#create-an-envelope-and-upload-its-document, docs/api.md#lifecycle, docs/api.md#list-envelopes). Strict: unknown fields
  * are refused, so a client can never set `ownerId`, `hash`, `createdAt`, ... (mass assignment).
  */
 import { z } from 'zod';
@@ -9,24 +9,24 @@ import { authenticationInput } from '../recipients/authenticationSettings.js';
 import { fieldRuleProblems, MAX_DROPDOWN_OPTION, MAX_DROPDOWN_OPTIONS, MAX_PATTERN, MAX_TEXT_LENGTH, type FieldRules } from './fieldRules.js';
 import { envelopeLocaleInput, recipientLocaleInput } from '../i18n/schema.js';
 
-/** At most this many signers on one envelope (CONTRACT §3). */
+/** At most this many signers on one envelope (docs/api.md#the-envelope). */
 export const MAX_SIGNERS = 100;
-/** At most this many fields on one envelope (CONTRACT §11.2). */
+/** At most this many fields on one envelope (docs/api.md#fields). */
 export const MAX_FIELDS = 500;
-/** Highest page number a field may name; the frozen document's page count is checked at send (CONTRACT §11.2). */
+/** Highest page number a field may name; the frozen document's page count is checked at send (docs/api.md#fields). */
 export const MAX_FIELD_PAGE = 100_000;
-/** Longest field label, characters (CONTRACT §11.2). */
+/** Longest field label, characters (docs/api.md#fields). */
 export const MAX_FIELD_LABEL = 100;
-/** Highest routing order (CONTRACT §3). */
+/** Highest routing order (docs/api.md#the-envelope). */
 export const MAX_ROUTING_ORDER = 100;
-/** Longest `expiresAt` ahead of now, days (CONTRACT §3). */
+/** Longest `expiresAt` ahead of now, days (docs/api.md#the-envelope). */
 export const MAX_EXPIRY_DAYS = 365;
-/** `remindEveryDays` bounds (CONTRACT §3). */
+/** `remindEveryDays` bounds (docs/api.md#the-envelope). */
 export const MIN_REMIND_EVERY_DAYS = 1;
 export const MAX_REMIND_EVERY_DAYS = 30;
-/** Longest signer name, characters (CONTRACT §3). */
+/** Longest signer name, characters (docs/api.md#the-envelope). */
 export const MAX_SIGNER_NAME = 200;
-/** Longest document file name, characters (CONTRACT §4). */
+/** Longest document file name, characters (docs/api.md#create-an-envelope-and-upload-its-document). */
 export const MAX_FILENAME = 200;
 /** Longest reason for voiding, characters ([docs/api.md#update-an-envelope](../../../docs/api.md#update-an-envelope)). */
 export const MAX_VOIDED_REASON = 500;
@@ -58,7 +58,7 @@ export const signerInput = z
       .meta({ description: 'With `signingOrder: sequential`, recipients act by ascending routing order, those with the same number together.' }),
     authentication: authenticationInput.optional(),
     locale: recipientLocaleInput,
-    // Embedded signing (CONTRACT §16.1).
+    // Embedded signing (docs/api.md#embedded-signing).
     delivery: z
       .enum(DELIVERIES, { error: `must be one of ${DELIVERIES.join(', ')}` })
       .optional()
@@ -86,7 +86,7 @@ export const signerInput = z
 export type SignerInput = z.infer<typeof signerInput>;
 
 /**
- * `null` and `{}` entries are dropped before validation (spec §4 rule 3): a preprocess step rather than
+ * `null` and `{}` entries are dropped before validation (docs/api.md#recipients): a preprocess step rather than
  * a transform of `unknown[]`, so that refusals name the signer's field (`signers.0.email`).
  *
  * The document states the list as JSON Schema sees the body, before the drop: items are `null`, `{}`
@@ -105,7 +105,7 @@ const signerList = z
       .superRefine((signers, context) => {
         if (signers.length > MAX_SIGNERS) context.addIssue({ code: 'custom', path: [], message: `must hold at most ${MAX_SIGNERS} signers` });
         const seen = new Map<string, number>();
-        // One signer's identity cannot be kept by two entries (CONTRACT §3: ids identify signers).
+        // One signer's identity cannot be kept by two entries (docs/api.md#the-envelope: ids identify signers).
         const seenIds = new Map<string, number>();
         signers.forEach((signer, index) => {
           const first = seen.get(signer.email);
@@ -181,7 +181,7 @@ export const fieldProperties = {
 export const MAX_FORM_FIELD_NAME = 1000;
 
 /**
- * Where a detected field came from (CONTRACT §15.2), kept when a client sends back the fields it
+ * Where a detected field came from (docs/api.md#fields-from-the-document), kept when a client sends back the fields it
  * read; for envelope and template fields alike. A field placed by hand has neither.
  */
 export const detectedFieldProperties = {
@@ -369,7 +369,7 @@ export const MAX_LIST_LIMIT = 100;
 /** Most items a list answers without `limit`. */
 export const DEFAULT_LIST_PAGE = 1000;
 
-/** Query of the envelope list (CONTRACT §7). */
+/** Query of the envelope list (docs/api.md#list-envelopes). */
 export const listEnvelopesQuery = z.strictObject({
   status: z
     .enum(ENVELOPE_STATUSES, { error: `must be one of ${ENVELOPE_STATUSES.join(', ')}` })

@@ -1,5 +1,5 @@
 /**
- * Fields from the document (CONTRACT §15.2), for envelopes and templates alike: the text tags and
+ * Fields from the document (docs/api.md#fields-from-the-document), for envelopes and templates alike: the text tags and
  * form fields that `detectDocumentFields` (`pdf/detectFields.ts`) found, turned into fields.
  *
  * Tag syntax: `{{type;key=value;...}}`. `type` is a field type (`signature`, `initials`,
@@ -33,7 +33,7 @@ import { MAX_FIELD_LABEL, MAX_FIELDS } from './schemas.js';
 import { problem } from '../problems.js';
 
 /**
- * The types a tag may name: those of CONTRACT §11.2 and §15.3. `number`, `date` and `dropdown`
+ * The types a tag may name: those of docs/api.md#fields and docs/api.md#field-types-and-their-values. `number`, `date` and `dropdown`
  * are listed here as well as wherever the field model lists its types, so tags name them either way.
  */
 export const TAG_FIELD_TYPES: readonly string[] = [...new Set<string>([...FIELD_TYPES, 'number', 'date', 'dropdown'])];
@@ -44,7 +44,7 @@ export const TAG_KEYS = ['r', 'required', 'label', 'options', 'w', 'h', 'x', 'y'
 /** The height of a `signature` or `initials` field made from a tag without `h`, in the tag's line heights. */
 export const SIGNATURE_LINE_HEIGHTS = 3;
 
-/** Most options of a `dropdown`, and the longest option, characters (CONTRACT §15.3). */
+/** Most options of a `dropdown`, and the longest option, characters (docs/api.md#field-types-and-their-values). */
 export const MAX_DROPDOWN_OPTIONS = 50;
 export const MAX_DROPDOWN_OPTION_LENGTH = 100;
 
@@ -237,7 +237,7 @@ function placeField(type: string, tag: FoundTextTag, values: ReadonlyMap<string,
   return { x: round6(x), y: round6(y), width: round6(width), height: round6(height) };
 }
 
-/** The field kinds a form field becomes (CONTRACT §15.2). */
+/** The field kinds a form field becomes (docs/api.md#fields-from-the-document). */
 const FORM_FIELD_TYPES: Record<FoundFormField['kind'], string> = { signature: 'signature', text: 'text', checkbox: 'checkbox', choice: 'dropdown' };
 
 function fromFormField<Assignee>(formField: FoundFormField, assignee: DetectFieldsOptions<Assignee>['assignee']): DetectedField<Assignee> | { error: string } {

@@ -1,5 +1,5 @@
 /**
- * Update Envelope, `PUT` and `PATCH` alike (spec §4, CONTRACT §3, §5, §11): signers, fields, settings
+ * Update Envelope, `PUT` and `PATCH` alike (docs/api.md#the-envelope, docs/api.md#lifecycle, docs/api.md#the-recipients-api): signers, fields, settings
  * and status, with If-Match and, without it, read-modify-write that never loses a concurrent update.
  * Sending freezes the document (`freeze.ts`) and invites the recipients; voiding tells those invited.
  */
@@ -60,7 +60,7 @@ export async function updateEnvelope({ services, envelopeId, request, actor, ifM
         // before the document is read (commitChange charges the exact count).
         await emailQuotaCharge(services.storage.tables.envelopes, { ownerId: record.ownerId, emails: 1, quota: services.config.limits.emailDailyQuota, now: plan.change.now });
         if (record.documentSha256 !== null && record.pageCount !== null) {
-          // Made from a template (CONTRACT §15.1): its document was frozen when the template was
+          // Made from a template (docs/api.md#templates): its document was frozen when the template was
           // activated, and copied to this envelope's own frozen copy when it was made.
           applySend(plan.change, { documentSha256: record.documentSha256, pageCount: record.pageCount, removed: [] }, actor, services.config);
         } else {

@@ -1,12 +1,12 @@
 /**
- * How an envelope is shown in responses (CONTRACT §3): stored fields plus fresh read-only SAS URLs.
+ * How an envelope is shown in responses (docs/api.md#the-envelope): stored fields plus fresh read-only SAS URLs.
  */
 import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import { CONTAINERS } from '../storage/clients.js';
 import type { SasSigner } from '../storage/sas.js';
 import { viewSigner, type EnvelopeRecord, type EnvelopeView } from './model.js';
 
-/** Lifetime of `documentUrl` and `signedUrl`, seconds (CONTRACT §3). */
+/** Lifetime of `documentUrl` and `signedUrl`, seconds (docs/api.md#the-envelope). */
 export const READ_URL_TTL_SECONDS = 15 * 60;
 
 /** A read-only SAS URL of the sealed PDF, valid {@link READ_URL_TTL_SECONDS}. */
@@ -16,7 +16,7 @@ export async function signedDocumentUrl(sas: SasSigner, record: Pick<EnvelopeRec
 
 /**
  * A read-only SAS URL of the document, valid {@link READ_URL_TTL_SECONDS}: the frozen copy once the
- * envelope has left `draft` (CONTRACT §4), the upload before.
+ * envelope has left `draft` (docs/api.md#create-an-envelope-and-upload-its-document), the upload before.
  */
 export async function documentUrl(sas: SasSigner, record: Pick<EnvelopeRecord, 'blobName' | 'documentSha256'>): Promise<string> {
   const container = record.documentSha256 === null ? CONTAINERS.documents : CONTAINERS.originals;
@@ -25,7 +25,7 @@ export async function documentUrl(sas: SasSigner, record: Pick<EnvelopeRecord, '
 
 /**
  * The response shape of `record`, with read SAS URLs valid {@link READ_URL_TTL_SECONDS}; once its
- * documents were purged (CONTRACT §14.4), `documentUrl` and `signedUrl` are `null`.
+ * documents were purged (docs/api.md#delete-an-envelope-or-purge-its-documents), `documentUrl` and `signedUrl` are `null`.
  */
 export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Promise<EnvelopeView> {
   const purged = record.purgedAt !== null;

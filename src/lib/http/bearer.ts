@@ -1,7 +1,7 @@
 /**
  * The bearer-token guard (RFC 6750): every protected route passes through {@link authenticate}.
  * The credential is an owner's access token (JWT) or, where allowed, an API key (`esk_...`,
- * CONTRACT §14.1).
+ * docs/api.md#api-keys).
  */
 import type { HttpRequest } from '@azure/functions';
 import { authenticateApiKey, isApiKey } from '../auth/apiKeys.js';
@@ -14,7 +14,7 @@ import { problem } from '../problems.js';
 export interface AuthenticateOptions {
   /**
    * Whether an API key may stand for the owner (every owner endpoint but the key endpoints); when
-   * not, a valid key gets 403 `jwt-required` (CONTRACT §14.1). Default true.
+   * not, a valid key gets 403 `jwt-required` (docs/api.md#api-keys). Default true.
    */
   acceptApiKeys?: boolean;
 }

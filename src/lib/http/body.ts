@@ -1,12 +1,12 @@
 /**
- * Request bodies: media type, size and JSON syntax checked before the zod schema (CONTRACT §1).
+ * Request bodies: media type, size and JSON syntax checked before the zod schema (docs/api.md#conventions).
  */
 import type { HttpRequest } from '@azure/functions';
 import type { z } from 'zod';
 import { AppError, type FieldError } from '../errors.js';
 import { problem } from '../problems.js';
 
-/** Largest JSON request body, bytes (CONTRACT §1). */
+/** Largest JSON request body, bytes (docs/api.md#conventions). */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
 /**

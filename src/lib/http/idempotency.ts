@@ -1,5 +1,5 @@
 /**
- * Idempotency keys on the owner's `POST` endpoints (CONTRACT §14.2, following the IETF
+ * Idempotency keys on the owner's `POST` endpoints (docs/api.md#idempotency, following the IETF
  * `Idempotency-Key` header draft): a client sends `Idempotency-Key: <1 to 255 printable ASCII
  * characters>` and may retry the request with the same key as often as it likes; the work is done
  * at most once.
@@ -48,7 +48,7 @@ import { problem } from '../problems.js';
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** The response header that marks a replayed answer. */
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
-/** How long a key and its answer are kept, seconds (CONTRACT §14.2: 24 hours). */
+/** How long a key and its answer are kept, seconds (docs/api.md#idempotency: 24 hours). */
 export const IDEMPOTENCY_KEY_RETENTION_SECONDS = 24 * 60 * 60;
 /**
  * How long a claim holds, seconds: longer than any request can run (the Azure front end ends an HTTP

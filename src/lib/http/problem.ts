@@ -1,5 +1,5 @@
 /**
- * RFC 9457 problem details: the one mapping from anything thrown to an HTTP answer (CONTRACT §1).
+ * RFC 9457 problem details: the one mapping from anything thrown to an HTTP answer (docs/api.md#conventions).
  */
 import { randomUUID } from 'node:crypto';
 import type { HttpResponseInit, InvocationContext } from '@azure/functions';

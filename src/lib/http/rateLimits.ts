@@ -1,5 +1,5 @@
 /**
- * Request limits (CONTRACT §14.3): at most `RATE_LIMIT_PER_MINUTE` requests per owner on the owner
+ * Request limits (docs/api.md#rate-limits-and-quotas): at most `RATE_LIMIT_PER_MINUTE` requests per owner on the owner
  * endpoints (every `access: 'bearer'` function of `register.ts`), and at most
  * `AUTH_RATE_LIMIT_PER_MINUTE` requests per client address on Register and Login. Counted per
  * instance, in memory, in fixed windows of 60 s that open at a key's first request

@@ -4,8 +4,8 @@
  * function files declare: the route table exists once, in `src/functions`.
  *
  * Every function must say which credential it needs (`access`): `public` none, `bearer` an owner's
- * access token (JWT) or API key, `jwt` an owner's access token only (the API key endpoints, CONTRACT
- * §14.1), `signing` a recipient's signing token. For all but `public` the guard runs
+ * access token (JWT) or API key, `jwt` an owner's access token only (the API key endpoints,
+ * docs/api.md#api-keys), `signing` a recipient's signing token. For all but `public` the guard runs
  * before the handler, which receives the authenticated caller, so no handler can forget it. Every
  * answer, including any thrown error, passes through one mapping to problem details.
  *
@@ -149,7 +149,7 @@ let terminateHookRegistered = false;
 /**
  * Makes the Functions host, when it stops this worker (scale-in, deployment), first wait up to
  * {@link AFTER_RESPONSE_GRACE_MS} for the work requests started after their responses
- * (`afterResponse.ts`); what still does not finish is redone by the sweeper (CONTRACT §12.1).
+ * (`afterResponse.ts`); what still does not finish is redone by the sweeper (docs/api.md#e-mail).
  */
 function waitForAfterResponseWorkOnTerminate(): void {
   if (terminateHookRegistered) return;

@@ -1,5 +1,5 @@
 /**
- * What a request tells about its client, for the audit trail (CONTRACT §10), the per-address request
+ * What a request tells about its client, for the audit trail (docs/api.md#evidence), the per-address request
  * limits (`rateLimits.ts`) and Turnstile.
  */
 import type { HttpRequest } from '@azure/functions';

@@ -1,5 +1,5 @@
 /**
- * Successful responses: JSON bodies with the headers every response carries (CONTRACT §1).
+ * Successful responses: JSON bodies with the headers every response carries (docs/api.md#conventions).
  */
 import type { HttpResponseInit } from '@azure/functions';
 
@@ -7,7 +7,7 @@ import type { HttpResponseInit } from '@azure/functions';
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
- * Adds `X-Content-Type-Options: nosniff` (every response, CONTRACT §1) without dropping existing
+ * Adds `X-Content-Type-Options: nosniff` (every response, docs/api.md#conventions) without dropping existing
  * headers. The headers come back as a plain object with lower-case names (as `Headers` gives them);
  * a plain object with string values, what every handler here returns, is copied without building a
  * `Headers` (twice per response on the hot read path).
@@ -38,7 +38,7 @@ export function withStandardHeaders(init: HttpResponseInit): HttpResponseInit {
 export interface JsonOptions {
   /** Extra response headers (ETag, Link, Location...). */
   headers?: Record<string, string>;
-  /** Send `Cache-Control: no-store`: required when the body carries a token or a signed URL (CONTRACT §1). */
+  /** Send `Cache-Control: no-store`: required when the body carries a token or a signed URL (docs/api.md#conventions). */
   noStore?: boolean;
 }
 

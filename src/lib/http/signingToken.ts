@@ -1,5 +1,5 @@
 /**
- * The signing-token guard (CONTRACT §11.3, §11.4): the recipient's endpoints authenticate with
+ * The signing-token guard (docs/api.md#sending-and-signing-order, docs/api.md#the-recipients-api): the recipient's endpoints authenticate with
  * `Authorization: Bearer <signing token>` only. This module reads the token and the client's address
  * from the request; who the token names, and whether its link still works, is the recipients' domain
  * (`src/lib/recipients/signingCaller.ts`). Owner JWTs are refused here, as signing tokens are on the

@@ -1,5 +1,5 @@
 /**
- * The `locale` of envelopes, templates and recipients (CONTRACT §18) as request bodies take it: one
+ * The `locale` of envelopes, templates and recipients (docs/languages.md) as request bodies take it: one
  * of the supported BCP 47 tags, exactly as listed; anything else is refused with a message that lists
  * them all (a 400 problem through the body parser).
  */

@@ -1,6 +1,6 @@
 /**
- * The words of every e-mail (CONTRACT §12.1): plain text and HTML of each {@link EmailMessage} type,
- * from what the outbox captured at the time of the change, in the message's locale (CONTRACT §18:
+ * The words of every e-mail (docs/api.md#e-mail): plain text and HTML of each {@link EmailMessage} type,
+ * from what the outbox captured at the time of the change, in the message's locale (docs/languages.md:
  * the recipient's, or the envelope's for the owner) from the `email` catalogue (`src/lib/i18n`);
  * dates and times in the locale's format, naming UTC. The HTML carries the locale's `lang` and `dir`.
  *
@@ -71,7 +71,7 @@ export function renderEmail(message: EmailMessage, options: RenderEmailOptions):
     translate(locale, 'email', key, rightToLeft && values !== undefined && !key.includes('subject') ? isolated(values) : values);
   if (message.type === 'verification') return renderVerification(message, options, locale, t);
   const document = oneLine(message.documentName) || t('document.untitled');
-  // "Ada Lovelace <ada@example.com>" when the owner gave a name (CONTRACT §2), else the address.
+  // "Ada Lovelace <ada@example.com>" when the owner gave a name (docs/api.md#accounts), else the address.
   const owner = oneLine(nameAndAddress(message.ownerName === undefined || message.ownerName === null ? null : oneLine(message.ownerName), message.ownerEmail));
   const ask = askOf(message.role);
   const greeting = message.to.name !== null && oneLine(message.to.name) !== '' ? t('greeting.named', { name: oneLine(message.to.name) }) : t('greeting.anonymous');

@@ -1,5 +1,5 @@
 /**
- * The transactional outbox (CONTRACT §12.1, §12.2): what a change must tell people (e-mails) and the
+ * The transactional outbox (docs/api.md#e-mail, docs/api.md#webhooks): what a change must tell people (e-mails) and the
  * owner's systems (webhook events) is written in the same entity-group transaction as the change
  * itself, as one outbox batch row beside the envelope (table `envelopes`, PartitionKey = ownerId,
  * RowKey `outbox_<batchId>`). After the transaction commits, the batch is dispatched: one Azure
@@ -16,8 +16,8 @@
 import type { SignerRole } from '../envelopes/model.js';
 import type { Locale } from '../i18n/locales.js';
 
-/** E-mail types (CONTRACT §12.1). */
-/** E-mail types (CONTRACT §12.1), and `verification`: the link that verifies an owner's address (no envelope). */
+/** E-mail types (docs/api.md#e-mail). */
+/** E-mail types (docs/api.md#e-mail), and `verification`: the link that verifies an owner's address (no envelope). */
 export const EMAIL_TYPES = ['invitation', 'reminder', 'completed', 'declined', 'voided', 'expired', 'verification', 'otp'] as const;
 export type EmailType = (typeof EMAIL_TYPES)[number];
 
@@ -48,19 +48,19 @@ export interface EmailMessage {
    */
   linkSalt: string | null;
   /**
-   * `otp` (a recipient's one-time code, CONTRACT §16.2): the salt the code derives from
+   * `otp` (a recipient's one-time code, docs/api.md#signer-authentication): the salt the code derives from
    * (`recipients/authentication.ts`); the sender derives the code when it writes the e-mail, so the
    * row never holds the code. Absent or `null` otherwise.
    */
   otpSalt?: string | null;
   /**
-   * The language it is written in (CONTRACT §18): the recipient's `locale` (default the envelope's),
+   * The language it is written in (docs/languages.md): the recipient's `locale` (default the envelope's),
    * the envelope's for the owner. Absent in rows written before languages: English.
    */
   locale?: Locale;
 }
 
-/** Webhook event types (CONTRACT §12.2). */
+/** Webhook event types (docs/api.md#webhooks). */
 export const WEBHOOK_EVENT_TYPES = [
   'envelope.sent',
   'envelope.completed',
@@ -76,7 +76,7 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-/** The body of a webhook event (CONTRACT §12.2), exactly as delivered. Never a token or a SAS URL. */
+/** The body of a webhook event (docs/api.md#webhooks), exactly as delivered. Never a token or a SAS URL. */
 export interface WebhookEventBody {
   /** UUID, the same across retries (`webhook-id`). */
   id: string;

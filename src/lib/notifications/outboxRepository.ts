@@ -32,7 +32,7 @@ import { storageStatus } from '../storage/keys.js';
 import { readLongText, writeLongText } from '../storage/longText.js';
 import type { OutboxBatch, OutboxMessage } from './outbox.js';
 
-/** Seconds after which the sweeper re-queues a batch that was never dispatched (CONTRACT §12.1). */
+/** Seconds after which the sweeper re-queues a batch that was never dispatched (docs/api.md#e-mail). */
 export const OUTBOX_REDISPATCH_SECONDS = 60;
 /** The due-index kind of undispatched outbox batches. */
 export const OUTBOX_DUE_KIND: DueKind = 'outbox';

@@ -1,5 +1,5 @@
 /**
- * Sends the e-mail one outbox queue message points at (CONTRACT §12.1), for the queue-triggered
+ * Sends the e-mail one outbox queue message points at (docs/api.md#e-mail), for the queue-triggered
  * function `SendEmail`:
  *
  * 1. reads the batch; a batch or message that does not exist, or is not an e-mail, is dropped;

@@ -1,5 +1,5 @@
 /**
- * The sweeper (CONTRACT §12.3): one timer-triggered function (`Sweep`, on `SWEEP_SCHEDULE`) that runs
+ * The sweeper (docs/api.md#the-sweeper): one timer-triggered function (`Sweep`, on `SWEEP_SCHEDULE`) that runs
  * a list of steps, each doing the work that has fallen due, read from the due index (one table per
  * kind of work, `dueIndex.ts`), never by scanning envelopes: a sweep costs what is due, not what
  * exists. Steps run one after another, in order (an envelope expired by one step is no longer
@@ -74,7 +74,7 @@ export const OUTBOX_UNCLAIMED_SECONDS = 150;
 export const OUTBOX_WATCH_LIMIT_SECONDS = 86_400;
 
 /**
- * Makes sure every outbox message arrives (CONTRACT §12.1). Each batch keeps its due `outbox` entry
+ * Makes sure every outbox message arrives (docs/api.md#e-mail). Each batch keeps its due `outbox` entry
  * until every message has a final state; when the entry falls due (one minute after the change, then
  * every {@link OUTBOX_WATCH_SECONDS} or when the running claims end):
  * - a batch that does not exist (its change failed) loses its entry;
@@ -170,7 +170,7 @@ async function settleLastEmails(services: Services, batch: StoredOutboxBatch): P
 }
 
 /**
- * Expires `sent` envelopes whose `expiresAt` has passed (CONTRACT §5, §12.3): the entry (kind
+ * Expires `sent` envelopes whose `expiresAt` has passed (docs/api.md#lifecycle, docs/api.md#the-sweeper): the entry (kind
  * `expiry`, written at send) goes once the envelope is no longer `sent` (expired now, or completed,
  * declined or voided before); an envelope still `sent` keeps it for the next sweep.
  */
@@ -189,7 +189,7 @@ export const expireDueEnvelopes: SweepStep = {
 };
 
 /**
- * Sends due reminders (CONTRACT §12.1): `remindRecipients` reminds every recipient whose reminder is
+ * Sends due reminders (docs/api.md#e-mail): `remindRecipients` reminds every recipient whose reminder is
  * due and records the next entry itself; the entry handled here then goes.
  */
 export const sendDueReminders: SweepStep = {
@@ -206,7 +206,7 @@ export const sendDueReminders: SweepStep = {
 };
 
 /**
- * Retries completions that failed after every recipient had acted (CONTRACT §11.4, §12.3), for
+ * Retries completions that failed after every recipient had acted (docs/api.md#the-recipients-api, docs/api.md#the-sweeper), for
  * instance while the timestamp authority was down. `retryCompletion` removes the entry once the
  * envelope is completed or no longer needs it, and this step removes the entry of an envelope that no
  * longer exists; a seal that fails again leaves it for the next sweep.
@@ -228,7 +228,7 @@ export const retryDueCompletions: SweepStep = {
 };
 
 /**
- * Deletes the idempotency keys whose 24 hours are over (CONTRACT §14.2), owner by owner, as their
+ * Deletes the idempotency keys whose 24 hours are over (docs/api.md#idempotency), owner by owner, as their
  * hourly due entries fall due: Table Storage deletes nothing by itself. A key a later request claimed
  * again since keeps its row. An owner with more expired keys than one call deletes keeps the entry
  * for the next sweep.

@@ -1,5 +1,5 @@
 /**
- * How e-mails leave the service (CONTRACT §12.1): through `SMTP_URL` with nodemailer, else through
+ * How e-mails leave the service (docs/api.md#e-mail): through `SMTP_URL` with nodemailer, else through
  * Azure Communication Services at `ACS_EMAIL_ENDPOINT` with the managed identity
  * (`DefaultAzureCredential`), always from `EMAIL_FROM` (an RFC 5322 mailbox, `Name <address>`;
  * Communication Services takes only the address, which must belong to a domain connected to it). Both libraries are imported on the first

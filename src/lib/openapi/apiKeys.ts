@@ -1,5 +1,5 @@
 /**
- * The API key endpoints in the OpenAPI document (CONTRACT §14.1): {@link registerApiKeyOperations}
+ * The API key endpoints in the OpenAPI document (docs/api.md#api-keys): {@link registerApiKeyOperations}
  * adds create, list and delete under `paths`. Response schemas are strict objects tied at compile
  * time to the types the service answers with (bottom of this file), like `./responses.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * What the owner's operations in the OpenAPI document share (CONTRACT §1): the problem examples and
+ * What the owner's operations in the OpenAPI document share (docs/api.md#conventions): the problem examples and
  * responses of every endpoint behind the bearer guard (401, 413, 415, 500, 503), the examples of the
  * checks of an uploaded document, and the `{id}` and `If-Match` request parameters.
  *
@@ -50,7 +50,7 @@ export const ownerProblems = {
 
 /**
  * The problems of the checks of an uploaded document, the same whether an envelope is sent, a
- * template activated or fields detected (CONTRACT §4, §15): not uploaded, too large, not a PDF,
+ * template activated or fields detected (docs/api.md#create-an-envelope-and-upload-its-document, docs/api.md#templates): not uploaded, too large, not a PDF,
  * damaged, encrypted, hidden layers, a storage copy. `document-too-complex` is not here: its
  * bounds differ between sealing and detection.
  */
@@ -75,7 +75,7 @@ export const unauthorized = problem(401, 'No access token, or one that is invali
 export const storageUnavailable = problem(503, 'Storage does not answer (`storage-unavailable`); retry after `Retry-After` seconds.', ['storage-unavailable']);
 /** 500: a fault, answered with a correlation id only. */
 export const internalError = problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has, and nothing else.', ['internal-error']);
-/** 400 of a list whose query is refused: `limit`, `cursor` and the filters are checked (CONTRACT §7). */
+/** 400 of a list whose query is refused: `limit`, `cursor` and the filters are checked (docs/api.md#list-envelopes). */
 export const listQueryRefused = problem(400, 'A query parameter is invalid or unknown (`validation-failed`), or `cursor` is not one this service issued (`invalid-cursor`).', ['query-validation-failed', 'invalid-cursor']);
 /** 413 of a JSON body over 1 MiB. */
 export const jsonBodyTooLarge = problem(413, 'The JSON body is larger than 1 MiB.', ['payload-too-large']);
@@ -84,7 +84,7 @@ export const notJson = problem(415, 'The body is not sent as `application/json`.
 
 /**
  * The `{id}` path parameter of an owner's envelope or template: a UUID v7; another owner's is
- * answered 404 exactly as a missing one (CONTRACT §3).
+ * answered 404 exactly as a missing one (docs/api.md#the-envelope).
  * @param noun what the id names (`envelope`, `template`)
  * @param example an id for the document's example
  */

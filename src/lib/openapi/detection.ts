@@ -1,5 +1,5 @@
 /**
- * Field detection in the OpenAPI document (CONTRACT §15.2): {@link registerDetectionOperations} adds
+ * Field detection in the OpenAPI document (docs/api.md#fields-from-the-document): {@link registerDetectionOperations} adds
  * `POST /envelopes/{id}/fields/detect` and `POST /templates/{id}/fields/detect`. Their fields are
  * `./responses.ts`'s `Field` and `./templates.ts`'s `TemplateField`, tied at compile time to the stored fields.
  */

@@ -4,9 +4,8 @@
  * (`./responses.ts`) with `@asteasolutions/zod-to-openapi`. Served at `GET /api/openapi.json`,
  * written to `docs/openapi.json` by `npm run openapi`, rendered at `GET /api/docs`.
  *
- * Sources: the spec (`spec/envelope-signing-api.md` §4, §5, §7) for paths, fields and success codes,
- * and CONTRACT.md for everything the spec leaves open (errors §1, accounts §2, envelopes §3-§7,
- * evidence §10). Paths are those of the functions in `src/functions`, below the server URL `/api`; a
+ * Sources: docs/api.md, the API reference, for paths, fields, success codes and everything else
+ * (errors, accounts, envelopes, evidence). Paths are those of the functions in `src/functions`, below the server URL `/api`; a
  * test holds the two to the same set.
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
@@ -175,7 +174,7 @@ const problems = {
   },
 } satisfies Record<string, ProblemExample>;
 
-/** A problem-details response (CONTRACT §1) with one example per slug of the table above. */
+/** A problem-details response (docs/api.md#conventions) with one example per slug of the table above. */
 const problem = problemResponses(problems);
 
 /** Answers every operation can give. */

@@ -1,5 +1,5 @@
 /**
- * Embedded signing and reassignment in the OpenAPI document (CONTRACT §16.1, §16.3): the owner's
+ * Embedded signing and reassignment in the OpenAPI document (docs/api.md#embedded-signing, docs/api.md#reassignment): the owner's
  * `POST .../views`, the page a view opens (`GET /sign/v/{viewId}`) and the recipient's
  * `POST /signing/reassign`. Registered by `document.ts` through {@link registerEmbeddedOperations}.
  */

@@ -1,5 +1,5 @@
 /**
- * Idempotency keys in the OpenAPI document (CONTRACT §14.2; `src/lib/http/idempotency.ts`): every
+ * Idempotency keys in the OpenAPI document (docs/api.md#idempotency; `src/lib/http/idempotency.ts`): every
  * owner `POST` (an operation the owner's credential opens) gets the optional `Idempotency-Key` request header,
  * the `Idempotent-Replayed` header on the answers that can be replayed (2xx and 4xx), and the problems
  * a key can give (400 `invalid-idempotency-key`, 409 `idempotency-key-in-use` and

@@ -1,5 +1,5 @@
 /**
- * The request limits and quotas of the OpenAPI document (CONTRACT §14.3; `src/lib/http/rateLimits.ts`,
+ * The request limits and quotas of the OpenAPI document (docs/api.md#rate-limits-and-quotas; `src/lib/http/rateLimits.ts`,
  * `src/lib/auth/password.ts`, `src/lib/recipients/resend.ts`, `src/lib/notifications/emailQuota.ts`).
  *
  * Applied to the generated document by {@link describeRequestLimits}, so that every owner operation

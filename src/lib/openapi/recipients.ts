@@ -20,7 +20,7 @@ export const SIGNING_AUTH = 'signingToken';
 const timestamp = z.iso.datetime({ precision: 3 });
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
 
-/** 200 of the recipient's endpoints (CONTRACT §11.4). */
+/** 200 of the recipient's endpoints (docs/api.md#the-recipients-api). */
 export const recipientViewResponse = z
   .strictObject({
     envelope: z.strictObject({

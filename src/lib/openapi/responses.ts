@@ -32,16 +32,16 @@ import { problemEntries, problemTypeOfSlug, type ProblemSlug } from '../problems
 import { REMOVED_KINDS } from '../pdf/index.js';
 import { matches, type Matches } from './ties.js';
 
-/** ISO 8601 UTC with milliseconds (CONTRACT §1). */
+/** ISO 8601 UTC with milliseconds (docs/api.md#conventions). */
 const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
-/** UUID version 7 (RFC 9562 §5.7): envelope and user identifiers (CONTRACT §1). */
+/** UUID version 7 (RFC 9562 §5.7): envelope and user identifiers (docs/api.md#conventions). */
 const uuidV7 = z.uuid({ version: 'v7' }).meta({ description: 'UUID version 7 (time-ordered).' });
 /** Lower-case hex SHA-256. */
 const sha256Hex = z
   .string()
   .regex(/^[0-9a-f]{64}$/)
   .meta({ description: 'Lower-case hex SHA-256.', examples: ['9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'] });
-/** A read-only SAS URL of a blob, valid 15 minutes from the response (CONTRACT §3). */
+/** A read-only SAS URL of a blob, valid 15 minutes from the response (docs/api.md#the-envelope). */
 const readUrl = z.url().meta({ description: 'Read-only SAS URL of the blob, valid 15 minutes from the response.' });
 
 export const envelopeStatus = z.enum(ENVELOPE_STATUSES).meta({ id: 'EnvelopeStatus', description: 'Lifecycle state.' });
@@ -53,7 +53,7 @@ export const recipientStatus = z.enum(RECIPIENT_STATUSES).meta({
     '`created` (draft), `waiting` (sequential order: an earlier group has not finished), `sent` (invited; a `cc` from the send on), `opened`, `signed`, `approved`, `viewed`, `declined`, `reassigned` (handed its part to a new recipient; final, blocks nothing).',
 });
 
-/** A signer as responses show it: `recipientId` always equals `id` (CONTRACT §3, §11.1). */
+/** A signer as responses show it: `recipientId` always equals `id` (docs/api.md#the-envelope, docs/api.md#recipients). */
 export const signerResponse = z
   .strictObject({
     id: z.uuid().meta({ description: 'Assigned by the service; send it back to keep the signer\'s identity.' }),
@@ -123,7 +123,7 @@ export const fieldResponse = z
   })
   .meta({ id: 'Field', description: 'A place on the document that a signer fills: fractions 0 to 1 of the page as displayed, origin top-left.' });
 
-/** The envelope in every response (CONTRACT §3 table). */
+/** The envelope in every response (docs/api.md#the-envelope table). */
 export const envelopeResponse = z
   .strictObject({
     id: uuidV7,
@@ -158,7 +158,7 @@ export const envelopeResponse = z
 
 export const envelopeListResponse = z.array(envelopeResponse).meta({ id: 'EnvelopeList', description: 'The caller\'s envelopes, newest first.' });
 
-/** 201 of `POST /api/GetUploadUrl` (CONTRACT §4). */
+/** 201 of `POST /api/GetUploadUrl` (docs/api.md#create-an-envelope-and-upload-its-document). */
 export const uploadTicketResponse = z
   .strictObject({
     uploadUrl: z.url().meta({
@@ -172,7 +172,7 @@ export const uploadTicketResponse = z
   })
   .meta({ id: 'UploadTicket', description: 'Where to upload the document of a new draft envelope.' });
 
-/** 200 of `POST /api/envelopes/{id}/complete` (CONTRACT §6). */
+/** 200 of `POST /api/envelopes/{id}/complete` (docs/api.md#what-completion-does). */
 export const completeResponse = z
   .strictObject({
     message: z.string(),
@@ -219,7 +219,7 @@ const recipientActed = z.strictObject({
 });
 const event = <Type extends string, Details extends z.ZodType>(type: Type, details: Details) => z.strictObject({ ...auditBase, type: z.literal(type), details });
 
-/** One audit event (CONTRACT §10): the shape of `details` follows `type`. */
+/** One audit event (docs/api.md#evidence): the shape of `details` follows `type`. */
 export const auditEventResponse = z
   .discriminatedUnion('type', [
     event(
@@ -287,17 +287,17 @@ export const auditEventResponse = z
 
 export const auditTrailResponse = z.array(auditEventResponse).meta({ id: 'AuditTrail', description: 'An envelope\'s audit events, oldest first.' });
 
-/** 200 of `GET /api/verify/{sha256}` (CONTRACT §10). */
+/** 200 of `GET /api/verify/{sha256}` (docs/api.md#evidence). */
 export const sealVerificationResponse = z
   .strictObject({ envelopeId: uuidV7, completedAt: timestamp, documentName: z.string() })
   .meta({ id: 'SealVerification', description: 'What the sealed PDF\'s own certificate page says, and nothing else.' });
 
-/** 201 of `POST /api/Register` (CONTRACT §2). */
+/** 201 of `POST /api/Register` (docs/api.md#accounts). */
 export const registerResponse = z
   .strictObject({ message: z.string(), userId: uuidV7 })
   .meta({ id: 'RegisterResult', description: 'The new account.' });
 
-/** 200 of `POST /api/Login` (CONTRACT §2). */
+/** 200 of `POST /api/Login` (docs/api.md#accounts). */
 export const loginResponse = z
   .strictObject({
     token: z
@@ -316,7 +316,7 @@ export const loginResponse = z
   })
   .meta({ id: 'LoginResult', description: 'An access token and the account it belongs to.' });
 
-/** 200 of `GET /api/health` (CONTRACT §9). */
+/** 200 of `GET /api/health` (README.md#quick-start). */
 export const healthResponse = z
   .union([
     z.strictObject({ status: z.literal('ok') }),
@@ -327,7 +327,7 @@ export const healthResponse = z
   ])
   .meta({ id: 'Health' });
 
-/** Every error response: RFC 9457 problem details (CONTRACT §1). */
+/** Every error response: RFC 9457 problem details (docs/api.md#conventions). */
 export const problemResponseSchema = z
   .strictObject({
     type: z.string().meta({ description: `Stable URI naming the problem, \`${problemTypeOfSlug('<slug>' as ProblemSlug)}\`; the slugs are named in each response's description.` }),

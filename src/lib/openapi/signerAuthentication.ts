@@ -1,5 +1,5 @@
 /**
- * Signer authentication in the OpenAPI document (CONTRACT §16.2): the view a recipient gets before
+ * Signer authentication in the OpenAPI document (docs/api.md#signer-authentication): the view a recipient gets before
  * its code, the two operations that send and check codes, and the answers that authentication adds to
  * the recipient's other operations. Used by `recipients.ts`.
  */

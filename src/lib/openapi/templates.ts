@@ -1,5 +1,5 @@
 /**
- * The template endpoints in the OpenAPI document (CONTRACT §15.1): {@link registerTemplateOperations}
+ * The template endpoints in the OpenAPI document (docs/api.md#templates): {@link registerTemplateOperations}
  * adds create, list, read, update, delete and use under `paths`. Response schemas are strict objects
  * tied at compile time to the types the service answers with (bottom of this file).
  */

@@ -1,5 +1,5 @@
 /**
- * The webhook endpoints and the webhook events in the OpenAPI document (CONTRACT §12.2):
+ * The webhook endpoints and the webhook events in the OpenAPI document (docs/api.md#webhooks):
  * {@link registerWebhookOperations} adds the five operations under `paths` and one entry per event
  * type under the OpenAPI 3.1 `webhooks` object (what the service POSTs to a receiver).
  *
@@ -68,11 +68,11 @@ export const deliveryAttemptListResponse = z
   .max(DELIVERY_LOG_SIZE)
   .meta({ id: 'WebhookDeliveryLog', description: `The newest ${DELIVERY_LOG_SIZE} attempts, newest first.` });
 
-// Statuses as CONTRACT §5 and §11.1 name them.
+// Statuses as docs/api.md#lifecycle and docs/api.md#recipients name them.
 const envelopeStatusAfter = z.enum(['draft', 'sent', 'completed', 'declined', 'expired', 'voided']);
 const recipientStatus = z.enum(['created', 'waiting', 'sent', 'opened', 'signed', 'approved', 'viewed', 'declined', 'reassigned']);
 
-/** The body of every delivery (CONTRACT §12.2). */
+/** The body of every delivery (docs/api.md#webhooks). */
 export const webhookEventSchema = z
   .strictObject({
     id: z.uuid().meta({ description: 'The event id: the same on every attempt and redelivery, and sent as the `webhook-id` header. Deduplicate by it.' }),

@@ -1,5 +1,5 @@
 /**
- * Appearances that show every form field's value, made before the form is flattened (CONTRACT §6
+ * Appearances that show every form field's value, made before the form is flattened (docs/api.md#what-completion-does
  * step 1). Flattening draws each widget's normal appearance stream (/AP /N) into the page, so a
  * value that has no appearance of its own would vanish from the sealed document, although viewers
  * show it: LibreOffice and other producers write empty appearance streams and set
@@ -66,7 +66,7 @@ export function generatorCanShow(text: string): boolean {
 
 /**
  * Gives each form field an appearance that shows its value, so that flattening keeps every value a
- * viewer shows (CONTRACT §6 step 1):
+ * viewer shows (docs/api.md#what-completion-does step 1):
  * - text, combo box and list box fields get an appearance generated from their value (/V) when the
  *   form sets `/NeedAppearances true`, and otherwise when they have a value but their normal
  *   appearance is missing or shows no text;

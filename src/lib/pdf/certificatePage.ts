@@ -1,5 +1,5 @@
 /**
- * The certificate-of-completion pages (CONTRACT §6 step 3 and §10), appended after the document,
+ * The certificate-of-completion pages (docs/api.md#what-completion-does step 3 and §10), appended after the document,
  * each of the size and orientation of the document's last page as displayed (its crop box after
  * /Rotate): the envelope (id, document name, owner e-mail, the frozen document's SHA-256 and page
  * count, created, sent and completed times), one block per recipient that is never split across
@@ -7,7 +7,7 @@
  * agent, how they were identified, and a signer's signature as drawn or typed), then every audit
  * event with its time, type and actor's e-mail (`system` for the sweeper). Times read
  * `2026-11-22 13:37:06 UTC`. Every word comes from the `certificate` (and `common`) catalogue of the
- * envelope's locale, times in the locale's format naming UTC (CONTRACT §18); raw event types stay.
+ * envelope's locale, times in the locale's format naming UTC (docs/languages.md); raw event types stay.
  *
  * All of it is real, extractable text, shaped with HarfBuzz in the Noto fonts (`shaping.ts`). Long
  * values wrap (e-mail addresses and ids at `@`, `.` and `-` first); the content flows over as many
@@ -63,8 +63,8 @@ const styles = {
 const lineHeight = (style: Style): number => style.size * 1.4;
 
 /**
- * A time as the certificate prints it: `2026-11-22 13:37:06 UTC` (CONTRACT §10) in English, the
- * locale's numeric date and 24-hour time naming UTC otherwise (CONTRACT §18), from an ISO 8601
+ * A time as the certificate prints it: `2026-11-22 13:37:06 UTC` (docs/api.md#evidence) in English, the
+ * locale's numeric date and 24-hour time naming UTC otherwise (docs/languages.md), from an ISO 8601
  * timestamp; a value that is not one is printed as given.
  */
 export function formatTime(timestamp: string, locale: string = DEFAULT_LOCALE): string {
@@ -138,7 +138,7 @@ class Flow {
   }
 
   /**
-   * Rows that stay together on one page (a recipient's block, CONTRACT §10), on a new page when they
+   * Rows that stay together on one page (a recipient's block, docs/api.md#evidence), on a new page when they
    * do not fit on this one. Only a block taller than a whole page (which no realistic recipient
    * makes) is split, row by row.
    */
@@ -178,14 +178,14 @@ interface Cell {
 class CertificateWriter {
   readonly flow: Flow;
   private readonly contentWidth: number;
-  /** Arabic and Hebrew certificates are laid out right to left (CONTRACT §18). */
+  /** Arabic and Hebrew certificates are laid out right to left (docs/languages.md). */
   readonly rtl: boolean;
 
   constructor(
     private readonly painter: TextPainter,
     pdf: PDF,
     size: { width: number; height: number; logicalWidth: number; logicalHeight: number },
-    /** The certificate's locale (CONTRACT §18). */
+    /** The certificate's locale (docs/languages.md). */
     readonly locale: string,
   ) {
     this.flow = new Flow(pdf, size);

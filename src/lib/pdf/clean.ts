@@ -1,5 +1,5 @@
 /**
- * Clean documents (CONTRACT §17.2), run inside a seal worker when a document is frozen: what the
+ * Clean documents (docs/api.md#what-the-service-removes-from-documents-and-why), run inside a seal worker when a document is frozen: what the
  * service seals must be what every viewer shows, and its seal must not vouch for content that acts
  * on the reader's machine. So the frozen copy loses, through @libpdf/core's object model:
  * - every action that runs code, opens or sends files, or plays media: `/S` of `/JavaScript`,
@@ -115,7 +115,7 @@ export async function clean(document: Uint8Array): Promise<CleanResult> {
     keepOpened(document, opened);
     return { cleaned: null, pageCount, removed };
   }
-  // An owner-password-only protection goes now rather than at sealing (CONTRACT §4): re-encrypting
+  // An owner-password-only protection goes now rather than at sealing (docs/api.md#create-an-envelope-and-upload-its-document): re-encrypting
   // would draw new random initialization vectors, and the same upload must clean to the same bytes.
   // (`openForSealing` refuses documents that are both signed and encrypted.)
   if (pdf.isEncrypted) removeOwnerRestrictions(pdf);

@@ -1,5 +1,5 @@
 /**
- * Finds where fields belong in a document (CONTRACT §15.2), inside a seal worker (so the bounds of
+ * Finds where fields belong in a document (docs/api.md#fields-from-the-document), inside a seal worker (so the bounds of
  * `workerPool.ts` hold: 30 s and 512 MiB, else 422):
  *
  * - **Text tags**: `{{...}}` in the pages' text as PDF.js (`pdfjs-dist`, the engine the signing page

@@ -1,5 +1,5 @@
 /**
- * A self-signed sealing certificate for local development (CONTRACT §6 step 3, §8: "Local
+ * A self-signed sealing certificate for local development (docs/api.md#what-completion-does step 3, §8: "Local
  * development generates a self-signed one on first start"). Never for production: nothing trusts it.
  */
 import { generateKeyPair, randomBytes } from 'node:crypto';
@@ -16,7 +16,7 @@ const VALIDITY_YEARS = 5;
  * from one minute ago, keyUsage digitalSignature + nonRepudiation, critical; not a CA), packed as a
  * PKCS#12 file (AES-256-CBC key encryption) under a fresh random passphrase.
  * @param options.commonName the certificate's subject CN, e.g. "Envelope signing service (development)"
- * @returns the PKCS#12 bytes in base64 and its passphrase, as `SEAL_P12_BASE64` and `SEAL_P12_PASSPHRASE` take them (CONTRACT §8)
+ * @returns the PKCS#12 bytes in base64 and its passphrase, as `SEAL_P12_BASE64` and `SEAL_P12_PASSPHRASE` take them (docs/api.md#configuration)
  */
 export async function createDevelopmentSealingCertificate(options: { commonName: string }): Promise<{ p12Base64: string; passphrase: string }> {
   // Node generates the key natively; node-forge (no native RSA key generation) builds the certificate and the PKCS#12.

@@ -1,5 +1,5 @@
 /**
- * Draws the recipients' field values into the pages of the document (CONTRACT §6 step 2, §11.2),
+ * Draws the recipients' field values into the pages of the document (docs/api.md#what-completion-does step 2, §11.2),
  * each inside its field's rectangle and clipped to it, so that nothing outside a rectangle changes:
  *
  * - `signature`, `initials`: ink strokes as smooth vector paths mapped onto the rectangle (the points
@@ -14,7 +14,7 @@
  *   is always drawn, and always extractable; only the clip guards the rectangle's edges.
  * - `checkbox`: `true` draws a tick, `false` nothing.
  * - A field made from a text tag (`background: 'white'`) first paints its rectangle opaque white,
- *   value or not, so that the tag's text never shows (CONTRACT §15.2).
+ *   value or not, so that the tag's text never shows (docs/api.md#fields-from-the-document).
  *
  * Rectangles are fractions 0 to 1 of the page as a viewer displays it (crop box after /Rotate),
  * origin top-left; the drawing is upright as displayed, whatever the page's rotation and however its
@@ -71,7 +71,7 @@ function fitText(text: string, face: Face, width: number, height: number, minimu
 /**
  * Draws `drawings` into the pages of `pdf` (see the module comment). A drawing on a page the document
  * does not have, or with an empty rectangle, is skipped (the service checks fields against the
- * frozen document when the envelope is sent, CONTRACT §11.2).
+ * frozen document when the envelope is sent, docs/api.md#fields).
  */
 export function drawFieldValues(pdf: PDF, drawings: readonly FieldDrawing[]): void {
   if (drawings.length === 0) return;

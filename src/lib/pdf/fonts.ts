@@ -4,7 +4,7 @@
  * an Azure Functions host has no system fonts). Only the glyphs a document uses are embedded
  * (`fontEmbedding.ts`); each file is read at most once per thread, when a text first needs it.
  *
- * Which font draws which characters (CONTRACT §10: every script a name may be written in):
+ * Which font draws which characters (docs/api.md#evidence: every script a name may be written in):
  *
  * | font | scripts |
  * | --- | --- |

@@ -1,5 +1,5 @@
 /**
- * Everything PDF, behind one small interface: sealing a completed envelope's document (CONTRACT §6)
+ * Everything PDF, behind one small interface: sealing a completed envelope's document (docs/api.md#what-completion-does)
  * and creating a development sealing certificate. Nothing outside `src/lib/pdf` imports
  * @libpdf/core; the PDF work itself runs in a worker thread (`workerPool.ts`), and node-forge loads
  * only when a development certificate is made, so this module is cheap to import.
@@ -28,12 +28,12 @@ export async function createDevelopmentSealingCertificate(options: { commonName:
  * result with a PAdES baseline signature (`ETSI.CAdES.detached`, SHA-256, signing-certificate-v2,
  * no signing-time attribute) at `options.level` (`sealLevel.ts`: B-B; B-T with an RFC 3161
  * timestamp; B-LT with a DSS of certificates and revocation data; B-LTA with a document timestamp
- * last) made with the sealing P12 (CONTRACT §6 steps 1 to 4). Signatures the document already
+ * last) made with the sealing P12 (docs/api.md#what-completion-does steps 1 to 4). Signatures the document already
  * carries stay valid: the changes are incremental updates, and a signed document that cannot be
  * updated that way is refused. A document that opens with the empty password (owner restrictions
- * only, whatever they deny) is sealed without its protection (CONTRACT §4).
+ * only, whatever they deny) is sealed without its protection (docs/api.md#create-an-envelope-and-upload-its-document).
  *
- * Bounds (CONTRACT §4): at most 30 s and 512 MiB of memory per seal, run in a reused worker thread,
+ * Bounds (docs/api.md#create-an-envelope-and-upload-its-document): at most 30 s and 512 MiB of memory per seal, run in a reused worker thread,
  * one seal at a time per process, in order of arrival; exceeding a bound never takes the process down.
  *
  * @returns the sealed bytes and the page counts (original, certificate)
@@ -91,7 +91,7 @@ export async function stopSealWorker(): Promise<void> {
 /**
  * Checks, without changing anything, that a document can be sealed: it parses (or is repairable into a
  * complete document), opens without a password, and carries no signature that sealing would break
- * (CONTRACT §4: the document is checked whenever it is used, sending included). Same worker and bounds
+ * (docs/api.md#create-an-envelope-and-upload-its-document: the document is checked whenever it is used, sending included). Same worker and bounds
  * as {@link sealDocument}.
  * @returns the document's page count
  * @throws AppError `unprocessable` (422) with the types of {@link sealDocument}
@@ -102,7 +102,7 @@ export async function inspectDocument(options: InspectOptions): Promise<{ pageCo
 }
 
 /**
- * Checks a document as {@link inspectDocument} does, then cleans it for freezing (CONTRACT §17.2,
+ * Checks a document as {@link inspectDocument} does, then cleans it for freezing (docs/api.md#what-the-service-removes-from-documents-and-why,
  * `clean.ts`): removes JavaScript, launch, import, submit, reset, remote go-to, embedded go-to and
  * rendition actions, additional actions, embedded files, file attachment, rich media and 3D
  * annotations and XFA, keeping URI links, wherever they sit in the file (unreferenced objects and
@@ -123,8 +123,8 @@ export async function cleanDocument(options: CleanOptions): Promise<CleanResult>
 
 /**
  * Finds the text tags (`{{type;...}}`) in the pages' text and the fillable fields of the document's
- * form, with their rectangles in fractions of the displayed pages (CONTRACT §15.2; `detectFields.ts`),
- * without changing the document. Runs in the seal worker, within its bounds (CONTRACT §4: 30 s and
+ * form, with their rectangles in fractions of the displayed pages (docs/api.md#fields-from-the-document; `detectFields.ts`),
+ * without changing the document. Runs in the seal worker, within its bounds (docs/api.md#create-an-envelope-and-upload-its-document: 30 s and
  * 512 MiB), and within its own: at most 2,000 pages and a 25 s time budget.
  * @returns the page count, the tags (their text not yet interpreted) and the form fields
  * @throws AppError `unprocessable` (422) with type `document-damaged`, `document-encrypted` or

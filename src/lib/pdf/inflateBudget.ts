@@ -1,5 +1,5 @@
 /**
- * Guard against decompression bombs (CONTRACT §4: "compressed streams are never inflated beyond
+ * Guard against decompression bombs (docs/api.md#create-an-envelope-and-upload-its-document: "compressed streams are never inflated beyond
  * that"). @libpdf/core inflates FlateDecode streams with `pako.inflate`, without any output limit,
  * into Uint8Arrays, which live outside the V8 heap and so are not bounded by a worker's
  * `resourceLimits`. Before the document is parsed, every zlib stream in the file is therefore
@@ -34,7 +34,7 @@ export interface InflateBudget {
 
 const MiB = 1024 * 1024;
 
-/** 256 MiB for one stream, 512 MiB for the whole document (CONTRACT §4). */
+/** 256 MiB for one stream, 512 MiB for the whole document (docs/api.md#create-an-envelope-and-upload-its-document). */
 export const DEFAULT_INFLATE_BUDGET: InflateBudget = { perStreamBytes: 256 * MiB, totalBytes: 512 * MiB };
 
 const STREAM = Buffer.from('stream');
@@ -63,7 +63,7 @@ interface FlateStream {
   layers: number;
 }
 
-/** The error for a document that exceeds a bound (CONTRACT §4). */
+/** The error for a document that exceeds a bound (docs/api.md#create-an-envelope-and-upload-its-document). */
 export function tooComplex(cause?: unknown): AppError {
   return problem('documentTooComplex', { cause });
 }

@@ -1,5 +1,5 @@
 /**
- * Ink signatures as vector paths (CONTRACT §6 step 2, §10): each stroke a smooth curve through its
+ * Ink signatures as vector paths (docs/api.md#what-completion-does step 2, §10): each stroke a smooth curve through its
  * points, stroked with round caps and joins.
  *
  * Runs only inside a seal worker (it uses @libpdf/core).

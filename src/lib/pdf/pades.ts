@@ -1,5 +1,5 @@
 /**
- * PAdES baseline signatures without the CMS signing-time attribute (CONTRACT §6 step 4; ETSI EN
+ * PAdES baseline signatures without the CMS signing-time attribute (docs/api.md#what-completion-does step 4; ETSI EN
  * 319 142-1 §5.4 PA-6.3 / Table 1: the claimed signing time is the signature dictionary's /M, and
  * the signing-time signed attribute shall not be present).
  *

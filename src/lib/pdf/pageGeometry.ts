@@ -1,7 +1,7 @@
 /**
  * A page as a viewer displays it (ISO 32000-1 §14.11.2 and §7.7.3.3): the crop box (clipped to the
  * media box; both default as the spec says and are inherited from the page tree like /Rotate), turned
- * clockwise by /Rotate. Field rectangles (CONTRACT §11.2) and the certificate's page size are given in
+ * clockwise by /Rotate. Field rectangles (docs/api.md#fields) and the certificate's page size are given in
  * that displayed space.
  *
  * Runs only inside a seal worker (it uses @libpdf/core).

@@ -1,5 +1,5 @@
 /**
- * The seal pipeline (CONTRACT §6), run inside a seal worker: check, load, flatten, append the
+ * The seal pipeline (docs/api.md#what-completion-does), run inside a seal worker: check, load, flatten, append the
  * certificate of completion, sign with PAdES. Nothing here bounds time or memory; `workerPool.ts`
  * does, from the outside.
  *
@@ -74,7 +74,7 @@ function unsupportedEncryption(cause: SecurityError): AppError {
 
 /**
  * Removes the protection of a document opened with the empty user password, whatever permissions
- * its owner password denies (CONTRACT §4: such a document "is sealed without its protection",
+ * its owner password denies (docs/api.md#create-an-envelope-and-upload-its-document: such a document "is sealed without its protection",
  * changes included). @libpdf/core's `removeProtection()` refuses when the document was opened
  * without the owner password and denies changes (PermissionDeniedError; LibPDF-js/core#64), although
  * the empty user password already decrypted every object: the permission bits are a request to
@@ -214,7 +214,7 @@ function sealFieldName(pdf: PDF): string {
  * Flattens every form field except signature fields into page content, after giving every field an
  * appearance that shows its value (`appearances.ts`), and drops XFA so that viewers that render XFA
  * show the same flattened content. Values the form's font cannot show are drawn into the pages with
- * the shaped fonts after flattening, over their fields' backgrounds. Signature fields stay (CONTRACT §6 step 1), so earlier
+ * the shaped fonts after flattening, over their fields' backgrounds. Signature fields stay (docs/api.md#what-completion-does step 1), so earlier
  * signatures keep their fields and stay valid.
  */
 function flattenForm(pdf: PDF): void {
@@ -231,7 +231,7 @@ function flattenForm(pdf: PDF): void {
 }
 
 /**
- * Removes the named form fields, and their widget annotations from the pages (CONTRACT §15.2: a form
+ * Removes the named form fields, and their widget annotations from the pages (docs/api.md#fields-from-the-document: a form
  * field that became an envelope field is replaced by the value drawn in its place). Names the form
  * does not have are ignored; a signed signature field is never removed (detection skips those).
  */
@@ -247,7 +247,7 @@ function removeFormFields(pdf: PDF, names: readonly string[]): void {
 
 /**
  * Loads a document and applies every check that decides whether it can be sealed, without changing
- * it (CONTRACT §4: "the document is checked whenever it is used"). Used on its own when an envelope is
+ * it (docs/api.md#create-an-envelope-and-upload-its-document: "the document is checked whenever it is used"). Used on its own when an envelope is
  * sent, and as the first step of {@link seal}.
  * @throws AppError 422 document-encrypted / document-damaged / document-certified /
  *   document-signed-not-extensible / document-too-complex
@@ -331,7 +331,7 @@ export function keepOpened(document: Uint8Array, opened: { pdf: PDF; originalPag
 }
 
 /**
- * Seals one document (CONTRACT §6 steps 1 to 4). See the module comment for signed documents.
+ * Seals one document (docs/api.md#what-completion-does steps 1 to 4). See the module comment for signed documents.
  * @throws AppError 422 document-encrypted / document-damaged / document-certified /
  *   document-signed-not-extensible / document-too-complex,
  *   503 timestamp-authority-unavailable; a plain Error for faults of the service (bad sealing certificate)
@@ -353,7 +353,7 @@ export async function seal(job: SealJob): Promise<SealResult> {
   const { pdf, originalPageCount } = await openChecked(job.document, job.inflateChecked === true);
 
   // Owner-password-only protection: the seal must cover the whole file, so the protection goes
-  // (CONTRACT §4). Outside the try below: a failure here is the service's, not the document's.
+  // (docs/api.md#create-an-envelope-and-upload-its-document). Outside the try below: a failure here is the service's, not the document's.
   if (pdf.isEncrypted) removeOwnerRestrictions(pdf);
   let certificatePageCount: number;
   try {
@@ -393,7 +393,7 @@ export async function seal(job: SealJob): Promise<SealResult> {
   // A fault of the service (the library changed how it removes protection), never of the document.
   if (pdf.isEncrypted) throw new Error('The protection of the document was not removed before sealing.');
 
-  // The sealed file must read back cleanly with every page (CONTRACT §4: a repaired document is
+  // The sealed file must read back cleanly with every page (docs/api.md#create-an-envelope-and-upload-its-document: a repaired document is
   // sealed only if the sealed file is valid). `sign` has just parsed the signed bytes afresh into
   // `pdf` (`PDF.reload`: the same parser as `PDF.load`, from the bytes alone); removing the
   // signing-time below rewrites only hex digits inside the /Contents string, at the same length, so

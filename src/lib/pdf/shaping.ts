@@ -382,7 +382,7 @@ function shapeLine(analysis: Analysis, from: number, to: number): Line {
 /**
  * How good a line break is: 1 after a space or between ideographs and between Thai (and similar)
  * words; 2 inside a long e-mail address, id or path (after `@` and `/`, before `.`, `-`, `_`, `~`,
- * CONTRACT §10: "breaks at @ or . before it breaks inside a word"); 3 between any two graphemes.
+ * docs/api.md#evidence: "breaks at @ or . before it breaks inside a word"); 3 between any two graphemes.
  */
 type BreakTier = 1 | 2 | 3;
 

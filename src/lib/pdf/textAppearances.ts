@@ -1,6 +1,6 @@
 /**
  * Appearances of multi-line text fields and list boxes whose text is printable Latin-1, made here
- * rather than by @libpdf/core's generator (CONTRACT §6 step 1, §17.4: a regenerated value keeps every
+ * rather than by @libpdf/core's generator (docs/api.md#what-completion-does step 1, §17.4: a regenerated value keeps every
  * character and sits where viewers place it). The library's generator:
  * - draws a multi-line value in a bare Helvetica without an encoding when the form's font "cannot
  *   show" the value's line breaks, which is every multi-line value: the font then uses the standard

@@ -4,13 +4,13 @@
  */
 import type { SealLevel } from '../sealLevel.js';
 
-/** A signature as the recipient adopted it (CONTRACT §11.2): typed text, or ink strokes. */
+/** A signature as the recipient adopted it (docs/api.md#fields): typed text, or ink strokes. */
 export type SignatureValue =
   | { typed: string }
   /** 1 to 50 strokes of 2 to 1000 points; x and y are fractions 0 to 1 of the field's rectangle, origin top-left. */
   | { strokes: [number, number][][] };
 
-/** One recipient's block on the certificate of completion (CONTRACT §10). */
+/** One recipient's block on the certificate of completion (docs/api.md#evidence). */
 export interface CertificateRecipient {
   id: string;
   name: string;
@@ -18,7 +18,7 @@ export interface CertificateRecipient {
   /** `signer`, `approver`, `viewer` or `cc`. */
   role: string;
   routingOrder: number;
-  /** Final status (CONTRACT §11.1): `signed`, `approved`, `viewed`, `sent`, ... */
+  /** Final status (docs/api.md#recipients): `signed`, `approved`, `viewed`, `sent`, ... */
   status: string;
   /** ISO 8601 UTC with milliseconds, or `null` when the recipient did not act. */
   actedAt: string | null;
@@ -39,9 +39,9 @@ export interface CertificateRecipient {
   signature: SignatureValue | null;
 }
 
-/** What the certificate of completion shows (CONTRACT §6 step 3, §10). */
+/** What the certificate of completion shows (docs/api.md#what-completion-does step 3, §10). */
 export interface CompletionCertificate {
-  /** The language of its headings, labels and times (CONTRACT §18): the envelope's `locale`; absent: `en`. */
+  /** The language of its headings, labels and times (docs/languages.md): the envelope's `locale`; absent: `en`. */
   locale?: string;
   envelopeId: string;
   documentName: string;
@@ -68,11 +68,11 @@ export interface CompletionCertificate {
   events: { sequence: number; type: string; at: string; sentence: string; ip: string | null }[];
 }
 
-/** Field types (CONTRACT §11.2). */
+/** Field types (docs/api.md#fields). */
 export type FieldType = 'signature' | 'initials' | 'date_signed' | 'name' | 'email' | 'text' | 'checkbox' | 'number' | 'date' | 'dropdown';
 
 /**
- * A recipient's field value to draw into the page content (CONTRACT §6 step 2). The rectangle is in
+ * A recipient's field value to draw into the page content (docs/api.md#what-completion-does step 2). The rectangle is in
  * fractions 0 to 1 of the page as a viewer displays it (the crop box, after the page's `/Rotate`),
  * origin top-left. Nothing outside the rectangle changes.
  */
@@ -93,7 +93,7 @@ export interface FieldDrawing {
   value: SignatureValue | string | boolean | null;
   /**
    * `white`: the rectangle is first painted opaque white (the field was made from a text tag,
-   * CONTRACT §15.2, so the tag's text never shows), also when `value` is `null`. Absent: nothing is
+   * docs/api.md#fields-from-the-document, so the tag's text never shows), also when `value` is `null`. Absent: nothing is
    * painted but the value.
    */
   background?: 'white';
@@ -108,13 +108,13 @@ export interface SealOptions {
   /**
    * `true` when `document` is known to have passed the decompression-bomb check before: the
    * envelope's frozen copy, whose SHA-256 the caller has just matched against the one recorded when
-   * those very bytes passed `inspectDocument` at sending (CONTRACT §4). The seal then does not inflate
+   * those very bytes passed `inspectDocument` at sending (docs/api.md#create-an-envelope-and-upload-its-document). The seal then does not inflate
    * every stream again; every other check still runs, and the worker's memory bound still holds.
    * Default `false`.
    */
   inflateChecked?: boolean;
   /**
-   * Fully qualified names of form fields that became envelope fields (CONTRACT §15.2): each is
+   * Fully qualified names of form fields that became envelope fields (docs/api.md#fields-from-the-document): each is
    * removed from the form, its widget annotations with it, before the form is flattened; the
    * recipient's value is drawn in its place through `fieldDrawings`. Names the form lacks are ignored.
    */
@@ -157,7 +157,7 @@ export interface InspectJob {
 }
 
 /**
- * The kinds of active content cleaning removes from a frozen document (CONTRACT §17.2), as the
+ * The kinds of active content cleaning removes from a frozen document (docs/api.md#what-the-service-removes-from-documents-and-why), as the
  * `envelope.sent` audit event names them: the actions by their `/S` type (`javascript` for
  * `/JavaScript`, `goToR` for `/GoToR`, ...), `additionalActions` for `/AA` dictionaries (actions a
  * viewer runs on its own, on opening a page or focusing a field), `embeddedFile` for embedded file
@@ -230,7 +230,7 @@ export interface Rectangle {
   height: number;
 }
 
-/** A text tag found in a page's text (CONTRACT §15.2), not yet interpreted. */
+/** A text tag found in a page's text (docs/api.md#fields-from-the-document), not yet interpreted. */
 export interface FoundTextTag {
   /** 1-based page. */
   page: number;
@@ -247,7 +247,7 @@ export interface FoundTextTag {
   pageHeight: number;
 }
 
-/** A form field of the document's AcroForm that can become a field (CONTRACT §15.2), one per visible widget. */
+/** A form field of the document's AcroForm that can become a field (docs/api.md#fields-from-the-document), one per visible widget. */
 export interface FoundFormField {
   /** 1-based page of the widget. */
   page: number;
@@ -263,7 +263,7 @@ export interface FoundFormField {
   rect: Rectangle;
 }
 
-/** The bounds of one detection, inside the worker's (CONTRACT §4: 30 s, 512 MiB). */
+/** The bounds of one detection, inside the worker's (docs/api.md#create-an-envelope-and-upload-its-document: 30 s, 512 MiB). */
 export const DETECT_BOUNDS = {
   /** Most pages read; a longer document is refused (422 `document-too-complex`). */
   maxPages: 2_000,

@@ -1,5 +1,5 @@
 /**
- * Runs seals in a worker thread, within the bounds of CONTRACT §4: whatever the document, a seal
+ * Runs seals in a worker thread, within the bounds of docs/api.md#create-an-envelope-and-upload-its-document: whatever the document, a seal
  * takes at most 30 seconds and 512 MiB of memory, else it fails with 422 document-too-complex, and
  * it never takes the process down.
  *
@@ -28,7 +28,7 @@ import { problem } from '../problems.js';
 
 const MiB = 1024 * 1024;
 
-/** The bounds of one seal (CONTRACT §4). */
+/** The bounds of one seal (docs/api.md#create-an-envelope-and-upload-its-document). */
 export const SEAL_BOUNDS = {
   /** Wall-clock time of one seal in the worker, network waits excluded, milliseconds. */
   timeoutMs: 30_000,

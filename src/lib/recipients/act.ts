@@ -1,8 +1,8 @@
 /**
- * What a recipient does through its signing link (CONTRACT §11.4): open the envelope, complete
+ * What a recipient does through its signing link (docs/api.md#the-recipients-api): open the envelope, complete
  * (sign, approve, confirm having viewed it) or decline. Each is a read-modify-write of the envelope
- * with its ETag, retried on contention, with the events of CONTRACT §10 (the recipient as actor), the
- * webhook events of CONTRACT §12.2 and the e-mails of CONTRACT §12.1. When the last recipient who must
+ * with its ETag, retried on contention, with the events of docs/api.md#evidence (the recipient as actor), the
+ * webhook events of docs/api.md#webhooks and the e-mails of docs/api.md#e-mail. When the last recipient who must
  * act has acted, the envelope completes in the same request, by the same seal as the owner's complete
  * (`envelopes/complete.ts`); if sealing fails, the action stays recorded and a `completion` entry in
  * the due index lets the sweeper retry.
@@ -46,7 +46,7 @@ export interface RecipientRequestOptions {
 }
 
 /**
- * Checks, in the order of CONTRACT §11.4 after the token: role (403), envelope status, already acted,
+ * Checks, in the order of docs/api.md#the-recipients-api after the token: role (403), envelope status, already acted,
  * turn (409). The body is checked after these.
  * @throws AppError 403 `role-cannot-act`; 409 `envelope-closed` (naming the status, or that it
  *   expired), `already-acted`, `not-your-turn`
@@ -139,7 +139,7 @@ export async function completeSigning({ services, caller, request, now = new Dat
 
 /**
  * Seals the envelope in the change, or, when sealing fails, leaves the change as the action alone
- * with a `completion` entry in the due index for the sweeper (CONTRACT §11.4).
+ * with a `completion` entry in the due index for the sweeper (docs/api.md#the-recipients-api).
  * @returns the sealed blob, or `null` when sealing failed and was deferred
  * @throws EnvelopeChangedError (and SealContendedError) for the caller's retry
  */
@@ -190,7 +190,7 @@ export async function declineSigning({ services, caller, request, now = new Date
 }
 
 /**
- * The values of a complete request against the recipient's fields (CONTRACT §11.2): a signer sends a
+ * The values of a complete request against the recipient's fields (docs/api.md#fields): a signer sends a
  * value of the right type, obeying the field's rules (`fieldRules.ts`), for each of its required fields
  * that has no prefilled value, and none for `date_signed`, `name`, `email` or read-only fields; other
  * roles send none.
@@ -270,7 +270,7 @@ export function shownWith(record: Pick<EnvelopeRecord, 'locale'>, recipient: Pic
   return { credential: caller.credential, locale: recipientLocale(record, recipient) };
 }
 
-/** The recipient as the actor of events (CONTRACT §10): its id and e-mail, the request's IP and user agent. */
+/** The recipient as the actor of events (docs/api.md#evidence): its id and e-mail, the request's IP and user agent. */
 function recipientActor(recipient: Signer, caller: SigningCaller): EventActor {
   return { id: recipient.id, email: recipient.email, ip: caller.ip, userAgent: caller.userAgent, apiKeyId: null };
 }

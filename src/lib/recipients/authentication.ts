@@ -1,5 +1,5 @@
 /**
- * Signer authentication (CONTRACT §16.2): a recipient may have to prove who it is beyond its signing
+ * Signer authentication (docs/api.md#signer-authentication): a recipient may have to prove who it is beyond its signing
  * link, with an access code the owner gave it (`accessCode`) or a one-time code e-mailed to it
  * (`emailOtp`).
  *

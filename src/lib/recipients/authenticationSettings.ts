@@ -1,5 +1,5 @@
 /**
- * Signer authentication settings and state (CONTRACT §16.2), without the operations
+ * Signer authentication settings and state (docs/api.md#signer-authentication), without the operations
  * (`authentication.ts`): what a signer entry may say, how a draft stores it (the access code hashed),
  * and the checks every signing request makes. See `authentication.ts` for the whole design.
  */
@@ -23,7 +23,7 @@ export const MIN_ACCESS_CODE = 4;
 export const MAX_ACCESS_CODE = 64;
 
 
-/** `authentication` of a signer in a request (CONTRACT §16.2). */
+/** `authentication` of a signer in a request (docs/api.md#signer-authentication). */
 export const authenticationInput = z
   .discriminatedUnion('method', [
     z.strictObject({ method: z.literal('none') }),
@@ -131,7 +131,7 @@ export function locked(): AppError {
 }
 
 /**
- * The authentication checks that come right after the token (CONTRACT §16.2): a locked link → 423; an
+ * The authentication checks that come right after the token (docs/api.md#signer-authentication): a locked link → 423; an
  * unauthenticated one → 403.
  * @throws AppError 423 `authentication-locked`, 403 `authentication-required`
  */
@@ -147,7 +147,7 @@ export function assertNotLocked(signer: Signer): void {
   if (signer.authentication !== undefined && signer.authentication.attemptsLeft <= 0) throw locked();
 }
 
-/** What `GET /api/signing` answers before the recipient authenticated (CONTRACT §16.2): nothing of the document. */
+/** What `GET /api/signing` answers before the recipient authenticated (docs/api.md#signer-authentication): nothing of the document. */
 export interface RestrictedRecipientView {
   authentication: { method: SignerAuthentication['method']; verified: false; attemptsLeft: number };
   envelope: { id: string; documentName: string; ownerEmail: string };

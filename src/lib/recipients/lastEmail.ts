@@ -1,5 +1,5 @@
 /**
- * A recipient's `lastEmail` (CONTRACT §11.1) follows the newest e-mail to it: `queued` when the
+ * A recipient's `lastEmail` (docs/api.md#recipients) follows the newest e-mail to it: `queued` when the
  * change that wrote it committed (set by the domain in that change), then `sent` or `failed` as the
  * queue-triggered sender reports. An outcome for an older e-mail than the newest is ignored. An e-mail
  * past the owner's daily quota is never queued: the change records it `failed` with `reason: "quota"`

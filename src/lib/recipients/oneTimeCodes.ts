@@ -1,5 +1,5 @@
 /**
- * One-time codes e-mailed to recipients (CONTRACT §16.2): 6 digits derived from a random salt with a
+ * One-time codes e-mailed to recipients (docs/api.md#signer-authentication): 6 digits derived from a random salt with a
  * key derived from `JWT_SECRET`, so that storage and the outbox keep only the salt and the e-mail
  * sender derives the code as it writes the e-mail (as signing tokens, `signingLinks.ts`).
  */

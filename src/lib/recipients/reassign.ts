@@ -1,5 +1,5 @@
 /**
- * Reassignment (CONTRACT §16.3): `POST /api/signing/reassign` `{email, name, reason}`. When the
+ * Reassignment (docs/api.md#reassignment): `POST /api/signing/reassign` `{email, name, reason}`. When the
  * envelope allows it (`allowReassign`), a signer or approver whose turn it is and who has not acted
  * hands its part to someone else: it becomes `reassigned` (final; it blocks nothing), and a new
  * recipient with the same role, routing order and fields (new ids) takes its place in the list and is
@@ -26,7 +26,7 @@ import { inviteRecipient } from './routing.js';
 import { currentRecipient, invalidSigningToken } from './signingCaller.js';
 import { problem } from '../problems.js';
 
-/** Longest reassignment reason, characters (CONTRACT §16.3). */
+/** Longest reassignment reason, characters (docs/api.md#reassignment). */
 export const MAX_REASSIGN_REASON = 1000;
 
 export const reassignSigningRequest = z
@@ -47,7 +47,7 @@ export type ReassignSigningRequest = z.infer<typeof reassignSigningRequest>;
 const MAX_ATTEMPTS = 30;
 
 /**
- * The checks before the body, in the order of CONTRACT §11.4: role and the envelope's setting (403),
+ * The checks before the body, in the order of docs/api.md#the-recipients-api: role and the envelope's setting (403),
  * then the 409s of {@link assertCanAct}.
  * @throws AppError 403 `reassign-not-allowed`; 409 `envelope-closed`, `already-acted`, `not-your-turn`
  */
@@ -96,7 +96,7 @@ export async function reassignSigning({ services, caller, request, now = new Dat
     from.actedAt = change.at;
     from.view = null;
     change.record.signers.splice(change.record.signers.indexOf(from) + 1, 0, to);
-    // The fields move to the new recipient, with new ids (CONTRACT §16.3).
+    // The fields move to the new recipient, with new ids (docs/api.md#reassignment).
     change.record.fields = change.record.fields.map((field) => (field.recipientId === from.id ? { ...field, id: uuidv7(), recipientId: to.id } : field));
     change.event('recipient.reassigned', by, { recipientId: from.id, newRecipientId: to.id, email: to.email, ...shownWith(record, from, caller), reason: request.reason });
     change.webhook('recipient.reassigned', { recipient: from, reason: request.reason });

@@ -1,5 +1,5 @@
 /**
- * Reminders (CONTRACT §12.1, §12.3): every `remindEveryDays` days after its invitation, at most 5 times,
+ * Reminders (docs/api.md#e-mail, docs/api.md#the-sweeper): every `remindEveryDays` days after its invitation, at most 5 times,
  * while the envelope is `sent`, a recipient whose turn it is and who has not acted gets the reminder
  * e-mail (with its link) and the audit trail `recipient.reminded`, as the `system` actor. For the
  * sweeper, which finds envelopes due from the due index (kind `reminder`, written with invitations).
@@ -12,7 +12,7 @@ import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { isTurn, REMINDER_DUE_KIND } from './routing.js';
 import { hasExpired } from './view.js';
 
-/** Most reminders per invitation (CONTRACT §12.1). */
+/** Most reminders per invitation (docs/api.md#e-mail). */
 export const MAX_REMINDERS = 5;
 const MAX_ATTEMPTS = 30;
 

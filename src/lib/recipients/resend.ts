@@ -1,9 +1,9 @@
 /**
- * Resend (CONTRACT §11.5): `POST /api/envelopes/{id}/recipients/{recipientId}/resend`. A recipient
+ * Resend (docs/api.md#resend-an-invitation): `POST /api/envelopes/{id}/recipients/{recipientId}/resend`. A recipient
  * whose turn it is and who has not acted, of a `sent` envelope, gets a new signing link (the old one
  * is refused from then on, for reading and acting) and a new invitation e-mail.
  *
- * E-mail is not a free relay (CONTRACT §14.3): a resend comes at least {@link RESEND_COOLDOWN_SECONDS}
+ * E-mail is not a free relay (docs/api.md#rate-limits-and-quotas): a resend comes at least {@link RESEND_COOLDOWN_SECONDS}
  * after the previous resend to the same recipient (the first is never held back), a recipient is
  * re-sent at most {@link MAX_RESENDS} times per envelope, and the invitation counts toward the owner's
  * daily e-mail quota (`notifications/emailQuota.ts`). The count and the time of the last resend are
@@ -58,7 +58,7 @@ export async function resendInvitation({ services, actor, envelopeId, recipientI
     inviteRecipient(change, signer, { config: services.config, actor: ownerActor(actor), resend: true });
     signer.resends = (signer.resends ?? 0) + 1;
     signer.lastResendAt = change.at;
-    // A new link starts its authentication over (CONTRACT §16.2): unlocked, 5 attempts, codes anew.
+    // A new link starts its authentication over (docs/api.md#signer-authentication): unlocked, 5 attempts, codes anew.
     resetAuthentication(signer);
     change.chargeEmailQuota();
     try {

@@ -1,5 +1,5 @@
 /**
- * Signing order (CONTRACT §11.3): who is invited at send, whose turn it is, and who is invited when a
+ * Signing order (docs/api.md#sending-and-signing-order): who is invited at send, whose turn it is, and who is invited when a
  * routing group has finished. `parallel`: every recipient who must act at once. `sequential`: by
  * ascending `routingOrder`, recipients with the same number together, the next group only when every
  * recipient of the previous one has acted.
@@ -9,9 +9,9 @@ import type { Change } from '../envelopes/change.js';
 import { deliveryOf, hasActed, mustAct, type EnvelopeRecord, type EventActor, type Signer } from '../envelopes/model.js';
 import type { DueKind } from '../storage/dueIndex.js';
 
-/** Due-index kind of reminders (CONTRACT §12.3): one entry per envelope and invitation time; id = envelope id. */
+/** Due-index kind of reminders (docs/api.md#the-sweeper): one entry per envelope and invitation time; id = envelope id. */
 export const REMINDER_DUE_KIND: DueKind = 'reminder';
-/** Due-index kind of expiries (CONTRACT §12.3): dueAt = `expiresAt`; id = envelope id. */
+/** Due-index kind of expiries (docs/api.md#the-sweeper): dueAt = `expiresAt`; id = envelope id. */
 export const EXPIRY_DUE_KIND: DueKind = 'expiry';
 
 /** Recipients who must act (signer, approver, viewer) and have not acted yet. */
@@ -19,7 +19,7 @@ export function pendingRecipients(record: Pick<EnvelopeRecord, 'signers'>): Sign
   return record.signers.filter((signer) => mustAct(signer) && !hasActed(signer));
 }
 
-/** Whether every recipient who must act has acted: the envelope can complete (CONTRACT §5). */
+/** Whether every recipient who must act has acted: the envelope can complete (docs/api.md#lifecycle). */
 export function allActed(record: Pick<EnvelopeRecord, 'signers'>): boolean {
   return pendingRecipients(record).length === 0;
 }
@@ -37,7 +37,7 @@ export function isTurn(record: Pick<EnvelopeRecord, 'signers' | 'signingOrder'>,
   return current === null || signer.routingOrder <= current;
 }
 
-/** Names and roles of those whose turn comes before the recipient's (CONTRACT §11.4 `waitingFor`), `[]` otherwise. */
+/** Names and roles of those whose turn comes before the recipient's (docs/api.md#the-recipients-api `waitingFor`), `[]` otherwise. */
 export function waitingFor(record: Pick<EnvelopeRecord, 'signers' | 'signingOrder'>, signer: Signer): { name: string; role: Signer['role'] }[] {
   if (record.signingOrder === 'parallel' || !mustAct(signer) || hasActed(signer)) return [];
   return pendingRecipients(record)
@@ -49,15 +49,15 @@ export interface InviteOptions {
   config: Pick<Config, 'jwt' | 'reminderDaySeconds'>;
   /** Who the `recipient.invited` event names: the owner at send and resend, the recipient whose action finished a group. */
   actor: EventActor;
-  /** True for the owner's resend (CONTRACT §11.5). */
+  /** True for the owner's resend (docs/api.md#resend-an-invitation). */
   resend: boolean;
 }
 
 /**
  * Invites one recipient: a new signing link, status `sent` (an `opened` recipient stays `opened` on
  * resend), `recipient.invited` event, invitation e-mail carrying the link's salt, and a reminder entry
- * in the due index when the envelope has `remindEveryDays`; for an embedded recipient (CONTRACT
- * §16.1) neither the e-mail nor the reminder.
+ * in the due index when the envelope has `remindEveryDays`; for an embedded recipient
+ * (docs/api.md#embedded-signing) neither the e-mail nor the reminder.
  */
 export function inviteRecipient(change: Change, signer: Signer, { config, actor, resend }: InviteOptions): void {
   change.newLink(signer, config.jwt.secret);
@@ -65,7 +65,7 @@ export function inviteRecipient(change: Change, signer: Signer, { config, actor,
   signer.invitedAt = change.at;
   signer.remindersSent = 0;
   change.event('recipient.invited', actor, { recipientId: signer.id, email: signer.email, resend });
-  // An embedded recipient (CONTRACT §16.1) is `sent` with no e-mail and no reminders: the owner's application opens its views.
+  // An embedded recipient (docs/api.md#embedded-signing) is `sent` with no e-mail and no reminders: the owner's application opens its views.
   const embedded = deliveryOf(signer) === 'embedded';
   change.email('invitation', signer, { withLink: true });
   const { remindEveryDays } = change.record;
@@ -78,7 +78,7 @@ export function inviteRecipient(change: Change, signer: Signer, { config, actor,
 }
 
 /**
- * Routes a send (CONTRACT §11.1, §11.3): `cc` recipients become `sent` (no link, no e-mail); those who
+ * Routes a send (docs/api.md#recipients, docs/api.md#sending-and-signing-order): `cc` recipients become `sent` (no link, no e-mail); those who
  * must act are invited when it is their turn, the others become `waiting`.
  */
 export function routeAtSend(change: Change, options: Omit<InviteOptions, 'resend'>): void {
@@ -97,7 +97,7 @@ export function routeAtSend(change: Change, options: Omit<InviteOptions, 'resend
 
 /**
  * After an action: invites the recipients whose turn has come (the next routing group once the
- * previous one has acted), with the acting recipient as the events' actor (CONTRACT §10).
+ * previous one has acted), with the acting recipient as the events' actor (docs/api.md#evidence).
  */
 export function inviteNextGroup(change: Change, options: Omit<InviteOptions, 'resend'>): void {
   const record = change.record;

@@ -1,19 +1,19 @@
 /**
- * Request shapes of the recipient's API (CONTRACT §11.2, §11.4). Strict, as every request body: unknown
+ * Request shapes of the recipient's API (docs/api.md#fields, docs/api.md#the-recipients-api). Strict, as every request body: unknown
  * fields are refused. Which values fit which fields is checked against the envelope (`act.ts`).
  */
 import { z } from 'zod';
 import { text, trimmedText } from '../text.js';
 
-/** Longest typed signature, characters (CONTRACT §11.2). */
+/** Longest typed signature, characters (docs/api.md#fields). */
 export const MAX_TYPED_SIGNATURE = 100;
-/** Strokes of a drawn signature: 1 to 50, each of 2 to 1000 points, at most 5000 points in all (CONTRACT §11.2). */
+/** Strokes of a drawn signature: 1 to 50, each of 2 to 1000 points, at most 5000 points in all (docs/api.md#fields). */
 export const MAX_STROKES = 50;
 export const MAX_STROKE_POINTS = 1000;
 export const MAX_SIGNATURE_POINTS = 5000;
-/** Longest text value, characters (CONTRACT §11.2). */
+/** Longest text value, characters (docs/api.md#fields). */
 export const MAX_TEXT_VALUE = 500;
-/** Longest decline reason, characters (CONTRACT §11.4). */
+/** Longest decline reason, characters (docs/api.md#the-recipients-api). */
 export const MAX_DECLINE_REASON = 1000;
 
 
@@ -50,7 +50,7 @@ export const drawnSignature = z
   })
   .meta({ id: 'DrawnSignature' });
 
-/** A signature or initials value: typed or drawn (CONTRACT §11.2). */
+/** A signature or initials value: typed or drawn (docs/api.md#fields). */
 export const signatureValue = z.union([typedSignature, drawnSignature]).meta({ id: 'SignatureValue', description: 'A signature, typed or drawn.' });
 export type SignatureInput = z.infer<typeof signatureValue>;
 

@@ -1,9 +1,9 @@
 /**
- * Who a signing token names (CONTRACT §11.3, §11.4): the token is looked up by its SHA-256 (table
+ * Who a signing token names (docs/api.md#sending-and-signing-order, docs/api.md#the-recipients-api): the token is looked up by its SHA-256 (table
  * `signingLinks`), which names the envelope and recipient; the link works only while it is that
  * recipient's current one (a resend replaces it) or the token of its current embedded view
  * (`views.ts`, until the view expires), for reading until 30 days after the envelope reached
- * a final status, and never once the envelope's documents were purged (CONTRACT §14.4). The HTTP guard
+ * a final status, and never once the envelope's documents were purged (docs/api.md#delete-an-envelope-or-purge-its-documents). The HTTP guard
  * (`src/lib/http/signingToken.ts`) takes the token from the request and calls
  * {@link resolveSigningToken}; the recipient's operations (`act.ts`) check the link again with
  * {@link currentRecipient} on every write.
@@ -15,7 +15,7 @@ import type { StoredEnvelope } from '../storage/envelopeRepository.js';
 import { looksLikeSigningToken, tokenSha256 } from './signingLinks.js';
 import { problem } from '../problems.js';
 
-/** How long a link keeps working for `GET` after the envelope reached a final status, milliseconds (CONTRACT §11.3). */
+/** How long a link keeps working for `GET` after the envelope reached a final status, milliseconds (docs/api.md#sending-and-signing-order). */
 export const LINK_READ_AFTER_CLOSE_MS = 30 * 86_400_000;
 
 /**
@@ -85,7 +85,7 @@ export function currentRecipient(record: EnvelopeRecord, recipientId: string, ha
 
 /**
  * Whether `hash` is the recipient's current token: its signing link's, or its embedded view's
- * (CONTRACT §16.1) until the view expires (`EMBED_TOKEN_TTL_SECONDS` after issue).
+ * (docs/api.md#embedded-signing) until the view expires (`EMBED_TOKEN_TTL_SECONDS` after issue).
  */
 function holdsToken(recipient: Signer, hash: string, now: Date): boolean {
   if (recipient.link !== null && recipient.link.tokenSha256 === hash) return true;

@@ -1,5 +1,5 @@
 /**
- * Signing links (CONTRACT §11.3): `<PUBLIC_BASE_URL>/api/sign#<token>`, the token 32 bytes in
+ * Signing links (docs/api.md#sending-and-signing-order): `<PUBLIC_BASE_URL>/api/sign#<token>`, the token 32 bytes in
  * base64url (43 characters), carried in the URL fragment so that it never reaches a server's logs or
  * a `Referer`.
  *

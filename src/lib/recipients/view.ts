@@ -1,5 +1,5 @@
 /**
- * The recipient's view of an envelope (CONTRACT §11.4 `GET /api/signing`): what it is asked to do,
+ * The recipient's view of an envelope (docs/api.md#the-recipients-api `GET /api/signing`): what it is asked to do,
  * on which document, and whether it can act now.
  */
 import type { Locale } from '../i18n/locales.js';
@@ -37,11 +37,11 @@ export interface RecipientView {
     expiresAt: string | null;
     pageCount: number | null;
     documentSha256: string | null;
-    /** Whether signers and approvers may hand their part to someone else (CONTRACT §16.3). */
+    /** Whether signers and approvers may hand their part to someone else (docs/api.md#reassignment). */
     allowReassign: boolean;
   };
   /**
-   * `delivery` (CONTRACT §16.1) tells the page whether e-mails reach the recipient; `notifyOnCompletion`
+   * `delivery` (docs/api.md#embedded-signing) tells the page whether e-mails reach the recipient; `notifyOnCompletion`
    * (embedded recipients only) whether the completed e-mail does.
    */
   recipient: {
@@ -54,7 +54,7 @@ export interface RecipientView {
     actedAt: string | null;
     delivery: Delivery;
     notifyOnCompletion?: boolean;
-    /** The language of its page and e-mails: its own `locale`, else the envelope's (CONTRACT §18). */
+    /** The language of its page and e-mails: its own `locale`, else the envelope's (docs/languages.md). */
     locale: Locale;
   };
   /** This recipient's fields. */
@@ -73,11 +73,11 @@ export interface RecipientView {
    * shown read-only. `[]` until another signer has signed.
    */
   filled: FilledField[];
-  /** Recipients with an access code or e-mail codes (CONTRACT §16.2): verified, and attempts left; absent for the others. */
+  /** Recipients with an access code or e-mail codes (docs/api.md#signer-authentication): verified, and attempts left; absent for the others. */
   authentication?: { method: 'accessCode' | 'emailOtp'; verified: true; attemptsLeft: number };
 }
 
-/** A field another recipient filled in, with its value (CONTRACT §11.2 value shapes). */
+/** A field another recipient filled in, with its value (docs/api.md#fields value shapes). */
 export interface FilledField {
   fieldId: string;
   type: (typeof FIELD_TYPES)[number];
@@ -99,7 +99,7 @@ export function hasExpired(record: Pick<EnvelopeRecord, 'status' | 'expiresAt'>,
   return record.status === 'sent' && record.expiresAt !== null && Date.parse(record.expiresAt) <= now.getTime();
 }
 
-/** Whether the recipient's action would be accepted now (CONTRACT §11.3, §11.4). */
+/** Whether the recipient's action would be accepted now (docs/api.md#sending-and-signing-order, docs/api.md#the-recipients-api). */
 export function canAct(record: EnvelopeRecord, recipient: Signer, now: Date): boolean {
   return record.status === 'sent' && !hasExpired(record, now) && mustAct(recipient) && !hasActed(recipient) && recipient.status !== 'waiting' && isTurn(record, recipient);
 }

@@ -1,12 +1,12 @@
 /**
- * Embedded signing views (CONTRACT §16.1): `POST /api/envelopes/{id}/recipients/{recipientId}/views`
+ * Embedded signing views (docs/api.md#embedded-signing): `POST /api/envelopes/{id}/recipients/{recipientId}/views`
  * lets the owner's application open the signing page for a recipient inside its own product.
  *
  * A view is `<PUBLIC_BASE_URL>/api/sign/v/<viewId>#<token>`. `viewId` is a random UUID, not secret:
  * it names the view's row (table `signingLinks`, PartitionKey `view_<viewId>`, RowKey `view`), which
  * holds what the page may do (the origins allowed to frame it, where to go after acting) and never
  * changes; a view with neither origins nor a return URL has no row, since its page is the same as an
- * unknown view's (framed nowhere, no return URL). The token is a signing token (32 random bytes, base64url, CONTRACT §11.3): the recipient
+ * unknown view's (framed nowhere, no return URL). The token is a signing token (32 random bytes, base64url, docs/api.md#sending-and-signing-order): the recipient
  * holds only its SHA-256 (`view.tokenSha256`), the `signingLinks` row of that hash leads to it, and the
  * raw token exists only in this endpoint's answer. It works like the recipient's signing link until
  * `EMBED_TOKEN_TTL_SECONDS` after issue; a new view (or a new link: resend) ends the previous one.
@@ -29,7 +29,7 @@ import { tokenSha256 } from './signingLinks.js';
 import { hasExpired } from './view.js';
 import { problem } from '../problems.js';
 
-/** At most this many origins may frame a view (CONTRACT §16.1). */
+/** At most this many origins may frame a view (docs/api.md#embedded-signing). */
 export const MAX_FRAME_ANCESTORS = 5;
 /** Longest `returnUrl`, characters. */
 export const MAX_RETURN_URL = 2000;
@@ -126,7 +126,7 @@ export class EmbeddedViewRepository {
   }
 }
 
-/** A new view's answer (CONTRACT §16.1): the only place its token ever appears. */
+/** A new view's answer (docs/api.md#embedded-signing): the only place its token ever appears. */
 export interface CreatedView {
   url: string;
   expiresAt: string;
@@ -199,7 +199,7 @@ export function viewUrl(config: Pick<Config, 'publicBaseUrl'>, viewId: string, t
 }
 
 /**
- * The checks of CONTRACT §16.1, in the order of §11.4 (role, envelope status, already acted, turn).
+ * The checks of docs/api.md#embedded-signing, in the order of §11.4 (role, envelope status, already acted, turn).
  * @throws AppError 409 as {@link createView}
  */
 function assertViewable(record: EnvelopeRecord, recipient: Signer, now: Date): void {
@@ -219,7 +219,7 @@ function assertViewable(record: EnvelopeRecord, recipient: Signer, now: Date): v
 }
 
 /**
- * The scheme rules of CONTRACT §16.1 for `frameAncestors` and `returnUrl`: `https:`, or `http:` on
+ * The scheme rules of docs/api.md#embedded-signing for `frameAncestors` and `returnUrl`: `https:`, or `http:` on
  * `localhost` / `127.0.0.1` when private networks are allowed (`WEBHOOK_ALLOW_PRIVATE_NETWORKS`).
  * @returns the origins as serialized by the URL standard (lower-case host, default port dropped), and the return URL
  * @throws AppError 400 `validation-failed` naming each refused entry

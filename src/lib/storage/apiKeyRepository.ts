@@ -1,5 +1,5 @@
 /**
- * API keys, table `apiKeys` (CONTRACT §14.1). Two kinds of rows:
+ * API keys, table `apiKeys` (docs/api.md#api-keys). Two kinds of rows:
  *
  * - PartitionKey = the owner's user id: RowKey `apikey_<id>` for each key (`id`, `name`, `prefix`,
  *   `keySha256`, `createdAt`, `expiresAt` and `lastUsedAt`, absent for none), and `count` for the
@@ -27,12 +27,12 @@ import { problem } from '../problems.js';
 
 /**
  * How long an instance answers a key's lookup from memory after reading it, milliseconds: the longest
- * a key deleted on another instance keeps working there (CONTRACT §14.1 allows 60 s).
+ * a key deleted on another instance keeps working there (docs/api.md#api-keys allows 60 s).
  */
 export const API_KEY_CACHE_MS = 15_000;
 /** Most keys an instance remembers at once (the oldest go first). */
 export const API_KEY_CACHE_ENTRIES = 10_000;
-/** Shortest time between two writes of a key's `lastUsedAt`, milliseconds (CONTRACT §14.1). */
+/** Shortest time between two writes of a key's `lastUsedAt`, milliseconds (docs/api.md#api-keys). */
 export const LAST_USED_INTERVAL_MS = 60_000;
 
 const PREFIX = 'apikey_';

@@ -14,7 +14,7 @@ import { getConfig, type Config } from '../config.js';
 import { QUEUES } from './queues.js';
 import { createSasSigner, type SasSigner } from './sas.js';
 
-/** Table names (CONTRACT storage layout, README "Storage layout"). */
+/** Table names (docs/architecture.md, README "Storage layout"). */
 export const TABLES = {
   users: 'users',
   invitations: 'invitations',
@@ -44,8 +44,8 @@ export const LEGACY_TABLES = {
 
 /**
  * Blob containers: `documents` as uploaded (through create/write SAS URLs), `originals` the frozen
- * copies of envelopes that left `draft` (CONTRACT §4: no SAS ever grants more than read on it),
- * `sealed` the PDFs completion produces, `templates` the uploads of templates (CONTRACT §15.1; a
+ * copies of envelopes that left `draft` (docs/api.md#create-an-envelope-and-upload-its-document: no SAS ever grants more than read on it),
+ * `sealed` the PDFs completion produces, `templates` the uploads of templates (docs/api.md#templates; a
  * template's frozen copy is in `originals` too, under `<templateId>/<filename>`).
  */
 export const CONTAINERS = {

@@ -1,5 +1,5 @@
 /**
- * Work that falls due at a time (CONTRACT §12.3): the sweeper reads what is due from here, never by
+ * Work that falls due at a time (docs/api.md#the-sweeper): the sweeper reads what is due from here, never by
  * scanning envelopes, so a sweep costs what is due, not what exists.
  *
  * Each kind of work has a table of its own ({@link DUE_TABLES}: `dueOutbox`, `dueExpiry`,

@@ -2,11 +2,11 @@
  * Envelopes, their audit trails and their recipients' actions, table `envelopes`. All rows of one
  * owner share PartitionKey = ownerId, so that:
  * - reading an envelope is a point read on (ownerId from the token, id): another owner's envelope is
- *   simply not found (CONTRACT §3);
+ *   simply not found (docs/api.md#the-envelope);
  * - the envelope, its status-index row, the audit events of the change, a recipient's action row and
  *   the change's outbox batch are written in one entity-group transaction: a failed request leaves
- *   nothing, a successful one all of it (CONTRACT §10, §12.1);
- * - a page of the owner's list is one range query whose cost does not grow with their total (CONTRACT §7).
+ *   nothing, a successful one all of it (docs/api.md#evidence, docs/api.md#e-mail);
+ * - a page of the owner's list is one range query whose cost does not grow with their total (docs/api.md#list-envelopes).
  *
  * RowKeys:
  * - `envelope_<inverted id>`: the envelope. UUIDv7 ids sort by creation time; each hex digit is
@@ -23,7 +23,7 @@
  *   {@link EnvelopeRepository.create} inserts the request's claim with the envelope when one waits
  *   (`idempotentClaim.ts`).
  *
- * A draft being deleted (CONTRACT §14.4) keeps, until its documents and audit rows are gone, a
+ * A draft being deleted (docs/api.md#delete-an-envelope-or-purge-its-documents) keeps, until its documents and audit rows are gone, a
  * tombstone in place of its envelope row (`deletedAt` set; no status row): {@link EnvelopeRepository.read}
  * and {@link EnvelopeRepository.list} pass over it, and a retry after a crash finds what is left to delete.
  */
@@ -164,7 +164,7 @@ export class EnvelopeRepository {
       await this.table.submitTransaction(actions);
     } catch (error) {
       const status = storageStatus(error);
-      // 404: the envelope was deleted since it was read (a draft, CONTRACT §14.4); a retry reads it as missing.
+      // 404: the envelope was deleted since it was read (a draft, docs/api.md#delete-an-envelope-or-purge-its-documents); a retry reads it as missing.
       if (status === 412 || status === 409 || status === 404) throw new EnvelopeChangedError();
       throw error;
     }
@@ -225,7 +225,7 @@ export class EnvelopeRepository {
   }
 
   /**
-   * Removes a draft from view (CONTRACT §14.4): in one entity-group transaction, conditional on the
+   * Removes a draft from view (docs/api.md#delete-an-envelope-or-purge-its-documents): in one entity-group transaction, conditional on the
    * envelope's ETag, replaces its envelope row with a tombstone (its id, blob name and `deletedAt`)
    * and deletes its status row. From then on {@link read} and {@link list} no longer find it, while
    * the tombstone tells {@link pendingDeletion} what is left to delete; {@link finishDeletion} removes
@@ -500,11 +500,11 @@ function withSignerDefaults(stored: Partial<Signer>): Signer {
     // Absent until the first resend (read as none).
     ...(stored.resends === undefined ? {} : { resends: stored.resends }),
     ...(stored.lastResendAt === undefined ? {} : { lastResendAt: stored.lastResendAt }),
-    // Embedded signing (CONTRACT §16.1): absent means e-mail delivery and no view.
+    // Embedded signing (docs/api.md#embedded-signing): absent means e-mail delivery and no view.
     ...(stored.delivery === undefined ? {} : { delivery: stored.delivery }),
     ...(stored.notifyOnCompletion === undefined ? {} : { notifyOnCompletion: stored.notifyOnCompletion }),
     ...(stored.view == null ? {} : { view: stored.view }),
-    // Absent: no authentication beyond the link (CONTRACT §16.2).
+    // Absent: no authentication beyond the link (docs/api.md#signer-authentication).
     ...(stored.authentication === undefined ? {} : { authentication: stored.authentication }),
   };
 }

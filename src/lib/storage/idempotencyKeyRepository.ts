@@ -1,5 +1,5 @@
 /**
- * Idempotency keys, in table `envelopes` (CONTRACT §14.2, the IETF `Idempotency-Key` header
+ * Idempotency keys, in table `envelopes` (docs/api.md#idempotency, the IETF `Idempotency-Key` header
  * draft): PartitionKey = the owner's user id, RowKey = `idempotency_` + the key as sent
  * ({@link textKey}-encoded), so keys of different owners never meet and every lookup is one point
  * read. They share the owner's partition with the envelopes so that an endpoint whose change is one

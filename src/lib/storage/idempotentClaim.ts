@@ -1,5 +1,5 @@
 /**
- * An idempotency key's claim that rides in the request's own write (CONTRACT §14.2): for an endpoint
+ * An idempotency key's claim that rides in the request's own write (docs/api.md#idempotency): for an endpoint
  * whose whole change is one entity-group transaction in the owner's partition of table `envelopes`
  * (GetUploadUrl), the claim row (`idempotencyKeyRepository.ts`, same table, same partition) is added
  * to that transaction instead of being inserted before the work. The key then costs the request no

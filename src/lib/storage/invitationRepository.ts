@@ -1,6 +1,6 @@
 /**
  * Invitation codes, table `invitations`: PartitionKey = SHA-256 of the code (hex), RowKey =
- * `invitation`. Only the hash is stored (CONTRACT §2), so a leaked table reveals no usable code; a
+ * `invitation`. Only the hash is stored (docs/api.md#accounts), so a leaked table reveals no usable code; a
  * plain SHA-256 suffices because codes carry 128 random bits and cannot be guessed offline.
  * Uses are counted with ETag-conditional updates, so racing registrations cannot overspend a code.
  */

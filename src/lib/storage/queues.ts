@@ -1,5 +1,5 @@
 /**
- * Azure Storage queues (CONTRACT §12): outbox messages for the queue-triggered functions. E-mail and
+ * Azure Storage queues (docs/api.md#e-mail): outbox messages for the queue-triggered functions. E-mail and
  * webhook events have queues of their own, so a failing e-mail never holds back a webhook. Each
  * webhook delivery attempt is a message of `webhook-deliveries`, so a slow receiver holds back
  * neither e-mail nor the fan-out of events. The Functions host moves a message that failed 5 times

@@ -1,5 +1,5 @@
 /**
- * Blob SAS URLs (CONTRACT §3, §4). Two signing paths behind one interface, giving the same
+ * Blob SAS URLs (docs/api.md#the-envelope, docs/api.md#create-an-envelope-and-upload-its-document). Two signing paths behind one interface, giving the same
  * permissions and lifetimes: the account key (connection strings, Azurite) or a user delegation key
  * (managed identity; the account allows no shared-key access).
  */
@@ -14,7 +14,7 @@ import {
 
 /**
  * `read`: download one blob (document and sealed URLs). `createWrite`: create or overwrite one blob,
- * nothing else: no read, list or delete (upload URLs, CONTRACT §4).
+ * nothing else: no read, list or delete (upload URLs, docs/api.md#create-an-envelope-and-upload-its-document).
  */
 export type SasAccess = 'read' | 'createWrite';
 
@@ -49,7 +49,7 @@ export type SasSignerSettings =
 
 const permissionsFor: Record<SasAccess, string> = { read: 'r', createWrite: 'cw' };
 
-/** Containers no SAS may write to: frozen documents (CONTRACT §4) and sealed PDFs. */
+/** Containers no SAS may write to: frozen documents (docs/api.md#create-an-envelope-and-upload-its-document) and sealed PDFs. */
 const READ_ONLY_CONTAINERS = new Set(['originals', 'sealed']);
 
 function permissionsOf(containerName: string, access: SasAccess): BlobSASPermissions {

@@ -1,6 +1,6 @@
 /**
  * Sealed documents by hash, table `seals`: PartitionKey = lower-case hex SHA-256 of the sealed PDF,
- * RowKey = `seal`. Lets anyone holding a PDF ask whether this service sealed it (CONTRACT §10) with a
+ * RowKey = `seal`. Lets anyone holding a PDF ask whether this service sealed it (docs/api.md#evidence) with a
  * point read, without knowing its owner.
  */
 import type { TableClient } from '@azure/data-tables';

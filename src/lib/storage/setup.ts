@@ -1,6 +1,6 @@
 /**
  * Creates the tables, containers and queues (with their `-poison` queues) the service uses and sets Blob CORS, so browsers can PUT to an
- * upload SAS (CONTRACT §4). Idempotent. In Azure the Bicep templates do the same; the local host and
+ * upload SAS (docs/api.md#create-an-envelope-and-upload-its-document). Idempotent. In Azure the Bicep templates do the same; the local host and
  * the tests call this at start.
  */
 import type { Storage } from './clients.js';

@@ -1,5 +1,5 @@
 /**
- * Templates (CONTRACT §15.1), table `templates`. All rows of one owner share PartitionKey = ownerId,
+ * Templates (docs/api.md#templates), table `templates`. All rows of one owner share PartitionKey = ownerId,
  * so reading a template is a point read on (ownerId from the token, id) and another owner's template is
  * simply not found; RowKey `template_<inverted id>` (each hex digit of the UUIDv7 inverted, as for
  * envelopes) makes ascending RowKey order newest first, so a page of the list is one range query.

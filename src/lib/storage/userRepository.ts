@@ -157,7 +157,7 @@ export class UserRepository {
   /**
    * Records that a verification e-mail goes out now, unless the address is verified or the previous
    * one went out less than `cooldownSeconds` ago. ETag-conditional, so of two racing requests on any
-   * instances only one claims (CONTRACT: at most one per cooldown).
+   * instances only one claims (at most one per cooldown, docs/api.md#verified-senders).
    */
   async claimVerificationSend(email: string, now: Date, cooldownSeconds: number): Promise<VerificationSendClaim> {
     const key = textKey(email);

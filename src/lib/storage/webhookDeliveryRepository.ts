@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries, table `webhookDeliveries` (CONTRACT §12.2): PartitionKey = the webhook id, so a
+ * Webhook deliveries, table `webhookDeliveries` (docs/api.md#webhooks): PartitionKey = the webhook id, so a
  * webhook's deliveries and its log are one partition (recorded together in one transaction, listed
  * with one query, deleted with the webhook).
  *

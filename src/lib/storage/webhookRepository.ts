@@ -1,5 +1,5 @@
 /**
- * Webhooks, table `webhooks` (CONTRACT §12.2): PartitionKey = the owner's user id; RowKey
+ * Webhooks, table `webhooks` (docs/api.md#webhooks): PartitionKey = the owner's user id; RowKey
  * `webhook_<id>` for each webhook, and `count` for the number of webhooks the owner has
  * ({@link CountedRows}: concurrent creations can never take an owner past the limit).
  *

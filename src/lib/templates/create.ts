@@ -1,5 +1,5 @@
 /**
- * `POST /api/templates` (CONTRACT §15.1): a new draft template and the SAS URL to upload its document,
+ * `POST /api/templates` (docs/api.md#templates): a new draft template and the SAS URL to upload its document,
  * with the same rules and SAS as `GetUploadUrl` (`envelopes/createUpload.ts`).
  */
 import { assertPdfMimetype, uploadUrlFor } from '../envelopes/createUpload.js';

@@ -1,5 +1,5 @@
 /**
- * `DELETE /api/templates/{id}` (CONTRACT §15.1): a draft or active template is deleted with its
+ * `DELETE /api/templates/{id}` (docs/api.md#templates): a draft or active template is deleted with its
  * upload (`templates`) and frozen copy (`originals`). Envelopes already made from it are untouched:
  * each got its own copy of the frozen document when it was made (`use.ts`), and keeps its `templateId`.
  */

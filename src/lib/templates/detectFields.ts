@@ -1,5 +1,5 @@
 /**
- * Detect Fields of a template (CONTRACT §15.2): `POST /api/templates/{id}/fields/detect` replaces a
+ * Detect Fields of a template (docs/api.md#fields-from-the-document): `POST /api/templates/{id}/fields/detect` replaces a
  * draft template's fields with those its uploaded document places itself, with the envelope's
  * detection (`envelopes/textTags.ts`: text tags and form fields). A tag's `r=` names a role by its
  * name (without regard to case), which must have the role `signer`; without `r`, and for form fields,
@@ -28,7 +28,7 @@ export interface DetectTemplateFieldsOptions {
 }
 
 /**
- * Reads the draft template's upload (the checks of CONTRACT §4), finds its text tags and form fields,
+ * Reads the draft template's upload (the checks of docs/api.md#create-an-envelope-and-upload-its-document), finds its text tags and form fields,
  * and replaces the template's fields with them, in page order (`envelopes/detectAndReplace.ts`). A
  * document with neither gives zero fields (not an error).
  * @throws AppError 404 `template-not-found`; 409 `invalid-transition` (the template is active: its
@@ -58,7 +58,7 @@ export async function detectTemplateFields({ services, templateId, actor, ifMatc
 }
 
 /**
- * The role a tag's `r=` names (CONTRACT §15.2): by name, without regard to case, and of role
+ * The role a tag's `r=` names (docs/api.md#fields-from-the-document): by name, without regard to case, and of role
  * `signer`; none given, the first role whose role is `signer`.
  */
 export function roleNamed(roles: readonly TemplateRole[], who: string | undefined): AssigneeLookup<TemplateRole> {

@@ -1,5 +1,5 @@
 /**
- * Templates (CONTRACT §15.1): a document with roles instead of people and fields placed by role,
+ * Templates (docs/api.md#templates): a document with roles instead of people and fields placed by role,
  * from which envelopes are made. As stored (`storage/templateRepository.ts`) and as responses show it.
  */
 import type { Field, SignerRole, SigningOrder } from '../envelopes/model.js';
@@ -14,12 +14,12 @@ export interface TemplateRole {
   /** 1 to 100 characters, unique in the template (case-insensitive). */
   name: string;
   role: SignerRole;
-  /** 1 to 100, as a signer's (CONTRACT §3, §11.3). */
+  /** 1 to 100, as a signer's (docs/api.md#the-envelope, docs/api.md#sending-and-signing-order). */
   routingOrder: number;
 }
 
 /**
- * A field of a template: an envelope field (CONTRACT §11.2, §15.3) that names a role (`roleId`)
+ * A field of a template: an envelope field (docs/api.md#fields, docs/api.md#field-types-and-their-values) that names a role (`roleId`)
  * instead of a recipient; at use it becomes a field of that role's recipient.
  */
 export type TemplateField = Omit<Field, 'recipientId'> & { roleId: string };
@@ -44,7 +44,7 @@ export interface TemplateRecord {
   remindEveryDays: number | null;
   /** An envelope made from it expires this many days after its send, unless the use names `expiresAt`; `null`: the service default. */
   expiresInDays: number | null;
-  /** The language of envelopes made from it (CONTRACT §18), default `en`. */
+  /** The language of envelopes made from it (docs/languages.md), default `en`. */
   locale: Locale;
   createdAt: string;
   updatedAt: string;
@@ -52,7 +52,7 @@ export interface TemplateRecord {
   version: number;
 }
 
-/** The template in every response (CONTRACT §15.1). */
+/** The template in every response (docs/api.md#templates). */
 export interface TemplateView {
   id: string;
   name: string;

@@ -1,5 +1,5 @@
 /**
- * Request shapes of the template endpoints (CONTRACT §15.1). Strict like the envelope's: unknown
+ * Request shapes of the template endpoints (docs/api.md#templates). Strict like the envelope's: unknown
  * fields are refused. A template field is an envelope field (`fieldProperties`, `refineField` of
  * `envelopes/schemas.ts`) naming a role; a recipient at use is a signer entry (`signerInput`) naming a
  * role instead of its own role and routing order, so whatever a signer accepts a recipient accepts.
@@ -25,12 +25,12 @@ import { characters, trimmedText } from '../text.js';
 import { SUPPORTED_LOCALES } from '../i18n/locales.js';
 import { TEMPLATE_STATUSES } from './model.js';
 
-/** Longest template name and role name, characters (CONTRACT §15.1). */
+/** Longest template name and role name, characters (docs/api.md#templates). */
 export const MAX_TEMPLATE_NAME = 200;
 export const MAX_ROLE_NAME = 100;
-/** At most this many roles (CONTRACT §15.1). */
+/** At most this many roles (docs/api.md#templates). */
 export const MAX_ROLES = MAX_SIGNERS;
-/** `expiresInDays` bounds (CONTRACT §15.1). */
+/** `expiresInDays` bounds (docs/api.md#templates). */
 export const MAX_EXPIRES_IN_DAYS = MAX_EXPIRY_DAYS;
 
 const roleId = characters(1, 100).meta({ description: 'The id of a current role keeps that identity; any other value, or none, gets a new UUID.' });
@@ -161,6 +161,6 @@ export const useTemplateRequest = z
   .meta({ id: 'UseTemplateRequest', description: 'An envelope from an active template.' });
 export type UseTemplateRequest = z.infer<typeof useTemplateRequest>;
 
-/** Query of the template list: `limit` and `cursor` as for envelopes (CONTRACT §7). */
+/** Query of the template list: `limit` and `cursor` as for envelopes (docs/api.md#list-envelopes). */
 export const listTemplatesQuery = z.strictObject({ limit: listEnvelopesQuery.shape.limit, cursor: listEnvelopesQuery.shape.cursor });
 export type ListTemplatesQuery = z.infer<typeof listTemplatesQuery>;

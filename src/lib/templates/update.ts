@@ -1,5 +1,5 @@
 /**
- * `PUT`/`PATCH /api/templates/{id}` (CONTRACT §15.1): name, roles, fields by role, settings and
+ * `PUT`/`PATCH /api/templates/{id}` (docs/api.md#templates): name, roles, fields by role, settings and
  * activation. `{status: "active"}` checks and freezes the document with the code that sends an
  * envelope (`envelopes/freeze.ts`: the same checks, the same cleaning, the frozen copy in `originals`),
  * after which the document never changes; every field must fit its pages, then and at any later change.

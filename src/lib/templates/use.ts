@@ -1,5 +1,5 @@
 /**
- * `POST /api/templates/{id}/envelopes` (CONTRACT §15.1): an envelope from an active template.
+ * `POST /api/templates/{id}/envelopes` (docs/api.md#templates): an envelope from an active template.
  *
  * How it is made, with the envelope's own code at every step:
  * 1. The recipients are matched to the roles (each role exactly once) and the request is turned into
@@ -128,7 +128,7 @@ function envelopeUpdateFor(template: TemplateRecord, request: UseTemplateRequest
     fields,
     signingOrder: template.signingOrder,
     remindEveryDays: template.remindEveryDays,
-    // The envelope's language is the template's (CONTRACT §18), where envelopes have one.
+    // The envelope's language is the template's (docs/languages.md), where envelopes have one.
     ...('locale' in updateEnvelopeRequest.shape ? { locale: template.locale } : {}),
     ...(expiresAt === undefined ? {} : { expiresAt }),
   };

@@ -1,5 +1,5 @@
 /**
- * Reading a template and showing it (CONTRACT §15.1).
+ * Reading a template and showing it (docs/api.md#templates).
  */
 import { AppError } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -53,7 +53,7 @@ export async function toTemplateView(record: TemplateRecord, sas: SasSigner): Pr
   };
 }
 
-/** Page size without `limit`, as for envelopes (CONTRACT §7). */
+/** Page size without `limit`, as for envelopes (docs/api.md#list-envelopes). */
 export const DEFAULT_TEMPLATE_LIMIT = DEFAULT_LIST_PAGE;
 
 /**

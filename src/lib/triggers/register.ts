@@ -2,7 +2,7 @@
  * Registers queue-triggered and timer-triggered functions with the Azure Functions host
  * (`app.storageQueue`, `app.timer`) and records them in {@link registeredQueueFunctions} and
  * {@link registeredTimerFunctions}, so the local host runs exactly what the function files declare
- * (CONTRACT §12.3), as `src/lib/http/register.ts` does for HTTP functions. As there, the handler
+ * (docs/api.md#the-sweeper), as `src/lib/http/register.ts` does for HTTP functions. As there, the handler
  * loads on the function's first invocation (`loadHandler`, once, shared by concurrent first
  * invocations); a load that fails fails that invocation, which the host retries like any other.
  *

@@ -1,7 +1,7 @@
 /**
  * The service's own web pages: the API reference (`GET /api/docs`, Swagger UI rendered from
  * `GET /api/openapi.json`), the console (`GET /api/console`) and the signing page (`GET /api/sign`,
- * CONTRACT §13). Static files only, served from the deployment itself (never a CDN): the pages and
+ * docs/pages.md). Static files only, served from the deployment itself (never a CDN): the pages and
  * their small scripts from `src/web/` (copied to `dist/src/web/` by `npm run build`), Swagger UI's
  * files from the `swagger-ui-dist` package, PDF.js's build and worker from `pdfjs-dist`, the drawing
  * pad from `signature_pad`, and the handwriting font the seal draws typed signatures in from
@@ -160,7 +160,7 @@ const baseDirectives = [
  * the API hands out). PDF.js's worker is a script of this origin (`worker-src` falls back to
  * `script-src`).
  * @param blobOrigin e.g. `https://account.blob.core.windows.net` or Azurite's `http://127.0.0.1:10000`
- * @param frameAncestors origins allowed to frame the page (an embedded signing view's, CONTRACT §16.1);
+ * @param frameAncestors origins allowed to frame the page (an embedded signing view's, docs/api.md#embedded-signing);
  *   none: `frame-ancestors 'none'`, as every page has by default
  */
 export function contentSecurityPolicy(blobOrigin?: string, frameAncestors: readonly string[] = []): string {
@@ -184,7 +184,7 @@ async function readStaticFile(asset: StaticFile): Promise<{ body: Buffer; etag: 
   return cached;
 }
 
-/** What the signing page of an embedded view is told (CONTRACT §16.1): whom it may post events to, where to go after acting. */
+/** What the signing page of an embedded view is told (docs/api.md#embedded-signing): whom it may post events to, where to go after acting. */
 export interface EmbeddedPageContext {
   frameAncestors: readonly string[];
   returnUrl: string | null;

@@ -23,7 +23,7 @@ export function upload() {
 }
 
 /**
- * PUT of the file to its SAS URL, as Blob storage requires (CONTRACT §4), reporting progress.
+ * PUT of the file to its SAS URL, as Blob storage requires (docs/api.md#create-an-envelope-and-upload-its-document), reporting progress.
  * @param {string} uploadUrl
  * @param {File} file
  * @returns {Promise<void>}

@@ -138,14 +138,14 @@ export function showEnvelope(envelope, etag) {
 }
 
 /**
- * Only what the lifecycle allows is enabled (CONTRACT §5).
+ * Only what the lifecycle allows is enabled (docs/api.md#lifecycle).
  * @param {Envelope} envelope
  */
 export function setLifecycleControls(envelope) {
   // A button that cannot succeed is disabled, and says why (docs/api.md#lifecycle).
   showReason($('send'), $('send-reason'), sendBlocker(envelope));
   showReason($('complete'), $('complete-reason'), completeBlocker(envelope));
-  // Signers, their order and the fields are what gets signed: fixed once sent (CONTRACT §5).
+  // Signers, their order and the fields are what gets signed: fixed once sent (docs/api.md#lifecycle).
   var draft = envelope.status === 'draft';
   $('save-signers').disabled = !draft;
   $('add-signer').disabled = !draft;
@@ -156,7 +156,7 @@ export function setLifecycleControls(envelope) {
   $('envelope-locale').disabled = !draft || !speaksLocales();
   $('signer-list').querySelectorAll('select[data-field="locale"]').forEach(function (control) { /** @type {HTMLSelectElement} */ (control).disabled = !draft || !speaksLocales(); });
   $('settings-hint').textContent = draft ? 'Settings of a draft: once sent, they can no longer change.' : 'The envelope has left draft: these settings can no longer change.';
-  // Void a sent envelope; delete a draft; purge a finished envelope's documents (CONTRACT §14.4).
+  // Void a sent envelope; delete a draft; purge a finished envelope's documents (docs/api.md#delete-an-envelope-or-purge-its-documents).
   var purged = envelope.purgedAt !== null;
   $('void').disabled = envelope.status !== 'sent';
   $('delete').textContent = draft ? 'Delete draft…' : 'Delete documents…';

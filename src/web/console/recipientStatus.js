@@ -53,7 +53,7 @@ function describeEmail(lastEmail) {
 }
 
 /**
- * Each recipient's status and newest e-mail, with a resend button where a resend is allowed (CONTRACT §11.5).
+ * Each recipient's status and newest e-mail, with a resend button where a resend is allowed (docs/api.md#resend-an-invitation).
  * @param {Envelope} envelope
  */
 export function renderRecipients(envelope) {

@@ -12,7 +12,7 @@ import { $, state } from './signingSession.js';
 /** @typedef {import('./signingSession.js').Entry} Entry */
 /** @typedef {import('./signingSession.js').SignatureKind} SignatureKind */
 
-/** The API's limits on a drawn signature (CONTRACT §11.2). */
+/** The API's limits on a drawn signature (docs/api.md#fields). */
 const MAX_STROKES = 50;
 const MAX_STROKE_POINTS = 1000;
 const MAX_POINTS = 5000;

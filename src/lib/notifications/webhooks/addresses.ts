@@ -1,5 +1,5 @@
 /**
- * Which IP addresses a webhook may be delivered to (CONTRACT §12.2): the guard against server-side
+ * Which IP addresses a webhook may be delivered to (docs/api.md#webhooks): the guard against server-side
  * request forgery. A webhook URL is chosen by a user, so without this check the service would POST
  * wherever the user points it: its own loopback, the virtual network around it, or the cloud's
  * instance metadata endpoint, which hands out credentials.

@@ -1,5 +1,5 @@
 /**
- * Creating a webhook (CONTRACT §12.2, `POST /api/webhooks`).
+ * Creating a webhook (docs/api.md#webhooks, `POST /api/webhooks`).
  */
 import { uuidv7 } from '../../ids.js';
 import type { Services } from '../../services.js';

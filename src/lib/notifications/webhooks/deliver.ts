@@ -1,5 +1,5 @@
 /**
- * Delivers one webhook attempt (CONTRACT §12.2): the work of one message of the `webhook-deliveries`
+ * Delivers one webhook attempt (docs/api.md#webhooks): the work of one message of the `webhook-deliveries`
  * queue ({@link DeliveryMessage}).
  *
  * 1. A message that arrives before its `notBefore` goes back on the queue for the rest of the delay

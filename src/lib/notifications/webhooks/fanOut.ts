@@ -1,5 +1,5 @@
 /**
- * Fans one webhook event out to the owner's webhooks (CONTRACT §12.2): the work of one message of
+ * Fans one webhook event out to the owner's webhooks (docs/api.md#webhooks): the work of one message of
  * the `outbox-events` queue, an {@link OutboxPointer} to an `event` message of an outbox batch.
  *
  * For each of the owner's webhooks that subscribes to the event's type, one delivery row is created

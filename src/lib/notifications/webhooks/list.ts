@@ -1,5 +1,5 @@
 /**
- * Reading webhooks and their deliveries log (CONTRACT §12.2: `GET /api/webhooks`,
+ * Reading webhooks and their deliveries log (docs/api.md#webhooks: `GET /api/webhooks`,
  * `GET /api/webhooks/{id}/deliveries`).
  */
 import type { Services } from '../../services.js';

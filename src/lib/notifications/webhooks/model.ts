@@ -1,12 +1,12 @@
 /**
- * Webhooks and their deliveries as the domain sees them (CONTRACT §12.2), and the messages of the
+ * Webhooks and their deliveries as the domain sees them (docs/api.md#webhooks), and the messages of the
  * `webhook-deliveries` queue.
  */
 import type { WebhookEventBody, WebhookEventType } from '../outbox.js';
 
-/** Most webhooks one user may have (CONTRACT §12.2). */
+/** Most webhooks one user may have (docs/api.md#webhooks). */
 export const MAX_WEBHOOKS_PER_USER = 10;
-/** Attempts the deliveries log shows, newest first (CONTRACT §12.2); older ones are pruned. */
+/** Attempts the deliveries log shows, newest first (docs/api.md#webhooks); older ones are pruned. */
 export const DELIVERY_LOG_SIZE = 100;
 /** Longest `description`, characters. */
 export const MAX_WEBHOOK_DESCRIPTION_LENGTH = 500;
@@ -45,7 +45,7 @@ export const ATTEMPT_OUTCOMES = ['succeeded', 'failed', 'retrying'] as const;
 /** `retrying`: this attempt failed and another is scheduled at `nextAttemptAt`; `failed`: it failed and none is. */
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
-/** One attempt of the deliveries log (CONTRACT §12.2). */
+/** One attempt of the deliveries log (docs/api.md#webhooks). */
 export interface DeliveryAttemptView {
   /** UUIDv7 whose time is `at`; the `deliveryId` of the redeliver endpoint. */
   id: string;

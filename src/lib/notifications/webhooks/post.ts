@@ -1,5 +1,5 @@
 /**
- * One HTTP request of a webhook delivery (CONTRACT §12.2): `POST` of the signed body to the target,
+ * One HTTP request of a webhook delivery (docs/api.md#webhooks): `POST` of the signed body to the target,
  * connected to an address checked beforehand, never following a redirect, with one deadline for
  * connecting, the TLS handshake and the response headers.
  *
@@ -12,7 +12,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { ResolvedAddress } from './target.js';
 
-/** The delivery deadline in production (CONTRACT §12.2), milliseconds. */
+/** The delivery deadline in production (docs/api.md#webhooks), milliseconds. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** Longest `error` text kept in the log, characters. */
 const MAX_ERROR_LENGTH = 500;

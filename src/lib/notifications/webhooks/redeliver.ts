@@ -1,5 +1,5 @@
 /**
- * Redelivering an event (CONTRACT §12.2, `POST /api/webhooks/{id}/deliveries/{deliveryId}/redeliver`):
+ * Redelivering an event (docs/api.md#webhooks, `POST /api/webhooks/{id}/deliveries/{deliveryId}/redeliver`):
  * the same event, with the same `webhook-id`, as one new attempt in the log, without automatic retries.
  */
 import type { Services } from '../../services.js';

@@ -1,5 +1,5 @@
 /**
- * Deleting a webhook (CONTRACT §12.2, `DELETE /api/webhooks/{id}`).
+ * Deleting a webhook (docs/api.md#webhooks, `DELETE /api/webhooks/{id}`).
  */
 import type { Services } from '../../services.js';
 import { readOwnedWebhook, webhookNotFound } from './views.js';

@@ -1,5 +1,5 @@
 /**
- * Request bodies of the webhook endpoints (CONTRACT §12.2), validated with zod at the boundary; the
+ * Request bodies of the webhook endpoints (docs/api.md#webhooks), validated with zod at the boundary; the
  * OpenAPI document is generated from the same schemas.
  */
 import { z } from 'zod';
@@ -10,7 +10,7 @@ import { MAX_WEBHOOK_URL_LENGTH } from './target.js';
 
 export const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'WebhookEventType', description: 'An event a webhook can receive.' });
 
-/** `POST /api/webhooks`. Unknown fields are refused (CONTRACT §1). */
+/** `POST /api/webhooks`. Unknown fields are refused (docs/api.md#conventions). */
 export const createWebhookRequest = z.strictObject({
   url: text(1, MAX_WEBHOOK_URL_LENGTH).meta({
     description:

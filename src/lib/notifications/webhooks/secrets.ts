@@ -1,5 +1,5 @@
 /**
- * Webhook signing secrets (CONTRACT §12.2): `whsec_` + base64 of 32 random bytes, shown to the owner
+ * Webhook signing secrets (docs/api.md#webhooks): `whsec_` + base64 of 32 random bytes, shown to the owner
  * once, at creation. The service must keep it to sign every delivery, so it cannot store a hash: it
  * stores the secret encrypted with AES-256-GCM under a key derived from `JWT_SECRET` with HKDF-SHA256
  * (RFC 5869), bound to its owner and webhook id as additional authenticated data, so a ciphertext
@@ -11,7 +11,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 const PREFIX = 'whsec_';
-/** Bytes of a secret (CONTRACT §12.2). */
+/** Bytes of a secret (docs/api.md#webhooks). */
 export const SECRET_BYTES = 32;
 /** HKDF `info`: names the purpose, so the derived key serves nothing else. */
 const HKDF_INFO = 'envelope-signing-service/webhook-secret-encryption/v1';

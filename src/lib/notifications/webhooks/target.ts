@@ -1,6 +1,6 @@
 /**
  * A webhook's target: its URL checked when the webhook is created, and its host resolved and checked
- * again at every delivery attempt (CONTRACT §12.2), so a host name that resolved to a public address
+ * again at every delivery attempt (docs/api.md#webhooks), so a host name that resolved to a public address
  * at creation cannot later be pointed (DNS rebinding) at the service's own network.
  *
  * Rules: `https:` only, and every address the host resolves to must be public ({@link checkAddress});

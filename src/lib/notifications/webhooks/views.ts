@@ -1,5 +1,5 @@
 /**
- * Webhooks as responses show them (CONTRACT §12.2), and the 404 of a webhook the caller does not have.
+ * Webhooks as responses show them (docs/api.md#webhooks), and the 404 of a webhook the caller does not have.
  */
 import { AppError } from '../../errors.js';
 import { isUuid } from '../../ids.js';
