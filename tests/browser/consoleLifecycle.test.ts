@@ -149,11 +149,19 @@ describe('the console: settings, void, delete and purge', () => {
     await page.locator('#confirm-dialog').waitFor({ state: 'hidden' });
     expect((await getEnvelope(id)).body.status).toBe('sent');
 
+    // Voiding asks for a reason (docs/api.md#update-an-envelope): the button waits for one, white space is none.
     await page.getByRole('button', { name: 'Void…' }).click();
-    await page.getByRole('button', { name: 'Void envelope' }).click();
+    const voidButton = page.getByRole('button', { name: 'Void envelope' });
+    expect(await voidButton.isDisabled()).toBe(true);
+    const reason = page.getByLabel(/^Reason/);
+    await reason.fill('   ');
+    expect(await voidButton.isDisabled()).toBe(true);
+    await reason.fill('  Wrong counterparty on page 2  ');
+    expect(await voidButton.isDisabled()).toBe(false);
+    await voidButton.click();
     await expectText('#envelope-status', 'voided');
     await expectText('#status', 'Envelope voided');
-    expect((await getEnvelope(id)).body.status).toBe('voided');
+    expect((await getEnvelope(id)).body).toMatchObject({ status: 'voided', voidedReason: 'Wrong counterparty on page 2' });
 
     const { blobName } = await storedEnvelope(owner.userId, id);
     await page.getByRole('button', { name: 'Delete documents…' }).click();

@@ -166,11 +166,26 @@ export function saveSettings() {
 
 /**
  * Asks the sender to confirm, in a modal dialog. Resolves with whether the sender confirmed.
- * @param options `title`, `paragraphs` (strings), `list` (optional strings), `confirm` (the button's words)
- * @param {{ title: string, paragraphs: string[], list?: string[], confirm: string }} options
+ * @param {{ title: string, paragraphs: string[], list?: string[], confirm: string }} options `title`,
+ *   `paragraphs` (strings), `list` (optional strings), `confirm` (the button's words)
  * @returns {Promise<boolean>}
  */
 export function confirmAction(options) {
+  return askToConfirm(options).then(function (answer) {
+    return answer.confirmed;
+  });
+}
+
+/** Longest reason for voiding the API takes, characters (docs/api.md#update-an-envelope). */
+var MAX_VOIDED_REASON = 500;
+
+/**
+ * Asks the sender to confirm, in a modal dialog, optionally with a reason typed on one line: with
+ * `reasonLabel`, the confirm button stays disabled until the reason holds more than white space.
+ * @param {{ title: string, paragraphs: string[], list?: string[], confirm: string, reasonLabel?: string }} options
+ * @returns {Promise<{ confirmed: boolean, reason: string }>} `reason` trimmed ('' without `reasonLabel`)
+ */
+function askToConfirm(options) {
   var dialog = $('confirm-dialog');
   $('confirm-heading').textContent = options.title;
   var body = $('confirm-body');
@@ -189,30 +204,55 @@ export function confirmAction(options) {
       body.appendChild(list);
     }
   });
-  $('confirm-ok').textContent = options.confirm;
+  var ok = $('confirm-ok');
+  ok.textContent = options.confirm;
+  ok.disabled = false;
+  /** @type {HTMLInputElement | null} */
+  var reason = null;
+  if (options.reasonLabel) {
+    var label = document.createElement('label');
+    label.htmlFor = 'confirm-reason';
+    label.textContent = options.reasonLabel;
+    reason = document.createElement('input');
+    reason.type = 'text';
+    reason.id = 'confirm-reason';
+    reason.maxLength = MAX_VOIDED_REASON;
+    reason.autocomplete = 'off';
+    var input = reason;
+    ok.disabled = true;
+    input.addEventListener('input', function () {
+      ok.disabled = input.value.trim() === '';
+    });
+    body.appendChild(label);
+    body.appendChild(reason);
+  }
   return new Promise(function (resolve) {
     dialog.addEventListener('close', function closed() {
       dialog.removeEventListener('close', closed);
-      resolve(dialog.returnValue === 'ok');
+      var typed = reason === null ? '' : reason.value.trim();
+      resolve({ confirmed: dialog.returnValue === 'ok' && (reason === null || typed !== ''), reason: typed });
     });
     dialog.returnValue = '';
     dialog.showModal();
-    $('confirm-cancel').focus();
+    if (reason !== null) reason.focus();
+    else $('confirm-cancel').focus();
   });
 }
 
+/** Voids the open envelope after the sender confirms and gives a reason (docs/api.md#update-an-envelope: `voidedReason`). */
 export function voidEnvelope() {
   var envelope = state.envelope;
-  return confirmAction({
+  return askToConfirm({
     title: 'Void “' + envelope.documentName + '”?',
     paragraphs: [
-      'Nobody can sign it any more: every signing link stops working, and the recipients already invited are told by e-mail that it was voided.',
+      'Nobody can sign it any more: every signing link stops working, and the recipients already invited are told by e-mail that it was voided, with your reason.',
       'This cannot be undone. To ask again, upload the document as a new envelope.',
     ],
     confirm: 'Void envelope',
-  }).then(function (confirmed) {
-    if (!confirmed) return;
-    return update({ status: 'voided' }).then(function () {
+    reasonLabel: 'Reason (shown to the recipients, at most ' + MAX_VOIDED_REASON + ' characters)',
+  }).then(function (answer) {
+    if (!answer.confirmed) return;
+    return update({ status: 'voided', voidedReason: answer.reason }).then(function () {
       showStatus('Envelope voided: its signing links no longer work. You can now delete its documents.');
     });
   });
