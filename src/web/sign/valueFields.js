@@ -114,25 +114,37 @@ export function valueHints(field) {
 }
 
 /**
- * Why the service refused a field's value, in the page's language: the service's message (English,
- * as src/lib/envelopes/fieldRules.ts words it, e.g. `must be at least 10`) is recognised by its
- * opening words and told again from the field's own rules; a message the page does not know is shown
- * as the service wrote it.
+ * A refusal of a field's value in the recipient's language, by the `rule` and `params` the service
+ * names beside its message (docs/api.md#errors): never by the English wording, which may change.
+ * A rule the page does not know keeps the service's own message.
  * @param {ViewField} field
- * @param {string} message
+ * @param {{ message: string, rule?: string, params?: Record<string, unknown> }} item
+ * @returns {string}
  */
-function refusalReason(field, message) {
-  if (/^must not be empty/.test(message)) return t('refusalEmpty');
-  if (/^must be true/.test(message)) return t('refusalCheck');
-  if (/^must be a (decimal number|string such as)/.test(message)) return t('hintNumber');
-  if (/^must be at least [0-9]+ characters/.test(message) && typeof field.minLength === 'number') return t('hintMinLength', { count: field.minLength });
-  if (/^must be at most [0-9]+ characters/.test(message)) return t('hintMaxLength', { count: typeof field.maxLength === 'number' ? field.maxLength : Number(/[0-9]+/.exec(message)[0]) });
-  if (/^must be at least /.test(message) && typeof field.min === 'number') return t('hintMin', { min: field.min });
-  if (/^must be at most /.test(message) && typeof field.max === 'number') return t('hintMax', { max: field.max });
-  if (/^must be a date/.test(message)) return t('refusalDate');
-  if (/^must be one of the options/.test(message)) return t('refusalOption');
-  if (/^must match the pattern/.test(message)) return t('hintPattern');
-  return message;
+function refusalReason(field, item) {
+  const params = item.params || {};
+  switch (item.rule) {
+    case 'required':
+      return field.type === 'checkbox' ? t('refusalCheck') : t('refusalEmpty');
+    case 'format':
+      return params.format === 'date' ? t('refusalDate') : t('hintNumber');
+    case 'type':
+      return field.type === 'number' ? t('hintNumber') : item.message;
+    case 'minLength':
+      return t('hintMinLength', { count: typeof params.min === 'number' ? params.min : field.minLength });
+    case 'maxLength':
+      return t('hintMaxLength', { count: typeof params.max === 'number' ? params.max : field.maxLength });
+    case 'min':
+      return t('hintMin', { min: typeof params.min === 'number' ? params.min : field.min });
+    case 'max':
+      return t('hintMax', { max: typeof params.max === 'number' ? params.max : field.max });
+    case 'options':
+      return t('refusalOption');
+    case 'pattern':
+      return t('hintPattern');
+    default:
+      return item.message;
+  }
 }
 
 /**
@@ -156,7 +168,7 @@ export function refusalItems(problem) {
     const entry = refusedEntry(item.path, state.lastValues);
     // The service names the field by label and id at the end of its message; the page names it first.
     if (!entry) return item.path + ': ' + item.message;
-    const reason = refusalReason(entry.field, item.message.replace(/ \(field [^()]*\)$/, ''));
+    const reason = refusalReason(entry.field, { ...item, message: item.message.replace(/ \(field [^()]*\)$/, '') });
     return t('refusalItem', { name: fieldName(entry.field), page: entry.field.page, message: reason });
   });
 }
