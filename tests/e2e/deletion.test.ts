@@ -63,12 +63,20 @@ async function draft(): Promise<{ id: string; blobName: string }> {
   return { id, blobName: (await storedEnvelope(owner.userId, id)).blobName };
 }
 
-/** An envelope completed from draft by its owner (sealed; its signer has a link to download it). */
+/**
+ * An envelope sent to its signer and completed by her signature (sealed; she keeps a link to download
+ * it). A draft the owner completes gives its recipients no link (docs/api.md#completing-as-the-owner).
+ */
 async function completed(): Promise<{ id: string; blobName: string; hash: string }> {
   const { id, blobName } = await draft();
-  const response = await env.api.request('POST', `/envelopes/${id}/complete`, { token: owner.token });
+  expect((await env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { status: 'sent' } })).status).toBe(200);
+  const token = await signingTokenFor(owner.userId, id, ada.email);
+  const response = await env.api.request('POST', '/signing/complete', { token, json: { consent: true, signature: { typed: ada.name } } });
   expect(response.status).toBe(200);
-  return { id, blobName, hash: response.body.hash };
+  expect(response.body.envelope.status).toBe('completed');
+  const envelope = await get(id);
+  expect(envelope.body.hash).toMatch(/^[0-9a-f]{64}$/);
+  return { id, blobName, hash: envelope.body.hash };
 }
 
 describe('DELETE /api/envelopes/{id}: a draft (docs/api.md#delete-an-envelope-or-purge-its-documents)', () => {
