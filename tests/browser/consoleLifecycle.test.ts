@@ -133,6 +133,9 @@ describe('the console: settings, void, delete and purge', () => {
     const id = await openDraft('void-me.pdf');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await expectText('#envelope-status', 'sent');
+    // A sent envelope is not sent again: Send is disabled, and says why.
+    expect(await page.getByRole('button', { name: 'Send', exact: true }).isDisabled()).toBe(true);
+    await expectText('#send-reason', 'Already sent');
     // A sent envelope: no delete, and the page says why.
     expect(await page.locator('#delete').isDisabled()).toBe(true);
     await expectText('#lifecycle-hint', 'void it first');

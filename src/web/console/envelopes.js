@@ -190,7 +190,8 @@ var DONE = ['signed', 'approved', 'viewed', 'declined', 'reassigned'];
  * @returns {string | null}
  */
 function sendBlocker(envelope) {
-  if (envelope.status !== 'draft') return null;
+  if (envelope.status === 'sent') return 'Already sent: every recipient is invited when it is their turn.';
+  if (envelope.status !== 'draft') return 'The envelope has left draft: only a draft is sent.';
   if (!hasSigner(envelope)) return 'Send needs at least one saved recipient with the role signer: add one under Recipients and save.';
   return null;
 }
