@@ -7,35 +7,19 @@
  * catcher; a service of its own with a small `EMAIL_DAILY_QUOTA`, and a new owner per test.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { emailsQueuedToday } from '../../src/lib/notifications/emailQuota.js';
 import type { EmailMessage } from '../../src/lib/notifications/outbox.js';
 import { remindRecipients } from '../../src/lib/recipients/remind.js';
 import { getServices } from '../../src/lib/services.js';
 import { emailsTo, waitForEmail } from '../support/mail.js';
 import { patience } from '../support/patience.js';
-import { corpusPdf, createEnvelopeWithDocument, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, serviceWithSettings, type ApiResponse, type TestUser } from '../support/service.js';
 import { emailsDispatched, outboxBatches, outboxMessages, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
 
 const QUOTA = 6;
 const settings: Record<string, string> = { EMAIL_DAILY_QUOTA: String(QUOTA), REMINDER_DAY_SECONDS: '60' };
-let env: TestService;
-const saved: Record<string, string | undefined> = {};
-
-beforeAll(async () => {
-  for (const [name, value] of Object.entries(settings)) {
-    saved[name] = process.env[name];
-    process.env[name] = value;
-  }
-  env = await startTestService();
-}, patience(60_000));
-afterAll(async () => {
-  await env?.close();
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-});
+const started = serviceWithSettings(settings);
 
 /** `count` recipients with addresses of their own, all of `role`. */
 function people(count: number, role: string, tag: string): { email: string; name: string; role: string }[] {
@@ -44,7 +28,7 @@ function people(count: number, role: string, tag: string): { email: string; name
 }
 
 const used = (owner: TestUser): Promise<number> => emailsQueuedToday(getServices().storage.tables.envelopes, owner.userId);
-const get = (owner: TestUser, id: string): Promise<ApiResponse<any>> => env.api.request('GET', `/envelopes/${id}`, { token: owner.token });
+const get = (owner: TestUser, id: string): Promise<ApiResponse<any>> => started.env().api.request('GET', `/envelopes/${id}`, { token: owner.token });
 
 /** The e-mails of the envelope's newest outbox batch. */
 async function lastBatchEmails(owner: TestUser, id: string): Promise<EmailMessage[]> {
@@ -56,12 +40,12 @@ const pastQuota = (type: string) => ({ type, status: 'failed', at: expect.any(St
 
 describe('POST /api/envelopes/{id}/complete from draft', () => {
   test('e-mails only the owner, however many recipients the draft lists, and counts that one e-mail', async () => {
-    const owner = await env.newUser();
+    const owner = await started.env().newUser();
     const recipients = [...people(1, 'signer', 'draft-signer'), ...people(30, 'cc', 'draft-cc')];
-    const id = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'));
-    expect((await env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: recipients } })).status).toBe(200);
+    const id = await createEnvelopeWithDocument(started.env().api, owner, await corpusPdf('normal.pdf'));
+    expect((await started.env().api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: recipients } })).status).toBe(200);
 
-    const completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: owner.token });
+    const completed = await started.env().api.request('POST', `/envelopes/${id}/complete`, { token: owner.token });
     expect(completed.status).toBe(200);
 
     const emails = (await outboxMessages(owner.userId, id)).filter((message) => message.kind === 'email');
@@ -76,14 +60,14 @@ describe('POST /api/envelopes/{id}/complete from draft', () => {
 
 describe('a completion past the quota', () => {
   test('completes; the e-mails within the quota go out, one counted per e-mail; the rest are not sent and show lastEmail failed, reason quota', async () => {
-    const owner = await env.newUser();
+    const owner = await started.env().newUser();
     const [ada] = people(1, 'signer', 'ada');
     const copies = people(8, 'cc', 'copy');
-    const { id } = await sentEnvelope(env.api, owner, { signers: [ada!, ...copies] });
+    const { id } = await sentEnvelope(started.env().api, owner, { signers: [ada!, ...copies] });
     expect(await used(owner)).toBe(1); // ada's invitation
 
     // The completion has 10 e-mails (the owner, Ada, 8 copies) and 5 left of the quota.
-    const signed = await env.api.request('POST', '/signing/complete', { token: await signingTokenFor(owner.userId, id, ada!.email), json: { consent: true } });
+    const signed = await started.env().api.request('POST', '/signing/complete', { token: await signingTokenFor(owner.userId, id, ada!.email), json: { consent: true } });
     expect(signed.status).toBe(200);
     expect(signed.body).toMatchObject({ envelope: { status: 'completed' } });
     expect(await used(owner)).toBe(QUOTA);
@@ -104,12 +88,12 @@ describe('a completion past the quota', () => {
 
 describe('every e-mail an action queues counts, and the action is never refused', () => {
   test('voiding a sent envelope: one voided e-mail counted per recipient, those past the quota not sent', async () => {
-    const owner = await env.newUser();
+    const owner = await started.env().newUser();
     const signers = people(5, 'signer', 'void');
-    const { id } = await sentEnvelope(env.api, owner, { signers });
+    const { id } = await sentEnvelope(started.env().api, owner, { signers });
     expect(await used(owner)).toBe(5);
 
-    const voided = await env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { status: 'voided' } });
+    const voided = await started.env().api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { status: 'voided' } });
     expect(voided.status).toBe(200);
     expect(voided.body.status).toBe('voided');
     expect(await used(owner)).toBe(QUOTA);
@@ -122,11 +106,11 @@ describe('every e-mail an action queues counts, and the action is never refused'
   }, patience(60_000));
 
   test('concurrent voids of several envelopes queue exactly what is left of the quota, no more', async () => {
-    const owner = await env.newUser();
-    const envelopes = await Promise.all(Array.from({ length: 4 }, async () => (await sentEnvelope(env.api, owner, { signers: people(1, 'signer', 'race') })).id));
+    const owner = await started.env().newUser();
+    const envelopes = await Promise.all(Array.from({ length: 4 }, async () => (await sentEnvelope(started.env().api, owner, { signers: people(1, 'signer', 'race') })).id));
     expect(await used(owner)).toBe(4);
 
-    const answers = await Promise.all(envelopes.map((id) => env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { status: 'voided' } })));
+    const answers = await Promise.all(envelopes.map((id) => started.env().api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { status: 'voided' } })));
     expect(answers.map((answer) => [answer.status, answer.body.status])).toEqual(envelopes.map(() => [200, 'voided']));
     expect(await used(owner)).toBe(QUOTA);
     const queued = (await Promise.all(envelopes.map((id) => lastBatchEmails(owner, id)))).flat();
@@ -136,10 +120,10 @@ describe('every e-mail an action queues counts, and the action is never refused'
   }, patience(60_000));
 
   test('reminders: each reminder counts; those past the quota are not sent', async () => {
-    const owner = await env.newUser();
+    const owner = await started.env().newUser();
     const signers = people(5, 'remind', 'remind');
-    const id = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'));
-    const sent = await env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: signers.map((signer) => ({ ...signer, role: 'signer' })), remindEveryDays: 1, status: 'sent' } });
+    const id = await createEnvelopeWithDocument(started.env().api, owner, await corpusPdf('normal.pdf'));
+    const sent = await started.env().api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: signers.map((signer) => ({ ...signer, role: 'signer' })), remindEveryDays: 1, status: 'sent' } });
     expect(sent.status).toBe(200);
     expect(await used(owner)).toBe(5);
 
@@ -156,16 +140,16 @@ describe('every e-mail an action queues counts, and the action is never refused'
   }, patience(60_000));
 
   test('reassignment: the new recipient\'s invitation counts; past the quota the reassignment still succeeds, uninvited', async () => {
-    const owner = await env.newUser();
+    const owner = await started.env().newUser();
     const signers = people(5, 'signer', 'handing');
-    const id = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'));
-    const sent = await env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers, allowReassign: true, status: 'sent' } });
+    const id = await createEnvelopeWithDocument(started.env().api, owner, await corpusPdf('normal.pdf'));
+    const sent = await started.env().api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers, allowReassign: true, status: 'sent' } });
     expect(sent.status).toBe(200);
     expect(await used(owner)).toBe(5);
 
     const [first, second] = people(2, 'signer', 'taking');
     const reassign = async (from: string, to: { email: string; name: string }) =>
-      await env.api.request('POST', '/signing/reassign', { token: await signingTokenFor(owner.userId, id, from), json: { email: to.email, name: to.name, reason: 'On leave' } });
+      await started.env().api.request('POST', '/signing/reassign', { token: await signingTokenFor(owner.userId, id, from), json: { email: to.email, name: to.name, reason: 'On leave' } });
     expect((await reassign(signers[0]!.email, first!)).status).toBe(200);
     expect(await used(owner)).toBe(QUOTA);
     await waitForEmail(first!.email, { subject: /^Please review and sign:/ });
@@ -181,11 +165,11 @@ describe('every e-mail an action queues counts, and the action is never refused'
   }, patience(60_000));
 
   test('declining: the owner\'s declined e-mail counts', async () => {
-    const owner = await env.newUser();
+    const owner = await started.env().newUser();
     const signers = people(5, 'signer', 'decline');
-    const { id } = await sentEnvelope(env.api, owner, { signers });
+    const { id } = await sentEnvelope(started.env().api, owner, { signers });
     expect(await used(owner)).toBe(5);
-    const declined = await env.api.request('POST', '/signing/decline', { token: await signingTokenFor(owner.userId, id, signers[0]!.email), json: { reason: 'Wrong terms' } });
+    const declined = await started.env().api.request('POST', '/signing/decline', { token: await signingTokenFor(owner.userId, id, signers[0]!.email), json: { reason: 'Wrong terms' } });
     expect(declined.status).toBe(200);
     expect(await used(owner)).toBe(QUOTA);
     await waitForEmail(owner.email, { subject: /^Declined:/ });

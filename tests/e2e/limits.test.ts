@@ -11,31 +11,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { emailsQueuedToday } from '../../src/lib/notifications/emailQuota.js';
 import { getServices } from '../../src/lib/services.js';
-import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectType, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectType, serviceWithSettings, type ApiResponse, type TestUser } from '../support/service.js';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess.js';
 import { auditTrail, emailsDispatched, outboxBatches, rewriteStoredEnvelope, sentEnvelope, storedEnvelope, storedRecipient } from '../support/signing.js';
 import { patience } from '../support/patience.js';
 
-/** Starts this describe's service with `settings` in the environment, and gives the environment back after. */
-function serviceWith(settings: Record<string, string>): { env: () => TestService } {
-  let env: TestService | undefined;
-  const saved: Record<string, string | undefined> = {};
-  beforeAll(async () => {
-    for (const [name, value] of Object.entries(settings)) {
-      saved[name] = process.env[name];
-      process.env[name] = value;
-    }
-    env = await startTestService();
-  }, patience(60_000));
-  afterAll(async () => {
-    await env?.close();
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  });
-  return { env: () => env! };
-}
 
 /** The `r` and `t` of a `RateLimit` header, after checking its form. */
 function rateLimit(response: ApiResponse): { remaining: number; reset: number } {
@@ -49,7 +29,7 @@ const login = (api: ApiClient, email: string, headers: Record<string, string> = 
   api.request('POST', '/Login', { json: { email, password: 'not the password' }, headers });
 
 describe('owner endpoints: RATE_LIMIT_PER_MINUTE requests per owner (docs/api.md#rate-limits-and-quotas)', () => {
-  const { env } = serviceWith({ RATE_LIMIT_PER_MINUTE: '5' });
+  const { env } = serviceWithSettings({ RATE_LIMIT_PER_MINUTE: '5' });
   let owner: TestUser;
   let other: TestUser;
   beforeAll(async () => {
@@ -98,7 +78,7 @@ describe('owner endpoints: RATE_LIMIT_PER_MINUTE requests per owner (docs/api.md
 });
 
 describe('Register and Login: AUTH_RATE_LIMIT_PER_MINUTE per client address, without trusted proxies', () => {
-  const { env } = serviceWith({ AUTH_RATE_LIMIT_PER_MINUTE: '4', TRUST_PROXY: '0' });
+  const { env } = serviceWithSettings({ AUTH_RATE_LIMIT_PER_MINUTE: '4', TRUST_PROXY: '0' });
 
   test('the address is the socket\'s: X-Forwarded-For written by the client changes nothing, for the limit and for the audit trail', async () => {
     const { api } = env();
@@ -122,7 +102,7 @@ describe('Register and Login: AUTH_RATE_LIMIT_PER_MINUTE per client address, wit
 });
 
 describe('TRUST_PROXY=1: the client is the entry the proxy appended to X-Forwarded-For', () => {
-  const { env } = serviceWith({ AUTH_RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: '1' });
+  const { env } = serviceWithSettings({ AUTH_RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: '1' });
 
   test('counted per client address; an address the client writes further left changes nothing', async () => {
     const { api } = env();
@@ -150,7 +130,7 @@ describe('TRUST_PROXY=1: the client is the entry the proxy appended to X-Forward
 
 describe('password hashing bounded: MAX_CONCURRENT_PASSWORD_HASHES running, 4 times as many waiting', () => {
   // Cost 14 takes about a second a hash here: the registrations sent together meet in the queue.
-  const { env } = serviceWith({ MAX_CONCURRENT_PASSWORD_HASHES: '1', BCRYPT_COST: '14' });
+  const { env } = serviceWithSettings({ MAX_CONCURRENT_PASSWORD_HASHES: '1', BCRYPT_COST: '14' });
 
   test('beyond the queue: 503 password-hashing-busy with Retry-After 1 at once, and nothing changed', async () => {
     const { api } = env();
@@ -185,7 +165,7 @@ describe('password hashing bounded: MAX_CONCURRENT_PASSWORD_HASHES running, 4 ti
 });
 
 describe('resend: 60 s between resends to a recipient, at most 5 (docs/api.md#rate-limits-and-quotas)', () => {
-  const { env } = serviceWith({});
+  const { env } = serviceWithSettings({});
   let owner: TestUser;
   beforeAll(async () => {
     owner = await env().newUser();
@@ -245,7 +225,7 @@ describe('resend: 60 s between resends to a recipient, at most 5 (docs/api.md#ra
 
 describe('EMAIL_DAILY_QUOTA: exact across two instances sharing one storage (docs/api.md#rate-limits-and-quotas)', () => {
   const settings = { EMAIL_DAILY_QUOTA: '5' };
-  const { env } = serviceWith(settings);
+  const { env } = serviceWithSettings(settings);
   let second: ServiceProcess;
   let owner: TestUser;
   beforeAll(async () => {

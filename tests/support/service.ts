@@ -12,6 +12,7 @@ import { startService, type RunningService, type StartServiceOptions } from '../
 import { checkResponse } from './openapiValidator.js';
 
 import { CORPUS_DIR } from './corpus.js';
+import { patience } from './patience.js';
 
 export { CORPUS_DIR };
 
@@ -126,6 +127,32 @@ export function serviceForFile(ready: (started: FileService) => unknown, options
   afterAll(async () => {
     await env?.close();
   });
+}
+
+/**
+ * Starts a service of the current describe block (or file) with `settings` in the environment before
+ * its tests, and closes it and gives the environment back after them: for tests of settings that the
+ * suite's other services must not see (limits, quotas).
+ * @returns `env()`, the started service (only once the block's `beforeAll` ran)
+ */
+export function serviceWithSettings(settings: Record<string, string>): { env: () => TestService } {
+  let env: TestService | undefined;
+  const saved: Record<string, string | undefined> = {};
+  beforeAll(async () => {
+    for (const [name, value] of Object.entries(settings)) {
+      saved[name] = process.env[name];
+      process.env[name] = value;
+    }
+    env = await startTestService();
+  }, patience(60_000));
+  afterAll(async () => {
+    await env?.close();
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+  return { env: () => env! };
 }
 
 export interface FetchedAnswer {
