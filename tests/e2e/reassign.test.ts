@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { SCREENSHOT_DIR } from '../support/browser.js';
 import { emailsTo, waitForEmails, waitForSigningLink } from '../support/mail.js';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, emailsDispatched, outboxMessages, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
 
@@ -279,22 +279,15 @@ describe('reassignment and the recipient limit', () => {
 
 /** An envelope with `allowReassign: true` (a setting, set on the draft and sent with it) and a signature and a text field for the first signer. */
 async function sentEnvelopeAllowing(signers: Record<string, unknown>[], signingOrder: 'parallel' | 'sequential' = 'parallel'): Promise<{ id: string; recipientIds: string[] }> {
-  const id = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'));
-  const ids = signers.map(() => randomUUID());
-  const response = await env.api.request('PUT', `/envelopes/${id}`, {
-    token: owner.token,
-    json: {
-      allowReassign: true,
-      signingOrder,
-      signers: signers.map((signer, index) => ({ id: ids[index], ...signer })),
-      fields: [
-        { recipientId: ids[0], type: 'signature', page: 1, x: 0.1, y: 0.7, width: 0.3, height: 0.06 },
-        { recipientId: ids[0], type: 'text', page: 1, x: 0.1, y: 0.8, width: 0.3, height: 0.04, label: 'Job title' },
-      ],
-      status: 'sent',
-    },
+  const { id, envelope, recipientIds } = await sentEnvelope(env.api, owner, {
+    signers,
+    signingOrder,
+    fields: [
+      { recipient: 0, type: 'signature', page: 1, x: 0.1, y: 0.7, width: 0.3, height: 0.06 },
+      { recipient: 0, type: 'text', page: 1, x: 0.1, y: 0.8, width: 0.3, height: 0.04, label: 'Job title' },
+    ],
+    settings: { allowReassign: true },
   });
-  if (response.status !== 200) throw new Error(`send failed: ${response.status} ${response.text}`);
-  expect(response.body.allowReassign).toBe(true);
-  return { id, recipientIds: ids };
+  expect(envelope.allowReassign).toBe(true);
+  return { id, recipientIds };
 }

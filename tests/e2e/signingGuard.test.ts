@@ -12,8 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { RegisteredRoute } from '../../src/lib/http/register.js';
 import { loadFunctions } from '../../src/local/loadFunctions.js';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
-import { auditTrail, emailsDispatched, signingTokenFor, storedEnvelope } from '../support/signing.js';
+import { expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { auditTrail, emailsDispatched, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
 
 const ACCESS_CODE = 'guard-harbour-77';
 
@@ -80,18 +80,11 @@ async function guardedEnvelope(): Promise<{ id: string; token: string; email: st
 
 /** Sends a new envelope with `allowReassign: true` (a setting, set with the send), a signature field for the last signer (so that the first completes with no values). */
 async function sentEnvelopeAllowingReassign(signers: Record<string, unknown>[]): Promise<{ id: string }> {
-  const id = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'));
-  const ids = signers.map(() => randomUUID());
-  const response = await env.api.request('PUT', `/envelopes/${id}`, {
-    token: owner.token,
-    json: {
-      allowReassign: true,
-      signers: signers.map((signer, index) => ({ id: ids[index], ...signer })),
-      fields: [{ recipientId: ids[ids.length - 1], type: 'signature', page: 1, x: 0.1, y: 0.7, width: 0.3, height: 0.06 }],
-      status: 'sent',
-    },
+  const { id } = await sentEnvelope(env.api, owner, {
+    signers,
+    fields: [{ recipient: signers.length - 1, type: 'signature', page: 1, x: 0.1, y: 0.7, width: 0.3, height: 0.06 }],
+    settings: { allowReassign: true },
   });
-  if (response.status !== 200) throw new Error(`send failed: ${response.status} ${response.text}`);
   return { id };
 }
 

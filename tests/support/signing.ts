@@ -82,6 +82,8 @@ export interface SentEnvelopeOptions {
   /** Fields naming signers by the index of their entry in `signers` (`recipient`). */
   fields?: (Record<string, unknown> & { recipient: number })[];
   signingOrder?: 'parallel' | 'sequential';
+  /** Settings sent with the send (`allowReassign`, `remindEveryDays`, ...). */
+  settings?: Record<string, unknown>;
   pdf?: Uint8Array;
   headers?: Record<string, string>;
 }
@@ -99,7 +101,7 @@ export async function sentEnvelope(api: ApiClient, owner: TestUser, options: Sen
   const response = await api.request('PUT', `/envelopes/${id}`, {
     token: owner.token,
     ...(options.headers === undefined ? {} : { headers: options.headers }),
-    json: { signers, fields, status: 'sent', ...(options.signingOrder === undefined ? {} : { signingOrder: options.signingOrder }) },
+    json: { ...options.settings, signers, fields, status: 'sent', ...(options.signingOrder === undefined ? {} : { signingOrder: options.signingOrder }) },
   });
   if (response.status !== 200) throw new Error(`send failed: ${response.status} ${response.text}`);
   return { id, envelope: response.body, recipientIds };
