@@ -23,7 +23,7 @@ import { stopSealWorker } from '../../src/lib/pdf/index.js';
 import { getServices } from '../../src/lib/services.js';
 import { withSettings } from '../support/contract.js';
 import { startTestPki, type ServerMode, type TestPki } from '../support/pki.js';
-import { corpusPdf, expectProblem, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, expectProblem, ownAzuriteForFile, startTestService, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
 
@@ -31,6 +31,9 @@ let env: TestService;
 let owner: TestUser;
 let pki: TestPki;
 
+// An Azurite of its own: the completions this file leaves failing (its settings, its PKI) are retried
+// here, never by another test process's sweeper with the suite's settings (a seal below its level).
+const azurite = ownAzuriteForFile();
 beforeAll(async () => {
   pki = await startTestPki();
   env = await startTestService();
@@ -39,6 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await env.close();
   await pki.close();
+  await azurite.stop();
 });
 
 const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createInvitation } from '../../src/lib/auth/invitations.js';
 import { getServices } from '../../src/lib/services.js';
+import { startAzurite, type RunningAzurite } from '../../src/local/azurite.js';
 import { startService, type RunningService, type StartServiceOptions } from '../../src/local/service.js';
 import { checkResponse } from './openapiValidator.js';
 
@@ -101,6 +102,30 @@ export async function startTestService(options: Omit<StartServiceOptions, 'port'
       return { email, password, userId: registered.body.userId, token: loggedIn.body.token };
     },
     close: () => service.close(),
+  };
+}
+
+/**
+ * Gives the test file an in-memory Azurite of its own, started in a `beforeAll` (call this before the
+ * file's other hooks). Call the returned `stop` last in the file's `afterAll`, after its services
+ * closed: it stops the Azurite and gives the suite's connection string back (jest runs `afterAll`
+ * hooks in the order they are declared, so this does not register one).
+ * A file that changes settings a background function acts on (the sweeper's completions, the
+ * deliveries queue) needs one: every test process's timer and queue functions poll the suite's
+ * shared Azurite, each with its own settings, and would act on this file's envelopes.
+ */
+export function ownAzuriteForFile(): { stop: () => Promise<void> } {
+  let azurite: RunningAzurite | undefined;
+  const saved = process.env.STORAGE_CONNECTION_STRING;
+  beforeAll(async () => {
+    azurite = await startAzurite();
+    process.env.STORAGE_CONNECTION_STRING = azurite.connectionString;
+  });
+  return {
+    async stop() {
+      await azurite?.stop();
+      process.env.STORAGE_CONNECTION_STRING = saved;
+    },
   };
 }
 
