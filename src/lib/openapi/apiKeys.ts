@@ -8,11 +8,9 @@ import { z } from 'zod';
 import { createApiKeyRequest } from '../auth/apiKeySchemas.js';
 import { MAX_API_KEY_LIFETIME_DAYS, MAX_API_KEYS_PER_USER, type ApiKeyView, type CreatedApiKeyView } from '../auth/apiKeys.js';
 import { API_KEY_CACHE_MS, LAST_USED_INTERVAL_MS } from '../storage/apiKeyRepository.js';
-import { cacheControlNoStore, internalError, jsonBodyTooLarge, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
-import { problemResponses, type ProblemExample } from './responses.js';
+import { cacheControlNoStore, internalError, jsonBodyTooLarge, jsonRequestBody, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { problemResponses, timestamp, type ProblemExample } from './responses.js';
 import { matches, type Matches } from './ties.js';
-
-const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
 
 export const apiKeyResponse = z
   .strictObject({
@@ -85,18 +83,12 @@ const operations: Operation[] = [
     description: `A key a server sends as \`Authorization: Bearer esk_...\` wherever the owner's access token is accepted, acting as the owner (except on these three endpoints). The key is in this answer only, never again: the service keeps its SHA-256 alone. At most ${MAX_API_KEYS_PER_USER} keys per user. Needs the owner's access token (from Login): an API key gets 403.`,
     security: jwtOnly,
     request: {
-      body: {
-        required: true,
-        content: {
-          [json]: {
-            schema: createBody,
-            examples: {
-              expiring: { summary: 'Expires in a year', value: { name: 'CRM integration', expiresAt: '2027-11-22T00:00:00.000Z' } },
-              lasting: { summary: 'Never expires', value: { name: 'Nightly export' } },
-            },
-          },
+      body: jsonRequestBody(createBody, {
+        examples: {
+          expiring: { summary: 'Expires in a year', value: { name: 'CRM integration', expiresAt: '2027-11-22T00:00:00.000Z' } },
+          lasting: { summary: 'Never expires', value: { name: 'Nightly export' } },
         },
-      },
+      }),
     },
     responses: {
       201: {

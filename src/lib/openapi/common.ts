@@ -9,7 +9,7 @@
  * they are wherever their description fits. The recipient's operations (signing token) share
  * {@link jsonBodyProblems} and the 413, 415, 500 and 503 responses.
  */
-import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { RouteConfig, ZodMediaTypeObject, ZodRequestBody } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { problemResponses, type ProblemExample } from './responses.js';
 
@@ -103,4 +103,14 @@ export const ifMatch = z.object({
  */
 export function cacheControlNoStore(reason?: string): { description: string; required: true; schema: { type: 'string'; const: 'no-store' } } {
   return { description: reason === undefined ? '`no-store`.' : `\`no-store\`: ${reason}.`, required: true, schema: { type: 'string', const: 'no-store' } };
+}
+
+/**
+ * The required `application/json` body of an operation's request (OpenAPI 3.1 §4.8.13, Request Body
+ * Object): its schema and either one `example` or named `examples` (OpenAPI 3.1 §4.8.14, Media Type Object).
+ * @param schema the zod schema the handler parses the body with
+ * @param samples `{ example }` or `{ examples: { name: { summary, value } } }`
+ */
+export function jsonRequestBody(schema: ZodMediaTypeObject['schema'], samples: Pick<ZodMediaTypeObject, 'example' | 'examples'>): ZodRequestBody {
+  return { required: true, content: { 'application/json': { schema, ...samples } } };
 }
