@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { createApiKeyRequest } from '../auth/apiKeySchemas.js';
 import { MAX_API_KEY_LIFETIME_DAYS, MAX_API_KEYS_PER_USER, type ApiKeyView, type CreatedApiKeyView } from '../auth/apiKeys.js';
 import { API_KEY_CACHE_MS, LAST_USED_INTERVAL_MS } from '../storage/apiKeyRepository.js';
-import { cacheControlNoStore, internalError, jsonBodyTooLarge, jsonRequestBody, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { cacheControlNoStore, deleteOperation, internalError, jsonBodyTooLarge, jsonRequestBody, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { problemResponses, timestamp, type ProblemExample } from './responses.js';
 import { matches, type Matches } from './ties.js';
 
@@ -126,9 +126,8 @@ const operations: Operation[] = [
       500: internalError,
     },
   },
-  {
+  deleteOperation({
     operationId: 'DeleteApiKey',
-    method: 'delete',
     path: '/apikeys/{id}',
     tags: ['API keys'],
     summary: 'Delete an API key',
@@ -137,16 +136,10 @@ const operations: Operation[] = [
     request: {
       params: z.object({ id: z.string().meta({ description: 'The key\'s id. Another user\'s key is answered 404, exactly as a missing one.', examples: [ids.key] }) }),
     },
-    responses: {
-      204: { description: 'Deleted.' },
-      401: unauthorized,
-      403: jwtRequired,
-      404: problem(404, 'No key with this id, or another user\'s (the same answer).', ['apikey-not-found']),
-      409: problem(409, 'Concurrent requests kept changing the caller\'s keys (`apikeys-contended`); retry.', ['apikeys-contended']),
-      503: storageUnavailable,
-      500: internalError,
-    },
-  },
+    notFound: problem(404, 'No key with this id, or another user\'s (the same answer).', ['apikey-not-found']),
+    contended: problem(409, 'Concurrent requests kept changing the caller\'s keys (`apikeys-contended`); retry.', ['apikeys-contended']),
+    responses: { 403: jwtRequired },
+  }),
 ];
 
 /** Registers the API key endpoints under `paths`. */

@@ -11,7 +11,7 @@ import { MAX_FIELDS } from '../envelopes/schemas.js';
 import type { TemplateField, TemplateRole, TemplateView } from '../templates/model.js';
 import { TEMPLATE_STATUSES } from '../templates/model.js';
 import { createTemplateRequest, listTemplatesQuery, MAX_ROLES, updateTemplateRequest, useTemplateRequest } from '../templates/schemas.js';
-import { cacheControlNoStore, documentProblems, ifMatch, internalError, jsonBodyTooLarge, jsonRequestBody, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { cacheControlNoStore, deleteOperation, documentProblems, ifMatch, internalError, jsonBodyTooLarge, jsonRequestBody, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { envelopeResponse, fieldResponse, problemResponses, signerRole, timestamp, type ProblemExample } from './responses.js';
 import { matches, type Matches } from './ties.js';
 
@@ -297,9 +297,8 @@ const operations: Operation[] = [
   },
   update('put'),
   update('patch'),
-  {
+  deleteOperation({
     operationId: 'DeleteTemplate',
-    method: 'delete',
     path: '/templates/{id}',
     tags: ['Templates'],
     summary: 'Delete a template',
@@ -307,15 +306,9 @@ const operations: Operation[] = [
       'Deletes a `draft` or `active` template with its upload and frozen document. Envelopes already made from it are not affected: each has its own copy of the frozen document and keeps its `templateId`.',
     security: bearer,
     request: { params: templateIdParam },
-    responses: {
-      204: { description: 'Deleted.' },
-      401: unauthorized,
-      404: notFound,
-      409: problem(409, 'Concurrent requests kept changing it (`template-contended`); retry.', ['template-contended']),
-      503: storageUnavailable,
-      500: internalError,
-    },
-  },
+    notFound: notFound,
+    contended: problem(409, 'Concurrent requests kept changing it (`template-contended`); retry.', ['template-contended']),
+  }),
   {
     operationId: 'CreateEnvelopeFromTemplate',
     method: 'post',

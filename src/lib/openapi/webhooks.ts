@@ -18,7 +18,7 @@ import {
   type WebhookView,
 } from '../notifications/webhooks/model.js';
 import { createWebhookRequest, webhookEventType } from '../notifications/webhooks/schemas.js';
-import { cacheControlNoStore, internalError, jsonBodyTooLarge, jsonRequestBody, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { cacheControlNoStore, deleteOperation, internalError, jsonBodyTooLarge, jsonRequestBody, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { problemResponses, timestamp, uuidV7, type ProblemExample } from './responses.js';
 import { matches, type Matches, type SameKeys } from './ties.js';
 
@@ -207,24 +207,17 @@ const operations: Operation[] = [
       500: internalError,
     },
   },
-  {
+  deleteOperation({
     operationId: 'DeleteWebhook',
-    method: 'delete',
     path: '/webhooks/{id}',
     tags: ['Webhooks'],
     summary: 'Delete a webhook',
     description: 'Deletes the webhook and its deliveries log; attempts already queued are dropped.',
     security: bearer,
     request: { params: webhookIdParam },
-    responses: {
-      204: { description: 'Deleted.' },
-      401: unauthorized,
-      404: webhookNotFound,
-      409: problem(409, 'Concurrent requests kept changing the caller\'s webhooks (`webhooks-contended`); retry.', ['webhooks-contended']),
-      503: storageUnavailable,
-      500: internalError,
-    },
-  },
+    notFound: webhookNotFound,
+    contended: problem(409, 'Concurrent requests kept changing the caller\'s webhooks (`webhooks-contended`); retry.', ['webhooks-contended']),
+  }),
   {
     operationId: 'ListWebhookDeliveries',
     method: 'get',

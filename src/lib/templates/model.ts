@@ -52,24 +52,13 @@ export interface TemplateRecord {
   version: number;
 }
 
-/** The template in every response (docs/api.md#templates). */
-export interface TemplateView {
-  id: string;
-  name: string;
-  status: TemplateStatus;
-  documentName: string;
+/**
+ * The template in every response (docs/api.md#templates): the record without what only the service
+ * needs (its owner, blob name and version), with a URL to read its document.
+ */
+export interface TemplateView extends Omit<TemplateRecord, 'ownerId' | 'blobName' | 'version'> {
   /** Read-only SAS URL of the document (the upload while `draft`, the frozen copy once active), valid 15 minutes. */
   documentUrl: string;
-  documentSha256: string | null;
-  pageCount: number | null;
-  roles: TemplateRole[];
-  fields: TemplateField[];
-  signingOrder: SigningOrder;
-  remindEveryDays: number | null;
-  expiresInDays: number | null;
-  locale: Locale;
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** The strong ETag of a template version (RFC 9110 §8.8.3). */
