@@ -9,7 +9,7 @@ import { SIGNING_ORDERS } from '../envelopes/model.js';
 import { SUPPORTED_LOCALES } from '../i18n/locales.js';
 import { MAX_FIELDS } from '../envelopes/schemas.js';
 import type { TemplateField, TemplateRole, TemplateView } from '../templates/model.js';
-import { TEMPLATE_STATUSES } from '../templates/model.js';
+import { newTemplateContent, TEMPLATE_STATUSES } from '../templates/model.js';
 import { createTemplateRequest, listTemplatesQuery, MAX_ROLES, updateTemplateRequest, useTemplateRequest } from '../templates/schemas.js';
 import { cacheControlNoStore, deleteOperation, documentProblems, ifMatch, internalError, jsonBodyTooLarge, jsonRequestBody, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { envelopeResponse, fieldResponse, problemResponses, signerRole, timestamp, type ProblemExample } from './responses.js';
@@ -80,14 +80,7 @@ const draftTemplate = {
   status: 'draft',
   documentName: 'lease.pdf',
   documentUrl: `${blob}/templates/${ids.template}/lease.pdf?${sas}`,
-  documentSha256: null,
-  pageCount: null,
-  roles: [],
-  fields: [],
-  signingOrder: 'parallel',
-  remindEveryDays: null,
-  expiresInDays: null,
-  locale: 'en',
+  ...newTemplateContent(),
   createdAt: '2026-11-22T10:15:30.123Z',
   updatedAt: '2026-11-22T10:15:30.123Z',
 };
