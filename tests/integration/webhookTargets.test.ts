@@ -13,7 +13,7 @@ import { createWebhook } from '../../src/lib/notifications/webhooks/create.js';
 import { deliverAttempt, enqueueDelivery } from '../../src/lib/notifications/webhooks/deliver.js';
 import { listDeliveries } from '../../src/lib/notifications/webhooks/list.js';
 import type { DeliveryRecord } from '../../src/lib/notifications/webhooks/model.js';
-import { dnsServerResolver, resolveTarget, systemResolver, TargetRefusedError, type HostResolver } from '../../src/lib/notifications/webhooks/target.js';
+import { dnsServerResolver, resolveTarget, systemResolver, TargetRefusedError, type HostResolver } from '../../src/lib/outbound/target.js';
 import { getServices, type Services } from '../../src/lib/services.js';
 import { ensureStorage } from '../../src/lib/storage/setup.js';
 import { reloadSettings } from '../support/contract.js';

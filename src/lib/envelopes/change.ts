@@ -9,10 +9,10 @@ import { afterResponse } from '../afterResponse.js';
 import { uuidv7 } from '../ids.js';
 import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import type { EmailMessage, OutboxBatch, OutboxMessage, WebhookEventBody, WebhookEventType } from '../notifications/outbox.js';
-import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../recipients/signingLinks.js';
+import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from './signingLinks.js';
 import type { DueEntry } from '../storage/dueIndex.js';
 import { EnvelopeChangedError, recipientActionRow, type StoredEnvelope } from '../storage/envelopeRepository.js';
-import { admitEmails, type EmailAdmission, type PastQuota } from '../notifications/emailQuota.js';
+import { admitEmails, type EmailAdmission, type PastQuota } from './emailQuota.js';
 import { receivesEmail, recipientLocale, type Actor, type AuditEvent, type AuditEventType, type EnvelopeRecord, type EventActor, type LastEmail, type RecipientAction, type Signer } from './model.js';
 
 /** A webhook event whose `data.status` is the envelope's status once the whole change is applied (docs/api.md#webhooks). */

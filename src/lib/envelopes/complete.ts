@@ -32,7 +32,7 @@ import type { DueKind } from '../storage/dueIndex.js';
 import { storageStatus } from '../storage/keys.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
 import { sealDocument, type CertificateRecipient, type CompletionCertificate, type FieldDrawing } from '../pdf/index.js';
-import { allActed, pendingRecipients } from '../recipients/routing.js';
+import { allActed, pendingRecipients } from './routing.js';
 import { describeAuditTrail, languageName } from './auditSentences.js';
 import { DEFAULT_LOCALE, isSupportedLocale, translate, type Locale } from '../i18n/index.js';
 import { Change, commitChange } from './change.js';

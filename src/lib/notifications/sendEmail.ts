@@ -27,7 +27,7 @@
  */
 import { verificationLinkFor } from '../auth/emailVerification.js';
 import { recordEmailOutcome } from '../recipients/lastEmail.js';
-import { signingLinkKey, signingToken, signingUrl, tokenSha256 } from '../recipients/signingLinks.js';
+import { signingLinkKey, signingToken, signingUrl, tokenSha256 } from '../envelopes/signingLinks.js';
 import type { Services } from '../services.js';
 import { renderEmail } from './emailMessages.js';
 import { oneTimeCode } from '../recipients/oneTimeCodes.js';

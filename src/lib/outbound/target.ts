@@ -11,7 +11,7 @@
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import { checkAddress } from './addresses.js';
-import { problem } from '../../problems.js';
+import { problem } from '../problems.js';
 
 /** Longest webhook URL accepted, characters. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;

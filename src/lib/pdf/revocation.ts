@@ -29,7 +29,7 @@ import type { LookupFunction } from 'node:net';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import type { RevocationProvider } from '@libpdf/core';
-import { hostOf, resolveTarget, TargetRefusedError, type ResolvedAddress } from '../notifications/webhooks/target.js';
+import { hostOf, resolveTarget, TargetRefusedError, type ResolvedAddress } from '../outbound/target.js';
 import { waitingOnNetwork } from './networkWait.js';
 
 /** How long one request for revocation data (or an issuer certificate) may take in all, milliseconds. */

@@ -24,9 +24,9 @@ import type { FieldError } from '../errors.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { storageStatus } from '../storage/keys.js';
-import { isTurn, pendingRecipients } from './routing.js';
-import { tokenSha256 } from './signingLinks.js';
-import { hasExpired } from './view.js';
+import { isTurn, pendingRecipients } from '../envelopes/routing.js';
+import { tokenSha256 } from '../envelopes/signingLinks.js';
+import { hasExpired } from './recipientView.js';
 import { problem } from '../problems.js';
 
 /** At most this many origins may frame a view (docs/api.md#embedded-signing). */

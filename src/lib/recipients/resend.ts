@@ -16,9 +16,9 @@ import { hasActed, mustAct, ownerActor, type Actor, type EnvelopeRecord, type Si
 import { backoff } from '../envelopes/update.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
-import { resetAuthentication } from './authenticationSettings.js';
-import { inviteRecipient, isTurn } from './routing.js';
-import { hasExpired } from './view.js';
+import { resetAuthentication } from '../envelopes/authenticationSettings.js';
+import { inviteRecipient, isTurn } from '../envelopes/routing.js';
+import { hasExpired } from './recipientView.js';
 import { problem } from '../problems.js';
 
 const MAX_ATTEMPTS = 30;

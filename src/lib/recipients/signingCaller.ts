@@ -12,7 +12,7 @@ import { AppError } from '../errors.js';
 import { isFinal, type EnvelopeRecord, type Signer } from '../envelopes/model.js';
 import type { Services } from '../services.js';
 import type { StoredEnvelope } from '../storage/envelopeRepository.js';
-import { looksLikeSigningToken, tokenSha256 } from './signingLinks.js';
+import { looksLikeSigningToken, tokenSha256 } from '../envelopes/signingLinks.js';
 import { problem } from '../problems.js';
 
 /** How long a link keeps working for `GET` after the envelope reached a final status, milliseconds (docs/api.md#sending-and-signing-order). */

@@ -20,13 +20,13 @@ import { forEachConcurrently } from '../concurrency.js';
 import { COMPLETION_DUE_KIND, retryCompletion } from '../envelopes/complete.js';
 import { expireEnvelope } from '../envelopes/expire.js';
 import { remindRecipients } from '../recipients/remind.js';
-import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../recipients/routing.js';
+import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../envelopes/routing.js';
 import type { Services } from '../services.js';
 import type { DueEntry } from '../storage/dueIndex.js';
 import { IDEMPOTENCY_KEY_DUE_KIND } from '../storage/idempotencyKeyRepository.js';
 import { recordEmailOutcome } from '../recipients/lastEmail.js';
 import { QUEUES } from '../storage/queues.js';
-import { encodePointer, OUTBOX_DUE_KIND, OUTBOX_MAX_REDISPATCHES, type StoredOutboxBatch } from './outboxRepository.js';
+import { encodePointer, OUTBOX_DUE_KIND, OUTBOX_MAX_REDISPATCHES, type StoredOutboxBatch } from '../notifications/outboxRepository.js';
 
 /** Most items one step handles in one sweep. */
 export const SWEEP_STEP_LIMIT = 500;

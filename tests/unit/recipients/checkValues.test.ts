@@ -8,7 +8,7 @@ import { describe, expect, test } from '@jest/globals';
 import type { EnvelopeRecord, Field, Signer } from '../../../src/lib/envelopes/model.js';
 import { isAppError } from '../../../src/lib/errors.js';
 import { parseWith } from '../../../src/lib/http/body.js';
-import { checkValues } from '../../../src/lib/recipients/act.js';
+import { checkValues } from '../../../src/lib/recipients/recipientActions.js';
 import { completeSigningRequest } from '../../../src/lib/recipients/schemas.js';
 import { envelope, field, recipient } from '../../support/records.js';
 
