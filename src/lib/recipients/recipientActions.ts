@@ -9,7 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Change, commitChange } from '../envelopes/change.js';
-import { COMPLETION_DUE_KIND, recordSeal, refreshSealClaim, sealCompletion, type SealedBlob } from '../envelopes/complete.js';
+import { COMPLETION_DUE_KIND, recordSeal, sealCompletion } from '../envelopes/complete.js';
+import { refreshSealClaim, type SealedBlob } from '../envelopes/sealClaim.js';
 import { hasPrefilledValue, SERVICE_FILLED_TYPES, valueRefusalOf } from '../envelopes/fieldRules.js';
 import { validationFailed } from '../envelopes/lifecycle.js';
 import { hasActed, mustAct, recipientLocale, type EnvelopeRecord, type EventActor, type FieldValue, type Signer } from '../envelopes/model.js';
