@@ -54,7 +54,7 @@ function pkiSettings(level: string | undefined): Record<string, string | undefin
     SEAL_P12_PASSPHRASE: pki.sealPassphrase,
     TSA_URL: level === 'B-B' ? undefined : pki.tsaUrl,
     SEAL_LEVEL: level,
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
   };
 }
 
@@ -378,8 +378,8 @@ describe('a completion that cannot reach its level fails cleanly and is retried 
     });
   });
 
-  test('revocation sources on loopback are refused without WEBHOOK_ALLOW_PRIVATE_NETWORKS: the seal fails rather than reach a lower level', async () => {
-    await withSettings({ ...pkiSettings('B-LT'), WEBHOOK_ALLOW_PRIVATE_NETWORKS: undefined }, async () => {
+  test('revocation sources on loopback are refused without OUTBOUND_ALLOW_PRIVATE_NETWORKS: the seal fails rather than reach a lower level', async () => {
+    await withSettings({ ...pkiSettings('B-LT'), OUTBOUND_ALLOW_PRIVATE_NETWORKS: undefined }, async () => {
       await stopSealWorker();
       const before = pki.ocsp.requests;
       const { id } = await sentEnvelope(env.api, owner, { signers: [ada] });

@@ -35,8 +35,8 @@ beforeAll(async () => {
   queue = base.storage.queueService.getQueueClient(`webhook-deliveries-${randomBytes(6).toString('hex')}`);
   await queue.create();
   const storage = { ...base.storage, queues: { ...base.storage.queues, webhookDeliveries: queue } };
-  strict = { ...base, storage, config: { ...base.config, webhookAllowPrivateNetworks: false, webhookRetrySeconds: [1] } };
-  permissive = { ...strict, config: { ...strict.config, webhookAllowPrivateNetworks: true } };
+  strict = { ...base, storage, config: { ...base.config, outboundAllowPrivateNetworks: false, webhookRetrySeconds: [1] } };
+  permissive = { ...strict, config: { ...strict.config, outboundAllowPrivateNetworks: true } };
 });
 
 afterAll(async () => {

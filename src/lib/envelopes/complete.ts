@@ -249,7 +249,7 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
       sealingPassphrase: config.seal.passphrase,
       ...(config.tsaUrl === undefined ? {} : { timestampAuthorityUrl: config.tsaUrl }),
       level: config.sealLevel,
-      allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+      allowPrivateNetworks: config.outboundAllowPrivateNetworks,
     });
     sealed = await claimSealedBlob({ services, stored, blobName: record.blobName, existing, key, bytes, originalSha256: original.documentSha256, completedAt });
   }

@@ -27,7 +27,7 @@ export interface CreateWebhookOptions {
  *   `webhook-limit` when the owner already has {@link MAX_WEBHOOKS_PER_USER}
  */
 export async function createWebhook({ services, ownerId, request, resolve }: CreateWebhookOptions): Promise<CreatedWebhookView> {
-  const url = await checkWebhookUrl(request.url, { allowPrivate: services.config.webhookAllowPrivateNetworks, ...(resolve === undefined ? {} : { resolve }) });
+  const url = await checkWebhookUrl(request.url, { allowPrivate: services.config.outboundAllowPrivateNetworks, ...(resolve === undefined ? {} : { resolve }) });
   const requested = request.events ?? WEBHOOK_EVENT_TYPES;
   const id = uuidv7();
   const secret = generateWebhookSecret();

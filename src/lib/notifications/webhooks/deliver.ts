@@ -224,7 +224,7 @@ async function attemptOnce(
   } catch {
     return { ok: false, status: null, error: 'the webhook\'s secret cannot be decrypted (JWT_SECRET has changed since it was created); create the webhook again' };
   }
-  const policy = { allowPrivate: services.config.webhookAllowPrivateNetworks, ...(options.resolve === undefined ? {} : { resolve: options.resolve }) };
+  const policy = { allowPrivate: services.config.outboundAllowPrivateNetworks, ...(options.resolve === undefined ? {} : { resolve: options.resolve }) };
   let url: URL;
   let addresses;
   try {
