@@ -54,7 +54,7 @@ export class Change {
   private touched = false;
   /**
    * What {@link commitChange} does when this change's e-mails would pass the owner's daily quota
-   * (`notifications/emailQuota.ts`): `drop` the e-mails past it (every change, by default), or
+   * (`emailQuota.ts`): `drop` the e-mails past it (every change, by default), or
    * `refuse` the change (a request that exists to send e-mail).
    */
   private pastQuotaAnswer: PastQuota = 'drop';
@@ -225,7 +225,7 @@ const QUOTA_ATTEMPTS = 20;
 /**
  * Writes a change: its due-index entries first, then the envelope, its events, action rows and outbox
  * batch in one transaction conditional on `base`'s ETag. Every e-mail of the batch is counted toward
- * the owner's daily quota before it is queued (`notifications/emailQuota.ts` `admitEmails`), with
+ * the owner's daily quota before it is queued (`emailQuota.ts` `admitEmails`), with
  * the quota row in the same transaction (conditional on that row's ETag too; when only that row
  * changed meanwhile, the e-mails are counted again with the row read anew). E-mails past the quota
  * are not queued and their recipients' `lastEmail` becomes `failed` with `reason: "quota"`

@@ -3,7 +3,7 @@
  * completion, seal with PAdES, store the sealed PDF, then mark the envelope completed. One path for
  * every way an envelope completes: the owner's `POST .../complete` (from `draft`, or from `sent` once
  * every recipient who must act has acted, which retries a completion that failed), the last
- * recipient's action (`recipients/act.ts`) and the sweeper ({@link retryCompletion}).
+ * recipient's action (`recipients/recipientActions.ts`) and the sweeper ({@link retryCompletion}).
  *
  * Crash safety and concurrency (docs/api.md#what-completion-does step 5): the sealed blob is stored,
  * as this attempt's claim, before the envelope update that records it (`sealClaim.ts`); the envelope

@@ -1,14 +1,14 @@
 /**
  * The sweeper (docs/api.md#the-sweeper): one timer-triggered function (`Sweep`, on `SWEEP_SCHEDULE`) that runs
  * a list of steps, each doing the work that has fallen due, read from the due index (one table per
- * kind of work, `dueIndex.ts`), never by scanning envelopes: a sweep costs what is due, not what
+ * kind of work, `storage/dueIndex.ts`), never by scanning envelopes: a sweep costs what is due, not what
  * exists. Steps run one after another, in order (an envelope expired by one step is no longer
  * reminded by the next), and are independent: one that fails is logged and the others still run;
  * the sweep then fails so the host records it. Each step handles at most {@link SWEEP_STEP_LIMIT}
  * items per sweep and leaves the rest for the next one.
  *
  * Sweeps on several instances at once are safe: every step's work is idempotent (a batch dispatched
- * twice sends each e-mail once, see `sendEmail.ts`).
+ * twice sends each e-mail once, see `notifications/sendEmail.ts`).
  *
  * Steps: {@link moveLegacyDueEntries} (a no-op once a process found nothing to move),
  * {@link redispatchDueOutbox}, {@link expireDueEnvelopes}, {@link sendDueReminders},

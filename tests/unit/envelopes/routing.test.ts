@@ -1,5 +1,5 @@
 /**
- * Signing order (`src/lib/recipients/routing.ts`, docs/api.md#sending-and-signing-order) as functions of the state: who is
+ * Signing order (`src/lib/envelopes/routing.ts`, docs/api.md#sending-and-signing-order) as functions of the state: who is
  * invited at send, whose turn it is, whom a recipient waits for, and who is invited when a routing
  * group has finished. `parallel`: everyone who must act at once; `sequential`: by ascending
  * `routingOrder`, equal numbers together; `cc` recipients never act.
