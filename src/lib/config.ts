@@ -27,13 +27,6 @@ function integer(defaultValue: number, min: number, max: number) {
   );
 }
 
-const booleanFlag = optionalText.pipe(
-  z
-    .enum(['true', 'false', '1', '0'])
-    .optional()
-    .transform((value) => value === 'true' || value === '1'),
-);
-
 /** `true`/`1` or `false`/`0`; `undefined` when unset or blank (for a setting with an alias, which then decides). */
 const optionalBooleanFlag = optionalText.pipe(
   z
@@ -41,6 +34,9 @@ const optionalBooleanFlag = optionalText.pipe(
     .optional()
     .transform((value) => (value === undefined ? undefined : value === 'true' || value === '1')),
 );
+
+/** `true`/`1` or `false`/`0`; unset or blank: `false`. */
+const booleanFlag = optionalBooleanFlag.transform((value) => value ?? false);
 
 const httpUrl = z.url({ protocol: /^https?$/ });
 
