@@ -168,8 +168,8 @@ describe('a completion that cannot reach its level fails cleanly and is retried 
     await expectCompletionRetriedOnceBack(bench, 'tsa', mode, type);
   });
 
-  test('revocation sources on loopback are refused without WEBHOOK_ALLOW_PRIVATE_NETWORKS: the seal fails rather than reach a lower level', async () => {
-    await withSettings({ ...pkiSettings(bench.pki, 'B-LT'), WEBHOOK_ALLOW_PRIVATE_NETWORKS: undefined }, async () => {
+  test('revocation sources on loopback are refused without OUTBOUND_ALLOW_PRIVATE_NETWORKS: the seal fails rather than reach a lower level', async () => {
+    await withSettings({ ...pkiSettings(bench.pki, 'B-LT'), OUTBOUND_ALLOW_PRIVATE_NETWORKS: undefined }, async () => {
       await stopSealWorker();
       const before = bench.pki.ocsp.requests;
       const { id } = await sentEnvelope(bench.env.api, bench.owner, { signers: [ada] });

@@ -56,7 +56,7 @@ export function pkiSettings(pki: TestPki, level: string | undefined): Record<str
     SEAL_P12_PASSPHRASE: pki.sealPassphrase,
     TSA_URL: level === 'B-B' ? undefined : pki.tsaUrl,
     SEAL_LEVEL: level,
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
   };
 }
 

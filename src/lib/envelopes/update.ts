@@ -7,14 +7,14 @@ import { assertVerifiedSender } from '../auth/emailVerification.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
-import { emailQuotaCharge } from '../notifications/emailQuota.js';
+import { emailQuotaCharge } from './emailQuota.js';
 import { commitChange } from './change.js';
 import { freezeDocument, refreshFrozenCopy } from './freeze.js';
 import { readOwnedEnvelope } from './get.js';
 import { applySend, applyVoid, ifMatchSatisfied, planUpdate, validationFailed } from './lifecycle.js';
 import { envelopeETag, type Actor, type EnvelopeRecord } from './model.js';
 import type { UpdateEnvelopeRequest } from './schemas.js';
-import { prepareAuthentication } from '../recipients/authenticationSettings.js';
+import { prepareAuthentication } from './authenticationSettings.js';
 import { problem } from '../problems.js';
 
 /** Attempts of the read-modify-write loop before giving up with 409. */

@@ -6,7 +6,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { reassignSigningRequest } from '../recipients/reassign.js';
-import { createViewRequest, MAX_FRAME_ANCESTORS, type CreatedView } from '../recipients/views.js';
+import { createViewRequest, MAX_FRAME_ANCESTORS, type CreatedView } from '../recipients/embeddedViews.js';
 import { cacheControlNoStore, internalError, jsonBodyProblems, jsonBodyTooLarge, jsonRequestBody, notJson, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { recipientNotFound, recipientParams, recipientViewResponse, SIGNING_AUTH, viewExample } from './recipients.js';
 import { actionAuthenticationAnswers } from './signerAuthentication.js';

@@ -8,7 +8,7 @@ import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { DELIVERIES, ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from '../envelopes/model.js';
 import { completeSigningRequest, declineSigningRequest, signatureValue } from '../recipients/schemas.js';
-import type { RecipientView } from '../recipients/view.js';
+import type { RecipientView } from '../recipients/recipientView.js';
 import { cacheControlNoStore, internalError, jsonBodyProblems, jsonRequestBody, notJson, ownedIdParam, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { fieldResponse, problemResponses, recipientStatus, signerResponse, type ProblemExample } from './responses.js';
 import { actionAuthenticationAnswers, restrictedViewResponse, signerAuthenticationOperations, verifiedAuthentication } from './signerAuthentication.js';

@@ -5,7 +5,7 @@
  */
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { authenticateRequest, MAX_ATTEMPTS, MAX_OTPS, OTP_COOLDOWN_SECONDS, OTP_TTL_SECONDS } from '../recipients/authenticationSettings.js';
+import { authenticateRequest, MAX_ATTEMPTS, MAX_OTPS, OTP_COOLDOWN_SECONDS, OTP_TTL_SECONDS } from '../envelopes/authenticationSettings.js';
 import { cacheControlNoStore, jsonBodyProblems, jsonBodyTooLarge, jsonRequestBody, notJson, type Operation } from './common.js';
 import { problemResponses } from './responses.js';
 

@@ -20,9 +20,9 @@ import { uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { emailAddress, trimmedText } from '../text.js';
-import { assertCanAct, shownWith, type RecipientOutcome, type RecipientRequestOptions } from './act.js';
-import { assertAuthenticated, startedAuthentication } from './authenticationSettings.js';
-import { inviteRecipient } from './routing.js';
+import { assertCanAct, shownWith, type RecipientOutcome, type RecipientRequestOptions } from './recipientActions.js';
+import { assertAuthenticated, startedAuthentication } from '../envelopes/authenticationSettings.js';
+import { inviteRecipient } from '../envelopes/routing.js';
 import { currentRecipient, invalidSigningToken } from './signingCaller.js';
 import { problem } from '../problems.js';
 

@@ -9,8 +9,8 @@ import { deliveryOf, hasActed, mustAct, SYSTEM_ACTOR, type Signer } from '../env
 import { backoff } from '../envelopes/update.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
-import { isTurn, REMINDER_DUE_KIND } from './routing.js';
-import { hasExpired } from './view.js';
+import { isTurn, REMINDER_DUE_KIND } from '../envelopes/routing.js';
+import { hasExpired } from './recipientView.js';
 
 /** Most reminders per invitation (docs/api.md#e-mail). */
 export const MAX_REMINDERS = 5;
