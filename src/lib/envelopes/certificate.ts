@@ -7,7 +7,7 @@
 import type { CertificateRecipient, CompletionCertificate } from '../pdf/index.js';
 import { describeAuditTrail, languageName } from './auditSentences.js';
 import { DEFAULT_LOCALE, isSupportedLocale, translate, type Locale } from '../i18n/index.js';
-import { deliveryOf, mustAct, recipientLocale, type AuditEvent, type EnvelopeRecord, type RecipientAction, type Signer } from './model.js';
+import { AUDIT_EVENT_TYPES, deliveryOf, mustAct, recipientLocale, type AuditEvent, type EnvelopeRecord, type RecipientAction, type Signer } from './model.js';
 
 /**
  * The certificate of `record` completed at `completedAt` (ISO 8601 UTC), from its recipients' actions
@@ -93,17 +93,13 @@ function certificateRecipients(record: EnvelopeRecord, actions: Map<string, Reci
   });
 }
 
-/** The recipient's own events that record how it came: each names the credential it used. */
-const CREDENTIAL_EVENTS = new Set([
-  'recipient.opened',
-  'recipient.authenticated',
-  'recipient.authentication_failed',
-  'recipient.signed',
-  'recipient.approved',
-  'recipient.viewed',
-  'recipient.declined',
-  'recipient.reassigned',
-]);
+/**
+ * The recipient's own events, which record how it came: each names the credential it used. Every
+ * `recipient.*` event but those the service or the owner makes about the recipient.
+ */
+const CREDENTIAL_EVENTS: ReadonlySet<string> = new Set(
+  AUDIT_EVENT_TYPES.filter((type) => type.startsWith('recipient.') && !['recipient.invited', 'recipient.reminded', 'recipient.view_created'].includes(type)),
+);
 
 /**
  * How the recipient was identified ([Evidence](../../../docs/api.md#evidence)), in the certificate's

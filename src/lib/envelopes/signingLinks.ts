@@ -13,7 +13,7 @@
  */
 import { createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import type { TableClient } from '@azure/data-tables';
-import { storageStatus } from '../storage/keys.js';
+import { KeyedRows } from '../storage/keyedRows.js';
 
 /** A new link salt: 32 random bytes, base64url. */
 export function newLinkSalt(): string {
@@ -67,33 +67,30 @@ const REMEMBERED_LINKS = 10_000;
 export class SigningLinkRepository {
   private readonly remembered = new Map<string, SigningLinkRecord>();
 
-  constructor(private readonly table: TableClient) {}
+  private readonly rows: KeyedRows<{ ownerId: string; envelopeId: string; recipientId: string }>;
+
+  constructor(table: TableClient) {
+    this.rows = new KeyedRows(table, ROW_KEY);
+  }
 
   /**
    * Records where a token leads; idempotent. Written before any e-mail carrying the token is sent,
    * so a link that reaches a person always resolves.
    */
   async ensure(link: SigningLinkRecord): Promise<void> {
-    await this.table.upsertEntity(
-      { partitionKey: link.tokenSha256, rowKey: ROW_KEY, ownerId: link.ownerId, envelopeId: link.envelopeId, recipientId: link.recipientId },
-      'Replace',
-    );
+    await this.rows.put(link.tokenSha256, { ownerId: link.ownerId, envelopeId: link.envelopeId, recipientId: link.recipientId });
   }
 
   /** The link with this token hash, or `null`. */
   async find(tokenSha256: string): Promise<SigningLinkRecord | null> {
     const known = this.remembered.get(tokenSha256);
     if (known !== undefined) return known;
-    try {
-      const entity = await this.table.getEntity<{ ownerId: string; envelopeId: string; recipientId: string }>(tokenSha256, ROW_KEY);
-      const link = { tokenSha256, ownerId: entity.ownerId, envelopeId: entity.envelopeId, recipientId: entity.recipientId };
-      // Oldest first out: a Map iterates in insertion order.
-      if (this.remembered.size >= REMEMBERED_LINKS) this.remembered.delete(this.remembered.keys().next().value!);
-      this.remembered.set(tokenSha256, link);
-      return link;
-    } catch (error) {
-      if (storageStatus(error) === 404) return null;
-      throw error;
-    }
+    const entity = await this.rows.get(tokenSha256);
+    if (entity === null) return null;
+    const link = { tokenSha256, ownerId: entity.ownerId, envelopeId: entity.envelopeId, recipientId: entity.recipientId };
+    // Oldest first out: a Map iterates in insertion order.
+    if (this.remembered.size >= REMEMBERED_LINKS) this.remembered.delete(this.remembered.keys().next().value!);
+    this.remembered.set(tokenSha256, link);
+    return link;
   }
 }

@@ -4,6 +4,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import type { TableClient } from '@azure/data-tables';
 
 const SAFE_KEY = /^[a-z0-9._+@-]+$/;
 
@@ -26,4 +27,17 @@ export function textKey(text: string): string {
 export function storageStatus(error: unknown): number | undefined {
   const statusCode = (error as { statusCode?: unknown } | null)?.statusCode;
   return typeof statusCode === 'number' ? statusCode : undefined;
+}
+
+/**
+ * Table Storage's point read of one row, `null` when it does not exist (404).
+ * @throws the storage error of any other failure
+ */
+export async function entityOrNull<T extends object>(table: TableClient, partitionKey: string, rowKey: string): Promise<(T & { partitionKey?: string; rowKey?: string }) | null> {
+  try {
+    return await table.getEntity<T>(partitionKey, rowKey);
+  } catch (error) {
+    if (storageStatus(error) === 404) return null;
+    throw error;
+  }
 }

@@ -4,7 +4,7 @@
  * point read, without knowing its owner.
  */
 import type { TableClient } from '@azure/data-tables';
-import { storageStatus } from './keys.js';
+import { KeyedRows } from './keyedRows.js';
 
 export interface SealRecord {
   sha256: string;
@@ -16,24 +16,20 @@ export interface SealRecord {
 const ROW_KEY = 'seal';
 
 export class SealRepository {
-  constructor(private readonly table: TableClient) {}
+  private readonly rows: KeyedRows<{ envelopeId: string; completedAt: string; documentName: string }>;
+
+  constructor(table: TableClient) {
+    this.rows = new KeyedRows(table, ROW_KEY);
+  }
 
   /** Records a seal; idempotent (a retried completion writes the same record again). */
   async put(seal: SealRecord): Promise<void> {
-    await this.table.upsertEntity(
-      { partitionKey: seal.sha256, rowKey: ROW_KEY, envelopeId: seal.envelopeId, completedAt: seal.completedAt, documentName: seal.documentName },
-      'Replace',
-    );
+    await this.rows.put(seal.sha256, { envelopeId: seal.envelopeId, completedAt: seal.completedAt, documentName: seal.documentName });
   }
 
   /** The seal with this SHA-256, or `null`. */
   async find(sha256: string): Promise<SealRecord | null> {
-    try {
-      const entity = await this.table.getEntity<{ envelopeId: string; completedAt: string; documentName: string }>(sha256, ROW_KEY);
-      return { sha256, envelopeId: entity.envelopeId, completedAt: entity.completedAt, documentName: entity.documentName };
-    } catch (error) {
-      if (storageStatus(error) === 404) return null;
-      throw error;
-    }
+    const entity = await this.rows.get(sha256);
+    return entity === null ? null : { sha256, envelopeId: entity.envelopeId, completedAt: entity.completedAt, documentName: entity.documentName };
   }
 }
