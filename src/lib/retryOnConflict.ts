@@ -11,12 +11,29 @@
 /** Rounds tried before giving up: each round one contending writer wins. */
 export const CONFLICT_ATTEMPTS = 30;
 
+/**
+ * Thrown by an attempt whose conditional write answered that a concurrent writer won (a write that
+ * returns `false` rather than throwing): {@link retryOnConflict} tries again.
+ */
+export class LostRaceError extends Error {
+  constructor(what: string) {
+    super(`${what} changed since it was read`);
+    this.name = 'LostRaceError';
+  }
+}
+
 export interface RetryOnConflictOptions<T> {
-  /** Whether `error` says a concurrent writer won (the condition failed); anything else is thrown at once. */
-  isConflict: (error: unknown) => boolean;
+  /**
+   * Whether `error` says a concurrent writer won (the condition failed); anything else is thrown at
+   * once. Default: a {@link LostRaceError}.
+   */
+  isConflict?: (error: unknown) => boolean;
   /** The answer once every round lost (throw the caller's contended problem, or return a value). */
   exhausted: () => T;
-  /** Rounds tried, {@link CONFLICT_ATTEMPTS} unless the caller's rounds are costly (each seals or reads a document). */
+  /**
+   * Rounds tried: {@link CONFLICT_ATTEMPTS}, unless the caller's rounds are costly (each seals or
+   * reads a document); `Infinity` where the contenders are known to be few enough to end the race.
+   */
   attempts?: number;
   /**
    * How long to wait after a lost round, as the round {@link backoff} is given (default: the round
@@ -38,11 +55,15 @@ export async function retryOnConflict<T>(attempt: (round: number) => Promise<T>,
     try {
       return await attempt(round);
     } catch (error) {
-      if (!options.isConflict(error)) throw error;
+      if (!(options.isConflict ?? isLostRace)(error)) throw error;
       await backoff(options.backoffRound?.(round, error) ?? round);
     }
   }
   return options.exhausted();
+}
+
+function isLostRace(error: unknown): boolean {
+  return error instanceof LostRaceError;
 }
 
 /**

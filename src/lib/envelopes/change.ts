@@ -6,7 +6,7 @@
  */
 import type { Services } from '../services.js';
 import { afterResponse } from '../afterResponse.js';
-import { retryOnConflict } from '../retryOnConflict.js';
+import { LostRaceError, retryOnConflict } from '../retryOnConflict.js';
 import { uuidv7 } from '../ids.js';
 import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import type { EmailMessage, OutboxBatch, OutboxMessage, WebhookEventBody, WebhookEventType } from '../notifications/outbox.js';
@@ -220,14 +220,6 @@ export interface CommitOptions {
   log?: (message: string) => void;
 }
 
-/** Only the owner's e-mail quota row changed since it was read: the change's transaction is tried again. */
-class QuotaRowChangedError extends Error {
-  constructor() {
-    super("The owner's e-mail quota row changed since it was read");
-    this.name = 'QuotaRowChangedError';
-  }
-}
-
 /**
  * Writes a change: its due-index entries first, then the envelope, its events, action rows and outbox
  * batch in one transaction conditional on `base`'s ETag. Every e-mail of the batch is counted toward
@@ -280,11 +272,11 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
         if (!(error instanceof EnvelopeChangedError) || admission.action === null) throw error;
         // Either row may have failed the transaction: only when the envelope is still as read was it the quota row.
         if ((await services.envelopes.read(finished.next.ownerId, finished.next.id))?.etag !== base.etag) throw error;
-        throw new QuotaRowChangedError();
+        // Only the quota row changed: the next round counts the e-mails again.
+        throw new LostRaceError("The owner's e-mail quota row");
       }
     },
     {
-      isConflict: (error) => error instanceof QuotaRowChangedError,
       exhausted: () => {
         throw new EnvelopeChangedError();
       },
