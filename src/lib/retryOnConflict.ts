@@ -1,11 +1,12 @@
 /**
  * The one optimistic-concurrency loop: read, decide, write conditional on what was read (an ETag, a
  * row that must not exist yet), and when a concurrent writer won, wait a little and go again. Every
- * read-modify-write of the service runs through it: envelopes (`envelopes/mutate.ts`), templates
- * (`templates/mutate.ts`) and the storage-level counters (the owner's counted rows, invitation uses,
- * the login throttle's window). Each round one contender wins, so a bounded number of rounds ends
- * every race; what the caller answers when it does not is its own (a 409 `…-contended`, a 429, a
- * `false`).
+ * read-modify-write of the service runs through it: envelopes (`envelopes/mutate.ts`, and the quota
+ * row of `envelopes/change.ts`), templates (`templates/mutate.ts`), the storage-level counters (the
+ * owner's counted rows, invitation uses, the login throttle's window) and claims (outbox messages,
+ * webhook deliveries, verification e-mails). Each round one contender wins, so a bounded number of
+ * rounds ends every race; what the caller answers when it does not is its own (a 409 `…-contended`,
+ * a 429, a `false`). See docs/architecture.md#etags-and-optimistic-concurrency.
  */
 
 /** Rounds tried before giving up: each round one contending writer wins. */
@@ -70,6 +71,6 @@ function isLostRace(error: unknown): boolean {
  * Random delay growing with the round, 0 to min(200, 10 × (round + 1)) milliseconds: spreads the
  * retries of contending writers, so that they do not collide again in step.
  */
-export async function backoff(round: number): Promise<void> {
+async function backoff(round: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * (round + 1))));
 }
