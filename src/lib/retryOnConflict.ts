@@ -4,7 +4,7 @@
  * read-modify-write of the service runs through it: envelopes (`envelopes/mutate.ts`, and the quota
  * row of `envelopes/change.ts`), templates (`templates/mutate.ts`), the storage-level counters (the
  * owner's counted rows, invitation uses, the login throttle's window) and claims (outbox messages,
- * webhook deliveries, verification e-mails). Each round one contender wins, so a bounded number of
+ * webhook deliveries, verification e-mails, idempotency keys). Each round one contender wins, so a bounded number of
  * rounds ends every race; what the caller answers when it does not is its own (a 409 `…-contended`,
  * a 429, a `false`). See docs/architecture.md#etags-and-optimistic-concurrency.
  */
