@@ -246,7 +246,7 @@ async function main(): Promise<void> {
       SEAL_P12_PASSPHRASE: certificate.passphrase,
       ALLOWED_ORIGINS: '*',
       // The webhook burst delivers to a receiver on loopback (http://127.0.0.1:<port>/hook).
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
       // The load generator reads as one owner thousands of times a second: far above any owner limit
       // a deployment would set, so the limit is set out of reach and only its cost is measured.
       RATE_LIMIT_PER_MINUTE: '1000000000',

@@ -13,7 +13,7 @@ import { newSigner, type AuditEvent, type EnvelopeRecord } from '../../src/lib/e
 import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { uuidv7 } from '../../src/lib/ids.js';
 import { createApiKey } from '../../src/lib/auth/apiKeys.js';
-import { tokenSha256 } from '../../src/lib/recipients/signingLinks.js';
+import { tokenSha256 } from '../../src/lib/envelopes/signingLinks.js';
 import type { Services } from '../../src/lib/services.js';
 import { sentEnvelopeWithFields } from './sentEnvelope.js';
 

@@ -10,7 +10,7 @@ import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { newSigner, type Actor, type EnvelopeRecord } from '../../src/lib/envelopes/model.js';
 import { updateEnvelopeRequest } from '../../src/lib/envelopes/schemas.js';
 import { updateEnvelope } from '../../src/lib/envelopes/update.js';
-import { signingLinkKey, signingToken } from '../../src/lib/recipients/signingLinks.js';
+import { signingLinkKey, signingToken } from '../../src/lib/envelopes/signingLinks.js';
 import type { Services } from '../../src/lib/services.js';
 
 export interface SentEnvelope {

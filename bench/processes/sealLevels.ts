@@ -60,7 +60,7 @@ try {
       SEAL_P12_PASSPHRASE: pki.sealPassphrase,
       TSA_URL: pki.tsaUrl,
       SEAL_LEVEL: 'B-LTA',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
     });
     const storage = getStorage();
     const levels: Record<'B-LTA' | 'B-T', Services> = {

@@ -8,7 +8,7 @@
  * The events are written straight through the outbox repository (setup of the burst, as a change
  * writes them: `OutboxStore.prepare` and the row in the envelopes table, then `dispatch`, one queue
  * message per event), in batches of 50, for a webhook the owner creates over HTTP before each round
- * (`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true` lets it point at loopback).
+ * (`OUTBOUND_ALLOW_PRIVATE_NETWORKS=true` lets it point at loopback).
  */
 import { randomUUID } from 'node:crypto';
 import type { OutboxBatch, OutboxMessage } from '../../src/lib/notifications/outbox.js';

@@ -187,8 +187,10 @@ var baseSettings = {
   SWEEP_SCHEDULE: sweepSchedule
   WEBHOOK_RETRY_SECONDS: webhookRetrySeconds
   ENVELOPE_TTL_DAYS: string(envelopeTtlDays)
-  // Webhooks reach public https: addresses only; loopback and private networks are for development.
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false'
+  // Outbound network policy: webhooks, revocation sources and embedded views reach public addresses
+  // only; loopback and private networks are for development. (WEBHOOK_ALLOW_PRIVATE_NETWORKS, its
+  // older name, is not set: this one would win anyway.)
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false'
   // Only owners who proved they read mail at their address send in its name.
   REQUIRE_EMAIL_VERIFICATION: 'true'
   // Rate limits and quotas (docs/api.md "Rate limits and quotas").

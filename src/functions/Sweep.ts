@@ -1,6 +1,6 @@
 /**
  * Timer trigger on `SWEEP_SCHEDULE` (docs/api.md#the-sweeper): runs the sweeper's steps
- * (`src/lib/notifications/sweep.ts`). The schedule is read when the module loads, as the host
+ * (`src/lib/sweeper/sweep.ts`). The schedule is read when the module loads, as the host
  * registers it then.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/Sweep.ts`.

@@ -6,9 +6,9 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/fu
 import { readJsonBody } from '../lib/http/body.js';
 import { json } from '../lib/http/respond.js';
 import { authenticateRecipient } from '../lib/recipients/authentication.js';
-import { authenticateRequest } from '../lib/recipients/authenticationSettings.js';
+import { authenticateRequest } from '../lib/envelopes/authenticationSettings.js';
 import type { SigningCaller } from '../lib/recipients/signingCaller.js';
-import { toRecipientView } from '../lib/recipients/view.js';
+import { toRecipientView } from '../lib/recipients/recipientView.js';
 import { getServices } from '../lib/services.js';
 
 export async function authenticateSigning(request: HttpRequest, context: InvocationContext, caller: SigningCaller): Promise<HttpResponseInit> {

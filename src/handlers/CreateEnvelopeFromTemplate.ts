@@ -9,7 +9,7 @@ import { readJsonBody } from '../lib/http/body.js';
 import { json } from '../lib/http/respond.js';
 import { getServices } from '../lib/services.js';
 import { useTemplateRequest } from '../lib/templates/schemas.js';
-import { useTemplate } from '../lib/templates/use.js';
+import { useTemplate } from '../lib/templates/createEnvelopeFromTemplate.js';
 
 export async function createEnvelopeFromTemplate(request: HttpRequest, context: InvocationContext, caller: Actor): Promise<HttpResponseInit> {
   const services = getServices();

@@ -6,7 +6,7 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/fu
 import type { Actor } from '../lib/envelopes/model.js';
 import { parseWith, readJsonBody } from '../lib/http/body.js';
 import { json } from '../lib/http/respond.js';
-import { createView, createViewRequest } from '../lib/recipients/views.js';
+import { createView, createViewRequest } from '../lib/recipients/embeddedViews.js';
 import { getServices } from '../lib/services.js';
 
 export async function createRecipientView(request: HttpRequest, context: InvocationContext, caller: Actor): Promise<HttpResponseInit> {

@@ -6,9 +6,9 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/fu
 import { readJsonBody } from '../lib/http/body.js';
 import { json } from '../lib/http/respond.js';
 import type { SigningCaller } from '../lib/recipients/signingCaller.js';
-import { assertCanAct, declineSigning } from '../lib/recipients/act.js';
+import { assertCanAct, declineSigning } from '../lib/recipients/recipientActions.js';
 import { declineSigningRequest } from '../lib/recipients/schemas.js';
-import { toRecipientView } from '../lib/recipients/view.js';
+import { toRecipientView } from '../lib/recipients/recipientView.js';
 import { getServices } from '../lib/services.js';
 
 export async function declineAsRecipient(request: HttpRequest, context: InvocationContext, caller: SigningCaller): Promise<HttpResponseInit> {

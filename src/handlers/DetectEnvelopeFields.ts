@@ -5,16 +5,10 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { detectEnvelopeFields } from '../lib/envelopes/detectFields.js';
 import { envelopeETag, type Actor } from '../lib/envelopes/model.js';
+import { envelopeChange } from '../lib/http/envelopeChange.js';
 import { json } from '../lib/http/respond.js';
-import { getServices } from '../lib/services.js';
 
 export async function detectOwnEnvelopeFields(request: HttpRequest, context: InvocationContext, caller: Actor): Promise<HttpResponseInit> {
-  const result = await detectEnvelopeFields({
-    services: getServices(),
-    envelopeId: request.params.id ?? '',
-    actor: caller,
-    ifMatch: request.headers.get('if-match'),
-    log: (message) => context.warn(message),
-  });
+  const result = await detectEnvelopeFields(envelopeChange(request, context, caller));
   return json(200, { fields: result.record.fields, textTags: result.textTags, formFields: result.formFields }, { headers: { ETag: envelopeETag(result.record) } });
 }

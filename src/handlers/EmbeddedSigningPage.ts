@@ -3,7 +3,7 @@
  * Registered in `src/functions/EmbeddedSigningPage.ts`, which loads this module on the function's first invocation.
  */
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
-import { EmbeddedViewRepository } from '../lib/recipients/views.js';
+import { EmbeddedViewRepository } from '../lib/recipients/embeddedViews.js';
 import { getServices } from '../lib/services.js';
 import { contentSecurityPolicy, embeddedSigningPageResponse } from '../lib/web/pages.js';
 

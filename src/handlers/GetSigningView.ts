@@ -4,10 +4,10 @@
  */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { json } from '../lib/http/respond.js';
-import { isAuthenticated, restrictedView } from '../lib/recipients/authenticationSettings.js';
+import { isAuthenticated, restrictedView } from '../lib/envelopes/authenticationSettings.js';
 import type { SigningCaller } from '../lib/recipients/signingCaller.js';
-import { openEnvelope } from '../lib/recipients/act.js';
-import { toRecipientView } from '../lib/recipients/view.js';
+import { openEnvelope } from '../lib/recipients/recipientActions.js';
+import { toRecipientView } from '../lib/recipients/recipientView.js';
 import { getServices } from '../lib/services.js';
 
 export async function getSigningView(_request: HttpRequest, context: InvocationContext, caller: SigningCaller): Promise<HttpResponseInit> {

@@ -7,7 +7,7 @@ import { readJsonBody } from '../lib/http/body.js';
 import { json } from '../lib/http/respond.js';
 import { assertCanReassign, reassignSigning, reassignSigningRequest } from '../lib/recipients/reassign.js';
 import type { SigningCaller } from '../lib/recipients/signingCaller.js';
-import { toRecipientView } from '../lib/recipients/view.js';
+import { toRecipientView } from '../lib/recipients/recipientView.js';
 import { getServices } from '../lib/services.js';
 
 export async function reassignAsRecipient(request: HttpRequest, context: InvocationContext, caller: SigningCaller): Promise<HttpResponseInit> {

@@ -3,7 +3,7 @@
  * Registered in `src/functions/Sweep.ts`, which loads this module on the function's first invocation.
  */
 import type { InvocationContext, Timer } from '@azure/functions';
-import { runSweep } from '../lib/notifications/sweep.js';
+import { runSweep } from '../lib/sweeper/sweep.js';
 import { getBackgroundServices } from '../lib/services.js';
 
 export async function sweep(_timer: Timer, context: InvocationContext): Promise<void> {

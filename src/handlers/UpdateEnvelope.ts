@@ -8,13 +8,12 @@ import { updateEnvelopeRequest } from '../lib/envelopes/schemas.js';
 import { updateEnvelope } from '../lib/envelopes/update.js';
 import { toEnvelopeView } from '../lib/envelopes/view.js';
 import { readJsonBody } from '../lib/http/body.js';
+import { envelopeChange } from '../lib/http/envelopeChange.js';
 import { json } from '../lib/http/respond.js';
-import { getServices } from '../lib/services.js';
 
 export async function updateOwnEnvelope(request: HttpRequest, context: InvocationContext, caller: Actor): Promise<HttpResponseInit> {
-  const services = getServices();
-  const envelopeId = request.params.id ?? '';
+  const change = envelopeChange(request, context, caller);
   const body = await readJsonBody(request, updateEnvelopeRequest);
-  const record = await updateEnvelope({ services, envelopeId, request: body, actor: caller, ifMatch: request.headers.get('if-match'), log: (message) => context.warn(message) });
-  return json(200, await toEnvelopeView(record, services.storage.sas), { noStore: true, headers: { ETag: envelopeETag(record) } });
+  const record = await updateEnvelope({ ...change, request: body });
+  return json(200, await toEnvelopeView(record, change.services.storage.sas), { noStore: true, headers: { ETag: envelopeETag(record) } });
 }

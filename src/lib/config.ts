@@ -27,12 +27,16 @@ function integer(defaultValue: number, min: number, max: number) {
   );
 }
 
-const booleanFlag = optionalText.pipe(
+/** `true`/`1` or `false`/`0`; `undefined` when unset or blank (for a setting with an alias, which then decides). */
+const optionalBooleanFlag = optionalText.pipe(
   z
     .enum(['true', 'false', '1', '0'])
     .optional()
-    .transform((value) => value === 'true' || value === '1'),
+    .transform((value) => (value === undefined ? undefined : value === 'true' || value === '1')),
 );
+
+/** `true`/`1` or `false`/`0`; unset or blank: `false`. */
+const booleanFlag = optionalBooleanFlag.transform((value) => value ?? false);
 
 const httpUrl = z.url({ protocol: /^https?$/ });
 
@@ -81,7 +85,10 @@ const environmentSchema = z.object({
       .regex(/^\s*\d{1,6}\s*(,\s*\d{1,6}\s*){0,19}$/, 'must be a comma-separated list of 1 to 20 whole numbers of seconds')
       .transform((value) => value.split(',').map((part) => Number(part.trim()))),
   ),
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: booleanFlag,
+  // Outbound network policy (docs/api.md#configuration): WEBHOOK_ALLOW_PRIVATE_NETWORKS is its older
+  // name, still read; when both are set, OUTBOUND_ALLOW_PRIVATE_NETWORKS wins.
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: optionalBooleanFlag,
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: optionalBooleanFlag,
   REQUIRE_EMAIL_VERIFICATION: optionalText.pipe(
     z
       .enum(['true', 'false', '1', '0'])
@@ -160,8 +167,13 @@ export interface Config {
   sweepSchedule: string;
   /** Delays between webhook delivery attempts, seconds; after the last, the delivery is `failed`. */
   webhookRetrySeconds: number[];
-  /** Allow `http:` and loopback/private addresses as webhook targets (development only). */
-  webhookAllowPrivateNetworks: boolean;
+  /**
+   * `OUTBOUND_ALLOW_PRIVATE_NETWORKS` (alias `WEBHOOK_ALLOW_PRIVATE_NETWORKS`; the first wins when both
+   * are set): allow `http:` and loopback/private addresses wherever the service reaches out or lets a
+   * page go: webhook targets, the seal's OCSP, CRL and issuer-certificate sources, and embedded views'
+   * `http://localhost` origins and return URLs (development only).
+   */
+  outboundAllowPrivateNetworks: boolean;
   /** Length of a "day" for `remindEveryDays`, seconds (86400 unless a test lowers it). */
   reminderDaySeconds: number;
   /** Lifetime of an embedded signing view's token, seconds (docs/api.md#embedded-signing; 60 to 86400, default 900). */
@@ -227,7 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     envelopeTtlDays: values.ENVELOPE_TTL_DAYS,
     sweepSchedule: values.SWEEP_SCHEDULE,
     webhookRetrySeconds: values.WEBHOOK_RETRY_SECONDS,
-    webhookAllowPrivateNetworks: values.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    outboundAllowPrivateNetworks: values.OUTBOUND_ALLOW_PRIVATE_NETWORKS ?? values.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? false,
     reminderDaySeconds: values.REMINDER_DAY_SECONDS,
     embedTokenTtlSeconds: values.EMBED_TOKEN_TTL_SECONDS,
     signingAuthTtlSeconds: values.SIGNING_AUTH_TTL_SECONDS,

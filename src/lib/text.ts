@@ -182,3 +182,8 @@ export function emailLookup(description: string, example: string) {
     .toLowerCase()
     .meta({ pattern: trimmedTextPattern(MAX_EMAIL_LENGTH, BIDI_CONTROL_CLASS), description, examples: [example] });
 }
+
+/** A timestamp in a request: ISO 8601 with a time zone, stored as UTC with milliseconds. */
+export const requestTimestamp = z.iso
+  .datetime({ offset: true, error: 'must be an ISO 8601 date and time with a time zone (2026-12-31T23:59:59.000Z)' })
+  .transform((value) => new Date(value).toISOString());

@@ -9,6 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { getServices } from '../../src/lib/services.js';
 import { expectNoViolations, launchChromium, type PageWatch, screenshot, watchPage } from '../support/browser.js';
 import { corpusPdf, createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { refreshEnvelopeList } from '../support/consoleSession.js';
 import { patience } from '../support/patience.js';
 
 const STEP_TIMEOUT_MS = patience(20_000);
@@ -47,7 +48,7 @@ const grace = { email: 'grace@example.com', name: 'Grace Hopper', role: 'signer'
 async function openDraft(filename: string, signer = ada): Promise<string> {
   const id = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'), filename);
   expect((await env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: [signer] } })).status).toBe(200);
-  await page.getByRole('button', { name: 'Refresh' }).first().click();
+  await refreshEnvelopeList(page);
   await page.locator('#envelope-rows tr').filter({ hasText: filename }).getByRole('button').click();
   await page.locator('#envelope-heading').filter({ hasText: `Envelope: ${filename}` }).waitFor();
   return id;

@@ -11,6 +11,7 @@ import { getServices } from '../../src/lib/services.js';
 import { expectNoViolations, launchChromium, type PageWatch, screenshot, watchPage } from '../support/browser.js';
 import { corpusPdf, createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { storedEnvelope } from '../support/signing.js';
+import { refreshEnvelopeList } from '../support/consoleSession.js';
 import { patience } from '../support/patience.js';
 
 /** How long one step may take in the browser, ms. */
@@ -49,7 +50,9 @@ async function expectText(selector: string, text: string | RegExp): Promise<void
     await page.locator(selector).filter({ hasText: text }).first().waitFor({ state: 'visible' });
   } catch (error) {
     const shown = async (id: string) => JSON.stringify(await page.locator(id).textContent({ timeout: 1_000 }).catch(() => null));
-    throw new Error(`${selector} never showed ${String(text)}; the page's #status showed ${await shown('#status')}, its #error ${await shown('#error')}`, { cause: error });
+    // A control the console disabled is an action still waiting for its answer.
+    const busy = await page.evaluate(`[...document.querySelectorAll('button[id]:disabled')].filter((button) => button.offsetParent !== null).map((button) => button.id)`).catch(() => null);
+    throw new Error(`${selector} never showed ${String(text)}; the page's #status showed ${await shown('#status')}, its #error ${await shown('#error')}; disabled buttons ${JSON.stringify(busy)}`, { cause: error });
   }
 }
 
@@ -59,7 +62,7 @@ const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
 async function openDraft(filename: string): Promise<string> {
   const id = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'), filename);
   expect((await env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: [ada] } })).status).toBe(200);
-  await page.getByRole('button', { name: 'Refresh' }).first().click();
+  await refreshEnvelopeList(page);
   await page.locator('#envelope-rows tr').filter({ hasText: filename }).getByRole('button').click();
   await expectText('#envelope-heading', `Envelope: ${filename}`);
   return id;

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { launchChromium, screenshot } from '../support/browser.js';
 import { waitForEmails } from '../support/mail.js';
+import { refreshEnvelopeList } from '../support/consoleSession.js';
 import { patience, waitUntil } from '../support/patience.js';
 import { corpusPdf, createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope } from '../support/signing.js';
@@ -244,7 +245,7 @@ describe('the console', () => {
     const email = `ada-${randomUUID()}@example.com`;
     const id = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'), 'embedded.pdf');
     expect((await env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: [{ email, name: 'Ada Lovelace' }] } })).status).toBe(200);
-    await page.getByRole('button', { name: 'Refresh' }).first().click();
+    await refreshEnvelopeList(page);
     await page.locator('#envelope-rows tr').filter({ hasText: 'embedded.pdf' }).getByRole('button').click();
     await page.locator('#envelope-heading').filter({ hasText: 'Envelope: embedded.pdf' }).waitFor();
 
@@ -265,7 +266,7 @@ describe('the console', () => {
     expect((await env.api.request('GET', `/envelopes/${id}`, { token: owner.token })).body.allowReassign).toBe(true);
 
     expect((await env.api.request('PATCH', `/envelopes/${id}`, { token: owner.token, json: { status: 'sent' } })).status).toBe(200);
-    await page.getByRole('button', { name: 'Refresh' }).first().click();
+    await refreshEnvelopeList(page);
     await page.locator('#envelope-rows tr').filter({ hasText: 'embedded.pdf' }).getByRole('button').click();
     await page.getByRole('button', { name: 'Create a signing view for Ada Lovelace' }).click();
     await page.locator('#view-result:not([hidden])').waitFor();

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
-import { SEAL_LEASE_MS } from '../../src/lib/envelopes/complete.js';
+import { SEAL_LEASE_MS } from '../../src/lib/envelopes/sealClaim.js';
 import { getServices } from '../../src/lib/services.js';
 import { EnvelopeChangedError } from '../../src/lib/storage/envelopeRepository.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, serviceForFile, type TestService, type TestUser } from '../support/service.js';

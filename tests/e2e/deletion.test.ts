@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { odata } from '@azure/data-tables';
 import { Change, commitChange } from '../../src/lib/envelopes/change.js';
-import { runSweep } from '../../src/lib/notifications/sweep.js';
+import { runSweep } from '../../src/lib/sweeper/sweep.js';
 import { getServices } from '../../src/lib/services.js';
 import { DUE_TABLES, type DueEntry } from '../../src/lib/storage/dueIndex.js';
 import { startAzurite, type RunningAzurite } from '../../src/local/azurite.js';

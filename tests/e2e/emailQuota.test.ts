@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
-import { emailsQueuedToday } from '../../src/lib/notifications/emailQuota.js';
+import { emailsQueuedToday } from '../../src/lib/envelopes/emailQuota.js';
 import type { EmailMessage } from '../../src/lib/notifications/outbox.js';
 import { remindRecipients } from '../../src/lib/recipients/remind.js';
 import { getServices } from '../../src/lib/services.js';

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { checkViewRequest } from '../../src/lib/recipients/views.js';
+import { checkViewRequest } from '../../src/lib/recipients/embeddedViews.js';
 import { emailsTo, waitForEmails } from '../support/mail.js';
 import { createEnvelopeWithDocument, corpusPdf, expectProblem, fetchAnswer, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, outboxMessages, sentEnvelope, signingTokenFor } from '../support/signing.js';

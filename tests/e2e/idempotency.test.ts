@@ -10,7 +10,7 @@ import { odata } from '@azure/data-tables';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
-import { forgetExpiredIdempotencyKeys, runSweep } from '../../src/lib/notifications/sweep.js';
+import { forgetExpiredIdempotencyKeys, runSweep } from '../../src/lib/sweeper/sweep.js';
 import { DUE_TABLES } from '../../src/lib/storage/dueIndex.js';
 import { EXPIRED_KEYS_DUE_ID, IDEMPOTENCY_KEY_DUE_KIND, expiryHourEnd, idempotencyRowKey } from '../../src/lib/storage/idempotencyKeyRepository.js';
 import { auditTrail, outboxBatches, sentEnvelope } from '../support/signing.js';

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { emailsQueuedToday } from '../../src/lib/notifications/emailQuota.js';
+import { emailsQueuedToday } from '../../src/lib/envelopes/emailQuota.js';
 import { getServices } from '../../src/lib/services.js';
 import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectType, serviceWithSettings, type ApiResponse, type TestUser } from '../support/service.js';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess.js';

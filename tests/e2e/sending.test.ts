@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import type { EmailMessage, WebhookEventBody } from '../../src/lib/notifications/outbox.js';
-import { tokenSha256 } from '../../src/lib/recipients/signingLinks.js';
+import { tokenSha256 } from '../../src/lib/envelopes/signingLinks.js';
 import { getServices } from '../../src/lib/services.js';
 import { ISO_MS } from '../support/contract.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';

@@ -340,7 +340,7 @@ describe('the order of the checks (docs/api.md#the-recipients-api): token 401, r
     const { id, recipientIds } = await sentEnvelope(env.api, owner, { signers: [{ ...ada, routingOrder: 1 }, { ...bob, routingOrder: 2 }], signingOrder: 'sequential' });
     // A link used out of turn (the stored link of the waiting recipient, made here as resend would make it).
     const stored = (await getServices().envelopes.read(owner.userId, id))!;
-    const { signingLinkKey, signingToken, tokenSha256 } = await import('../../src/lib/recipients/signingLinks.js');
+    const { signingLinkKey, signingToken, tokenSha256 } = await import('../../src/lib/envelopes/signingLinks.js');
     const salt = 'out-of-turn-salt';
     const raw = signingToken(signingLinkKey(getServices().config.jwt.secret), salt);
     const signers = stored.record.signers.map((signer) => (signer.id === recipientIds[1] ? { ...signer, link: { salt, tokenSha256: tokenSha256(raw) } } : signer));

@@ -6,7 +6,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { expireEnvelope } from '../../src/lib/envelopes/expire.js';
 import { remindRecipients } from '../../src/lib/recipients/remind.js';
-import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../../src/lib/recipients/routing.js';
+import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../../src/lib/envelopes/routing.js';
 import { getServices } from '../../src/lib/services.js';
 import { DUE_TABLES, type DueKind } from '../../src/lib/storage/dueIndex.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, serviceForFile, type TestService, type TestUser } from '../support/service.js';

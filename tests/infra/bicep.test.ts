@@ -111,7 +111,7 @@ const REQUIRED_APP_SETTINGS = [
   'SWEEP_SCHEDULE',
   'WEBHOOK_RETRY_SECONDS',
   'ENVELOPE_TTL_DAYS',
-  'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+  'OUTBOUND_ALLOW_PRIVATE_NETWORKS',
   'REQUIRE_EMAIL_VERIFICATION',
 ];
 
@@ -1044,7 +1044,9 @@ describe('infra/ Bicep templates (offline checks; the full compile runs in ci.ym
   test('the notification settings: links, e-mail, sweeper, webhooks; private networks never allowed; defaults the same as the service\'s own', () => {
     const file = [...infra.values()].find((candidate) => appSettingsOf(candidate).found)!;
     const settings = new Map(appSettingsOf(file).settings.map((setting) => [setting.name, setting.value]));
-    expect(evaluate(settings.get('WEBHOOK_ALLOW_PRIVATE_NETWORKS'), file)).toBe('false');
+    expect(evaluate(settings.get('OUTBOUND_ALLOW_PRIVATE_NETWORKS'), file)).toBe('false');
+    // Its older name is left unset: the new one decides alone.
+    expect(settings.has('WEBHOOK_ALLOW_PRIVATE_NETWORKS')).toBe(false);
     // Only owners who verified their address send in its name.
     expect(evaluate(settings.get('REQUIRE_EMAIL_VERIFICATION'), file)).toBe('true');
     // PUBLIC_BASE_URL falls back to the app's own https:// address.

@@ -9,7 +9,8 @@ import { InvocationContext } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { QueueClient } from '@azure/storage-queue';
 import { getStorage } from '../../src/lib/storage/clients.js';
-import { MAX_DEQUEUE_COUNT, QUEUE_LEASE_SECONDS, runLeased } from '../../src/lib/triggers/register.js';
+import { MAX_DEQUEUE_COUNT } from '../../src/lib/storage/queues.js';
+import { QUEUE_LEASE_SECONDS, runLeased } from '../../src/lib/triggers/register.js';
 
 let queues: { queue: QueueClient; poison: QueueClient };
 

@@ -19,7 +19,7 @@ import { hashInvitationCode } from '../../src/lib/storage/invitationRepository.j
 import { DUE_TABLES, DueIndex, dueIndexOf, type DueEntry, type DueKind } from '../../src/lib/storage/dueIndex.js';
 import { IDEMPOTENCY_KEY_DUE_KIND } from '../../src/lib/storage/idempotencyKeyRepository.js';
 import { OUTBOX_DUE_KIND } from '../../src/lib/notifications/outboxRepository.js';
-import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../../src/lib/recipients/routing.js';
+import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../../src/lib/envelopes/routing.js';
 import { COMPLETION_DUE_KIND } from '../../src/lib/envelopes/complete.js';
 
 let services: Services;

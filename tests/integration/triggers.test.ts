@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, test } from '@jest/globals';
 import type { InvocationContext, Timer } from '@azure/functions';
 import { QueueServiceClient } from '@azure/storage-queue';
-import { MAX_DEQUEUE_COUNT } from '../../src/lib/notifications/sendEmail.js';
+import { MAX_DEQUEUE_COUNT } from '../../src/lib/storage/queues.js';
 import type { RegisteredQueueFunction, RegisteredTimerFunction } from '../../src/lib/triggers/register.js';
 import { QueueTriggerRunner, readQueueRunnerSettings, type QueueRunnerSettings } from '../../src/local/queueRunner.js';
 import { HOST_JSON } from '../../src/local/service.js';

@@ -22,7 +22,7 @@ import { listDeliveries } from '../../src/lib/notifications/webhooks/list.js';
 import { decodeDeliveryMessage, DELIVERY_LOG_SIZE, type DeliveryAttemptView, type DeliveryMessage } from '../../src/lib/notifications/webhooks/model.js';
 import { redeliver } from '../../src/lib/notifications/webhooks/redeliver.js';
 import { deleteWebhook } from '../../src/lib/notifications/webhooks/remove.js';
-import { dnsServerResolver } from '../../src/lib/notifications/webhooks/target.js';
+import { dnsServerResolver } from '../../src/lib/outbound/target.js';
 import { encodePointer } from '../../src/lib/notifications/outboxRepository.js';
 import { getServices, type Services } from '../../src/lib/services.js';
 import { ensureStorage } from '../../src/lib/storage/setup.js';

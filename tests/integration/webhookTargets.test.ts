@@ -13,7 +13,7 @@ import { createWebhook } from '../../src/lib/notifications/webhooks/create.js';
 import { deliverAttempt, enqueueDelivery } from '../../src/lib/notifications/webhooks/deliver.js';
 import { listDeliveries } from '../../src/lib/notifications/webhooks/list.js';
 import type { DeliveryRecord } from '../../src/lib/notifications/webhooks/model.js';
-import { dnsServerResolver, resolveTarget, systemResolver, TargetRefusedError, type HostResolver } from '../../src/lib/notifications/webhooks/target.js';
+import { dnsServerResolver, resolveTarget, systemResolver, TargetRefusedError, type HostResolver } from '../../src/lib/outbound/target.js';
 import { getServices, type Services } from '../../src/lib/services.js';
 import { ensureStorage } from '../../src/lib/storage/setup.js';
 import { reloadSettings } from '../support/contract.js';
@@ -35,8 +35,8 @@ beforeAll(async () => {
   queue = base.storage.queueService.getQueueClient(`webhook-deliveries-${randomBytes(6).toString('hex')}`);
   await queue.create();
   const storage = { ...base.storage, queues: { ...base.storage.queues, webhookDeliveries: queue } };
-  strict = { ...base, storage, config: { ...base.config, webhookAllowPrivateNetworks: false, webhookRetrySeconds: [1] } };
-  permissive = { ...strict, config: { ...strict.config, webhookAllowPrivateNetworks: true } };
+  strict = { ...base, storage, config: { ...base.config, outboundAllowPrivateNetworks: false, webhookRetrySeconds: [1] } };
+  permissive = { ...strict, config: { ...strict.config, outboundAllowPrivateNetworks: true } };
 });
 
 afterAll(async () => {

@@ -196,8 +196,11 @@ let axeSource: string | undefined;
  * page is checked with its real policy in force.
  */
 export async function axeViolations(page: Page): Promise<AxeViolation[]> {
-  axeSource ??= await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-  await page.evaluate(axeSource);
+  // Evaluated once per document: a page checked again (another state of the same page) has it already.
+  if (!(await page.evaluate(`typeof window.axe === 'object' && typeof window.axe.run === 'function'`))) {
+    axeSource ??= await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    await page.evaluate(axeSource);
+  }
   const tags = JSON.stringify(WCAG_AA_TAGS);
   return (await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ${tags} }, resultTypes: ['violations'] }).then((results) =>
     results.violations.map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, nodes: violation.nodes.map((node) => node.target.join(' ')) })))`)) as AxeViolation[];

@@ -34,3 +34,16 @@ export async function startConsoleSession(stepTimeoutMs: number): Promise<Consol
     throw error;
   }
 }
+
+/**
+ * Clicks the console's Refresh (the envelope list) and waits until that refresh is done: the button
+ * is enabled again once the list is drawn and "Envelopes refreshed." shown (the console disables a
+ * control while its action runs). Going on at once is a race: a row may already be there, drawn by
+ * the load that follows logging in, and the refresh's answer, arriving later, would then replace the
+ * message of the test's next action in `#status`.
+ */
+export async function refreshEnvelopeList(page: Page): Promise<void> {
+  await page.locator('#refresh').click();
+  await page.locator('#refresh:enabled').waitFor();
+  await page.locator('#status').filter({ hasText: 'Envelopes refreshed.' }).waitFor();
+}

@@ -80,11 +80,20 @@ export interface TestService {
 }
 
 /**
+ * How often an idle queue is polled in the tests, at most, ms: a test that waits for an e-mail or an
+ * event waits for the next poll of its queue, and the local host's 1 s (`host.json`, capped) made
+ * that wait half a second on average, many times per file.
+ */
+export const TEST_MAX_POLLING_INTERVAL_MS = 250;
+
+/**
  * Starts the API on a free port. Call in `beforeAll`, close in `afterAll`.
- * @param options of the local host (for example shorter queue polling); the port is always a free one
+ * @param options of the local host (for example shorter queue polling); the port is always a free one.
+ *   Idle queues are polled every {@link TEST_MAX_POLLING_INTERVAL_MS} at most unless `queueSettings` says otherwise.
  */
 export async function startTestService(options: Omit<StartServiceOptions, 'port'> = {}): Promise<TestService> {
-  const service = await startService({ ...options, port: 0 });
+  const queueSettings = { maxPollingIntervalMs: TEST_MAX_POLLING_INTERVAL_MS, ...options.queueSettings };
+  const service = await startService({ ...options, queueSettings, port: 0 });
   const api = new ApiClient(service.apiUrl);
   const invitation = async (uses = 1, expiresInSeconds?: number) =>
     (await createInvitation({ invitations: getServices().invitations, uses, ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }) })).code;

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { odata } from '@azure/data-tables';
 import type { EnvelopeRecord, Signer } from '../../src/lib/envelopes/model.js';
 import type { OutboxBatch, OutboxMessage } from '../../src/lib/notifications/outbox.js';
-import { signingLinkKey, signingToken } from '../../src/lib/recipients/signingLinks.js';
+import { signingLinkKey, signingToken } from '../../src/lib/envelopes/signingLinks.js';
 import { getServices } from '../../src/lib/services.js';
 import { EnvelopeChangedError } from '../../src/lib/storage/envelopeRepository.js';
 import { waitUntil } from './patience.js';

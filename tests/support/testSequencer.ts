@@ -21,6 +21,7 @@ export const LONGEST_FILES = [
   'browser/signing.test.js',
   'integration/crashRecovery.test.js',
   'browser/signingLocales.test.js',
+  'e2e/sealLevelOcspOutages.test.js',
   'e2e/sealLevels.test.js',
 ];
 

@@ -28,6 +28,18 @@ describe('loadConfig', () => {
     expect(config.port).toBe(7071);
   });
 
+  test('the outbound network policy: OUTBOUND_ALLOW_PRIVATE_NETWORKS, or its older name WEBHOOK_ALLOW_PRIVATE_NETWORKS; the new name wins when both are set', () => {
+    expect(loadConfig(minimal).outboundAllowPrivateNetworks).toBe(false);
+    expect(loadConfig({ ...minimal, OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' }).outboundAllowPrivateNetworks).toBe(true);
+    expect(loadConfig({ ...minimal, OUTBOUND_ALLOW_PRIVATE_NETWORKS: '1' }).outboundAllowPrivateNetworks).toBe(true);
+    expect(loadConfig({ ...minimal, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).outboundAllowPrivateNetworks).toBe(true);
+    expect(loadConfig({ ...minimal, WEBHOOK_ALLOW_PRIVATE_NETWORKS: '0' }).outboundAllowPrivateNetworks).toBe(false);
+    expect(loadConfig({ ...minimal, OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).outboundAllowPrivateNetworks).toBe(false);
+    expect(loadConfig({ ...minimal, OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }).outboundAllowPrivateNetworks).toBe(true);
+    // An empty value counts as unset: the older name decides.
+    expect(loadConfig({ ...minimal, OUTBOUND_ALLOW_PRIVATE_NETWORKS: ' ', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).outboundAllowPrivateNetworks).toBe(true);
+  });
+
   test('uses managed identity when only STORAGE_ACCOUNT_NAME is set, the connection string when both are', () => {
     expect(loadConfig({ ...minimal, STORAGE_ACCOUNT_NAME: 'envelopes01' }).storage).toEqual({ kind: 'managedIdentity', accountName: 'envelopes01' });
     expect(loadConfig({ ...minimal, STORAGE_ACCOUNT_NAME: 'envelopes01', STORAGE_CONNECTION_STRING: 'UseDevelopmentStorage=true' }).storage.kind).toBe('connectionString');
@@ -42,6 +54,8 @@ describe('loadConfig', () => {
     [{ UPLOAD_URL_TTL_SECONDS: '86401' }, 'UPLOAD_URL_TTL_SECONDS'],
     [{ TSA_URL: 'ftp://tsa.example' }, 'TSA_URL'],
     [{ TURNSTILE_REQUIRED: 'yes' }, 'TURNSTILE_REQUIRED'],
+    [{ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'yes' }, 'OUTBOUND_ALLOW_PRIVATE_NETWORKS'],
+    [{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'yes' }, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'],
     [{ SEAL_P12_BASE64: '' }, 'SEAL_P12_BASE64'],
     [{ STORAGE_ACCOUNT_NAME: 'Bad_Name' }, 'STORAGE_ACCOUNT_NAME'],
     [{ JWT_SECRET: '@Microsoft.KeyVault(SecretUri=https://vault.vault.azure.net/secrets/jwt-secret/)' }, 'JWT_SECRET'],

@@ -222,7 +222,12 @@ describe('text the service accepts', () => {
 describe('the OpenAPI document accepts exactly what the request schemas accept', () => {
   const document = buildOpenApiDocument();
   const validator = new OpenApiResponseValidator(document);
-  const component = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  // One object per component: the validator compiles a schema once per object (ajv's cache is by identity).
+  const components = new Map<string, Record<string, unknown>>();
+  const component = (name: string): Record<string, unknown> => {
+    if (!components.has(name)) components.set(name, { $ref: `#/components/schemas/${name}` });
+    return components.get(name)!;
+  };
   /** Messages of the rules the document states in words only. */
   const beyondJsonSchema = [/^must be at most 72 bytes in UTF-8$/, /^repeats the (e-mail address|id) of signer \d+$/, /^must equal id when both are sent$/];
 

@@ -3,8 +3,7 @@
  * OpenAPI document is generated from the same schema. Unknown fields are refused (docs/api.md#conventions).
  */
 import { z } from 'zod';
-import { requestTimestamp } from '../envelopes/schemas.js';
-import { text } from '../text.js';
+import { requestTimestamp, text } from '../text.js';
 
 /** Longest key name, characters (docs/api.md#api-keys). */
 export const MAX_API_KEY_NAME_LENGTH = 100;

@@ -10,10 +10,10 @@ import { LostRaceError, retryOnConflict } from '../retryOnConflict.js';
 import { uuidv7 } from '../ids.js';
 import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import type { EmailMessage, OutboxBatch, OutboxMessage, WebhookEventBody, WebhookEventType } from '../notifications/outbox.js';
-import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../recipients/signingLinks.js';
+import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from './signingLinks.js';
 import type { DueEntry } from '../storage/dueIndex.js';
 import { EnvelopeChangedError, recipientActionRow, type StoredEnvelope } from '../storage/envelopeRepository.js';
-import { admitEmails, type EmailAdmission, type PastQuota } from '../notifications/emailQuota.js';
+import { admitEmails, type EmailAdmission, type PastQuota } from './emailQuota.js';
 import { receivesEmail, recipientLocale, type Actor, type AuditEvent, type AuditEventType, type EnvelopeRecord, type EventActor, type LastEmail, type RecipientAction, type Signer } from './model.js';
 
 /** A webhook event whose `data.status` is the envelope's status once the whole change is applied (docs/api.md#webhooks). */
@@ -55,7 +55,7 @@ export class Change {
   private touched = false;
   /**
    * What {@link commitChange} does when this change's e-mails would pass the owner's daily quota
-   * (`notifications/emailQuota.ts`): `drop` the e-mails past it (every change, by default), or
+   * (`emailQuota.ts`): `drop` the e-mails past it (every change, by default), or
    * `refuse` the change (a request that exists to send e-mail).
    */
   private pastQuotaAnswer: PastQuota = 'drop';
@@ -223,7 +223,7 @@ export interface CommitOptions {
 /**
  * Writes a change: its due-index entries first, then the envelope, its events, action rows and outbox
  * batch in one transaction conditional on `base`'s ETag. Every e-mail of the batch is counted toward
- * the owner's daily quota before it is queued (`notifications/emailQuota.ts` `admitEmails`), with
+ * the owner's daily quota before it is queued (`emailQuota.ts` `admitEmails`), with
  * the quota row in the same transaction (conditional on that row's ETag too; when only that row
  * changed meanwhile, the e-mails are counted again with the row read anew, on the loop of
  * `../retryOnConflict.ts`). E-mails past the quota are not queued and their recipients' `lastEmail`

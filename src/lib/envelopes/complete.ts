@@ -3,72 +3,42 @@
  * completion, seal with PAdES, store the sealed PDF, then mark the envelope completed. One path for
  * every way an envelope completes: the owner's `POST .../complete` (from `draft`, or from `sent` once
  * every recipient who must act has acted, which retries a completion that failed), the last
- * recipient's action (`recipients/act.ts`) and the sweeper ({@link retryCompletion}).
+ * recipient's action (`recipients/recipientActions.ts`) and the sweeper ({@link retryCompletion}).
  *
- * Crash safety and concurrency (docs/api.md#what-completion-does step 5): the sealed blob is stored before the envelope
- * update that records it, and carries in its metadata the state it was sealed from (`envelopeversion`:
- * the envelope version it started from, and for a recipient's action also that request's nonce), its
- * hash, the original's hash, the completion time and when it was stored. The envelope becomes
- * `completed` only after that blob is stored, with an ETag-conditional write. A stored blob is
- * - reused when it was sealed from the same state (a retry after a crash, a concurrent complete);
- * - replaced (conditional on its ETag) when it was sealed from an older version, whose update can
- *   no longer succeed;
- * - otherwise another request's claim, about to commit: this one retries, until the claim's lease
- *   ({@link SEAL_LEASE_MS}, 10 s after the blob was stored or last renewed) has run out. A stored
- *   blob becomes the envelope's within milliseconds normally, so a lease that ran out means its
- *   attempt died (its process was killed) or stalls. The next attempt then takes it over: it first
- *   fences the claimer off (`EnvelopeRepository.fence` changes the envelope row's ETag, so the
- *   claimer's conditional update can never succeed, however late it comes), then replaces the blob,
- *   conditional on its ETag. A recipient whose action met a dead claim waits about 10 s, never two
- *   minutes, and no envelope records a blob that another attempt replaced.
- * An attempt renews its lease just before the update when it stored the blob over
- * {@link SEAL_REFRESH_AFTER_MS} ago (a slow request); a renewal that finds the blob replaced fails
- * the attempt, which then retries.
+ * Crash safety and concurrency (docs/api.md#what-completion-does step 5): the sealed blob is stored,
+ * as this attempt's claim, before the envelope update that records it (`sealClaim.ts`); the envelope
+ * becomes `completed` only after that, with an ETag-conditional write. The certificate's content is
+ * `certificate.ts`'s.
  */
-import { createHash } from 'node:crypto';
 import { assertVerifiedSender } from '../auth/emailVerification.js';
 import type { Services } from '../services.js';
 import type { DueKind } from '../storage/dueIndex.js';
-import { storageStatus } from '../storage/keys.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
-import { sealDocument, type CertificateRecipient, type CompletionCertificate, type FieldDrawing } from '../pdf/index.js';
-import { allActed, pendingRecipients } from '../recipients/routing.js';
-import { describeAuditTrail, languageName } from './auditSentences.js';
-import { DEFAULT_LOCALE, isSupportedLocale, translate, type Locale } from '../i18n/index.js';
+import { sealDocument, type FieldDrawing } from '../pdf/index.js';
+import { allActed, pendingRecipients } from './routing.js';
+import { completionCertificate } from './certificate.js';
 import { Change, commitChange } from './change.js';
 import { givenValues } from './fieldValues.js';
 import { checkUpload, readFrozenDocument, refreshFrozenCopy, storeFrozenCopy, type CheckedDocument, type CleanedDocument } from './freeze.js';
 import { readOwnedEnvelope } from './get.js';
 import { assertHasSigner, ifMatchSatisfied } from './lifecycle.js';
 import {
-  deliveryOf,
   envelopeETag,
   isFinal,
-  mustAct,
   ownerActor,
-  recipientLocale,
   SYSTEM_ACTOR,
   type Actor,
-  type AuditEvent,
   type EnvelopeRecord,
   type EventActor,
-  type FieldValue,
   type RecipientAction,
-  type Signer,
 } from './model.js';
+import { claimSealedBlob, readSealedMetadata, refreshSealClaim, SealContendedError, sealedFromState, type SealedBlob, type SealKey } from './sealClaim.js';
 import { mutateEnvelope, preconditionFailed } from './mutate.js';
 import { signedDocumentUrl } from './view.js';
 import { problem } from '../problems.js';
 
 /** Rounds of a completion: fewer than other changes', since each may seal the document. */
 const MAX_COMPLETE_ATTEMPTS = 8;
-/**
- * How long a stored sealed blob that is not yet the envelope's stays its attempt's claim after it was
- * stored or renewed, milliseconds; after that another attempt may fence the claimer off and take it over.
- */
-export const SEAL_LEASE_MS = 10_000;
-/** Renew the claim on a sealed blob older than this before the envelope update, milliseconds. */
-export const SEAL_REFRESH_AFTER_MS = 3_000;
 /** Due-index kind of completions to retry (docs/api.md#the-sweeper): id = envelope id. */
 export const COMPLETION_DUE_KIND: DueKind = 'completion';
 
@@ -90,24 +60,6 @@ export interface CompletionResult {
   hash: string;
   /** False when the envelope was already completed and nothing was sealed. */
   sealedNow: boolean;
-}
-
-/** The sealed blob a completion records. */
-export interface SealedBlob {
-  hash: string;
-  originalSha256: string;
-  completedAt: string;
-  etag: string;
-  /** When this attempt stored or last claimed it, milliseconds since the epoch. */
-  storedAt: number;
-}
-
-/** What identifies the state a blob is sealed from (see the module comment). */
-export interface SealKey {
-  /** The envelope version the completing request read. */
-  baseVersion: number;
-  /** A recipient's request: its nonce (its state is not stored yet); `null` for a stored state. */
-  nonce: string | null;
 }
 
 /**
@@ -225,14 +177,6 @@ export async function answerCompleted(services: Services, record: EnvelopeRecord
   return { record, hash, signedUrl, sealedNow };
 }
 
-/** Another request is sealing the same state right now (see the module comment); retry shortly. */
-export class SealContendedError extends EnvelopeChangedError {
-  constructor() {
-    super();
-    this.name = 'SealContendedError';
-  }
-}
-
 export interface SealCompletionOptions {
   services: Services;
   /** The envelope as the change read it: fenced (its ETag renewed) before a stale claim is taken over. */
@@ -261,8 +205,6 @@ export interface SealCompletionOptions {
  */
 export async function sealCompletion({ services, stored, change, actor, key, document }: SealCompletionOptions): Promise<SealedBlob> {
   const record = change.record;
-  const blob = services.storage.containers.sealed.getBlockBlobClient(record.blobName);
-  const keyText = key.nonce === null ? String(key.baseVersion) : `${key.baseVersion}:${key.nonce}`;
   // Everything a seal reads, read at once: the stored blob's metadata decides whether the rest is
   // used (a blob sealed from this state is reused, rarely: a retry after a crash).
   const [existing, original, storedEvents, storedActions] = await Promise.all([
@@ -273,10 +215,8 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
   ]);
   record.documentSha256 = original.documentSha256;
   record.pageCount = original.pageCount;
-  let sealed: SealedBlob | null = null;
-  if (existing !== null && existing.key === keyText && existing.sealed !== undefined && existing.sealed.originalSha256 === record.documentSha256) {
-    sealed = existing.sealed;
-  } else {
+  let sealed = sealedFromState(existing, key, original.documentSha256);
+  if (sealed === null) {
     const completedAt = change.at;
     const pendingByRecipient = new Map(change.actions.map((action) => [action.recipientId, action]));
     const actions = new Map(storedActions.map((action) => [action.recipientId, action]));
@@ -290,50 +230,14 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
       inflateChecked: document === undefined,
       fieldDrawings: fieldDrawings(record, actions),
       removeFormFields: replacedFormFields(record),
-      certificate: {
-        locale: record.locale ?? DEFAULT_LOCALE,
-        envelopeId: record.id,
-        documentName: record.documentName,
-        ownerEmail: record.ownerEmail ?? '',
-        ownerName: record.ownerName ?? null,
-        documentSha256: record.documentSha256!,
-        pageCount: record.pageCount!,
-        createdAt: record.createdAt,
-        sentAt: record.sentAt,
-        completedAt,
-        recipients: certificateRecipients(record, actions, events),
-        disclosure: agreedDisclosure(events),
-        events: certificateEvents(record, events),
-      },
+      certificate: completionCertificate(record, actions, events, completedAt),
       sealingP12: config.seal.p12,
       sealingPassphrase: config.seal.passphrase,
       ...(config.tsaUrl === undefined ? {} : { timestampAuthorityUrl: config.tsaUrl }),
       level: config.sealLevel,
-      allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+      allowPrivateNetworks: config.outboundAllowPrivateNetworks,
     });
-    const hash = sha256(bytes);
-    const storedAt = Date.now();
-    const { fence, ...conditions } = uploadConditions(existing, key);
-    // A stale claim: its attempt can never commit once the envelope's ETag changed.
-    if (fence) await services.envelopes.fence(stored);
-    try {
-      const response = await blob.uploadData(bytes, {
-        blobHTTPHeaders: { blobContentType: 'application/pdf' },
-        metadata: { envelopeversion: keyText, sha256: hash, originalsha256: record.documentSha256!, completedat: completedAt, storedat: String(storedAt) },
-        conditions,
-      });
-      sealed = { hash, originalSha256: record.documentSha256!, completedAt, etag: response.etag!, storedAt };
-    } catch (error) {
-      const status = storageStatus(error);
-      if (status !== 409 && status !== 412) throw error;
-      // Another attempt stored a sealed blob first: use it if it was sealed from this state.
-      const winner = await readSealedMetadata(services, record.blobName);
-      if (winner?.key === keyText && winner.sealed !== undefined && winner.sealed.originalSha256 === record.documentSha256) {
-        sealed = winner.sealed;
-      } else {
-        throw new SealContendedError();
-      }
-    }
+    sealed = await claimSealedBlob({ services, stored, blobName: record.blobName, existing, key, bytes, originalSha256: original.documentSha256, completedAt });
   }
 
   record.status = 'completed';
@@ -360,69 +264,6 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
 }
 
 /**
- * Renews the claim on the sealed blob when it was stored over {@link SEAL_REFRESH_AFTER_MS} ago (a
- * slow request), so that no other attempt takes it for a leftover while this one records it.
- * @throws SealContendedError when it was replaced meanwhile
- */
-export async function refreshSealClaim(services: Services, record: Pick<EnvelopeRecord, 'blobName'>, sealed: SealedBlob): Promise<void> {
-  if (Date.now() - sealed.storedAt < SEAL_REFRESH_AFTER_MS) return;
-  const blob = services.storage.containers.sealed.getBlockBlobClient(record.blobName);
-  const properties = await blob.getProperties();
-  const storedAt = Date.now();
-  try {
-    await blob.setMetadata({ ...properties.metadata, storedat: String(storedAt) }, { conditions: { ifMatch: sealed.etag } });
-  } catch (error) {
-    const status = storageStatus(error);
-    if (status === 412 || status === 404) throw new SealContendedError();
-    throw error;
-  }
-}
-
-/**
- * Where a new sealed blob may go, given what is stored (see the module comment); `fence`: the stored
- * blob is a stale claim of the same version, whose attempt must be fenced off first.
- */
-function uploadConditions(existing: StoredSeal | null, key: SealKey): ({ ifNoneMatch: string } | { ifMatch: string }) & { fence: boolean } {
-  if (existing === null) return { ifNoneMatch: '*', fence: false };
-  if (existing.baseVersion < key.baseVersion) return { ifMatch: existing.etag, fence: false };
-  if (existing.baseVersion > key.baseVersion) throw new EnvelopeChangedError();
-  if (Date.now() - existing.storedAt > SEAL_LEASE_MS) return { ifMatch: existing.etag, fence: true };
-  throw new SealContendedError();
-}
-
-interface StoredSeal {
-  etag: string;
-  key: string;
-  baseVersion: number;
-  storedAt: number;
-  /** What the blob holds, when its metadata is complete. */
-  sealed: SealedBlob | undefined;
-}
-
-/** The stored sealed blob's ETag, key and content; `null` when absent. */
-async function readSealedMetadata(services: Services, blobName: string): Promise<StoredSeal | null> {
-  try {
-    const properties = await services.storage.containers.sealed.getBlockBlobClient(blobName).getProperties();
-    const metadata = properties.metadata ?? {};
-    const key = metadata.envelopeversion ?? '';
-    const storedAt = Number(metadata.storedat ?? properties.lastModified?.getTime() ?? 0);
-    const complete = metadata.sha256 && metadata.originalsha256 && metadata.completedat;
-    return {
-      etag: properties.etag!,
-      key,
-      baseVersion: Number.parseInt(key, 10) || 0,
-      storedAt,
-      sealed: complete
-        ? { hash: metadata.sha256!, originalSha256: metadata.originalsha256!, completedAt: metadata.completedat!, etag: properties.etag!, storedAt }
-        : undefined,
-    };
-  } catch (error) {
-    if (storageStatus(error) === 404) return null;
-    throw error;
-  }
-}
-
-/**
  * The recipients' field values to draw (docs/api.md#what-completion-does step 2): every {@link givenValues given value} in
  * its field's rectangle, over the page as the signers saw it: a text tag's text is covered in the
  * frozen copy already (docs/api.md#fields-from-the-document), so nothing is painted under a value.
@@ -439,142 +280,4 @@ export function fieldDrawings(record: Pick<EnvelopeRecord, 'fields' | 'signers'>
 /** The document's form fields that became envelope fields (docs/api.md#fields-from-the-document): removed at sealing, their values drawn in their place. */
 export function replacedFormFields(record: Pick<EnvelopeRecord, 'fields'>): string[] {
   return [...new Set(record.fields.flatMap((field) => (field.source === 'formField' && field.formFieldName !== undefined ? [field.formFieldName] : [])))];
-}
-
-/** Longest user agent the certificate prints, characters (the rest is cut, ending in `…`). */
-const CERTIFICATE_USER_AGENT_LENGTH = 200;
-
-/** The consent an acting event recorded, as `{text, version}`, else `null` (events recorded before consent was). */
-function recordedConsent(event: AuditEvent): { text: string; version: string } | null {
-  const consent = event.details.consent as { text?: unknown; version?: unknown } | undefined;
-  return typeof consent?.text === 'string' && typeof consent.version === 'string' ? { text: consent.text, version: consent.version } : null;
-}
-
-const ACTING_EVENTS = new Set(['recipient.signed', 'recipient.approved', 'recipient.viewed']);
-
-/** The disclosure of the newest consent in the trail (the one text printed on the certificate), or `null`. */
-function agreedDisclosure(events: AuditEvent[]): { text: string; version: string } | null {
-  for (const event of [...events].reverse()) {
-    const consent = ACTING_EVENTS.has(event.type) ? recordedConsent(event) : null;
-    if (consent !== null) return consent;
-  }
-  return null;
-}
-
-/** The audit trail as the certificate prints it: a sentence per event, with its type, time and IP. */
-function certificateEvents(record: EnvelopeRecord, events: AuditEvent[]): CompletionCertificate['events'] {
-  const sentences = describeAuditTrail(
-    events.map((event) => ({ ...event, actorEmail: eventActorEmail(record, event) })),
-    { ownerId: record.ownerId, ownerEmail: record.ownerEmail, recipients: record.signers },
-    record.locale ?? DEFAULT_LOCALE,
-  );
-  return events.map((event, index) => ({ sequence: event.sequence, type: event.type, at: event.at, sentence: sentences[index]!, ip: event.ip }));
-}
-
-/** A user agent as the certificate prints it: at most {@link CERTIFICATE_USER_AGENT_LENGTH} characters. */
-function reportedUserAgent(userAgent: string | null): string | null {
-  if (userAgent === null) return null;
-  const characters = Array.from(userAgent);
-  return characters.length <= CERTIFICATE_USER_AGENT_LENGTH ? userAgent : `${characters.slice(0, CERTIFICATE_USER_AGENT_LENGTH - 1).join('')}…`;
-}
-
-/** Each recipient's block on the certificate (docs/api.md#evidence, docs/api.md#consent-to-electronic-signatures). */
-function certificateRecipients(record: EnvelopeRecord, actions: Map<string, RecipientAction>, events: AuditEvent[]): CertificateRecipient[] {
-  return record.signers.map((signer) => {
-    const action = actions.get(signer.id);
-    const acted = events.find((event) => ACTING_EVENTS.has(event.type) && event.details.recipientId === signer.id);
-    const consent = acted === undefined ? null : recordedConsent(acted);
-    return {
-      id: signer.id,
-      name: signer.name,
-      email: signer.email,
-      role: signer.role,
-      routingOrder: signer.routingOrder,
-      status: signer.status,
-      actedAt: signer.actedAt,
-      ip: action?.ip ?? null,
-      userAgent: reportedUserAgent(action?.userAgent ?? null),
-      consent: acted === undefined || consent === null ? null : { at: acted.at, version: consent.version },
-      identification: mustAct(signer) && signer.invitedAt !== null ? recipientIdentification(record, signer, events) : null,
-      language: mustAct(signer) && signer.invitedAt !== null ? shownLanguage(record, signer, events) : null,
-      signature: signer.role === 'signer' ? (action?.signature ?? null) : null,
-    };
-  });
-}
-
-/** The recipient's own events that record how it came: each names the credential it used. */
-const CREDENTIAL_EVENTS = new Set([
-  'recipient.opened',
-  'recipient.authenticated',
-  'recipient.authentication_failed',
-  'recipient.signed',
-  'recipient.approved',
-  'recipient.viewed',
-  'recipient.declined',
-  'recipient.reassigned',
-]);
-
-/**
- * How the recipient was identified ([Evidence](../../../docs/api.md#evidence)), in the certificate's
- * language: every proof its own events record, joined by the catalogue's `identification.separator`
- * (`; `; catalogue `certificate`, keys `identification.*`). First the credentials it used (`credential`
- * of its events: the signing link e-mailed to it, an embedded view the owner created), then the access
- * code or one-time code (and its channel) it entered right. For events recorded before they named
- * their credential: an embedded recipient had only views, a recipient with no view created only its
- * link; else the line says that which of the two is not recorded. A recipient who never came:
- * `identification.none`.
- * @returns the line, e.g. `Signing link e-mailed to ada@example.com; Access code`
- */
-export function recipientIdentification(record: Pick<EnvelopeRecord, 'locale'>, signer: Signer, events: readonly AuditEvent[]): string {
-  const locale = record.locale ?? DEFAULT_LOCALE;
-  const t = (key: string, values?: Record<string, string>) => translate(locale, 'certificate', key, values);
-  const own = events.filter((event) => event.actorId === signer.id && CREDENTIAL_EVENTS.has(event.type) && event.details.recipientId === signer.id);
-  if (own.length === 0) return t('identification.none');
-  const credentials = new Set<string>();
-  let unrecorded = false;
-  for (const event of own) {
-    const credential = event.details.credential;
-    if (credential === 'signingLink' || credential === 'embeddedView') credentials.add(credential);
-    else unrecorded = true;
-  }
-  const embedded = deliveryOf(signer) === 'embedded';
-  if (unrecorded) {
-    const viewCreated = events.some((event) => event.type === 'recipient.view_created' && event.details.recipientId === signer.id);
-    if (embedded) credentials.add('embeddedView');
-    else if (!viewCreated) credentials.add('signingLink');
-    else if (credentials.size < 2) credentials.add('unrecorded');
-  }
-  const proofs: string[] = [];
-  // An embedded recipient's link is never e-mailed (its views are its only way in), so it cannot have used one.
-  if (credentials.has('signingLink') && !embedded) proofs.push(t('identification.link', { email: signer.email }));
-  if (credentials.has('embeddedView')) proofs.push(t('identification.view'));
-  if (credentials.has('unrecorded') && !credentials.has('signingLink') && !credentials.has('embeddedView')) {
-    proofs.push(t('identification.linkOrView', { email: signer.email }));
-  }
-  const passed = own.filter((event) => event.type === 'recipient.authenticated');
-  if (passed.some((event) => event.details.method === 'accessCode')) proofs.push(t('identification.accessCode'));
-  // One-time codes go by e-mail; events recorded before they named the channel are e-mail ones too.
-  if (passed.some((event) => event.details.method === 'emailOtp')) proofs.push(t('identification.oneTimeCodeEmail', { email: signer.email }));
-  return proofs.length === 0 ? t('identification.none') : proofs.join(t('identification.separator'));
-}
-
-/**
- * The language the service showed the recipient ([Languages](../../../docs/api.md#languages)), by its
- * name in the certificate's language and its tag (`German (de)`): the `locale` its newest event
- * records, else (events recorded before they did) its own locale, else the envelope's.
- */
-export function shownLanguage(record: Pick<EnvelopeRecord, 'locale'>, signer: Signer, events: readonly AuditEvent[]): string {
-  const recorded = [...events].reverse().find((event) => event.actorId === signer.id && CREDENTIAL_EVENTS.has(event.type) && isSupportedLocale(event.details.locale));
-  const tag = recorded === undefined ? recipientLocale(record, signer) : (recorded.details.locale as Locale);
-  return languageName(record.locale ?? DEFAULT_LOCALE, tag);
-}
-
-/** The actor of an event by e-mail: recorded since recipients act; for events of older versions, the owner's. */
-function eventActorEmail(record: EnvelopeRecord, event: AuditEvent): string | null {
-  if (event.actorEmail !== null) return event.actorEmail;
-  return event.actorId === record.ownerId ? record.ownerEmail : null;
-}
-
-function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }

@@ -2,7 +2,7 @@
  * The rules of a field's value beyond its type (number bounds, dropdown options, text length and
  * pattern) and the owner's prefilled values (`value`, `readOnly`), shared by the field schemas
  * (envelope and template fields: the owner's prefilled value must obey them) and by the recipient's
- * complete request (`recipients/act.ts`), so that both judge a value the same way.
+ * complete request (`recipients/recipientActions.ts`), so that both judge a value the same way.
  *
  * Patterns are run by RE2 (`patternEngine.ts`), a linear-time engine: a user's pattern never reaches
  * JavaScript's backtracking `RegExp`, so `(a+)+$` on a long value costs linear time, not exponential.

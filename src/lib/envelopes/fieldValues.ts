@@ -5,7 +5,7 @@
  * one stored before such values were refused; the owner's prefilled value
  * when the signer sent none (a default), and a read-only prefilled value always, even before its
  * recipient signs. Empty optional text carries nothing. The seal draws these (`complete.ts`), and the signing page shows later recipients the
- * values given before them (`recipients/view.ts`), so that what a signer sees is what gets sealed.
+ * values given before them (`recipients/recipientView.ts`), so that what a signer sees is what gets sealed.
  */
 import { SERVICE_FILLED_TYPES } from './fieldRules.js';
 import type { EnvelopeRecord, Field, FieldValue, RecipientAction, Signer } from './model.js';

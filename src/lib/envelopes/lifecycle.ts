@@ -7,8 +7,8 @@ import type { Config } from '../config.js';
 import { AppError, type FieldError } from '../errors.js';
 import { isUuid, uuidv7 } from '../ids.js';
 import { DEFAULT_LOCALE } from '../i18n/locales.js';
-import { routeAtSend, EXPIRY_DUE_KIND } from '../recipients/routing.js';
-import { nextAuthentication, type PreparedAuthentication } from '../recipients/authenticationSettings.js';
+import { routeAtSend, EXPIRY_DUE_KIND } from './routing.js';
+import { nextAuthentication, type PreparedAuthentication } from './authenticationSettings.js';
 import { Change } from './change.js';
 import {
   deliveryOf,

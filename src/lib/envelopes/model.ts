@@ -229,16 +229,8 @@ export interface EnvelopeRecord {
 }
 
 /** A recipient as responses show it (docs/api.md#the-envelope). */
-export interface SignerView {
-  id: string;
+export interface SignerView extends Pick<Signer, 'id' | 'email' | 'name' | 'role' | 'routingOrder' | 'status' | 'actedAt' | 'declineReason'> {
   recipientId: string;
-  email: string;
-  name: string;
-  role: SignerRole;
-  routingOrder: number;
-  status: RecipientStatus;
-  actedAt: string | null;
-  declineReason: string | null;
   lastEmail: { type: LastEmail['type']; status: LastEmail['status']; at: string; reason?: 'quota' } | null;
   /** How the recipient authenticates (docs/api.md#signer-authentication): the method only, never a code. */
   authentication: { method: 'none' | SignerAuthentication['method'] };

@@ -3,9 +3,9 @@
  * are refused, so a client can never set `ownerId`, `hash`, `createdAt`, ... (mass assignment).
  */
 import { z } from 'zod';
-import { acceptableCharacterPattern, acceptableText, characters, emailAddress, text, trimmedText } from '../text.js';
+import { acceptableCharacterPattern, acceptableText, characters, emailAddress, requestTimestamp, text, trimmedText } from '../text.js';
 import { DELIVERIES, ENVELOPE_STATUSES, FIELD_SOURCES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
-import { authenticationInput } from '../recipients/authenticationSettings.js';
+import { authenticationInput } from './authenticationSettings.js';
 import { fieldRuleProblems, MAX_DROPDOWN_OPTION, MAX_DROPDOWN_OPTIONS, MAX_PATTERN, MAX_TEXT_LENGTH, type FieldRules } from './fieldRules.js';
 import { envelopeLocaleInput, recipientLocaleInput } from '../i18n/schema.js';
 
@@ -294,11 +294,6 @@ const fieldList = z
     });
   })
   .meta({ description: `Replaces the whole list: at most ${MAX_FIELDS}, ids unique.` });
-
-/** A timestamp in a request: ISO 8601 with a time zone, stored as UTC with milliseconds. */
-export const requestTimestamp = z.iso
-  .datetime({ offset: true, error: 'must be an ISO 8601 date and time with a time zone (2026-12-31T23:59:59.000Z)' })
-  .transform((value) => new Date(value).toISOString());
 
 export const updateEnvelopeRequest = z.strictObject({
   signers: signerList.optional(),

@@ -28,7 +28,7 @@
 import type { FieldError } from '../errors.js';
 import { detectDocumentFields, type FoundFormField, type FoundTextTag, type Rectangle } from '../pdf/index.js';
 import { MIN_TAG_HEIGHT } from '../pdf/detectFields.js';
-import { FIELD_TYPES } from './model.js';
+import { FIELD_TYPES, type Field } from './model.js';
 import { MAX_FIELD_LABEL, MAX_FIELDS } from './schemas.js';
 import { problem } from '../problems.js';
 
@@ -49,22 +49,10 @@ export const MAX_DROPDOWN_OPTIONS = 50;
 export const MAX_DROPDOWN_OPTION_LENGTH = 100;
 
 /** A field found in the document, before it is given an id: who fills it is the caller's answer. */
-export interface DetectedField<Assignee> {
+export interface DetectedField<Assignee> extends Pick<Field, 'page' | 'x' | 'y' | 'width' | 'height' | 'required' | 'label' | 'options' | 'formFieldName'> {
   assignee: Assignee;
   type: string;
-  /** 1-based page. */
-  page: number;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  required: boolean;
-  label: string | null;
-  /** A `dropdown`'s options. */
-  options?: string[];
   source: 'textTag' | 'formField';
-  /** With `source: 'formField'`: the form field's fully qualified name. */
-  formFieldName?: string;
 }
 
 /** What detection found: the fields in page order, and how many came from tags and from the form. */

@@ -5,14 +5,14 @@
  */
 import { assertVerifiedSender } from '../auth/emailVerification.js';
 import type { Services } from '../services.js';
-import { emailQuotaCharge } from '../notifications/emailQuota.js';
+import { emailQuotaCharge } from './emailQuota.js';
 import { commitChange } from './change.js';
 import { freezeDocument, refreshFrozenCopy } from './freeze.js';
 import { mutateEnvelope, preconditionFailed } from './mutate.js';
 import { applySend, applyVoid, ifMatchSatisfied, planUpdate, validationFailed } from './lifecycle.js';
 import { envelopeETag, type Actor, type EnvelopeRecord } from './model.js';
 import type { UpdateEnvelopeRequest } from './schemas.js';
-import { prepareAuthentication } from '../recipients/authenticationSettings.js';
+import { prepareAuthentication } from './authenticationSettings.js';
 
 export interface UpdateEnvelopeOptions {
   services: Services;

@@ -7,7 +7,7 @@ import type { HttpRequest } from '@azure/functions';
 import type { Actor } from '../envelopes/model.js';
 import { getServices } from '../services.js';
 import { authenticate, type AuthenticateOptions } from './bearer.js';
-import { assertAuthenticated, assertNotLocked } from '../recipients/authenticationSettings.js';
+import { assertAuthenticated, assertNotLocked } from '../envelopes/authenticationSettings.js';
 import type { SigningCaller } from '../recipients/signingCaller.js';
 import type { SigningAuthentication } from './register.js';
 import { authenticateSigningToken } from './signingToken.js';

@@ -43,7 +43,7 @@ export interface EmailMessage {
   declinedBy: string | null;
   /**
    * The salt of the recipient's signing link, for e-mails that carry the link (invitation, reminder,
-   * a recipient's completed e-mail); the sender derives the token (`recipients/signingLinks.ts`) and
+   * a recipient's completed e-mail); the sender derives the token (`envelopes/signingLinks.ts`) and
    * records the link before sending. `null` for e-mails without a link.
    */
   linkSalt: string | null;

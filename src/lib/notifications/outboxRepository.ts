@@ -14,7 +14,7 @@
  * Lifecycle: {@link OutboxStore.prepare} before the transaction (records a due-index entry one minute
  * ahead) and returns the row to add to the transaction; {@link OutboxStore.dispatch} after it commits
  * (one queue message per message). The due entry stays until every message of the batch has a final
- * state: the sweeper (`sweep.ts` `redispatchDueOutbox`) dispatches a batch this process died before
+ * state: the sweeper (`sweeper/sweep.ts` `redispatchDueOutbox`) dispatches a batch this process died before
  * dispatching, re-dispatches ({@link OutboxStore.redispatch}) each message stuck in `sending` past its
  * claim (its sender died, or its message reached the poison queue before its state could be
  * written), and looks again a minute later while any message is still on its way.

@@ -27,16 +27,14 @@
  */
 import { verificationLinkFor } from '../auth/emailVerification.js';
 import { recordEmailOutcome } from '../recipients/lastEmail.js';
-import { signingLinkKey, signingToken, signingUrl, tokenSha256 } from '../recipients/signingLinks.js';
+import { signingLinkKey, signingToken, signingUrl, tokenSha256 } from '../envelopes/signingLinks.js';
 import type { Services } from '../services.js';
 import { renderEmail } from './emailMessages.js';
 import { oneTimeCode } from '../recipients/oneTimeCodes.js';
 import type { EmailMessage } from './outbox.js';
 import { OUTBOX_CLAIM_SECONDS, type OutboxPointer } from './outboxRepository.js';
 import type { EmailTransport } from './transport.js';
-import { MAX_DEQUEUE_COUNT } from '../triggers/register.js';
-
-export { MAX_DEQUEUE_COUNT };
+import { MAX_DEQUEUE_COUNT } from '../storage/queues.js';
 
 /** Tries at recording an accepted e-mail `sent` (with pauses of 1, 2, 4... s between them) before giving up. */
 export const RECORD_ACCEPTANCE_ATTEMPTS = 5;

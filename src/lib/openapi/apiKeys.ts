@@ -8,11 +8,9 @@ import { z } from 'zod';
 import { createApiKeyRequest } from '../auth/apiKeySchemas.js';
 import { MAX_API_KEY_LIFETIME_DAYS, MAX_API_KEYS_PER_USER, type ApiKeyView, type CreatedApiKeyView } from '../auth/apiKeys.js';
 import { API_KEY_CACHE_MS, LAST_USED_INTERVAL_MS } from '../storage/apiKeyRepository.js';
-import { cacheControlNoStore, internalError, jsonBodyTooLarge, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
-import { problemResponses, type ProblemExample } from './responses.js';
+import { cacheControlNoStore, deleteOperation, internalError, jsonBodyTooLarge, jsonRequestBody, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { problemResponses, timestamp, type ProblemExample } from './responses.js';
 import { matches, type Matches } from './ties.js';
-
-const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
 
 export const apiKeyResponse = z
   .strictObject({
@@ -85,18 +83,12 @@ const operations: Operation[] = [
     description: `A key a server sends as \`Authorization: Bearer esk_...\` wherever the owner's access token is accepted, acting as the owner (except on these three endpoints). The key is in this answer only, never again: the service keeps its SHA-256 alone. At most ${MAX_API_KEYS_PER_USER} keys per user. Needs the owner's access token (from Login): an API key gets 403.`,
     security: jwtOnly,
     request: {
-      body: {
-        required: true,
-        content: {
-          [json]: {
-            schema: createBody,
-            examples: {
-              expiring: { summary: 'Expires in a year', value: { name: 'CRM integration', expiresAt: '2027-11-22T00:00:00.000Z' } },
-              lasting: { summary: 'Never expires', value: { name: 'Nightly export' } },
-            },
-          },
+      body: jsonRequestBody(createBody, {
+        examples: {
+          expiring: { summary: 'Expires in a year', value: { name: 'CRM integration', expiresAt: '2027-11-22T00:00:00.000Z' } },
+          lasting: { summary: 'Never expires', value: { name: 'Nightly export' } },
         },
-      },
+      }),
     },
     responses: {
       201: {
@@ -134,9 +126,8 @@ const operations: Operation[] = [
       500: internalError,
     },
   },
-  {
+  deleteOperation({
     operationId: 'DeleteApiKey',
-    method: 'delete',
     path: '/apikeys/{id}',
     tags: ['API keys'],
     summary: 'Delete an API key',
@@ -145,16 +136,10 @@ const operations: Operation[] = [
     request: {
       params: z.object({ id: z.string().meta({ description: 'The key\'s id. Another user\'s key is answered 404, exactly as a missing one.', examples: [ids.key] }) }),
     },
-    responses: {
-      204: { description: 'Deleted.' },
-      401: unauthorized,
-      403: jwtRequired,
-      404: problem(404, 'No key with this id, or another user\'s (the same answer).', ['apikey-not-found']),
-      409: problem(409, 'Concurrent requests kept changing the caller\'s keys (`apikeys-contended`); retry.', ['apikeys-contended']),
-      503: storageUnavailable,
-      500: internalError,
-    },
-  },
+    notFound: problem(404, 'No key with this id, or another user\'s (the same answer).', ['apikey-not-found']),
+    contended: problem(409, 'Concurrent requests kept changing the caller\'s keys (`apikeys-contended`); retry.', ['apikeys-contended']),
+    responses: { 403: jwtRequired },
+  }),
 ];
 
 /** Registers the API key endpoints under `paths`. */

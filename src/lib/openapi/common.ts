@@ -9,7 +9,7 @@
  * they are wherever their description fits. The recipient's operations (signing token) share
  * {@link jsonBodyProblems} and the 413, 415, 500 and 503 responses.
  */
-import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { ResponseConfig, RouteConfig, ZodMediaTypeObject, ZodRequestBody } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { problemResponses, type ProblemExample } from './responses.js';
 
@@ -103,4 +103,38 @@ export const ifMatch = z.object({
  */
 export function cacheControlNoStore(reason?: string): { description: string; required: true; schema: { type: 'string'; const: 'no-store' } } {
   return { description: reason === undefined ? '`no-store`.' : `\`no-store\`: ${reason}.`, required: true, schema: { type: 'string', const: 'no-store' } };
+}
+
+/**
+ * The required `application/json` body of an operation's request (OpenAPI 3.1 §4.8.13, Request Body
+ * Object): its schema and either one `example` or named `examples` (OpenAPI 3.1 §4.8.14, Media Type Object).
+ * @param schema the zod schema the handler parses the body with
+ * @param samples `{ example }` or `{ examples: { name: { summary, value } } }`
+ */
+export function jsonRequestBody(schema: ZodMediaTypeObject['schema'], samples: Pick<ZodMediaTypeObject, 'example' | 'examples'>): ZodRequestBody {
+  return { required: true, content: { 'application/json': { schema, ...samples } } };
+}
+
+/** What {@link deleteOperation} takes: the operation without its method, and the two answers that differ by resource. */
+export type DeleteOperation = Omit<Operation, 'method' | 'responses'> & {
+  /** 404: no such resource, or another owner's (the same answer). */
+  notFound: ResponseConfig;
+  /** 409: concurrent requests kept changing it; retry. */
+  contended: ResponseConfig;
+  /** Further answers of this operation (403 of an endpoint that needs the owner's access token). */
+  responses?: Operation['responses'];
+};
+
+/**
+ * The DELETE of an owner's API key, template or webhook: 204 with no body once deleted, 401 from the
+ * bearer guard, 404 for a missing or another owner's resource, 409 when concurrent requests kept
+ * changing it, 503 and 500 (docs/api.md#conventions).
+ */
+export function deleteOperation({ operationId, notFound, contended, responses, ...operation }: DeleteOperation): Operation {
+  return {
+    operationId,
+    method: 'delete',
+    ...operation,
+    responses: { 204: { description: 'Deleted.' }, 401: unauthorized, 404: notFound, 409: contended, 503: storageUnavailable, 500: internalError, ...responses },
+  };
 }

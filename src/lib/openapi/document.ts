@@ -29,7 +29,7 @@ import {
   uploadTicketResponse,
   type ProblemExample,
 } from './responses.js';
-import { cacheControlNoStore, documentProblems, ifMatch, internalError, jsonBodyTooLarge, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { cacheControlNoStore, documentProblems, ifMatch, internalError, jsonBodyTooLarge, jsonRequestBody, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { registerWebhookOperations } from './webhooks.js';
 import { registerApiKeyOperations } from './apiKeys.js';
 import { registerDetectionOperations } from './detection.js';
@@ -251,10 +251,7 @@ const operations: Operation[] = [
       'The invitation code is checked first: an invalid, expired or used-up code gives 403 and reveals nothing else. An address already registered gives 409 and does not consume the code. With a Turnstile secret configured, `turnstileToken` is verified.',
     security: [],
     request: {
-      body: {
-        required: true,
-        content: { [json]: { schema: registerBody, example: { email: 'ada@example.com', password: 'correct horse battery', invitationCode: 'inv_q3Xx7bqfVbQ1bG9m0hTQwZ8kL2pN4sRt', name: 'Ada Lovelace' } } },
-      },
+      body: jsonRequestBody(registerBody, { example: { email: 'ada@example.com', password: 'correct horse battery', invitationCode: 'inv_q3Xx7bqfVbQ1bG9m0hTQwZ8kL2pN4sRt', name: 'Ada Lovelace' } }),
     },
     responses: {
       201: {
@@ -280,7 +277,7 @@ const operations: Operation[] = [
     description:
       'An unknown address and a wrong password give the same 401. After 5 failures for one account within 15 minutes of its first failure, further attempts get 429 until the window closes.',
     security: [],
-    request: { body: { required: true, content: { [json]: { schema: loginBody, example: { email: 'ada@example.com', password: 'correct horse battery' } } } } },
+    request: { body: jsonRequestBody(loginBody, { example: { email: 'ada@example.com', password: 'correct horse battery' } }) },
     responses: {
       200: {
         description: 'An access token (JWT) and the user.',
@@ -311,7 +308,7 @@ const operations: Operation[] = [
     description:
       'Register (and `POST /api/ResendVerification`) e-mails a link `<PUBLIC_BASE_URL>/api/verify-email#<token>`, valid 48 hours; its page posts the token here. Verifying twice is harmless. While the service requires verified senders (`REQUIRE_EMAIL_VERIFICATION`, on by default), an unverified owner may create and edit drafts but not send or complete them.',
     security: [],
-    request: { body: { required: true, content: { [json]: { schema: verifyEmailBody, example: { token: 'YWRhQGV4YW1wbGUuY29t.1796210130.3Xq7bqfVbQ1bG9m0hTQwZ8kL2pN4sRtq3Xx7bqfVbQ1' } } } } },
+    request: { body: jsonRequestBody(verifyEmailBody, { example: { token: 'YWRhQGV4YW1wbGUuY29t.1796210130.3Xq7bqfVbQ1bG9m0hTQwZ8kL2pN4sRtq3Xx7bqfVbQ1' } }) },
     responses: {
       200: {
         description: 'The address is verified.',
@@ -354,7 +351,7 @@ const operations: Operation[] = [
     description:
       'Creates the envelope in `draft` with no signers. Then send the file straight to Blob storage: `PUT <uploadUrl>` with the PDF as body and the headers `x-ms-blob-type: BlockBlob` and `Content-Type: application/pdf` (Blob storage answers 201; browsers may do this, CORS allows it from `ALLOWED_ORIGINS`). The document is checked when it is used (send, complete).',
     security: bearer,
-    request: { body: { required: true, content: { [json]: { schema: uploadBody, example: { filename: 'contract.pdf', mimetype: 'application/pdf' } } } } },
+    request: { body: jsonRequestBody(uploadBody, { example: { filename: 'contract.pdf', mimetype: 'application/pdf' } }) },
     responses: {
       201: {
         description: 'The draft envelope exists; upload its document to `uploadUrl`.',
@@ -441,19 +438,13 @@ const operations: Operation[] = [
     request: {
       params: envelopeIdParam,
       headers: ifMatch,
-      body: {
-        required: true,
-        content: {
-          [json]: {
-            schema: updateBody,
-            examples: {
-              signers: { summary: 'Name the signers', value: { signers: [{ email: 'bob@example.com', name: 'Bob Builder', role: 'signer' }] } },
-              send: { summary: 'Send the envelope', value: { status: 'sent' } },
-              keep: { summary: 'Keep a signer, add another', value: { signers: [{ id: ids.signer, email: 'bob@example.com', name: 'Bob Builder' }, { email: 'carol@example.com', name: 'Carol', role: 'cc' }] } },
-            },
-          },
+      body: jsonRequestBody(updateBody, {
+        examples: {
+          signers: { summary: 'Name the signers', value: { signers: [{ email: 'bob@example.com', name: 'Bob Builder', role: 'signer' }] } },
+          send: { summary: 'Send the envelope', value: { status: 'sent' } },
+          keep: { summary: 'Keep a signer, add another', value: { signers: [{ id: ids.signer, email: 'bob@example.com', name: 'Bob Builder' }, { email: 'carol@example.com', name: 'Carol', role: 'cc' }] } },
         },
-      },
+      }),
     },
     responses: {
       200: {

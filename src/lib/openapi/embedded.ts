@@ -6,8 +6,8 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { reassignSigningRequest } from '../recipients/reassign.js';
-import { createViewRequest, MAX_FRAME_ANCESTORS, type CreatedView } from '../recipients/views.js';
-import { cacheControlNoStore, internalError, jsonBodyProblems, jsonBodyTooLarge, notJson, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { createViewRequest, MAX_FRAME_ANCESTORS, type CreatedView } from '../recipients/embeddedViews.js';
+import { cacheControlNoStore, internalError, jsonBodyProblems, jsonBodyTooLarge, jsonRequestBody, notJson, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { recipientNotFound, recipientParams, recipientViewResponse, SIGNING_AUTH, viewExample } from './recipients.js';
 import { actionAuthenticationAnswers } from './signerAuthentication.js';
 import { problemResponses, type ProblemExample } from './responses.js';
@@ -139,10 +139,7 @@ function operations(bearerAuth: string): Operation[] {
         'Records `recipient.reassigned` `{recipientId, newRecipientId, email, reason}`, then `recipient.invited`; webhook `recipient.reassigned`. Checks run in this order: token (401), a link locked by wrong codes (423), a recipient that has not entered its code (403 `authentication-required`), role and setting (403), envelope status, already acted, turn (409), body (400), new address already a recipient, envelope already at 100 recipients (409).',
       security: [{ [SIGNING_AUTH]: [] }],
       request: {
-        body: {
-          required: true,
-          content: { 'application/json': { schema: reassignSigningRequest, example: { email: 'carol@example.com', name: 'Carol Jones', reason: 'Carol signs contracts for our company.' } } },
-        },
+        body: jsonRequestBody(reassignSigningRequest, { example: { email: 'carol@example.com', name: 'Carol Jones', reason: 'Carol signs contracts for our company.' } }),
       },
       responses: {
         200: {

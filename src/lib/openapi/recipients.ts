@@ -8,8 +8,8 @@ import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { DELIVERIES, ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from '../envelopes/model.js';
 import { completeSigningRequest, declineSigningRequest, signatureValue } from '../recipients/schemas.js';
-import type { RecipientView } from '../recipients/view.js';
-import { cacheControlNoStore, internalError, jsonBodyProblems, notJson, ownedIdParam, storageUnavailable, unauthorized, type Operation } from './common.js';
+import type { RecipientView } from '../recipients/recipientView.js';
+import { cacheControlNoStore, internalError, jsonBodyProblems, jsonRequestBody, notJson, ownedIdParam, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { fieldResponse, problemResponses, recipientStatus, signerResponse, type ProblemExample } from './responses.js';
 import { actionAuthenticationAnswers, restrictedViewResponse, signerAuthenticationOperations, verifiedAuthentication } from './signerAuthentication.js';
 import { matches, type Matches } from './ties.js';
@@ -199,18 +199,12 @@ function operations(bearerAuth: string): Operation[] {
       description: `A signer sends \`consent: true\` and a value for each of its required fields (and may adopt a signature for the certificate); an approver or viewer sends \`consent: true\` alone. When this was the last recipient who must act, the envelope completes in this request: the answer shows \`completed\` and a \`signedUrl\`. If sealing fails (a timestamp authority that is down), the action stays recorded, the answer is still 200 with the envelope \`sent\`, and the completion is retried later. ${checkOrder}`,
       security: signing,
       request: {
-        body: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: completeSigningRequest,
-              examples: {
-                sign: { summary: 'A signer signs', value: { consent: true, values: [{ fieldId: ids.field, value: { typed: 'Bob Builder' } }] } },
-                approve: { summary: 'An approver or viewer', value: { consent: true } },
-              },
-            },
+        body: jsonRequestBody(completeSigningRequest, {
+          examples: {
+            sign: { summary: 'A signer signs', value: { consent: true, values: [{ fieldId: ids.field, value: { typed: 'Bob Builder' } }] } },
+            approve: { summary: 'An approver or viewer', value: { consent: true } },
           },
-        },
+        }),
       },
       responses: {
         200: viewOk('The action is recorded; the envelope as this recipient now sees it.'),
@@ -230,7 +224,7 @@ function operations(bearerAuth: string): Operation[] {
       summary: 'Decline to sign or approve',
       description: `A signer or approver declines with a reason: the envelope becomes \`declined\` and its owner is told. ${checkOrder}`,
       security: signing,
-      request: { body: { required: true, content: { 'application/json': { schema: declineSigningRequest, example: { reason: 'The start date is wrong.' } } } } },
+      request: { body: jsonRequestBody(declineSigningRequest, { example: { reason: 'The start date is wrong.' } }) },
       responses: {
         200: viewOk('The envelope is declined.'),
         ...bodyErrors('`reason` is missing, empty or over 1000 characters (`validation-failed`), or the body is not JSON (`malformed-json`).'),

@@ -33,9 +33,9 @@ import { REMOVED_KINDS } from '../pdf/index.js';
 import { matches, type Matches } from './ties.js';
 
 /** ISO 8601 UTC with milliseconds (docs/api.md#conventions). */
-const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
+export const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
 /** UUID version 7 (RFC 9562 §5.7): envelope and user identifiers (docs/api.md#conventions). */
-const uuidV7 = z.uuid({ version: 'v7' }).meta({ description: 'UUID version 7 (time-ordered).' });
+export const uuidV7 = z.uuid({ version: 'v7' }).meta({ description: 'UUID version 7 (time-ordered).' });
 /** Lower-case hex SHA-256. */
 const sha256Hex = z
   .string()

@@ -5,8 +5,8 @@
  */
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { authenticateRequest, MAX_ATTEMPTS, MAX_OTPS, OTP_COOLDOWN_SECONDS, OTP_TTL_SECONDS } from '../recipients/authenticationSettings.js';
-import { cacheControlNoStore, jsonBodyProblems, jsonBodyTooLarge, notJson, type Operation } from './common.js';
+import { authenticateRequest, MAX_ATTEMPTS, MAX_OTPS, OTP_COOLDOWN_SECONDS, OTP_TTL_SECONDS } from '../envelopes/authenticationSettings.js';
+import { cacheControlNoStore, jsonBodyProblems, jsonBodyTooLarge, jsonRequestBody, notJson, type Operation } from './common.js';
 import { problemResponses } from './responses.js';
 
 const method = z.enum(['accessCode', 'emailOtp']);
@@ -86,7 +86,7 @@ export function signerAuthenticationOperations(
       summary: 'Enter the access code or the one-time code',
       description: `A right code: the signing link counts as authenticated for \`SIGNING_AUTH_TTL_SECONDS\` (default 3600), after which the code is asked again; \`attemptsLeft\` goes back to ${MAX_ATTEMPTS}; a one-time code is used up. The answer is the full view (the first one marks the recipient \`opened\`). A wrong code: 403 with \`attemptsLeft\`; the ${MAX_ATTEMPTS}th wrong code in a row answers 423 and locks the link until the sender resends. Every attempt is in the audit trail (\`recipient.authenticated\`, \`recipient.authentication_failed\`), never the code.`,
       security,
-      request: { body: { required: true, content: { 'application/json': { schema: authenticateRequest, example: { code: '123456' } } } } },
+      request: { body: jsonRequestBody(authenticateRequest, { example: { code: '123456' } }) },
       responses: {
         200: common.view,
         400: problem(400, '`code` is missing, empty or over 64 characters (`validation-failed`), or the body is not JSON (`malformed-json`).', ['validation-failed', 'malformed-json']),

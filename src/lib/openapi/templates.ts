@@ -9,13 +9,12 @@ import { SIGNING_ORDERS } from '../envelopes/model.js';
 import { SUPPORTED_LOCALES } from '../i18n/locales.js';
 import { MAX_FIELDS } from '../envelopes/schemas.js';
 import type { TemplateField, TemplateRole, TemplateView } from '../templates/model.js';
-import { TEMPLATE_STATUSES } from '../templates/model.js';
+import { newTemplateContent, TEMPLATE_STATUSES } from '../templates/model.js';
 import { createTemplateRequest, listTemplatesQuery, MAX_ROLES, updateTemplateRequest, useTemplateRequest } from '../templates/schemas.js';
-import { cacheControlNoStore, documentProblems, ifMatch, internalError, jsonBodyTooLarge, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
-import { envelopeResponse, fieldResponse, problemResponses, signerRole, type ProblemExample } from './responses.js';
+import { cacheControlNoStore, deleteOperation, documentProblems, ifMatch, internalError, jsonBodyTooLarge, jsonRequestBody, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { envelopeResponse, fieldResponse, problemResponses, signerRole, timestamp, type ProblemExample } from './responses.js';
 import { matches, type Matches } from './ties.js';
 
-const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/).meta({ description: 'Lower-case hex SHA-256.' });
 
 export const templateRoleResponse = z
@@ -81,14 +80,7 @@ const draftTemplate = {
   status: 'draft',
   documentName: 'lease.pdf',
   documentUrl: `${blob}/templates/${ids.template}/lease.pdf?${sas}`,
-  documentSha256: null,
-  pageCount: null,
-  roles: [],
-  fields: [],
-  signingOrder: 'parallel',
-  remindEveryDays: null,
-  expiresInDays: null,
-  locale: 'en',
+  ...newTemplateContent(),
   createdAt: '2026-11-22T10:15:30.123Z',
   updatedAt: '2026-11-22T10:15:30.123Z',
 };
@@ -187,26 +179,20 @@ const update = (method: 'put' | 'patch'): Operation => ({
   request: {
     params: templateIdParam,
     headers: ifMatch,
-    body: {
-      required: true,
-      content: {
-        [json]: {
-          schema: updateBody,
-          examples: {
-            roles: {
-              summary: 'Roles and fields by role',
-              value: {
-                roles: [{ id: ids.client, name: 'Client' }, { name: 'Landlord', routingOrder: 2 }],
-                fields: [{ roleId: ids.client, type: 'signature', page: 1, x: 0.1, y: 0.8, width: 0.3, height: 0.06 }],
-                signingOrder: 'sequential',
-                expiresInDays: 14,
-              },
-            },
-            activate: { summary: 'Activate', value: { status: 'active' } },
+    body: jsonRequestBody(updateBody, {
+      examples: {
+        roles: {
+          summary: 'Roles and fields by role',
+          value: {
+            roles: [{ id: ids.client, name: 'Client' }, { name: 'Landlord', routingOrder: 2 }],
+            fields: [{ roleId: ids.client, type: 'signature', page: 1, x: 0.1, y: 0.8, width: 0.3, height: 0.06 }],
+            signingOrder: 'sequential',
+            expiresInDays: 14,
           },
         },
+        activate: { summary: 'Activate', value: { status: 'active' } },
       },
-    },
+    }),
   },
   responses: {
     200: { description: 'The template as stored.', headers: { 'Cache-Control': noStore, ETag: etag }, content: { [json]: { schema: templateResponse, example: activeTemplate } } },
@@ -241,7 +227,7 @@ const operations: Operation[] = [
     description:
       'Creates a `draft` template with no roles or fields and answers a SAS URL to upload its PDF, with the rules of `POST /api/GetUploadUrl`: `mimetype` must be `application/pdf` (415 otherwise), `filename` 1 to 200 characters ending in `.pdf`, no path separators or control characters. The blob is `<templateId>/<filename>` in the container `templates`.',
     security: bearer,
-    request: { body: { required: true, content: { [json]: { schema: createBody, example: { name: 'Lease agreement', filename: 'lease.pdf', mimetype: 'application/pdf' } } } } },
+    request: { body: jsonRequestBody(createBody, { example: { name: 'Lease agreement', filename: 'lease.pdf', mimetype: 'application/pdf' } }) },
     responses: {
       201: {
         description: 'The draft template and its upload URL.',
@@ -304,9 +290,8 @@ const operations: Operation[] = [
   },
   update('put'),
   update('patch'),
-  {
+  deleteOperation({
     operationId: 'DeleteTemplate',
-    method: 'delete',
     path: '/templates/{id}',
     tags: ['Templates'],
     summary: 'Delete a template',
@@ -314,15 +299,9 @@ const operations: Operation[] = [
       'Deletes a `draft` or `active` template with its upload and frozen document. Envelopes already made from it are not affected: each has its own copy of the frozen document and keeps its `templateId`.',
     security: bearer,
     request: { params: templateIdParam },
-    responses: {
-      204: { description: 'Deleted.' },
-      401: unauthorized,
-      404: notFound,
-      409: problem(409, 'Concurrent requests kept changing it (`template-contended`); retry.', ['template-contended']),
-      503: storageUnavailable,
-      500: internalError,
-    },
-  },
+    notFound: notFound,
+    contended: problem(409, 'Concurrent requests kept changing it (`template-contended`); retry.', ['template-contended']),
+  }),
   {
     operationId: 'CreateEnvelopeFromTemplate',
     method: 'post',
@@ -334,28 +313,22 @@ const operations: Operation[] = [
     security: bearer,
     request: {
       params: templateIdParam,
-      body: {
-        required: true,
-        content: {
-          [json]: {
-            schema: useBody,
-            examples: {
-              byName: {
-                summary: 'Recipients by role name, sent at once',
-                value: { recipients: [{ roleName: 'Client', email: 'carol@example.com', name: 'Carol Client' }, { roleName: 'Landlord', email: 'larry@example.com', name: 'Larry Landlord' }] },
-              },
-              byId: {
-                summary: 'By role id, kept as a draft',
-                value: {
-                  recipients: [{ roleId: ids.client, email: 'carol@example.com', name: 'Carol Client' }, { roleId: ids.landlord, email: 'larry@example.com', name: 'Larry Landlord' }],
-                  send: false,
-                  expiresAt: '2026-12-31T23:59:59.000Z',
-                },
-              },
+      body: jsonRequestBody(useBody, {
+        examples: {
+          byName: {
+            summary: 'Recipients by role name, sent at once',
+            value: { recipients: [{ roleName: 'Client', email: 'carol@example.com', name: 'Carol Client' }, { roleName: 'Landlord', email: 'larry@example.com', name: 'Larry Landlord' }] },
+          },
+          byId: {
+            summary: 'By role id, kept as a draft',
+            value: {
+              recipients: [{ roleId: ids.client, email: 'carol@example.com', name: 'Carol Client' }, { roleId: ids.landlord, email: 'larry@example.com', name: 'Larry Landlord' }],
+              send: false,
+              expiresAt: '2026-12-31T23:59:59.000Z',
             },
           },
         },
-      },
+      }),
     },
     responses: {
       201: {

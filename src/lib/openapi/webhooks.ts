@@ -18,12 +18,9 @@ import {
   type WebhookView,
 } from '../notifications/webhooks/model.js';
 import { createWebhookRequest, webhookEventType } from '../notifications/webhooks/schemas.js';
-import { cacheControlNoStore, internalError, jsonBodyTooLarge, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
-import { problemResponses, type ProblemExample } from './responses.js';
+import { cacheControlNoStore, deleteOperation, internalError, jsonBodyTooLarge, jsonRequestBody, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { problemResponses, timestamp, uuidV7, type ProblemExample } from './responses.js';
 import { matches, type Matches, type SameKeys } from './ties.js';
-
-const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC with milliseconds.', examples: ['2026-11-22T10:15:30.123Z'] });
-const uuidV7 = z.uuid({ version: 'v7' }).meta({ description: 'UUID version 7 (time-ordered).' });
 
 export const webhookResponse = z
   .strictObject({
@@ -170,18 +167,12 @@ const operations: Operation[] = [
     description: `Deliveries of the caller's envelope events go to \`url\`, signed with the Standard Webhooks scheme and the \`secret\` of this answer, which is never shown again. The URL must be \`https:\` and its host must resolve to public addresses only: loopback, private (RFC 1918), link-local, shared (100.64.0.0/10), unique-local and metadata addresses are refused, here and again at every delivery. At most ${MAX_WEBHOOKS_PER_USER} webhooks per user.`,
     security: bearer,
     request: {
-      body: {
-        required: true,
-        content: {
-          [json]: {
-            schema: createBody,
-            examples: {
-              some: { summary: 'Two events', value: { url: 'https://hooks.example.com/envelopes', events: ['envelope.completed', 'recipient.signed'], description: 'CRM sync' } },
-              all: { summary: 'Every event', value: { url: 'https://hooks.example.com/envelopes' } },
-            },
-          },
+      body: jsonRequestBody(createBody, {
+        examples: {
+          some: { summary: 'Two events', value: { url: 'https://hooks.example.com/envelopes', events: ['envelope.completed', 'recipient.signed'], description: 'CRM sync' } },
+          all: { summary: 'Every event', value: { url: 'https://hooks.example.com/envelopes' } },
         },
-      },
+      }),
     },
     responses: {
       201: {
@@ -216,24 +207,17 @@ const operations: Operation[] = [
       500: internalError,
     },
   },
-  {
+  deleteOperation({
     operationId: 'DeleteWebhook',
-    method: 'delete',
     path: '/webhooks/{id}',
     tags: ['Webhooks'],
     summary: 'Delete a webhook',
     description: 'Deletes the webhook and its deliveries log; attempts already queued are dropped.',
     security: bearer,
     request: { params: webhookIdParam },
-    responses: {
-      204: { description: 'Deleted.' },
-      401: unauthorized,
-      404: webhookNotFound,
-      409: problem(409, 'Concurrent requests kept changing the caller\'s webhooks (`webhooks-contended`); retry.', ['webhooks-contended']),
-      503: storageUnavailable,
-      500: internalError,
-    },
-  },
+    notFound: webhookNotFound,
+    contended: problem(409, 'Concurrent requests kept changing the caller\'s webhooks (`webhooks-contended`); retry.', ['webhooks-contended']),
+  }),
   {
     operationId: 'ListWebhookDeliveries',
     method: 'get',
@@ -318,7 +302,7 @@ export function registerWebhookOperations(registry: OpenAPIRegistry): void {
           'webhook-timestamp': z.string().regex(/^[0-9]+$/).meta({ description: 'Unix seconds when this attempt was signed.' }),
           'webhook-signature': z.string().regex(/^v1,[A-Za-z0-9+/]+=*$/).meta({ description: '`v1,<base64 HMAC-SHA256>`.' }),
         }),
-        body: { required: true, content: { [json]: { schema: webhookEventSchema, example: { id: ids.event, type, createdAt: '2026-11-22T10:16:30.500Z', data } } } },
+        body: jsonRequestBody(webhookEventSchema, { example: { id: ids.event, type, createdAt: '2026-11-22T10:16:30.500Z', data } }),
       },
       responses: {
         200: { description: 'Any 2xx status: delivered. Any other answer, a redirect, a timeout (10 s) or a connection failure is retried.' },

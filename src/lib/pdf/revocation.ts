@@ -7,7 +7,7 @@
  *
  * Every URL a certificate names is fetched with the webhook address rules (`target.ts`,
  * `addresses.ts`): the host is resolved and the connection goes only to addresses that pass
- * (loopback and private ones only with `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`); `http:` is allowed,
+ * (loopback and private ones only with `OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`); `http:` is allowed,
  * as revocation data is signed and conventionally served over plain HTTP. Only ports 80 and 443
  * ({@link SOURCE_PORTS}) are fetched, except the URLs the operator's own chains name (the sealing
  * certificate's, from `SEAL_P12_BASE64`, and the timestamp authority's, from `TSA_URL`;
@@ -29,7 +29,7 @@ import type { LookupFunction } from 'node:net';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import type { RevocationProvider } from '@libpdf/core';
-import { hostOf, resolveTarget, TargetRefusedError, type ResolvedAddress } from '../notifications/webhooks/target.js';
+import { hostOf, resolveTarget, TargetRefusedError, type ResolvedAddress } from '../outbound/target.js';
 import { waitingOnNetwork } from './networkWait.js';
 
 /** How long one request for revocation data (or an issuer certificate) may take in all, milliseconds. */
@@ -51,7 +51,7 @@ export class RevocationFetchError extends Error {
 }
 
 export interface FetchPolicy {
-  /** `WEBHOOK_ALLOW_PRIVATE_NETWORKS`. */
+  /** `OUTBOUND_ALLOW_PRIVATE_NETWORKS`. */
   allowPrivate: boolean;
   /**
    * URLs (as `URL.href`) that may name any port: those the operator's own chains name

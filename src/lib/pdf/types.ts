@@ -131,7 +131,7 @@ export interface SealOptions {
    * B-LT and B-LTA fetch revocation data from the URLs the certificates name (`revocation.ts`).
    */
   level?: SealLevel;
-  /** `WEBHOOK_ALLOW_PRIVATE_NETWORKS`: revocation sources and issuer certificates may be on loopback or private addresses. Default `false`. */
+  /** `OUTBOUND_ALLOW_PRIVATE_NETWORKS`: revocation sources and issuer certificates may be on loopback or private addresses. Default `false`. */
   allowPrivateNetworks?: boolean;
   /** Aborts the seal: the promise rejects with `signal.reason`. */
   signal?: AbortSignal;

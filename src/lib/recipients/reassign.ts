@@ -18,9 +18,9 @@ import { MAX_SIGNER_NAME, MAX_SIGNERS } from '../envelopes/schemas.js';
 import { uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
 import { emailAddress, trimmedText } from '../text.js';
-import { assertCanAct, shownWith, type RecipientOutcome, type RecipientRequestOptions } from './act.js';
-import { assertAuthenticated, startedAuthentication } from './authenticationSettings.js';
-import { inviteRecipient } from './routing.js';
+import { assertCanAct, shownWith, type RecipientOutcome, type RecipientRequestOptions } from './recipientActions.js';
+import { assertAuthenticated, startedAuthentication } from '../envelopes/authenticationSettings.js';
+import { inviteRecipient } from '../envelopes/routing.js';
 import { currentRecipient, mutateCallersEnvelope } from './signingCaller.js';
 import { problem } from '../problems.js';
 

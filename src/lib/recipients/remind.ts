@@ -8,8 +8,8 @@ import { Change, commitChange } from '../envelopes/change.js';
 import { deliveryOf, hasActed, mustAct, SYSTEM_ACTOR, type Signer } from '../envelopes/model.js';
 import { mutateEnvelope } from '../envelopes/mutate.js';
 import type { Services } from '../services.js';
-import { isTurn, REMINDER_DUE_KIND } from './routing.js';
-import { hasExpired } from './view.js';
+import { isTurn, REMINDER_DUE_KIND } from '../envelopes/routing.js';
+import { hasExpired } from './recipientView.js';
 
 /** Most reminders per invitation (docs/api.md#e-mail). */
 export const MAX_REMINDERS = 5;

@@ -6,7 +6,7 @@
  * E-mail is not a free relay (docs/api.md#rate-limits-and-quotas): a resend comes at least {@link RESEND_COOLDOWN_SECONDS}
  * after the previous resend to the same recipient (the first is never held back), a recipient is
  * re-sent at most {@link MAX_RESENDS} times per envelope, and the invitation counts toward the owner's
- * daily e-mail quota (`notifications/emailQuota.ts`). The count and the time of the last resend are
+ * daily e-mail quota (`envelopes/emailQuota.ts`). The count and the time of the last resend are
  * kept in the recipient's record, written with the envelope under its ETag, so they hold across
  * instances; a refused resend changes nothing.
  */
@@ -14,9 +14,9 @@ import { Change, commitChange } from '../envelopes/change.js';
 import { hasActed, mustAct, ownerActor, type Actor, type EnvelopeRecord, type Signer } from '../envelopes/model.js';
 import { mutateEnvelope } from '../envelopes/mutate.js';
 import type { Services } from '../services.js';
-import { resetAuthentication } from './authenticationSettings.js';
-import { inviteRecipient, isTurn } from './routing.js';
-import { hasExpired } from './view.js';
+import { resetAuthentication } from '../envelopes/authenticationSettings.js';
+import { inviteRecipient, isTurn } from '../envelopes/routing.js';
+import { hasExpired } from './recipientView.js';
 import { problem } from '../problems.js';
 
 /** Least time between two resends to one recipient, seconds. */

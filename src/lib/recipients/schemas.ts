@@ -1,6 +1,6 @@
 /**
  * Request shapes of the recipient's API (docs/api.md#fields, docs/api.md#the-recipients-api). Strict, as every request body: unknown
- * fields are refused. Which values fit which fields is checked against the envelope (`act.ts`).
+ * fields are refused. Which values fit which fields is checked against the envelope (`recipientActions.ts`).
  */
 import { z } from 'zod';
 import { text, trimmedText } from '../text.js';

@@ -2,10 +2,10 @@
  * Who a signing token names (docs/api.md#sending-and-signing-order, docs/api.md#the-recipients-api): the token is looked up by its SHA-256 (table
  * `signingLinks`), which names the envelope and recipient; the link works only while it is that
  * recipient's current one (a resend replaces it) or the token of its current embedded view
- * (`views.ts`, until the view expires), for reading until 30 days after the envelope reached
+ * (`embeddedViews.ts`, until the view expires), for reading until 30 days after the envelope reached
  * a final status, and never once the envelope's documents were purged (docs/api.md#delete-an-envelope-or-purge-its-documents). The HTTP guard
  * (`src/lib/http/signingToken.ts`) takes the token from the request and calls
- * {@link resolveSigningToken}; the recipient's operations (`act.ts`) check the link again with
+ * {@link resolveSigningToken}; the recipient's operations (`recipientActions.ts`) check the link again with
  * {@link currentRecipient} on every write.
  */
 import { AppError } from '../errors.js';
@@ -13,7 +13,7 @@ import { isFinal, type EnvelopeRecord, type Signer } from '../envelopes/model.js
 import { mutateEnvelope } from '../envelopes/mutate.js';
 import type { Services } from '../services.js';
 import type { StoredEnvelope } from '../storage/envelopeRepository.js';
-import { looksLikeSigningToken, tokenSha256 } from './signingLinks.js';
+import { looksLikeSigningToken, tokenSha256 } from '../envelopes/signingLinks.js';
 import { problem } from '../problems.js';
 
 /** How long a link keeps working for `GET` after the envelope reached a final status, milliseconds (docs/api.md#sending-and-signing-order). */
@@ -22,7 +22,7 @@ export const LINK_READ_AFTER_CLOSE_MS = 30 * 86_400_000;
 /**
  * Which of the recipient's credentials a request carried ([Evidence](../../../docs/api.md#evidence)):
  * the signing link the service e-mailed it, or an embedded signing view its owner created
- * (`views.ts`). Recorded as `credential` in the details of the recipient's events.
+ * (`embeddedViews.ts`). Recorded as `credential` in the details of the recipient's events.
  */
 export type SigningCredential = 'signingLink' | 'embeddedView';
 

@@ -13,3 +13,6 @@ export const QUEUES = {
   events: 'outbox-events',
   webhookDeliveries: 'webhook-deliveries',
 } as const;
+
+/** Dequeues after which the host moves a failing message to the poison queue (`host.json` `extensions.queues.maxDequeueCount`). */
+export const MAX_DEQUEUE_COUNT = 5;

@@ -4,11 +4,10 @@
  */
 import { assertPdfMimetype, uploadUrlFor } from '../envelopes/createUpload.js';
 import type { Actor } from '../envelopes/model.js';
-import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import { uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
 import { CONTAINERS } from '../storage/clients.js';
-import type { TemplateRecord } from './model.js';
+import { newTemplateContent, type TemplateRecord } from './model.js';
 import type { CreateTemplateRequest } from './schemas.js';
 
 export interface CreateTemplateOptions {
@@ -42,14 +41,7 @@ export async function createTemplate({ services, request, actor, now = new Date(
     status: 'draft',
     documentName: request.filename,
     blobName,
-    documentSha256: null,
-    pageCount: null,
-    roles: [],
-    fields: [],
-    signingOrder: 'parallel',
-    remindEveryDays: null,
-    expiresInDays: null,
-    locale: DEFAULT_LOCALE,
+    ...newTemplateContent(),
     createdAt: at,
     updatedAt: at,
     version: 1,

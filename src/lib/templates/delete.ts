@@ -1,7 +1,7 @@
 /**
  * `DELETE /api/templates/{id}` (docs/api.md#templates): a draft or active template is deleted with its
  * upload (`templates`) and frozen copy (`originals`). Envelopes already made from it are untouched:
- * each got its own copy of the frozen document when it was made (`use.ts`), and keeps its `templateId`.
+ * each got its own copy of the frozen document when it was made (`createEnvelopeFromTemplate.ts`), and keeps its `templateId`.
  */
 import type { Actor } from '../envelopes/model.js';
 import type { Services } from '../services.js';
@@ -10,7 +10,7 @@ import { mutateTemplate } from './mutate.js';
 /**
  * Deletes the caller's template: its blobs first, then its row (ETag-conditional). A process that dies
  * in between leaves a row whose document is gone: using it answers 404 `template-not-found`
- * (`use.ts`), and a retry of the DELETE finishes (deleting a missing blob is not an error). The other
+ * (`createEnvelopeFromTemplate.ts`), and a retry of the DELETE finishes (deleting a missing blob is not an error). The other
  * order would leave blobs that nothing points at and no request could ever remove.
  * @throws AppError 404 `template-not-found`; 409 `template-contended` when concurrent changes kept it busy
  */

@@ -3,7 +3,7 @@
  * from which envelopes are made. As stored (`storage/templateRepository.ts`) and as responses show it.
  */
 import type { Field, SignerRole, SigningOrder } from '../envelopes/model.js';
-import type { Locale } from '../i18n/locales.js';
+import { DEFAULT_LOCALE, type Locale } from '../i18n/locales.js';
 
 export const TEMPLATE_STATUSES = ['draft', 'active'] as const;
 export type TemplateStatus = (typeof TEMPLATE_STATUSES)[number];
@@ -52,24 +52,25 @@ export interface TemplateRecord {
   version: number;
 }
 
-/** The template in every response (docs/api.md#templates). */
-export interface TemplateView {
-  id: string;
-  name: string;
-  status: TemplateStatus;
-  documentName: string;
+/**
+ * The template in every response (docs/api.md#templates): the record without what only the service
+ * needs (its owner, blob name and version), with a URL to read its document.
+ */
+export interface TemplateView extends Omit<TemplateRecord, 'ownerId' | 'blobName' | 'version'> {
   /** Read-only SAS URL of the document (the upload while `draft`, the frozen copy once active), valid 15 minutes. */
   documentUrl: string;
-  documentSha256: string | null;
-  pageCount: number | null;
-  roles: TemplateRole[];
-  fields: TemplateField[];
-  signingOrder: SigningOrder;
-  remindEveryDays: number | null;
-  expiresInDays: number | null;
-  locale: Locale;
-  createdAt: string;
-  updatedAt: string;
+}
+
+/** What {@link newTemplateContent} gives a new template. */
+export type NewTemplateContent = Pick<TemplateRecord, 'documentSha256' | 'pageCount' | 'roles' | 'fields' | 'signingOrder' | 'remindEveryDays' | 'expiresInDays' | 'locale'>;
+
+/**
+ * What a new `draft` template holds besides its name and document (docs/api.md#templates): no hash or page
+ * count until it is activated, no roles or fields, `parallel` order, no reminders, the service's expiry,
+ * English. A fresh object each call, so that no two records share a list.
+ */
+export function newTemplateContent(): NewTemplateContent {
+  return { documentSha256: null, pageCount: null, roles: [], fields: [], signingOrder: 'parallel', remindEveryDays: null, expiresInDays: null, locale: DEFAULT_LOCALE };
 }
 
 /** The strong ETag of a template version (RFC 9110 §8.8.3). */

@@ -16,12 +16,11 @@ import {
   MAX_ROUTING_ORDER,
   MAX_SIGNERS,
   refineField,
-  requestTimestamp,
   signerInput,
   updateEnvelopeRequest,
   uploadRequest,
 } from '../envelopes/schemas.js';
-import { characters, trimmedText } from '../text.js';
+import { characters, requestTimestamp, trimmedText } from '../text.js';
 import { SUPPORTED_LOCALES } from '../i18n/locales.js';
 import { TEMPLATE_STATUSES } from './model.js';
 

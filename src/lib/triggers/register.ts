@@ -29,6 +29,7 @@ import { app, type InvocationContext, type Timer } from '@azure/functions';
 import type { QueueClient } from '@azure/storage-queue';
 import { registersWithFunctionsHost } from '../http/register.js';
 import { onFirstUse } from '../onFirstUse.js';
+import { MAX_DEQUEUE_COUNT } from '../storage/queues.js';
 
 /** The app setting naming the storage account whose queues trigger functions. */
 export const QUEUE_CONNECTION = 'AzureWebJobsStorage';
@@ -37,8 +38,6 @@ export const QUEUE_CONNECTION = 'AzureWebJobsStorage';
 export const QUEUE_LEASE_SECONDS = 60;
 /** Seconds between renewals of that lease while the handler runs. */
 export const QUEUE_LEASE_RENEW_SECONDS = 20;
-/** Dequeues after which the host moves a failing message to the poison queue (`host.json` `extensions.queues.maxDequeueCount`). */
-export const MAX_DEQUEUE_COUNT = 5;
 
 /** The body of a lease copy (see the module comment): the decoded message, and the deaths it stands for. */
 interface LeaseCopy {

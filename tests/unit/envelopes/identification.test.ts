@@ -4,7 +4,7 @@
  * events recorded before they named their credential, only what the trail proves.
  */
 import { describe, expect, test } from '@jest/globals';
-import { recipientIdentification, shownLanguage } from '../../../src/lib/envelopes/complete.js';
+import { recipientIdentification, shownLanguage } from '../../../src/lib/envelopes/certificate.js';
 import { newSigner, type AuditEvent, type Signer } from '../../../src/lib/envelopes/model.js';
 
 const owner = 'owner-1';

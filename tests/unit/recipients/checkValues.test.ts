@@ -1,5 +1,5 @@
 /**
- * The values of a recipient's complete request (`checkValues` in `src/lib/recipients/act.ts`,
+ * The values of a recipient's complete request (`checkValues` in `src/lib/recipients/recipientActions.ts`,
  * docs/api.md#fields) as a function of the envelope: a signer sends a value of the right type for each of its
  * required fields that has no prefilled value, none for fields the service fills or read-only ones,
  * and none for another recipient's fields; other roles send none. Every problem is named by its path.
@@ -8,7 +8,7 @@ import { describe, expect, test } from '@jest/globals';
 import type { EnvelopeRecord, Field, Signer } from '../../../src/lib/envelopes/model.js';
 import { isAppError } from '../../../src/lib/errors.js';
 import { parseWith } from '../../../src/lib/http/body.js';
-import { checkValues } from '../../../src/lib/recipients/act.js';
+import { checkValues } from '../../../src/lib/recipients/recipientActions.js';
 import { completeSigningRequest } from '../../../src/lib/recipients/schemas.js';
 import { envelope, field, recipient } from '../../support/records.js';
 

@@ -3,12 +3,12 @@
  */
 import { uuidv7 } from '../../ids.js';
 import type { Services } from '../../services.js';
-import { WebhookLimitError } from '../../storage/webhookRepository.js';
+import { WebhookLimitError } from './webhookRepository.js';
 import { WEBHOOK_EVENT_TYPES } from '../outbox.js';
 import { MAX_WEBHOOKS_PER_USER, type CreatedWebhookView, type Webhook } from './model.js';
 import type { CreateWebhookRequest } from './schemas.js';
 import { encryptWebhookSecret, generateWebhookSecret, secretEncryptionKey } from './secrets.js';
-import { checkWebhookUrl, type HostResolver } from './target.js';
+import { checkWebhookUrl, type HostResolver } from '../../outbound/target.js';
 import { toWebhookView } from './views.js';
 import { problem } from '../../problems.js';
 
@@ -27,7 +27,7 @@ export interface CreateWebhookOptions {
  *   `webhook-limit` when the owner already has {@link MAX_WEBHOOKS_PER_USER}
  */
 export async function createWebhook({ services, ownerId, request, resolve }: CreateWebhookOptions): Promise<CreatedWebhookView> {
-  const url = await checkWebhookUrl(request.url, { allowPrivate: services.config.webhookAllowPrivateNetworks, ...(resolve === undefined ? {} : { resolve }) });
+  const url = await checkWebhookUrl(request.url, { allowPrivate: services.config.outboundAllowPrivateNetworks, ...(resolve === undefined ? {} : { resolve }) });
   const requested = request.events ?? WEBHOOK_EVENT_TYPES;
   const id = uuidv7();
   const secret = generateWebhookSecret();

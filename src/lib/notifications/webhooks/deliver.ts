@@ -33,7 +33,7 @@ import type { StoredDelivery } from '../../storage/webhookDeliveryRepository.js'
 import { DELIVERY_LOG_SIZE, encodeDeliveryMessage, type DeliveryAttemptView, type DeliveryMessage, type DeliveryRecord } from './model.js';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type PostResult } from './post.js';
 import { decryptWebhookSecret, secretEncryptionKey } from './secrets.js';
-import { hostOf, parseTargetUrl, resolveTarget, TargetRefusedError, type HostResolver } from './target.js';
+import { hostOf, parseTargetUrl, resolveTarget, TargetRefusedError, type HostResolver } from '../../outbound/target.js';
 
 /** Longest visibility delay Azure Queue Storage accepts, seconds (7 days). */
 export const MAX_QUEUE_DELAY_SECONDS = 7 * 24 * 3600;
@@ -228,7 +228,7 @@ async function attemptOnce(
   } catch {
     return { ok: false, status: null, error: 'the webhook\'s secret cannot be decrypted (JWT_SECRET has changed since it was created); create the webhook again' };
   }
-  const policy = { allowPrivate: services.config.webhookAllowPrivateNetworks, ...(options.resolve === undefined ? {} : { resolve: options.resolve }) };
+  const policy = { allowPrivate: services.config.outboundAllowPrivateNetworks, ...(options.resolve === undefined ? {} : { resolve: options.resolve }) };
   let url: URL;
   let addresses;
   try {

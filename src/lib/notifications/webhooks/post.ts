@@ -10,7 +10,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { ResolvedAddress } from './target.js';
+import type { ResolvedAddress } from '../../outbound/target.js';
 
 /** The delivery deadline in production (docs/api.md#webhooks), milliseconds. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { text } from '../../text.js';
 import { WEBHOOK_EVENT_TYPES } from '../outbox.js';
 import { MAX_WEBHOOK_DESCRIPTION_LENGTH } from './model.js';
-import { MAX_WEBHOOK_URL_LENGTH } from './target.js';
+import { MAX_WEBHOOK_URL_LENGTH } from '../../outbound/target.js';
 
 export const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'WebhookEventType', description: 'An event a webhook can receive.' });
 

@@ -3,7 +3,7 @@
  */
 import { AppError } from '../../errors.js';
 import { isUuid } from '../../ids.js';
-import type { WebhookRepository } from '../../storage/webhookRepository.js';
+import type { WebhookRepository } from './webhookRepository.js';
 import type { Webhook, WebhookView } from './model.js';
 import { problem } from '../../problems.js';
 

@@ -1,5 +1,5 @@
 /**
- * Signing order (`src/lib/recipients/routing.ts`, docs/api.md#sending-and-signing-order) as functions of the state: who is
+ * Signing order (`src/lib/envelopes/routing.ts`, docs/api.md#sending-and-signing-order) as functions of the state: who is
  * invited at send, whose turn it is, whom a recipient waits for, and who is invited when a routing
  * group has finished. `parallel`: everyone who must act at once; `sequential`: by ascending
  * `routingOrder`, equal numbers together; `cc` recipients never act.
@@ -10,8 +10,8 @@ import { applySend, planUpdate } from '../../../src/lib/envelopes/lifecycle.js';
 import type { EnvelopeRecord, RecipientStatus, Signer } from '../../../src/lib/envelopes/model.js';
 import { updateEnvelopeRequest } from '../../../src/lib/envelopes/schemas.js';
 import { parseWith } from '../../../src/lib/http/body.js';
-import { allActed, inviteNextGroup, isTurn, pendingRecipients, routeAtSend, waitingFor } from '../../../src/lib/recipients/routing.js';
-import { signingLinkKey, signingToken, tokenSha256 } from '../../../src/lib/recipients/signingLinks.js';
+import { allActed, inviteNextGroup, isTurn, pendingRecipients, routeAtSend, waitingFor } from '../../../src/lib/envelopes/routing.js';
+import { signingLinkKey, signingToken, tokenSha256 } from '../../../src/lib/envelopes/signingLinks.js';
 import { envelope, FROZEN as frozen, NOW as now, OWNER as actor, RULES_CONFIG as config, recipient, recipientActor } from '../../support/records.js';
 
 /** The request as the endpoint parses it (defaults applied). */

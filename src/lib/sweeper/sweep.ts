@@ -1,14 +1,14 @@
 /**
  * The sweeper (docs/api.md#the-sweeper): one timer-triggered function (`Sweep`, on `SWEEP_SCHEDULE`) that runs
  * a list of steps, each doing the work that has fallen due, read from the due index (one table per
- * kind of work, `dueIndex.ts`), never by scanning envelopes: a sweep costs what is due, not what
+ * kind of work, `storage/dueIndex.ts`), never by scanning envelopes: a sweep costs what is due, not what
  * exists. Steps run one after another, in order (an envelope expired by one step is no longer
  * reminded by the next), and are independent: one that fails is logged and the others still run;
  * the sweep then fails so the host records it. Each step handles at most {@link SWEEP_STEP_LIMIT}
  * items per sweep and leaves the rest for the next one.
  *
  * Sweeps on several instances at once are safe: every step's work is idempotent (a batch dispatched
- * twice sends each e-mail once, see `sendEmail.ts`).
+ * twice sends each e-mail once, see `notifications/sendEmail.ts`).
  *
  * Steps: {@link moveLegacyDueEntries} (a no-op once a process found nothing to move),
  * {@link redispatchDueOutbox}, {@link expireDueEnvelopes}, {@link sendDueReminders},
@@ -20,13 +20,13 @@ import { forEachConcurrently } from '../concurrency.js';
 import { COMPLETION_DUE_KIND, retryCompletion } from '../envelopes/complete.js';
 import { expireEnvelope } from '../envelopes/expire.js';
 import { remindRecipients } from '../recipients/remind.js';
-import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../recipients/routing.js';
+import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../envelopes/routing.js';
 import type { Services } from '../services.js';
 import type { DueEntry } from '../storage/dueIndex.js';
 import { IDEMPOTENCY_KEY_DUE_KIND } from '../storage/idempotencyKeyRepository.js';
 import { recordEmailOutcome } from '../recipients/lastEmail.js';
 import { QUEUES } from '../storage/queues.js';
-import { encodePointer, OUTBOX_DUE_KIND, OUTBOX_MAX_REDISPATCHES, type StoredOutboxBatch } from './outboxRepository.js';
+import { encodePointer, OUTBOX_DUE_KIND, OUTBOX_MAX_REDISPATCHES, type StoredOutboxBatch } from '../notifications/outboxRepository.js';
 
 /** Most items one step handles in one sweep. */
 export const SWEEP_STEP_LIMIT = 500;

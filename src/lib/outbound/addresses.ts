@@ -11,7 +11,7 @@
  * NAT64 `64:ff9b::/96`, 6to4 `2002::/16`) when the embedded address is refused. Ranges come from
  * `ipaddr.js` (its IANA special-purpose registry tables).
  *
- * With `allowPrivate` (`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`, development only) loopback, private,
+ * With `allowPrivate` (`OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`, development only) loopback, private,
  * link-local, CGNAT, unique-local and reserved addresses pass too; the cloud metadata and platform
  * addresses (169.254.169.254, fd00:ec2::254, Azure's 168.63.129.16), multicast, broadcast and the
  * unspecified address never do.

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { passwordHashing } from '../auth/password.js';
-import type { EnvelopeRecord, Signer, SignerAuthentication } from '../envelopes/model.js';
+import type { EnvelopeRecord, Signer, SignerAuthentication } from './model.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { problem } from '../problems.js';

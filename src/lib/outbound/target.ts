@@ -4,14 +4,14 @@
  * at creation cannot later be pointed (DNS rebinding) at the service's own network.
  *
  * Rules: `https:` only, and every address the host resolves to must be public ({@link checkAddress});
- * `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true` also allows `http:` and loopback or private addresses. A URL
+ * `OUTBOUND_ALLOW_PRIVATE_NETWORKS=true` also allows `http:` and loopback or private addresses. A URL
  * with a user name or password is refused (the signature authenticates deliveries, and the URL is
  * shown back in listings).
  */
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import { checkAddress } from './addresses.js';
-import { problem } from '../../problems.js';
+import { problem } from '../problems.js';
 
 /** Longest webhook URL accepted, characters. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -57,7 +57,7 @@ export function dnsServerResolver(servers: string[]): HostResolver {
 export const RESOLVE_TIMEOUT_MS = 5_000;
 
 export interface TargetPolicy {
-  /** `WEBHOOK_ALLOW_PRIVATE_NETWORKS`: allow `http:` and loopback or private addresses. */
+  /** `OUTBOUND_ALLOW_PRIVATE_NETWORKS`: allow `http:` and loopback or private addresses. */
   allowPrivate: boolean;
   /** Resolver of host names; the system's by default. */
   resolve?: HostResolver;

@@ -3,8 +3,8 @@
  * named in the refusal, with and without WEBHOOK_ALLOW_PRIVATE_NETWORKS; and the target URL rules.
  */
 import { describe, expect, test } from '@jest/globals';
-import { checkAddress } from '../../../../src/lib/notifications/webhooks/addresses.js';
-import { parseTargetUrl, TargetRefusedError } from '../../../../src/lib/notifications/webhooks/target.js';
+import { checkAddress } from '../../../src/lib/outbound/addresses.js';
+import { parseTargetUrl, TargetRefusedError } from '../../../src/lib/outbound/target.js';
 
 /** [address, the words the refusal must contain, refused even when private networks are allowed]. */
 const refused: [string, string, boolean][] = [

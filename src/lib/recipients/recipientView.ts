@@ -22,7 +22,7 @@ import {
   type SigningOrder,
 } from '../envelopes/model.js';
 import type { SasSigner } from '../storage/sas.js';
-import { isTurn, waitingFor } from './routing.js';
+import { isTurn, waitingFor } from '../envelopes/routing.js';
 import type { SignatureInput } from './schemas.js';
 
 export interface RecipientView {

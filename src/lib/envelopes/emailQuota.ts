@@ -24,7 +24,7 @@
 import type { TableClient, TransactionAction } from '@azure/data-tables';
 import { AppError } from '../errors.js';
 import { storageStatus } from '../storage/keys.js';
-import type { EmailMessage, OutboxMessage } from './outbox.js';
+import type { EmailMessage, OutboxMessage } from '../notifications/outbox.js';
 import { problem } from '../problems.js';
 
 /** RowKey of the quota row in the owner's partition of table `envelopes`. */

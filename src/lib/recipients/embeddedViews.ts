@@ -22,9 +22,9 @@ import { mutateEnvelope } from '../envelopes/mutate.js';
 import type { FieldError } from '../errors.js';
 import type { Services } from '../services.js';
 import { storageStatus } from '../storage/keys.js';
-import { isTurn, pendingRecipients } from './routing.js';
-import { tokenSha256 } from './signingLinks.js';
-import { hasExpired } from './view.js';
+import { isTurn, pendingRecipients } from '../envelopes/routing.js';
+import { tokenSha256 } from '../envelopes/signingLinks.js';
+import { hasExpired } from './recipientView.js';
 import { problem } from '../problems.js';
 
 /** At most this many origins may frame a view (docs/api.md#embedded-signing). */
@@ -45,7 +45,7 @@ export const createViewRequest = z
       .meta({
         description:
           'Where the page goes after the recipient acted or declined in a top-level window (not framed), with `?event=signed|approved|viewed|declined&envelopeId=...&recipientId=...` added. ' +
-          'An absolute `https:` URL (`http://localhost` and `http://127.0.0.1` only when the service allows private networks, `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`), without credentials or fragment.',
+          'An absolute `https:` URL (`http://localhost` and `http://127.0.0.1` only when the service allows private networks, `OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`), without credentials or fragment.',
         examples: ['https://app.example.com/contracts/42/signed'],
       }),
     frameAncestors: z
@@ -55,7 +55,7 @@ export const createViewRequest = z
       .meta({
         description:
           `Up to ${MAX_FRAME_ANCESTORS} origins (\`https://app.example.com\`: scheme, host and optional port; no path, query, fragment, credentials, wildcard (\`https://*\`, \`https://*.example.com\`), keyword (\`'self'\`) or IPv6 literal, else 400 naming the entry) allowed to show the page in a frame: its Content-Security-Policy \`frame-ancestors\`. ` +
-          'Omitted or empty: the page cannot be framed (`frame-ancestors \'none\'`). `https:` only (`http://localhost` and `http://127.0.0.1` origins only when `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`).',
+          'Omitted or empty: the page cannot be framed (`frame-ancestors \'none\'`). `https:` only (`http://localhost` and `http://127.0.0.1` origins only when `OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`).',
         examples: [['https://app.example.com']],
       }),
   })
@@ -151,7 +151,7 @@ export interface CreateViewOptions {
  *   `envelope-not-sent` (draft), `envelope-closed`, `already-acted`, `not-your-turn`
  */
 export async function createView({ services, actor, envelopeId, recipientId, request, now = () => new Date(), log }: CreateViewOptions): Promise<CreatedView> {
-  const allowPrivate = services.config.webhookAllowPrivateNetworks;
+  const allowPrivate = services.config.outboundAllowPrivateNetworks;
   const { frameAncestors, returnUrl } = checkViewRequest(request, allowPrivate);
   const token = randomBytes(32).toString('base64url');
   const hash = tokenSha256(token);
@@ -209,7 +209,7 @@ function assertViewable(record: EnvelopeRecord, recipient: Signer, now: Date): v
 
 /**
  * The scheme rules of docs/api.md#embedded-signing for `frameAncestors` and `returnUrl`: `https:`, or `http:` on
- * `localhost` / `127.0.0.1` when private networks are allowed (`WEBHOOK_ALLOW_PRIVATE_NETWORKS`).
+ * `localhost` / `127.0.0.1` when private networks are allowed (`OUTBOUND_ALLOW_PRIVATE_NETWORKS`).
  * @returns the origins as serialized by the URL standard (lower-case host, default port dropped), and the return URL
  * @throws AppError 400 `validation-failed` naming each refused entry
  */

@@ -9,21 +9,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Change, commitChange } from '../envelopes/change.js';
-import { COMPLETION_DUE_KIND, recordSeal, refreshSealClaim, sealCompletion, type SealedBlob } from '../envelopes/complete.js';
+import { COMPLETION_DUE_KIND, recordSeal, sealCompletion } from '../envelopes/complete.js';
+import { refreshSealClaim, type SealedBlob } from '../envelopes/sealClaim.js';
 import { hasPrefilledValue, SERVICE_FILLED_TYPES, valueRefusalOf } from '../envelopes/fieldRules.js';
 import { validationFailed } from '../envelopes/lifecycle.js';
 import { hasActed, mustAct, recipientLocale, type EnvelopeRecord, type EventActor, type FieldValue, type Signer } from '../envelopes/model.js';
 import { AppError, type FieldError } from '../errors.js';
 import type { Locale } from '../i18n/locales.js';
-import { assertAuthenticated } from './authenticationSettings.js';
+import { assertAuthenticated } from '../envelopes/authenticationSettings.js';
 import { currentRecipient, mutateCallersEnvelope, type SigningCaller, type SigningCredential } from './signingCaller.js';
 import type { SignatureValue } from '../pdf/types.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
 import { ELECTRONIC_SIGNATURE_DISCLOSURE } from './consent.js';
-import { allActed, inviteNextGroup, isTurn, pendingRecipients } from './routing.js';
+import { allActed, inviteNextGroup, isTurn, pendingRecipients } from '../envelopes/routing.js';
 import type { CompleteSigningRequest, DeclineSigningRequest } from './schemas.js';
-import { hasExpired } from './view.js';
+import { hasExpired } from './recipientView.js';
 import { problem } from '../problems.js';
 
 export type RecipientActionKind = 'complete' | 'decline';

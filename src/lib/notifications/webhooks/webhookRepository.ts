@@ -7,12 +7,12 @@
  * `createdAt`, `encryptedSecret`.
  */
 import { odata, type TableClient } from '@azure/data-tables';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../notifications/outbox.js';
-import type { Webhook } from '../notifications/webhooks/model.js';
-import { AppError } from '../errors.js';
-import { CountedRows } from './countedRows.js';
-import { storageStatus } from './keys.js';
-import { problem } from '../problems.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../outbox.js';
+import type { Webhook } from './model.js';
+import { AppError } from '../../errors.js';
+import { CountedRows } from '../../storage/countedRows.js';
+import { storageStatus } from '../../storage/keys.js';
+import { problem } from '../../problems.js';
 
 const PREFIX = 'webhook_';
 

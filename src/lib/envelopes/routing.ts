@@ -5,8 +5,8 @@
  * recipient of the previous one has acted.
  */
 import type { Config } from '../config.js';
-import type { Change } from '../envelopes/change.js';
-import { deliveryOf, hasActed, mustAct, type EnvelopeRecord, type EventActor, type Signer } from '../envelopes/model.js';
+import type { Change } from './change.js';
+import { deliveryOf, hasActed, mustAct, type EnvelopeRecord, type EventActor, type Signer } from './model.js';
 import type { DueKind } from '../storage/dueIndex.js';
 
 /** Due-index kind of reminders (docs/api.md#the-sweeper): one entry per envelope and invitation time; id = envelope id. */
