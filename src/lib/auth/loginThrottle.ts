@@ -14,6 +14,7 @@
 import type { TableClient } from '@azure/data-tables';
 import { storageStatus, textKey } from '../storage/keys.js';
 import { problem } from '../problems.js';
+import { retryOnConflict } from '../retryOnConflict.js';
 
 /** Failures allowed inside one window. */
 export const MAX_FAILURES = 5;
@@ -21,8 +22,6 @@ export const MAX_FAILURES = 5;
 export const WINDOW_SECONDS = 15 * 60;
 
 const ROW_KEY = 'window';
-/** Conditional writes tried before {@link LoginThrottle.beginAttempt} gives up. */
-const MAX_ATTEMPTS = 20;
 
 interface WindowEntity {
   partitionKey: string;
@@ -46,18 +45,18 @@ export class LoginThrottle {
    * @throws AppError `too_many_requests` (429, `Retry-After` = seconds until the window closes) when the
    *   account already has {@link MAX_FAILURES} failures in its open window (that attempt is not
    *   counted), or when so many attempts arrive at once that the window stays contended after
-   *   {@link MAX_ATTEMPTS} conditional writes (never a pass)
+   *   `CONFLICT_ATTEMPTS` conditional writes of `../retryOnConflict.ts` (never a pass)
    */
   async beginAttempt(email: string): Promise<void> {
     const partitionKey = textKey(email);
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const now = this.now();
-      const window = await this.read(email);
-      const remainingMs = window === null ? 0 : window.windowStart + WINDOW_SECONDS * 1000 - now;
-      if (window !== null && remainingMs > 0 && window.failures >= MAX_FAILURES) {
-        throw problem('loginThrottled', { retryAfterSeconds: Math.ceil(remainingMs / 1000) });
-      }
-      try {
+    await retryOnConflict(
+      async () => {
+        const now = this.now();
+        const window = await this.read(email);
+        const remainingMs = window === null ? 0 : window.windowStart + WINDOW_SECONDS * 1000 - now;
+        if (window !== null && remainingMs > 0 && window.failures >= MAX_FAILURES) {
+          throw problem('loginThrottled', { retryAfterSeconds: Math.ceil(remainingMs / 1000) });
+        }
         if (window === null) {
           await this.table.createEntity<WindowEntity>({ partitionKey, rowKey: ROW_KEY, windowStart: now, failures: 1 });
         } else {
@@ -68,15 +67,15 @@ export class LoginThrottle {
             { etag: window.etag! },
           );
         }
-        return;
-      } catch (error) {
-        const status = storageStatus(error);
-        if (status !== 409 && status !== 412) throw error;
-        // Spreads the retries of attempts that collided.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * (attempt + 1)));
-      }
-    }
-    throw problem('loginThrottled', { detail: 'Too many login attempts for this account at once; retry shortly.', retryAfterSeconds: 1 });
+      },
+      {
+        // 409: another attempt opened the window first; 412: another one counted first.
+        isConflict: (error) => storageStatus(error) === 409 || storageStatus(error) === 412,
+        exhausted: () => {
+          throw problem('loginThrottled', { detail: 'Too many login attempts for this account at once; retry shortly.', retryAfterSeconds: 1 });
+        },
+      },
+    );
   }
 
   /** Closes the window after a successful login. */

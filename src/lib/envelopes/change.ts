@@ -6,6 +6,7 @@
  */
 import type { Services } from '../services.js';
 import { afterResponse } from '../afterResponse.js';
+import { LostRaceError, retryOnConflict } from '../retryOnConflict.js';
 import { uuidv7 } from '../ids.js';
 import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import type { EmailMessage, OutboxBatch, OutboxMessage, WebhookEventBody, WebhookEventType } from '../notifications/outbox.js';
@@ -219,23 +220,22 @@ export interface CommitOptions {
   log?: (message: string) => void;
 }
 
-/** Transactions tried again when only the owner's e-mail quota row changed meanwhile. */
-const QUOTA_ATTEMPTS = 20;
-
 /**
  * Writes a change: its due-index entries first, then the envelope, its events, action rows and outbox
  * batch in one transaction conditional on `base`'s ETag. Every e-mail of the batch is counted toward
  * the owner's daily quota before it is queued (`emailQuota.ts` `admitEmails`), with
  * the quota row in the same transaction (conditional on that row's ETag too; when only that row
- * changed meanwhile, the e-mails are counted again with the row read anew). E-mails past the quota
- * are not queued and their recipients' `lastEmail` becomes `failed` with `reason: "quota"`
- * (`docs/api.md#lastemail`), unless the change refuses instead ({@link Change.chargeEmailQuota}).
+ * changed meanwhile, the e-mails are counted again with the row read anew, on the loop of
+ * `../retryOnConflict.ts`). E-mails past the quota are not queued and their recipients' `lastEmail`
+ * becomes `failed` with `reason: "quota"` (`docs/api.md#lastemail`), unless the change refuses
+ * instead ({@link Change.chargeEmailQuota}).
  * After the commit, without waiting for them ({@link afterResponse}): the new signing links' rows
  * (best effort: the e-mail sender writes them again before sending), the outbox dispatch (the sweeper
  * dispatches a batch again that is still undispatched after 1 minute, `docs/api.md#how-e-mail-is-sent`),
  * and the removal of due entries that are done.
  * @returns the envelope as stored
- * @throws EnvelopeChangedError when the envelope changed since `base` was read (nothing is written);
+ * @throws EnvelopeChangedError when the envelope changed since `base` was read, or the quota row kept
+ *   changing through every round (nothing is written);
  *   AppError 429 `email-quota` when a change that refuses past the quota would pass it (nothing is written)
  */
 export async function commitChange(services: Services, base: StoredEnvelope, change: Change, options: CommitOptions = {}): Promise<EnvelopeRecord> {
@@ -251,30 +251,37 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
     });
   // Before anything is written: a change refused for the quota leaves nothing behind.
   let admission = await admit();
-  let written: { next: EnvelopeRecord; batch: OutboxBatch | null };
-  for (let attempt = 1; ; attempt++) {
-    written = withAdmission(finished, admission);
-    // The due entries (the outbox batch's own among them) must exist before the commit, so that a
-    // process dying right after it leaves the sweeper something to find; they do not depend on each other.
-    const [prepared] = await Promise.all([
-      written.batch === null ? null : services.outbox.prepare(written.batch),
-      ...(attempt === 1 ? finished.due.map(async (entry) => await services.dueIndex.put(entry)) : []),
-    ]);
-    const extra = prepared === null ? [] : [prepared];
-    for (const action of finished.actions) extra.push(recipientActionRow(written.next, action));
-    if (admission.action !== null) extra.push(admission.action);
-    try {
-      await services.envelopes.replace(base, written.next, finished.events, extra);
-      break;
-    } catch (error) {
-      if (!(error instanceof EnvelopeChangedError) || admission.action === null || attempt >= QUOTA_ATTEMPTS) throw error;
-      // Either row may have failed the transaction: only when the envelope is still as read was it the quota row.
-      if ((await services.envelopes.read(finished.next.ownerId, finished.next.id))?.etag !== base.etag) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * attempt)));
-      admission = await admit();
-    }
-  }
-  const { next, batch } = written;
+  const { next, batch } = await retryOnConflict(
+    async (round) => {
+      // The e-mails are counted again against the quota row as it is now.
+      if (round > 0) admission = await admit();
+      const written = withAdmission(finished, admission);
+      // The due entries (the outbox batch's own among them) must exist before the commit, so that a
+      // process dying right after it leaves the sweeper something to find; they do not depend on each other.
+      const [prepared] = await Promise.all([
+        written.batch === null ? null : services.outbox.prepare(written.batch),
+        ...(round === 0 ? finished.due.map(async (entry) => await services.dueIndex.put(entry)) : []),
+      ]);
+      const extra = prepared === null ? [] : [prepared];
+      for (const action of finished.actions) extra.push(recipientActionRow(written.next, action));
+      if (admission.action !== null) extra.push(admission.action);
+      try {
+        await services.envelopes.replace(base, written.next, finished.events, extra);
+        return written;
+      } catch (error) {
+        if (!(error instanceof EnvelopeChangedError) || admission.action === null) throw error;
+        // Either row may have failed the transaction: only when the envelope is still as read was it the quota row.
+        if ((await services.envelopes.read(finished.next.ownerId, finished.next.id))?.etag !== base.etag) throw error;
+        // Only the quota row changed: the next round counts the e-mails again.
+        throw new LostRaceError("The owner's e-mail quota row");
+      }
+    },
+    {
+      exhausted: () => {
+        throw new EnvelopeChangedError();
+      },
+    },
+  );
 
   // After the commit, three independent best-effort steps, which the answer does not wait for: each
   // one's fault is logged and left to the e-mail sender or the sweeper, so none waits for another.

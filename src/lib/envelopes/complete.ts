@@ -33,10 +33,11 @@ import {
   type RecipientAction,
 } from './model.js';
 import { claimSealedBlob, readSealedMetadata, refreshSealClaim, SealContendedError, sealedFromState, type SealedBlob, type SealKey } from './sealClaim.js';
-import { backoff, preconditionFailed } from './update.js';
+import { mutateEnvelope, preconditionFailed } from './mutate.js';
 import { signedDocumentUrl } from './view.js';
 import { problem } from '../problems.js';
 
+/** Rounds of a completion: fewer than other changes', since each may seal the document. */
 const MAX_COMPLETE_ATTEMPTS = 8;
 /** Due-index kind of completions to retry (docs/api.md#the-sweeper): id = envelope id. */
 export const COMPLETION_DUE_KIND: DueKind = 'completion';
@@ -68,8 +69,7 @@ export interface CompletionResult {
  *   uploaded), 412 (If-Match stale), 413/415/422 (document unusable), 503 (timestamp authority unavailable)
  */
 export async function completeEnvelope({ services, envelopeId, actor, ifMatch, now = () => new Date(), log }: CompleteEnvelopeOptions): Promise<CompletionResult> {
-  for (let attempt = 0; attempt < MAX_COMPLETE_ATTEMPTS; attempt++) {
-    const stored = await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId);
+  return await mutateEnvelope(services, { ownerId: actor.userId, envelopeId }, async (stored) => {
     const record = stored.record;
     if (record.status === 'completed') return await answerCompleted(services, record, false);
     if (isFinal(record.status)) {
@@ -81,21 +81,15 @@ export async function completeEnvelope({ services, envelopeId, actor, ifMatch, n
       const next = await completeStored({ services, stored, actor: ownerActor(actor), owner: actor, now: now(), ...(log === undefined ? {} : { log }) });
       return await answerCompleted(services, next, true);
     } catch (error) {
-      if (error instanceof SealContendedError) {
-        await backoff(attempt + 5);
-        continue;
-      }
-      if (!(error instanceof EnvelopeChangedError)) throw error;
-      // Completed by a concurrent request (answered on the next turn), or changed meanwhile.
-      if (ifMatch !== null) {
-        const current = await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId);
-        if (current.record.status === 'completed') return await answerCompleted(services, current.record, false);
-        throw preconditionFailed();
-      }
-      await backoff(attempt);
+      // Without If-Match, or while another request seals the same state: the next round answers.
+      if (ifMatch === null || !(error instanceof EnvelopeChangedError) || error instanceof SealContendedError) throw error;
+      // With If-Match: completed by a concurrent request (answered as such), or changed meanwhile (412).
+      const current = await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId);
+      if (current.record.status === 'completed') return await answerCompleted(services, current.record, false);
+      throw preconditionFailed();
     }
-  }
-  throw problem('envelopeContended');
+  // A seal in progress takes a while: after a SealContendedError, the next round waits longer.
+  }, { attempts: MAX_COMPLETE_ATTEMPTS, backoffRound: (round, error) => (error instanceof SealContendedError ? round + 5 : round) });
 }
 
 /**
@@ -106,9 +100,7 @@ export async function completeEnvelope({ services, envelopeId, actor, ifMatch, n
  * @throws what sealing throws (the entry stays, for the next sweep)
  */
 export async function retryCompletion({ services, ownerId, envelopeId, now = () => new Date(), log }: { services: Services; ownerId: string; envelopeId: string; now?: () => Date; log?: (message: string) => void }): Promise<boolean> {
-  for (let attempt = 0; attempt < MAX_COMPLETE_ATTEMPTS; attempt++) {
-    const stored = await services.envelopes.read(ownerId, envelopeId);
-    if (stored === null) return false;
+  return await mutateEnvelope(services, { ownerId, envelopeId }, async (stored) => {
     const record = stored.record;
     if (record.status !== 'sent' || !allActed(record)) {
       if (record.completionDueAt !== null && record.status !== 'sent') {
@@ -116,15 +108,9 @@ export async function retryCompletion({ services, ownerId, envelopeId, now = () 
       }
       return record.status === 'completed';
     }
-    try {
-      await completeStored({ services, stored, actor: SYSTEM_ACTOR, owner: null, now: now(), ...(log === undefined ? {} : { log }) });
-      return true;
-    } catch (error) {
-      if (!(error instanceof EnvelopeChangedError)) throw error;
-      await backoff(attempt);
-    }
-  }
-  return false;
+    await completeStored({ services, stored, actor: SYSTEM_ACTOR, owner: null, now: now(), ...(log === undefined ? {} : { log }) });
+    return true;
+  }, { attempts: MAX_COMPLETE_ATTEMPTS, missing: () => false, exhausted: () => false });
 }
 
 /**

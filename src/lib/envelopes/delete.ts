@@ -22,14 +22,11 @@
 import { isUuid } from '../ids.js';
 import type { Services } from '../services.js';
 import { CONTAINERS } from '../storage/clients.js';
-import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { Change, commitChange } from './change.js';
 import { envelopeNotFound } from './get.js';
 import { isFinal, ownerActor, type Actor } from './model.js';
-import { backoff, contended } from './update.js';
+import { mutateEnvelope } from './mutate.js';
 import { problem } from '../problems.js';
-
-const MAX_ATTEMPTS = 30;
 
 /** The containers that hold an envelope's documents, each under the envelope's `blobName` (`storage/clients.ts`). */
 const ENVELOPE_DOCUMENT_CONTAINERS: readonly (keyof typeof CONTAINERS)[] = ['documents', 'originals', 'sealed'];
@@ -55,39 +52,32 @@ export type DeleteOutcome = 'deleted' | 'purged';
 export async function deleteEnvelope({ services, envelopeId, actor, now = () => new Date(), log }: DeleteEnvelopeOptions): Promise<DeleteOutcome> {
   if (!isUuid(envelopeId)) throw envelopeNotFound();
   const ownerId = actor.userId;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const stored = await services.envelopes.read(ownerId, envelopeId);
-    if (stored === null) {
-      // A deletion a crash interrupted is finished by its retry; anything else is unknown.
-      const pending = await services.envelopes.pendingDeletion(ownerId, envelopeId);
-      if (pending === null) throw envelopeNotFound();
-      await finishDraftDeletion(services, ownerId, envelopeId, pending.blobName);
-      return 'deleted';
-    }
+  // A deletion a crash interrupted is finished by its retry; anything else is unknown.
+  const finishInterrupted = async (): Promise<DeleteOutcome> => {
+    const pending = await services.envelopes.pendingDeletion(ownerId, envelopeId);
+    if (pending === null) throw envelopeNotFound();
+    await finishDraftDeletion(services, ownerId, envelopeId, pending.blobName);
+    return 'deleted';
+  };
+  return await mutateEnvelope<DeleteOutcome>(services, { ownerId, envelopeId }, async (stored) => {
     const { record } = stored;
     if (record.status === 'sent') {
       throw problem('envelopeLocked');
     }
-    try {
-      if (record.status === 'draft') {
-        await services.envelopes.startDeletion(stored, now().toISOString());
-        await finishDraftDeletion(services, ownerId, envelopeId, record.blobName);
-        return 'deleted';
-      }
-      if (isFinal(record.status) && record.purgedAt === null) {
-        const change = new Change(record, now());
-        change.record.purgedAt = change.at;
-        change.event('envelope.purged', ownerActor(actor), {});
-        await commitChange(services, stored, change, log === undefined ? {} : { log });
-      }
-      await deleteDocuments(services, record.blobName);
-      return 'purged';
-    } catch (error) {
-      if (!(error instanceof EnvelopeChangedError)) throw error;
-      await backoff(attempt);
+    if (record.status === 'draft') {
+      await services.envelopes.startDeletion(stored, now().toISOString());
+      await finishDraftDeletion(services, ownerId, envelopeId, record.blobName);
+      return 'deleted';
     }
-  }
-  throw contended();
+    if (isFinal(record.status) && record.purgedAt === null) {
+      const change = new Change(record, now());
+      change.record.purgedAt = change.at;
+      change.event('envelope.purged', ownerActor(actor), {});
+      await commitChange(services, stored, change, log === undefined ? {} : { log });
+    }
+    await deleteDocuments(services, record.blobName);
+    return 'purged';
+  }, { missing: finishInterrupted });
 }
 
 /** Deletes a draft's documents, then its remaining rows (`EnvelopeRepository.finishDeletion`). */

@@ -5,9 +5,10 @@
  * in between (only when the caller sent no `If-Match`: with one, its 412 stands).
  */
 import { AppError } from '../errors.js';
+import { retryOnConflict } from '../retryOnConflict.js';
 import { detectFields, type AssigneeLookup, type DetectedField } from './textTags.js';
 
-/** Detections tried again when the draft changed while its document was read. */
+/** Detections tried when the draft changed while its document was read: fewer than other changes', since each reads the document. */
 const DETECT_ATTEMPTS = 3;
 
 /** What detection needs of one kind of draft (an envelope, a template). */
@@ -44,17 +45,22 @@ export interface DetectionResult<Stored> {
  *   `document-too-complex` from detection; `target.contended()` after {@link DETECT_ATTEMPTS} changes
  */
 export async function detectAndReplaceFields<Stored, Assignee>(target: DetectionTarget<Stored, Assignee>, ifMatch: string | null): Promise<DetectionResult<Stored>> {
-  for (let attempt = 0; attempt < DETECT_ATTEMPTS; attempt++) {
-    const record = await target.read();
-    const document = await target.document(record);
-    const found = await detectFields({ document, assignee: (who) => target.assignee(record, who) });
-    try {
+  return await retryOnConflict(
+    async () => {
+      const record = await target.read();
+      const document = await target.document(record);
+      const found = await detectFields({ document, assignee: (who) => target.assignee(record, who) });
       // The fields name the signers or roles as read: the update applies only to that very version.
       const updated = await target.replaceFields(found.fields, ifMatch ?? target.etag(record));
       return { record: updated, textTags: found.textTags, formFields: found.formFields };
-    } catch (error) {
-      if (ifMatch !== null || !(error instanceof AppError) || error.code !== 'precondition_failed') throw error;
-    }
-  }
-  throw target.contended();
+    },
+    {
+      // With the request's own If-Match, its 412 stands.
+      isConflict: (error) => ifMatch === null && error instanceof AppError && error.code === 'precondition_failed',
+      exhausted: () => {
+        throw target.contended();
+      },
+      attempts: DETECT_ATTEMPTS,
+    },
+  );
 }

@@ -11,7 +11,8 @@ import { assertChangeable, ifMatchSatisfied } from './lifecycle.js';
 import { envelopeETag, type Actor, type EnvelopeRecord, type Signer } from './model.js';
 import type { FieldInput } from './schemas.js';
 import type { AssigneeLookup, DetectedField } from './textTags.js';
-import { contended, preconditionFailed, updateEnvelope } from './update.js';
+import { contended, preconditionFailed } from './mutate.js';
+import { updateEnvelope } from './update.js';
 import { problem } from '../problems.js';
 
 export interface DetectEnvelopeFieldsOptions {

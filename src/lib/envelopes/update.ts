@@ -4,21 +4,15 @@
  * Sending freezes the document (`freeze.ts`) and invites the recipients; voiding tells those invited.
  */
 import { assertVerifiedSender } from '../auth/emailVerification.js';
-import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
-import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { emailQuotaCharge } from './emailQuota.js';
 import { commitChange } from './change.js';
 import { freezeDocument, refreshFrozenCopy } from './freeze.js';
-import { readOwnedEnvelope } from './get.js';
+import { mutateEnvelope, preconditionFailed } from './mutate.js';
 import { applySend, applyVoid, ifMatchSatisfied, planUpdate, validationFailed } from './lifecycle.js';
 import { envelopeETag, type Actor, type EnvelopeRecord } from './model.js';
 import type { UpdateEnvelopeRequest } from './schemas.js';
 import { prepareAuthentication } from './authenticationSettings.js';
-import { problem } from '../problems.js';
-
-/** Attempts of the read-modify-write loop before giving up with 409. */
-export const MAX_UPDATE_ATTEMPTS = 30;
 
 export interface UpdateEnvelopeOptions {
   services: Services;
@@ -35,9 +29,9 @@ export interface UpdateEnvelopeOptions {
  * Applies `request` to the caller's envelope and returns it as stored afterwards.
  * @throws AppError 404 (missing or another owner's), 412 (If-Match stale), 400 (fields naming no
  *   signer, `expiresAt` out of bounds), 409 (lifecycle refuses: `envelope-closed`, `envelope-locked`,
- *   `invalid-transition`, `no-signer`; document not uploaded; still contended after
- *   {@link MAX_UPDATE_ATTEMPTS}), 413/415/422 (document unusable, or a field outside it, when sending),
- *   429 `email-quota` (sending past the owner's daily e-mail quota)
+ *   `invalid-transition`, `no-signer`; document not uploaded; `envelope-contended` when concurrent
+ *   changes won every round of `mutateEnvelope`), 413/415/422 (document unusable, or a field outside
+ *   it, when sending), 429 `email-quota` (sending past the owner's daily e-mail quota)
  */
 export async function updateEnvelope({ services, envelopeId, request, actor, ifMatch, now = () => new Date(), log }: UpdateEnvelopeOptions): Promise<EnvelopeRecord> {
   // A reason for voiding goes with voiding only: a body check, before anything is read.
@@ -46,54 +40,33 @@ export async function updateEnvelope({ services, envelopeId, request, actor, ifM
   }
   // Access codes are hashed once, before any read (a slow hash: outside the retries).
   const authentications = request.signers === undefined ? [] : await prepareAuthentication(services, request.signers);
-  for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-    const stored = await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId);
+  return await mutateEnvelope(services, { ownerId: actor.userId, envelopeId }, async (stored) => {
     if (!ifMatchSatisfied(ifMatch, envelopeETag(stored.record))) throw preconditionFailed();
     // Only a verified owner sends in its name; editing a draft needs no verification.
     if (request.status === 'sent' && stored.record.status === 'draft') assertVerifiedSender(actor, services);
     const plan = planUpdate(stored.record, request, actor, now(), authentications);
     if (plan === null) return stored.record;
-    try {
-      if (plan.sends) {
-        const record = stored.record;
-        // A send queues at least one invitation: with the owner's e-mail quota used up, it is refused
-        // before the document is read (commitChange charges the exact count).
-        await emailQuotaCharge(services.storage.tables.envelopes, { ownerId: record.ownerId, emails: 1, quota: services.config.limits.emailDailyQuota, now: plan.change.now });
-        if (record.documentSha256 !== null && record.pageCount !== null) {
-          // Made from a template (docs/api.md#templates): its document was frozen when the template was
-          // activated, and copied to this envelope's own frozen copy when it was made.
-          applySend(plan.change, { documentSha256: record.documentSha256, pageCount: record.pageCount, removed: [] }, actor, services.config);
-        } else {
-          const frozen = await freezeDocument({
-            services,
-            record,
-            stillDraft: async () => (await services.envelopes.read(record.ownerId, record.id))?.record.status === 'draft',
-          });
-          applySend(plan.change, frozen, actor, services.config);
-          await refreshFrozenCopy(services, record, frozen);
-        }
-      } else if (plan.voids) {
-        applyVoid(plan.change, actor, request.voidedReason);
+    if (plan.sends) {
+      const record = stored.record;
+      // A send queues at least one invitation: with the owner's e-mail quota used up, it is refused
+      // before the document is read (commitChange charges the exact count).
+      await emailQuotaCharge(services.storage.tables.envelopes, { ownerId: record.ownerId, emails: 1, quota: services.config.limits.emailDailyQuota, now: plan.change.now });
+      if (record.documentSha256 !== null && record.pageCount !== null) {
+        // Made from a template (docs/api.md#templates): its document was frozen when the template was
+        // activated, and copied to this envelope's own frozen copy when it was made.
+        applySend(plan.change, { documentSha256: record.documentSha256, pageCount: record.pageCount, removed: [] }, actor, services.config);
+      } else {
+        const frozen = await freezeDocument({
+          services,
+          record,
+          stillDraft: async () => (await services.envelopes.read(record.ownerId, record.id))?.record.status === 'draft',
+        });
+        applySend(plan.change, frozen, actor, services.config);
+        await refreshFrozenCopy(services, record, frozen);
       }
-      return await commitChange(services, stored, plan.change, log === undefined ? {} : { log });
-    } catch (error) {
-      if (!(error instanceof EnvelopeChangedError)) throw error;
-      if (ifMatch !== null) throw preconditionFailed();
-      await backoff(attempt);
+    } else if (plan.voids) {
+      applyVoid(plan.change, actor, request.voidedReason);
     }
-  }
-  throw contended();
-}
-
-export function preconditionFailed(): AppError {
-  return problem('etagMismatch', { detail: 'The envelope has changed since the ETag in If-Match; read it again.' });
-}
-
-export function contended(): AppError {
-  return problem('envelopeContended');
-}
-
-/** Random delay growing with the attempt, milliseconds: spreads retries of contending writers. */
-export async function backoff(attempt: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * (attempt + 1))));
+    return await commitChange(services, stored, plan.change, log === undefined ? {} : { log });
+  }, { ifMatch });
 }

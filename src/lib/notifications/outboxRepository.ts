@@ -28,6 +28,7 @@
 import type { TableClient, TransactionAction } from '@azure/data-tables';
 import type { QueueClient } from '@azure/storage-queue';
 import type { DueIndex, DueKind } from '../storage/dueIndex.js';
+import { retryOnConflict, type RetryOnConflictOptions } from '../retryOnConflict.js';
 import { storageStatus } from '../storage/keys.js';
 import { readLongText, writeLongText } from '../storage/longText.js';
 import type { OutboxBatch, OutboxMessage } from './outbox.js';
@@ -191,10 +192,12 @@ export class OutboxStore {
   /**
    * Claims one message for `holder` (an invocation id) for {@link OUTBOX_CLAIM_SECONDS}, unless it
    * has a state or another holder's claim is still running. ETag-conditional, retried on contention
-   * with the other messages of the batch. Claiming a message one already holds renews the claim.
+   * with the other messages of the batch (`../retryOnConflict.ts`). Claiming a message one already
+   * holds renews the claim.
+   * @throws Error when concurrent claims won every round
    */
   async claim(pointer: OutboxPointer, holder: string, now: Date = new Date()): Promise<OutboxClaim> {
-    for (;;) {
+    return await retryOnConflict(async () => {
       const found = await this.readEntity(pointer.ownerId, pointer.batchId);
       if (found === null || pointer.index >= found.batch.messages.length) return { outcome: 'gone' };
       const state = found.batch.states[pointer.index];
@@ -210,27 +213,28 @@ export class OutboxStore {
         );
         return { outcome: 'claimed', batch: found.batch };
       } catch (error) {
-        if (storageStatus(error) === 412) continue;
         if (storageStatus(error) === 404) return { outcome: 'gone' };
         throw error;
       }
-    }
+    }, batchRowRetries(pointer));
   }
 
-  /** Gives up `holder`'s claim on a message (its send failed and will be retried); no-op if not held. */
+  /**
+   * Gives up `holder`'s claim on a message (its send failed and will be retried); no-op if not held.
+   * @throws Error when concurrent claims won every round
+   */
   async release(pointer: OutboxPointer, holder: string): Promise<void> {
-    for (;;) {
+    await retryOnConflict(async () => {
       const found = await this.readEntity(pointer.ownerId, pointer.batchId);
       if (found === null || parseClaim(found.entity[`state${pointer.index}`])?.holder !== holder) return;
       try {
         await this.table.updateEntity({ partitionKey: pointer.ownerId, rowKey: outboxRowKey(pointer.batchId), [`state${pointer.index}`]: '' }, 'Merge', { etag: found.etag });
         return;
       } catch (error) {
-        if (storageStatus(error) === 412) continue;
         if (storageStatus(error) === 404) return;
         throw error;
       }
-    }
+    }, batchRowRetries(pointer));
   }
 
   /**
@@ -288,4 +292,20 @@ function finalState(value: unknown): MessageState | null {
 function parseClaim(value: unknown): { until: string; holder: string } | null {
   const match = typeof value === 'string' ? /^sending (\S+) (\S+)$/.exec(value) : null;
   return match === null ? null : { until: match[1]!, holder: match[2]! };
+}
+
+/**
+ * How a claim or release retries on the batch row (`../retryOnConflict.ts`): until it wins, since every
+ * message of a batch (up to one per recipient and more) may be claimed at once and each round one
+ * claimer wins, so the rounds are bounded by the batch's messages.
+ */
+function batchRowRetries(pointer: OutboxPointer): RetryOnConflictOptions<never> {
+  return {
+    // 412: the batch row changed since it was read (a concurrent claim of another of its messages).
+    isConflict: (error) => storageStatus(error) === 412,
+    attempts: Number.POSITIVE_INFINITY,
+    exhausted: () => {
+      throw new Error(`outbox batch ${pointer.batchId} of owner ${pointer.ownerId} stayed contended`);
+    },
+  };
 }

@@ -19,17 +19,13 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { passwordHashing } from '../auth/password.js';
 import { Change, commitChange } from '../envelopes/change.js';
 import type { EnvelopeRecord, EventActor, Signer, SignerAuthentication } from '../envelopes/model.js';
-import { backoff } from '../envelopes/update.js';
 import { AppError } from '../errors.js';
 import type { Services } from '../services.js';
-import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
 import { assertNotLocked, locked, MAX_ATTEMPTS, MAX_OTPS, OTP_COOLDOWN_SECONDS, OTP_TTL_SECONDS } from '../envelopes/authenticationSettings.js';
 import { markOpened } from './recipientActions.js';
 import { oneTimeCode } from './oneTimeCodes.js';
-import { currentRecipient, invalidSigningToken, type SigningCaller } from './signingCaller.js';
+import { currentRecipient, mutateCallersEnvelope, type SigningCaller } from './signingCaller.js';
 import { problem } from '../problems.js';
-
-const RETRIES = 30;
 
 function sameCode(given: string, expected: string): boolean {
   const a = Buffer.from(given, 'utf8');
@@ -55,7 +51,7 @@ export interface AuthenticationOptions {
  *   after 5 codes for this link, `email-quota` past the owner's daily quota
  */
 export async function sendOneTimeCode({ services, caller, now = new Date(), log }: AuthenticationOptions): Promise<void> {
-  await withRetries(services, caller, async (stored) => {
+  await mutateCallersEnvelope(services, caller, async (stored) => {
     const recipient = currentRecipient(stored.record, caller.recipientId, caller.tokenSha256, now);
     assertNotLocked(recipient);
     const state = recipient.authentication;
@@ -106,7 +102,7 @@ export async function authenticateRecipient({ services, caller, code, now = new 
       ? await passwordHashing(services.config.limits.maxConcurrentPasswordHashes).verify(code, first.authentication.codeHash)
       : false;
   let failure: AppError | null = null;
-  const result = await withRetries(services, caller, async (stored) => {
+  const result = await mutateCallersEnvelope(services, caller, async (stored) => {
     const recipient = currentRecipient(stored.record, caller.recipientId, caller.tokenSha256, now);
     assertNotLocked(recipient);
     const state = recipient.authentication;
@@ -146,20 +142,4 @@ export async function authenticateRecipient({ services, caller, code, now = new 
  */
 function codeProof(method: SignerAuthentication['method'], caller: SigningCaller): { method: SignerAuthentication['method']; channel?: 'email'; credential: SigningCaller['credential'] } {
   return { method, ...(method === 'emailOtp' ? { channel: 'email' as const } : {}), credential: caller.credential };
-}
-
-async function withRetries<T>(services: Services, caller: SigningCaller, attempt: (stored: StoredEnvelope) => Promise<T>): Promise<T> {
-  let stored = caller.stored;
-  for (let round = 0; round < RETRIES; round++) {
-    try {
-      return await attempt(stored);
-    } catch (error) {
-      if (!(error instanceof EnvelopeChangedError)) throw error;
-      await backoff(round);
-      const again = await services.envelopes.read(caller.ownerId, caller.envelopeId);
-      if (again === null) throw invalidSigningToken();
-      stored = again;
-    }
-  }
-  throw problem('envelopeContended');
 }

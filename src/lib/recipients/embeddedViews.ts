@@ -16,13 +16,11 @@ import type { TableClient } from '@azure/data-tables';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { Change, commitChange } from '../envelopes/change.js';
-import { readOwnedEnvelope } from '../envelopes/get.js';
 import { validationFailed } from '../envelopes/lifecycle.js';
 import { hasActed, mustAct, ownerActor, type Actor, type EnvelopeRecord, type Signer } from '../envelopes/model.js';
-import { backoff } from '../envelopes/update.js';
+import { mutateEnvelope } from '../envelopes/mutate.js';
 import type { FieldError } from '../errors.js';
 import type { Services } from '../services.js';
-import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { storageStatus } from '../storage/keys.js';
 import { isTurn, pendingRecipients } from '../envelopes/routing.js';
 import { tokenSha256 } from '../envelopes/signingLinks.js';
@@ -142,8 +140,6 @@ export interface CreateViewOptions {
   log?: (message: string) => void;
 }
 
-const MAX_ATTEMPTS = 30;
-
 /**
  * Opens an embedded signing view for a recipient whose turn it is: a new token valid
  * `EMBED_TOKEN_TTL_SECONDS`, the previous view ended, `recipient.view_created` `{recipientId}` with the
@@ -163,8 +159,7 @@ export async function createView({ services, actor, envelopeId, recipientId, req
   // The token's and the view's rows, written once, beside the envelope's transaction: until the
   // envelope names the token, the rows lead nowhere (the token is refused), so they need not come first.
   let rows: Promise<unknown> | null = null;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const stored = await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId);
+  return await mutateEnvelope(services, { ownerId: actor.userId, envelopeId }, async (stored) => {
     const record = stored.record;
     const recipient = record.signers.find((signer) => signer.id === recipientId);
     if (recipient === undefined) throw problem('recipientNotFound');
@@ -182,15 +177,9 @@ export async function createView({ services, actor, envelopeId, recipientId, req
     const signer = change.signer(recipientId);
     signer.view = { id: viewId, tokenSha256: hash, expiresAt };
     change.event('recipient.view_created', ownerActor(actor), { recipientId });
-    try {
-      await Promise.all([rows, commitChange(services, stored, change, log === undefined ? {} : { log })]);
-      return { url: viewUrl(services.config, viewId, token), expiresAt };
-    } catch (error) {
-      if (!(error instanceof EnvelopeChangedError)) throw error;
-      await backoff(attempt);
-    }
-  }
-  throw problem('envelopeContended');
+    await Promise.all([rows, commitChange(services, stored, change, log === undefined ? {} : { log })]);
+    return { url: viewUrl(services.config, viewId, token), expiresAt };
+  });
 }
 
 /** `<PUBLIC_BASE_URL>/api/sign/v/<viewId>#<token>`: the token in the fragment, which browsers never send. */

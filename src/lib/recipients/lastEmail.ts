@@ -6,7 +6,7 @@
  * at once (`envelopes/emailQuota.ts`), and nothing changes that afterwards.
  */
 import type { Services } from '../services.js';
-import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
+import { mutateEnvelope } from '../envelopes/mutate.js';
 
 export interface EmailOutcome {
   ownerId: string;
@@ -19,34 +19,29 @@ export interface EmailOutcome {
   at: string;
 }
 
-const MAX_ATTEMPTS = 20;
-
 /**
  * Records the outcome of an e-mail on its recipient, when that e-mail is still the recipient's newest.
- * Read-modify-write with the envelope's ETag, retried on contention; records no audit event (an
- * e-mail's delivery is not a change of the envelope).
+ * Read-modify-write with the envelope's ETag, retried on contention (`envelopes/mutate.ts`); records
+ * no audit event (an e-mail's delivery is not a change of the envelope).
  * @returns whether the recipient's `lastEmail` changed
+ * @throws Error when concurrent changes won every round
  */
 export async function recordEmailOutcome(services: Services, outcome: EmailOutcome): Promise<boolean> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const stored = await services.envelopes.read(outcome.ownerId, outcome.envelopeId);
-    const signer = stored?.record.signers.find((candidate) => candidate.id === outcome.recipientId);
+  const stayedContended = () => {
+    throw new Error(`lastEmail of recipient ${outcome.recipientId} not recorded: envelope ${outcome.envelopeId} stayed contended`);
+  };
+  return await mutateEnvelope(services, outcome, async (stored) => {
+    const signer = stored.record.signers.find((candidate) => candidate.id === outcome.recipientId);
     const last = signer?.lastEmail;
     // An e-mail past the quota (`reason`) was never queued: no outcome of its batch is about it.
-    if (stored === null || signer === undefined || last == null || last.batchId !== outcome.batchId || last.status === outcome.status || last.reason !== undefined) return false;
+    if (signer === undefined || last == null || last.batchId !== outcome.batchId || last.status === outcome.status || last.reason !== undefined) return false;
     const next = {
       ...stored.record,
       signers: stored.record.signers.map((candidate) =>
         candidate.id === outcome.recipientId ? { ...candidate, lastEmail: { ...last, status: outcome.status, at: outcome.at } } : candidate,
       ),
     };
-    try {
-      await services.envelopes.replace(stored, next, []);
-      return true;
-    } catch (error) {
-      if (!(error instanceof EnvelopeChangedError)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * (attempt + 1)));
-    }
-  }
-  throw new Error(`lastEmail of recipient ${outcome.recipientId} not recorded: envelope ${outcome.envelopeId} stayed contended`);
+    await services.envelopes.replace(stored, next, []);
+    return true;
+  }, { missing: () => false, exhausted: stayedContended });
 }

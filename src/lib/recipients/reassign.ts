@@ -15,15 +15,13 @@ import { z } from 'zod';
 import { Change, commitChange } from '../envelopes/change.js';
 import { newSigner, type EnvelopeRecord, type EventActor, type Signer } from '../envelopes/model.js';
 import { MAX_SIGNER_NAME, MAX_SIGNERS } from '../envelopes/schemas.js';
-import { backoff } from '../envelopes/update.js';
 import { uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
-import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { emailAddress, trimmedText } from '../text.js';
 import { assertCanAct, shownWith, type RecipientOutcome, type RecipientRequestOptions } from './recipientActions.js';
 import { assertAuthenticated, startedAuthentication } from '../envelopes/authenticationSettings.js';
 import { inviteRecipient } from '../envelopes/routing.js';
-import { currentRecipient, invalidSigningToken } from './signingCaller.js';
+import { currentRecipient, mutateCallersEnvelope } from './signingCaller.js';
 import { problem } from '../problems.js';
 
 /** Longest reassignment reason, characters (docs/api.md#reassignment). */
@@ -43,8 +41,6 @@ export const reassignSigningRequest = z
   })
   .meta({ id: 'ReassignSigningRequest', description: 'Hand this recipient\'s part to someone else.' });
 export type ReassignSigningRequest = z.infer<typeof reassignSigningRequest>;
-
-const MAX_ATTEMPTS = 30;
 
 /**
  * The checks before the body, in the order of docs/api.md#the-recipients-api: role and the envelope's setting (403),
@@ -69,8 +65,7 @@ export function assertCanReassign(record: EnvelopeRecord, recipient: Signer, now
  *   of the envelope, `recipient-limit` when the envelope already has {@link MAX_SIGNERS} recipients
  */
 export async function reassignSigning({ services, caller, request, now = new Date(), log }: RecipientRequestOptions & { request: ReassignSigningRequest }): Promise<RecipientOutcome> {
-  let stored = caller.stored;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return await mutateCallersEnvelope(services, caller, async (stored) => {
     const record = stored.record;
     const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
     // Again on the row as written: a concurrent wrong code may have locked the link meanwhile.
@@ -103,16 +98,7 @@ export async function reassignSigning({ services, caller, request, now = new Dat
     // Its IP address and user agent, for the certificate of completion.
     change.action({ recipientId: from.id, status: 'reassigned', at: change.at, ip: caller.ip, userAgent: caller.userAgent, values: [], signature: null });
     inviteRecipient(change, to, { config: services.config, actor: by, resend: false });
-    try {
-      const next = await commitChange(services, stored, change, log === undefined ? {} : { log });
-      return { record: next, recipient: next.signers.find((signer) => signer.id === recipient.id)! };
-    } catch (error) {
-      if (!(error instanceof EnvelopeChangedError)) throw error;
-      await backoff(attempt);
-      const again = await services.envelopes.read(caller.ownerId, caller.envelopeId);
-      if (again === null) throw invalidSigningToken();
-      stored = again;
-    }
-  }
-  throw problem('envelopeContended');
+    const next = await commitChange(services, stored, change, log === undefined ? {} : { log });
+    return { record: next, recipient: next.signers.find((signer) => signer.id === recipient.id)! };
+  });
 }

@@ -14,11 +14,10 @@ import { refreshSealClaim, type SealedBlob } from '../envelopes/sealClaim.js';
 import { hasPrefilledValue, SERVICE_FILLED_TYPES, valueRefusalOf } from '../envelopes/fieldRules.js';
 import { validationFailed } from '../envelopes/lifecycle.js';
 import { hasActed, mustAct, recipientLocale, type EnvelopeRecord, type EventActor, type FieldValue, type Signer } from '../envelopes/model.js';
-import { backoff } from '../envelopes/update.js';
 import { AppError, type FieldError } from '../errors.js';
 import type { Locale } from '../i18n/locales.js';
 import { assertAuthenticated } from '../envelopes/authenticationSettings.js';
-import { currentRecipient, invalidSigningToken, type SigningCaller, type SigningCredential } from './signingCaller.js';
+import { currentRecipient, mutateCallersEnvelope, type SigningCaller, type SigningCredential } from './signingCaller.js';
 import type { SignatureValue } from '../pdf/types.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
@@ -27,8 +26,6 @@ import { allActed, inviteNextGroup, isTurn, pendingRecipients } from '../envelop
 import type { CompleteSigningRequest, DeclineSigningRequest } from './schemas.js';
 import { hasExpired } from './recipientView.js';
 import { problem } from '../problems.js';
-
-const MAX_ATTEMPTS = 30;
 
 export type RecipientActionKind = 'complete' | 'decline';
 
@@ -80,7 +77,7 @@ export function assertCanAct(record: EnvelopeRecord, recipient: Signer, kind: Re
  * @throws AppError 401 when the link stopped working meanwhile
  */
 export async function openEnvelope({ services, caller, now = new Date(), log }: RecipientRequestOptions): Promise<RecipientOutcome> {
-  return await retryOnContention(services, caller, async (stored) => {
+  return await mutateCallersEnvelope(services, caller, async (stored) => {
     const record = stored.record;
     const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
     const change = new Change(record, now);
@@ -112,7 +109,7 @@ export function markOpened(change: Change, recipient: Signer, caller: SigningCal
  */
 export async function completeSigning({ services, caller, request, now = new Date(), log = (message) => console.warn(message) }: RecipientRequestOptions & { request: CompleteSigningRequest }): Promise<RecipientOutcome> {
   const nonce = randomUUID();
-  return await retryOnContention(services, caller, async (stored) => {
+  return await mutateCallersEnvelope(services, caller, async (stored) => {
     const record = stored.record;
     const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
     // Again on the row as written: a concurrent wrong code may have locked the link meanwhile.
@@ -165,7 +162,7 @@ async function completeOrDefer(services: Services, stored: StoredEnvelope, chang
  * @throws AppError 401, 403, 409 as {@link assertCanAct}
  */
 export async function declineSigning({ services, caller, request, now = new Date(), log }: RecipientRequestOptions & { request: DeclineSigningRequest }): Promise<RecipientOutcome> {
-  return await retryOnContention(services, caller, async (stored) => {
+  return await mutateCallersEnvelope(services, caller, async (stored) => {
     const record = stored.record;
     const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
     // Again on the row as written: a concurrent wrong code may have locked the link meanwhile.
@@ -276,36 +273,7 @@ function recipientActor(recipient: Signer, caller: SigningCaller): EventActor {
   return { id: recipient.id, email: recipient.email, ip: caller.ip, userAgent: caller.userAgent, apiKeyId: null };
 }
 
-/**
- * Runs `attempt` on the envelope as the request read it and, each time a concurrent change wins the
- * write (EnvelopeChangedError), again on a fresh read after a growing random delay.
- * @throws AppError 409 `envelope-contended` after {@link MAX_ATTEMPTS}; 401 when the envelope is gone
- */
-async function retryOnContention(services: Services, caller: SigningCaller, attempt: (stored: StoredEnvelope) => Promise<RecipientOutcome>): Promise<RecipientOutcome> {
-  let stored = caller.stored;
-  for (let round = 0; round < MAX_ATTEMPTS; round++) {
-    try {
-      return await attempt(stored);
-    } catch (error) {
-      if (!(error instanceof EnvelopeChangedError)) throw error;
-      await backoff(round);
-      stored = await reread(services, caller);
-    }
-  }
-  throw contended();
-}
-
 /** The envelope as committed and the recipient in it. */
 function outcome(record: EnvelopeRecord, recipientId: string): RecipientOutcome {
   return { record, recipient: record.signers.find((signer) => signer.id === recipientId)! };
-}
-
-async function reread(services: Services, caller: SigningCaller): Promise<StoredEnvelope> {
-  const stored = await services.envelopes.read(caller.ownerId, caller.envelopeId);
-  if (stored === null) throw invalidSigningToken();
-  return stored;
-}
-
-function contended(): AppError {
-  return problem('envelopeContended');
 }

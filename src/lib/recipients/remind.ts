@@ -6,15 +6,13 @@
  */
 import { Change, commitChange } from '../envelopes/change.js';
 import { deliveryOf, hasActed, mustAct, SYSTEM_ACTOR, type Signer } from '../envelopes/model.js';
-import { backoff } from '../envelopes/update.js';
+import { mutateEnvelope } from '../envelopes/mutate.js';
 import type { Services } from '../services.js';
-import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { isTurn, REMINDER_DUE_KIND } from '../envelopes/routing.js';
 import { hasExpired } from './recipientView.js';
 
 /** Most reminders per invitation (docs/api.md#e-mail). */
 export const MAX_REMINDERS = 5;
-const MAX_ATTEMPTS = 30;
 
 export interface RemindRecipientsOptions {
   services: Services;
@@ -31,10 +29,8 @@ export interface RemindRecipientsOptions {
  */
 export async function remindRecipients({ services, ownerId, envelopeId, now = () => new Date(), log }: RemindRecipientsOptions): Promise<string[]> {
   const dayMs = services.config.reminderDaySeconds * 1000;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const stored = await services.envelopes.read(ownerId, envelopeId);
+  return await mutateEnvelope<string[]>(services, { ownerId, envelopeId }, async (stored) => {
     const at = now();
-    if (stored === null) return [];
     const record = stored.record;
     if (record.status !== 'sent' || record.remindEveryDays === null || hasExpired(record, at)) return [];
     const every = record.remindEveryDays * dayMs;
@@ -54,13 +50,7 @@ export async function remindRecipients({ services, ownerId, envelopeId, now = ()
         if (!change.due.some((entry) => entry.dueAt === dueAt)) change.due.push({ kind: REMINDER_DUE_KIND, dueAt, ownerId, id: envelopeId });
       }
     }
-    try {
-      await commitChange(services, stored, change, log === undefined ? {} : { log });
-      return due.map((signer) => signer.id);
-    } catch (error) {
-      if (!(error instanceof EnvelopeChangedError)) throw error;
-      await backoff(attempt);
-    }
-  }
-  return [];
+    await commitChange(services, stored, change, log === undefined ? {} : { log });
+    return due.map((signer) => signer.id);
+  }, { missing: () => [], exhausted: () => [] });
 }

@@ -11,17 +11,14 @@
  * instances; a refused resend changes nothing.
  */
 import { Change, commitChange } from '../envelopes/change.js';
-import { readOwnedEnvelope } from '../envelopes/get.js';
 import { hasActed, mustAct, ownerActor, type Actor, type EnvelopeRecord, type Signer } from '../envelopes/model.js';
-import { backoff } from '../envelopes/update.js';
+import { mutateEnvelope } from '../envelopes/mutate.js';
 import type { Services } from '../services.js';
-import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { resetAuthentication } from '../envelopes/authenticationSettings.js';
 import { inviteRecipient, isTurn } from '../envelopes/routing.js';
 import { hasExpired } from './recipientView.js';
 import { problem } from '../problems.js';
 
-const MAX_ATTEMPTS = 30;
 /** Least time between two resends to one recipient, seconds. */
 export const RESEND_COOLDOWN_SECONDS = 60;
 /** Most resends to one recipient of an envelope. */
@@ -44,8 +41,7 @@ export interface ResendInvitationOptions {
  *   `email-quota`)
  */
 export async function resendInvitation({ services, actor, envelopeId, recipientId, now = () => new Date(), log }: ResendInvitationOptions): Promise<{ record: EnvelopeRecord; recipient: Signer }> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const stored = await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId);
+  return await mutateEnvelope(services, { ownerId: actor.userId, envelopeId }, async (stored) => {
     const record = stored.record;
     const recipient = record.signers.find((signer) => signer.id === recipientId);
     if (recipient === undefined) throw problem('recipientNotFound');
@@ -61,15 +57,9 @@ export async function resendInvitation({ services, actor, envelopeId, recipientI
     // A new link starts its authentication over (docs/api.md#signer-authentication): unlocked, 5 attempts, codes anew.
     resetAuthentication(signer);
     change.chargeEmailQuota();
-    try {
-      const next = await commitChange(services, stored, change, log === undefined ? {} : { log });
-      return { record: next, recipient: next.signers.find((signer) => signer.id === recipientId)! };
-    } catch (error) {
-      if (!(error instanceof EnvelopeChangedError)) throw error;
-      await backoff(attempt);
-    }
-  }
-  throw problem('envelopeContended');
+    const next = await commitChange(services, stored, change, log === undefined ? {} : { log });
+    return { record: next, recipient: next.signers.find((signer) => signer.id === recipientId)! };
+  });
 }
 
 function assertResendable(record: EnvelopeRecord, recipient: Signer, now: Date): void {

@@ -10,6 +10,7 @@
  */
 import { AppError } from '../errors.js';
 import { isFinal, type EnvelopeRecord, type Signer } from '../envelopes/model.js';
+import { mutateEnvelope } from '../envelopes/mutate.js';
 import type { Services } from '../services.js';
 import type { StoredEnvelope } from '../storage/envelopeRepository.js';
 import { looksLikeSigningToken, tokenSha256 } from '../envelopes/signingLinks.js';
@@ -96,4 +97,19 @@ function holdsToken(recipient: Signer, hash: string, now: Date): boolean {
 /** The answer to a signing token that does not (or no longer) work: 401 `invalid-token`. */
 export function invalidSigningToken(): AppError {
   return problem('invalidToken', { detail: 'This signing link is not valid (any more): use the link of your newest e-mail about this envelope.', headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+}
+
+/**
+ * Changes the caller's envelope through `envelopes/mutate.ts` `mutateEnvelope`: the first round on
+ * the envelope as the token's resolution read it, later rounds on a fresh read.
+ * @throws AppError 401 `invalid-token` when the envelope is gone; 409 `envelope-contended` when
+ *   concurrent changes won every round; whatever `mutate` throws
+ */
+export async function mutateCallersEnvelope<T>(services: Services, caller: SigningCaller, mutate: (stored: StoredEnvelope) => Promise<T>): Promise<T> {
+  return await mutateEnvelope(services, caller, mutate, {
+    first: caller.stored,
+    missing: () => {
+      throw invalidSigningToken();
+    },
+  });
 }

@@ -2,21 +2,16 @@
  * Rows an owner may have at most a fixed number of (webhooks, API keys), in one Table partition per
  * owner: beside the rows, a `count` row holds how many there are. Each insert or delete changes the
  * count row in the same entity-group transaction as the row it counts, with the count's ETag, so
- * concurrent insertions can never take an owner past the limit.
+ * concurrent insertions can never take an owner past the limit; a change that lost to a concurrent one
+ * reads the count again (`../retryOnConflict.ts`).
  */
 import type { TableClient, TableEntity, TransactionAction } from '@azure/data-tables';
 import type { AppError } from '../errors.js';
+import { retryOnConflict } from '../retryOnConflict.js';
 import { storageStatus } from './keys.js';
 
 const COUNT_ROW = 'count';
 
-/** Times a change retries when a concurrent one changed the count first (each round one writer wins). */
-const CONTENTION_RETRIES = 30;
-
-/** Random delay growing with the round, milliseconds: spreads contending writers. */
-async function backoff(round: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * (round + 1))));
-}
 
 export class CountedRows {
   /**
@@ -35,24 +30,20 @@ export class CountedRows {
    */
   async insert(entity: TableEntity, limit: number): Promise<boolean> {
     const partitionKey = entity.partitionKey;
-    for (let round = 0; ; round++) {
-      const count = await this.readCount(partitionKey);
-      if ((count?.value ?? 0) >= limit) return false;
-      const countEntity = { partitionKey, rowKey: COUNT_ROW, value: (count?.value ?? 0) + 1 };
-      const actions: TransactionAction[] = [
-        ['create', entity],
-        count === null ? ['create', countEntity] : ['update', countEntity, 'Replace', { etag: count.etag }],
-      ];
-      try {
+    return await retryOnConflict(
+      async () => {
+        const count = await this.readCount(partitionKey);
+        if ((count?.value ?? 0) >= limit) return false;
+        const countEntity = { partitionKey, rowKey: COUNT_ROW, value: (count?.value ?? 0) + 1 };
+        const actions: TransactionAction[] = [
+          ['create', entity],
+          count === null ? ['create', countEntity] : ['update', countEntity, 'Replace', { etag: count.etag }],
+        ];
         await this.table.submitTransaction(actions);
         return true;
-      } catch (error) {
-        const status = storageStatus(error);
-        if (status !== 412 && status !== 409) throw error;
-        if (round >= CONTENTION_RETRIES) throw this.contended();
-        await backoff(round);
-      }
-    }
+      },
+      { isConflict: (error) => storageStatus(error) === 412 || storageStatus(error) === 409, exhausted: this.exhausted },
+    );
   }
 
   /**
@@ -61,23 +52,24 @@ export class CountedRows {
    * @throws the `contended` error when concurrent changes kept winning
    */
   async delete(partitionKey: string, rowKey: string): Promise<boolean> {
-    for (let round = 0; ; round++) {
-      if (!(await this.exists(partitionKey, rowKey))) return false;
-      const count = await this.readCount(partitionKey);
-      const actions: TransactionAction[] = [['delete', { partitionKey, rowKey }]];
-      if (count !== null) actions.push(['update', { partitionKey, rowKey: COUNT_ROW, value: Math.max(0, count.value - 1) }, 'Replace', { etag: count.etag }]);
-      try {
+    return await retryOnConflict(
+      async () => {
+        if (!(await this.exists(partitionKey, rowKey))) return false;
+        const count = await this.readCount(partitionKey);
+        const actions: TransactionAction[] = [['delete', { partitionKey, rowKey }]];
+        if (count !== null) actions.push(['update', { partitionKey, rowKey: COUNT_ROW, value: Math.max(0, count.value - 1) }, 'Replace', { etag: count.etag }]);
         await this.table.submitTransaction(actions);
         return true;
-      } catch (error) {
-        const status = storageStatus(error);
-        // 404: deleted by a concurrent request (the next round sees it gone); 412: the count changed.
-        if (status !== 412 && status !== 404) throw error;
-        if (round >= CONTENTION_RETRIES) throw this.contended();
-        await backoff(round);
-      }
-    }
+      },
+      // 404: deleted by a concurrent request (the next round sees it gone); 412: the count changed.
+      { isConflict: (error) => storageStatus(error) === 412 || storageStatus(error) === 404, exhausted: this.exhausted },
+    );
   }
+
+  /** What every round lost answers: the owner's contended problem. */
+  private readonly exhausted = (): never => {
+    throw this.contended();
+  };
 
   private async exists(partitionKey: string, rowKey: string): Promise<boolean> {
     try {

@@ -25,6 +25,7 @@
  */
 import { odata, type TableClient } from '@azure/data-tables';
 import { LruCache } from '../lruCache.js';
+import { CONFLICT_ATTEMPTS, LostRaceError, retryOnConflict } from '../retryOnConflict.js';
 import type { DueIndex } from './dueIndex.js';
 import { GroupCommit } from './groupCommit.js';
 import { textKey, storageStatus } from './keys.js';
@@ -102,9 +103,6 @@ export function idempotencyRowKey(key: string): string {
   return ROW_PREFIX + textKey(key);
 }
 
-/** Rounds a claim tries when the row it found vanished or changed under it (each round one writer wins). */
-const CLAIM_ROUNDS = 5;
-
 export class IdempotencyKeyRepository {
   /** `<ownerId> <dueAt>` of the due entries this process wrote. */
   private readonly scheduled = new LruCache<string, true>(SCHEDULED_REMEMBERED);
@@ -121,28 +119,34 @@ export class IdempotencyKeyRepository {
   /**
    * Claims `key` for `ownerId` before the request's work starts: inserts a `running` row, or replaces
    * a row whose `expiresAt` has passed (with its ETag). Otherwise returns the row that holds the key.
+   * A row that vanished or changed under the claim is read again (`../retryOnConflict.ts`).
    * @returns `{claimed: true, etag}` when this request may run; else the existing row (done, or running)
-   * @throws storage errors other than the insert's conflict
+   * @throws storage errors other than the insert's conflict; Error when the row kept changing through every round
    */
   async claim(ownerId: string, key: string, options: ClaimOptions): Promise<ClaimResult> {
     const entity = claimEntity(ownerId, key, options);
-    for (let round = 0; round < CLAIM_ROUNDS; round++) {
+    return await retryOnConflict<ClaimResult>(async () => {
       try {
         return { claimed: true, etag: (await this.writes.write({ kind: 'create', entity }))! };
       } catch (error) {
         if (storageStatus(error) !== 409) throw error;
       }
       const existing = await this.read(ownerId, key);
-      if (existing === null) continue; // released or expired and deleted meanwhile: insert again
+      // Released or expired and deleted meanwhile: insert again.
+      if (existing === null) throw new LostRaceError('The idempotency key row');
       if (Date.parse(existing.expiresAt) > options.now.getTime()) return { claimed: false, existing };
       try {
         return { claimed: true, etag: (await this.writes.write({ kind: 'update', entity, mode: 'Replace', etag: existing.etag }))! };
       } catch (error) {
         const status = storageStatus(error);
-        if (status !== 412 && status !== 404) throw error;
+        if (status === 412 || status === 404) throw new LostRaceError('The idempotency key row');
+        throw error;
       }
-    }
-    throw new Error(`The idempotency key row of ${ownerId} kept changing during ${CLAIM_ROUNDS} claims.`);
+    }, {
+      exhausted: () => {
+        throw new Error(`The idempotency key row of ${ownerId} kept changing during ${CONFLICT_ATTEMPTS} claims.`);
+      },
+    });
   }
 
   /**

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { TableClient } from '@azure/data-tables';
+import { CONFLICT_ATTEMPTS, retryOnConflict } from '../retryOnConflict.js';
 import { storageStatus } from './keys.js';
 
 export interface Invitation {
@@ -28,7 +29,6 @@ interface InvitationEntity {
 }
 
 const ROW_KEY = 'invitation';
-const MAX_ATTEMPTS = 20;
 
 /** Lower-case hex SHA-256 of an invitation code, as stored. */
 export function hashInvitationCode(code: string): string {
@@ -73,22 +73,24 @@ export class InvitationRepository {
     await this.adjust(hashInvitationCode(code), (entity) => (entity.uses > 0 ? entity.uses - 1 : null));
   }
 
-  /** Applies `nextUses` with an ETag-conditional merge, re-reading on conflict. `null` from `nextUses` stops. */
+  /** Applies `nextUses` with an ETag-conditional merge, re-reading on conflict (`../retryOnConflict.ts`). `null` from `nextUses` stops. */
   private async adjust(codeHash: string, nextUses: (entity: InvitationEntity) => number | null): Promise<number | null> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const entity = await this.read(codeHash);
-      if (entity === null) return null;
-      const uses = nextUses(entity);
-      if (uses === null) return null;
-      try {
+    return await retryOnConflict(
+      async () => {
+        const entity = await this.read(codeHash);
+        if (entity === null) return null;
+        const uses = nextUses(entity);
+        if (uses === null) return null;
         await this.table.updateEntity({ partitionKey: codeHash, rowKey: ROW_KEY, uses }, 'Merge', { etag: entity.etag! });
         return uses;
-      } catch (error) {
-        if (storageStatus(error) !== 412) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * (attempt + 1)));
-      }
-    }
-    throw new Error(`Invitation use count stayed contended after ${MAX_ATTEMPTS} attempts`);
+      },
+      {
+        isConflict: (error) => storageStatus(error) === 412,
+        exhausted: () => {
+          throw new Error(`Invitation use count stayed contended after ${CONFLICT_ATTEMPTS} attempts`);
+        },
+      },
+    );
   }
 
   private async read(codeHash: string): Promise<InvitationEntity | null> {

@@ -8,6 +8,7 @@
 import type { TableClient } from '@azure/data-tables';
 import { AppError } from '../errors.js';
 import { RecentLookups } from '../recentLookups.js';
+import { retryOnConflict } from '../retryOnConflict.js';
 import { storageStatus, textKey } from './keys.js';
 import { problem } from '../problems.js';
 
@@ -157,11 +158,13 @@ export class UserRepository {
   /**
    * Records that a verification e-mail goes out now, unless the address is verified or the previous
    * one went out less than `cooldownSeconds` ago. ETag-conditional, so of two racing requests on any
-   * instances only one claims (at most one per cooldown, docs/api.md#verified-senders).
+   * instances only one claims (at most one per cooldown, docs/api.md#verified-senders); a claim that
+   * lost re-reads the row (`../retryOnConflict.ts`).
+   * @throws Error when concurrent claims won every round
    */
   async claimVerificationSend(email: string, now: Date, cooldownSeconds: number): Promise<VerificationSendClaim> {
     const key = textKey(email);
-    for (;;) {
+    return await retryOnConflict(async () => {
       let entity: UserEntity & { etag: string };
       try {
         entity = await this.table.getEntity<UserEntity>(key, ROW_KEY);
@@ -178,11 +181,16 @@ export class UserRepository {
         await this.table.updateEntity({ partitionKey: key, rowKey: ROW_KEY, verificationSentAt: now.toISOString() }, 'Merge', { etag: entity.etag });
         return { outcome: 'claimed' };
       } catch (error) {
-        if (storageStatus(error) === 412) continue;
         if (storageStatus(error) === 404) return { outcome: 'gone' };
         throw error;
       }
-    }
+    }, {
+      // 412: another request claimed (or the user changed) since the read.
+      isConflict: (error) => storageStatus(error) === 412,
+      exhausted: () => {
+        throw new Error('the claim of a verification e-mail stayed contended');
+      },
+    });
   }
 
   /** Deletes the user with this e-mail address (and forgets it here at once); no error when there is none. */

@@ -4,13 +4,8 @@
  * each got its own copy of the frozen document when it was made (`createEnvelopeFromTemplate.ts`), and keeps its `templateId`.
  */
 import type { Actor } from '../envelopes/model.js';
-import { backoff } from '../envelopes/update.js';
 import type { Services } from '../services.js';
-import { TemplateChangedError } from '../storage/templateRepository.js';
-import { readOwnedTemplate } from './view.js';
-import { problem } from '../problems.js';
-
-const MAX_ATTEMPTS = 30;
+import { mutateTemplate } from './mutate.js';
 
 /**
  * Deletes the caller's template: its blobs first, then its row (ETag-conditional). A process that dies
@@ -20,22 +15,13 @@ const MAX_ATTEMPTS = 30;
  * @throws AppError 404 `template-not-found`; 409 `template-contended` when concurrent changes kept it busy
  */
 export async function deleteTemplate({ services, templateId, actor }: { services: Services; templateId: string; actor: Actor }): Promise<void> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const stored = await readOwnedTemplate(services.templates, actor.userId, templateId);
+  await mutateTemplate(services, { ownerId: actor.userId, templateId }, async (stored) => {
     const { containers } = services.storage;
     await Promise.all(
       [containers.templates, containers.originals].map(async (container) => {
         await container.getBlockBlobClient(stored.record.blobName).deleteIfExists({ deleteSnapshots: 'include' });
       }),
     );
-    try {
-      await services.templates.delete(stored);
-    } catch (error) {
-      if (!(error instanceof TemplateChangedError)) throw error;
-      await backoff(attempt);
-      continue;
-    }
-    return;
-  }
-  throw problem('templateContended');
+    await services.templates.delete(stored);
+  });
 }

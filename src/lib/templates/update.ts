@@ -9,17 +9,12 @@ import type { FieldError } from '../errors.js';
 import type { Actor } from '../envelopes/model.js';
 import { freezeDocument, refreshFrozenCopy } from '../envelopes/freeze.js';
 import { assertFieldsFit, ifMatchSatisfied, storedFieldProperties, validationFailed } from '../envelopes/lifecycle.js';
-import { backoff } from '../envelopes/update.js';
 import { isUuid, uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
-import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
-import { TemplateChangedError } from '../storage/templateRepository.js';
 import { templateETag, type TemplateField, type TemplateRecord, type TemplateRole } from './model.js';
 import type { RoleInput, TemplateFieldInput, UpdateTemplateRequest } from './schemas.js';
-import { readOwnedTemplate } from './view.js';
+import { mutateTemplate } from './mutate.js';
 import { problem } from '../problems.js';
-
-const MAX_ATTEMPTS = 30;
 
 export interface UpdateTemplateOptions {
   services: Services;
@@ -39,8 +34,7 @@ export interface UpdateTemplateOptions {
  *   `document-not-uploaded`, 413, 415, 422), 422 `field-outside-document`
  */
 export async function updateTemplate({ services, templateId, request, actor, ifMatch, now = () => new Date() }: UpdateTemplateOptions): Promise<TemplateRecord> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const stored = await readOwnedTemplate(services.templates, actor.userId, templateId);
+  return await mutateTemplate(services, { ownerId: actor.userId, templateId }, async (stored) => {
     if (!ifMatchSatisfied(ifMatch, templateETag(stored.record))) {
       throw problem('etagMismatch');
     }
@@ -50,34 +44,27 @@ export async function updateTemplate({ services, templateId, request, actor, ifM
       throw problem('invalidTransition');
     }
     if (!activates && JSON.stringify(next) === JSON.stringify(stored.record)) return stored.record;
-    try {
-      if (activates) {
-        const record = stored.record;
-        const frozen = await freezeDocument({
-          services,
-          record,
-          uploads: services.storage.containers.templates,
-          stillDraft: async () => (await services.templates.read(record.ownerId, record.id))?.record.status === 'draft',
-        });
-        assertFieldsFit(next.fields, frozen.pageCount);
-        next.status = 'active';
-        next.documentSha256 = frozen.documentSha256;
-        next.pageCount = frozen.pageCount;
-        await refreshFrozenCopy(services, record, frozen);
-      } else if (next.pageCount !== null) {
-        assertFieldsFit(next.fields, next.pageCount);
-      }
-      next.updatedAt = now().toISOString();
-      next.version = stored.record.version + 1;
-      await services.templates.replace(stored, next);
-      return next;
-    } catch (error) {
-      if (!(error instanceof TemplateChangedError) && !(error instanceof EnvelopeChangedError)) throw error;
-      if (ifMatch !== null) throw problem('etagMismatch');
-      await backoff(attempt);
+    if (activates) {
+      const record = stored.record;
+      const frozen = await freezeDocument({
+        services,
+        record,
+        uploads: services.storage.containers.templates,
+        stillDraft: async () => (await services.templates.read(record.ownerId, record.id))?.record.status === 'draft',
+      });
+      assertFieldsFit(next.fields, frozen.pageCount);
+      next.status = 'active';
+      next.documentSha256 = frozen.documentSha256;
+      next.pageCount = frozen.pageCount;
+      await refreshFrozenCopy(services, record, frozen);
+    } else if (next.pageCount !== null) {
+      assertFieldsFit(next.fields, next.pageCount);
     }
-  }
-  throw problem('templateContended');
+    next.updatedAt = now().toISOString();
+    next.version = stored.record.version + 1;
+    await services.templates.replace(stored, next);
+    return next;
+  }, { ifMatch });
 }
 
 /**

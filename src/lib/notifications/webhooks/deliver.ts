@@ -27,6 +27,7 @@
 import type { QueueClient } from '@azure/storage-queue';
 import { v7 } from 'uuid';
 import { uuidv7 } from '../../ids.js';
+import { LostRaceError, retryOnConflict } from '../../retryOnConflict.js';
 import type { Services } from '../../services.js';
 import type { StoredDelivery } from '../../storage/webhookDeliveryRepository.js';
 import { DELIVERY_LOG_SIZE, encodeDeliveryMessage, type DeliveryAttemptView, type DeliveryMessage, type DeliveryRecord } from './model.js';
@@ -180,7 +181,10 @@ type Claim = { delivery: DeliveryRecord; attemptNumber: number } | { reason: str
  * @param firstRead the delivery row as just read (`null`: it does not exist)
  */
 async function claim(services: Services, message: DeliveryMessage, now: () => number, timeoutMs: number, firstRead: StoredDelivery | null): Promise<Claim> {
-  for (let round = 0; round < 10; round++) {
+  const contendedDelivery = () => {
+    throw new Error(`the delivery of event ${message.eventId} to webhook ${message.webhookId} is contended; the queue retries`);
+  };
+  return await retryOnConflict(async (round) => {
     const stored = round === 0 ? firstRead : await services.webhookDeliveries.read(message.webhookId, message.eventId);
     if (stored === null) return { reason: 'the delivery does not exist' };
     const current = stored.record;
@@ -194,7 +198,7 @@ async function claim(services: Services, message: DeliveryMessage, now: () => nu
         recentRedeliveries: [...current.recentRedeliveries, message.redeliveryId].slice(-REMEMBERED_REDELIVERIES),
       };
       if (await services.webhookDeliveries.replaceIfUnchanged(stored, next)) return { delivery: next, attemptNumber: next.attemptCount };
-      continue;
+      throw new LostRaceError('The delivery row');
     }
     if (current.autoAttempt === message.attempt - 1) {
       next = { ...current, autoAttempt: message.attempt, attemptCount: current.attemptCount + 1, autoAttemptNumber: current.attemptCount + 1, claimedAt };
@@ -207,8 +211,8 @@ async function claim(services: Services, message: DeliveryMessage, now: () => nu
       return { reason: `automatic attempt ${message.attempt} was already made (the delivery is at ${current.autoAttempt})` };
     }
     if (await services.webhookDeliveries.replaceIfUnchanged(stored, next)) return { delivery: next, attemptNumber: next.autoAttemptNumber };
-  }
-  throw new Error(`the delivery of event ${message.eventId} to webhook ${message.webhookId} is contended; the queue retries`);
+    throw new LostRaceError('The delivery row');
+  }, { exhausted: contendedDelivery });
 }
 
 /** Resolves, checks, signs and posts; every failure becomes a {@link PostResult}. */
