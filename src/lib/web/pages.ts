@@ -109,8 +109,12 @@ function pageModules(page: 'console' | 'sign'): Record<string, StaticFile> {
   return modules;
 }
 
+/** The colours the console's, the signing page's and the verification page's styles share. */
+const SHARED_COLOURS: StaticFile = { file: path.join(WEB_DIR, 'shared/colours.css'), contentType: CSS };
+
 /** Files below `GET /api/console/{file}`: the console's modules (`console.js` starts it), its styles, PDF.js. */
 export const CONSOLE_ASSETS: Record<string, StaticFile> = {
+  'colours.css': SHARED_COLOURS,
   'console.css': { file: path.join(WEB_DIR, 'console/console.css'), contentType: CSS },
   ...pageModules('console'),
   ...PDFJS_ASSETS,
@@ -122,6 +126,7 @@ export const CONSOLE_ASSETS: Record<string, StaticFile> = {
  * (so the page shows them as the sealed PDF will).
  */
 export const SIGN_ASSETS: Record<string, StaticFile> = {
+  'colours.css': SHARED_COLOURS,
   'sign.css': { file: path.join(WEB_DIR, 'sign/sign.css'), contentType: CSS },
   ...pageModules('sign'),
   'intl-messageformat.js': { file: path.join(INTL_MESSAGEFORMAT_DIR, 'intl-messageformat.iife.js'), contentType: JAVASCRIPT },
@@ -135,6 +140,7 @@ export const SIGN_ASSETS: Record<string, StaticFile> = {
 /** Files below `GET /api/verify-email/{file}`: the verification page's script, in the signing page's styles. */
 export const VERIFY_ASSETS = {
   'verify.js': { file: path.join(WEB_DIR, 'verify/verify.js'), contentType: JAVASCRIPT },
+  'colours.css': SHARED_COLOURS,
   'sign.css': { file: path.join(WEB_DIR, 'sign/sign.css'), contentType: CSS },
 } satisfies Record<string, StaticFile>;
 
