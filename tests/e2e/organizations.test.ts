@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createApiKey } from '../../src/lib/auth/apiKeys.js';
 import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { getServices } from '../../src/lib/services.js';
+import { waitForEmail } from '../support/mail.js';
 import { accountWithoutOrganization, invitationTokenOf, joinedMember } from '../support/organizations.js';
 import { patience } from '../support/patience.js';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess.js';
@@ -36,7 +37,7 @@ describe('Register', () => {
   test('makes the new account the owner of an organization of its own, named after its address', async () => {
     const organization = await get(owner, '/organization');
     expect(organization.status).toBe(200);
-    expect(organization.body).toEqual({ id: expect.any(String), name: owner.email, createdAt: expect.any(String), memberCount: 1, role: 'owner' });
+    expect(organization.body).toEqual({ id: expect.any(String), name: owner.email, createdAt: expect.any(String), memberCount: 1, role: 'owner', locale: 'en' });
     const members = await get(owner, '/organization/members');
     expect(members.status).toBe(200);
     expect(members.body).toEqual([{ userId: owner.userId, email: owner.email, name: 'Ada Owner', role: 'owner', joinedAt: expect.any(String) }]);
@@ -106,6 +107,12 @@ describe('invitations', () => {
     expect((await get(owner, '/organization/invitations')).body).toContainEqual(invited.body);
 
     const token = invitationTokenOf(invited.body.id as string);
+    // The e-mail: in the organization's language (English until changed), from the inviter, with the link.
+    const email0 = await waitForEmail(email, { subject: /^Join / });
+    expect(email0.subject).toBe(`Join ${owner.email} on the envelope signing service`);
+    expect(email0.text).toContain(`Ada Owner <${owner.email}> invites you to join ${owner.email}`);
+    expect(email0.text).toContain(`${env.service.publicBaseUrl}/api/console#join=${token}`);
+    expect(email0.html).toContain(`/api/console#join=${token}`);
     const registered = await env.api.request('POST', '/Register', { json: { email, password: 'correct horse battery', organizationInvitation: token, name: 'Grace' } });
     expect(registered.status).toBe(201);
     const login = await env.api.request('POST', '/Login', { json: { email, password: 'correct horse battery' } });
@@ -119,6 +126,18 @@ describe('invitations', () => {
     expect((await get(owner, '/organization/invitations')).body).not.toContainEqual(invited.body);
     const again = await env.api.request('POST', '/Register', { json: { email: `other-${randomUUID()}@example.com`, password: 'correct horse battery', organizationInvitation: token } });
     expectType(again, 403, 'invalid-invitation');
+  });
+
+  test('the e-mail is in the organization\'s language', async () => {
+    const polyglot = await env.newUser();
+    const changed = await send(polyglot, 'PATCH', '/organization', { locale: 'de', name: 'Kanzlei Lovelace' });
+    expect(changed.body).toMatchObject({ locale: 'de', name: 'Kanzlei Lovelace' });
+    expectType(await send(polyglot, 'PATCH', '/organization', { locale: 'xx' }), 400, 'validation-failed');
+    const email = `hanna-${randomUUID()}@example.com`;
+    const invited = await send(polyglot, 'POST', '/organization/invitations', { email, role: 'viewer' });
+    const caught = await waitForEmail(email, { subject: /Kanzlei Lovelace/ });
+    expect(caught.subject).toBe('Treten Sie Kanzlei Lovelace beim Umschlag-Signaturdienst bei');
+    expect(caught.text).toContain(`/api/console#join=${invitationTokenOf(invited.body.id as string)}`);
   });
 
   test('an address that registers with another address\'s invitation joins, unverified', async () => {

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { MAX_PENDING_INVITATIONS, ORGANIZATION_INVITATION_TTL_DAYS, type OrganizationInvitationView } from '../organizations/invitations.js';
 import type { MemberView, OrganizationView } from '../organizations/organizations.js';
 import { ROLES } from '../organizations/roles.js';
+import { localeSchema } from '../i18n/schema.js';
 import { assignableRole, createOrganizationInvitationRequest, transferOrganizationRequest, updateMemberRequest, updateOrganizationRequest } from '../organizations/schemas.js';
 import { MEMBERSHIP_CACHE_MS } from '../storage/organizationRepository.js';
 import { cacheControlNoStore, internalError, jsonBodyTooLarge, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
@@ -29,6 +30,7 @@ export const organizationResponse = z
     createdAt: timestamp,
     memberCount: z.int().min(1).meta({ description: 'Members, the owner included.' }),
     role: role.meta({ description: 'The caller\'s role.' }),
+    locale: localeSchema.meta({ description: 'The language of the organization\'s invitation e-mails; `en` until changed.' }),
   })
   .meta({ id: 'Organization', description: 'The caller\'s organization.' });
 
@@ -52,7 +54,7 @@ export const invitationResponse = z
   .meta({ id: 'OrganizationInvitation', description: 'A pending invitation (never its token).' });
 
 const ids = { organization: '0193a5b0-1c2d-7e3f-8a4b-5c6d7e8f9a0b', member: '0193a5b2-7c1d-7e2f-8a3b-4c5d6e7f8a9b', invitation: '0193a5e0-2b3c-7d4e-9f5a-6b7c8d9e0f1a' };
-const exampleOrganization = { id: ids.organization, name: 'Lovelace & Partners', createdAt: '2026-11-22T10:15:30.123Z', memberCount: 3, role: 'admin' };
+const exampleOrganization = { id: ids.organization, name: 'Lovelace & Partners', createdAt: '2026-11-22T10:15:30.123Z', memberCount: 3, role: 'admin', locale: 'en' };
 const exampleMember = { userId: ids.member, email: 'grace@example.com', name: 'Grace Hopper', role: 'sender', joinedAt: '2026-11-23T09:00:00.000Z' };
 const exampleInvitation = { id: ids.invitation, email: 'grace@example.com', role: 'sender', expiresAt: '2026-11-30T10:15:30.123Z' };
 
@@ -105,7 +107,7 @@ const operations: Operation[] = [
     tags: ['Organizations'],
     security: bearer,
     summary: 'Rename the caller\'s organization',
-    description: 'Admin or owner.',
+    description: 'Admin or owner. `name` and `locale` (the language of invitation e-mails), each optional.',
     request: jsonBody(updateOrganizationRequest.meta({ id: 'UpdateOrganizationRequest' }), { name: 'Lovelace & Partners' }),
     responses: {
       200: { description: 'The organization as changed.', headers: { 'Cache-Control': noStore }, content: { [json]: { schema: organizationResponse, example: exampleOrganization } } },

@@ -10,6 +10,8 @@ import { problem } from '../problems.js';
 import type { Services } from '../services.js';
 import type { InvitationRecord } from '../storage/organizationRepository.js';
 import { organizationInvitationSha256, organizationInvitationToken } from '../auth/organizationInvitationTokens.js';
+import { DEFAULT_LOCALE } from '../i18n/locales.js';
+import type { EmailMessage, OutboxBatch } from '../notifications/outbox.js';
 import type { Role } from './roles.js';
 import type { CreateOrganizationInvitationRequest } from './schemas.js';
 
@@ -33,14 +35,17 @@ function toView(invitation: InvitationRecord): OrganizationInvitationView {
 }
 
 /**
- * `POST /api/organization/invitations`: records the invitation; the caller then e-mails its link
- * ({@link invitationToken} gives the token).
+ * `POST /api/organization/invitations`: records the invitation and e-mails its link
+ * (`<PUBLIC_BASE_URL>/api/console#join=<token>`) in the organisation's language, through the outbox
+ * (a batch of its own in the inviter's partition, dispatched at once; the sweeper re-dispatches it if
+ * this process dies first). The outbox carries the invitation's id, never its token.
  * @throws AppError 409 `account-exists` (the address has an account: one organisation per account),
  *   409 `invitation-limit`, 409 `invitations-contended`
  */
-export async function createOrganizationInvitation({ services, caller, request, now = new Date() }: {
-  services: Pick<Services, 'organizations' | 'users' | 'config'>;
-  caller: Caller;
+export async function createOrganizationInvitation({ services, caller, request, now = new Date(), log = console.warn }: {
+  services: Services;
+  caller: Pick<Actor, 'userId' | 'organizationId' | 'email' | 'name'>;
+  log?: (message: string) => void;
   request: CreateOrganizationInvitationRequest;
   now?: Date;
 }): Promise<{ invitation: OrganizationInvitationView; token: string }> {
@@ -60,6 +65,27 @@ export async function createOrganizationInvitation({ services, caller, request, 
   if (!(await services.organizations.createInvitation(record, MAX_PENDING_INVITATIONS))) {
     throw problem('invitationLimit', { detail: `Your organization already has ${MAX_PENDING_INVITATIONS} pending invitations, the most allowed; delete one first.` });
   }
+  const organization = await services.organizations.find(caller.organizationId);
+  const message: EmailMessage = {
+    kind: 'email',
+    type: 'organizationInvitation',
+    envelopeId: '',
+    recipientId: null,
+    to: { email: record.email, name: null },
+    documentName: '',
+    ownerEmail: caller.email,
+    ownerName: caller.name ?? null,
+    expiresAt: record.expiresAt,
+    reason: null,
+    declinedBy: null,
+    linkSalt: null,
+    locale: organization?.locale ?? DEFAULT_LOCALE,
+    organizationInvitation: { id, organizationName: organization?.name ?? caller.email },
+  };
+  const batch: OutboxBatch = { id: uuidv7(), ownerId: caller.userId, envelopeId: '', createdAt: now.toISOString(), messages: [message] };
+  const [, entity] = (await services.outbox.prepare(batch)) as ['create', Parameters<typeof services.storage.tables.envelopes.createEntity>[0]];
+  await services.storage.tables.envelopes.createEntity(entity);
+  await services.outbox.dispatch(batch, log, { justCommitted: true });
   return { invitation: toView(record), token };
 }
 

@@ -12,6 +12,7 @@ import { isUuid } from '../ids.js';
 import { problem } from '../problems.js';
 import type { Services } from '../services.js';
 import type { MemberRecord } from '../storage/organizationRepository.js';
+import type { Locale } from '../i18n/locales.js';
 import type { Role } from './roles.js';
 import type { TransferOrganizationRequest, UpdateMemberRequest, UpdateOrganizationRequest } from './schemas.js';
 
@@ -23,6 +24,8 @@ export interface OrganizationView {
   memberCount: number;
   /** The caller's role. */
   role: Role;
+  /** The language of the organization's invitations. */
+  locale: Locale;
 }
 
 /** A member as `GET /api/organization/members` shows it. */
@@ -56,12 +59,14 @@ function current(members: MemberRecord[]): MemberRecord[] {
 export async function getOrganization({ services, caller }: { services: OrganizationServices; caller: Caller }): Promise<OrganizationView> {
   const [organization, members] = await Promise.all([services.organizations.find(caller.organizationId), services.organizations.members(caller.organizationId)]);
   if (organization === null) throw new Error(`Organization ${caller.organizationId} of user ${caller.userId} has no organization row`);
-  return { id: organization.id, name: organization.name, createdAt: organization.createdAt, memberCount: current(members).length, role: caller.role };
+  return { id: organization.id, name: organization.name, createdAt: organization.createdAt, memberCount: current(members).length, role: caller.role, locale: organization.locale };
 }
 
-/** `PATCH /api/organization`: renames it (admin or owner, by its route's roles). */
+/** `PATCH /api/organization`: its name and language (admin or owner, by its route's roles). */
 export async function updateOrganization({ services, caller, request }: { services: OrganizationServices; caller: Caller; request: UpdateOrganizationRequest }): Promise<OrganizationView> {
-  if (request.name !== undefined) await services.organizations.rename(caller.organizationId, request.name);
+  if (request.name !== undefined || request.locale !== undefined) {
+    await services.organizations.update(caller.organizationId, { ...(request.name === undefined ? {} : { name: request.name }), ...(request.locale === undefined ? {} : { locale: request.locale }) });
+  }
   return await getOrganization({ services, caller });
 }
 

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { MAX_ORGANIZATION_NAME } from '../storage/organizationRepository.js';
+import { localeSchema } from '../i18n/schema.js';
 import { emailAddress, trimmedText } from '../text.js';
 
 /** A role a member can be given: every role but `owner`, which changes hands only by transfer. */
@@ -15,6 +16,7 @@ export const updateOrganizationRequest = z.strictObject({
   name: trimmedText(MAX_ORGANIZATION_NAME)
     .optional()
     .meta({ description: `1 to ${MAX_ORGANIZATION_NAME} characters after trimming; no control characters.`, examples: ['Lovelace & Partners'] }),
+  locale: localeSchema.optional().meta({ description: 'The language of the organization\'s invitation e-mails (`en` until changed).', examples: ['de'] }),
 });
 export type UpdateOrganizationRequest = z.infer<typeof updateOrganizationRequest>;
 

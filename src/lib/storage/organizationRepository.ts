@@ -18,6 +18,7 @@
  */
 import type { TableClient, TableEntity, TransactionAction } from '@azure/data-tables';
 import { uuidv7 } from '../ids.js';
+import { DEFAULT_LOCALE, isSupportedLocale, type Locale } from '../i18n/locales.js';
 import type { Role } from '../organizations/roles.js';
 import { problem } from '../problems.js';
 import { RecentLookups } from '../recentLookups.js';
@@ -39,6 +40,8 @@ export interface OrganizationRecord {
   name: string;
   ownerId: string;
   createdAt: string;
+  /** The language of its invitations (docs/api.md#the-organization); `en` until changed. */
+  locale: Locale;
 }
 
 export interface MemberRecord {
@@ -216,13 +219,14 @@ export class OrganizationRepository {
 
   /** The organisation, or `null`. */
   async find(organizationId: string): Promise<(OrganizationRecord & { etag: string }) | null> {
-    const entity = await readOrNull<{ organizationId: string; name: string; ownerId: string; createdAt: string }>(this.table, orgKey(organizationId), ORGANIZATION_ROW);
-    return entity === null ? null : { id: entity.organizationId, name: entity.name, ownerId: entity.ownerId, createdAt: entity.createdAt, etag: entity.etag };
+    const entity = await readOrNull<{ organizationId: string; name: string; ownerId: string; createdAt: string; locale?: string }>(this.table, orgKey(organizationId), ORGANIZATION_ROW);
+    if (entity === null) return null;
+    return { id: entity.organizationId, name: entity.name, ownerId: entity.ownerId, createdAt: entity.createdAt, locale: isSupportedLocale(entity.locale) ? entity.locale : DEFAULT_LOCALE, etag: entity.etag };
   }
 
-  /** Renames the organisation (last writer wins: a name has no history). */
-  async rename(organizationId: string, name: string): Promise<void> {
-    await this.table.updateEntity({ partitionKey: orgKey(organizationId), rowKey: ORGANIZATION_ROW, name }, 'Merge');
+  /** Changes the organisation's name and language (last writer wins: neither has a history). */
+  async update(organizationId: string, change: { name?: string; locale?: Locale }): Promise<void> {
+    await this.table.updateEntity({ partitionKey: orgKey(organizationId), rowKey: ORGANIZATION_ROW, ...change }, 'Merge');
   }
 
   /** The organisation's members, in the order of their user ids (oldest accounts first). */
@@ -247,7 +251,7 @@ export class OrganizationRepository {
   async updateMembers(organizationId: string, members: (MemberRecord & { etag: string })[], organization?: OrganizationRecord & { etag: string }): Promise<boolean> {
     const actions: TransactionAction[] = members.map((member) => ['update', memberEntity(organizationId, member), 'Replace', { etag: member.etag }]);
     if (organization !== undefined) {
-      actions.push(['update', { partitionKey: orgKey(organizationId), rowKey: ORGANIZATION_ROW, organizationId, name: organization.name, ownerId: organization.ownerId, createdAt: organization.createdAt }, 'Replace', { etag: organization.etag }]);
+      actions.push(['update', { partitionKey: orgKey(organizationId), rowKey: ORGANIZATION_ROW, organizationId, name: organization.name, ownerId: organization.ownerId, createdAt: organization.createdAt, locale: organization.locale }, 'Replace', { etag: organization.etag }]);
     }
     try {
       await this.table.submitTransaction(actions);
