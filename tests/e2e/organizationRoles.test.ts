@@ -114,7 +114,7 @@ function pathOf(route: RegisteredRoute, caller: TestUser): string {
 async function snapshot(): Promise<unknown[]> {
   const viewer = members.viewer!;
   const reads = [
-    env.api.request('GET', `/envelopes/${ids.envelope!}`, { token: owner.token === viewer.token ? owner.token : viewer.token }),
+    env.api.request('GET', `/envelopes/${ids.envelope!}`, { token: viewer.token }),
     env.api.request('GET', `/templates/${ids.template!}`, { token: viewer.token }),
     env.api.request('GET', '/apikeys', { token: viewer.token }),
     env.api.request('GET', '/organization', { token: owner.token }),
@@ -124,9 +124,8 @@ async function snapshot(): Promise<unknown[]> {
   ];
   return (await Promise.all(reads)).map((answer) => {
     expect(answer.status).toBe(200);
-    const body = answer.body as Record<string, unknown> | unknown[];
-    // `lastUsedAt` of keys moves with use, not with a change.
-    return Array.isArray(body) ? body.map((item) => ({ ...(item as object), lastUsedAt: undefined })) : body;
+    // What moves with time or use, not with a change: a read URL's signature and expiry, a key's `lastUsedAt`.
+    return JSON.parse(JSON.stringify(answer.body, (key, value: unknown) => (key === 'documentUrl' || key === 'lastUsedAt' ? undefined : value))) as unknown;
   });
 }
 

@@ -247,9 +247,9 @@ const operations: Operation[] = [
     method: 'post',
     path: '/Register',
     tags: ['Accounts'],
-    summary: 'Create an account with an invitation code',
+    summary: 'Create an account with an invitation code or an organization\'s invitation',
     description:
-      'The invitation code is checked first: an invalid, expired or used-up code gives 403 and reveals nothing else. An address already registered gives 409 and does not consume the code. With a Turnstile secret configured, `turnstileToken` is verified.',
+      'The invitation code is checked first: an invalid, expired or used-up code gives 403 and reveals nothing else. An address already registered gives 409 and does not consume the code. With a Turnstile secret configured, `turnstileToken` is verified. With `invitationCode` the account becomes the owner of a new organization; with `organizationInvitation` instead (exactly one of the two), it joins the invitation\'s organization with the invited role, and the invitation is used up.',
     security: [],
     request: {
       body: {

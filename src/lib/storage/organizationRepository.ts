@@ -51,9 +51,9 @@ export interface MemberRecord {
   role: Role;
   joinedAt: string;
   /**
-   * Set while the member is being removed (docs/api.md#members): who receives its envelopes
-   * and templates. A member with a removal in progress is refused by the guard, and the removal is
-   * resumed by the next removal request or the sweeper.
+   * The marker of a removal in progress (who receives the member's envelopes and templates, and since
+   * when): a member carrying it is refused by the guard and left out of the members' list, so that a
+   * removal made of several writes can be resumed from it. No endpoint sets it yet.
    */
   removal: { transferTo: string; startedAt: string } | null;
 }
@@ -275,16 +275,6 @@ export class OrganizationRepository {
       }
     }
     this.memberships.forget(userId);
-  }
-
-  /** Members with a removal in progress, across every organisation (the sweeper resumes them). */
-  async removalsInProgress(): Promise<{ organizationId: string; member: MemberRecord }[]> {
-    const found: { organizationId: string; member: MemberRecord }[] = [];
-    const rows = this.table.listEntities<MemberEntity & { partitionKey: string }>({ queryOptions: { filter: "RowKey ge 'member_' and RowKey lt 'member~' and removalTransferTo ne ''" } });
-    for await (const entity of rows) {
-      if (typeof entity.removalTransferTo === 'string') found.push({ organizationId: entity.partitionKey.slice('org_'.length), member: toMember(entity) });
-    }
-    return found;
   }
 
   /**
