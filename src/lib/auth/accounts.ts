@@ -66,9 +66,12 @@ export async function register({ users, invitations, config, request, remoteIp, 
     await invitations.release(request.invitationCode);
     throw error;
   }
-  // The owner of an organisation of its own; should this process die first, the account's first
-  // request makes it (docs/api.md#accounts-made-before-organizations).
-  await organizations?.ensureMembership({ userId, email: request.email, name: request.name ?? null }, 'owner', null, now);
+  // The owner of an organisation of its own. The account exists whatever happens here: should this
+  // fail or the process die first, the account's first request makes it
+  // (docs/api.md#accounts-made-before-organizations).
+  await organizations?.ensureMembership({ userId, email: request.email, name: request.name ?? null }, 'owner', null, now).catch((error: unknown) => {
+    console.warn(`Register: the organization of user ${userId} was not made (its first request makes it): ${error instanceof Error ? error.message : String(error)}`);
+  });
   if (verify && services !== undefined) {
     // The account exists whatever happens here: should the e-mail not be queued, the owner asks for
     // a new one (POST /api/ResendVerification) once logged in.
