@@ -106,7 +106,7 @@ export async function seed(services: Services, plan: SeedPlan, onProgress: (mess
   const seeded: Seed = { smallOwner, largeOwner, hotEnvelopeId, loginUsers, spareOwners, webhookOwner, smallOwnerApiKey, envelopesWritten: written };
   if (plan.signingDocumentDir !== undefined) {
     const document = new Uint8Array(await readFile(path.join(plan.signingDocumentDir, 'normal.pdf')));
-    const actor = { userId: smallOwner.userId, email: smallOwner.email, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench-seed', apiKeyId: null };
+    const actor = { userId: smallOwner.userId, email: smallOwner.email, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench-seed', apiKeyId: null, organizationId: smallOwner.userId, role: 'owner' as const };
     const sent = await sentEnvelopeWithFields(services, actor, document, 'signing.pdf');
     seeded.signing = { envelopeId: sent.envelopeId, token: sent.token, tokenSha256: tokenSha256(sent.token) };
     const withCode = await sentEnvelopeWithFields(services, actor, document, 'signing-access-code.pdf', { method: 'accessCode', code: BENCH_ACCESS_CODE });
@@ -121,7 +121,7 @@ export const BENCH_ACCESS_CODE = 'bench-access-code';
 
 /** A realistic envelope row: a draft or sent envelope with two signers, and its creation event. */
 function envelopeFor(owner: SeededUser, index: number): { record: EnvelopeRecord; event: AuditEvent } {
-  const actor = { userId: owner.userId, email: owner.email, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench-seed', apiKeyId: null };
+  const actor = { userId: owner.userId, email: owner.email, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench-seed', apiKeyId: null, organizationId: owner.userId, role: 'owner' as const };
   const draft = newDraftEnvelope({ actor, documentName: `contract-${index}.pdf`, now: new Date() });
   const record: EnvelopeRecord = {
     ...draft.record,

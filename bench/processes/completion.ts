@@ -79,7 +79,7 @@ try {
   const options = JSON.parse(process.argv[2] ?? '{}') as Options;
   const services = getServices();
   const owner = uuidv7();
-  const actor: Actor = { userId: owner, email: 'bench-completion@example.com', emailVerified: true, ip: '127.0.0.1', userAgent: 'bench', apiKeyId: null };
+  const actor: Actor = { userId: owner, email: 'bench-completion@example.com', emailVerified: true, ip: '127.0.0.1', userAgent: 'bench', apiKeyId: null, organizationId: owner, role: 'owner' as const };
   const document = new Uint8Array(await readFile(options.path));
   const warmup = new Uint8Array(await readFile(options.warmupPath));
 

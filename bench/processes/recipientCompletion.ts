@@ -69,7 +69,7 @@ try {
   // Never used to log in: the lowest cost keeps the setup short.
   await services.users.insert({ userId, email, role: 'user', passwordHash: await hashPassword('bench-unused-password', 4), createdAt: new Date().toISOString(), emailVerified: true, verificationSentAt: null });
   const { token: ownerToken } = await issueAccessToken({ sub: userId, email, role: 'user' }, services.config.jwt);
-  const actor: Actor = { userId, email, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench', apiKeyId: null };
+  const actor: Actor = { userId, email, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench', apiKeyId: null, organizationId: userId, role: 'owner' as const };
   const document = new Uint8Array(await readFile(options.path));
   const warmup = new Uint8Array(await readFile(options.warmupPath));
 

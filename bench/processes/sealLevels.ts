@@ -67,7 +67,7 @@ try {
       'B-LTA': createServices(config, storage),
       'B-T': createServices({ ...config, sealLevel: 'B-T' }, storage),
     };
-    const actor: Actor = { userId: uuidv7(), email: 'bench-seal-levels@example.com', emailVerified: true, ip: '127.0.0.1', userAgent: 'bench', apiKeyId: null };
+    const actor: Actor = { userId: uuidv7(), email: 'bench-seal-levels@example.com', emailVerified: true, ip: '127.0.0.1', userAgent: 'bench', apiKeyId: null, organizationId: uuidv7(), role: 'owner' as const };
     const document = new Uint8Array(await readFile(options.documentPath));
     const timestampAuthority = new HttpTimestampAuthority(pki.tsaUrl);
 

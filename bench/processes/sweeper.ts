@@ -39,7 +39,7 @@ try {
     const dueEntries: DueEntry[] = [];
     for (let index = 0; index < count; index++) {
       const ownerId = owners[index % owners.length]!;
-      const actor = { userId: ownerId, email: `bench-sweep-${ownerId}@example.com`, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench-seed', apiKeyId: null };
+      const actor = { userId: ownerId, email: `bench-sweep-${ownerId}@example.com`, emailVerified: true, ip: '127.0.0.1', userAgent: 'bench-seed', apiKeyId: null, organizationId: ownerId, role: 'owner' as const };
       const draft = newDraftEnvelope({ actor, documentName: `contract-${index}.pdf`, now });
       const expiresAt = new Date(now.getTime() + 30 * DAY_MS).toISOString();
       const record: EnvelopeRecord = {

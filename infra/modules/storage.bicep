@@ -63,6 +63,7 @@ var tableNames = [
   'webhookDeliveries'
   'apiKeys'
   'templates'
+  'organizations'
 ]
 
 // The queues of the queue-triggered functions (QUEUES in src/lib/storage/clients.ts): e-mail, webhook

@@ -10,6 +10,7 @@ httpFunction('CompleteEnvelope', {
   authLevel: 'anonymous',
   route: 'envelopes/{id}/complete',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender'],
   answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/CompleteEnvelope.js')).completeOwnEnvelope,
 });

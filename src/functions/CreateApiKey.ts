@@ -11,6 +11,7 @@ httpFunction('CreateApiKey', {
   authLevel: 'anonymous',
   route: 'apikeys',
   access: 'jwt',
+  roles: ['owner', 'admin', 'sender'],
   // The answer holds the new key: it refuses Idempotency-Key, so the key is never kept in storage.
   answerHoldsSecret: true,
   loadHandler: async () => (await import('../handlers/CreateApiKey.js')).createOwnApiKey,

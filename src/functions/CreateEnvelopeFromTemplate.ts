@@ -10,6 +10,7 @@ httpFunction('CreateEnvelopeFromTemplate', {
   authLevel: 'anonymous',
   route: 'templates/{id}/envelopes',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender'],
   answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/CreateEnvelopeFromTemplate.js')).createEnvelopeFromTemplate,
 });

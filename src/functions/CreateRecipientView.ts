@@ -12,6 +12,7 @@ httpFunction('CreateRecipientView', {
   authLevel: 'anonymous',
   route: 'envelopes/{id}/recipients/{recipientId}/views',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender'],
   // The answer's URL carries a signing token: it refuses Idempotency-Key, so the token is never kept in storage.
   answerHoldsSecret: true,
   loadHandler: async () => (await import('../handlers/CreateRecipientView.js')).createRecipientView,

@@ -10,6 +10,7 @@ httpFunction('CreateTemplate', {
   authLevel: 'anonymous',
   route: 'templates',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender'],
   answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/CreateTemplate.js')).createOwnTemplate,
 });

@@ -10,6 +10,7 @@ httpFunction('CreateWebhook', {
   authLevel: 'anonymous',
   route: 'webhooks',
   access: 'bearer',
+  roles: ['owner', 'admin'],
   // The answer holds the signing secret: it refuses Idempotency-Key, so the secret is never kept in storage.
   answerHoldsSecret: true,
   loadHandler: async () => (await import('../handlers/CreateWebhook.js')).createOwnWebhook,

@@ -11,5 +11,6 @@ httpFunction('DeleteApiKey', {
   authLevel: 'anonymous',
   route: 'apikeys/{id}',
   access: 'jwt',
+  roles: ['owner', 'admin', 'sender'],
   loadHandler: async () => (await import('../handlers/DeleteApiKey.js')).deleteOwnApiKey,
 });

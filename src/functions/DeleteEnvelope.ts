@@ -11,5 +11,6 @@ httpFunction('DeleteEnvelope', {
   authLevel: 'anonymous',
   route: 'envelopes/{id}',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender'],
   loadHandler: async () => (await import('../handlers/DeleteEnvelope.js')).deleteOwnEnvelope,
 });

@@ -10,5 +10,6 @@ httpFunction('DeleteTemplate', {
   authLevel: 'anonymous',
   route: 'templates/{id}',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender'],
   loadHandler: async () => (await import('../handlers/DeleteTemplate.js')).deleteOwnTemplate,
 });

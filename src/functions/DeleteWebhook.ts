@@ -10,5 +10,6 @@ httpFunction('DeleteWebhook', {
   authLevel: 'anonymous',
   route: 'webhooks/{id}',
   access: 'bearer',
+  roles: ['owner', 'admin'],
   loadHandler: async () => (await import('../handlers/DeleteWebhook.js')).deleteOwnWebhook,
 });

@@ -11,6 +11,7 @@ httpFunction('DetectEnvelopeFields', {
   authLevel: 'anonymous',
   route: 'envelopes/{id}/fields/detect',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender'],
   answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/DetectEnvelopeFields.js')).detectOwnEnvelopeFields,
 });

@@ -11,6 +11,7 @@ httpFunction('DetectTemplateFields', {
   authLevel: 'anonymous',
   route: 'templates/{id}/fields/detect',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender'],
   answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/DetectTemplateFields.js')).detectOwnTemplateFields,
 });

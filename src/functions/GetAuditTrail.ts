@@ -10,5 +10,6 @@ httpFunction('GetAuditTrail', {
   authLevel: 'anonymous',
   route: 'envelopes/{id}/audit',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender', 'viewer'],
   loadHandler: async () => (await import('../handlers/GetAuditTrail.js')).getAuditTrail,
 });

@@ -10,5 +10,6 @@ httpFunction('GetEnvelope', {
   authLevel: 'anonymous',
   route: 'envelopes/{id}',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender', 'viewer'],
   loadHandler: async () => (await import('../handlers/GetEnvelope.js')).getEnvelope,
 });

@@ -10,5 +10,6 @@ httpFunction('GetTemplate', {
   authLevel: 'anonymous',
   route: 'templates/{id}',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender', 'viewer'],
   loadHandler: async () => (await import('../handlers/GetTemplate.js')).getOwnTemplate,
 });

@@ -10,6 +10,7 @@ httpFunction('GetUploadUrl', {
   authLevel: 'anonymous',
   route: 'GetUploadUrl',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender'],
   // The upload URL is a SAS of one blob for a short while, not a credential of the account: kept like any answer.
   answerHoldsSecret: false,
   // Its only write is the envelope's creation transaction: an Idempotency-Key's claim goes in it.

@@ -11,5 +11,6 @@ httpFunction('ListApiKeys', {
   authLevel: 'anonymous',
   route: 'apikeys',
   access: 'jwt',
+  roles: ['owner', 'admin', 'sender', 'viewer'],
   loadHandler: async () => (await import('../handlers/ListApiKeys.js')).listOwnApiKeys,
 });

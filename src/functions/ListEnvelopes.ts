@@ -10,5 +10,6 @@ httpFunction('ListEnvelopes', {
   authLevel: 'anonymous',
   route: 'envelopes',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender', 'viewer'],
   loadHandler: async () => (await import('../handlers/ListEnvelopes.js')).listOwnEnvelopes,
 });

@@ -10,5 +10,6 @@ httpFunction('ListTemplates', {
   authLevel: 'anonymous',
   route: 'templates',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender', 'viewer'],
   loadHandler: async () => (await import('../handlers/ListTemplates.js')).listOwnTemplates,
 });

@@ -10,5 +10,6 @@ httpFunction('ListWebhookDeliveries', {
   authLevel: 'anonymous',
   route: 'webhooks/{id}/deliveries',
   access: 'bearer',
+  roles: ['owner', 'admin'],
   loadHandler: async () => (await import('../handlers/ListWebhookDeliveries.js')).listOwnWebhookDeliveries,
 });

@@ -10,5 +10,6 @@ httpFunction('ListWebhooks', {
   authLevel: 'anonymous',
   route: 'webhooks',
   access: 'bearer',
+  roles: ['owner', 'admin'],
   loadHandler: async () => (await import('../handlers/ListWebhooks.js')).listOwnWebhooks,
 });

@@ -11,6 +11,7 @@ httpFunction('RedeliverWebhook', {
   authLevel: 'anonymous',
   route: 'webhooks/{id}/deliveries/{deliveryId}/redeliver',
   access: 'bearer',
+  roles: ['owner', 'admin'],
   answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/RedeliverWebhook.js')).redeliverOwnWebhook,
 });

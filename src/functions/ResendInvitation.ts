@@ -10,6 +10,7 @@ httpFunction('ResendInvitation', {
   authLevel: 'anonymous',
   route: 'envelopes/{id}/recipients/{recipientId}/resend',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender'],
   answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/ResendInvitation.js')).resendOwnInvitation,
 });

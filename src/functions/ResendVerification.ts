@@ -11,6 +11,7 @@ httpFunction('ResendVerification', {
   authLevel: 'anonymous',
   route: 'ResendVerification',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender', 'viewer'],
   answerHoldsSecret: false,
   loadHandler: async () => (await import('../handlers/ResendVerification.js')).resendVerificationEmail,
 });

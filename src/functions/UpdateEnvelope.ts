@@ -10,5 +10,6 @@ httpFunction('UpdateEnvelope', {
   authLevel: 'anonymous',
   route: 'envelopes/{id}',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender'],
   loadHandler: async () => (await import('../handlers/UpdateEnvelope.js')).updateOwnEnvelope,
 });

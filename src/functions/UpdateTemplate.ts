@@ -10,5 +10,6 @@ httpFunction('UpdateTemplate', {
   authLevel: 'anonymous',
   route: 'templates/{id}',
   access: 'bearer',
+  roles: ['owner', 'admin', 'sender'],
   loadHandler: async () => (await import('../handlers/UpdateTemplate.js')).updateOwnTemplate,
 });

@@ -17,6 +17,7 @@ import { WebhookDeliveryRepository } from './storage/webhookDeliveryRepository.j
 import { ApiKeyRepository } from './storage/apiKeyRepository.js';
 import { IdempotencyKeyRepository } from './storage/idempotencyKeyRepository.js';
 import { TemplateRepository } from './storage/templateRepository.js';
+import { OrganizationRepository } from './storage/organizationRepository.js';
 
 export interface Services {
   config: Config;
@@ -34,6 +35,7 @@ export interface Services {
   apiKeys: ApiKeyRepository;
   idempotencyKeys: IdempotencyKeyRepository;
   templates: TemplateRepository;
+  organizations: OrganizationRepository;
 }
 
 let cached: Services | undefined;
@@ -86,5 +88,6 @@ export function createServices(config: Config, storage: Storage): Services {
     apiKeys: new ApiKeyRepository(storage.tables.apiKeys),
     idempotencyKeys: new IdempotencyKeyRepository(storage.tables.envelopes, dueIndex),
     templates: new TemplateRepository(storage.tables.templates),
+    organizations: new OrganizationRepository(storage.tables.organizations),
   };
 }

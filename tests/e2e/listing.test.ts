@@ -189,7 +189,7 @@ describe('GET /api/envelopes without limit (docs/api.md#list-envelopes)', () => 
     // 1001 envelopes through the repository (the API would take much longer), 50 at a time.
     for (let batch = 0; batch < 1001; batch += 50) {
       const drafts = Array.from({ length: Math.min(50, 1001 - batch) }, () => {
-        const draft = newDraftEnvelope({ actor: { userId: crowded.userId, email: crowded.email, emailVerified: true, ip: null, userAgent: null, apiKeyId: null }, documentName: 'bulk.pdf', now: new Date(at) });
+        const draft = newDraftEnvelope({ actor: { userId: crowded.userId, email: crowded.email, emailVerified: true, ip: null, userAgent: null, apiKeyId: null, organizationId: crowded.userId, role: 'owner' as const }, documentName: 'bulk.pdf', now: new Date(at) });
         created.push(draft.record.id);
         return draft;
       });

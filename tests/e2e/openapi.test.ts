@@ -101,8 +101,12 @@ describe('the document describes exactly the functions of src/functions', () => 
         const security = route.access === 'bearer' || route.access === 'jwt' ? [{ [BEARER_AUTH]: [] }] : route.access === 'signing' ? [{ [SIGNING_AUTH]: [] }] : [];
         expect([`${method} /${route.route}`, operation.security]).toEqual([`${method} /${route.route}`, security]);
         if (route.access !== 'public') expect(operation.responses['401'].headers['WWW-Authenticate'].required).toBe(true);
+        // A route some role may not call says it answers 403 forbidden-role (docs/api.md#roles), and only such a route.
+        const someRoleRefused = route.access === 'bearer' || route.access === 'jwt' ? (route.roles ?? []).length < 4 : false;
+        const forbidden = Object.keys(operation.responses['403']?.content['application/problem+json'].examples ?? {});
+        expect([`${method} /${route.route}`, forbidden.includes('forbidden-role')]).toEqual([`${method} /${route.route}`, someRoleRefused]);
         // JWT-only routes say that an API key gets 403 jwt-required.
-        if (route.access === 'jwt') expect(Object.keys(operation.responses['403'].content['application/problem+json'].examples)).toEqual(['jwt-required']);
+        if (route.access === 'jwt') expect(Object.keys(operation.responses['403'].content['application/problem+json'].examples)).toEqual(['jwt-required', ...(someRoleRefused ? ['forbidden-role'] : [])]);
       }
     }
   });

@@ -115,7 +115,7 @@ interface Scenario {
  */
 async function committedInvitation({ createdAt = new Date(), outbox = services.outbox }: { createdAt?: Date; outbox?: OutboxStore } = {}): Promise<Scenario> {
   const ownerId = randomUUID();
-  const { record, event } = newDraftEnvelope({ actor: { userId: ownerId, email: 'owner@example.com', emailVerified: true, ip: null, userAgent: null, apiKeyId: null }, documentName: 'Lease <2026>.pdf', now: createdAt });
+  const { record, event } = newDraftEnvelope({ actor: { userId: ownerId, email: 'owner@example.com', emailVerified: true, ip: null, userAgent: null, apiKeyId: null, organizationId: ownerId, role: 'owner' as const }, documentName: 'Lease <2026>.pdf', now: createdAt });
   await services.envelopes.create(record, event);
   const recipientId = randomUUID();
   const batchId = uuidv7();
@@ -317,7 +317,7 @@ describe('npm run outbox', () => {
 describe('a committed change', () => {
   test('answers before its outbox batch is dispatched; the dispatch follows after the response', async () => {
     const ownerId = randomUUID();
-    const draft = newDraftEnvelope({ actor: { userId: ownerId, email: `owner-${randomUUID()}@example.com`, emailVerified: true, ip: null, userAgent: null, apiKeyId: null }, documentName: 'Lease.pdf', now: new Date() });
+    const draft = newDraftEnvelope({ actor: { userId: ownerId, email: `owner-${randomUUID()}@example.com`, emailVerified: true, ip: null, userAgent: null, apiKeyId: null, organizationId: ownerId, role: 'owner' as const }, documentName: 'Lease.pdf', now: new Date() });
     await services.envelopes.create(draft.record, draft.event);
     const stored = (await services.envelopes.read(ownerId, draft.record.id))!;
     const change = new Change(stored.record, new Date());

@@ -6,7 +6,7 @@
 import type { Config } from '../../src/lib/config.js';
 import { newSigner, type Actor, type EnvelopeRecord, type EnvelopeStatus, type EventActor, type Field, type Signer } from '../../src/lib/envelopes/model.js';
 
-export const OWNER: Actor = { userId: 'owner', email: 'owner@example.com', emailVerified: true, ip: '203.0.113.7', userAgent: 'jest', apiKeyId: null };
+export const OWNER: Actor = { userId: 'owner', email: 'owner@example.com', emailVerified: true, ip: '203.0.113.7', userAgent: 'jest', apiKeyId: null, organizationId: 'owner', role: 'owner' as const };
 export const NOW = new Date('2026-11-22T10:15:30.123Z');
 export const RULES_CONFIG: Pick<Config, 'jwt' | 'reminderDaySeconds' | 'envelopeTtlDays'> = {
   jwt: { secret: new TextEncoder().encode('x'.repeat(32)), issuer: 'i', audience: 'a', ttlSeconds: 3600 },

@@ -20,6 +20,7 @@ httpFunction('IdempotencyRefused', {
   authLevel: 'anonymous',
   route: 'test/idempotency-refused',
   access: 'bearer',
+  roles: ['owner'],
   answerHoldsSecret: true,
   loadHandler: async () => async () => {
     handlerRuns++;
@@ -55,6 +56,7 @@ describe('declaring answerHoldsSecret', () => {
       methods: options.methods ?? ['POST'],
       authLevel: 'anonymous',
       route: `test/${name}`,
+      roles: ['owner'],
       loadHandler: async () => async () => ({ status: 204 }),
       ...options,
     } as Parameters<typeof httpFunction>[1]);

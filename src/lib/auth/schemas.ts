@@ -49,17 +49,31 @@ const turnstileToken = characters(0, 2048)
   .optional()
   .meta({ description: 'Cloudflare Turnstile token, at most 2048 characters: verified when the service has a Turnstile secret, else ignored. An empty string counts as no token.' });
 
-export const registerRequest = z.strictObject({
-  email: emailAddressField,
-  password: newPassword,
-  invitationCode: characters(1, 200).meta({
-    description:
-      'From an operator (`npm run invite`): `inv_` and 32 base64url characters. Any other value is answered like an unknown, expired or used-up code: 403 `invalid-invitation`.',
-    examples: ['inv_q3Xx7bqfVbQ1bG9m0hTQwZ8kL2pN4sRt'],
-  }),
-  name: ownerName.optional(),
-  turnstileToken,
-});
+export const registerRequest = z
+  .strictObject({
+    email: emailAddressField,
+    password: newPassword,
+    invitationCode: characters(1, 200)
+      .optional()
+      .meta({
+        description:
+          'From an operator (`npm run invite`): `inv_` and 32 base64url characters. Any other value is answered like an unknown, expired or used-up code: 403 `invalid-invitation`. Exactly one of `invitationCode` and `organizationInvitation` is required.',
+        examples: ['inv_q3Xx7bqfVbQ1bG9m0hTQwZ8kL2pN4sRt'],
+      }),
+    organizationInvitation: characters(1, 200)
+      .optional()
+      .meta({
+        description:
+          'Instead of `invitationCode`: the token of an invitation to an organization (the part of its link after `#join=`). The account joins that organization with the invited role, and the invitation is used up. An unknown, expired, deleted or used token: 403 `invalid-invitation`.',
+        examples: ['oinv_3Xq7bqfVbQ1bG9m0hTQwZ8kL2pN4sRtq3Xx7bqfVbQ1'],
+      }),
+    name: ownerName.optional(),
+    turnstileToken,
+  })
+  .refine((body) => (body.invitationCode === undefined) !== (body.organizationInvitation === undefined), {
+    message: 'exactly one of invitationCode and organizationInvitation is required',
+    path: ['invitationCode'],
+  });
 export type RegisterRequest = z.infer<typeof registerRequest>;
 
 /** `POST /api/VerifyEmail`: the token from the verification link's fragment. */

@@ -9,6 +9,7 @@
 import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import type { Locale } from '../i18n/locales.js';
 import type { FieldType, SignatureValue } from '../pdf/types.js';
+import type { Role } from '../organizations/roles.js';
 
 export const ENVELOPE_STATUSES = ['draft', 'sent', 'completed', 'declined', 'expired', 'voided'] as const;
 export type EnvelopeStatus = (typeof ENVELOPE_STATUSES)[number];
@@ -328,6 +329,10 @@ export interface Actor {
   userAgent: string | null;
   /** The id of the API key the request was authenticated with; `null` for an access token (JWT). */
   apiKeyId: string | null;
+  /** The organisation the owner belongs to (docs/api.md#organizations). */
+  organizationId: string;
+  /** The owner's role in it (docs/api.md#roles). */
+  role: Role;
 }
 
 /** Who an audit event names (docs/api.md#evidence): the owner, a recipient, or the system. */

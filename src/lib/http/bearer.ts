@@ -25,7 +25,8 @@ export interface AuthenticateOptions {
  * account still existing, so tokens of a deleted user stop working: at once on the instance that
  * deleted the user, within 5 s (`TOKEN_USER_CACHE_MS`, userRepository.ts) on the others, which may
  * answer the existence check from memory for an account they found that recently (it saves a
- * storage read on nearly every request); `apiKeyId` is `null`.
+ * storage read on nearly every request); `apiKeyId` is `null`. Either way the caller comes with its
+ * organisation and role (`memberOf`).
  * @throws AppError 401 with `WWW-Authenticate: Bearer` (and `error="invalid_token"` when a token was
  *   sent); 403 `jwt-required` for a valid API key where only an access token is accepted
  */
@@ -44,12 +45,26 @@ export async function authenticate(request: HttpRequest, services: Services, { a
     if (!acceptApiKeys) {
       throw problem('jwtRequired');
     }
-    return { userId: caller.userId, email: caller.email, emailVerified: caller.emailVerified, name: caller.name, ip: clientIp(request), userAgent: userAgent(request), apiKeyId: caller.apiKeyId };
+    const membership = await memberOf(caller, services);
+    return { userId: caller.userId, email: caller.email, emailVerified: caller.emailVerified, name: caller.name, ip: clientIp(request), userAgent: userAgent(request), apiKeyId: caller.apiKeyId, ...membership };
   }
   const claims = await verifyAccessToken(credential, services.config.jwt);
   const user = await services.users.findForToken(claims.email);
   if (user === null || user.userId !== claims.sub) {
     throw problem('invalidToken', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
   }
-  return { userId: user.userId, email: user.email, emailVerified: user.emailVerified, name: user.name, ip: clientIp(request), userAgent: userAgent(request), apiKeyId: null };
+  const membership = await memberOf(user, services);
+  return { userId: user.userId, email: user.email, emailVerified: user.emailVerified, name: user.name, ip: clientIp(request), userAgent: userAgent(request), apiKeyId: null, ...membership };
+}
+
+/**
+ * The caller's organisation and role (docs/api.md#organizations), made on the first request of an
+ * account that has none yet (docs/api.md#accounts-made-before-organizations). A member being removed
+ * is refused like a deleted account.
+ * @throws AppError 401 `invalid-token` for a member whose removal is in progress
+ */
+async function memberOf(account: { userId: string; email: string; name: string | null }, services: Services): Promise<Pick<Actor, 'organizationId' | 'role'>> {
+  const membership = await services.organizations.membershipForRequest(account);
+  if (membership.removing) throw problem('invalidToken', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+  return { organizationId: membership.organizationId, role: membership.role };
 }

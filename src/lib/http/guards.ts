@@ -6,15 +6,24 @@
 import type { HttpRequest } from '@azure/functions';
 import type { Actor } from '../envelopes/model.js';
 import { getServices } from '../services.js';
+import { assertRole, type Role } from '../organizations/roles.js';
 import { authenticate, type AuthenticateOptions } from './bearer.js';
 import { assertAuthenticated, assertNotLocked } from '../envelopes/authenticationSettings.js';
 import type { SigningCaller } from '../recipients/signingCaller.js';
 import type { SigningAuthentication } from './register.js';
 import { authenticateSigningToken } from './signingToken.js';
 
-/** The owner behind the request's access token or API key (`bearer.ts` {@link authenticate}). @throws AppError 401; 403 for an API key where `acceptApiKeys` is false */
-export async function authenticateOwner(request: HttpRequest, options: AuthenticateOptions = {}): Promise<Actor> {
-  return await authenticate(request, getServices(), options);
+/**
+ * The owner behind the request's access token or API key (`bearer.ts` {@link authenticate}), whose role
+ * in its organisation must be one of `roles` (docs/api.md#roles).
+ * @throws AppError 401; 403 `jwt-required` for an API key where `acceptApiKeys` is false; 403
+ *   `forbidden-role` for a role not among `roles`
+ */
+export async function authenticateOwner(request: HttpRequest, options: AuthenticateOptions & { roles: readonly Role[] }): Promise<Actor> {
+  const { roles, ...authentication } = options;
+  const caller = await authenticate(request, getServices(), authentication);
+  assertRole(caller.role, roles);
+  return caller;
 }
 
 /** The recipient behind the request's signing token (`signingToken.ts`), with its envelope. @throws AppError 401 `invalid-token` */

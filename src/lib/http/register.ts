@@ -26,6 +26,10 @@
  * `idempotency-not-supported` (docs/api.md#idempotency). Every owner `POST` must declare
  * `answerHoldsSecret`, `true` or `false`: registration throws otherwise, so no new endpoint's secret
  * is kept by default.
+ *
+ * Roles (docs/api.md#roles): every owner function declares the roles of its caller's organisation it
+ * admits (`roles`); the guard refuses any other with 403 `forbidden-role` before idempotency keys,
+ * limits and the handler. Registration throws for an owner function without them.
  */
 import { app, type HttpMethod, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
 import type { Actor } from '../envelopes/model.js';
@@ -34,6 +38,7 @@ import { idempotencyKeyOf, refuseIdempotencyKey, runIdempotently } from './idemp
 import { toProblemResponse } from './problem.js';
 import { withStandardHeaders } from './respond.js';
 import type { SigningCaller } from '../recipients/signingCaller.js';
+import type { Role } from '../organizations/roles.js';
 
 interface CommonOptions {
   methods: HttpMethod[];
@@ -70,13 +75,22 @@ export interface PublicFunctionOptions extends CommonOptions {
   loadHandler: () => Promise<PublicHandler>;
 }
 
-export interface BearerFunctionOptions extends CommonOptions {
+/**
+ * The roles an owner function admits (docs/api.md#roles): required of every `bearer` and `jwt`
+ * function (registration throws without it), checked by the guard before the handler (403
+ * `forbidden-role` for any other role).
+ */
+interface RoleOptions {
+  roles: readonly Role[];
+}
+
+export interface BearerFunctionOptions extends CommonOptions, RoleOptions {
   access: 'bearer';
   /** Imports the handler, which receives the authenticated owner; called once. */
   loadHandler: () => Promise<BearerHandler>;
 }
 
-export interface JwtFunctionOptions extends CommonOptions {
+export interface JwtFunctionOptions extends CommonOptions, RoleOptions {
   access: 'jwt';
   /** Imports the handler, which receives the owner authenticated by an access token (never an API key); called once. */
   loadHandler: () => Promise<BearerHandler>;
@@ -112,6 +126,8 @@ export interface RegisteredRoute {
   idempotency?: false;
   /** `signing` functions: whether the handler runs before the recipient authenticated (see {@link SigningAuthentication}). */
   signingAuthentication?: SigningAuthentication;
+  /** `bearer` and `jwt` functions: the roles admitted (see {@link RoleOptions}). */
+  roles?: readonly Role[];
   /** The handler as registered with the host: loading, guard and error mapping included. */
   handler: (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
 }
@@ -166,6 +182,9 @@ export function httpFunction(name: string, options: HttpFunctionOptions): void {
   if (ownerPost && options.answerHoldsSecret === undefined) {
     throw new Error(`${name}: an owner POST must declare answerHoldsSecret (true when its answer holds a secret, which an Idempotency-Key would keep in storage).`);
   }
+  if ((options.access === 'bearer' || options.access === 'jwt') && (!Array.isArray(options.roles) || options.roles.length === 0)) {
+    throw new Error(`${name}: an owner function must declare the roles it admits (roles: ['owner', 'admin', ...], docs/api.md#roles).`);
+  }
   if (options.answerHoldsSecret === true && options.idempotency !== undefined) {
     throw new Error(`${name}: a function whose answer holds a secret refuses Idempotency-Key; it cannot also declare idempotency '${options.idempotency}'.`);
   }
@@ -188,6 +207,7 @@ export function httpFunction(name: string, options: HttpFunctionOptions): void {
     ...(options.answerHoldsSecret === undefined ? {} : { answerHoldsSecret: options.answerHoldsSecret }),
     ...(refusesIdempotencyKeys ? { idempotency: false as const } : {}),
     ...(options.access === 'signing' ? { signingAuthentication: options.signingAuthentication ?? 'after' } : {}),
+    ...(options.access === 'bearer' || options.access === 'jwt' ? { roles: options.roles } : {}),
     handler,
   });
   if (registerWithFunctionsHost) {
@@ -211,9 +231,11 @@ function guardedInvocation(options: HttpFunctionOptions): PublicHandler {
     case 'jwt': {
       const loadHandler = onFirstUse(options.loadHandler);
       const acceptApiKeys = options.access === 'bearer';
+      const roles = options.roles;
       const honoursIdempotencyKeys = options.methods.includes('POST') && options.answerHoldsSecret !== true;
       // What an owner's request passes through, in this order:
-      //   1. the guard: who the owner is (401 otherwise);
+      //   1. the guard: who the owner is (401 otherwise), and whether its role admits the function
+      //      (403 `forbidden-role`, docs/api.md#roles);
       //   2. idempotency keys (idempotency.ts): a replay, a reused key or a key in use is answered
       //      here, before anything counts the request, so a replay uses no rate-limit budget or quota;
       //   3. rate limits and quotas (rateLimits.ts), which count only requests that will run;
@@ -228,7 +250,7 @@ function guardedInvocation(options: HttpFunctionOptions): PublicHandler {
           }
         });
       return async (request, context) => {
-        const caller = await (await loadGuards()).authenticateOwner(request, { acceptApiKeys });
+        const caller = await (await loadGuards()).authenticateOwner(request, { acceptApiKeys, roles });
         const key = honoursIdempotencyKeys && request.method === 'POST' ? idempotencyKeyOf(request) : undefined;
         if (key === undefined) return await answer(request, context, caller);
         const keys = (await loadServices()).getServices().idempotencyKeys;

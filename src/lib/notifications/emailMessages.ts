@@ -70,6 +70,7 @@ export function renderEmail(message: EmailMessage, options: RenderEmailOptions):
   const t = (key: string, values?: MessageValues): string =>
     translate(locale, 'email', key, rightToLeft && values !== undefined && !key.includes('subject') ? isolated(values) : values);
   if (message.type === 'verification') return renderVerification(message, options, locale, t);
+  if (message.type === 'organizationInvitation') return renderOrganizationInvitation(message, options, locale, t);
   const document = oneLine(message.documentName) || t('document.untitled');
   // "Ada Lovelace <ada@example.com>" when the owner gave a name (docs/api.md#accounts), else the address.
   const owner = oneLine(nameAndAddress(message.ownerName === undefined || message.ownerName === null ? null : oneLine(message.ownerName), message.ownerEmail));
@@ -187,6 +188,25 @@ function renderVerification(message: EmailMessage, options: RenderEmailOptions, 
     { kind: 'paragraph', text: expiry === null ? t('verification.noExpiry') : t('verification.expiry', { expiry }) },
   ];
   return { subject, text: toText(blocks), html: toHtml(subject, blocks, locale, t) };
+}
+
+/**
+ * An invitation to an organization (no envelope, docs/api.md#invitations-to-an-organization):
+ * `options.signingLink` carries its link (`<PUBLIC_BASE_URL>/api/console#join=<token>`); the inviter is
+ * the message's owner.
+ */
+function renderOrganizationInvitation(message: EmailMessage, options: RenderEmailOptions, locale: Locale, t: (key: string, values?: MessageValues) => string): RenderedEmail {
+  const organization = oneLine(message.organizationInvitation?.organizationName ?? '');
+  const inviter = oneLine(nameAndAddress(message.ownerName === undefined || message.ownerName === null ? null : oneLine(message.ownerName), message.ownerEmail));
+  const expiry = formatDateTime(locale, message.expiresAt ?? '');
+  const subject = t('organizationInvitation.subject', { organization });
+  const blocks: Block[] = [
+    { kind: 'paragraph', text: t('greeting.anonymous') },
+    { kind: 'paragraph', text: t('organizationInvitation.body', { inviter, organization }) },
+    { kind: 'link', label: t('organizationInvitation.button'), url: requireLink(options.signingLink, message) },
+    { kind: 'paragraph', text: t('organizationInvitation.expiry', { expiry }) },
+  ];
+  return { subject: oneLine(subject), text: toText(blocks), html: toHtml(oneLine(subject), blocks, locale, t) };
 }
 
 /** Each text value between a first-strong isolate and its pop (U+2068, U+2069). */

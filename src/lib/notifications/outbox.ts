@@ -17,8 +17,12 @@ import type { SignerRole } from '../envelopes/model.js';
 import type { Locale } from '../i18n/locales.js';
 
 /** E-mail types (docs/api.md#e-mail). */
-/** E-mail types (docs/api.md#e-mail), and `verification`: the link that verifies an owner's address (no envelope). */
-export const EMAIL_TYPES = ['invitation', 'reminder', 'completed', 'declined', 'voided', 'expired', 'verification', 'otp'] as const;
+/**
+ * E-mail types (docs/api.md#e-mail), `verification`: the link that verifies an owner's address (no
+ * envelope), and `organizationInvitation`: an invitation to an organization (no envelope,
+ * docs/api.md#invitations-to-an-organization).
+ */
+export const EMAIL_TYPES = ['invitation', 'reminder', 'completed', 'declined', 'voided', 'expired', 'verification', 'otp', 'organizationInvitation'] as const;
 export type EmailType = (typeof EMAIL_TYPES)[number];
 
 /** One e-mail to send. Everything the e-mail says is captured at the time of the change. */
@@ -53,6 +57,12 @@ export interface EmailMessage {
    * row never holds the code. Absent or `null` otherwise.
    */
   otpSalt?: string | null;
+  /**
+   * `organizationInvitation`: the invitation's id, from which the sender derives its token
+   * (`auth/organizationInvitationTokens.ts`), so the row never holds the token; and the organization's
+   * name. Absent otherwise.
+   */
+  organizationInvitation?: { id: string; organizationName: string };
   /**
    * The language it is written in (docs/languages.md): the recipient's `locale` (default the envelope's),
    * the envelope's for the owner. Absent in rows written before languages: English.

@@ -26,6 +26,7 @@
  * Should that marking fail too, the claim stays and the sweeper finds the message stuck.
  */
 import { verificationLinkFor } from '../auth/emailVerification.js';
+import { organizationInvitationToken, organizationInvitationUrl } from '../auth/organizationInvitationTokens.js';
 import { recordEmailOutcome } from '../recipients/lastEmail.js';
 import { signingLinkKey, signingToken, signingUrl, tokenSha256 } from '../envelopes/signingLinks.js';
 import type { Services } from '../services.js';
@@ -135,6 +136,8 @@ async function deliver(services: Services, transport: EmailTransport, ownerId: s
   let link: string | null = null;
   if (message.type === 'verification') {
     link = verificationLinkFor(services, message);
+  } else if (message.organizationInvitation !== undefined) {
+    link = organizationInvitationUrl(config.publicBaseUrl, organizationInvitationToken(config.jwt.secret, message.organizationInvitation.id));
   } else if (message.linkSalt !== null) {
     if (message.recipientId === null) throw new Error(`E-mail ${id}: a link salt without a recipient`);
     const token = signingToken(signingLinkKey(config.jwt.secret), message.linkSalt);

@@ -35,6 +35,7 @@ import { registerApiKeyOperations } from './apiKeys.js';
 import { registerDetectionOperations } from './detection.js';
 import { registerTemplateOperations } from './templates.js';
 import { registerEmbeddedOperations } from './embedded.js';
+import { describeRoles, registerOrganizationOperations } from './organizations.js';
 
 /** The document's `info.version`: the version of the API as this codebase implements it. */
 export const API_VERSION = '0.1.0';
@@ -246,9 +247,9 @@ const operations: Operation[] = [
     method: 'post',
     path: '/Register',
     tags: ['Accounts'],
-    summary: 'Create an account with an invitation code',
+    summary: 'Create an account with an invitation code or an organization\'s invitation',
     description:
-      'The invitation code is checked first: an invalid, expired or used-up code gives 403 and reveals nothing else. An address already registered gives 409 and does not consume the code. With a Turnstile secret configured, `turnstileToken` is verified.',
+      'The invitation code is checked first: an invalid, expired or used-up code gives 403 and reveals nothing else. An address already registered gives 409 and does not consume the code. With a Turnstile secret configured, `turnstileToken` is verified. With `invitationCode` the account becomes the owner of a new organization; with `organizationInvitation` instead (exactly one of the two), it joins the invitation\'s organization with the invited role, and the invitation is used up.',
     security: [],
     request: {
       body: jsonRequestBody(registerBody, { example: { email: 'ada@example.com', password: 'correct horse battery', invitationCode: 'inv_q3Xx7bqfVbQ1bG9m0hTQwZ8kL2pN4sRt', name: 'Ada Lovelace' } }),
@@ -750,6 +751,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   registerDetectionOperations(registry);
   registerTemplateOperations(registry);
   registerEmbeddedOperations(registry, BEARER_AUTH);
+  registerOrganizationOperations(registry);
   // The signer list's schema refers to `SignerInput` by name (its items may also be `null` or `{}`), so
   // the component is generated from the schema itself, which carries that id.
   const generator = new OpenApiGeneratorV31([{ type: 'schema', schema: signerInput }, ...registry.definitions], { sortComponents: 'alphabetically' });
@@ -769,11 +771,12 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { name: 'Evidence', description: 'Audit trail and seal verification.' },
       { name: 'Webhooks', description: 'Endpoints that receive signed events about the owner\'s envelopes (Standard Webhooks).' },
       { name: 'API keys', description: 'Long-lived keys a server sends instead of the owner\'s access token (`Authorization: Bearer esk_...`).' },
+      { name: 'Organizations', description: 'The caller\'s organization: its members and their roles, invitations, handing it over.' },
       { name: 'Service', description: 'Health and this document.' },
       { name: 'Pages', description: 'The API reference, the console and the signing page, for browsers.' },
     ],
   });
-  const plain = describeRequestLimits(JSON.parse(JSON.stringify(document)) as Record<string, unknown>, BEARER_AUTH);
+  const plain = describeRequestLimits(describeRoles(JSON.parse(JSON.stringify(document)) as Record<string, unknown>, BEARER_AUTH), BEARER_AUTH);
   describeIdempotencyKeys(plain, BEARER_AUTH, { $ref: '#/components/schemas/Problem' });
   return plain;
 }

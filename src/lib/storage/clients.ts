@@ -32,6 +32,7 @@ export const TABLES = {
   webhookDeliveries: 'webhookDeliveries',
   apiKeys: 'apiKeys',
   templates: 'templates',
+  organizations: 'organizations',
 } as const;
 
 /**

@@ -31,12 +31,16 @@ function linkFor(type: EmailType, recipientId: string | null): string | null {
   return type === 'invitation' || type === 'reminder' || (type === 'completed' && recipientId !== null) ? LINK : null;
 }
 
+/** The e-mails about no envelope: each has its own tests below. */
+const ABOUT_NO_ENVELOPE: readonly EmailType[] = ['verification', 'organizationInvitation'];
+
 /**
  * Every e-mail about an envelope the service writes: each type, and the completed e-mail to the owner
- * and to a recipient. (The verification e-mail is about no envelope: its own test is below.)
+ * and to a recipient. (The verification e-mail and the invitation to an organization are about no
+ * envelope: their own tests are below.)
  */
 const cases: [string, EmailMessage][] = [
-  ...EMAIL_TYPES.filter((type) => type !== 'verification').map((type) => [type, message(type)] as [string, EmailMessage]),
+  ...EMAIL_TYPES.filter((type) => !ABOUT_NO_ENVELOPE.includes(type)).map((type) => [type, message(type)] as [string, EmailMessage]),
   ['completed (owner)', message('completed', { recipientId: null, to: { email: 'owner@example.com', name: null } })],
 ];
 
@@ -191,6 +195,47 @@ describe('the verification e-mail', () => {
   });
 });
 
+describe('the invitation to an organization (docs/api.md#invitations-to-an-organization)', () => {
+  const link = `${BASE}/api/console#join=oinv_3Xq7bqfVbQ1bG9m0hTQwZ8kL2pN4sRtq3Xx7bqfVbQ1`;
+  const invitation = (overrides: Partial<EmailMessage> = {}) =>
+    message('organizationInvitation', {
+      envelopeId: '',
+      recipientId: null,
+      to: { email: 'grace@example.com', name: null },
+      documentName: '',
+      ownerEmail: 'ada@example.com',
+      ownerName: 'Ada Lovelace',
+      organizationInvitation: { id: '0193a5e0-2b3c-7d4e-9f5a-6b7c8d9e0f1a', organizationName: 'Lovelace & <Partners>' },
+      ...overrides,
+    });
+
+  test('names who invites and the organization, with the link in its text and HTML, and says until when it works', () => {
+    const rendered = renderEmail(invitation(), { publicBaseUrl: BASE, signingLink: link });
+    expect(rendered.subject).toBe('Join Lovelace & <Partners> on the envelope signing service');
+    expect(rendered.text).toContain('Ada Lovelace <ada@example.com> invites you to join Lovelace & <Partners> on the envelope signing service.');
+    expect(rendered.html).toContain('Lovelace &amp; &lt;Partners&gt;');
+    expect(rendered.html).not.toContain('<Partners>');
+    for (const part of [rendered.text, rendered.html]) expect(part).toContain(link);
+    expect(rendered.text).toContain('The invitation works once, until 1 March 2026 at 17:30 UTC.');
+  });
+
+  test('is written in the organization\'s language', () => {
+    const english = renderEmail(invitation(), { publicBaseUrl: BASE, signingLink: link });
+    for (const locale of SUPPORTED_LOCALES.filter((candidate) => candidate !== 'en')) {
+      const mail = renderEmail(invitation({ locale }), { publicBaseUrl: BASE, signingLink: link });
+      expect(mail.subject).not.toBe(english.subject);
+      expect(mail.subject).toContain('Lovelace & <Partners>');
+      expect(mail.text).toContain(link);
+      expect(mail.text).not.toContain('invites you');
+    }
+    expect(renderEmail(invitation({ locale: 'de' }), { publicBaseUrl: BASE, signingLink: link }).subject).toBe('Treten Sie Lovelace & <Partners> beim Umschlag-Signaturdienst bei');
+  });
+
+  test('is refused without its link (a fault of the caller)', () => {
+    expect(() => renderEmail(invitation(), { publicBaseUrl: BASE, signingLink: null })).toThrow(/organizationInvitation/);
+  });
+});
+
 describe("the owner's name and what the recipient is asked to do", () => {
   test('names the owner as "Name <address>" when the owner gave a name, in the text, the HTML and the facts', () => {
     const rendered = renderEmail(message('invitation', { ownerName: 'Ada Lovelace', ownerEmail: 'ada@example.com', role: 'signer', to: { email: 'bob@example.com', name: 'Bob' } }), { publicBaseUrl: BASE, signingLink: LINK });
@@ -232,7 +277,7 @@ describe('the language of an e-mail (docs/languages.md)', () => {
     expect(render('invitation', undefined)).toEqual(render('invitation', 'en'));
   });
 
-  test.each(EMAIL_TYPES.filter((type) => type !== 'verification').map((type) => [type]))('%s is written in each supported locale, with no English left in it', (type) => {
+  test.each(EMAIL_TYPES.filter((type) => !ABOUT_NO_ENVELOPE.includes(type)).map((type) => [type]))('%s is written in each supported locale, with no English left in it', (type) => {
     const english = render(type, 'en');
     for (const locale of ['de', 'fr', 'ja', 'ar', 'ru', 'hi', 'th'] as const) {
       const mail = render(type, locale);

@@ -1,0 +1,35 @@
+/**
+ * Request bodies of the organisation endpoints (docs/api.md#organizations). Strict: unknown fields
+ * are refused.
+ */
+import { z } from 'zod';
+import { MAX_ORGANIZATION_NAME } from '../storage/organizationRepository.js';
+import { localeSchema } from '../i18n/schema.js';
+import { emailAddress, trimmedText } from '../text.js';
+
+/** A role a member can be given: every role but `owner`, which changes hands only by transfer. */
+export const assignableRole = z
+  .enum(['admin', 'sender', 'viewer'])
+  .meta({ id: 'AssignableRole', description: '`admin`, `sender` or `viewer` (docs: Roles). `owner` changes hands only by `POST /api/organization/transfer`.' });
+
+export const updateOrganizationRequest = z.strictObject({
+  name: trimmedText(MAX_ORGANIZATION_NAME)
+    .optional()
+    .meta({ description: `1 to ${MAX_ORGANIZATION_NAME} characters after trimming; no control characters.`, examples: ['Lovelace & Partners'] }),
+  locale: localeSchema.optional().meta({ description: 'The language of the organization\'s invitation e-mails (`en` until changed).', examples: ['de'] }),
+});
+export type UpdateOrganizationRequest = z.infer<typeof updateOrganizationRequest>;
+
+export const createOrganizationInvitationRequest = z.strictObject({
+  email: emailAddress('The address invited: trimmed, then a valid address of at most 254 characters, then lower-cased.', 'grace@example.com'),
+  role: assignableRole,
+});
+export type CreateOrganizationInvitationRequest = z.infer<typeof createOrganizationInvitationRequest>;
+
+export const updateMemberRequest = z.strictObject({ role: assignableRole });
+export type UpdateMemberRequest = z.infer<typeof updateMemberRequest>;
+
+export const transferOrganizationRequest = z.strictObject({
+  userId: z.uuid().meta({ description: 'The member who becomes the owner; the caller becomes an `admin`.', examples: ['0193a5b2-7c1d-7e2f-8a3b-4c5d6e7f8a9b'] }),
+});
+export type TransferOrganizationRequest = z.infer<typeof transferOrganizationRequest>;
