@@ -4,7 +4,7 @@
 // URLs the API hands out (upload with PUT, reading the document to show its pages, download of the
 // sealed PDF with GET). The pages are drawn by PDF.js, served by this service (pdfPages.js).
 // This module starts it: it wires the page's controls to the modules of each part.
-import { endSession, envelopeInAddress, login, openEnvelopeInAddress, register, setSignedIn } from './account.js';
+import { endSession, envelopeInAddress, login, openEnvelopeInAddress, readJoinLink, register, setSignedIn } from './account.js';
 import { addApiKey, copyApiKey, loadApiKeys } from './apiKeys.js';
 import { $, action, showError, showStatus } from './consoleSession.js';
 import { download, upload } from './documents.js';
@@ -12,6 +12,7 @@ import { complete, deleteEnvelope, fillReminderChoices, saveSettings, send, void
 import { loadEnvelopes, wireEnvelopeSearch } from './envelopes.js';
 import { addFieldByKeyboard, deleteField, detectFields, editSelected, saveFields, selectedField, wireRuleEditor } from './fieldEditing.js';
 import { fields, updateSwatch } from './fieldEditor.js';
+import { invite, loadOrganization, saveOrganizationName, transfer } from './organization.js';
 import { addSignerRow, renumberSigners, saveSigners } from './signers.js';
 import { activateTemplate, addRoleRow, createTemplate, deleteTemplate, loadTemplates, renumberRoles, saveRoles, useTemplate } from './templates.js';
 import { addWebhook, loadWebhooks, renderEventChoices, setAllEvents } from './webhooks.js';
@@ -23,6 +24,7 @@ $('register-form').addEventListener('submit', action($('register-form').querySel
 $('login-form').addEventListener('submit', action($('login-form').querySelector('button'), login));
 $('address-hint').hidden = envelopeInAddress() === null;
 window.addEventListener('hashchange', function () {
+  readJoinLink();
   $('address-hint').hidden = envelopeInAddress() === null;
   var opening = openEnvelopeInAddress();
   if (opening) opening.catch(showError);
@@ -100,4 +102,11 @@ $('copy-apikey').addEventListener('click', copyApiKey);
 $('refresh-apikeys').addEventListener('click', action($('refresh-apikeys'), function () {
   return loadApiKeys().then(function () { showStatus('API keys refreshed.'); });
 }));
+$('organization-form').addEventListener('submit', action($('save-organization'), saveOrganizationName));
+$('invite-form').addEventListener('submit', action($('invite'), invite));
+$('transfer').addEventListener('submit', action($('transfer-button'), transfer));
+$('refresh-organization').addEventListener('click', action($('refresh-organization'), function () {
+  return loadOrganization().then(function () { showStatus('Organisation refreshed.'); });
+}));
 setSignedIn(false);
+readJoinLink();

@@ -52,17 +52,23 @@ const API = new URL('../', import.meta.url);
 /**
  * What the page holds.
  * @type {{
- *   token: string | null, email: string | null, envelopes: Envelope[], envelope: Envelope | null, etag: string | null,
+ *   token: string | null, email: string | null, userId: string | null, envelopes: Envelope[], envelope: Envelope | null, etag: string | null,
+ *   organization: Schemas['Organization'] | null, members: Schemas['Member'][], invitations: Schemas['OrganizationInvitation'][],
  *   webhooks: Webhook[], apiKeys: ApiKey[], templates: Template[], template: Template | null, templateEtag: string | null,
  * }}
  */
 export var state = {
   token: null,
   email: null,
+  userId: null,
   envelopes: [],
   /** The open envelope and its ETag (sent as If-Match, so a stale page cannot overwrite a newer version). */
   envelope: null,
   etag: null,
+  /** The caller's organisation (its `role` is the caller's), its members and pending invitations. */
+  organization: null,
+  members: [],
+  invitations: [],
   webhooks: [],
   apiKeys: [],
   templates: [],
