@@ -7,8 +7,11 @@ import { listAuditEvents } from '../lib/envelopes/audit.js';
 import type { Actor } from '../lib/envelopes/model.js';
 import { json } from '../lib/http/respond.js';
 import { getServices } from '../lib/services.js';
+import { envelopeOwnerFor } from '../lib/envelopes/access.js';
 
 export async function getAuditTrail(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
-  const events = await listAuditEvents({ services: getServices(), ownerId: caller.userId, envelopeId: request.params.id ?? '' });
+  const services = getServices();
+  const envelopeId = request.params.id ?? '';
+  const events = await listAuditEvents({ services, ownerId: await envelopeOwnerFor(services, caller, envelopeId, 'read'), envelopeId });
   return json(200, events, { noStore: true });
 }

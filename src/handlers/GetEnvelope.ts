@@ -8,9 +8,11 @@ import { envelopeETag, type Actor } from '../lib/envelopes/model.js';
 import { toEnvelopeView } from '../lib/envelopes/view.js';
 import { json } from '../lib/http/respond.js';
 import { getServices } from '../lib/services.js';
+import { envelopeOwnerFor } from '../lib/envelopes/access.js';
 
 export async function getEnvelope(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
   const services = getServices();
-  const { record } = await readOwnedEnvelope(services.envelopes, caller.userId, request.params.id ?? '');
+  const envelopeId = request.params.id ?? '';
+  const { record } = await readOwnedEnvelope(services.envelopes, await envelopeOwnerFor(services, caller, envelopeId, 'read'), envelopeId);
   return json(200, await toEnvelopeView(record, services.storage.sas), { noStore: true, headers: { ETag: envelopeETag(record) } });
 }

@@ -13,7 +13,7 @@ import { getServices } from '../lib/services.js';
 export async function listOwnEnvelopes(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
   const query = parseWith(listEnvelopesQuery, Object.fromEntries(request.query.entries()), 'query');
   const services = getServices();
-  const page = await listEnvelopes({ services, ownerId: caller.userId, query });
+  const page = await listEnvelopes({ services, actor: caller, query });
   const headers: Record<string, string> = {};
   if (page.nextCursor !== undefined) headers.Link = `<${nextPageUrl(services.config.publicBaseUrl, query, page.nextCursor)}>; rel="next"`;
   return json(200, page.envelopes, { noStore: true, headers });
@@ -26,6 +26,7 @@ export async function listOwnEnvelopes(request: HttpRequest, _context: unknown, 
  */
 function nextPageUrl(publicBaseUrl: string, query: ListEnvelopesQuery, cursor: string): string {
   const parameters = new URLSearchParams();
+  if (query.scope !== undefined) parameters.set('scope', query.scope);
   if (query.status !== undefined) parameters.set('status', query.status);
   if (query.limit !== undefined) parameters.set('limit', String(query.limit));
   parameters.set('cursor', cursor);

@@ -17,6 +17,7 @@ import { WebhookDeliveryRepository } from './storage/webhookDeliveryRepository.j
 import { ApiKeyRepository } from './storage/apiKeyRepository.js';
 import { IdempotencyKeyRepository } from './storage/idempotencyKeyRepository.js';
 import { TemplateRepository } from './storage/templateRepository.js';
+import { OrganizationIndex } from './storage/organizationIndex.js';
 import { OrganizationRepository } from './storage/organizationRepository.js';
 
 export interface Services {
@@ -36,6 +37,8 @@ export interface Services {
   idempotencyKeys: IdempotencyKeyRepository;
   templates: TemplateRepository;
   organizations: OrganizationRepository;
+  /** Which member owns each envelope of an organisation (docs/api.md#what-members-share). */
+  organizationIndex: OrganizationIndex;
 }
 
 let cached: Services | undefined;
@@ -89,5 +92,6 @@ export function createServices(config: Config, storage: Storage): Services {
     idempotencyKeys: new IdempotencyKeyRepository(storage.tables.envelopes, dueIndex),
     templates: new TemplateRepository(storage.tables.templates),
     organizations: new OrganizationRepository(storage.tables.organizations),
+    organizationIndex: new OrganizationIndex(storage.tables.organizations),
   };
 }

@@ -88,6 +88,7 @@ describe('GET /api/envelopes/{id} (docs/api.md#the-envelope)', () => {
       id,
       status: 'draft',
       ownerId: owner.userId,
+      ownerEmail: owner.email,
       documentName: 'Lease 2026.pdf',
       documentUrl: expect.any(String),
       documentSha256: null,

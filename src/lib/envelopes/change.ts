@@ -95,9 +95,11 @@ export class Change {
 
   /**
    * Records the owner as the acting owner knows itself now: its address and display name, which the
-   * e-mails, the signing page and the certificate show (docs/api.md#accounts).
+   * e-mails, the signing page and the certificate show (docs/api.md#accounts). Another member acting
+   * on the envelope (docs/api.md#what-members-share) leaves them as they are: the envelope stays its owner's.
    */
-  recordOwner(owner: Pick<Actor, 'email' | 'name'>): void {
+  recordOwner(owner: Pick<Actor, 'userId' | 'email' | 'name'>): void {
+    if (owner.userId !== this.record.ownerId) return;
     this.record.ownerEmail = owner.email;
     this.record.ownerName = owner.name ?? null;
   }

@@ -27,6 +27,7 @@ import { envelopeNotFound } from './get.js';
 import { isFinal, ownerActor, type Actor } from './model.js';
 import { mutateEnvelope } from './mutate.js';
 import { problem } from '../problems.js';
+import { envelopeOwnerFor } from './access.js';
 
 /** The containers that hold an envelope's documents, each under the envelope's `blobName` (`storage/clients.ts`). */
 const ENVELOPE_DOCUMENT_CONTAINERS: readonly (keyof typeof CONTAINERS)[] = ['documents', 'originals', 'sealed'];
@@ -51,7 +52,7 @@ export type DeleteOutcome = 'deleted' | 'purged';
  */
 export async function deleteEnvelope({ services, envelopeId, actor, now = () => new Date(), log }: DeleteEnvelopeOptions): Promise<DeleteOutcome> {
   if (!isUuid(envelopeId)) throw envelopeNotFound();
-  const ownerId = actor.userId;
+  const ownerId = await envelopeOwnerFor(services, actor, envelopeId, 'change');
   // A deletion a crash interrupted is finished by its retry; anything else is unknown.
   const finishInterrupted = async (): Promise<DeleteOutcome> => {
     const pending = await services.envelopes.pendingDeletion(ownerId, envelopeId);

@@ -14,6 +14,7 @@ import type { AssigneeLookup, DetectedField } from './textTags.js';
 import { contended, preconditionFailed } from './mutate.js';
 import { updateEnvelope } from './update.js';
 import { problem } from '../problems.js';
+import { envelopeOwnerFor } from './access.js';
 
 export interface DetectEnvelopeFieldsOptions {
   services: Services;
@@ -38,7 +39,7 @@ export async function detectEnvelopeFields({ services, envelopeId, actor, ifMatc
   return detectAndReplaceFields<EnvelopeRecord, Signer>(
     {
       read: async () => {
-        const record = (await readOwnedEnvelope(services.envelopes, actor.userId, envelopeId)).record;
+        const record = (await readOwnedEnvelope(services.envelopes, await envelopeOwnerFor(services, actor, envelopeId, 'change'), envelopeId)).record;
         if (!ifMatchSatisfied(ifMatch, envelopeETag(record))) throw preconditionFailed();
         assertChangeable(record);
         if (record.status !== 'draft') {

@@ -248,6 +248,8 @@ export interface EnvelopeView {
   id: string;
   status: EnvelopeStatus;
   ownerId: string;
+  /** The owner's e-mail address (docs/api.md#what-members-share); `null` for an envelope made before it was recorded. */
+  ownerEmail: string | null;
   documentName: string;
   /** `null` once the documents were purged. */
   documentUrl: string | null;

@@ -364,8 +364,18 @@ export const MAX_LIST_LIMIT = 100;
 /** Most items a list answers without `limit`. */
 export const DEFAULT_LIST_PAGE = 1000;
 
+/** Whose envelopes a list holds (docs/api.md#list-envelopes). */
+export const ENVELOPE_LIST_SCOPES = ['mine', 'organization'] as const;
+
 /** Query of the envelope list (docs/api.md#list-envelopes). */
 export const listEnvelopesQuery = z.strictObject({
+  scope: z
+    .enum(ENVELOPE_LIST_SCOPES, { error: `must be one of ${ENVELOPE_LIST_SCOPES.join(', ')}` })
+    .optional()
+    .meta({
+      description:
+        '`mine` (default): the caller\'s own envelopes. `organization`: every envelope of the caller\'s organization (roles owner, admin and viewer; a sender gets 403 `forbidden-role`).',
+    }),
   status: z
     .enum(ENVELOPE_STATUSES, { error: `must be one of ${ENVELOPE_STATUSES.join(', ')}` })
     .optional()

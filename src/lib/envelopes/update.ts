@@ -13,6 +13,7 @@ import { applySend, applyVoid, ifMatchSatisfied, planUpdate, validationFailed } 
 import { envelopeETag, type Actor, type EnvelopeRecord } from './model.js';
 import type { UpdateEnvelopeRequest } from './schemas.js';
 import { prepareAuthentication } from './authenticationSettings.js';
+import { envelopeOwnerFor } from './access.js';
 
 export interface UpdateEnvelopeOptions {
   services: Services;
@@ -40,7 +41,8 @@ export async function updateEnvelope({ services, envelopeId, request, actor, ifM
   }
   // Access codes are hashed once, before any read (a slow hash: outside the retries).
   const authentications = request.signers === undefined ? [] : await prepareAuthentication(services, request.signers);
-  return await mutateEnvelope(services, { ownerId: actor.userId, envelopeId }, async (stored) => {
+  const ownerId = await envelopeOwnerFor(services, actor, envelopeId, 'change');
+  return await mutateEnvelope(services, { ownerId, envelopeId }, async (stored) => {
     if (!ifMatchSatisfied(ifMatch, envelopeETag(stored.record))) throw preconditionFailed();
     // Only a verified owner sends in its name; editing a draft needs no verification.
     if (request.status === 'sent' && stored.record.status === 'draft') assertVerifiedSender(actor, services);

@@ -37,6 +37,7 @@ export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Pr
     id: record.id,
     status: record.status,
     ownerId: record.ownerId,
+    ownerEmail: record.ownerEmail,
     documentName: record.documentName,
     documentUrl: document,
     documentSha256: record.documentSha256,

@@ -80,6 +80,7 @@ const draftEnvelope = {
   id: ids.envelope,
   status: 'draft',
   ownerId: ids.owner,
+  ownerEmail: 'alice@example.com',
   documentName: 'contract.pdf',
   documentUrl: `${blob}/documents/${ids.envelope}/contract.pdf?${sas}`,
   documentSha256: null,
@@ -144,6 +145,7 @@ const headers = {
 const problems = {
   ...ownerProblems,
   ...documentProblems,
+  'forbidden-role': { detail: 'This needs the role owner, admin or viewer; you are a sender of your organization.' },
   'validation-failed': {
     detail: 'The request body is invalid: signers.0.email must be a valid e-mail address.',
     errors: [{ path: 'signers.0.email', message: 'must be a valid e-mail address' }],
@@ -387,9 +389,9 @@ const operations: Operation[] = [
     method: 'get',
     path: '/envelopes',
     tags: ['Envelopes'],
-    summary: 'List the caller\'s envelopes, newest first',
+    summary: 'List the caller\'s envelopes, or its organization\'s, newest first',
     description:
-      'At most `limit` (default 1000) envelopes; when more exist, the `Link` header names the next page. The cost of a page does not grow with the owner\'s number of envelopes.',
+      'At most `limit` (default 1000) envelopes; when more exist, the `Link` header names the next page. The cost of a page does not grow with the owner\'s number of envelopes. With `scope=organization` (owner, admin, viewer) every member\'s envelopes, each naming its owner (`ownerId`, `ownerEmail`); the cost of a page does not grow with the organization\'s number of envelopes or members.',
     security: bearer,
     request: { query: listEnvelopesQuery },
     responses: {
@@ -402,6 +404,7 @@ const operations: Operation[] = [
         content: { [json]: { schema: envelopeListResponse, example: [completedEnvelope, draftEnvelope] } },
       },
       400: listQueryRefused,
+      403: problem(403, 'A sender asked for `scope=organization` (`forbidden-role`): only the owner, admins and viewers see the organization\'s envelopes.', ['forbidden-role']),
       401: unauthorized,
       503: storageUnavailable,
       ...common,

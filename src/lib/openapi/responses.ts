@@ -128,7 +128,8 @@ export const envelopeResponse = z
   .strictObject({
     id: uuidV7,
     status: envelopeStatus,
-    ownerId: z.uuid().meta({ description: 'The owner\'s userId.' }),
+    ownerId: z.uuid().meta({ description: 'The owner\'s userId: the member who made the envelope.' }),
+    ownerEmail: z.email().nullable().meta({ description: 'The owner\'s e-mail address; `null` only for an envelope made before addresses were recorded with envelopes.' }),
     documentName: z.string().meta({ description: 'The uploaded file\'s name.' }),
     documentUrl: readUrl
       .nullable()
@@ -156,7 +157,7 @@ export const envelopeResponse = z
   })
   .meta({ id: 'Envelope', description: 'An envelope: one document, its signers and fields, and its state.' });
 
-export const envelopeListResponse = z.array(envelopeResponse).meta({ id: 'EnvelopeList', description: 'The caller\'s envelopes, newest first.' });
+export const envelopeListResponse = z.array(envelopeResponse).meta({ id: 'EnvelopeList', description: 'The caller\'s envelopes, or with `scope=organization` its organization\'s, newest first.' });
 
 /** 201 of `POST /api/GetUploadUrl` (docs/api.md#create-an-envelope-and-upload-its-document). */
 export const uploadTicketResponse = z

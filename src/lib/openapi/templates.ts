@@ -105,6 +105,7 @@ const sentEnvelope = {
   id: ids.envelope,
   status: 'sent',
   ownerId: ids.owner,
+  ownerEmail: 'alice@example.com',
   documentName: 'lease.pdf',
   documentUrl: `${blob}/originals/${ids.envelope}/lease.pdf?${sas}`,
   documentSha256: activeTemplate.documentSha256,

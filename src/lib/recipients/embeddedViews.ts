@@ -26,6 +26,7 @@ import { isTurn, pendingRecipients } from '../envelopes/routing.js';
 import { tokenSha256 } from '../envelopes/signingLinks.js';
 import { hasExpired } from './recipientView.js';
 import { problem } from '../problems.js';
+import { envelopeOwnerFor } from '../envelopes/access.js';
 
 /** At most this many origins may frame a view (docs/api.md#embedded-signing). */
 export const MAX_FRAME_ANCESTORS = 5;
@@ -159,7 +160,8 @@ export async function createView({ services, actor, envelopeId, recipientId, req
   // The token's and the view's rows, written once, beside the envelope's transaction: until the
   // envelope names the token, the rows lead nowhere (the token is refused), so they need not come first.
   let rows: Promise<unknown> | null = null;
-  return await mutateEnvelope(services, { ownerId: actor.userId, envelopeId }, async (stored) => {
+  const ownerId = await envelopeOwnerFor(services, actor, envelopeId, 'change');
+  return await mutateEnvelope(services, { ownerId, envelopeId }, async (stored) => {
     const record = stored.record;
     const recipient = record.signers.find((signer) => signer.id === recipientId);
     if (recipient === undefined) throw problem('recipientNotFound');

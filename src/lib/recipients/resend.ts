@@ -18,6 +18,7 @@ import { resetAuthentication } from '../envelopes/authenticationSettings.js';
 import { inviteRecipient, isTurn } from '../envelopes/routing.js';
 import { hasExpired } from './recipientView.js';
 import { problem } from '../problems.js';
+import { envelopeOwnerFor } from '../envelopes/access.js';
 
 /** Least time between two resends to one recipient, seconds. */
 export const RESEND_COOLDOWN_SECONDS = 60;
@@ -41,7 +42,8 @@ export interface ResendInvitationOptions {
  *   `email-quota`)
  */
 export async function resendInvitation({ services, actor, envelopeId, recipientId, now = () => new Date(), log }: ResendInvitationOptions): Promise<{ record: EnvelopeRecord; recipient: Signer }> {
-  return await mutateEnvelope(services, { ownerId: actor.userId, envelopeId }, async (stored) => {
+  const ownerId = await envelopeOwnerFor(services, actor, envelopeId, 'change');
+  return await mutateEnvelope(services, { ownerId, envelopeId }, async (stored) => {
     const record = stored.record;
     const recipient = record.signers.find((signer) => signer.id === recipientId);
     if (recipient === undefined) throw problem('recipientNotFound');

@@ -225,6 +225,19 @@ export class EnvelopeRepository {
   }
 
   /**
+   * The owner's envelopes from `newestId` to `oldestId` (both included), newest first: one range query,
+   * for a page of the organisation's envelopes (docs/api.md#list-envelopes, `scope=organization`).
+   */
+  async listBetween(ownerId: string, newestId: string, oldestId: string): Promise<EnvelopeRecord[]> {
+    const filter = odata`PartitionKey eq ${ownerId} and RowKey ge ${envelopeRowKey(newestId)} and RowKey le ${envelopeRowKey(oldestId)}`;
+    const records: EnvelopeRecord[] = [];
+    for await (const entity of this.table.listEntities<EnvelopeEntity>({ queryOptions: { filter } })) {
+      if (entity.deletedAt === undefined) records.push(fromEntity(entity));
+    }
+    return records;
+  }
+
+  /**
    * Removes a draft from view (docs/api.md#delete-an-envelope-or-purge-its-documents): in one entity-group transaction, conditional on the
    * envelope's ETag, replaces its envelope row with a tombstone (its id, blob name and `deletedAt`)
    * and deletes its status row. From then on {@link read} and {@link list} no longer find it, while
@@ -408,7 +421,8 @@ export function encodeCursor(rowKey: string): string {
   return Buffer.from(rowKey, 'utf8').toString('base64url');
 }
 
-function decodeCursor(cursor: string): string | null {
+/** The RowKey an {@link encodeCursor} cursor names, or `null` when this service did not issue it. */
+export function decodeCursor(cursor: string): string | null {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return null;
   const rowKey = Buffer.from(cursor, 'base64url').toString('utf8');
   return /^(envelope|status_[a-z]+)_[0-9a-f-]{36}$/.test(rowKey) ? rowKey : null;

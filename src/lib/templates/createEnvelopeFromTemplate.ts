@@ -62,6 +62,7 @@ export async function useTemplate({ services, templateId, request, actor, now = 
   record.documentSha256 = template.documentSha256;
   record.pageCount = template.pageCount;
   await copyFrozenDocument(services, template, record);
+  await services.organizationIndex.addEnvelope(actor.organizationId, record.id, record.ownerId);
   await services.envelopes.create(record, event);
   try {
     return await updateEnvelope({
