@@ -18,7 +18,7 @@ import { WEBHOOK_EVENT_TYPES } from '../../src/lib/notifications/outbox.js';
 import { encryptWebhookSecret, generateWebhookSecret, secretEncryptionKey } from '../../src/lib/notifications/webhooks/secrets.js';
 import { webhookEventSchema } from '../../src/lib/openapi/webhooks.js';
 import { getServices } from '../../src/lib/services.js';
-import { accountWithoutOrganization, joinedMember } from '../support/organizations.js';
+import { accountWithoutOrganization, joinedMember, organizationIdOf } from '../support/organizations.js';
 import { patience } from '../support/patience.js';
 import { corpusPdf, createEnvelopeWithDocument, expectType, ownAzuriteForFile, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { rewriteStoredEnvelope, sentEnvelope, storedEnvelope } from '../support/signing.js';
@@ -64,12 +64,6 @@ async function receiver(): Promise<Receiver> {
 function verified(from: Receiver, secret: string): Event[] {
   const verifier = new StandardWebhook(secret);
   return from.requests.map((request) => webhookEventSchema.parse(verifier.verify(request.body, request.headers as Record<string, string>)) as Event);
-}
-
-async function organizationIdOf(user: TestUser): Promise<string> {
-  const organization = await env.api.request('GET', '/organization', { token: user.token });
-  expect(organization.status).toBe(200);
-  return organization.body.id as string;
 }
 
 function oneSigner(): { email: string; name: string; role: string }[] {
@@ -138,10 +132,11 @@ describe('the organisation\'s webhooks', () => {
     const loggedIn = await env.api.request('POST', '/Login', { json: { email: legacy.email, password: legacy.password } });
     expect(loggedIn.status).toBe(200);
     const user: TestUser = { email: legacy.email, password: legacy.password, userId: legacy.userId, token: loggedIn.body.token as string };
-    const organizationId = await organizationIdOf(user);
 
+    // Its first request makes its organisation, and copies the webhook in.
     const listed = await env.api.request('GET', '/webhooks', { token: user.token });
     expect(listed.status).toBe(200);
+    const organizationId = await organizationIdOf(user);
     expect(listed.body).toEqual([expect.objectContaining({ id: webhookId, url: hooked.url, description: 'made before organisations' })]);
     // An admin who joins later sees it too, and the organisation's limit counts it.
     const admin = await joinedMember(env.api, user, 'admin');

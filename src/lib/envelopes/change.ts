@@ -61,7 +61,7 @@ export class Change {
    */
   private pastQuotaAnswer: PastQuota = 'drop';
   private readonly baseSequence: number;
-  /** The member who acted, when one did: its webhook events name it (docs/api.md#webhook-events). */
+  /** The member who acted, when one did: its webhook events name it (docs/api.md#events). */
   private memberActor: { userId: string; email: string } | null = null;
 
   constructor(base: EnvelopeRecord, readonly now: Date) {
@@ -320,7 +320,7 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
 /**
  * The change with its envelope's organisation: recorded on the envelope (an envelope made before
  * organisations gets its owner's with this change) and named by its webhook events
- * (docs/api.md#webhook-events).
+ * (docs/api.md#events).
  */
 function withOrganization(finished: FinishedChange, organizationId: string): FinishedChange {
   const next = { ...finished.next, organizationId };

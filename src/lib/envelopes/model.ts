@@ -350,7 +350,7 @@ export interface EventActor {
   userAgent: string | null;
   /** The owner's API key when the owner acted with one; else `null`. */
   apiKeyId: string | null;
-  /** Set when a member of the organisation acted (never a recipient or the system): webhook events name it (docs/api.md#webhook-events). */
+  /** Set when a member of the organisation acted (never a recipient or the system): webhook events name it (docs/api.md#events). */
   member?: true;
 }
 

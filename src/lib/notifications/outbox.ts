@@ -93,7 +93,7 @@ export interface WebhookEventBody {
   type: WebhookEventType;
   createdAt: string;
   /**
-   * The organisation the envelope belongs to (docs/api.md#webhook-events). Absent only on events
+   * The organisation the envelope belongs to (docs/api.md#events). Absent only on events
    * queued before organisations: the fan-out then finds it from the envelope's owner.
    */
   organizationId?: string;

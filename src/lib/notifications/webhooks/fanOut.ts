@@ -97,7 +97,7 @@ async function fanOut(services: Services, pointer: OutboxPointer): Promise<FanOu
 
 /**
  * The event with its organisation: as queued, or, for an event queued before organisations, the
- * organisation of its envelope (docs/api.md#webhook-events).
+ * organisation of its envelope (docs/api.md#events).
  */
 async function withOrganization(services: Services, event: WebhookEventBody, ownerId: string, envelopeId: string): Promise<WebhookEventBody> {
   if (event.organizationId !== undefined && event.organizationId !== '') return event;
