@@ -8,11 +8,12 @@ import { readJsonBody } from '../lib/http/body.js';
 import { json } from '../lib/http/respond.js';
 import { createWebhook } from '../lib/notifications/webhooks/create.js';
 import { createWebhookRequest } from '../lib/notifications/webhooks/schemas.js';
+import { organizationWebhookPartition } from '../lib/notifications/webhooks/organizationWebhooks.js';
 import { getServices } from '../lib/services.js';
 
 export async function createOwnWebhook(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
   const services = getServices();
   const body = await readJsonBody(request, createWebhookRequest);
-  const created = await createWebhook({ services, ownerId: caller.userId, request: body });
+  const created = await createWebhook({ services, ownerId: await organizationWebhookPartition(services, caller.organizationId), request: body });
   return json(201, created, { noStore: true });
 }

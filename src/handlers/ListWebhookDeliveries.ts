@@ -6,8 +6,10 @@ import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import type { Actor } from '../lib/envelopes/model.js';
 import { json } from '../lib/http/respond.js';
 import { listDeliveries } from '../lib/notifications/webhooks/list.js';
+import { organizationWebhookPartition } from '../lib/notifications/webhooks/organizationWebhooks.js';
 import { getServices } from '../lib/services.js';
 
 export async function listOwnWebhookDeliveries(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
-  return json(200, await listDeliveries({ services: getServices(), ownerId: caller.userId, webhookId: request.params.id ?? '' }), { noStore: true });
+  const services = getServices();
+  return json(200, await listDeliveries({ services, ownerId: await organizationWebhookPartition(services, caller.organizationId), webhookId: request.params.id ?? '' }), { noStore: true });
 }

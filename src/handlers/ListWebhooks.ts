@@ -6,8 +6,10 @@ import type { HttpResponseInit } from '@azure/functions';
 import type { Actor } from '../lib/envelopes/model.js';
 import { json } from '../lib/http/respond.js';
 import { listWebhooks } from '../lib/notifications/webhooks/list.js';
+import { organizationWebhookPartition } from '../lib/notifications/webhooks/organizationWebhooks.js';
 import { getServices } from '../lib/services.js';
 
 export async function listOwnWebhooks(_request: unknown, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
-  return json(200, await listWebhooks({ services: getServices(), ownerId: caller.userId }), { noStore: true });
+  const services = getServices();
+  return json(200, await listWebhooks({ services, ownerId: await organizationWebhookPartition(services, caller.organizationId) }), { noStore: true });
 }

@@ -1,5 +1,5 @@
 /**
- * The owner's daily e-mail quota counts every e-mail sent on the owner's behalf, one per e-mail, when
+ * The organisation's daily e-mail quota counts every e-mail sent on its members' behalf, one per e-mail, when
  * it is queued; an action (completion, void, reassignment, reminder, decline) is never refused for it:
  * the e-mails past it are not sent and their recipients' `lastEmail` is `failed` with
  * `reason: "quota"`. A draft the owner completes e-mails only the owner. (docs/api.md "Rate limits
@@ -13,6 +13,7 @@ import type { EmailMessage } from '../../src/lib/notifications/outbox.js';
 import { remindRecipients } from '../../src/lib/recipients/remind.js';
 import { getServices } from '../../src/lib/services.js';
 import { emailsTo, waitForEmail } from '../support/mail.js';
+import { joinedMember, organizationIdOf } from '../support/organizations.js';
 import { patience } from '../support/patience.js';
 import { corpusPdf, createEnvelopeWithDocument, serviceWithSettings, type ApiResponse, type TestUser } from '../support/service.js';
 import { emailsDispatched, outboxBatches, outboxMessages, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
@@ -27,7 +28,7 @@ function people(count: number, role: string, tag: string): { email: string; name
   return Array.from({ length: count }, (_, index) => ({ email: `${tag}${index}-${run}@example.com`, name: `${tag} ${index}`, role }));
 }
 
-const used = (owner: TestUser): Promise<number> => emailsQueuedToday(getServices().storage.tables.envelopes, owner.userId);
+const used = async (owner: TestUser): Promise<number> => await emailsQueuedToday(getServices().storage.tables.envelopes, await organizationIdOf(owner));
 const get = (owner: TestUser, id: string): Promise<ApiResponse<any>> => started.env().api.request('GET', `/envelopes/${id}`, { token: owner.token });
 
 /** The e-mails of the envelope's newest outbox batch. */
@@ -174,4 +175,26 @@ describe('every e-mail an action queues counts, and the action is never refused'
     expect(await used(owner)).toBe(QUOTA);
     await waitForEmail(owner.email, { subject: /^Declined:/ });
   }, patience(60_000));
+});
+
+describe('the quota is the organisation\'s', () => {
+  test('two members\' e-mails count in one quota: together they reach it, and then a send by either is refused', async () => {
+    const owner = await started.env().newUser();
+    const sender = await joinedMember(started.env().api, owner, 'sender');
+    await sentEnvelope(started.env().api, owner, { signers: people(3, 'signer', 'org-owner') });
+    await sentEnvelope(started.env().api, sender, { signers: people(3, 'signer', 'org-sender') });
+    expect(await used(owner)).toBe(QUOTA);
+    expect(await used(sender)).toBe(QUOTA);
+    for (const member of [owner, sender]) {
+      const id = await createEnvelopeWithDocument(started.env().api, member, await corpusPdf('normal.pdf'));
+      const refused = await started.env().api.request('PUT', `/envelopes/${id}`, { token: member.token, json: { signers: people(1, 'signer', 'org-late'), status: 'sent' } });
+      expect(refused.status).toBe(429);
+      expect(refused.body.type).toBe('urn:problem:email-quota');
+      expect((await storedEnvelope(member.userId, id)).status).toBe('draft');
+    }
+    // Another organisation's quota is its own.
+    const stranger = await started.env().newUser();
+    await sentEnvelope(started.env().api, stranger, { signers: people(1, 'signer', 'org-stranger') });
+    expect(await used(stranger)).toBe(1);
+  }, patience(90_000));
 });

@@ -10,6 +10,7 @@ import { resetConfig } from '../../src/lib/config.js';
 import { resetServices } from '../../src/lib/services.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, putToSas, serviceForFile, type TestService, type TestUser } from '../support/service.js';
 import { waitForEmails } from '../support/mail.js';
+import { organizationIdOf } from '../support/organizations.js';
 import { auditTrail, sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { startTimestampAuthority, type TimestampAuthority } from '../support/timestampAuthority.js';
 import { tempFile, tool } from '../support/tools.js';
@@ -52,7 +53,7 @@ describe('audit trail', () => {
     const events = audit.body as Record<string, unknown>[];
     // The IP is the last X-Forwarded-For entry, the one the front end (here the local host) appends;
     // what the client itself sent (198.51.100.23) is not trusted.
-    const common = { actorId: user.userId, actorEmail: user.email, ip: '127.0.0.1', userAgent: 'evidence-test/1.0', apiKeyId: null, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) };
+    const common = { actorId: user.userId, actorEmail: user.email, ip: '127.0.0.1', userAgent: 'evidence-test/1.0', apiKeyId: null, organizationId: await organizationIdOf(user), at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) };
     const original = createHash('sha256').update(await corpusPdf('normal.pdf')).digest('hex');
     expect(events).toEqual([
       { sequence: 1, type: 'envelope.created', ...common, details: { documentName: 'lease.pdf', blobName: `${id}/lease.pdf` } },

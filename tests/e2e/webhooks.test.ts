@@ -16,6 +16,7 @@ import { fanOutEvent } from '../../src/lib/notifications/webhooks/fanOut.js';
 import { decodeDeliveryMessage } from '../../src/lib/notifications/webhooks/model.js';
 import { getServices } from '../../src/lib/services.js';
 import { ISO_MS, UUID_V7, withSettings } from '../support/contract.js';
+import { organizationIdOf } from '../support/organizations.js';
 import { waitUntil as eventually } from '../support/patience.js';
 import { startQueueRunner } from '../support/queueRunner.js';
 import { expectProblem, startTestService, type ApiClient, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
@@ -279,9 +280,11 @@ describe('an event, end to end', () => {
 
         expect(receiver.requests).toHaveLength(3);
         const webhook = new StandardWebhook(created.body.secret);
+        // Queued without its organisation (as before organisations): the fan-out names the owner's.
+        const delivered = { ...event, organizationId: await organizationIdOf(owner) };
         for (const request of receiver.requests) {
           expect(request.headers['webhook-id']).toBe(event.id);
-          expect(webhook.verify(request.body, request.headers as Record<string, string>)).toEqual(event);
+          expect(webhook.verify(request.body, request.headers as Record<string, string>)).toEqual(delivered);
         }
         expect(runner.failures).toEqual([]);
       } finally {

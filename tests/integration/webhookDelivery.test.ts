@@ -16,6 +16,7 @@ import { uuidv7 } from '../../src/lib/ids.js';
 import { WEBHOOK_EVENT_TYPES, type OutboxBatch, type WebhookEventBody, type WebhookEventType } from '../../src/lib/notifications/outbox.js';
 import type { OutboxPointer } from '../../src/lib/notifications/outboxRepository.js';
 import { createWebhook } from '../../src/lib/notifications/webhooks/create.js';
+import { organizationPartition } from '../../src/lib/notifications/webhooks/organizationWebhooks.js';
 import { deliverAttempt, MAX_QUEUE_DELAY_SECONDS, type DeliverOptions } from '../../src/lib/notifications/webhooks/deliver.js';
 import { decodeEventPointer, fanOutEvent } from '../../src/lib/notifications/webhooks/fanOut.js';
 import { listDeliveries } from '../../src/lib/notifications/webhooks/list.js';
@@ -81,13 +82,25 @@ function withRetries(delays: number[]): Services {
   return { ...services, config: { ...services.config, webhookRetrySeconds: delays } };
 }
 
-/** Writes an outbox batch with one event, as a change does, and returns the event and its queue pointer. */
+/**
+ * A new organisation's partition of table `webhooks` (`org_<organizationId>`): what the webhook
+ * functions take as `ownerId`, and here also the outbox partition its events are written in.
+ */
+function newOrganization(): string {
+  return organizationPartition(uuidv7());
+}
+
+/**
+ * Writes an outbox batch with one event of the organisation whose webhook partition is `ownerId`, as a
+ * change does, and returns the event and its queue pointer.
+ */
 async function emitEvent(ownerId: string, type: WebhookEventType = 'recipient.signed'): Promise<{ event: WebhookEventBody; pointer: OutboxPointer }> {
   const envelopeId = uuidv7();
   const event: WebhookEventBody = {
     id: randomUUID(),
     type,
     createdAt: new Date().toISOString(),
+    organizationId: ownerId.slice('org_'.length),
     data: {
       envelopeId,
       status: 'sent',
@@ -122,7 +135,7 @@ function expectIsoMs(value: string | null): void {
 
 describe('a delivery', () => {
   test('POSTs the stored event body as JSON, signed so that standardwebhooks verifies it, and logs the success', async () => {
-    const owner = uuidv7();
+    const owner = newOrganization();
     const target = await receiver({ kind: 'status', status: 204 });
     const created = await hook(owner, target.url);
     const { event, pointer } = await emitEvent(owner);
@@ -161,8 +174,8 @@ describe('a delivery', () => {
   });
 
   test('goes to every webhook of the owner subscribed to the type, and to no one else', async () => {
-    const owner = uuidv7();
-    const stranger = uuidv7();
+    const owner = newOrganization();
+    const stranger = newOrganization();
     const [all, signedOnly, completedOnly, strangers] = await Promise.all([0, 1, 2, 3].map(() => receiver({ kind: 'status', status: 200 })));
     const hooks = [
       await hook(owner, all!.url),
@@ -192,7 +205,7 @@ describe('a delivery', () => {
       const certificates = await issueTestCertificates('hooks.test');
       dns.records.set('hooks.test', { A: ['127.0.0.1'] });
       const target = await receiver({ kind: 'status', status: 202 }, { hostname: 'hooks.test', tls: { key: certificates.key, cert: certificates.cert } });
-      const owner = uuidv7();
+      const owner = newOrganization();
       const resolve = dnsServerResolver([dns.server]);
       const created = await createWebhook({ services, ownerId: owner, request: { url: target.url }, resolve });
       expect(created.url).toBe(`https://hooks.test:${target.port}/hook`);
@@ -216,7 +229,7 @@ describe('a delivery', () => {
       const certificates = await issueTestCertificates('hooks.test');
       dns.records.set('hooks.test', { A: ['127.0.0.1'] });
       const target = await receiver({ kind: 'status', status: 200 }, { hostname: 'hooks.test', tls: { key: certificates.key, cert: certificates.cert } });
-      const owner = uuidv7();
+      const owner = newOrganization();
       const resolve = dnsServerResolver([dns.server]);
       const created = await createWebhook({ services, ownerId: owner, request: { url: target.url }, resolve });
       const { pointer } = await emitEvent(owner);
@@ -235,7 +248,7 @@ describe('a delivery', () => {
 describe('failures and retries', () => {
   /** Emits one event to a new webhook at `target` and runs deliveries until `count` attempts are logged. */
   async function attemptsAt(target: Receiver, count: number, options: DeliverOptions = {}) {
-    const owner = uuidv7();
+    const owner = newOrganization();
     const created = await hook(owner, target.url);
     const { event, pointer } = await emitEvent(owner);
     await fanOutEvent(services, pointer);
@@ -313,7 +326,7 @@ describe('failures and retries', () => {
   test('a slow receiver holds back no other webhook', async () => {
     const slow = await receiver({ kind: 'hang' });
     const fast = await receiver({ kind: 'status', status: 200 });
-    const owner = uuidv7();
+    const owner = newOrganization();
     await hook(owner, slow.url);
     const fastHook = await hook(owner, fast.url);
     const { pointer } = await emitEvent(owner);
@@ -328,7 +341,7 @@ describe('failures and retries', () => {
 
   test('a secret that cannot be decrypted (JWT_SECRET changed) fails the attempt, saying why', async () => {
     const target = await receiver({ kind: 'status', status: 200 });
-    const owner = uuidv7();
+    const owner = newOrganization();
     const created = await hook(owner, target.url);
     const { event, pointer } = await emitEvent(owner);
     await fanOutEvent(services, pointer);
@@ -343,7 +356,7 @@ describe('failures and retries', () => {
 describe('idempotency', () => {
   test('a fan-out that runs twice at once, and again later, delivers the event once', async () => {
     const target = await receiver({ kind: 'status', status: 200 });
-    const owner = uuidv7();
+    const owner = newOrganization();
     const created = await hook(owner, target.url);
     const { pointer } = await emitEvent(owner);
     const results = await Promise.all([fanOutEvent(services, pointer), fanOutEvent(services, pointer)]);
@@ -360,7 +373,7 @@ describe('idempotency', () => {
 
   test('a duplicated attempt message makes one attempt', async () => {
     const target = await receiver({ kind: 'status', status: 200 });
-    const owner = uuidv7();
+    const owner = newOrganization();
     const created = await hook(owner, target.url);
     const { event, pointer } = await emitEvent(owner);
     await fanOutEvent(services, pointer);
@@ -373,7 +386,7 @@ describe('idempotency', () => {
 
   test('an attempt due later than the queue can delay (7 days) goes back on the queue for the rest', async () => {
     const target = await receiver({ kind: 'status', status: 200 });
-    const owner = uuidv7();
+    const owner = newOrganization();
     const created = await hook(owner, target.url);
     const { event, pointer } = await emitEvent(owner);
     await fanOutEvent(services, pointer);
@@ -389,7 +402,7 @@ describe('idempotency', () => {
 
   test('attempts for a deleted webhook are dropped', async () => {
     const target = await receiver({ kind: 'status', status: 200 });
-    const owner = uuidv7();
+    const owner = newOrganization();
     const created = await hook(owner, target.url);
     const { event, pointer } = await emitEvent(owner);
     await fanOutEvent(services, pointer);
@@ -407,7 +420,7 @@ describe('redelivery', () => {
   test('sends the same event with the same webhook-id again, as a new attempt in the log, once per request', async () => {
     const target = await receiver({ kind: 'status', status: 500 });
     {
-      const owner = uuidv7();
+      const owner = newOrganization();
       const created = await hook(owner, target.url);
       const { event, pointer } = await emitEvent(owner);
       await fanOutEvent(services, pointer);
@@ -441,7 +454,7 @@ describe('redelivery', () => {
   });
 
   test('of an attempt not in this webhook\'s log is 404', async () => {
-    const owner = uuidv7();
+    const owner = newOrganization();
     const target = await receiver({ kind: 'status', status: 200 });
     const first = await hook(owner, target.url);
     const second = await hook(owner, target.url);

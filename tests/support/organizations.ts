@@ -48,3 +48,14 @@ export async function accountWithoutOrganization(): Promise<{ email: string; pas
   await services.users.insert({ userId, email, role: 'user', passwordHash, createdAt: new Date().toISOString(), emailVerified: true, verificationSentAt: null, name: null });
   return { email, password, userId };
 }
+
+/**
+ * The id of the user's organisation, read from storage (no request: nothing counted toward the
+ * caller's rate limits).
+ * @throws Error when the account belongs to no organisation
+ */
+export async function organizationIdOf(user: Pick<TestUser, 'userId'>): Promise<string> {
+  const organizationId = await getServices().organizations.organizationOf(user.userId, async () => null);
+  if (organizationId === null) throw new Error(`account ${user.userId} belongs to no organization`);
+  return organizationId;
+}

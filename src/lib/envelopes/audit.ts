@@ -4,6 +4,10 @@
 import type { Services } from '../services.js';
 import { readOwnedEnvelope } from './get.js';
 import type { AuditEvent } from './model.js';
+import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
+
+/** An audit event as `GET /api/envelopes/{id}/audit` shows it: with the envelope's organisation (docs/api.md#evidence). */
+export type AuditEventView = AuditEvent & { organizationId: string };
 
 export interface ListAuditEventsOptions {
   services: Services;
@@ -12,12 +16,13 @@ export interface ListAuditEventsOptions {
 }
 
 /**
- * The caller's envelope's events, oldest first.
+ * The caller's envelope's events, oldest first, each with the envelope's organisation (for an
+ * envelope made before organisations, its owner's: docs/api.md#what-members-share).
  * @throws AppError 404 for a missing envelope or another owner's, as for the envelope itself
  */
-export async function listAuditEvents({ services, ownerId, envelopeId }: ListAuditEventsOptions): Promise<AuditEvent[]> {
+export async function listAuditEvents({ services, ownerId, envelopeId }: ListAuditEventsOptions): Promise<AuditEventView[]> {
   const { record } = await readOwnedEnvelope(services.envelopes, ownerId, envelopeId);
-  const events = await services.envelopes.events(ownerId, envelopeId);
+  const [events, organizationId] = await Promise.all([services.envelopes.events(ownerId, envelopeId), envelopeOrganization(services, record)]);
   // Events recorded before actors' e-mails were: the owner was their only actor.
-  return events.map((event) => (event.actorEmail === null && event.actorId === ownerId && record.ownerEmail !== null ? { ...event, actorEmail: record.ownerEmail } : event));
+  return events.map((event) => ({ ...(event.actorEmail === null && event.actorId === ownerId && record.ownerEmail !== null ? { ...event, actorEmail: record.ownerEmail } : event), organizationId }));
 }

@@ -13,7 +13,8 @@ import type { EmailMessage, OutboxBatch, OutboxMessage, WebhookEventBody, Webhoo
 import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from './signingLinks.js';
 import type { DueEntry } from '../storage/dueIndex.js';
 import { EnvelopeChangedError, recipientActionRow, type StoredEnvelope } from '../storage/envelopeRepository.js';
-import { admitEmails, type EmailAdmission, type PastQuota } from './emailQuota.js';
+import { admitEmails, refundEmails, reserveEmails, type EmailAdmission, type PastQuota } from './emailQuota.js';
+import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
 import { receivesEmail, recipientLocale, type Actor, type AuditEvent, type AuditEventType, type EnvelopeRecord, type EventActor, type LastEmail, type RecipientAction, type Signer } from './model.js';
 
 /** A webhook event whose `data.status` is the envelope's status once the whole change is applied (docs/api.md#webhooks). */
@@ -54,12 +55,14 @@ export class Change {
   /** Set when something changed that records no event (a setting equal to the old, ...). */
   private touched = false;
   /**
-   * What {@link commitChange} does when this change's e-mails would pass the owner's daily quota
+   * What {@link commitChange} does when this change's e-mails would pass the organisation's daily quota
    * (`emailQuota.ts`): `drop` the e-mails past it (every change, by default), or
    * `refuse` the change (a request that exists to send e-mail).
    */
   private pastQuotaAnswer: PastQuota = 'drop';
   private readonly baseSequence: number;
+  /** The member who acted, when one did: its webhook events name it (docs/api.md#events). */
+  private memberActor: { userId: string; email: string } | null = null;
 
   constructor(base: EnvelopeRecord, readonly now: Date) {
     this.record = structuredClone(base);
@@ -80,6 +83,7 @@ export class Change {
   /** Records an audit event, in order (docs/api.md#evidence). */
   event(type: AuditEventType, actor: EventActor, details: Record<string, unknown>): void {
     this.events.push({ type, at: this.at, actorId: actor.id, actorEmail: actor.email, ip: actor.ip, userAgent: actor.userAgent, apiKeyId: actor.apiKeyId, details });
+    if (actor.member === true && actor.email !== null) this.memberActor = { userId: actor.id, email: actor.email };
   }
 
   /** Marks a change that records no event. */
@@ -118,7 +122,7 @@ export class Change {
 
   /**
    * Queues an e-mail (docs/api.md#e-mail). One to a recipient becomes its `lastEmail` (`queued`; or
-   * `failed` with `reason: "quota"` when {@link commitChange} finds it past the owner's daily quota).
+   * `failed` with `reason: "quota"` when {@link commitChange} finds it past the organisation's daily quota).
    * `recipient` null: the owner.
    */
   email(type: EmailMessage['type'], to: Signer | null, extra: { reason?: string; declinedBy?: string; withLink?: boolean; otpSalt?: string } = {}): void {
@@ -168,7 +172,7 @@ export class Change {
     this.pastQuotaAnswer = 'refuse';
   }
 
-  /** What {@link commitChange} does with e-mails past the owner's daily quota. */
+  /** What {@link commitChange} does with e-mails past the organisation's daily quota. */
   get pastQuota(): PastQuota {
     return this.pastQuotaAnswer;
   }
@@ -195,6 +199,9 @@ export class Change {
           id: webhook.id,
           type: webhook.type,
           createdAt: this.at,
+          // Filled in by commitChange, which knows the envelope's organisation.
+          organizationId: next.organizationId ?? '',
+          ...(this.memberActor === null ? {} : { actor: this.memberActor }),
           data: {
             envelopeId: next.id,
             status: next.status,
@@ -225,10 +232,10 @@ export interface CommitOptions {
 /**
  * Writes a change: its due-index entries first, then the envelope, its events, action rows and outbox
  * batch in one transaction conditional on `base`'s ETag. Every e-mail of the batch is counted toward
- * the owner's daily quota before it is queued (`emailQuota.ts` `admitEmails`), with
- * the quota row in the same transaction (conditional on that row's ETag too; when only that row
- * changed meanwhile, the e-mails are counted again with the row read anew, on the loop of
- * `../retryOnConflict.ts`). E-mails past the quota are not queued and their recipients' `lastEmail`
+ * the daily quota of the envelope's organisation before it is queued (`emailQuota.ts` `admitEmails`),
+ * reserved in the organisation's quota row just before the transaction (conditional on that row's
+ * ETag; when it changed meanwhile, the e-mails are counted again with the row read anew, on the loop
+ * of `../retryOnConflict.ts`) and given back when the transaction fails. E-mails past the quota are not queued and their recipients' `lastEmail`
  * becomes `failed` with `reason: "quota"` (`docs/api.md#lastemail`), unless the change refuses
  * instead ({@link Change.chargeEmailQuota}).
  * After the commit, without waiting for them ({@link afterResponse}): the new signing links' rows
@@ -242,10 +249,11 @@ export interface CommitOptions {
  */
 export async function commitChange(services: Services, base: StoredEnvelope, change: Change, options: CommitOptions = {}): Promise<EnvelopeRecord> {
   const log = options.log ?? ((message: string) => console.warn(message));
-  const finished = change.finish();
+  const finished = withOrganization(change.finish(), await envelopeOrganization(services, base.record));
+  const envelopesTable = services.storage.tables.envelopes;
   const admit = async () =>
-    await admitEmails(services.storage.tables.envelopes, {
-      ownerId: finished.next.ownerId,
+    await admitEmails(envelopesTable, {
+      organizationId: finished.next.organizationId!,
       messages: finished.batch?.messages ?? [],
       quota: services.config.limits.emailDailyQuota,
       now: change.now,
@@ -266,16 +274,16 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
       ]);
       const extra = prepared === null ? [] : [prepared];
       for (const action of finished.actions) extra.push(recipientActionRow(written.next, action));
-      if (admission.action !== null) extra.push(admission.action);
+      const { charge } = admission;
+      // The quota row is the organisation's, outside the envelope's partition: reserved before the
+      // commit, given back when the commit fails; a row changed meanwhile means counting again.
+      if (charge !== null && !(await reserveEmails(envelopesTable, charge))) throw new LostRaceError("The organization's e-mail quota row");
       try {
         await services.envelopes.replace(base, written.next, finished.events, extra);
         return written;
       } catch (error) {
-        if (!(error instanceof EnvelopeChangedError) || admission.action === null) throw error;
-        // Either row may have failed the transaction: only when the envelope is still as read was it the quota row.
-        if ((await services.envelopes.read(finished.next.ownerId, finished.next.id))?.etag !== base.etag) throw error;
-        // Only the quota row changed: the next round counts the e-mails again.
-        throw new LostRaceError("The owner's e-mail quota row");
+        if (charge !== null) await refundEmails(envelopesTable, charge, log);
+        throw error;
       }
     },
     {
@@ -309,6 +317,17 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
     ]);
   });
   return next;
+}
+
+/**
+ * The change with its envelope's organisation: recorded on the envelope (an envelope made before
+ * organisations gets its owner's with this change) and named by its webhook events
+ * (docs/api.md#events).
+ */
+function withOrganization(finished: FinishedChange, organizationId: string): FinishedChange {
+  const next = { ...finished.next, organizationId };
+  const messages = finished.batch?.messages.map((message): OutboxMessage => (message.kind === 'event' ? { ...message, event: { ...message.event, organizationId } } : message));
+  return { ...finished, next, batch: finished.batch === null || messages === undefined ? null : { ...finished.batch, messages } };
 }
 
 /**

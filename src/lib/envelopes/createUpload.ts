@@ -90,6 +90,7 @@ export function newDraftEnvelope({ actor, documentName, now, templateId }: NewDr
   const record: EnvelopeRecord = {
     id,
     ownerId: actor.userId,
+    organizationId: actor.organizationId,
     ownerEmail: actor.email,
     ownerName: actor.name ?? null,
     status: 'draft',

@@ -182,6 +182,11 @@ export type FieldSource = (typeof FIELD_SOURCES)[number];
 export interface EnvelopeRecord {
   id: string;
   ownerId: string;
+  /**
+   * Internal: the organisation the envelope belongs to, recorded when it is made (docs/api.md#what-members-share);
+   * `null` or absent for an envelope made before organisations (then its owner's, recorded by its next change).
+   */
+  organizationId?: string | null;
   /** Internal: the owner's e-mail address, for e-mails, the signing view and the certificate. */
   ownerEmail: string | null;
   /** Internal: the owner's display name when the owner gave one, else `null` or absent; shown with `ownerEmail`. */
@@ -347,6 +352,8 @@ export interface EventActor {
   userAgent: string | null;
   /** The owner's API key when the owner acted with one; else `null`. */
   apiKeyId: string | null;
+  /** Set when a member of the organisation acted (never a recipient or the system): webhook events name it (docs/api.md#events). */
+  member?: true;
 }
 
 /** The actor id of the sweeper's events (docs/api.md#evidence). */
@@ -354,7 +361,7 @@ export const SYSTEM_ACTOR: EventActor = { id: 'system', email: null, ip: null, u
 
 /** The owner as the actor of events. */
 export function ownerActor(actor: Actor): EventActor {
-  return { id: actor.userId, email: actor.email, ip: actor.ip, userAgent: actor.userAgent, apiKeyId: actor.apiKeyId };
+  return { id: actor.userId, email: actor.email, ip: actor.ip, userAgent: actor.userAgent, apiKeyId: actor.apiKeyId, member: true };
 }
 
 /** A signer's or approver's recorded action, and a signer's values: its action row (never shown). */

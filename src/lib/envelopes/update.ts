@@ -5,7 +5,8 @@
  */
 import { assertVerifiedSender } from '../auth/emailVerification.js';
 import type { Services } from '../services.js';
-import { emailQuotaCharge } from './emailQuota.js';
+import { assertEmailsLeft } from './emailQuota.js';
+import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
 import { commitChange } from './change.js';
 import { freezeDocument, refreshFrozenCopy } from './freeze.js';
 import { mutateEnvelope, preconditionFailed } from './mutate.js';
@@ -50,9 +51,10 @@ export async function updateEnvelope({ services, envelopeId, request, actor, ifM
     if (plan === null) return stored.record;
     if (plan.sends) {
       const record = stored.record;
-      // A send queues at least one invitation: with the owner's e-mail quota used up, it is refused
-      // before the document is read (commitChange charges the exact count).
-      await emailQuotaCharge(services.storage.tables.envelopes, { ownerId: record.ownerId, emails: 1, quota: services.config.limits.emailDailyQuota, now: plan.change.now });
+      // A send queues at least one invitation: with the organisation's e-mail quota used up, it is
+      // refused before the document is read (commitChange charges the exact count).
+      const organizationId = await envelopeOrganization(services, record);
+      await assertEmailsLeft(services.storage.tables.envelopes, { organizationId, emails: 1, quota: services.config.limits.emailDailyQuota, now: plan.change.now });
       if (record.documentSha256 !== null && record.pageCount !== null) {
         // Made from a template (docs/api.md#templates): its document was frozen when the template was
         // activated, and copied to this envelope's own frozen copy when it was made.

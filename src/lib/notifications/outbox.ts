@@ -92,6 +92,13 @@ export interface WebhookEventBody {
   id: string;
   type: WebhookEventType;
   createdAt: string;
+  /**
+   * The organisation the envelope belongs to (docs/api.md#events). Absent only on events
+   * queued before organisations: the fan-out then finds it from the envelope's owner.
+   */
+  organizationId?: string;
+  /** The member who acted (the owner, or an admin through the API); absent for a recipient or the system. */
+  actor?: { userId: string; email: string };
   data: {
     envelopeId: string;
     /** The envelope's status right after the event. */
@@ -102,7 +109,7 @@ export interface WebhookEventBody {
   };
 }
 
-/** One event for the owner's webhooks; fanned out to each subscribed webhook when dispatched. */
+/** One event for the organisation's webhooks; fanned out to each subscribed webhook when dispatched. */
 export interface WebhookEventMessage {
   kind: 'event';
   event: WebhookEventBody;

@@ -65,6 +65,7 @@ const updateBody = updateEnvelopeRequest.meta({
 });
 
 const ids = {
+  organization: '0193a5af-2c3d-7e4f-8a5b-6c7d8e9f0a1b',
   envelope: '0193a5b2-7c1e-7d3f-9a41-3f1c2b9e8d70',
   owner: '0193a5b0-1f2e-7a6b-8c9d-0e1f2a3b4c5d',
   signer: '5b0f3c52-8d1e-4b7a-9f3e-2c6d7a8b9e01',
@@ -557,9 +558,9 @@ const operations: Operation[] = [
           [json]: {
             schema: auditTrailResponse,
             example: [
-              { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', apiKeyId: null, details: { documentName: 'contract.pdf', blobName: `${ids.envelope}/contract.pdf` } },
-              { sequence: 2, type: 'envelope.signers_replaced', at: '2026-11-22T10:16:01.001Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'crm-sync/2.1', apiKeyId: '0193a5d1-4e2f-7a3b-9c4d-5e6f7a8b9c0d', details: { added: [{ id: ids.signer, email: 'bob@example.com' }], removed: [] } },
-              { sequence: 3, type: 'envelope.completed', at: '2026-11-22T10:20:02.456Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', apiKeyId: null, details: { originalSha256: ids.original, sealedSha256: ids.hash } },
+              { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', apiKeyId: null, organizationId: ids.organization, details: { documentName: 'contract.pdf', blobName: `${ids.envelope}/contract.pdf` } },
+              { sequence: 2, type: 'envelope.signers_replaced', at: '2026-11-22T10:16:01.001Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'crm-sync/2.1', apiKeyId: '0193a5d1-4e2f-7a3b-9c4d-5e6f7a8b9c0d', organizationId: ids.organization, details: { added: [{ id: ids.signer, email: 'bob@example.com' }], removed: [] } },
+              { sequence: 3, type: 'envelope.completed', at: '2026-11-22T10:20:02.456Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', apiKeyId: null, organizationId: ids.organization, details: { originalSha256: ids.original, sealedSha256: ids.hash } },
             ],
           },
         },

@@ -23,7 +23,7 @@ const problems = {
   'password-hashing-busy': {},
   'resend-too-soon': { detail: 'The previous resend to this recipient was less than 60 seconds ago; retry after the time in Retry-After.' },
   'resend-limit': { detail: 'This recipient has been re-sent the invitation 5 times, the most an envelope allows.' },
-  'email-quota': { detail: 'This would queue 2 e-mails, and the account has 1 of its 1000 e-mails left today (UTC).' },
+  'email-quota': { detail: 'This would queue 2 e-mails, and your organization has 1 of its 1000 e-mails left today (UTC).' },
 } satisfies Record<string, Problem>;
 
 type Slug = keyof typeof problems;

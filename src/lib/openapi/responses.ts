@@ -3,7 +3,7 @@
  * end-to-end tests, which validate every response against that document.
  *
  * The service builds its responses from the TypeScript types beside the code that owns them
- * ({@link EnvelopeView}, {@link AuditEvent}, {@link UploadTicket}, {@link LoginResult},
+ * ({@link EnvelopeView}, {@link AuditEventView}, {@link UploadTicket}, {@link LoginResult},
  * {@link ProblemDetails}); the checks at the bottom of this file make the build fail when a schema and
  * its type disagree on a field name or a field's type, so the document cannot drift from the code.
  * Strict objects (`additionalProperties: false`): a response that leaks a stored field (`blobName`,
@@ -22,10 +22,10 @@ import {
   RECIPIENT_STATUSES,
   SIGNER_ROLES,
   SIGNING_ORDERS,
-  type AuditEvent,
   type EnvelopeView,
   type Field,
 } from '../envelopes/model.js';
+import type { AuditEventView } from '../envelopes/audit.js';
 import { problemTitles, type ProblemDetails } from '../http/problem.js';
 import { localeSchema } from '../i18n/schema.js';
 import { problemEntries, problemTypeOfSlug, type ProblemSlug } from '../problems.js';
@@ -193,6 +193,7 @@ const auditBase = {
   ip: z.string().nullable().meta({ description: 'The client address: the TCP peer, or behind `TRUST_PROXY` proxies the address they name (at most 64 characters); `null` when absent.' }),
   userAgent: z.string().nullable().meta({ description: 'The `User-Agent` header (at most 1024 characters); `null` when absent.' }),
   apiKeyId: z.uuid().nullable().meta({ description: 'The id of the owner\'s API key the change was made with; `null` when made with an access token (Login), by a recipient or by the system. Never the key itself.' }),
+  organizationId: z.uuid().meta({ description: 'The organization the envelope belongs to (for an envelope made before organizations, its owner\'s).' }),
 };
 const recipientOnly = z.strictObject({ recipientId: z.string() });
 /** How a recipient came to act ([Evidence](../../../docs/api.md#evidence)): the credential it used and the language it was shown. */
@@ -360,7 +361,7 @@ export const problemResponseSchema = z
 matches<Matches<typeof envelopeResponse, EnvelopeView>>(true);
 matches<Matches<typeof signerResponse, EnvelopeView['signers'][number]>>(true);
 matches<Matches<typeof fieldResponse, Field>>(true);
-matches<Matches<typeof auditEventResponse, AuditEvent>>(true);
+matches<Matches<typeof auditEventResponse, AuditEventView>>(true);
 matches<Matches<typeof uploadTicketResponse, UploadTicket>>(true);
 matches<Matches<typeof loginResponse, LoginResult>>(true);
 matches<Matches<typeof problemResponseSchema, ProblemDetails>>(true);

@@ -12,7 +12,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventBody } from '../notifications/out
 import {
   ATTEMPT_OUTCOMES,
   DELIVERY_LOG_SIZE,
-  MAX_WEBHOOKS_PER_USER,
+  MAX_WEBHOOKS_PER_ORGANIZATION,
   type CreatedWebhookView,
   type DeliveryAttemptView,
   type WebhookView,
@@ -75,6 +75,14 @@ export const webhookEventSchema = z
     id: z.uuid().meta({ description: 'The event id: the same on every attempt and redelivery, and sent as the `webhook-id` header. Deduplicate by it.' }),
     type: webhookEventType,
     createdAt: timestamp.meta({ description: 'When the event happened.' }),
+    organizationId: z
+      .uuid()
+      .optional()
+      .meta({ description: 'The organization the envelope belongs to: every member\'s envelope events reach the organization\'s webhooks. Absent only on events queued before organizations existed and delivered since.' }),
+    actor: z
+      .strictObject({ userId: z.uuid(), email: z.email() })
+      .optional()
+      .meta({ description: 'The member who acted (the envelope\'s owner, or an admin acting through the API); absent when a recipient or the system (expiry, reminders) acted.' }),
     data: z.strictObject({
       envelopeId: uuidV7,
       status: envelopeStatusAfter.meta({ description: 'The envelope\'s status right after the event (`completed` when this action completed it).' }),
@@ -93,6 +101,8 @@ export const webhookEventSchema = z
   .meta({ id: 'WebhookEvent', description: 'What a webhook receives. Never a token or a signed URL.' });
 
 const ids = {
+  organization: '0193a5af-2c3d-7e4f-8a5b-6c7d8e9f0a1b',
+  owner: '0193a5b0-1f2e-7a6b-8c9d-0e1f2a3b4c5d',
   webhook: '0193a5c4-2b7d-7e10-8f3a-5c6d7e8f9a0b',
   attempt: '0193a5c6-9e1f-7a2b-8c3d-4e5f6a7b8c9d',
   event: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
@@ -143,14 +153,14 @@ const problems = {
   },
   'webhook-not-found': {},
   'delivery-not-found': {},
-  'webhook-limit': { detail: `You already have ${MAX_WEBHOOKS_PER_USER} webhooks, the most allowed; delete one first.` },
+  'webhook-limit': { detail: `Your organization already has ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks, the most allowed; delete one first.` },
   'webhooks-contended': {},
 } satisfies Record<string, ProblemExample>;
 
 /** A problem-details response with one example per slug, and the headers its status carries. */
 const problem = problemResponses(problems);
 
-const webhookNotFound = problem(404, 'No webhook with this id, or another user\'s (the same answer).', ['webhook-not-found']);
+const webhookNotFound = problem(404, 'No webhook with this id, or another organization\'s (the same answer).', ['webhook-not-found']);
 const webhookIdParam = z.object({
   id: z.string().meta({ description: 'The webhook id. Another user\'s webhook is answered 404, exactly as a missing one.', examples: [ids.webhook] }),
 });
@@ -164,7 +174,7 @@ const operations: Operation[] = [
     path: '/webhooks',
     tags: ['Webhooks'],
     summary: 'Create a webhook',
-    description: `Deliveries of the caller's envelope events go to \`url\`, signed with the Standard Webhooks scheme and the \`secret\` of this answer, which is never shown again. The URL must be \`https:\` and its host must resolve to public addresses only: loopback, private (RFC 1918), link-local, shared (100.64.0.0/10), unique-local and metadata addresses are refused, here and again at every delivery. At most ${MAX_WEBHOOKS_PER_USER} webhooks per user.`,
+    description: `Deliveries of the envelope events of every member of the caller's organization go to \`url\`, signed with the Standard Webhooks scheme and the \`secret\` of this answer, which is never shown again. The URL must be \`https:\` and its host must resolve to public addresses only: loopback, private (RFC 1918), link-local, shared (100.64.0.0/10), unique-local and metadata addresses are refused, here and again at every delivery. Admin or owner. At most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks per organization.`,
     security: bearer,
     request: {
       body: jsonRequestBody(createBody, {
@@ -186,7 +196,7 @@ const operations: Operation[] = [
         ['validation-failed', 'malformed-json', 'invalid-webhook-url'],
       ),
       401: unauthorized,
-      409: problem(409, `The caller already has ${MAX_WEBHOOKS_PER_USER} webhooks (\`webhook-limit\`), or concurrent requests kept changing them (\`webhooks-contended\`; retry).`, ['webhook-limit', 'webhooks-contended']),
+      409: problem(409, `The caller\'s organization already has ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks (\`webhook-limit\`), or concurrent requests kept changing them (\`webhooks-contended\`; retry).`, ['webhook-limit', 'webhooks-contended']),
       413: jsonBodyTooLarge,
       415: notJson,
       503: storageUnavailable,
@@ -277,7 +287,7 @@ const operations: Operation[] = [
         headers: { Location: { description: 'The deliveries log, `/api/webhooks/{id}/deliveries`.', required: true, schema: { type: 'string' } } },
       },
       401: unauthorized,
-      404: problem(404, 'No webhook with this id, or another user\'s (`webhook-not-found`), or no attempt with this id in its log (`delivery-not-found`).', ['webhook-not-found', 'delivery-not-found']),
+      404: problem(404, 'No webhook with this id, or another organization\'s (`webhook-not-found`), or no attempt with this id in its log (`delivery-not-found`).', ['webhook-not-found', 'delivery-not-found']),
       503: storageUnavailable,
       500: internalError,
     },
@@ -302,7 +312,7 @@ export function registerWebhookOperations(registry: OpenAPIRegistry): void {
           'webhook-timestamp': z.string().regex(/^[0-9]+$/).meta({ description: 'Unix seconds when this attempt was signed.' }),
           'webhook-signature': z.string().regex(/^v1,[A-Za-z0-9+/]+=*$/).meta({ description: '`v1,<base64 HMAC-SHA256>`.' }),
         }),
-        body: jsonRequestBody(webhookEventSchema, { example: { id: ids.event, type, createdAt: '2026-11-22T10:16:30.500Z', data } }),
+        body: jsonRequestBody(webhookEventSchema, { example: { id: ids.event, type, createdAt: '2026-11-22T10:16:30.500Z', organizationId: ids.organization, ...(type === 'envelope.sent' || type === 'envelope.voided' ? { actor: { userId: ids.owner, email: 'owner@example.com' } } : {}), data } }),
       },
       responses: {
         200: { description: 'Any 2xx status: delivered. Any other answer, a redirect, a timeout (10 s) or a connection failure is retried.' },

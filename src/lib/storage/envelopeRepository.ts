@@ -429,7 +429,7 @@ export function decodeCursor(cursor: string): string | null {
 }
 
 /** Optional scalar properties of the envelope row: absent when `null`. */
-const NULLABLE_TEXT = ['ownerEmail', 'ownerName', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt', 'templateId', 'voidedReason'] as const;
+const NULLABLE_TEXT = ['organizationId', 'ownerEmail', 'ownerName', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt', 'templateId', 'voidedReason'] as const;
 
 function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   const entity: EnvelopeEntity = {
@@ -465,6 +465,7 @@ function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
   return {
     id: String(entity.id),
     ownerId: String(entity.ownerId),
+    organizationId: text('organizationId'),
     ownerEmail: text('ownerEmail'),
     ownerName: text('ownerName'),
     status: entity.status as EnvelopeStatus,

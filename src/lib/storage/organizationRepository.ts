@@ -177,6 +177,32 @@ export class OrganizationRepository {
     return found!;
   }
 
+  /**
+   * The organisation an account belongs to, for work done on its behalf where it made no request (a
+   * recipient's action, the sweeper, a webhook fan-out): the membership remembered or read, or, for an
+   * account made before organisations that has not made a request since, the organisation of its own
+   * that {@link ensureMembership} makes for it. An account's organisation never changes, so the answer
+   * is as good as any role the cache holds.
+   * @param account reads the account (only when it has no membership row yet); `null`: no such account
+   * @returns `null` for an account that no longer exists and belongs to no organisation
+   */
+  async organizationOf(userId: string, account: () => Promise<AccountOfMember | null>): Promise<string | null> {
+    let orphan: string | null = null;
+    const found = await this.memberships.get(userId, async () => {
+      const pointer = await readOrNull<{ organizationId: string }>(this.table, userKey(userId), MEMBERSHIP_ROW);
+      if (pointer !== null) {
+        const member = await readOrNull<MemberEntity>(this.table, orgKey(pointer.organizationId), memberRow(userId));
+        if (member !== null) return { organizationId: pointer.organizationId, role: toMember(member).role, removing: toMember(member).removal !== null };
+      }
+      const known = await account();
+      if (known !== null) return await this.ensureMembership(known, 'owner', null);
+      // Nothing remembered for an account that is gone: its organisation, if it had one, is still answered.
+      orphan = pointer?.organizationId ?? null;
+      return null;
+    });
+    return found?.organizationId ?? orphan;
+  }
+
   /** Forgets what this instance remembers of an account's membership (after a change made here). */
   forgetMembership(userId: string): void {
     this.memberships.forget(userId);

@@ -5,7 +5,7 @@ import { uuidv7 } from '../../ids.js';
 import type { Services } from '../../services.js';
 import { WebhookLimitError } from './webhookRepository.js';
 import { WEBHOOK_EVENT_TYPES } from '../outbox.js';
-import { MAX_WEBHOOKS_PER_USER, type CreatedWebhookView, type Webhook } from './model.js';
+import { MAX_WEBHOOKS_PER_ORGANIZATION, type CreatedWebhookView, type Webhook } from './model.js';
 import type { CreateWebhookRequest } from './schemas.js';
 import { encryptWebhookSecret, generateWebhookSecret, secretEncryptionKey } from './secrets.js';
 import { checkWebhookUrl, type HostResolver } from '../../outbound/target.js';
@@ -24,7 +24,7 @@ export interface CreateWebhookOptions {
  * Checks the URL (scheme, credentials, resolved addresses), creates the webhook with a new secret and
  * returns it with the secret, the only time the secret is shown.
  * @throws AppError 400 `invalid-webhook-url` for a URL refused by the SSRF rules; 409
- *   `webhook-limit` when the owner already has {@link MAX_WEBHOOKS_PER_USER}
+ *   `webhook-limit` when the owner already has {@link MAX_WEBHOOKS_PER_ORGANIZATION}
  */
 export async function createWebhook({ services, ownerId, request, resolve }: CreateWebhookOptions): Promise<CreatedWebhookView> {
   const url = await checkWebhookUrl(request.url, { allowPrivate: services.config.outboundAllowPrivateNetworks, ...(resolve === undefined ? {} : { resolve }) });
@@ -41,10 +41,10 @@ export async function createWebhook({ services, ownerId, request, resolve }: Cre
     encryptedSecret: encryptWebhookSecret(secret, secretEncryptionKey(services.config.jwt.secret), { ownerId, webhookId: id }),
   };
   try {
-    await services.webhooks.create(webhook, MAX_WEBHOOKS_PER_USER);
+    await services.webhooks.create(webhook, MAX_WEBHOOKS_PER_ORGANIZATION);
   } catch (error) {
     if (error instanceof WebhookLimitError) {
-      throw problem('webhookLimit', { detail: `You already have ${MAX_WEBHOOKS_PER_USER} webhooks, the most allowed; delete one first.` });
+      throw problem('webhookLimit', { detail: `Your organization already has ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks, the most allowed; delete one first.` });
     }
     throw error;
   }

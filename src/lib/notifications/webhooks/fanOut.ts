@@ -1,8 +1,9 @@
 /**
- * Fans one webhook event out to the owner's webhooks (docs/api.md#webhooks): the work of one message of
- * the `outbox-events` queue, an {@link OutboxPointer} to an `event` message of an outbox batch.
+ * Fans one webhook event out to the webhooks of the envelope's organisation (docs/api.md#webhooks):
+ * the work of one message of the `outbox-events` queue, an {@link OutboxPointer} to an `event`
+ * message of an outbox batch. Every member's envelope events reach the organisation's webhooks.
  *
- * For each of the owner's webhooks that subscribes to the event's type, one delivery row is created
+ * For each of the organisation's webhooks that subscribes to the event's type, one delivery row is created
  * (keyed by webhook and event id, so a retried fan-out creates no second delivery) and its first
  * attempt is queued on `webhook-deliveries`; each attempt is its own queue message, so a slow
  * receiver holds back neither the other webhooks nor e-mail. Then the outbox message is marked `sent`.
@@ -13,7 +14,10 @@
  */
 import type { OutboxPointer } from '../outboxRepository.js';
 import type { Services } from '../../services.js';
+import type { WebhookEventBody } from '../outbox.js';
+import { envelopeOrganization } from '../../organizations/envelopeOrganization.js';
 import { enqueueDelivery } from './deliver.js';
+import { organizationWebhooks } from './organizationWebhooks.js';
 import type { DeliveryRecord } from './model.js';
 
 export interface FanOutOptions {
@@ -55,8 +59,8 @@ async function fanOut(services: Services, pointer: OutboxPointer): Promise<FanOu
   if (message?.kind !== 'event') return { kind: 'skipped', reason: `message ${pointer.index} of the batch is not a webhook event` };
   if (batch.states[pointer.index] != null) return { kind: 'skipped', reason: `the event was already fanned out (${batch.states[pointer.index]})` };
 
-  const { event } = message;
-  const webhooks = (await services.webhooks.list(pointer.ownerId)).filter((webhook) => webhook.events.includes(event.type));
+  const event = await withOrganization(services, message.event, pointer.ownerId, batch.envelopeId);
+  const webhooks = (await organizationWebhooks(services, event.organizationId!)).filter((webhook) => webhook.events.includes(event.type));
   const createdAt = new Date().toISOString();
   await Promise.all(
     webhooks.map(async (webhook) => {
@@ -89,6 +93,19 @@ async function fanOut(services: Services, pointer: OutboxPointer): Promise<FanOu
   );
   await services.outbox.setState(pointer, 'sent');
   return { kind: 'fanned-out', eventId: event.id, webhookIds: webhooks.map((webhook) => webhook.id) };
+}
+
+/**
+ * The event with its organisation: as queued, or, for an event queued before organisations, the
+ * organisation of its envelope (docs/api.md#events).
+ */
+async function withOrganization(services: Services, event: WebhookEventBody, ownerId: string, envelopeId: string): Promise<WebhookEventBody> {
+  if (event.organizationId !== undefined && event.organizationId !== '') return event;
+  const stored = await services.envelopes.read(ownerId, envelopeId);
+  const organizationId = await envelopeOrganization(services, stored?.record ?? { ownerId, ownerEmail: null });
+  // The key order of an event queued today: organisationId before `data`.
+  const { data, ...head } = event;
+  return { ...head, organizationId, data };
 }
 
 /**

@@ -4,8 +4,8 @@
  */
 import type { WebhookEventBody, WebhookEventType } from '../outbox.js';
 
-/** Most webhooks one user may have (docs/api.md#webhooks). */
-export const MAX_WEBHOOKS_PER_USER = 10;
+/** Most webhooks one organisation may have (docs/api.md#webhooks). */
+export const MAX_WEBHOOKS_PER_ORGANIZATION = 10;
 /** Attempts the deliveries log shows, newest first (docs/api.md#webhooks); older ones are pruned. */
 export const DELIVERY_LOG_SIZE = 100;
 /** Longest `description`, characters. */
@@ -15,6 +15,11 @@ export const MAX_WEBHOOK_DESCRIPTION_LENGTH = 500;
 export interface Webhook {
   /** UUIDv7. */
   id: string;
+  /**
+   * Its partition in table `webhooks` (`webhookRepository.ts`): `org_<organizationId>`, or, for a
+   * webhook made before organisations, the user id of the account that made it. Also what its
+   * secret's encryption is bound to, and what its deliveries and queue messages name.
+   */
   ownerId: string;
   /** Normalized absolute `https:` (or, where allowed, `http:`) URL. */
   url: string;
@@ -24,6 +29,8 @@ export interface Webhook {
   createdAt: string;
   /** The signing secret, encrypted (`secrets.ts`). */
   encryptedSecret: string;
+  /** The partition of the webhook this one was copied from (docs/architecture.md#tables); `null` or absent: none. */
+  migratedFrom?: string | null;
 }
 
 /** A webhook as responses show it: never its secret. */

@@ -1,10 +1,13 @@
 /**
- * Webhooks, table `webhooks` (docs/api.md#webhooks): PartitionKey = the owner's user id; RowKey
- * `webhook_<id>` for each webhook, and `count` for the number of webhooks the owner has
- * ({@link CountedRows}: concurrent creations can never take an owner past the limit).
+ * Webhooks, table `webhooks` (docs/api.md#webhooks, docs/architecture.md#tables): PartitionKey
+ * `org_<organizationId>`, the organisation's (before organisations: the user id of the account that
+ * made them, a partition read only to copy them into the organisation's, `organizationWebhooks.ts`);
+ * RowKey `webhook_<id>` for each webhook, `count` for the number of webhooks in the partition
+ * ({@link CountedRows}: concurrent creations can never take an organisation past the limit), and
+ * `migrated` once the webhooks its members had before organisations are copied in.
  *
  * Row properties of a webhook: `id`, `url`, `events` (JSON array), `description` (absent for none),
- * `createdAt`, `encryptedSecret`.
+ * `createdAt`, `encryptedSecret`, and `migratedFrom` (the old partition of a copied webhook).
  */
 import { odata, type TableClient } from '@azure/data-tables';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../outbox.js';
@@ -15,8 +18,9 @@ import { storageStatus } from '../../storage/keys.js';
 import { problem } from '../../problems.js';
 
 const PREFIX = 'webhook_';
+const MIGRATED_ROW = 'migrated';
 
-/** The owner already has as many webhooks as allowed. */
+/** The organisation already has as many webhooks as allowed. */
 export class WebhookLimitError extends Error {
   constructor(readonly limit: number) {
     super(`at most ${limit} webhooks`);
@@ -33,9 +37,10 @@ type WebhookEntity = {
   description?: string;
   createdAt: string;
   encryptedSecret: string;
+  migratedFrom?: string;
 };
 
-/** The answer when concurrent changes of the owner's webhooks kept winning. */
+/** The answer when concurrent changes of the partition's webhooks kept winning. */
 function contended(): AppError {
   return problem('webhooksContended');
 }
@@ -48,14 +53,39 @@ export class WebhookRepository {
   }
 
   /**
-   * Adds a webhook, and counts it, if the owner has fewer than `limit`.
-   * @throws WebhookLimitError when the owner already has `limit` webhooks; AppError 409 `webhooks-contended` when concurrent changes kept winning
+   * Adds a webhook, and counts it, if its partition has fewer than `limit`.
+   * @throws WebhookLimitError when the partition already has `limit` webhooks; AppError 409 `webhooks-contended` when concurrent changes kept winning
    */
   async create(webhook: Webhook, limit: number): Promise<void> {
     if (!(await this.counted.insert(toEntity(webhook), limit))) throw new WebhookLimitError(limit);
   }
 
-  /** The owner's webhooks, oldest first (ids are UUIDv7). */
+  /**
+   * Adds a webhook copied from an old partition (`webhook.migratedFrom`), counted without a limit (an
+   * organisation keeps every webhook its members had); nothing when it is there already.
+   */
+  async copyIn(webhook: Webhook): Promise<void> {
+    const entity = toEntity(webhook);
+    if (await this.exists(entity.partitionKey, entity.rowKey)) return;
+    try {
+      await this.counted.insert(entity, Number.MAX_SAFE_INTEGER);
+    } catch (error) {
+      // A concurrent copy of the same webhook wins every round: it is there.
+      if (!(await this.exists(entity.partitionKey, entity.rowKey))) throw error;
+    }
+  }
+
+  /** Whether the partition's old webhooks were copied in ({@link markMigrated}). */
+  async migrated(partition: string): Promise<boolean> {
+    return await this.exists(partition, MIGRATED_ROW);
+  }
+
+  /** Records that the partition's old webhooks are copied in. */
+  async markMigrated(partition: string, at: string): Promise<void> {
+    await this.table.upsertEntity({ partitionKey: partition, rowKey: MIGRATED_ROW, at }, 'Replace');
+  }
+
+  /** The partition's webhooks, oldest first (ids are UUIDv7). */
   async list(ownerId: string): Promise<Webhook[]> {
     const filter = odata`PartitionKey eq ${ownerId} and RowKey ge ${PREFIX} and RowKey lt ${`${PREFIX}~`}`;
     const webhooks: Webhook[] = [];
@@ -63,7 +93,7 @@ export class WebhookRepository {
     return webhooks;
   }
 
-  /** The owner's webhook with this id, or `null` (also for another owner's). */
+  /** The partition's webhook with this id, or `null` (also for another organisation's). */
   async read(ownerId: string, id: string): Promise<Webhook | null> {
     try {
       return fromEntity(ownerId, await this.table.getEntity<WebhookEntity>(ownerId, PREFIX + id));
@@ -73,8 +103,18 @@ export class WebhookRepository {
     }
   }
 
+  private async exists(partitionKey: string, rowKey: string): Promise<boolean> {
+    try {
+      await this.table.getEntity(partitionKey, rowKey);
+      return true;
+    } catch (error) {
+      if (storageStatus(error) === 404) return false;
+      throw error;
+    }
+  }
+
   /**
-   * Removes the owner's webhook and uncounts it.
+   * Removes the partition's webhook and uncounts it.
    * @returns `false` when there is no such webhook
    */
   async delete(ownerId: string, id: string): Promise<boolean> {
@@ -92,6 +132,7 @@ function toEntity(webhook: Webhook): WebhookEntity {
     ...(webhook.description === null ? {} : { description: webhook.description }),
     createdAt: webhook.createdAt,
     encryptedSecret: webhook.encryptedSecret,
+    ...(webhook.migratedFrom == null ? {} : { migratedFrom: webhook.migratedFrom }),
   };
 }
 
@@ -105,5 +146,6 @@ function fromEntity(ownerId: string, entity: WebhookEntity): Webhook {
     description: entity.description ?? null,
     createdAt: entity.createdAt,
     encryptedSecret: entity.encryptedSecret,
+    migratedFrom: entity.migratedFrom ?? null,
   };
 }
