@@ -173,7 +173,8 @@ describe('envelopes made before the organisation\'s index', () => {
     const services = getServices();
     const legacy = await accountWithoutOrganization();
     const draft = newDraftEnvelope({ actor: { userId: legacy.userId, email: legacy.email, emailVerified: true, ip: null, userAgent: null, apiKeyId: null, organizationId: 'none', role: 'owner' }, documentName: 'old.pdf', now: new Date() });
-    await services.envelopes.create(draft.record, draft.event);
+    // Made before organisations: the record names none (the actor's organisation above is a placeholder).
+    await services.envelopes.create({ ...draft.record, organizationId: null }, draft.event);
     const login = await env.api.request('POST', '/Login', { json: { email: legacy.email, password: legacy.password } });
     expect(login.status).toBe(200);
     return { token: login.body.token as string, userId: legacy.userId, email: legacy.email, envelopeId: draft.record.id };
