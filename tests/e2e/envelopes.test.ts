@@ -639,6 +639,7 @@ describe('audit trail, basics (docs/api.md#audit-trail)', () => {
         ip: expect.any(String),
         userAgent: 'contract-test/1.0',
         apiKeyId: null,
+        organizationId: expect.stringMatching(UUID),
         details: expect.any(Object),
       });
     }

@@ -7,7 +7,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { getServices } from '../../src/lib/services.js';
 import { EnvelopeChangedError } from '../../src/lib/storage/envelopeRepository.js';
-import { ISO_MS } from '../support/contract.js';
+import { ISO_MS, UUID } from '../support/contract.js';
 import { expectProblem, expectType, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, outboxMessages, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
 import { ada, bob, cat, vic } from '../support/people.js';
@@ -179,11 +179,11 @@ describe('GET /api/signing (docs/api.md#the-recipients-api)', () => {
     expect((await get(id)).body.signers[0].status).toBe('opened');
     const opened = (await auditTrail(env.api, owner, id)).filter((event) => event.type === 'recipient.opened');
     expect(opened).toEqual([
-      { sequence: expect.any(Number), type: 'recipient.opened', at: expect.stringMatching(ISO_MS), actorId: recipientIds[0], actorEmail: ada.email, ip: expect.any(String), userAgent: expect.any(String), apiKeyId: null, details: { recipientId: recipientIds[0], credential: 'signingLink', locale: 'en' } },
+      { sequence: expect.any(Number), type: 'recipient.opened', at: expect.stringMatching(ISO_MS), actorId: recipientIds[0], actorEmail: ada.email, ip: expect.any(String), userAgent: expect.any(String), apiKeyId: null, organizationId: expect.stringMatching(UUID), details: { recipientId: recipientIds[0], credential: 'signingLink', locale: 'en' } },
     ]);
     const webhooks = (await outboxMessages(owner.userId, id)).flatMap((message) => (message.kind === 'event' ? [message.event] : []));
     expect(webhooks.find((event) => event.type === 'recipient.opened')).toEqual({
-      id: expect.any(String), type: 'recipient.opened', createdAt: expect.stringMatching(ISO_MS),
+      id: expect.any(String), type: 'recipient.opened', createdAt: expect.stringMatching(ISO_MS), organizationId: expect.stringMatching(UUID),
       data: { envelopeId: id, status: 'sent', recipient: { id: recipientIds[0], email: ada.email, name: ada.name, role: 'signer', status: 'opened' } },
     });
   });
