@@ -76,7 +76,9 @@ describe('signers (docs/api.md#the-envelope, docs/api.md#recipients)', () => {
     expect(stored.signers[0]!.link).not.toBeNull();
     for (const answer of [sent, await get(id), await env.api.request('GET', '/envelopes', { token: owner.token })]) {
       for (const secret of [stored.signers[0]!.link!.salt, stored.signers[0]!.link!.tokenSha256, stored.signers[0]!.lastEmail!.batchId]) expect(answer.text).not.toContain(secret);
-      expect(answer.text).not.toMatch(/"(link|salt|tokenSha256|invitedAt|remindersSent|batchId|ownerEmail|closedAt|completionDueAt)"/);
+      expect(answer.text).not.toMatch(/"(link|salt|tokenSha256|invitedAt|remindersSent|batchId|closedAt|completionDueAt)"/);
+      // The owner's address is shown to the organisation's members (docs/api.md#what-members-share), and only that.
+      expect([...answer.text.matchAll(/"ownerEmail":"([^"]*)"/g)].map((match) => match[1])).toContain(owner.email);
     }
     expect(sent.body.signers[0].lastEmail).toEqual({ type: 'invitation', status: 'queued', at: sent.body.sentAt });
   });

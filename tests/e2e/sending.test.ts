@@ -7,7 +7,7 @@ import { describe, expect, test } from '@jest/globals';
 import type { EmailMessage, WebhookEventBody } from '../../src/lib/notifications/outbox.js';
 import { tokenSha256 } from '../../src/lib/envelopes/signingLinks.js';
 import { getServices } from '../../src/lib/services.js';
-import { ISO_MS } from '../support/contract.js';
+import { ISO_MS, UUID } from '../support/contract.js';
 import { corpusPdf, createEnvelopeWithDocument, expectProblem, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, outboxBatches, outboxMessages, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
 import { ada, bob, cat } from '../support/people.js';
@@ -32,7 +32,7 @@ describe('a send (docs/api.md#lifecycle, docs/api.md#evidence)', () => {
     });
     // The default signing order is parallel: sending it again is no change of settings.
     const events = await auditTrail(env.api, owner, id);
-    const owned = { actorId: owner.userId, actorEmail: owner.email, ip: expect.any(String), userAgent: 'sending-test/1.0', apiKeyId: null, at: envelope.sentAt };
+    const owned = { actorId: owner.userId, actorEmail: owner.email, ip: expect.any(String), userAgent: 'sending-test/1.0', apiKeyId: null, organizationId: expect.stringMatching(UUID), at: envelope.sentAt };
     expect(events.slice(1)).toEqual([
       { sequence: 2, type: 'envelope.signers_replaced', ...owned, details: { added: recipientIds.map((recipientId, index) => ({ id: recipientId, email: [ada, bob, cat][index]!.email })), removed: [] } },
       { sequence: 3, type: 'envelope.fields_replaced', ...owned, details: { count: 1 } },
@@ -62,7 +62,9 @@ describe('a send (docs/api.md#lifecycle, docs/api.md#evidence)', () => {
       { ...common, recipientId: recipientIds[0], role: 'signer', to: { email: ada.email, name: ada.name }, linkSalt: stored.signers[0]!.link!.salt },
       { ...common, recipientId: recipientIds[1], role: 'approver', to: { email: bob.email, name: bob.name }, linkSalt: stored.signers[1]!.link!.salt },
     ]);
-    expect(webhooks(batches[0]!.messages)).toEqual([{ id: expect.any(String), type: 'envelope.sent', createdAt: envelope.sentAt, data: { envelopeId: id, status: 'sent' } }]);
+    expect(webhooks(batches[0]!.messages)).toEqual([
+      { id: expect.any(String), type: 'envelope.sent', createdAt: envelope.sentAt, organizationId: expect.stringMatching(UUID), actor: { userId: owner.userId, email: owner.email }, data: { envelopeId: id, status: 'sent' } },
+    ]);
     expect(envelope.signers.map((signer: { status: string; lastEmail: unknown }) => [signer.status, signer.lastEmail])).toEqual([
       ['sent', { type: 'invitation', status: 'queued', at: envelope.sentAt }],
       ['sent', { type: 'invitation', status: 'queued', at: envelope.sentAt }],

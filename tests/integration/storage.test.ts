@@ -32,7 +32,7 @@ beforeAll(async () => {
 const at = () => new Date().toISOString();
 
 function record(ownerId: string, overrides: Partial<EnvelopeRecord> = {}): EnvelopeRecord {
-  const draft = newDraftEnvelope({ actor: { userId: ownerId, email: 'owner@example.com', emailVerified: true, ip: null, userAgent: null, apiKeyId: null, organizationId: ownerId, role: 'owner' as const }, documentName: 'a.pdf', now: new Date() });
+  const draft = newDraftEnvelope({ actor: { userId: ownerId, email: 'owner@example.com', emailVerified: true, ip: null, userAgent: null, apiKeyId: null, organizationId: 'organization-of-the-tests', role: 'owner' as const }, documentName: 'a.pdf', now: new Date() });
   return { ...draft.record, ...overrides };
 }
 
