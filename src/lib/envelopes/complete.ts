@@ -33,10 +33,9 @@ import {
   type RecipientAction,
 } from './model.js';
 import { claimSealedBlob, readSealedMetadata, refreshSealClaim, SealContendedError, sealedFromState, type SealedBlob, type SealKey } from './sealClaim.js';
-import { mutateEnvelope, preconditionFailed } from './mutate.js';
+import { mutateEnvelope, mutateMembersEnvelope, preconditionFailed } from './mutate.js';
 import { signedDocumentUrl } from './view.js';
 import { problem } from '../problems.js';
-import { envelopeOwnerFor } from './access.js';
 
 /** Rounds of a completion: fewer than other changes', since each may seal the document. */
 const MAX_COMPLETE_ATTEMPTS = 8;
@@ -70,8 +69,7 @@ export interface CompletionResult {
  *   uploaded), 412 (If-Match stale), 413/415/422 (document unusable), 503 (timestamp authority unavailable)
  */
 export async function completeEnvelope({ services, envelopeId, actor, ifMatch, now = () => new Date(), log }: CompleteEnvelopeOptions): Promise<CompletionResult> {
-  const ownerId = await envelopeOwnerFor(services, actor, envelopeId, 'change');
-  return await mutateEnvelope(services, { ownerId, envelopeId }, async (stored) => {
+  return await mutateMembersEnvelope(services, actor, envelopeId, async (stored) => {
     const record = stored.record;
     if (record.status === 'completed') return await answerCompleted(services, record, false);
     if (isFinal(record.status)) {
@@ -86,7 +84,7 @@ export async function completeEnvelope({ services, envelopeId, actor, ifMatch, n
       // Without If-Match, or while another request seals the same state: the next round answers.
       if (ifMatch === null || !(error instanceof EnvelopeChangedError) || error instanceof SealContendedError) throw error;
       // With If-Match: completed by a concurrent request (answered as such), or changed meanwhile (412).
-      const current = await readOwnedEnvelope(services.envelopes, ownerId, envelopeId);
+      const current = await readOwnedEnvelope(services.envelopes, record.ownerId, envelopeId);
       if (current.record.status === 'completed') return await answerCompleted(services, current.record, false);
       throw preconditionFailed();
     }

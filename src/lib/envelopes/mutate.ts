@@ -12,7 +12,9 @@ import { problem } from '../problems.js';
 import { retryOnConflict, type RetryOnConflictOptions } from '../retryOnConflict.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
+import { envelopeOwnerFor } from './access.js';
 import { envelopeNotFound } from './get.js';
+import type { Actor } from './model.js';
 
 /** Which envelope: its owner's id (the Table partition) and its id. */
 export interface EnvelopeKey {
@@ -69,6 +71,17 @@ export async function mutateEnvelope<T>(services: Services, key: EnvelopeKey, mu
       ...(options.backoffRound === undefined ? {} : { backoffRound: options.backoffRound }),
     },
   );
+}
+
+/**
+ * {@link mutateEnvelope} of the envelope `envelopeId` as a member changes it: in the partition of its
+ * owner when the actor's role reaches the organisation's envelopes (`access.ts`
+ * `envelopeOwnerFor`, docs/api.md#what-members-share), else in the actor's own.
+ * @throws as {@link mutateEnvelope}: 404 `envelope-not-found` also for another organisation's id
+ */
+export async function mutateMembersEnvelope<T>(services: Services, actor: Actor, envelopeId: string, mutate: (stored: StoredEnvelope) => Promise<T>, options: MutateEnvelopeOptions<T> = {}): Promise<T> {
+  const ownerId = await envelopeOwnerFor(services, actor, envelopeId, 'change');
+  return await mutateEnvelope(services, { ownerId, envelopeId }, mutate, options);
 }
 
 /** 412 `etag-mismatch`: the envelope changed since the ETag the request sent in `If-Match` (RFC 9110 §13.1.1). */

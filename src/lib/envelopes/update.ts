@@ -9,12 +9,11 @@ import { assertEmailsLeft } from './emailQuota.js';
 import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
 import { commitChange } from './change.js';
 import { freezeDocument, refreshFrozenCopy } from './freeze.js';
-import { mutateEnvelope, preconditionFailed } from './mutate.js';
+import { mutateMembersEnvelope, preconditionFailed } from './mutate.js';
 import { applySend, applyVoid, ifMatchSatisfied, planUpdate, validationFailed } from './lifecycle.js';
 import { envelopeETag, type Actor, type EnvelopeRecord } from './model.js';
 import type { UpdateEnvelopeRequest } from './schemas.js';
 import { prepareAuthentication } from './authenticationSettings.js';
-import { envelopeOwnerFor } from './access.js';
 
 export interface UpdateEnvelopeOptions {
   services: Services;
@@ -42,8 +41,7 @@ export async function updateEnvelope({ services, envelopeId, request, actor, ifM
   }
   // Access codes are hashed once, before any read (a slow hash: outside the retries).
   const authentications = request.signers === undefined ? [] : await prepareAuthentication(services, request.signers);
-  const ownerId = await envelopeOwnerFor(services, actor, envelopeId, 'change');
-  return await mutateEnvelope(services, { ownerId, envelopeId }, async (stored) => {
+  return await mutateMembersEnvelope(services, actor, envelopeId, async (stored) => {
     if (!ifMatchSatisfied(ifMatch, envelopeETag(stored.record))) throw preconditionFailed();
     // Only a verified owner sends in its name; editing a draft needs no verification.
     if (request.status === 'sent' && stored.record.status === 'draft') assertVerifiedSender(actor, services);

@@ -18,7 +18,7 @@ import type { Config } from '../config.js';
 import { Change, commitChange } from '../envelopes/change.js';
 import { validationFailed } from '../envelopes/lifecycle.js';
 import { hasActed, mustAct, ownerActor, type Actor, type EnvelopeRecord, type Signer } from '../envelopes/model.js';
-import { mutateEnvelope } from '../envelopes/mutate.js';
+import { mutateMembersEnvelope } from '../envelopes/mutate.js';
 import type { FieldError } from '../errors.js';
 import type { Services } from '../services.js';
 import { storageStatus } from '../storage/keys.js';
@@ -26,7 +26,6 @@ import { isTurn, pendingRecipients } from '../envelopes/routing.js';
 import { tokenSha256 } from '../envelopes/signingLinks.js';
 import { hasExpired } from './recipientView.js';
 import { problem } from '../problems.js';
-import { envelopeOwnerFor } from '../envelopes/access.js';
 
 /** At most this many origins may frame a view (docs/api.md#embedded-signing). */
 export const MAX_FRAME_ANCESTORS = 5;
@@ -160,8 +159,7 @@ export async function createView({ services, actor, envelopeId, recipientId, req
   // The token's and the view's rows, written once, beside the envelope's transaction: until the
   // envelope names the token, the rows lead nowhere (the token is refused), so they need not come first.
   let rows: Promise<unknown> | null = null;
-  const ownerId = await envelopeOwnerFor(services, actor, envelopeId, 'change');
-  return await mutateEnvelope(services, { ownerId, envelopeId }, async (stored) => {
+  return await mutateMembersEnvelope(services, actor, envelopeId, async (stored) => {
     const record = stored.record;
     const recipient = record.signers.find((signer) => signer.id === recipientId);
     if (recipient === undefined) throw problem('recipientNotFound');

@@ -12,13 +12,12 @@
  */
 import { Change, commitChange } from '../envelopes/change.js';
 import { hasActed, mustAct, ownerActor, type Actor, type EnvelopeRecord, type Signer } from '../envelopes/model.js';
-import { mutateEnvelope } from '../envelopes/mutate.js';
+import { mutateMembersEnvelope } from '../envelopes/mutate.js';
 import type { Services } from '../services.js';
 import { resetAuthentication } from '../envelopes/authenticationSettings.js';
 import { inviteRecipient, isTurn } from '../envelopes/routing.js';
 import { hasExpired } from './recipientView.js';
 import { problem } from '../problems.js';
-import { envelopeOwnerFor } from '../envelopes/access.js';
 
 /** Least time between two resends to one recipient, seconds. */
 export const RESEND_COOLDOWN_SECONDS = 60;
@@ -42,8 +41,7 @@ export interface ResendInvitationOptions {
  *   `email-quota`)
  */
 export async function resendInvitation({ services, actor, envelopeId, recipientId, now = () => new Date(), log }: ResendInvitationOptions): Promise<{ record: EnvelopeRecord; recipient: Signer }> {
-  const ownerId = await envelopeOwnerFor(services, actor, envelopeId, 'change');
-  return await mutateEnvelope(services, { ownerId, envelopeId }, async (stored) => {
+  return await mutateMembersEnvelope(services, actor, envelopeId, async (stored) => {
     const record = stored.record;
     const recipient = record.signers.find((signer) => signer.id === recipientId);
     if (recipient === undefined) throw problem('recipientNotFound');
