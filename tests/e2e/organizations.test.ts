@@ -172,6 +172,20 @@ describe('invitations', () => {
     expectType(register, 403, 'invalid-invitation');
   });
 
+  test('an expired invitation\'s token is refused at Register, and it is no longer listed as pending', async () => {
+    const invited = await send(owner, 'POST', '/organization/invitations', { email: `exp-${randomUUID()}@example.com`, role: 'sender' });
+    expect(invited.status).toBe(201);
+    // Its seven days pass: the stored expiry moves into the past.
+    const table = getServices().storage.tables.organizations;
+    const rows = [];
+    for await (const row of table.listEntities({ queryOptions: { filter: odata`id eq ${invited.body.id as string}` } })) rows.push(row);
+    expect(rows).toHaveLength(1);
+    await table.updateEntity({ partitionKey: rows[0]!.partitionKey!, rowKey: rows[0]!.rowKey!, expiresAt: new Date(Date.now() - 1000).toISOString() }, 'Merge');
+    expect(((await send(owner, 'GET', '/organization/invitations')).body as { id: string }[]).map((pending) => pending.id)).not.toContain(invited.body.id);
+    const register = await env.api.request('POST', '/Register', { json: { email: invited.body.email as string, password: 'correct horse battery', organizationInvitation: invitationTokenOf(invited.body.id as string) } });
+    expectType(register, 403, 'invalid-invitation');
+  });
+
   test('at most 100 are pending per organization', async () => {
     const admin = await env.newUser();
     for (let index = 0; index < 100; index++) {
