@@ -236,26 +236,34 @@ describe('visibility', () => {
 });
 
 describe('templates made before visibility and the organisation\'s template index', () => {
-  test('read as private, are listed with their creator, and are found by id at the organisation\'s first use', async () => {
+  /**
+   * An account as before organisations, logged in, with a draft template written as the code before
+   * `visibility` wrote it: no visibility, no owner address, no row in any index.
+   */
+  async function legacyWithTemplate(name: string): Promise<{ legacy: TestUser; id: string }> {
     const services = getServices();
-    const legacy = await accountWithoutOrganization();
+    const account = await accountWithoutOrganization();
     const id = uuidv7();
     const at = new Date().toISOString();
-    // Written as the code before `visibility` wrote it: no visibility, no owner address, no index row.
-    await services.templates.create({ id, ownerId: legacy.userId, ownerEmail: null, name: 'Old lease', status: 'draft', documentName: 'old.pdf', blobName: `${id}/old.pdf`, ...newTemplateContent(), createdAt: at, updatedAt: at, version: 1 });
+    await services.templates.create({ id, ownerId: account.userId, ownerEmail: null, name, status: 'draft', documentName: 'old.pdf', blobName: `${id}/old.pdf`, ...newTemplateContent(), createdAt: at, updatedAt: at, version: 1 });
     const table = services.storage.tables.templates;
-    const { etag: _etag, timestamp: _timestamp, visibility: _visibility, ...row } = await table.getEntity<Record<string, unknown>>(legacy.userId, rowKeyOf(id));
-    await table.updateEntity({ ...row, partitionKey: legacy.userId, rowKey: rowKeyOf(id) }, 'Replace');
-    expect((await table.getEntity<Record<string, unknown>>(legacy.userId, rowKeyOf(id))).visibility).toBeUndefined();
+    const { etag: _etag, timestamp: _timestamp, visibility: _visibility, ...row } = await table.getEntity<Record<string, unknown>>(account.userId, rowKeyOf(id));
+    await table.updateEntity({ ...row, partitionKey: account.userId, rowKey: rowKeyOf(id) }, 'Replace');
+    expect((await table.getEntity<Record<string, unknown>>(account.userId, rowKeyOf(id))).visibility).toBeUndefined();
+    const login = await env.api.request('POST', '/Login', { json: { email: account.email, password: account.password } });
+    expect(login.status).toBe(200);
+    return { legacy: { ...account, token: login.body.token as string }, id };
+  }
 
-    const login = await env.api.request('POST', '/Login', { json: { email: legacy.email, password: legacy.password } });
-    const legacyUser: TestUser = { ...legacy, token: login.body.token as string };
-    const admin = await joinedMember(env.api, legacyUser, 'admin');
-    const sender = await joinedMember(env.api, legacyUser, 'sender');
+  test('read as private, are listed with their creator, and are found by id at the organisation\'s first use', async () => {
+    const services = getServices();
+    const { legacy, id } = await legacyWithTemplate('Old lease');
+    const admin = await joinedMember(env.api, legacy, 'admin');
+    const sender = await joinedMember(env.api, legacy, 'sender');
     // The admin's first request finds it by id, the organisation's older templates being indexed then.
     expect((await call(admin, 'GET', `/templates/${id}`)).body).toMatchObject({ id, visibility: 'private', ownerId: legacy.userId, ownerEmail: legacy.email, name: 'Old lease' });
     expect(await listedIds(admin)).toEqual([id]);
-    expect((await call(legacyUser, 'GET', '/templates')).body).toMatchObject([{ id, visibility: 'private', ownerEmail: legacy.email }]);
+    expect((await call(legacy, 'GET', '/templates')).body).toMatchObject([{ id, visibility: 'private', ownerEmail: legacy.email }]);
     // Private: another sender does not list it, and is refused it.
     expect(await listedIds(sender)).toEqual([]);
     expectType(await call(sender, 'GET', `/templates/${id}`), 403, 'forbidden-role');
@@ -266,14 +274,9 @@ describe('templates made before visibility and the organisation\'s template inde
   });
 
   test('the index is made at the first list too, and again without harm', async () => {
-    const services = getServices();
-    const legacy = await accountWithoutOrganization();
-    const id = uuidv7();
-    const at = new Date().toISOString();
-    await services.templates.create({ id, ownerId: legacy.userId, ownerEmail: null, name: 'Older still', status: 'draft', documentName: 'old.pdf', blobName: `${id}/old.pdf`, ...newTemplateContent(), createdAt: at, updatedAt: at, version: 1 });
-    const login = await env.api.request('POST', '/Login', { json: { email: legacy.email, password: legacy.password } });
-    for (let round = 0; round < 2; round += 1) expect(await listedIds(login.body.token as string)).toEqual([id]);
-    const viewer = await joinedMember(env.api, { ...legacy, token: login.body.token as string }, 'viewer');
+    const { legacy, id } = await legacyWithTemplate('Older still');
+    for (let round = 0; round < 2; round += 1) expect(await listedIds(legacy)).toEqual([id]);
+    const viewer = await joinedMember(env.api, legacy, 'viewer');
     expect((await call(viewer, 'GET', '/templates')).body).toMatchObject([{ id, ownerId: legacy.userId, ownerEmail: legacy.email, visibility: 'private' }]);
   });
 });
