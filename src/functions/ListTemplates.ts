@@ -1,5 +1,5 @@
 /**
- * GET /api/templates (docs/api.md#templates): the caller's templates, newest first, paged as envelopes are.
+ * GET /api/templates (docs/api.md#templates): the templates of the organisation the caller may read (a sender's own and those shared with the organisation; all for admins, the owner and viewers), newest first, paged as envelopes are.
  *
  * Its handler, with all it needs, loads on the function's first invocation: `src/handlers/ListTemplates.ts`.
  */

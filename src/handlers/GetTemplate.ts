@@ -7,10 +7,11 @@ import type { Actor } from '../lib/envelopes/model.js';
 import { json } from '../lib/http/respond.js';
 import { getServices } from '../lib/services.js';
 import { templateETag } from '../lib/templates/model.js';
-import { readOwnedTemplate, toTemplateView } from '../lib/templates/view.js';
+import { readTemplateFor } from '../lib/templates/access.js';
+import { templateView } from '../lib/templates/view.js';
 
 export async function getOwnTemplate(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
   const services = getServices();
-  const { record } = await readOwnedTemplate(services.templates, caller.userId, request.params.id ?? '');
-  return json(200, await toTemplateView(record, services.storage.sas), { noStore: true, headers: { ETag: templateETag(record) } });
+  const { record } = await readTemplateFor(services, caller, request.params.id ?? '', 'read');
+  return json(200, await templateView(services, caller.organizationId, record), { noStore: true, headers: { ETag: templateETag(record) } });
 }

@@ -8,12 +8,12 @@ import { parseWith } from '../lib/http/body.js';
 import { json } from '../lib/http/respond.js';
 import { getServices } from '../lib/services.js';
 import { listTemplatesQuery } from '../lib/templates/schemas.js';
-import { listTemplates } from '../lib/templates/view.js';
+import { listTemplates } from '../lib/templates/list.js';
 
 export async function listOwnTemplates(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
   const query = parseWith(listTemplatesQuery, Object.fromEntries(request.query.entries()), 'query');
   const services = getServices();
-  const page = await listTemplates(services, caller.userId, query);
+  const page = await listTemplates(services, caller, query);
   const headers: Record<string, string> = {};
   if (page.nextCursor !== undefined) {
     // Built on PUBLIC_BASE_URL and the parsed query, never on the request's Host (as the envelope list).

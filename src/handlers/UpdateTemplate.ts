@@ -10,11 +10,11 @@ import { getServices } from '../lib/services.js';
 import { templateETag } from '../lib/templates/model.js';
 import { updateTemplateRequest } from '../lib/templates/schemas.js';
 import { updateTemplate } from '../lib/templates/update.js';
-import { toTemplateView } from '../lib/templates/view.js';
+import { templateView } from '../lib/templates/view.js';
 
 export async function updateOwnTemplate(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
   const services = getServices();
   const body = await readJsonBody(request, updateTemplateRequest);
   const record = await updateTemplate({ services, templateId: request.params.id ?? '', request: body, actor: caller, ifMatch: request.headers.get('if-match') });
-  return json(200, await toTemplateView(record, services.storage.sas), { noStore: true, headers: { ETag: templateETag(record) } });
+  return json(200, await templateView(services, caller.organizationId, record), { noStore: true, headers: { ETag: templateETag(record) } });
 }

@@ -39,6 +39,8 @@ export interface Services {
   organizations: OrganizationRepository;
   /** Which member owns each envelope of an organisation (docs/api.md#what-members-share). */
   organizationIndex: OrganizationIndex;
+  /** Which member owns each template of an organisation (docs/architecture.md#the-organizations-envelope-index). */
+  templateIndex: OrganizationIndex;
 }
 
 let cached: Services | undefined;
@@ -92,6 +94,7 @@ export function createServices(config: Config, storage: Storage): Services {
     idempotencyKeys: new IdempotencyKeyRepository(storage.tables.envelopes, dueIndex),
     templates: new TemplateRepository(storage.tables.templates),
     organizations: new OrganizationRepository(storage.tables.organizations),
-    organizationIndex: new OrganizationIndex(storage.tables.organizations),
+    organizationIndex: new OrganizationIndex(storage.tables.organizations, 'envelope'),
+    templateIndex: new OrganizationIndex(storage.tables.organizations, 'template'),
   };
 }

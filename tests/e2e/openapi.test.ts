@@ -31,8 +31,12 @@ import { loadFunctions } from '../../src/local/loadFunctions.js';
 import { OpenApiResponseValidator } from '../support/openapiValidator.js';
 import { ApiClient, serviceForFile, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 
-/** Routes every role may call that refuse some role some requests, with 403 `forbidden-role` (docs/api.md#list-envelopes). */
-const REFUSED_BY_REQUEST: ReadonlySet<string> = new Set(['ListEnvelopes']);
+/**
+ * Routes every role may call that refuse some role some requests, with 403 `forbidden-role`
+ * (docs/api.md#list-envelopes: `scope=organization`; docs/api.md#templates-shared-in-an-organization:
+ * another sender's private template).
+ */
+const REFUSED_BY_REQUEST: ReadonlySet<string> = new Set(['ListEnvelopes', 'GetTemplate']);
 
 type JsonObject = Record<string, any>;
 

@@ -32,11 +32,11 @@ export function reachesOrganization(role: Role, access: EnvelopeAccess): boolean
 export async function envelopeOwnerFor(services: Services, actor: Actor, envelopeId: string, access: EnvelopeAccess): Promise<string> {
   if (!reachesOrganization(actor.role, access) || !isUuid(envelopeId)) return actor.userId;
   const index = services.organizationIndex;
-  const owner = await index.envelopeOwner(actor.organizationId, envelopeId);
+  const owner = await index.owner(actor.organizationId, envelopeId);
   if (owner !== null) return owner;
   // Not indexed: perhaps made before the index existed. Index those (once), then look again.
   await ensureOrganizationIndexed(services, actor.organizationId);
-  return (await index.envelopeOwner(actor.organizationId, envelopeId)) ?? actor.userId;
+  return (await index.owner(actor.organizationId, envelopeId)) ?? actor.userId;
 }
 
 /**

@@ -45,7 +45,7 @@ export async function createEnvelopeUpload({ services, request, actor, now = new
   const ticket: UploadTicket = { uploadUrl, envelopeId: id, blobName, expiresAt };
   beforeCommit?.(ticket);
   // Indexed first, so that every envelope that exists is in its organisation's index (docs/architecture.md#the-organizations-envelope-index).
-  await services.organizationIndex.addEnvelope(actor.organizationId, id, record.ownerId);
+  await services.organizationIndex.add(actor.organizationId, id, record.ownerId);
   await services.envelopes.create(record, event);
   return ticket;
 }

@@ -164,7 +164,7 @@ const operations: Operation[] = [
     schema: detectTemplateFieldsResponse,
     field: { id: ids.field, roleId: ids.role, ...detectedField },
     problem: templateProblem,
-    notFound: templateProblem(404, 'No template with this id, or another owner\'s (the same answer).', ['template-not-found']),
+    notFound: templateProblem(404, 'No template with this id, or another organization\'s (the same answer).', ['template-not-found']),
     conflict: templateProblem(
       409,
       'The template is active, its document frozen (`invalid-transition`), its document is not uploaded yet (`document-not-uploaded`), the document has form fields but the template no role of role `signer` to give them to (`no-signer`), or concurrent requests kept it busy (`template-contended`).',

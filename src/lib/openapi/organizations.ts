@@ -244,8 +244,10 @@ export function registerOrganizationOperations(registry: OpenAPIRegistry): void 
 }
 
 /**
- * The owner operations every role may call (docs/api.md#roles), as `<method> <path>`: they never answer
- * `forbidden-role`. `tests/e2e/openapi.test.ts` checks this against the roles each route registers.
+ * The owner operations every role may call (docs/api.md#roles), as `<method> <path>`: the guard never
+ * answers them `forbidden-role`, so {@link describeRoles} adds nothing to them (the few that refuse a
+ * role some requests, `GET /envelopes?scope=organization` and another sender's private template,
+ * say so themselves). `tests/e2e/openapi.test.ts` checks this against the roles each route registers.
  */
 export const EVERY_ROLE_OPERATIONS: ReadonlySet<string> = new Set([
   'get /envelopes',

@@ -9,7 +9,7 @@ import { SIGNING_ORDERS } from '../envelopes/model.js';
 import { SUPPORTED_LOCALES } from '../i18n/locales.js';
 import { MAX_FIELDS } from '../envelopes/schemas.js';
 import type { TemplateField, TemplateRole, TemplateView } from '../templates/model.js';
-import { newTemplateContent, TEMPLATE_STATUSES } from '../templates/model.js';
+import { newTemplateContent, TEMPLATE_STATUSES, TEMPLATE_VISIBILITIES } from '../templates/model.js';
 import { createTemplateRequest, listTemplatesQuery, MAX_ROLES, updateTemplateRequest, useTemplateRequest } from '../templates/schemas.js';
 import { cacheControlNoStore, deleteOperation, documentProblems, ifMatch, internalError, jsonBodyTooLarge, jsonRequestBody, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { envelopeResponse, fieldResponse, problemResponses, signerRole, timestamp, type ProblemExample } from './responses.js';
@@ -34,8 +34,11 @@ export const templateFieldResponse = z
 export const templateResponse = z
   .strictObject({
     id: z.uuid({ version: 'v7' }),
+    ownerId: z.uuid().meta({ description: 'The member who made it; it stays theirs whoever changes it.' }),
+    ownerEmail: z.email().nullable().meta({ description: 'That member\'s e-mail address; `null` only for a template made before addresses were recorded with templates whose creator is no longer a member.' }),
     name: z.string().min(1).max(200),
     status: z.enum(TEMPLATE_STATUSES).meta({ description: '`draft` until activated; `active` once its document is checked and frozen (envelopes can then be made from it).' }),
+    visibility: z.enum(TEMPLATE_VISIBILITIES).meta({ description: '`private` (the default, and every template made before visibility existed): its creator, admins and the owner use it, viewers read it; `organization`: every sender of the organization lists and uses it too. Only its creator, admins and the owner change it.' }),
     documentName: z.string(),
     documentUrl: z.url().meta({ description: 'Read-only SAS URL of the document, valid 15 minutes from the response: the upload while `draft`, the frozen copy once active.' }),
     documentSha256: sha256Hex.nullable().meta({ description: 'SHA-256 of the frozen document; `null` while `draft`.' }),
@@ -61,7 +64,7 @@ export const createdTemplateResponse = z
   })
   .meta({ id: 'CreatedTemplate', description: 'The new draft template and where to upload its document.' });
 
-export const templateListResponse = z.array(templateResponse).meta({ id: 'TemplateList', description: 'The caller\'s templates, newest first.' });
+export const templateListResponse = z.array(templateResponse).meta({ id: 'TemplateList', description: 'The templates of the caller\'s organization it may read, newest first.' });
 
 const ids = {
   template: '0193a5d1-6a2b-7c3d-8e4f-5a6b7c8d9e0f',
@@ -76,6 +79,8 @@ const blob = 'https://account.blob.core.windows.net';
 const sas = 'sv=2025-01-05&se=2026-11-22T10%3A30%3A30Z&sr=b&sp=r&sig=REDACTED';
 const draftTemplate = {
   id: ids.template,
+  ownerId: ids.owner,
+  ownerEmail: 'alice@example.com',
   name: 'Lease agreement',
   status: 'draft',
   documentName: 'lease.pdf',
@@ -99,6 +104,7 @@ const activeTemplate = {
   fields,
   signingOrder: 'sequential',
   expiresInDays: 14,
+  visibility: 'organization',
   updatedAt: '2026-11-22T10:17:02.001Z',
 };
 const sentEnvelope = {
@@ -135,6 +141,9 @@ const bearer = [{ bearerAuth: [] }];
 const noStore = cacheControlNoStore('the body carries signed URLs');
 const etag = { description: 'Strong ETag of this version; send it as `If-Match` to update only that version.', required: true, schema: { type: 'string' as const } };
 
+/** The `detail` of the 403 a sender gets for another member's `private` template. */
+const PRIVATE_TEMPLATE = 'This template is private to the member who made it: only they, an admin or the owner reach it; you are a sender of your organization.';
+
 const problems = {
   ...ownerProblems,
   ...documentProblems,
@@ -148,6 +157,12 @@ const problems = {
     errors: [{ path: 'recipients', message: `has no recipient for role "Landlord" (${ids.landlord}): each role takes exactly one recipient` }],
   },
   'template-not-found': {},
+  'forbidden-role': { detail: PRIVATE_TEMPLATE },
+  'template-private': { type: 'forbidden-role', detail: PRIVATE_TEMPLATE },
+  'template-not-yours': {
+    type: 'forbidden-role',
+    detail: 'Only the member who made this template, an admin or the owner changes it; you are a sender of your organization.',
+  },
   'template-not-active': {},
   'invalid-transition': {},
   'template-contended': {},
@@ -161,7 +176,9 @@ const problems = {
 } satisfies Record<string, ProblemExample>;
 
 const problem = problemResponses(problems);
-const notFound = problem(404, 'No template with this id, or another owner\'s (the same answer).', ['template-not-found']);
+const notFound = problem(404, 'No template with this id, or another organization\'s (the same answer).', ['template-not-found']);
+/** 403 of the operations that change a template: another member's, asked by a sender. */
+const notYours = problem(403, 'A sender asked to change another member\'s template (`forbidden-role`): only its creator, admins and the owner change it.', ['template-not-yours']);
 const templateIdParam = ownedIdParam('template', ids.template);
 
 const createBody = createTemplateRequest;
@@ -175,7 +192,7 @@ const update = (method: 'put' | 'patch'): Operation => ({
   tags: ['Templates'],
   summary: method === 'put' ? 'Change a template, or activate it' : 'Change a template, or activate it (same as PUT)',
   description:
-    'What is present is applied; `roles` and `fields` each replace the whole list (ids kept when sent back; fields of a removed role go with it). `{"status": "active"}` checks the uploaded document exactly as sending an envelope does (size, PDF header, parses, no password, no hidden layers; active content removed) and freezes it: from then on the document never changes, and a later PUT to the upload URL changes nothing. An active template can still change its name, roles, fields and settings; every field must fit its document\'s pages (422 otherwise). An active template cannot go back to `draft`.',
+    'Its creator, an admin or the owner (another sender: 403 `forbidden-role`); the template stays its creator\'s. `visibility` shares it with every sender of the organization (`organization`) or not (`private`). What is present is applied; `roles` and `fields` each replace the whole list (ids kept when sent back; fields of a removed role go with it). `{"status": "active"}` checks the uploaded document exactly as sending an envelope does (size, PDF header, parses, no password, no hidden layers; active content removed) and freezes it: from then on the document never changes, and a later PUT to the upload URL changes nothing. An active template can still change its name, roles, fields and settings; every field must fit its document\'s pages (422 otherwise). An active template cannot go back to `draft`.',
   security: bearer,
   request: {
     params: templateIdParam,
@@ -197,8 +214,9 @@ const update = (method: 'put' | 'patch'): Operation => ({
   },
   responses: {
     200: { description: 'The template as stored.', headers: { 'Cache-Control': noStore, ETag: etag }, content: { [json]: { schema: templateResponse, example: activeTemplate } } },
-    400: problem(400, 'The body is not JSON (`malformed-json`) or is refused (`validation-failed`, each complaint in `errors`): unknown fields, a role name repeated (case-insensitive), a field naming no role or a role that is not of role `signer`, bounds.', ['validation-failed', 'malformed-json']),
+    400: problem(400, 'The body is not JSON (`malformed-json`) or is refused (`validation-failed`, each complaint in `errors`): unknown fields, a role name repeated (case-insensitive), a field naming no role or a role that is not of role `signer`, a `visibility` other than `private` or `organization`, bounds.', ['validation-failed', 'malformed-json']),
     401: unauthorized,
+    403: notYours,
     404: notFound,
     409: problem(
       409,
@@ -226,7 +244,7 @@ const operations: Operation[] = [
     tags: ['Templates'],
     summary: 'Create a template and get its upload URL',
     description:
-      'Creates a `draft` template with no roles or fields and answers a SAS URL to upload its PDF, with the rules of `POST /api/GetUploadUrl`: `mimetype` must be `application/pdf` (415 otherwise), `filename` 1 to 200 characters ending in `.pdf`, no path separators or control characters. The blob is `<templateId>/<filename>` in the container `templates`.',
+      'Creates a `draft` template of the caller\'s, `private` unless `visibility` is `organization` (shared with every sender of the organization), with no roles or fields, and answers a SAS URL to upload its PDF, with the rules of `POST /api/GetUploadUrl`: `mimetype` must be `application/pdf` (415 otherwise), `filename` 1 to 200 characters ending in `.pdf`, no path separators or control characters. The blob is `<templateId>/<filename>` in the container `templates`.',
     security: bearer,
     request: { body: jsonRequestBody(createBody, { example: { name: 'Lease agreement', filename: 'lease.pdf', mimetype: 'application/pdf' } }) },
     responses: {
@@ -257,8 +275,9 @@ const operations: Operation[] = [
     method: 'get',
     path: '/templates',
     tags: ['Templates'],
-    summary: 'List the caller\'s templates, newest first',
-    description: 'At most `limit` (default 1000) templates; when more exist, the `Link` header names the next page.',
+    summary: 'List the templates the caller may read, newest first',
+    description:
+      'A sender\'s own templates and those of other members shared with the organization (`visibility: organization`); for an admin, the owner and a viewer every template of the organization. Each names its creator (`ownerId`, `ownerEmail`). At most `limit` (default 1000) templates; when more exist, the `Link` header names the next page.',
     security: bearer,
     request: { query: listTemplatesQuery },
     responses: {
@@ -284,6 +303,7 @@ const operations: Operation[] = [
     responses: {
       200: { description: 'The template, with a fresh read URL of its document.', headers: { 'Cache-Control': noStore, ETag: etag }, content: { [json]: { schema: templateResponse, example: activeTemplate } } },
       401: unauthorized,
+      403: problem(403, 'A sender asked for another member\'s `private` template (`forbidden-role`).', ['forbidden-role']),
       404: notFound,
       503: storageUnavailable,
       500: internalError,
@@ -297,10 +317,11 @@ const operations: Operation[] = [
     tags: ['Templates'],
     summary: 'Delete a template',
     description:
-      'Deletes a `draft` or `active` template with its upload and frozen document. Envelopes already made from it are not affected: each has its own copy of the frozen document and keeps its `templateId`.',
+      'Its creator, an admin or the owner (another sender: 403 `forbidden-role`). Deletes a `draft` or `active` template with its upload and frozen document. Envelopes already made from it are not affected: each has its own copy of the frozen document and keeps its `templateId`.',
     security: bearer,
     request: { params: templateIdParam },
     notFound: notFound,
+    responses: { 403: notYours },
     contended: problem(409, 'Concurrent requests kept changing it (`template-contended`); retry.', ['template-contended']),
   }),
   {
@@ -310,7 +331,7 @@ const operations: Operation[] = [
     tags: ['Templates'],
     summary: 'Make an envelope from an active template',
     description:
-      'The envelope\'s document is the template\'s frozen document (no upload: `documentSha256` and `pageCount` are set from the start), copied to the envelope\'s own storage so that deleting the template never affects it. Its settings are the template\'s (`signingOrder`, `remindEveryDays`); `expiresAt` is the body\'s, else now + `expiresInDays` when the template sets it, else the send time + `ENVELOPE_TTL_DAYS`. One signer per role, in the template\'s role order, with the role\'s `role` and `routingOrder`: each role exactly once, named by `roleId` or `roleName` (case-insensitive); a missing, unknown or repeated role is 400 naming it. The template\'s fields, each with a new id and the recipient of its role; `values` prefill fields named by the template\'s field ids. `send` (default `true`) sends the envelope at once, exactly as `PUT /api/envelopes/{id}` with `{"status": "sent"}` does (invitations, quota, verified sender); when sending is refused the envelope is not kept. The audit trail starts with `envelope.created` carrying `templateId`.',
+      'The envelope is the caller\'s, whoever made the template: a sender uses its own templates and those shared with the organization (another member\'s `private` template: 403 `forbidden-role`); an admin and the owner use every template of the organization. The envelope\'s document is the template\'s frozen document (no upload: `documentSha256` and `pageCount` are set from the start), copied to the envelope\'s own storage so that deleting the template never affects it. Its settings are the template\'s (`signingOrder`, `remindEveryDays`); `expiresAt` is the body\'s, else now + `expiresInDays` when the template sets it, else the send time + `ENVELOPE_TTL_DAYS`. One signer per role, in the template\'s role order, with the role\'s `role` and `routingOrder`: each role exactly once, named by `roleId` or `roleName` (case-insensitive); a missing, unknown or repeated role is 400 naming it. The template\'s fields, each with a new id and the recipient of its role; `values` prefill fields named by the template\'s field ids. `send` (default `true`) sends the envelope at once, exactly as `PUT /api/envelopes/{id}` with `{"status": "sent"}` does (invitations, quota, verified sender); when sending is refused the envelope is not kept. The audit trail starts with `envelope.created` carrying `templateId`.',
     security: bearer,
     request: {
       params: templateIdParam,
@@ -347,7 +368,7 @@ const operations: Operation[] = [
         'malformed-json',
       ]),
       401: unauthorized,
-      403: problem(403, 'Sending needs a verified owner while the service requires verified senders (`email-unverified`); send `"send": false` to make a draft.', ['email-unverified']),
+      403: problem(403, 'Sending needs a verified owner while the service requires verified senders (`email-unverified`); send `"send": false` to make a draft. A sender asked for another member\'s `private` template (`forbidden-role`).', ['email-unverified', 'template-private']),
       404: notFound,
       409: problem(409, 'The template is a draft (`template-not-active`), or none of its roles is of role `signer` (`no-signer`).', ['template-not-active', 'no-signer']),
       413: jsonBodyTooLarge,

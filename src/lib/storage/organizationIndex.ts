@@ -1,63 +1,91 @@
 /**
- * Which member owns each envelope of an organisation (docs/api.md#what-members-share,
- * docs/architecture.md#the-organizations-envelope-index), in table `organizations`:
+ * Which member owns each envelope and each template of an organisation
+ * (docs/api.md#what-members-share, docs/architecture.md#the-organizations-envelope-index), in table
+ * `organizations`; one index per kind, each in a partition of its own:
  *
- * - PartitionKey `envelopes_<organizationId>`, RowKey `envelope_<inverted id>` (newest first, as the
- *   owner's own list, `envelopeRepository.ts` `invertId`), property `ownerId`: one row per envelope.
- *   A point read on it finds the partition (the owner) of an envelope another member asks for; a range
- *   query on the partition is a page of the organisation's envelopes whose cost does not grow with
- *   their number, nor with the number of members.
- * - the same partition, RowKey `indexed`: the envelopes made before the index existed are in it
- *   (written once by {@link OrganizationIndex.ensureIndexed}).
+ * - PartitionKey `envelopes_<organizationId>` (or `templates_<organizationId>`), RowKey
+ *   `envelope_<inverted id>` (or `template_<inverted id>`; newest first, as the owner's own list,
+ *   `envelopeRepository.ts` `invertId`), properties `envelopeId` (or `templateId`) and `ownerId`: one
+ *   row per envelope or template. A point read on it finds the partition (the owner) of one another
+ *   member asks for; a range query on the partition is a page of the organisation's envelopes or
+ *   templates whose cost does not grow with their number, nor with the number of members.
+ * - the same partition, RowKey `indexed`: those made before the index existed are in it (written once
+ *   by {@link OrganizationIndex.ensureIndexed}).
  *
- * The row is written before the envelope (another partition: no transaction holds both), so every
- * envelope that exists has its row; a row whose envelope was never written, or was deleted, names an
- * envelope that reads as missing, and lists pass over it. An envelope's owner never changes: the
+ * The row is written before the envelope or template (another partition: no transaction holds both),
+ * so every one that exists has its row; a row whose envelope or template was never written, or was
+ * deleted, names one that reads as missing, and lists pass over it. An owner never changes: the
  * mapping is kept in memory per instance once read.
  */
 import type { TableClient, TransactionAction } from '@azure/data-tables';
+import { forEachConcurrently } from '../concurrency.js';
 import { LruCache } from '../lruCache.js';
 import { invertId } from './envelopeRepository.js';
 import { storageStatus } from './keys.js';
 
-/** Most envelope owners remembered per instance. */
+/** Most owners remembered per instance, per index. */
 const OWNER_CACHE_ENTRIES = 100_000;
-/** The marker row of an organisation whose older envelopes are indexed. */
+/** The marker row of an organisation whose older envelopes (or templates) are indexed. */
 const INDEXED_ROW = 'indexed';
 /** Rows of one entity-group transaction at most (Table Storage). */
 const MAX_TRANSACTION_ACTIONS = 100;
+/** Owners' partitions read at once for one page of an index. */
+const OWNER_READS_IN_FLIGHT = 8;
 
-/** One row of the index: an envelope and its owner. */
-export interface IndexedEnvelope {
-  envelopeId: string;
+/** What an index holds: the organisation's envelopes, or its templates. */
+export type IndexedKind = 'envelope' | 'template';
+
+/** One row of an index: an envelope (or template) and its owner. */
+export interface IndexedRow {
+  /** The envelope's (or template's) id. */
+  id: string;
   ownerId: string;
   /** The row's RowKey: the position in the newest-first order, for cursors. */
   rowKey: string;
 }
 
-/** The index of the organisations' envelopes (see the module comment). */
+/** The index of the organisations' envelopes, or of their templates (see the module comment). */
 export class OrganizationIndex {
   private readonly owners = new LruCache<string, string>(OWNER_CACHE_ENTRIES);
   private readonly indexed = new Set<string>();
+  /** The row property holding the id: `envelopeId` or `templateId`. */
+  private readonly idProperty: string;
 
-  constructor(private readonly table: TableClient) {}
+  constructor(
+    private readonly table: TableClient,
+    private readonly kind: IndexedKind,
+  ) {
+    this.idProperty = `${kind}Id`;
+  }
 
-  /** Records that `ownerId` owns `envelopeId` in the organisation: before the envelope is written. */
-  async addEnvelope(organizationId: string, envelopeId: string, ownerId: string): Promise<void> {
-    await this.table.upsertEntity({ partitionKey: envelopesKey(organizationId), rowKey: envelopeRow(envelopeId), envelopeId, ownerId }, 'Replace');
-    this.owners.set(`${organizationId}/${envelopeId}`, ownerId);
+  /** Records that `ownerId` owns `id` in the organisation: before the envelope or template is written. */
+  async add(organizationId: string, id: string, ownerId: string): Promise<void> {
+    await this.table.upsertEntity({ partitionKey: this.partition(organizationId), rowKey: this.row(id), [this.idProperty]: id, ownerId }, 'Replace');
+    this.owners.set(`${organizationId}/${id}`, ownerId);
   }
 
   /**
-   * The owner of the organisation's envelope `envelopeId`, or `null` when the organisation has none by
-   * that id: one point read the first time, none after (an envelope's owner never changes).
+   * Forgets `id` once its envelope or template is deleted (a row left behind by a process that died
+   * first names nothing, which reads and lists pass over).
    */
-  async envelopeOwner(organizationId: string, envelopeId: string): Promise<string | null> {
-    const key = `${organizationId}/${envelopeId}`;
+  async remove(organizationId: string, id: string): Promise<void> {
+    try {
+      await this.table.deleteEntity(this.partition(organizationId), this.row(id));
+    } catch (error) {
+      if (storageStatus(error) !== 404) throw error;
+    }
+  }
+
+  /**
+   * The owner of the organisation's envelope (or template) `id`, or `null` when the organisation has
+   * none by that id: one point read the first time, none after (an owner never changes).
+   */
+  async owner(organizationId: string, id: string): Promise<string | null> {
+    const key = `${organizationId}/${id}`;
     const known = this.owners.find(key);
     if (known !== undefined) return known;
     try {
-      const row = await this.table.getEntity<{ ownerId: string }>(envelopesKey(organizationId), envelopeRow(envelopeId));
+      const row = await this.table.getEntity<{ ownerId: string }>(this.partition(organizationId), this.row(id));
       this.owners.set(key, row.ownerId);
       return row.ownerId;
     } catch (error) {
@@ -67,18 +95,18 @@ export class OrganizationIndex {
   }
 
   /**
-   * Up to `limit` rows of the organisation's envelopes, newest first, after the RowKey `after`.
+   * Up to `limit` rows of the organisation's envelopes (or templates), newest first, after the RowKey `after`.
    * @returns the rows, and whether more follow
    */
-  async page(organizationId: string, limit: number, after: string | undefined): Promise<{ rows: IndexedEnvelope[]; more: boolean }> {
-    const partition = envelopesKey(organizationId);
-    const from = after ?? 'envelope_';
-    const filter = `PartitionKey eq '${partition}' and RowKey gt '${from}' and RowKey lt 'envelope~'`;
-    const rows: IndexedEnvelope[] = [];
-    const pages = this.table.listEntities<{ envelopeId: string; ownerId: string }>({ queryOptions: { filter } }).byPage({ maxPageSize: limit + 1 });
+  async page(organizationId: string, limit: number, after: string | undefined): Promise<{ rows: IndexedRow[]; more: boolean }> {
+    const partition = this.partition(organizationId);
+    const from = after ?? `${this.kind}_`;
+    const filter = `PartitionKey eq '${partition}' and RowKey gt '${from}' and RowKey lt '${this.kind}~'`;
+    const rows: IndexedRow[] = [];
+    const pages = this.table.listEntities<Record<string, string>>({ queryOptions: { filter } }).byPage({ maxPageSize: limit + 1 });
     outer: for await (const page of pages) {
       for (const entity of page) {
-        rows.push({ envelopeId: entity.envelopeId, ownerId: entity.ownerId, rowKey: entity.rowKey! });
+        rows.push({ id: entity[this.idProperty]!, ownerId: entity.ownerId!, rowKey: entity.rowKey! });
         if (rows.length > limit) break outer;
       }
     }
@@ -86,13 +114,13 @@ export class OrganizationIndex {
   }
 
   /**
-   * Indexes, once per organisation, the envelopes its members made before the index existed: lists
-   * each member's envelopes through `envelopesOf` and upserts their rows (idempotent: run again after
+   * Indexes, once per organisation, the envelopes (or templates) its members made before the index
+   * existed: lists each member's through `idsOf` and upserts their rows (idempotent: run again after
    * a crash, it writes the same rows), then the marker. Remembered per instance once done.
    */
-  async ensureIndexed(organizationId: string, memberIds: () => Promise<string[]>, envelopesOf: (ownerId: string) => AsyncIterable<string>): Promise<void> {
+  async ensureIndexed(organizationId: string, memberIds: () => Promise<string[]>, idsOf: (ownerId: string) => AsyncIterable<string>): Promise<void> {
     if (this.indexed.has(organizationId)) return;
-    const partitionKey = envelopesKey(organizationId);
+    const partitionKey = this.partition(organizationId);
     try {
       await this.table.getEntity(partitionKey, INDEXED_ROW);
       this.indexed.add(organizationId);
@@ -102,8 +130,8 @@ export class OrganizationIndex {
     }
     for (const ownerId of await memberIds()) {
       let batch: TransactionAction[] = [];
-      for await (const envelopeId of envelopesOf(ownerId)) {
-        batch.push(['upsert', { partitionKey, rowKey: envelopeRow(envelopeId), envelopeId, ownerId }, 'Replace']);
+      for await (const id of idsOf(ownerId)) {
+        batch.push(['upsert', { partitionKey, rowKey: this.row(id), [this.idProperty]: id, ownerId }, 'Replace']);
         if (batch.length === MAX_TRANSACTION_ACTIONS) {
           await this.table.submitTransaction(batch);
           batch = [];
@@ -114,12 +142,64 @@ export class OrganizationIndex {
     await this.table.upsertEntity({ partitionKey, rowKey: INDEXED_ROW, indexedAt: new Date().toISOString() }, 'Replace');
     this.indexed.add(organizationId);
   }
+
+  private partition(organizationId: string): string {
+    return `${this.kind}s_${organizationId}`;
+  }
+
+  private row(id: string): string {
+    return `${this.kind}_${invertId(id)}`;
+  }
 }
 
-function envelopesKey(organizationId: string): string {
-  return `envelopes_${organizationId}`;
+/** How {@link indexedPage} reads and filters what an index names. */
+export interface IndexedReads<T extends { id: string }> {
+  /** The owner's records from `newestId` to `oldestId`, both included (one range query of its partition). */
+  listBetween: (ownerId: string, newestId: string, oldestId: string) => Promise<T[]>;
+  /** Whether a record belongs in the page (a status asked for, what the caller may read). */
+  keep: (record: T) => boolean;
 }
 
-function envelopeRow(envelopeId: string): string {
-  return `envelope_${invertId(envelopeId)}`;
+/**
+ * One page of what an index names, newest first, after the RowKey `after`: a range of the index, then
+ * for each owner in it one range query on the owner's partition; while records that are gone or not
+ * kept leave the page short, further ranges. Its cost grows with the page, the owners in it and the
+ * records passed over, never with the organisation's total or its members.
+ * @returns up to `limit` records, and the RowKey to continue after when more follow
+ */
+export async function indexedPage<T extends { id: string }>(index: OrganizationIndex, organizationId: string, limit: number, after: string | undefined, reads: IndexedReads<T>): Promise<{ records: T[]; nextRowKey: string | undefined }> {
+  const found: { record: T; rowKey: string }[] = [];
+  let from = after;
+  for (;;) {
+    const { rows, more } = await index.page(organizationId, limit + 1 - found.length, from);
+    const records = await readIndexed(rows, reads.listBetween);
+    for (const row of rows) {
+      const record = records.get(row.id);
+      // A row whose record was never written, or is deleted, names nothing.
+      if (record === undefined || !reads.keep(record)) continue;
+      found.push({ record, rowKey: row.rowKey });
+    }
+    if (found.length > limit || !more || rows.length === 0) break;
+    from = rows.at(-1)!.rowKey;
+  }
+  const pageRows = found.slice(0, limit);
+  return { records: pageRows.map((row) => row.record), nextRowKey: found.length > limit ? pageRows.at(-1)!.rowKey : undefined };
+}
+
+/** The records of `rows`, by id: one range query per owner, from its newest to its oldest in `rows`. */
+async function readIndexed<T extends { id: string }>(rows: readonly IndexedRow[], listBetween: IndexedReads<T>['listBetween']): Promise<Map<string, T>> {
+  const byOwner = new Map<string, IndexedRow[]>();
+  for (const row of rows) {
+    const owned = byOwner.get(row.ownerId);
+    if (owned === undefined) byOwner.set(row.ownerId, [row]);
+    else owned.push(row);
+  }
+  const wanted = new Set(rows.map((row) => row.id));
+  const records = new Map<string, T>();
+  await forEachConcurrently([...byOwner.entries()], OWNER_READS_IN_FLIGHT, async ([ownerId, owned]) => {
+    for (const record of await listBetween(ownerId, owned[0]!.id, owned.at(-1)!.id)) {
+      if (wanted.has(record.id)) records.set(record.id, record);
+    }
+  });
+  return records;
 }

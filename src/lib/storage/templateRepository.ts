@@ -1,18 +1,18 @@
 /**
- * Templates (docs/api.md#templates), table `templates`. All rows of one owner share PartitionKey = ownerId,
- * so reading a template is a point read on (ownerId from the token, id) and another owner's template is
- * simply not found; RowKey `template_<inverted id>` (each hex digit of the UUIDv7 inverted, as for
- * envelopes) makes ascending RowKey order newest first, so a page of the list is one range query.
- * Updates are conditional on the row's ETag.
+ * Templates (docs/api.md#templates), table `templates`. All rows of one owner (the member who made
+ * them) share PartitionKey = ownerId, so reading a template is a point read on (its owner, id); which
+ * member owns a template of the organisation is in the organisation's template index
+ * (`organizationIndex.ts`). RowKey `template_<inverted id>` (each hex digit of the UUIDv7 inverted, as
+ * for envelopes) makes ascending RowKey order newest first, so the templates of one owner that a page
+ * of the index names are one range query. Updates are conditional on the row's ETag.
  */
 import { odata, type TableClient, type TableEntityResult } from '@azure/data-tables';
-import type { TemplateField, TemplateRecord, TemplateRole, TemplateStatus } from '../templates/model.js';
+import type { TemplateField, TemplateRecord, TemplateRole, TemplateStatus, TemplateVisibility } from '../templates/model.js';
 import type { SigningOrder } from '../envelopes/model.js';
 import { DEFAULT_LOCALE, type Locale } from '../i18n/locales.js';
-import { encodeCursor, invertId } from './envelopeRepository.js';
+import { invertId } from './envelopeRepository.js';
 import { storageStatus } from './keys.js';
 import { readLongText, writeLongText } from './longText.js';
-import { problem } from '../problems.js';
 
 /** Thrown by {@link TemplateRepository.replace} and {@link TemplateRepository.delete} when the template changed since it was read. */
 export class TemplateChangedError extends Error {
@@ -26,11 +26,6 @@ export interface StoredTemplate {
   record: TemplateRecord;
   /** Table Storage ETag of the row, for conditional writes. */
   etag: string;
-}
-
-export interface TemplatePage {
-  records: TemplateRecord[];
-  nextCursor: string | undefined;
 }
 
 type TemplateEntity = Record<string, unknown> & { partitionKey: string; rowKey: string };
@@ -84,32 +79,22 @@ export class TemplateRepository {
   }
 
   /**
-   * One page of the owner's templates, newest first.
-   * @param query `limit` 1 to 1000; `cursor` from a previous page
-   * @throws AppError 400 `invalid-cursor` for a cursor this service did not issue for templates
+   * The owner's templates from `newestId` to `oldestId` (both included), newest first: one range
+   * query, for a page of the organisation's templates (`templates/list.ts`).
    */
-  async list(ownerId: string, query: { limit: number; cursor?: string }): Promise<TemplatePage> {
-    let from = PREFIX;
-    if (query.cursor !== undefined) {
-      const after = Buffer.from(query.cursor, 'base64url').toString('utf8');
-      if (!/^template_[0-9a-f-]{36}$/.test(after)) {
-        throw problem('invalidCursor');
-      }
-      from = after;
-    }
-    const filter = odata`PartitionKey eq ${ownerId} and RowKey gt ${from} and RowKey lt ${`${PREFIX}~`}`;
-    const rows: TableEntityResult<TemplateEntity>[] = [];
-    // One more than the page holds: its presence says whether a next page exists.
-    const pages = this.table.listEntities<TemplateEntity>({ queryOptions: { filter } }).byPage({ maxPageSize: query.limit + 1 });
-    outer: for await (const page of pages) {
-      for (const entity of page) {
-        rows.push(entity);
-        if (rows.length > query.limit) break outer;
-      }
-    }
-    if (rows.length <= query.limit) return { records: rows.map(fromEntity), nextCursor: undefined };
-    const pageRows = rows.slice(0, query.limit);
-    return { records: pageRows.map(fromEntity), nextCursor: encodeCursor(pageRows.at(-1)!.rowKey) };
+  async listBetween(ownerId: string, newestId: string, oldestId: string): Promise<TemplateRecord[]> {
+    const filter = odata`PartitionKey eq ${ownerId} and RowKey ge ${rowKey(newestId)} and RowKey le ${rowKey(oldestId)}`;
+    const records: TemplateRecord[] = [];
+    for await (const entity of this.table.listEntities<TemplateEntity>({ queryOptions: { filter } })) records.push(fromEntity(entity));
+    return records;
+  }
+
+  /**
+   * Every template id of the owner, newest first (for indexing the organisation's older templates).
+   */
+  async *idsOf(ownerId: string): AsyncIterable<string> {
+    const filter = odata`PartitionKey eq ${ownerId} and RowKey gt ${PREFIX} and RowKey lt ${`${PREFIX}~`}`;
+    for await (const entity of this.table.listEntities<{ id: string }>({ queryOptions: { filter, select: ['id'] } })) yield entity.id;
   }
 }
 
@@ -125,6 +110,7 @@ function toEntity(record: TemplateRecord): TemplateEntity {
     ownerId: record.ownerId,
     name: record.name,
     status: record.status,
+    visibility: record.visibility,
     documentName: record.documentName,
     blobName: record.blobName,
     signingOrder: record.signingOrder,
@@ -135,6 +121,7 @@ function toEntity(record: TemplateRecord): TemplateEntity {
   };
   writeLongText(entity, 'roles', JSON.stringify(record.roles));
   writeLongText(entity, 'fields', JSON.stringify(record.fields));
+  if (record.ownerEmail !== null) entity.ownerEmail = record.ownerEmail;
   if (record.documentSha256 !== null) entity.documentSha256 = record.documentSha256;
   if (record.pageCount !== null) entity.pageCount = record.pageCount;
   if (record.remindEveryDays !== null) entity.remindEveryDays = record.remindEveryDays;
@@ -147,8 +134,11 @@ function fromEntity(entity: TableEntityResult<TemplateEntity>): TemplateRecord {
   return {
     id: String(entity.id),
     ownerId: String(entity.ownerId),
+    ownerEmail: (entity.ownerEmail as string | undefined) ?? null,
     name: String(entity.name),
     status: entity.status as TemplateStatus,
+    // Made before visibility existed: private (docs/api.md#templates-shared-in-an-organization).
+    visibility: (entity.visibility as TemplateVisibility | undefined) ?? 'private',
     documentName: String(entity.documentName),
     blobName: String(entity.blobName),
     documentSha256: (entity.documentSha256 as string | undefined) ?? null,

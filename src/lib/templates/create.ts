@@ -26,7 +26,8 @@ export interface CreatedTemplate {
 }
 
 /**
- * Creates a draft template with no roles or fields for `request.filename`.
+ * Creates a draft template with no roles or fields for `request.filename`, the caller's, `private`
+ * unless `request.visibility` says `organization` (docs/api.md#templates-shared-in-an-organization).
  * @throws AppError 415 `unsupported-document-type` when `mimetype` is not `application/pdf`
  */
 export async function createTemplate({ services, request, actor, now = new Date() }: CreateTemplateOptions): Promise<CreatedTemplate> {
@@ -37,16 +38,20 @@ export async function createTemplate({ services, request, actor, now = new Date(
   const record: TemplateRecord = {
     id,
     ownerId: actor.userId,
+    ownerEmail: actor.email,
     name: request.name,
     status: 'draft',
     documentName: request.filename,
     blobName,
     ...newTemplateContent(),
+    visibility: request.visibility,
     createdAt: at,
     updatedAt: at,
     version: 1,
   };
   const { uploadUrl } = await uploadUrlFor(services, CONTAINERS.templates, blobName, now);
+  // Indexed before it is written, as envelopes are (storage/organizationIndex.ts).
+  await services.templateIndex.add(actor.organizationId, id, actor.userId);
   await services.templates.create(record);
   return { record, uploadUrl, blobName };
 }

@@ -29,7 +29,8 @@ import type { Services } from '../services.js';
 import { storageStatus } from '../storage/keys.js';
 import type { TemplateRecord, TemplateRole } from './model.js';
 import type { TemplateRecipientInput, UseTemplateRequest } from './schemas.js';
-import { readOwnedTemplate, templateNotFound } from './view.js';
+import { readTemplateFor } from './access.js';
+import { templateNotFound } from './view.js';
 import { problem } from '../problems.js';
 
 const DAY_MS = 86_400_000;
@@ -44,14 +45,17 @@ export interface UseTemplateOptions {
 }
 
 /**
- * Makes an envelope from the caller's active template (see the module comment).
+ * Makes an envelope from an active template the caller may use (its own, one shared with the
+ * organisation, or for an admin or the owner any of the organisation's: `access.ts`), see the module
+ * comment. The envelope is the caller's, whoever made the template.
  * @returns the envelope as stored: `sent` (or `draft` with `send: false`), with `templateId`
- * @throws AppError 404 `template-not-found`; 409 `template-not-active`; 400 `validation-failed` naming
+ * @throws AppError 404 `template-not-found`; 403 `forbidden-role` (another sender's private
+ *   template); 409 `template-not-active`; 400 `validation-failed` naming
  *   a missing, unknown or repeated role, a value for no field of the template, or anything an envelope
  *   update refuses; and whatever sending an envelope throws (403 `email-not-verified`, 429 `email-quota`, ...)
  */
 export async function useTemplate({ services, templateId, request, actor, now = () => new Date(), log }: UseTemplateOptions): Promise<EnvelopeRecord> {
-  const { record: template } = await readOwnedTemplate(services.templates, actor.userId, templateId);
+  const { record: template } = await readTemplateFor(services, actor, templateId, 'use');
   if (template.status !== 'active' || template.documentSha256 === null || template.pageCount === null) {
     throw problem('templateNotActive');
   }
@@ -62,7 +66,7 @@ export async function useTemplate({ services, templateId, request, actor, now = 
   record.documentSha256 = template.documentSha256;
   record.pageCount = template.pageCount;
   await copyFrozenDocument(services, template, record);
-  await services.organizationIndex.addEnvelope(actor.organizationId, record.id, record.ownerId);
+  await services.organizationIndex.add(actor.organizationId, record.id, record.ownerId);
   await services.envelopes.create(record, event);
   try {
     return await updateEnvelope({

@@ -8,14 +8,15 @@ import type { Services } from '../services.js';
 import { mutateTemplate } from './mutate.js';
 
 /**
- * Deletes the caller's template: its blobs first, then its row (ETag-conditional). A process that dies
+ * Deletes a template the caller may change (`access.ts`): its blobs first, then its row
+ * (ETag-conditional), then its row of the organisation's template index. A process that dies
  * in between leaves a row whose document is gone: using it answers 404 `template-not-found`
  * (`createEnvelopeFromTemplate.ts`), and a retry of the DELETE finishes (deleting a missing blob is not an error). The other
  * order would leave blobs that nothing points at and no request could ever remove.
- * @throws AppError 404 `template-not-found`; 409 `template-contended` when concurrent changes kept it busy
+ * @throws AppError 404 `template-not-found`; 403 `forbidden-role`; 409 `template-contended` when concurrent changes kept it busy
  */
 export async function deleteTemplate({ services, templateId, actor }: { services: Services; templateId: string; actor: Actor }): Promise<void> {
-  await mutateTemplate(services, { ownerId: actor.userId, templateId }, async (stored) => {
+  await mutateTemplate(services, { actor, templateId }, async (stored) => {
     const { containers } = services.storage;
     await Promise.all(
       [containers.templates, containers.originals].map(async (container) => {
@@ -24,4 +25,5 @@ export async function deleteTemplate({ services, templateId, actor }: { services
     );
     await services.templates.delete(stored);
   });
+  await services.templateIndex.remove(actor.organizationId, templateId);
 }

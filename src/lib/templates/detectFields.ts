@@ -16,7 +16,7 @@ import type { Services } from '../services.js';
 import { templateETag, type TemplateRecord, type TemplateRole } from './model.js';
 import type { TemplateFieldInput } from './schemas.js';
 import { updateTemplate } from './update.js';
-import { readOwnedTemplate } from './view.js';
+import { readTemplateFor } from './access.js';
 import { problem } from '../problems.js';
 
 export interface DetectTemplateFieldsOptions {
@@ -31,7 +31,8 @@ export interface DetectTemplateFieldsOptions {
  * Reads the draft template's upload (the checks of docs/api.md#create-an-envelope-and-upload-its-document), finds its text tags and form fields,
  * and replaces the template's fields with them, in page order (`envelopes/detectAndReplace.ts`). A
  * document with neither gives zero fields (not an error).
- * @throws AppError 404 `template-not-found`; 409 `invalid-transition` (the template is active: its
+ * @throws AppError 404 `template-not-found`; 403 `forbidden-role` (a template the caller may not
+ *   change, `access.ts`); 409 `invalid-transition` (the template is active: its
  *   document is frozen), `document-not-uploaded`, `no-signer` (form fields but no role of role
  *   signer), `template-contended`; 412 `etag-mismatch`; 413/415/422 as the upload checks; 422
  *   `text-tag-invalid`, `too-many-fields`, `document-damaged`, `document-encrypted`, `document-too-complex`
@@ -40,7 +41,7 @@ export async function detectTemplateFields({ services, templateId, actor, ifMatc
   return detectAndReplaceFields<TemplateRecord, TemplateRole>(
     {
       read: async () => {
-        const record = (await readOwnedTemplate(services.templates, actor.userId, templateId)).record;
+        const record = (await readTemplateFor(services, actor, templateId, 'change')).record;
         if (!ifMatchSatisfied(ifMatch, templateETag(record))) throw etagMismatch();
         if (record.status !== 'draft') {
           throw problem('invalidTransition', { detail: 'The template is active: its document is frozen, so fields are detected only in a draft template\'s upload. Place fields by hand, or create a new template.' });

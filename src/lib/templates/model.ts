@@ -8,6 +8,14 @@ import { DEFAULT_LOCALE, type Locale } from '../i18n/locales.js';
 export const TEMPLATE_STATUSES = ['draft', 'active'] as const;
 export type TemplateStatus = (typeof TEMPLATE_STATUSES)[number];
 
+/**
+ * Who may use a template besides its creator (docs/api.md#templates-shared-in-an-organization):
+ * `private` (default: its creator, and the organisation's admins and owner; viewers read it) or
+ * `organization` (every sender of the organisation lists and uses it too).
+ */
+export const TEMPLATE_VISIBILITIES = ['private', 'organization'] as const;
+export type TemplateVisibility = (typeof TEMPLATE_VISIBILITIES)[number];
+
 /** A role of the template ("Client", "Landlord"): at use, one recipient takes it. */
 export interface TemplateRole {
   id: string;
@@ -28,9 +36,14 @@ export type TemplateField = Omit<Field, 'recipientId'> & { roleId: string };
 export interface TemplateRecord {
   /** UUID v7 (time-ordered: lists are newest first). */
   id: string;
+  /** The member who made it (its partition); it stays theirs whoever changes it. */
   ownerId: string;
+  /** The creator's address when it was made; `null` for a template made before addresses were recorded with templates. */
+  ownerEmail: string | null;
   name: string;
   status: TemplateStatus;
+  /** `private` for a template made before visibility existed. */
+  visibility: TemplateVisibility;
   documentName: string;
   /** `<templateId>/<documentName>`: the upload in container `templates`, the frozen copy in `originals`. */
   blobName: string;
@@ -54,23 +67,23 @@ export interface TemplateRecord {
 
 /**
  * The template in every response (docs/api.md#templates): the record without what only the service
- * needs (its owner, blob name and version), with a URL to read its document.
+ * needs (its blob name and version), with a URL to read its document.
  */
-export interface TemplateView extends Omit<TemplateRecord, 'ownerId' | 'blobName' | 'version'> {
+export interface TemplateView extends Omit<TemplateRecord, 'blobName' | 'version'> {
   /** Read-only SAS URL of the document (the upload while `draft`, the frozen copy once active), valid 15 minutes. */
   documentUrl: string;
 }
 
 /** What {@link newTemplateContent} gives a new template. */
-export type NewTemplateContent = Pick<TemplateRecord, 'documentSha256' | 'pageCount' | 'roles' | 'fields' | 'signingOrder' | 'remindEveryDays' | 'expiresInDays' | 'locale'>;
+export type NewTemplateContent = Pick<TemplateRecord, 'visibility' | 'documentSha256' | 'pageCount' | 'roles' | 'fields' | 'signingOrder' | 'remindEveryDays' | 'expiresInDays' | 'locale'>;
 
 /**
- * What a new `draft` template holds besides its name and document (docs/api.md#templates): no hash or page
- * count until it is activated, no roles or fields, `parallel` order, no reminders, the service's expiry,
- * English. A fresh object each call, so that no two records share a list.
+ * What a new `draft` template holds besides its name and document (docs/api.md#templates): `private`,
+ * no hash or page count until it is activated, no roles or fields, `parallel` order, no reminders,
+ * the service's expiry, English. A fresh object each call, so that no two records share a list.
  */
 export function newTemplateContent(): NewTemplateContent {
-  return { documentSha256: null, pageCount: null, roles: [], fields: [], signingOrder: 'parallel', remindEveryDays: null, expiresInDays: null, locale: DEFAULT_LOCALE };
+  return { visibility: 'private', documentSha256: null, pageCount: null, roles: [], fields: [], signingOrder: 'parallel', remindEveryDays: null, expiresInDays: null, locale: DEFAULT_LOCALE };
 }
 
 /** The strong ETag of a template version (RFC 9110 §8.8.3). */

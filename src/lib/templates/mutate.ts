@@ -10,28 +10,31 @@ import { retryOnConflict } from '../retryOnConflict.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
 import { TemplateChangedError, type StoredTemplate } from '../storage/templateRepository.js';
-import { readOwnedTemplate } from './view.js';
+import type { Actor } from '../envelopes/model.js';
+import { readTemplateFor } from './access.js';
 
 /**
- * Runs `mutate` on the caller's template as stored (with its ETag) until it returns without a
+ * Runs `mutate` on a template the caller may change (its own; for an admin or the owner, any of the
+ * organisation's: `access.ts`) as stored (with its ETag) until it returns without a
  * concurrent change winning its write: each time it throws TemplateChangedError (or
  * EnvelopeChangedError, which freezing the document throws when the template is no longer the draft
  * it read), waits a
  * growing random delay, reads the template again and runs `mutate` again on that.
- * @param key the owner's id and the template's id
+ * @param key the caller and the template's id
  * @param options.ifMatch the request's `If-Match` header, or `null`: with one, a concurrent change
  *   that wins answers 412 `etag-mismatch` instead of another round (the operation itself compares it
  *   with the version it read)
  * @returns what `mutate` returns
- * @throws AppError 404 `template-not-found` (missing, malformed id, another owner's); 412
+ * @throws AppError 404 `template-not-found` (missing, malformed id, another organisation's); 403
+ *   `forbidden-role` (a template of the organisation the caller may not change); 412
  *   `etag-mismatch` (with `ifMatch`); 409 `template-contended` when concurrent changes won every
  *   round; whatever else `mutate` throws
  */
-export async function mutateTemplate<T>(services: Services, key: { ownerId: string; templateId: string }, mutate: (stored: StoredTemplate) => Promise<T>, options: { ifMatch?: string | null } = {}): Promise<T> {
+export async function mutateTemplate<T>(services: Services, key: { actor: Actor; templateId: string }, mutate: (stored: StoredTemplate) => Promise<T>, options: { ifMatch?: string | null } = {}): Promise<T> {
   const ifMatch = options.ifMatch ?? null;
   return await retryOnConflict(
     async () => {
-      const stored = await readOwnedTemplate(services.templates, key.ownerId, key.templateId);
+      const stored = await readTemplateFor(services, key.actor, key.templateId, 'change');
       try {
         return await mutate(stored);
       } catch (error) {

@@ -22,7 +22,7 @@ import {
 } from '../envelopes/schemas.js';
 import { characters, requestTimestamp, trimmedText } from '../text.js';
 import { SUPPORTED_LOCALES } from '../i18n/locales.js';
-import { TEMPLATE_STATUSES } from './model.js';
+import { TEMPLATE_STATUSES, TEMPLATE_VISIBILITIES } from './model.js';
 
 /** Longest template name and role name, characters (docs/api.md#templates). */
 export const MAX_TEMPLATE_NAME = 200;
@@ -32,12 +32,18 @@ export const MAX_ROLES = MAX_SIGNERS;
 /** `expiresInDays` bounds (docs/api.md#templates). */
 export const MAX_EXPIRES_IN_DAYS = MAX_EXPIRY_DAYS;
 
+/** `visibility` of create and update (docs/api.md#templates-shared-in-an-organization). */
+const visibility = z.enum(TEMPLATE_VISIBILITIES, { error: `must be one of ${TEMPLATE_VISIBILITIES.join(', ')}` }).meta({
+  description: '`private`: its creator, admins and the owner use and change it (viewers read it); `organization`: every sender of the organization lists and uses it too (only its creator, admins and the owner change it).',
+});
+
 const roleId = characters(1, 100).meta({ description: 'The id of a current role keeps that identity; any other value, or none, gets a new UUID.' });
 
 export const createTemplateRequest = z
   .strictObject({
     name: trimmedText(MAX_TEMPLATE_NAME).meta({ description: `What the template is for: 1 to ${MAX_TEMPLATE_NAME} characters after trimming.`, examples: ['Lease agreement'] }),
     ...uploadRequest.shape,
+    visibility: visibility.default('private'),
   })
   .meta({ id: 'CreateTemplateRequest', description: 'A new draft template and where to upload its document: `filename` and `mimetype` as for `POST /api/GetUploadUrl`.' });
 export type CreateTemplateRequest = z.infer<typeof createTemplateRequest>;
@@ -105,6 +111,7 @@ export const updateTemplateRequest = z
       .optional()
       .meta({ description: `Replaces the whole list: at most ${MAX_FIELDS}, ids unique. Once the template is active, every field must fit its document's pages.` }),
     signingOrder: z.enum(SIGNING_ORDERS, { error: `must be one of ${SIGNING_ORDERS.join(', ')}` }).optional(),
+    visibility: visibility.optional(),
     remindEveryDays: settings.remindEveryDays,
     expiresInDays: z
       .int({ error: `must be a whole number from 1 to ${MAX_EXPIRES_IN_DAYS}, or null` })

@@ -27,14 +27,15 @@ export interface UpdateTemplateOptions {
 }
 
 /**
- * Applies `request` to the caller's template and returns it as stored afterwards.
- * @throws AppError 404 `template-not-found`; 412 `etag-mismatch`; 400 `validation-failed` (a field
+ * Applies `request` to a template the caller may change (`access.ts`) and returns it as stored
+ * afterwards; it stays its creator's.
+ * @throws AppError 404 `template-not-found`; 403 `forbidden-role`; 412 `etag-mismatch`; 400 `validation-failed` (a field
  *   naming no role of role `signer`); 409 `invalid-transition` (an active template back to draft),
  *   `template-contended`; activating: what sending an envelope throws for its document (409
  *   `document-not-uploaded`, 413, 415, 422), 422 `field-outside-document`
  */
 export async function updateTemplate({ services, templateId, request, actor, ifMatch, now = () => new Date() }: UpdateTemplateOptions): Promise<TemplateRecord> {
-  return await mutateTemplate(services, { ownerId: actor.userId, templateId }, async (stored) => {
+  return await mutateTemplate(services, { actor, templateId }, async (stored) => {
     if (!ifMatchSatisfied(ifMatch, templateETag(stored.record))) {
       throw problem('etagMismatch');
     }
@@ -75,6 +76,7 @@ function applyEdits(current: TemplateRecord, request: UpdateTemplateRequest): Te
   const next = structuredClone(current);
   const errors: FieldError[] = [];
   if (request.name !== undefined) next.name = request.name;
+  if (request.visibility !== undefined) next.visibility = request.visibility;
 
   let requestIds = new Map<string, string>();
   if (request.roles !== undefined) {

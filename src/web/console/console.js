@@ -14,7 +14,7 @@ import { addFieldByKeyboard, deleteField, detectFields, editSelected, saveFields
 import { fields, updateSwatch } from './fieldEditor.js';
 import { invite, loadOrganization, saveOrganizationName, transfer } from './organization.js';
 import { addSignerRow, renumberSigners, saveSigners } from './signers.js';
-import { activateTemplate, addRoleRow, createTemplate, deleteTemplate, loadTemplates, renumberRoles, saveRoles, useTemplate } from './templates.js';
+import { activateTemplate, addRoleRow, createTemplate, deleteTemplate, loadTemplates, renumberRoles, saveRoles, saveVisibility, useTemplate } from './templates.js';
 import { addWebhook, loadWebhooks, renderEventChoices, setAllEvents } from './webhooks.js';
 /** @typedef {import('./consoleSession.js').EditorField} EditorField */
 
@@ -88,6 +88,7 @@ $('add-role').addEventListener('click', function () {
   /** @type {HTMLInputElement} */ (row.querySelector('[data-field="name"]')).focus();
 });
 $('roles-form').addEventListener('submit', action($('save-roles'), saveRoles));
+$('visibility-form').addEventListener('submit', action($('save-visibility'), saveVisibility));
 $('activate-template').addEventListener('click', action($('activate-template'), activateTemplate));
 $('delete-template').addEventListener('click', action($('delete-template'), deleteTemplate));
 $('use-form').addEventListener('submit', action($('use-template'), useTemplate));

@@ -55,6 +55,7 @@ const API = new URL('../', import.meta.url);
  *   token: string | null, email: string | null, userId: string | null, envelopes: Envelope[], envelope: Envelope | null, etag: string | null,
  *   organization: Schemas['Organization'] | null, members: Schemas['Member'][], invitations: Schemas['OrganizationInvitation'][],
  *   webhooks: Webhook[], apiKeys: ApiKey[], templates: Template[], template: Template | null, templateEtag: string | null,
+ *   envelopeScope: 'mine' | 'organization',
  * }}
  */
 export var state = {
@@ -75,6 +76,8 @@ export var state = {
   /** The open template and its ETag. */
   template: null,
   templateEtag: null,
+  /** Whose envelopes the list shows: the caller's, or (admin, owner, viewer) the organisation's (docs/api.md#what-members-share). */
+  envelopeScope: 'mine',
 };
 
 /**
@@ -280,6 +283,37 @@ function plainFailure(status) {
 }
 
 // ---- Helpers -----------------------------------------------------------------------------
+
+/**
+ * Why the caller's role may not do `what` (a viewer changes nothing: docs/api.md#roles), or null.
+ * @param {string} what what it would do: `Changing envelopes`, `Making envelopes`, ...
+ * @returns {string | null}
+ */
+export function viewerBlocker(what) {
+  return state.organization !== null && state.organization.role === 'viewer'
+    ? what + ' needs the role sender, admin or owner; you are a viewer.'
+    : null;
+}
+
+/**
+ * With a `reason`, disables each control and gives it the reason as its title (what the caller's
+ * role lacks); without, takes back only the titles this gave (the controls' own rules decide whether
+ * they are enabled).
+ * @param {ArrayLike<Element>} controls buttons, inputs and selects
+ * @param {string | null} reason
+ */
+export function lockControls(controls, reason) {
+  Array.prototype.forEach.call(controls, function (/** @type {HTMLButtonElement} */ element) {
+    if (reason !== null) {
+      element.disabled = true;
+      element.title = reason;
+      element.dataset.lockedBy = 'role';
+    } else if (element.dataset.lockedBy) {
+      element.removeAttribute('title');
+      delete element.dataset.lockedBy;
+    }
+  });
+}
 
 /**
  * @param {string} status

@@ -1,8 +1,8 @@
 // @ts-check
 // The envelope list, and one envelope on show with the controls its status allows.
-import { $, action, api, formatTime, state, statusBadge } from './consoleSession.js';
+import { $, action, api, formatTime, lockControls, state, statusBadge, viewerBlocker } from './consoleSession.js';
 import { detectEnvelopeFields, showSettings, speaksLocales } from './envelopeActions.js';
-import { setFieldControls, showFields } from './fieldEditor.js';
+import { fields, setFieldControls, showFields } from './fieldEditor.js';
 import { renderRecipients } from './recipientStatus.js';
 import { renderSigners } from './signers.js';
 import { placeFieldsCard } from './templates.js';
@@ -10,22 +10,59 @@ import { placeFieldsCard } from './templates.js';
 
 // ---- Envelopes ---------------------------------------------------------------------------
 
+/**
+ * Loads the list the switch chooses: the caller's envelopes, or with "Everyone's" the organisation's
+ * (`scope=organization`, docs/api.md#what-members-share).
+ */
 export function loadEnvelopes() {
-  return api('GET', 'envelopes').then(function (response) {
+  var scope = state.envelopeScope;
+  showEnvelopeScope();
+  return api('GET', scope === 'organization' ? 'envelopes?scope=organization' : 'envelopes').then(function (response) {
+    // An answer for a scope the switch has left since is not drawn.
+    if (scope !== state.envelopeScope) return;
     state.envelopes = response.body;
     renderEnvelopeList();
   });
 }
 
 /**
- * Whether an envelope matches the search: every word typed is in its document's name, its status, or
- * a recipient's name or e-mail address (case-insensitive). The API has no search parameter
+ * Whether the caller's role sees the organisation's envelopes: admin, owner and viewer, not senders
+ * (docs/api.md#what-members-share).
+ * @param {string | null} role
+ */
+export function seesEveryonesEnvelopes(role) {
+  return role === 'owner' || role === 'admin' || role === 'viewer';
+}
+
+/** Draws the "Mine" / "Everyone's" switch as `state.envelopeScope` says, and the list's heading. */
+function showEnvelopeScope() {
+  var everyone = state.envelopeScope === 'organization';
+  $('envelope-scope').hidden = !seesEveryonesEnvelopes(state.organization ? state.organization.role : null);
+  $('scope-mine').setAttribute('aria-pressed', String(!everyone));
+  $('scope-organization').setAttribute('aria-pressed', String(everyone));
+  $('envelopes-heading').textContent = everyone ? 'Everyone’s envelopes' : 'Your envelopes';
+  $('envelope-caption').textContent = everyone ? 'Every envelope of the organisation, newest first, with its owner' : 'Your envelopes, newest first';
+  $('envelope-owner-column').hidden = !everyone;
+}
+
+/**
+ * The switch: "Mine" or "Everyone's".
+ * @param {'mine' | 'organization'} scope
+ */
+export function setEnvelopeScope(scope) {
+  state.envelopeScope = scope;
+  return loadEnvelopes();
+}
+
+/**
+ * Whether an envelope matches the search: every word typed is in its document's name, its status, a
+ * recipient's name or e-mail address, or (in "Everyone's") its owner's address (case-insensitive). The API has no search parameter
  * (docs/api.md#list-envelopes): this searches the envelopes the list loaded.
  * @param {Envelope} envelope
  * @param {string[]} words
  */
 function matches(envelope, words) {
-  var text = [envelope.documentName, envelope.status].concat(envelope.signers.map(function (signer) { return signer.name + ' ' + signer.email; })).join(' ').toLocaleLowerCase();
+  var text = [envelope.documentName, envelope.status, state.envelopeScope === 'organization' ? envelope.ownerEmail || '' : ''].concat(envelope.signers.map(function (signer) { return signer.name + ' ' + signer.email; })).join(' ').toLocaleLowerCase();
   return words.every(function (word) { return text.indexOf(word) >= 0; });
 }
 
@@ -41,13 +78,16 @@ export function renderEnvelopeList() {
   rows.textContent = '';
   var words = $('envelope-search').value.toLocaleLowerCase().split(/\s+/).filter(Boolean);
   var shown = state.envelopes.filter(function (envelope) { return matches(envelope, words); });
+  var everyone = state.envelopeScope === 'organization';
   shown.forEach(function (envelope) {
     var row = document.createElement('tr');
     if (state.envelope && state.envelope.id === envelope.id) row.className = 'selected';
-    [envelope.documentName, null, recipientNames(envelope), formatTime(envelope.createdAt)].forEach(function (value, index) {
+    [envelope.documentName, ownerOf(envelope), null, recipientNames(envelope), formatTime(envelope.createdAt)].forEach(function (value, index) {
+      if (index === 1 && !everyone) return;
       var cell = document.createElement(index === 0 ? 'th' : 'td');
       if (index === 0) cell.scope = 'row';
-      if (index === 1) {
+      if (index === 1) cell.className = 'owner';
+      if (index === 2) {
         cell.appendChild(statusBadge(envelope.status));
         if (envelope.purgedAt !== null) {
           var purged = document.createElement('span');
@@ -63,7 +103,7 @@ export function renderEnvelopeList() {
     open.type = 'button';
     open.className = 'secondary';
     open.textContent = 'Open';
-    open.setAttribute('aria-label', 'Open ' + envelope.documentName + ' (' + envelope.status + ', created ' + formatTime(envelope.createdAt) + ')');
+    open.setAttribute('aria-label', 'Open ' + envelope.documentName + ' (' + envelope.status + (everyone ? ', of ' + ownerOf(envelope) : '') + ', created ' + formatTime(envelope.createdAt) + ')');
     open.addEventListener('click', action(open, function () { return openEnvelope(envelope.id, true); }));
     var cell = document.createElement('td');
     cell.appendChild(open);
@@ -78,9 +118,20 @@ export function renderEnvelopeList() {
     : shown.length + ' of ' + state.envelopes.length + ' loaded envelopes match.';
 }
 
-/** Wires the search box: the list narrows as the sender types. */
+/**
+ * Whose an envelope is (in "Everyone's", and on show): its owner's address, "you" for the caller's own.
+ * @param {Envelope} envelope
+ */
+function ownerOf(envelope) {
+  if (envelope.ownerId === state.userId) return 'you';
+  return envelope.ownerEmail || envelope.ownerId;
+}
+
+/** Wires the search box (the list narrows as the sender types) and the "Mine" / "Everyone's" switch. */
 export function wireEnvelopeSearch() {
   $('envelope-search').addEventListener('input', renderEnvelopeList);
+  $('scope-mine').addEventListener('click', action($('scope-mine'), function () { return setEnvelopeScope('mine'); }));
+  $('scope-organization').addEventListener('click', action($('scope-organization'), function () { return setEnvelopeScope('organization'); }));
 }
 
 /**
@@ -105,6 +156,7 @@ export function showEnvelope(envelope, etag) {
   placeFieldsCard($('envelope'), $('recipients-card'));
   $('template').hidden = true;
   state.template = null;
+  fields.readOnly = viewerBlocker('Changing envelopes');
   state.envelope = envelope;
   state.etag = etag;
   $('envelope').hidden = false;
@@ -114,6 +166,7 @@ export function showEnvelope(envelope, etag) {
   badge.textContent = envelope.status;
   badge.className = 'badge badge-' + envelope.status;
   $('envelope-id').textContent = envelope.id;
+  $('envelope-owner').textContent = ownerOf(envelope);
   $('envelope-created').textContent = formatTime(envelope.createdAt);
   $('envelope-purged-term').hidden = envelope.purgedAt === null;
   $('envelope-purged').hidden = envelope.purgedAt === null;
@@ -165,6 +218,11 @@ export function setLifecycleControls(envelope) {
     ? 'To delete a sent envelope, void it first: then its documents can be deleted.'
     : purged ? 'The documents of this envelope were deleted.' : '';
   setFieldControls(envelope);
+  // A viewer reads and changes nothing (docs/api.md#roles): what would change the envelope is disabled, saying why.
+  var blocker = viewerBlocker('Changing envelopes');
+  lockControls([$('send'), $('complete'), $('void'), $('delete'), $('save-signers'), $('add-signer'), $('signing-order'), $('save-settings')], blocker);
+  lockControls($('signer-list').querySelectorAll('input, select, button'), blocker);
+  lockControls(document.querySelectorAll('#settings-form input, #settings-form select, #recipient-rows button'), blocker);
 }
 
 /**

@@ -1,7 +1,7 @@
 // @ts-check
 // The fields card: the document's pages drawn by PDF.js, and the fields placed on them in their
 // recipients' colours, for an envelope or a template.
-import { $, state } from './consoleSession.js';
+import { $, lockControls, state } from './consoleSession.js';
 import { update } from './envelopeActions.js';
 import { announce, focusField, keyOnField, renderEditor, rulesFromApi, select, showDetectResult, startDrag } from './fieldEditing.js';
 import { recipientColor, signerById } from './recipientStatus.js';
@@ -36,6 +36,7 @@ export var KEY_STEP = 0.01;
  *   detectWith: (() => Promise<{ fields: Subject['fields'], textTags: number, formFields: number }>) | null,
  *   envelopeId: string | null, pdf: import('./pdfPages.js').PdfDocument | null,
  *   layout: { pages: HTMLDivElement[], close: () => void } | null, loading: Promise<unknown> | null,
+ *   readOnly: string | null,
  * }}
  */
 export var fields = {
@@ -65,10 +66,12 @@ export var fields = {
   pdf: null,
   layout: null,
   loading: null,
+  /** Why the caller may not change the subject's fields (its role: docs/api.md#roles), or null; set before `showFields`. */
+  readOnly: null,
 };
 
 export function editable() {
-  return fields.subject !== null && fields.subject.status === 'draft';
+  return fields.subject !== null && fields.subject.status === 'draft' && fields.readOnly === null;
 }
 
 /**
@@ -206,6 +209,9 @@ function renderFieldTools(envelope) {
     if (envelope.status !== 'draft') {
       note.hidden = false;
       note.textContent = 'The envelope has been sent: its fields are shown as the recipients see them, and can no longer change.';
+    } else if (fields.readOnly !== null) {
+      note.hidden = false;
+      note.textContent = fields.readOnly;
     } else if (signers.length === 0) {
       note.hidden = false;
       note.textContent = envelope.kind === 'template'
@@ -227,7 +233,7 @@ export function updateSwatch() {
  * @param {Subject} envelope
  */
 export function setFieldControls(envelope) {
-  var draft = envelope.status === 'draft';
+  var draft = envelope.status === 'draft' && fields.readOnly === null;
   var hasSigners = $('field-recipient').options.length > 0;
   var ready = fields.layout !== null;
   ['field-recipient', 'field-type', 'field-page'].forEach(function (id) { /** @type {HTMLSelectElement} */ ($(id)).disabled = !draft || !hasSigners; });
@@ -238,6 +244,7 @@ export function setFieldControls(envelope) {
   $('fields-hint').hidden = !draft;
   document.querySelectorAll('#field-editor input, #field-editor select, #field-editor button').forEach(function (element) { /** @type {HTMLInputElement} */ (element).disabled = !draft; });
   if (!draft) $('field-editor').hidden = true;
+  lockControls([$('save-fields'), $('detect-fields'), $('add-field')], fields.readOnly);
 }
 
 /**

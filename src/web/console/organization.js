@@ -4,6 +4,7 @@
 // caller's role may use (docs/api.md#roles).
 import { $, action, api, formatTime, showStatus, state } from './consoleSession.js';
 import { confirmAction } from './envelopeActions.js';
+import { seesEveryonesEnvelopes } from './envelopes.js';
 /** @typedef {import('./consoleSession.js').Schemas} Schemas */
 /** @typedef {Schemas['Member']} Member */
 /** @typedef {Schemas['OrganizationInvitation']} Invitation */
@@ -51,6 +52,9 @@ function applyRole(role) {
   $('template-form').hidden = !writes;
   $('apikey-form').hidden = !writes;
   $('webhooks').hidden = !managesOrganization(role);
+  // "Mine" / "Everyone's" above the envelope list: not for senders (docs/api.md#what-members-share).
+  if (!seesEveryonesEnvelopes(role)) state.envelopeScope = 'mine';
+  $('envelope-scope').hidden = !seesEveryonesEnvelopes(role);
   $('session-role').textContent = role;
   $('envelopes-empty').textContent = writes ? 'No envelopes yet: upload a PDF.' : 'No envelopes yet.';
   var note = $('role-note');

@@ -1,6 +1,6 @@
 // @ts-check
 // Templates: create one from a PDF, its roles and fields, activate it, and use it to make an envelope.
-import { $, action, api, control, formatTime, showStatus, state, statusBadge } from './consoleSession.js';
+import { $, action, api, control, formatTime, lockControls, showStatus, state, statusBadge, viewerBlocker } from './consoleSession.js';
 import { putToBlobStorage } from './documents.js';
 import { confirmAction, fillLocalePicker, send } from './envelopeActions.js';
 import { loadEnvelopes, openEnvelope } from './envelopes.js';
@@ -33,6 +33,20 @@ export function loadTemplates() {
   });
 }
 
+/**
+ * Whose a template is: "you", or its owner's address.
+ * @param {Template} template
+ */
+function templateOwner(template) {
+  return template.ownerId === state.userId ? 'you' : template.ownerEmail || template.ownerId;
+}
+
+/**
+ * Who may use a template besides its owner, in words (docs/api.md#templates-shared-in-an-organization).
+ * @type {Record<Template['visibility'], string>}
+ */
+var VISIBILITY_WORDS = { private: 'only its owner', organization: 'the organisation' };
+
 function renderTemplateList() {
   var rows = $('template-rows');
   rows.textContent = '';
@@ -42,6 +56,12 @@ function renderTemplateList() {
     name.scope = 'row';
     name.textContent = template.name;
     row.appendChild(name);
+    [templateOwner(template), VISIBILITY_WORDS[template.visibility]].forEach(function (value, index) {
+      var cell = document.createElement('td');
+      if (index === 0) cell.className = 'owner';
+      cell.textContent = value;
+      row.appendChild(cell);
+    });
     var status = document.createElement('td');
     status.appendChild(statusBadge(template.status));
     row.appendChild(status);
@@ -55,7 +75,7 @@ function renderTemplateList() {
     open.type = 'button';
     open.className = 'secondary';
     open.textContent = 'Open';
-    open.setAttribute('aria-label', 'Open template ' + template.name);
+    open.setAttribute('aria-label', 'Open template ' + template.name + ' (of ' + templateOwner(template) + ')');
     open.addEventListener('click', action(open, function () { return openTemplate(template.id, true); }));
     actionCell.appendChild(open);
     row.appendChild(actionCell);
@@ -109,6 +129,22 @@ function templateSubject(template) {
 }
 
 /**
+ * Why the caller may not change `template` (docs/api.md#templates-shared-in-an-organization): a viewer
+ * changes none, a sender only its own; or null.
+ * @param {Template} template
+ * @returns {string | null}
+ */
+function templateChangeBlocker(template) {
+  var viewer = viewerBlocker('Changing templates');
+  if (viewer !== null) return viewer;
+  var role = state.organization ? state.organization.role : null;
+  if (role === 'sender' && template.ownerId !== state.userId) {
+    return 'Only its owner (' + templateOwner(template) + '), an admin or the organisation’s owner changes this template; you are a sender.';
+  }
+  return null;
+}
+
+/**
  * @param {Template} template
  * @param {string | null} etag
  */
@@ -116,6 +152,8 @@ function showTemplate(template, etag) {
   var previous = state.template;
   state.template = template;
   state.templateEtag = etag;
+  var blocker = templateChangeBlocker(template);
+  fields.readOnly = blocker;
   $('envelope').hidden = true;
   $('template').hidden = false;
   placeFieldsCard($('template'), $('template-fields-slot'));
@@ -125,11 +163,13 @@ function showTemplate(template, etag) {
   badge.textContent = template.status;
   badge.className = 'badge badge-' + (template.status === 'active' ? 'sent' : 'draft');
   $('template-id').textContent = template.id;
+  $('template-owner').textContent = templateOwner(template);
   var changed = !previous || previous.id !== template.id || previous.updatedAt !== template.updatedAt;
   if (changed) {
     renderRoles(template.roles);
     $('template-signing-order').value = template.signingOrder;
     renderUseForm(template);
+    /** @type {HTMLInputElement} */ ($('visibility-' + template.visibility)).checked = true;
   }
   showFields(templateSubject(template), null, changed, saveTemplateFields, template.status === 'draft' ? detectTemplateFields : null);
   $('activate-template').hidden = template.status !== 'draft';
@@ -137,8 +177,27 @@ function showTemplate(template, etag) {
     ? 'Activating checks the document as sending does and freezes it: envelopes made from the template get exactly this document. Roles and fields can still change afterwards.'
     : 'Active: its document is frozen. Roles and fields can still change.';
   $('use-form').hidden = template.status !== 'active';
+  // What the caller's role may not do is disabled, saying why (docs/api.md#templates-shared-in-an-organization).
+  var changing = [$('save-roles'), $('add-role'), $('template-signing-order'), $('activate-template'), $('delete-template'), $('save-visibility'), $('visibility-private'), $('visibility-organization')];
+  changing.forEach(function (element) { element.disabled = false; });
+  lockControls(changing, blocker);
+  lockControls($('role-list').querySelectorAll('input, select, button'), blocker);
+  $('template-read-only').textContent = blocker || '';
+  $('template-read-only').hidden = blocker === null;
+  $('use-template').disabled = false;
+  lockControls([$('use-template')], viewerBlocker('Making envelopes'));
   state.templates = state.templates.map(function (item) { return item.id === template.id ? template : item; });
   renderTemplateList();
+}
+
+/** Saves who may use the open template (docs/api.md#templates-shared-in-an-organization). */
+export function saveVisibility() {
+  var visibility = /** @type {Template['visibility']} */ ($('visibility-organization').checked ? 'organization' : 'private');
+  return updateTemplate({ visibility: visibility }).then(function (template) {
+    showStatus(template.visibility === 'organization'
+      ? 'Template “' + template.name + '” is shared: everyone in the organisation may use it.'
+      : 'Template “' + template.name + '” is private: only its owner, admins and the organisation’s owner use it.');
+  });
 }
 
 /**
