@@ -61,7 +61,7 @@ describe('the last action completes the envelope (docs/api.md#the-recipients-api
       ['recipient.signed', recipientIds[1], bea.email, 'bea-agent/1.0'],
       ['envelope.completed', recipientIds[1], bea.email, 'bea-agent/1.0'],
     ]);
-    expect(events.at(-1).details).toEqual({ originalSha256: envelope.documentSha256, sealedSha256: envelope.hash });
+    expect(events.at(-1).details).toEqual({ originalSha256: envelope.documentSha256, sealedSha256: envelope.hash, auditHead: events.at(-2).hash });
 
     const batch = (await outboxBatches(owner.userId, id)).at(-1)!;
     const stored = await storedEnvelope(owner.userId, id);

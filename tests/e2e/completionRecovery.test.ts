@@ -34,14 +34,31 @@ describe('completion after a crash', () => {
     const leftOverHash = createHash('sha256').update(leftOver).digest('hex');
     // Sealed from this version and from this very document (the attempt froze it before it crashed).
     const originalSha256 = createHash('sha256').update(await corpusPdf('normal.pdf')).digest('hex');
+    // ... with the same audit trail, whose head it names (docs/api.md#chained-audit-trail).
+    const auditHead = ((await env.api.request('GET', `/envelopes/${id}/audit`, { token: user.token })).body as { hash: string }[]).at(-1)!.hash;
     await sealedBlob(id).uploadData(leftOver, {
-      metadata: { envelopeversion: etag.replaceAll('"', ''), sha256: leftOverHash, originalsha256: originalSha256, completedat: '2026-11-22T10:00:00.000Z' },
+      metadata: { envelopeversion: etag.replaceAll('"', ''), sha256: leftOverHash, originalsha256: originalSha256, completedat: '2026-11-22T10:00:00.000Z', audithead: auditHead },
     });
     const completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
     expect(completed.status).toBe(200);
     expect(completed.body.hash).toBe(leftOverHash);
     const envelope = await env.api.request('GET', `/envelopes/${id}`, { token: user.token });
     expect(envelope.body).toMatchObject({ status: 'completed', hash: leftOverHash, completedAt: '2026-11-22T10:00:00.000Z' });
+    const completedEvent = ((await env.api.request('GET', `/envelopes/${id}/audit`, { token: user.token })).body as { type: string; details: unknown }[]).at(-1)!;
+    expect(completedEvent).toMatchObject({ type: 'envelope.completed', details: { sealedSha256: leftOverHash, auditHead } });
+  });
+
+  test('does not reuse a blob of the same version sealed before the audit trail was chained (it names no head): replaces it once stale', async () => {
+    const { id, etag } = await draftWithSigner();
+    const originalSha256 = createHash('sha256').update(await corpusPdf('normal.pdf')).digest('hex');
+    await sealedBlob(id).uploadData(Buffer.from('%PDF-1.7 sealed without audit.json'), {
+      metadata: { envelopeversion: etag.replaceAll('"', ''), sha256: 'd'.repeat(64), originalsha256: originalSha256, completedat: '2026-11-22T10:00:00.000Z', storedat: String(Date.now() - SEAL_LEASE_MS - 1_000) },
+    });
+    const completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
+    expect(completed.status).toBe(200);
+    expect(completed.body.hash).not.toBe('d'.repeat(64));
+    const stored = await sealedBlob(id).downloadToBuffer();
+    expect(createHash('sha256').update(stored).digest('hex')).toBe(completed.body.hash);
   });
 
   test('does not reuse a blob of the same version sealed from another document (the upload changed after the crash): replaces it once stale', async () => {

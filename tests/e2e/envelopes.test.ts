@@ -641,8 +641,12 @@ describe('audit trail, basics (docs/api.md#audit-trail)', () => {
         apiKeyId: null,
         organizationId: expect.stringMatching(UUID),
         details: expect.any(Object),
+        prevHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
       });
     }
+    // One chain (docs/api.md#chained-audit-trail): each event names the one before it.
+    expect(events.slice(1).map((event) => event.prevHash)).toEqual(events.slice(0, -1).map((event) => event.hash));
     expect(events.map((event) => event.at)).toEqual([...events.map((event) => event.at)].sort());
     expect(events[0].details).toEqual({ documentName: 'audit.pdf', blobName: `${id}/audit.pdf` });
     expect(events[1].details).toEqual({ added: [{ id: adaId, email: ada.email }], removed: [] });
@@ -650,6 +654,7 @@ describe('audit trail, basics (docs/api.md#audit-trail)', () => {
     expect(events[3].details).toEqual({
       originalSha256: createHash('sha256').update(pdf).digest('hex'),
       sealedSha256: completed.body.hash,
+      auditHead: events[2].hash,
     });
   });
 

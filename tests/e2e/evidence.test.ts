@@ -55,11 +55,13 @@ describe('audit trail', () => {
     // what the client itself sent (198.51.100.23) is not trusted.
     const common = { actorId: user.userId, actorEmail: user.email, ip: '127.0.0.1', userAgent: 'evidence-test/1.0', apiKeyId: null, organizationId: await organizationIdOf(user), at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) };
     const original = createHash('sha256').update(await corpusPdf('normal.pdf')).digest('hex');
+    // Each event names the one before it; the first, the SHA-256 of the envelope id (docs/api.md#chained-audit-trail).
+    const chain = (index: number) => ({ prevHash: index === 0 ? createHash('sha256').update(id, 'utf8').digest('hex') : events[index - 1]!.hash, hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(events).toEqual([
-      { sequence: 1, type: 'envelope.created', ...common, details: { documentName: 'lease.pdf', blobName: `${id}/lease.pdf` } },
-      { sequence: 2, type: 'envelope.signers_replaced', ...common, details: { added: [{ id: aId, email: 'a@example.com' }], removed: [] } },
-      { sequence: 3, type: 'envelope.signers_replaced', ...common, details: { added: [{ id: bId, email: 'b@example.com' }], removed: [] } },
-      { sequence: 4, type: 'envelope.completed', ...common, details: { originalSha256: original, sealedSha256: completed.body.hash } },
+      { sequence: 1, type: 'envelope.created', ...common, ...chain(0), details: { documentName: 'lease.pdf', blobName: `${id}/lease.pdf` } },
+      { sequence: 2, type: 'envelope.signers_replaced', ...common, ...chain(1), details: { added: [{ id: aId, email: 'a@example.com' }], removed: [] } },
+      { sequence: 3, type: 'envelope.signers_replaced', ...common, ...chain(2), details: { added: [{ id: bId, email: 'b@example.com' }], removed: [] } },
+      { sequence: 4, type: 'envelope.completed', ...common, ...chain(3), details: { originalSha256: original, sealedSha256: completed.body.hash, auditHead: events[2]!.hash } },
     ]);
     const times = events.map((event) => Date.parse(event.at as string));
     expect([...times].sort((a, b) => a - b)).toEqual(times);

@@ -173,8 +173,11 @@ describe('envelopes made before the organisation\'s index', () => {
     const services = getServices();
     const legacy = await accountWithoutOrganization();
     const draft = newDraftEnvelope({ actor: { userId: legacy.userId, email: legacy.email, emailVerified: true, ip: null, userAgent: null, apiKeyId: null, organizationId: 'none', role: 'owner' }, documentName: 'old.pdf', now: new Date() });
-    // Made before organisations: the record names none (the actor's organisation above is a placeholder).
-    await services.envelopes.create({ ...draft.record, organizationId: null }, draft.event);
+    // Made before organisations: the record names none (the actor's organisation above is a placeholder),
+    // and, as before the chained audit trail, neither the record nor its event carries a hash.
+    const { auditHead: _head, ...record } = draft.record;
+    const { organizationId: _organization, prevHash: _prev, hash: _hash, ...event } = draft.event;
+    await services.envelopes.create({ ...record, organizationId: null }, event);
     const login = await env.api.request('POST', '/Login', { json: { email: legacy.email, password: legacy.password } });
     expect(login.status).toBe(200);
     return { token: login.body.token as string, userId: legacy.userId, email: legacy.email, envelopeId: draft.record.id };

@@ -33,12 +33,14 @@ describe('a send (docs/api.md#lifecycle, docs/api.md#evidence)', () => {
     // The default signing order is parallel: sending it again is no change of settings.
     const events = await auditTrail(env.api, owner, id);
     const owned = { actorId: owner.userId, actorEmail: owner.email, ip: expect.any(String), userAgent: 'sending-test/1.0', apiKeyId: null, organizationId: expect.stringMatching(UUID), at: envelope.sentAt };
+    // Each event names the one before it (docs/api.md#chained-audit-trail).
+    const chain = (index: number) => ({ prevHash: events[index - 1].hash, hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(events.slice(1)).toEqual([
-      { sequence: 2, type: 'envelope.signers_replaced', ...owned, details: { added: recipientIds.map((recipientId, index) => ({ id: recipientId, email: [ada, bob, cat][index]!.email })), removed: [] } },
-      { sequence: 3, type: 'envelope.fields_replaced', ...owned, details: { count: 1 } },
-      { sequence: 4, type: 'envelope.sent', ...owned, details: { documentSha256: envelope.documentSha256, pageCount: 2, removed: [] } },
-      { sequence: 5, type: 'recipient.invited', ...owned, details: { recipientId: recipientIds[0], email: ada.email, resend: false } },
-      { sequence: 6, type: 'recipient.invited', ...owned, details: { recipientId: recipientIds[1], email: bob.email, resend: false } },
+      { sequence: 2, type: 'envelope.signers_replaced', ...owned, ...chain(1), details: { added: recipientIds.map((recipientId, index) => ({ id: recipientId, email: [ada, bob, cat][index]!.email })), removed: [] } },
+      { sequence: 3, type: 'envelope.fields_replaced', ...owned, ...chain(2), details: { count: 1 } },
+      { sequence: 4, type: 'envelope.sent', ...owned, ...chain(3), details: { documentSha256: envelope.documentSha256, pageCount: 2, removed: [] } },
+      { sequence: 5, type: 'recipient.invited', ...owned, ...chain(4), details: { recipientId: recipientIds[0], email: ada.email, resend: false } },
+      { sequence: 6, type: 'recipient.invited', ...owned, ...chain(5), details: { recipientId: recipientIds[1], email: bob.email, resend: false } },
     ]);
     expect(envelope.sentAt).toMatch(ISO_MS);
 

@@ -179,7 +179,7 @@ describe('GET /api/signing (docs/api.md#the-recipients-api)', () => {
     expect((await get(id)).body.signers[0].status).toBe('opened');
     const opened = (await auditTrail(env.api, owner, id)).filter((event) => event.type === 'recipient.opened');
     expect(opened).toEqual([
-      { sequence: expect.any(Number), type: 'recipient.opened', at: expect.stringMatching(ISO_MS), actorId: recipientIds[0], actorEmail: ada.email, ip: expect.any(String), userAgent: expect.any(String), apiKeyId: null, organizationId: expect.stringMatching(UUID), details: { recipientId: recipientIds[0], credential: 'signingLink', locale: 'en' } },
+      { sequence: expect.any(Number), type: 'recipient.opened', at: expect.stringMatching(ISO_MS), actorId: recipientIds[0], actorEmail: ada.email, ip: expect.any(String), userAgent: expect.any(String), apiKeyId: null, organizationId: expect.stringMatching(UUID), prevHash: expect.stringMatching(/^[0-9a-f]{64}$/), hash: expect.stringMatching(/^[0-9a-f]{64}$/), details: { recipientId: recipientIds[0], credential: 'signingLink', locale: 'en' } },
     ]);
     const webhooks = (await outboxMessages(owner.userId, id)).flatMap((message) => (message.kind === 'event' ? [message.event] : []));
     expect(webhooks.find((event) => event.type === 'recipient.opened')).toEqual({

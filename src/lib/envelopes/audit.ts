@@ -3,11 +3,14 @@
  */
 import type { Services } from '../services.js';
 import { readOwnedEnvelope } from './get.js';
-import type { AuditEvent } from './model.js';
-import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
+import type { ChainedAuditEvent } from './model.js';
+import { chainedEvents } from './auditChain.js';
 
-/** An audit event as `GET /api/envelopes/{id}/audit` shows it: with the envelope's organisation (docs/api.md#evidence). */
-export type AuditEventView = AuditEvent & { organizationId: string };
+/**
+ * An audit event as `GET /api/envelopes/{id}/audit` shows it: with the envelope's organisation and its
+ * place in the chain (docs/api.md#chained-audit-trail).
+ */
+export type AuditEventView = ChainedAuditEvent;
 
 export interface ListAuditEventsOptions {
   services: Services;
@@ -17,12 +20,12 @@ export interface ListAuditEventsOptions {
 
 /**
  * The caller's envelope's events, oldest first, each with the envelope's organisation (for an
- * envelope made before organisations, its owner's: docs/api.md#what-members-share).
+ * envelope made before organisations, its owner's: docs/api.md#what-members-share) and its `prevHash`
+ * and `hash`. Events recorded before the chain are hashed on this first read and stored so
+ * (docs/api.md#chained-audit-trail), as shown here before: nothing they recorded changes.
  * @throws AppError 404 for a missing envelope or another owner's, as for the envelope itself
  */
 export async function listAuditEvents({ services, ownerId, envelopeId }: ListAuditEventsOptions): Promise<AuditEventView[]> {
   const { record } = await readOwnedEnvelope(services.envelopes, ownerId, envelopeId);
-  const [events, organizationId] = await Promise.all([services.envelopes.events(ownerId, envelopeId), envelopeOrganization(services, record)]);
-  // Events recorded before actors' e-mails were: the owner was their only actor.
-  return events.map((event) => ({ ...(event.actorEmail === null && event.actorId === ownerId && record.ownerEmail !== null ? { ...event, actorEmail: record.ownerEmail } : event), organizationId }));
+  return await chainedEvents(services, record);
 }

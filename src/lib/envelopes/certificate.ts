@@ -11,10 +11,11 @@ import { AUDIT_EVENT_TYPES, deliveryOf, mustAct, recipientLocale, type AuditEven
 
 /**
  * The certificate of `record` completed at `completedAt` (ISO 8601 UTC), from its recipients' actions
- * by recipient id and its whole audit trail so far (`events`, this completion's own included).
+ * by recipient id and its whole audit trail so far (`events`, this completion's own included), whose
+ * last event's `hash` is `auditHead` (docs/api.md#chained-audit-trail).
  * `record` holds the frozen document's SHA-256 and page count.
  */
-export function completionCertificate(record: EnvelopeRecord, actions: Map<string, RecipientAction>, events: AuditEvent[], completedAt: string): CompletionCertificate {
+export function completionCertificate(record: EnvelopeRecord, actions: Map<string, RecipientAction>, events: AuditEvent[], completedAt: string, auditHead: string): CompletionCertificate {
   return {
     locale: record.locale ?? DEFAULT_LOCALE,
     envelopeId: record.id,
@@ -29,6 +30,7 @@ export function completionCertificate(record: EnvelopeRecord, actions: Map<strin
     recipients: certificateRecipients(record, actions, events),
     disclosure: agreedDisclosure(events),
     events: certificateEvents(record, events),
+    auditHead,
   };
 }
 

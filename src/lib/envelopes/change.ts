@@ -15,6 +15,8 @@ import type { DueEntry } from '../storage/dueIndex.js';
 import { EnvelopeChangedError, recipientActionRow, type StoredEnvelope } from '../storage/envelopeRepository.js';
 import { admitEmails, refundEmails, reserveEmails, type EmailAdmission, type PastQuota } from './emailQuota.js';
 import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
+import { auditChainHead } from './auditChain.js';
+import { chainEvents } from './auditHash.js';
 import { receivesEmail, recipientLocale, type Actor, type AuditEvent, type AuditEventType, type EnvelopeRecord, type EventActor, type LastEmail, type RecipientAction, type Signer } from './model.js';
 
 /** A webhook event whose `data.status` is the envelope's status once the whole change is applied (docs/api.md#webhooks). */
@@ -231,7 +233,10 @@ export interface CommitOptions {
 
 /**
  * Writes a change: its due-index entries first, then the envelope, its events, action rows and outbox
- * batch in one transaction conditional on `base`'s ETag. Every e-mail of the batch is counted toward
+ * batch in one transaction conditional on `base`'s ETag. The events are chained
+ * (docs/api.md#chained-audit-trail) after the head `base` holds ({@link chainedChange}), and the
+ * envelope row keeps the new head: the same condition that keeps two changes from both committing
+ * keeps two appends from naming the same previous event. Every e-mail of the batch is counted toward
  * the daily quota of the envelope's organisation before it is queued (`emailQuota.ts` `admitEmails`),
  * reserved in the organisation's quota row just before the transaction (conditional on that row's
  * ETag; when it changed meanwhile, the e-mails are counted again with the row read anew, on the loop
@@ -249,7 +254,8 @@ export interface CommitOptions {
  */
 export async function commitChange(services: Services, base: StoredEnvelope, change: Change, options: CommitOptions = {}): Promise<EnvelopeRecord> {
   const log = options.log ?? ((message: string) => console.warn(message));
-  const finished = withOrganization(change.finish(), await envelopeOrganization(services, base.record));
+  const organizationId = await envelopeOrganization(services, base.record);
+  const finished = chainedChange(withOrganization(change.finish(), organizationId), await auditChainHead(services, base.record));
   const envelopesTable = services.storage.tables.envelopes;
   const admit = async () =>
     await admitEmails(envelopesTable, {
@@ -328,6 +334,16 @@ function withOrganization(finished: FinishedChange, organizationId: string): Fin
   const next = { ...finished.next, organizationId };
   const messages = finished.batch?.messages.map((message): OutboxMessage => (message.kind === 'event' ? { ...message, event: { ...message.event, organizationId } } : message));
   return { ...finished, next, batch: finished.batch === null || messages === undefined ? null : { ...finished.batch, messages } };
+}
+
+/**
+ * The change with its events chained after `head` (docs/api.md#chained-audit-trail), each recording the
+ * envelope's organisation, and the envelope's `auditHead` the last one's hash (`head` when it records none).
+ * `finished.next.organizationId` must be set ({@link withOrganization}).
+ */
+function chainedChange(finished: FinishedChange, head: string): FinishedChange {
+  const events = chainEvents(finished.events, finished.next.organizationId!, head);
+  return { ...finished, events, next: { ...finished.next, auditHead: events.at(-1)?.hash ?? head } };
 }
 
 /**

@@ -18,6 +18,9 @@ import { sealDocument, type FieldDrawing } from '../pdf/index.js';
 import { allActed, pendingRecipients } from './routing.js';
 import { completionCertificate } from './certificate.js';
 import { Change, commitChange } from './change.js';
+import { chainedEvents, headOf } from './auditChain.js';
+import { chainEvents } from './auditHash.js';
+import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
 import { givenValues } from './fieldValues.js';
 import { checkUpload, readFrozenDocument, refreshFrozenCopy, storeFrozenCopy, type CheckedDocument, type CleanedDocument } from './freeze.js';
 import { readOwnedEnvelope } from './get.js';
@@ -194,8 +197,9 @@ export interface SealCompletionOptions {
 }
 
 /**
- * Seals `change.record` (or reuses the blob sealed from the same state) and applies the completion to
- * the change: status `completed`, `envelope.completed` (docs/api.md#evidence), the `envelope.completed`
+ * Seals `change.record` (or reuses the blob sealed from the same state) with its audit trail so far as
+ * `audit.json` (docs/api.md#chained-audit-trail) and applies the completion to
+ * the change: status `completed`, `envelope.completed` (docs/api.md#evidence) naming the trail's head as `auditHead`, the `envelope.completed`
  * webhook event, the `completed` e-mails to the owner and, for an envelope that was sent, to every
  * recipient (each recipient's carrying its link; one is made for recipients without), and the
  * removal of a `completion` due entry.
@@ -207,21 +211,25 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
   const record = change.record;
   // Everything a seal reads, read at once: the stored blob's metadata decides whether the rest is
   // used (a blob sealed from this state is reused, rarely: a retry after a crash).
-  const [existing, original, storedEvents, storedActions] = await Promise.all([
+  const [existing, original, storedEvents, storedActions, organizationId] = await Promise.all([
     readSealedMetadata(services, record.blobName),
     document ?? readFrozenDocument(services, record).then((bytes): CheckedDocument => ({ bytes, documentSha256: record.documentSha256!, pageCount: record.pageCount! })),
-    services.envelopes.events(record.ownerId, record.id),
+    chainedEvents(services, stored.record),
     services.envelopes.actions(record.ownerId, record.id),
+    envelopeOrganization(services, stored.record),
   ]);
   record.documentSha256 = original.documentSha256;
   record.pageCount = original.pageCount;
-  let sealed = sealedFromState(existing, key, original.documentSha256);
+  // Every event before `envelope.completed` (which names the sealed hash, so it cannot be sealed),
+  // this request's own chained as `commitChange` will chain them (docs/api.md#chained-audit-trail).
+  const events = [...storedEvents.filter((event) => event.sequence <= stored.record.auditSequence), ...chainEvents(change.pendingEvents(), organizationId, headOf(stored.record, storedEvents))];
+  const auditHead = events.at(-1)!.hash;
+  let sealed = sealedFromState(existing, key, original.documentSha256, auditHead);
   if (sealed === null) {
     const completedAt = change.at;
     const pendingByRecipient = new Map(change.actions.map((action) => [action.recipientId, action]));
     const actions = new Map(storedActions.map((action) => [action.recipientId, action]));
     for (const [id, action] of pendingByRecipient) actions.set(id, action);
-    const events = [...storedEvents, ...change.pendingEvents()];
     const { config } = services;
     const { sealed: bytes } = await sealDocument({
       document: original.bytes,
@@ -230,14 +238,15 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
       inflateChecked: document === undefined,
       fieldDrawings: fieldDrawings(record, actions),
       removeFormFields: replacedFormFields(record),
-      certificate: completionCertificate(record, actions, events, completedAt),
+      certificate: completionCertificate(record, actions, events, completedAt, auditHead),
+      auditTrail: new TextEncoder().encode(JSON.stringify(events)),
       sealingP12: config.seal.p12,
       sealingPassphrase: config.seal.passphrase,
       ...(config.tsaUrl === undefined ? {} : { timestampAuthorityUrl: config.tsaUrl }),
       level: config.sealLevel,
       allowPrivateNetworks: config.outboundAllowPrivateNetworks,
     });
-    sealed = await claimSealedBlob({ services, stored, blobName: record.blobName, existing, key, bytes, originalSha256: original.documentSha256, completedAt });
+    sealed = await claimSealedBlob({ services, stored, blobName: record.blobName, existing, key, bytes, originalSha256: original.documentSha256, completedAt, auditHead });
   }
 
   record.status = 'completed';
@@ -245,7 +254,9 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
   record.closedAt = sealed.completedAt;
   record.hash = sealed.hash;
   record.originalSha256 = sealed.originalSha256;
-  change.event('envelope.completed', actor, { originalSha256: sealed.originalSha256, sealedSha256: sealed.hash });
+  change.event('envelope.completed', actor, { originalSha256: sealed.originalSha256, sealedSha256: sealed.hash, auditHead: sealed.auditHead });
+  // The public append-only log (docs/api.md#chained-audit-trail) takes its leaves here, once it exists:
+  // the sealed PDF's SHA-256 (`sealed.hash`), then the chain head it seals (`sealed.auditHead`).
   change.webhook('envelope.completed', { hash: sealed.hash });
   change.email('completed', null);
   // Recipients hear of a completion only when the envelope was sent to them: a draft the owner seals

@@ -5,6 +5,7 @@ import { uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
 import { CONTAINERS } from '../storage/clients.js';
 import { ownerActor, type Actor, type AuditEvent, type EnvelopeRecord } from './model.js';
+import { chainEvents, chainStart } from './auditHash.js';
 import type { UploadRequest } from './schemas.js';
 import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import { problem } from '../problems.js';
@@ -81,7 +82,7 @@ export interface NewDraftEnvelopeOptions {
 
 /**
  * A new draft envelope with no signers (docs/api.md#create-an-envelope-and-upload-its-document) and its first audit event,
- * `envelope.created` (docs/api.md#evidence), ready for `EnvelopeRepository.create`.
+ * `envelope.created` (docs/api.md#evidence), the first of its chain (docs/api.md#chained-audit-trail), ready for `EnvelopeRepository.create`.
  */
 export function newDraftEnvelope({ actor, documentName, now, templateId }: NewDraftEnvelopeOptions): { record: EnvelopeRecord; event: AuditEvent } {
   const id = uuidv7();
@@ -129,5 +130,8 @@ export function newDraftEnvelope({ actor, documentName, now, templateId }: NewDr
     apiKeyId: by.apiKeyId,
     details: templateId === undefined ? { documentName, blobName } : { documentName, blobName, templateId },
   };
-  return { record, event };
+  // The first link of the chained audit trail (docs/api.md#chained-audit-trail); the row keeps its head.
+  const [chained] = chainEvents([event], actor.organizationId, chainStart(id));
+  record.auditHead = chained!.hash;
+  return { record, event: chained! };
 }

@@ -230,6 +230,12 @@ export interface EnvelopeRecord {
   version: number;
   /** Sequence number of the last audit event (docs/api.md#evidence). */
   auditSequence: number;
+  /**
+   * The `hash` of the event numbered {@link auditSequence}: the head of the chained audit trail
+   * (docs/api.md#chained-audit-trail), which the next change's first event names as `prevHash`. Absent
+   * (or `null`) on envelopes whose events were recorded before the chain: found on their first change.
+   */
+  auditHead?: string | null;
   /** Whether signers and approvers may hand their part to someone else (docs/api.md#reassignment); absent: `false`. */
   allowReassign?: boolean;
 }
@@ -322,7 +328,19 @@ export interface AuditEvent {
   /** The API key the change was made with (docs/api.md#api-keys); `null` for an access token, a recipient or the system. */
   apiKeyId: string | null;
   details: Record<string, unknown>;
+  /**
+   * The envelope's organisation, recorded with the event since the audit trail was chained
+   * (docs/api.md#chained-audit-trail); events recorded before have none stored (the audit API shows the envelope's).
+   */
+  organizationId?: string;
+  /** Lower-case hex SHA-256 of the previous event (docs/api.md#chained-audit-trail); absent on events recorded before the chain, until they are read. */
+  prevHash?: string;
+  /** Lower-case hex SHA-256 of the event as the audit API shows it, less `hash` (docs/api.md#chained-audit-trail); absent as `prevHash`. */
+  hash?: string;
 }
+
+/** An audit event as `GET /api/envelopes/{id}/audit` shows it and its chain covers (docs/api.md#chained-audit-trail). */
+export type ChainedAuditEvent = AuditEvent & { organizationId: string; prevHash: string; hash: string };
 
 /** The owner making a request, as the bearer guard found it (docs/api.md#evidence). */
 export interface Actor {

@@ -44,6 +44,8 @@ export interface SealedBlob {
   etag: string;
   /** When this attempt stored or last claimed it, milliseconds since the epoch. */
   storedAt: number;
+  /** The audit trail head its certificate prints and its `audit.json` ends with (docs/api.md#chained-audit-trail). */
+  auditHead: string;
 }
 
 /** What identifies the state a blob is sealed from (see the module comment). */
@@ -69,12 +71,13 @@ export function sealKeyText(key: SealKey): string {
 
 /**
  * What a stored blob holds when it was sealed from the state `key` names, of the original
- * `originalSha256` (a retry after a crash, a concurrent attempt that stored first): to be used as it
- * is. `null` when there is none, or it was sealed from another state or original.
+ * `originalSha256` with the audit trail ending in `auditHead` (a retry after a crash, a concurrent
+ * attempt that stored first): to be used as it is. `null` when there is none, or it was sealed from
+ * another state, original or trail (a blob sealed before the trail was chained names none).
  */
-export function sealedFromState(existing: StoredSeal | null, key: SealKey, originalSha256: string): SealedBlob | null {
+export function sealedFromState(existing: StoredSeal | null, key: SealKey, originalSha256: string, auditHead: string): SealedBlob | null {
   if (existing === null || existing.key !== sealKeyText(key) || existing.sealed === undefined) return null;
-  return existing.sealed.originalSha256 === originalSha256 ? existing.sealed : null;
+  return existing.sealed.originalSha256 === originalSha256 && existing.sealed.auditHead === auditHead ? existing.sealed : null;
 }
 
 export interface ClaimSealedBlobOptions {
@@ -91,6 +94,8 @@ export interface ClaimSealedBlobOptions {
   originalSha256: string;
   /** ISO 8601 UTC with milliseconds: the completion time the certificate prints. */
   completedAt: string;
+  /** The audit trail head the certificate prints (docs/api.md#chained-audit-trail). */
+  auditHead: string;
 }
 
 /**
@@ -102,7 +107,7 @@ export interface ClaimSealedBlobOptions {
  * @throws EnvelopeChangedError when a newer state was sealed; SealContendedError when another
  *   attempt holds a live claim, or stored a blob from another state first
  */
-export async function claimSealedBlob({ services, stored, blobName, existing, key, bytes, originalSha256, completedAt }: ClaimSealedBlobOptions): Promise<SealedBlob> {
+export async function claimSealedBlob({ services, stored, blobName, existing, key, bytes, originalSha256, completedAt, auditHead }: ClaimSealedBlobOptions): Promise<SealedBlob> {
   const blob = services.storage.containers.sealed.getBlockBlobClient(blobName);
   const hash = sha256(bytes);
   const storedAt = Date.now();
@@ -112,15 +117,15 @@ export async function claimSealedBlob({ services, stored, blobName, existing, ke
   try {
     const response = await blob.uploadData(bytes, {
       blobHTTPHeaders: { blobContentType: 'application/pdf' },
-      metadata: { envelopeversion: sealKeyText(key), sha256: hash, originalsha256: originalSha256, completedat: completedAt, storedat: String(storedAt) },
+      metadata: { envelopeversion: sealKeyText(key), sha256: hash, originalsha256: originalSha256, completedat: completedAt, audithead: auditHead, storedat: String(storedAt) },
       conditions,
     });
-    return { hash, originalSha256, completedAt, etag: response.etag!, storedAt };
+    return { hash, originalSha256, completedAt, etag: response.etag!, storedAt, auditHead };
   } catch (error) {
     const status = storageStatus(error);
     if (status !== 409 && status !== 412) throw error;
     // Another attempt stored a sealed blob first: use it if it was sealed from this state.
-    const winner = sealedFromState(await readSealedMetadata(services, blobName), key, originalSha256);
+    const winner = sealedFromState(await readSealedMetadata(services, blobName), key, originalSha256, auditHead);
     if (winner === null) throw new SealContendedError();
     return winner;
   }
@@ -174,14 +179,15 @@ export async function readSealedMetadata(services: Services, blobName: string): 
     const metadata = properties.metadata ?? {};
     const key = metadata.envelopeversion ?? '';
     const storedAt = Number(metadata.storedat ?? properties.lastModified?.getTime() ?? 0);
-    const complete = metadata.sha256 && metadata.originalsha256 && metadata.completedat;
+    // A blob sealed before the audit trail was chained has no `audithead`: never reused (a new seal replaces it).
+    const complete = metadata.sha256 && metadata.originalsha256 && metadata.completedat && metadata.audithead;
     return {
       etag: properties.etag!,
       key,
       baseVersion: Number.parseInt(key, 10) || 0,
       storedAt,
       sealed: complete
-        ? { hash: metadata.sha256!, originalSha256: metadata.originalsha256!, completedAt: metadata.completedat!, etag: properties.etag!, storedAt }
+        ? { hash: metadata.sha256!, originalSha256: metadata.originalsha256!, completedAt: metadata.completedat!, auditHead: metadata.audithead!, etag: properties.etag!, storedAt }
         : undefined,
     };
   } catch (error) {

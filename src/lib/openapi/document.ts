@@ -12,6 +12,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@aste
 import { z } from 'zod';
 import { loginRequest, registerRequest, verifyEmailRequest } from '../auth/schemas.js';
 import { listEnvelopesQuery, signerInput, updateEnvelopeRequest, uploadRequest } from '../envelopes/schemas.js';
+import { chainEvents, chainStart } from '../envelopes/auditHash.js';
+import type { AuditEvent } from '../envelopes/model.js';
 import { CONSOLE_ASSETS, DOCS_ASSETS, SIGN_ASSETS, VERIFY_ASSETS } from '../web/pages.js';
 import { describeRequestLimits } from './rateLimits.js';
 import { describeIdempotencyKeys } from './idempotency.js';
@@ -547,7 +549,8 @@ const operations: Operation[] = [
     path: '/envelopes/{id}/audit',
     tags: ['Evidence'],
     summary: 'Read an envelope\'s audit trail',
-    description: 'One event per successful change, oldest first, numbered 1, 2, 3, ... without gaps.',
+    description:
+      'One event per successful change, oldest first, numbered 1, 2, 3, ... without gaps. Each event names the one before it: `hash` is the SHA-256 of the event as shown here, less `hash`, in RFC 8785 canonical JSON; `prevHash` the previous event\'s `hash` (for the first, the SHA-256 of the envelope id). At completion the events before `envelope.completed` are sealed into the PDF as `audit.json`.',
     security: bearer,
     request: { params: envelopeIdParam },
     responses: {
@@ -557,11 +560,7 @@ const operations: Operation[] = [
         content: {
           [json]: {
             schema: auditTrailResponse,
-            example: [
-              { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', apiKeyId: null, organizationId: ids.organization, details: { documentName: 'contract.pdf', blobName: `${ids.envelope}/contract.pdf` } },
-              { sequence: 2, type: 'envelope.signers_replaced', at: '2026-11-22T10:16:01.001Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'crm-sync/2.1', apiKeyId: '0193a5d1-4e2f-7a3b-9c4d-5e6f7a8b9c0d', organizationId: ids.organization, details: { added: [{ id: ids.signer, email: 'bob@example.com' }], removed: [] } },
-              { sequence: 3, type: 'envelope.completed', at: '2026-11-22T10:20:02.456Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', apiKeyId: null, organizationId: ids.organization, details: { originalSha256: ids.original, sealedSha256: ids.hash } },
-            ],
+            example: auditTrailExample(),
           },
         },
       },
@@ -788,4 +787,26 @@ export function buildOpenApiDocument(): Record<string, unknown> {
 /** The document as `npm run openapi` writes it to `docs/openapi.json`: two-space JSON and a final newline. */
 export function serializeOpenApiDocument(document: Record<string, unknown> = buildOpenApiDocument()): string {
   return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+/**
+ * The audit trail's example: three events chained as the service chains them
+ * (docs/api.md#chained-audit-trail), so that their hashes verify.
+ */
+function auditTrailExample(): AuditEvent[] {
+  const made = chainEvents(
+    [
+      { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', apiKeyId: null, details: { documentName: 'contract.pdf', blobName: `${ids.envelope}/contract.pdf` } },
+      { sequence: 2, type: 'envelope.signers_replaced', at: '2026-11-22T10:16:01.001Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'crm-sync/2.1', apiKeyId: '0193a5d1-4e2f-7a3b-9c4d-5e6f7a8b9c0d', details: { added: [{ id: ids.signer, email: 'bob@example.com' }], removed: [] } },
+    ],
+    ids.organization,
+    chainStart(ids.envelope),
+  );
+  const auditHead = made.at(-1)!.hash;
+  const completed = chainEvents(
+    [{ sequence: 3, type: 'envelope.completed', at: '2026-11-22T10:20:02.456Z', actorId: ids.owner, actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'curl/8.5.0', apiKeyId: null, details: { originalSha256: ids.original, sealedSha256: ids.hash, auditHead } }],
+    ids.organization,
+    auditHead,
+  );
+  return [...made, ...completed];
 }

@@ -194,6 +194,12 @@ const auditBase = {
   userAgent: z.string().nullable().meta({ description: 'The `User-Agent` header (at most 1024 characters); `null` when absent.' }),
   apiKeyId: z.uuid().nullable().meta({ description: 'The id of the owner\'s API key the change was made with; `null` when made with an access token (Login), by a recipient or by the system. Never the key itself.' }),
   organizationId: z.uuid().meta({ description: 'The organization the envelope belongs to (for an envelope made before organizations, its owner\'s).' }),
+  prevHash: sha256Hex.meta({
+    description: 'The `hash` of the event before this one; for the first event, the SHA-256 of the envelope id\'s UTF-8 text (lower-case hex). See the chained audit trail in the API reference.',
+  }),
+  hash: sha256Hex.meta({
+    description: 'SHA-256 (lower-case hex) of this event as shown here, less `hash`, in RFC 8785 (JCS) canonical JSON. See the chained audit trail in the API reference.',
+  }),
 };
 const recipientOnly = z.strictObject({ recipientId: z.string() });
 /** How a recipient came to act ([Evidence](../../../docs/api.md#evidence)): the credential it used and the language it was shown. */
@@ -270,7 +276,16 @@ export const auditEventResponse = z
     event('envelope.declined', recipientOnly),
     event('envelope.expired', z.strictObject({})),
     event('envelope.voided', z.strictObject({ reason: z.string().optional().meta({ description: 'The owner\'s reason (`voidedReason`), when one was given.' }) })),
-    event('envelope.completed', z.strictObject({ originalSha256: sha256Hex, sealedSha256: sha256Hex })),
+    event(
+      'envelope.completed',
+      z.strictObject({
+        originalSha256: sha256Hex,
+        sealedSha256: sha256Hex,
+        auditHead: sha256Hex
+          .optional()
+          .meta({ description: 'The `hash` of the event before this one: the last event of the `audit.json` sealed into the PDF, which its certificate prints as the audit trail head. Absent on completions recorded before the chain.' }),
+      }),
+    ),
     event('envelope.purged', z.strictObject({})),
     event('recipient.view_created', recipientOnly.meta({ description: 'The owner created an embedded signing view for the recipient (never its token or URL).' })),
     event(

@@ -470,6 +470,8 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
 
   writer.heading(t('heading.audit', { count: certificate.events.length }));
   writer.auditTable(certificate.events);
+  // The last event's hash: the head of the chain sealed into the file as `audit.json` (docs/api.md#chained-audit-trail).
+  if (certificate.auditHead !== undefined) flow.row(writer.digestField(t('label.auditHead'), certificate.auditHead));
 
   const total = flow.pages.length;
   flow.pages.forEach((content, index) => {

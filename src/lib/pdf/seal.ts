@@ -1,6 +1,6 @@
 /**
  * The seal pipeline (docs/api.md#what-completion-does), run inside a seal worker: check, load, flatten, append the
- * certificate of completion, sign with PAdES. Nothing here bounds time or memory; `workerPool.ts`
+ * certificate of completion, embed the audit trail (`associatedFiles.ts`), sign with PAdES. Nothing here bounds time or memory; `workerPool.ts`
  * does, from the outside.
  *
  * Form fields are flattened after each gets an appearance that shows its value (`appearances.ts`);
@@ -22,6 +22,7 @@ import { HttpTimestampAuthority, P12Signer, PDF, PdfArray, PdfDict, PdfRef, Perm
 import type { DigestAlgorithm, PdfObject, TimestampAuthority } from '@libpdf/core';
 import { AppError, isAppError } from '../errors.js';
 import { generateValueAppearances } from './appearances.js';
+import { attachAuditTrail } from './associatedFiles.js';
 import { appendCertificatePages } from './certificatePage.js';
 import { drawFieldValues, drawWidgetTexts } from './fieldDrawing.js';
 import { checkInflateBudget, tooComplex } from './inflateBudget.js';
@@ -361,6 +362,8 @@ export async function seal(job: SealJob): Promise<SealResult> {
     flattenForm(pdf);
     if (job.fieldDrawings !== undefined && job.fieldDrawings.length > 0) drawFieldValues(pdf, job.fieldDrawings);
     certificatePageCount = appendCertificatePages(pdf, job.certificate, originalPageCount);
+    // Under the seal: the signature below covers the embedded audit trail (docs/api.md#chained-audit-trail).
+    if (job.auditTrail !== undefined) attachAuditTrail(pdf, job.auditTrail, new Date(job.certificate.completedAt));
     // Fonts the library itself embedded (none today: the certificate's are `fontEmbedding.ts`'s) are
     // subsetted, as a save with `subsetFonts` would; the signature's own save then leaves them be.
     pdf.fonts.finalize(true);

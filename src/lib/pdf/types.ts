@@ -66,6 +66,11 @@ export interface CompletionCertificate {
    * whom), its raw type, time and client address.
    */
   events: { sequence: number; type: string; at: string; sentence: string; ip: string | null }[];
+  /**
+   * The `hash` of the last of {@link events} (docs/api.md#chained-audit-trail), printed as the audit
+   * trail head; absent: not printed.
+   */
+  auditHead?: string;
 }
 
 /** Field types (docs/api.md#fields). */
@@ -121,6 +126,12 @@ export interface SealOptions {
   removeFormFields?: string[];
   /** Appended as page(s) before sealing. */
   certificate: CompletionCertificate;
+  /**
+   * `audit.json`, the envelope's chained audit trail (docs/api.md#chained-audit-trail), embedded under
+   * the seal as a PDF 2.0 associated file of the document (`/AFRelationship /Supplement`,
+   * `application/json`) and listed among its embedded files. Absent: none.
+   */
+  auditTrail?: Uint8Array;
   /** PKCS#12 file with the sealing key and certificate (`SEAL_P12_BASE64`, decoded). */
   sealingP12: Uint8Array;
   sealingPassphrase: string;

@@ -306,29 +306,48 @@ export class EnvelopeRepository {
 
   /** The envelope's audit events, oldest first (event rows expanded). */
   async events(ownerId: string, id: string): Promise<AuditEvent[]> {
+    return (await this.eventRows(ownerId, id)).flatMap((row) => row.events);
+  }
+
+  /**
+   * The envelope's audit event rows, oldest first, each with its events and its ETag: what
+   * {@link rewriteEventRows} needs to give events recorded before the chain their hashes
+   * (docs/api.md#chained-audit-trail).
+   */
+  async eventRows(ownerId: string, id: string): Promise<EventRow[]> {
     const prefix = `event_${id}_`;
     const filter = odata`PartitionKey eq ${ownerId} and RowKey gt ${prefix} and RowKey lt ${`${prefix}~`}`;
-    const events: AuditEvent[] = [];
+    const rows: EventRow[] = [];
     for await (const entity of this.table.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) {
-      if (entity.events !== undefined || entity.eventsParts !== undefined) {
-        // Events recorded before API keys existed have no `apiKeyId`: they were all made without one.
-        for (const event of JSON.parse(readLongText(entity, 'events')) as AuditEvent[]) events.push({ ...event, apiKeyId: event.apiKeyId ?? null });
-        continue;
-      }
-      // A row of an older version: one event in properties of its own.
-      events.push({
-        sequence: Number(entity.sequence),
-        type: entity.type as AuditEvent['type'],
-        at: String(entity.at),
-        actorId: (entity.actorId as string | undefined) ?? null,
-        actorEmail: (entity.actorEmail as string | undefined) ?? null,
-        ip: (entity.ip as string | undefined) ?? null,
-        userAgent: (entity.userAgent as string | undefined) ?? null,
-        apiKeyId: null,
-        details: JSON.parse(readLongText(entity, 'details')) as Record<string, unknown>,
-      });
+      rows.push({ rowKey: entity.rowKey!, etag: entity.etag, events: eventsOfRow(entity) });
     }
-    return events;
+    return rows;
+  }
+
+  /**
+   * Writes event rows again with the same events, now carrying their hashes
+   * (docs/api.md#chained-audit-trail): each row replaced only if its ETag is still the one read, in
+   * order, in entity-group transactions of at most 100 rows. A row of an older version (one event in
+   * properties of its own) becomes a row of the current form, with the same RowKey.
+   * @param rows the rows to write, oldest first, with the ETag they were read with
+   * @throws EnvelopeChangedError when a row changed (another reader hashed it first) or went (the
+   *   envelope was deleted) since it was read: the transaction that found it wrote nothing, earlier ones stand
+   */
+  async rewriteEventRows(ownerId: string, id: string, rows: readonly EventRow[]): Promise<void> {
+    for (let start = 0; start < rows.length; start += MAX_TRANSACTION_ACTIONS) {
+      const actions = rows.slice(start, start + MAX_TRANSACTION_ACTIONS).map((row): TransactionAction => {
+        const entity: EnvelopeEntity = { partitionKey: ownerId, rowKey: row.rowKey, envelopeId: id, sequence: row.events[0]!.sequence, count: row.events.length };
+        writeLongText(entity, 'events', JSON.stringify(row.events));
+        return ['update', entity, 'Replace', { etag: row.etag }];
+      });
+      try {
+        await this.table.submitTransaction(actions);
+      } catch (error) {
+        const status = storageStatus(error);
+        if (status === 412 || status === 404) throw new EnvelopeChangedError();
+        throw error;
+      }
+    }
   }
 
   /** The recipients' recorded actions of the envelope (one per recipient who acted). */
@@ -339,6 +358,36 @@ export class EnvelopeRepository {
     for await (const entity of this.table.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) actions.push(actionFromEntity(entity));
     return actions;
   }
+}
+
+/** One row of audit events as stored (see the module comment), with its ETag. */
+export interface EventRow {
+  rowKey: string;
+  etag: string;
+  /** Its events, oldest first. */
+  events: AuditEvent[];
+}
+
+/** The events of one event row, of the current form or of an older version's. */
+function eventsOfRow(entity: Record<string, unknown>): AuditEvent[] {
+  if (entity.events !== undefined || entity.eventsParts !== undefined) {
+    // Events recorded before API keys existed have no `apiKeyId`: they were all made without one.
+    return (JSON.parse(readLongText(entity, 'events')) as AuditEvent[]).map((event) => ({ ...event, apiKeyId: event.apiKeyId ?? null }));
+  }
+  // A row of an older version: one event in properties of its own.
+  return [
+    {
+      sequence: Number(entity.sequence),
+      type: entity.type as AuditEvent['type'],
+      at: String(entity.at),
+      actorId: (entity.actorId as string | undefined) ?? null,
+      actorEmail: (entity.actorEmail as string | undefined) ?? null,
+      ip: (entity.ip as string | undefined) ?? null,
+      userAgent: (entity.userAgent as string | undefined) ?? null,
+      apiKeyId: null,
+      details: JSON.parse(readLongText(entity, 'details')) as Record<string, unknown>,
+    },
+  ];
 }
 
 /**
@@ -429,7 +478,7 @@ export function decodeCursor(cursor: string): string | null {
 }
 
 /** Optional scalar properties of the envelope row: absent when `null`. */
-const NULLABLE_TEXT = ['organizationId', 'ownerEmail', 'ownerName', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt', 'templateId', 'voidedReason'] as const;
+const NULLABLE_TEXT = ['organizationId', 'ownerEmail', 'ownerName', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt', 'templateId', 'voidedReason', 'auditHead'] as const;
 
 function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   const entity: EnvelopeEntity = {
@@ -493,6 +542,8 @@ function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
     auditSequence: Number(entity.auditSequence),
     ...(entity.allowReassign === true ? { allowReassign: true } : {}),
     ...(entity.voidedReason === undefined ? {} : { voidedReason: text('voidedReason') }),
+    // Absent on envelopes whose events were recorded before the chain (docs/api.md#chained-audit-trail).
+    ...(entity.auditHead === undefined ? {} : { auditHead: text('auditHead') }),
   };
 }
 
