@@ -12,5 +12,7 @@ httpFunction('CreateEnvelopeFromTemplate', {
   access: 'bearer',
   roles: ['owner', 'admin', 'sender'],
   answerHoldsSecret: false,
+  // A retry after a crash finishes the one creation or replays its answer (docs/api.md#idempotency).
+  idempotency: 'resumable',
   loadHandler: async () => (await import('../handlers/CreateEnvelopeFromTemplate.js')).createEnvelopeFromTemplate,
 });

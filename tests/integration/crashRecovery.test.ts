@@ -53,7 +53,9 @@ const ENVELOPES = Number(process.env.CHAOS_ENVELOPES ?? 2);
 const LOCKOUT_MS = 30_000;
 /**
  * Deadline for everything to arrive after the last fault: the queue functions' lease (60 s), the
- * queue's retry delay (`host.json` visibilityTimeout, 60 s) and room for a slow machine; scaled by `waitUntil`.
+ * queue's retry delay (`host.json` visibilityTimeout, 60 s), the sweeper's re-dispatch of a message
+ * received but never started on by a killed process (`OUTBOX_UNCLAIMED_SECONDS`, 150 s after its
+ * dispatch, the sweep running every 2 s here) and room for a slow machine; scaled by `waitUntil`.
  */
 const SETTLE_MS = 200_000;
 

@@ -30,7 +30,7 @@ import type { EmailMessage, OutboxBatch } from '../../src/lib/notifications/outb
 import { patience, waitUntil } from '../support/patience.js';
 import { OUTBOX_DUE_KIND, OUTBOX_MAX_REDISPATCHES, OutboxStore } from '../../src/lib/notifications/outboxRepository.js';
 import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from '../../src/lib/envelopes/signingLinks.js';
-import { redispatchDueOutbox, runSweep } from '../../src/lib/sweeper/sweep.js';
+import { OUTBOX_UNCLAIMED_SECONDS, redispatchDueOutbox, runSweep } from '../../src/lib/sweeper/sweep.js';
 import { createServices, getServices, type Services } from '../../src/lib/services.js';
 import { DueIndex } from '../../src/lib/storage/dueIndex.js';
 import { QUEUES } from '../../src/lib/storage/queues.js';
@@ -259,6 +259,28 @@ describe('a claim on an outbox e-mail', () => {
     const poisoned = (await poison.peekMessages({ numberOfMessages: 32 })).peekedMessageItems.map((item) => JSON.parse(Buffer.from(item.messageText, 'base64').toString('utf8')) as unknown);
     expect(poisoned).toContainEqual({ ownerId: scenario.ownerId, batchId: scenario.batch.id, index: 0 });
     expect(await emailsTo(scenario.message.to.email)).toHaveLength(0);
+  });
+
+  test(`received but never claimed (its process died before its work began): re-dispatched ${OUTBOX_UNCLAIMED_SECONDS} s after its dispatch, by the first sweep then`, async () => {
+    // Dispatched 130 s ago; the process that received its queue message died before leaving any trace.
+    const scenario = await committedInvitation({ createdAt: new Date(Date.now() - 140_000) });
+    const dispatchedAt = new Date(Date.now() - (OUTBOX_UNCLAIMED_SECONDS - 20) * 1000);
+    const resendAt = dispatchedAt.getTime() + OUTBOX_UNCLAIMED_SECONDS * 1000;
+    await services.storage.tables.envelopes.updateEntity({ partitionKey: scenario.ownerId, rowKey: `outbox_${scenario.batch.id}`, dispatchedAt: dispatchedAt.toISOString() }, 'Merge');
+    // The sweeper (every second here) finds it unclaimed for 130 s and looks again exactly when its time is up.
+    await waitUntil(
+      async () => (await services.dueIndex.due(OUTBOX_DUE_KIND, new Date(Date.now() + 3_600_000).toISOString(), 1000)).find((entry) => entry.id === scenario.batch.id && entry.dueAt === new Date(resendAt).toISOString()),
+      10_000,
+      'the batch due again when its unclaimed time is up',
+    );
+    await waitForEmail(scenario.message.to.email, { timeoutMs: patience(60_000) });
+    const batch = (await services.outbox.read(scenario.ownerId, scenario.batch.id))!;
+    expect(batch.redispatches).toEqual([1]);
+    const redispatchedAt = Date.parse(batch.redispatchedAt[0]!);
+    expect(redispatchedAt).toBeGreaterThanOrEqual(resendAt);
+    // Not a watch interval (60 s) later: within the sweeps of a few seconds here.
+    expect(redispatchedAt - resendAt).toBeLessThan(patience(10_000));
+    expect(await emailsTo(scenario.message.to.email)).toHaveLength(1);
   });
 
   test('accepted, but the lastEmail not yet recorded when its sender died: the sweeper records it', async () => {

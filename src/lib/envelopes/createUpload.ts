@@ -78,14 +78,15 @@ export interface NewDraftEnvelopeOptions {
   now: Date;
   /** The template the envelope is made from (docs/api.md#templates), recorded in `envelope.created`; absent: none. */
   templateId?: string;
+  /** The envelope's id; absent: a new UUID version 7. */
+  id?: string;
 }
 
 /**
  * A new draft envelope with no signers (docs/api.md#create-an-envelope-and-upload-its-document) and its first audit event,
  * `envelope.created` (docs/api.md#evidence), the first of its chain (docs/api.md#chained-audit-trail), ready for `EnvelopeRepository.create`.
  */
-export function newDraftEnvelope({ actor, documentName, now, templateId }: NewDraftEnvelopeOptions): { record: EnvelopeRecord; event: AuditEvent } {
-  const id = uuidv7();
+export function newDraftEnvelope({ actor, documentName, now, templateId, id = uuidv7() }: NewDraftEnvelopeOptions): { record: EnvelopeRecord; event: AuditEvent } {
   const at = now.toISOString();
   const blobName = `${id}/${documentName}`;
   const record: EnvelopeRecord = {

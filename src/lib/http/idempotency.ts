@@ -30,6 +30,12 @@
  *   lease ({@link IDEMPOTENCY_CLAIM_LEASE_SECONDS}) has passed, the key answers 409
  *   `idempotency-outcome-unknown`: the work may or may not have been done, so it is never run again
  *   with this key (until the key expires).
+ * - Except on the creating endpoints registered `idempotency: 'resumable'` (CreateEnvelopeFromTemplate,
+ *   CreateTemplate, CreateOrganizationInvitation), whose creation spans writes no single transaction
+ *   can hold with the key's row: they name what they create after the claim, so once the lease of a
+ *   dead request has passed, a retry takes its claim over and runs again, finding and completing (or
+ *   answering) what the dead run left; and their answer is kept before it goes out
+ *   ({@link runResumably}).
  *
  * Where it runs: `register.ts`, after the owner is authenticated and before anything that counts the
  * request (rate limits, quotas), so that a replay costs no budget.
@@ -37,8 +43,10 @@
 import { createHash } from 'node:crypto';
 import type { HttpRequest, HttpRequestParams, HttpRequestUser, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { afterResponse } from '../afterResponse.js';
+import { crashPoint } from '../crashPoint.js';
+import { withResumableIds } from '../ids.js';
 import { LruCache } from '../lruCache.js';
-import type { DoneKey, IdempotencyKeyRepository, IdempotencyKeyRow, IdempotentRequest, KeptAnswer } from '../storage/idempotencyKeyRepository.js';
+import type { ClaimOptions, DoneKey, IdempotencyKeyRepository, IdempotencyKeyRow, IdempotentRequest, KeptAnswer } from '../storage/idempotencyKeyRepository.js';
 import { answerWithClaim, withPendingClaim, type PendingClaim } from '../storage/idempotentClaim.js';
 import { describeCause, problemResponse } from './problem.js';
 import { withStandardHeaders } from './respond.js';
@@ -105,6 +113,12 @@ export interface IdempotentCallOptions {
    * takes the claim (`storage/idempotentClaim.ts`): the claim is written there, not before the work.
    */
   claimInTransaction?: boolean;
+  /**
+   * The endpoint creates what it creates under ids derived from the claim (`resumableId`, `ids.ts`)
+   * and, run again under the same claim, finds and completes or answers what an earlier run left
+   * ({@link runResumably}).
+   */
+  resumable?: boolean;
 }
 
 /** A kept answer as remembered by this instance. */
@@ -147,6 +161,7 @@ export async function runIdempotently(
     retentionSeconds: IDEMPOTENCY_KEY_RETENTION_SECONDS,
     leaseSeconds: IDEMPOTENCY_CLAIM_LEASE_SECONDS,
   };
+  if (options.resumable === true) return await runResumably(request, body, run, { ...options, identity, memoryKey, now, claimOptions });
   const finish = (answer: HttpResponseInit, etag: string) => keepAnswer(answer, etag, { ...options, identity, memoryKey, now });
 
   if (options.claimInTransaction === true) {
@@ -186,6 +201,7 @@ export async function runIdempotently(
 
   const claim = await keys.claim(ownerId, key, claimOptions);
   if (!claim.claimed) return existingAnswer(claim.existing, identity, memoryKey, now);
+  crashPoint('idempotency.claimed');
   let answer: HttpResponseInit;
   try {
     answer = await run(new ReadBodyRequest(request, body));
@@ -194,6 +210,89 @@ export async function runIdempotently(
     throw error;
   }
   return await finish(answer, claim.etag);
+}
+
+/**
+ * {@link runIdempotently} for an endpoint registered `idempotency: 'resumable'` (docs/api.md#idempotency):
+ * a creating request whose creation spans several writes, so that no single transaction can hold it
+ * with the key's row. What makes a retry after a crash at any point either replay the answer or finish
+ * the one creation:
+ * - the run mints the ids of what it creates from the claim (`resumableId`, `ids.ts`: owner, key and
+ *   the claim's time), so every run under one claim names the same envelope (or template);
+ * - a claim whose lease has passed (its process died) is taken over by the next request with the key
+ *   ({@link IdempotencyKeyRepository.takeOver}), which runs the endpoint again under the same claim:
+ *   the endpoint finds what the dead run left, completes it (or answers it, when it was complete) and
+ *   creates nothing twice;
+ * - the answer is kept in storage before it is returned, so an answer that reached the client is the
+ *   one every retry replays; a process that dies before that never sent it;
+ * - an answer that is not kept (5xx, 429), or a fault, ends the claim's lease instead of deleting it,
+ *   so the retry runs at once under the same claim, with the same ids.
+ * @throws storage errors of the claim, of its take-over and of keeping the answer (the caller maps them)
+ */
+async function runResumably(
+  request: HttpRequest,
+  body: Uint8Array,
+  run: (request: HttpRequest) => Promise<HttpResponseInit>,
+  options: IdempotentCallOptions & { identity: IdempotentRequest; memoryKey: string; now: () => Date; claimOptions: ClaimOptions },
+): Promise<HttpResponseInit> {
+  const { ownerId, key, keys, context, identity, memoryKey, now, claimOptions } = options;
+  const claim = await keys.claim(ownerId, key, claimOptions);
+  let etag: string;
+  let claimedAt = claimOptions.now.toISOString();
+  let expiresAt = new Date(claimOptions.now.getTime() + IDEMPOTENCY_KEY_RETENTION_SECONDS * 1000).toISOString();
+  let resumed = false;
+  if (claim.claimed) {
+    etag = claim.etag;
+  } else {
+    const existing = claim.existing;
+    if (existing.state === 'done' || existing.fingerprint !== identity.fingerprint || Date.parse(existing.leaseUntil) > now().getTime()) {
+      return existingAnswer(existing, identity, memoryKey, now);
+    }
+    // The request that claimed the key died: run again under its claim, with its ids.
+    const taken = await keys.takeOver(ownerId, key, existing, { now: now(), leaseSeconds: IDEMPOTENCY_CLAIM_LEASE_SECONDS });
+    if (taken === null) return inUse();
+    etag = taken;
+    claimedAt = existing.claimedAt;
+    expiresAt = existing.expiresAt;
+    resumed = true;
+  }
+  crashPoint('idempotency.claimed');
+  const endLease = async () => {
+    try {
+      await keys.endLease(ownerId, key, etag, now());
+    } catch (error) {
+      // The lease then runs out by itself: a retry is told the key is in use until it does.
+      context.warn(`The claim of an idempotent request (${identity.method} ${identity.path}) could not be handed on:`, describeCause(error));
+    }
+  };
+  let answer: HttpResponseInit;
+  try {
+    answer = await withResumableIds({ seed: `${ownerId}\n${key}\n${claimedAt}`, at: Date.parse(claimedAt), resumed }, async () => await run(new ReadBodyRequest(request, body)));
+  } catch (error) {
+    await endLease();
+    throw error;
+  }
+  const kept = keptAnswer(answer);
+  if (kept === undefined) {
+    await endLease();
+    return answer;
+  }
+  crashPoint('idempotency.answered');
+  // Kept before it goes out: no client holds an answer that a retry would not replay.
+  let stored: boolean;
+  try {
+    stored = await keys.keep(ownerId, key, etag, { ...identity, expiresAt, answer: kept });
+  } catch (error) {
+    // Not answered: the retry runs again under this claim and answers what this run made.
+    await endLease();
+    throw error;
+  }
+  if (!stored) {
+    context.warn(`The answer of an idempotent request (${identity.method} ${identity.path}) was not kept: its claim was taken over meanwhile.`);
+    return answer;
+  }
+  remember(memoryKey, { ...identity, expiresAt, answer: kept });
+  return answer;
 }
 
 /** The answer for a key whose row another request holds: its kept answer, or why there is none yet. */
@@ -230,6 +329,7 @@ async function keepAnswer(
     await release(keys, ownerId, key, etag, identity, context);
     return answer;
   }
+  crashPoint('idempotency.answered');
   const expiresAt = new Date(now().getTime() + IDEMPOTENCY_KEY_RETENTION_SECONDS * 1000).toISOString();
   // This instance replays from now on; the stored copy, for the other instances, is written after
   // the answer goes out (until it lands, they answer 409 in use, as while the request ran).

@@ -59,8 +59,12 @@ interface CommonOptions {
    * claim written in the function's own transaction instead of before its work
    * (`storage/idempotentClaim.ts`); only for a function whose whole change is one
    * `EnvelopeRepository.create` (GetUploadUrl), and never with `answerHoldsSecret: true`.
+   * `'resumable'`: honours it for a creating function whose creation spans several writes: it mints
+   * the ids of what it creates with `resumableId` (`../ids.ts`) and, run again under the claim of a
+   * request whose process died, finds and completes or answers what that request left
+   * (`idempotency.ts`, docs/api.md#idempotency).
    */
-  idempotency?: 'claim-in-transaction';
+  idempotency?: 'claim-in-transaction' | 'resumable';
 }
 
 export type PublicHandler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
@@ -122,8 +126,11 @@ export interface RegisteredRoute {
   access: HttpFunctionOptions['access'];
   /** As registered (see {@link CommonOptions.answerHoldsSecret}). */
   answerHoldsSecret?: boolean;
-  /** `false` when the function refuses `Idempotency-Key`: its answer holds a secret. */
-  idempotency?: false;
+  /**
+   * `false` when the function refuses `Idempotency-Key`: its answer holds a secret; else as registered
+   * (see {@link CommonOptions.idempotency}): the endpoints that never answer `idempotency-outcome-unknown`.
+   */
+  idempotency?: false | 'claim-in-transaction' | 'resumable';
   /** `signing` functions: whether the handler runs before the recipient authenticated (see {@link SigningAuthentication}). */
   signingAuthentication?: SigningAuthentication;
   /** `bearer` and `jwt` functions: the roles admitted (see {@link RoleOptions}). */
@@ -205,7 +212,7 @@ export function httpFunction(name: string, options: HttpFunctionOptions): void {
     route: options.route,
     access: options.access,
     ...(options.answerHoldsSecret === undefined ? {} : { answerHoldsSecret: options.answerHoldsSecret }),
-    ...(refusesIdempotencyKeys ? { idempotency: false as const } : {}),
+    ...(refusesIdempotencyKeys ? { idempotency: false as const } : options.idempotency === undefined ? {} : { idempotency: options.idempotency }),
     ...(options.access === 'signing' ? { signingAuthentication: options.signingAuthentication ?? 'after' } : {}),
     ...(options.access === 'bearer' || options.access === 'jwt' ? { roles: options.roles } : {}),
     handler,
@@ -260,6 +267,7 @@ function guardedInvocation(options: HttpFunctionOptions): PublicHandler {
           keys,
           context,
           claimInTransaction: options.idempotency === 'claim-in-transaction',
+          resumable: options.idempotency === 'resumable',
         });
       };
     }

@@ -2,8 +2,9 @@
  * Idempotency keys in the OpenAPI document (docs/api.md#idempotency; `src/lib/http/idempotency.ts`): every
  * owner `POST` (an operation the owner's credential opens) gets the optional `Idempotency-Key` request header,
  * the `Idempotent-Replayed` header on the answers that can be replayed (2xx and 4xx), and the problems
- * a key can give (400 `invalid-idempotency-key`, 409 `idempotency-key-in-use` and
- * `idempotency-outcome-unknown`, 422 `idempotency-key-reused`). The operations in
+ * a key can give (400 `invalid-idempotency-key`, 409 `idempotency-key-in-use` and, except for the
+ * operations in {@link OPERATIONS_NEVER_OUTCOME_UNKNOWN}, `idempotency-outcome-unknown`, 422
+ * `idempotency-key-reused`). The operations in
  * {@link OPERATIONS_REFUSING_IDEMPOTENCY_KEYS} get 400 `idempotency-not-supported` instead.
  *
  * Applied to the generated document, so that it reaches every operation, whichever module describes
@@ -23,6 +24,13 @@ import {
  * that is never stored. A test holds this list to the registered functions.
  */
 export const OPERATIONS_REFUSING_IDEMPOTENCY_KEYS: readonly string[] = ['CreateApiKey', 'CreateRecipientView', 'CreateWebhook'];
+
+/**
+ * The operations registered with `idempotency: 'claim-in-transaction'` or `'resumable'` (`register.ts`):
+ * a retry after a crash replays their answer or finishes their one creation, so they never answer
+ * `idempotency-outcome-unknown` (docs/api.md#idempotency). A test holds this list to the registered functions.
+ */
+export const OPERATIONS_NEVER_OUTCOME_UNKNOWN: readonly string[] = ['CreateEnvelopeFromTemplate', 'CreateOrganizationInvitation', 'CreateTemplate', 'GetUploadUrl'];
 
 const problemJson = 'application/problem+json';
 const hours = IDEMPOTENCY_KEY_RETENTION_SECONDS / 3600;
@@ -108,7 +116,8 @@ export function describeIdempotencyKeys(document: Json, ownerScheme: string, pro
       continue;
     }
     operation.parameters = [...((operation.parameters as Json[] | undefined) ?? []), keyParameter];
-    for (const example of [examples.invalid, examples.inUse, examples.outcomeUnknown, examples.reused]) addProblem(responses, example, problemSchema);
+    const outcomeUnknown = OPERATIONS_NEVER_OUTCOME_UNKNOWN.includes(operation.operationId as string) ? [] : [examples.outcomeUnknown];
+    for (const example of [examples.invalid, examples.inUse, ...outcomeUnknown, examples.reused]) addProblem(responses, example, problemSchema);
     (responses['409'] as Json).headers = { ...(responses['409'] as Json).headers, 'Retry-After': retryAfterHeader };
     for (const [status, response] of Object.entries(responses as Record<string, Json>)) {
       if (status === '429' || !/^[24]/.test(status)) continue;

@@ -5,10 +5,11 @@
  * (`auth/organizationInvitationTokens.ts`). Register with `organizationInvitation` uses it up.
  */
 import type { Actor } from '../envelopes/model.js';
-import { isUuid, uuidv7 } from '../ids.js';
+import { isUuid, resumableId, resumingRun } from '../ids.js';
 import { problem } from '../problems.js';
 import type { Services } from '../services.js';
 import type { InvitationRecord } from '../storage/organizationRepository.js';
+import { storageStatus } from '../storage/keys.js';
 import { organizationInvitationSha256, organizationInvitationToken } from '../auth/organizationInvitationTokens.js';
 import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import type { EmailMessage, OutboxBatch } from '../notifications/outbox.js';
@@ -39,6 +40,12 @@ function toView(invitation: InvitationRecord): OrganizationInvitationView {
  * (`<PUBLIC_BASE_URL>/api/console#join=<token>`) in the organisation's language, through the outbox
  * (a batch of its own in the inviter's partition, dispatched at once; the sweeper re-dispatches it if
  * this process dies first). The outbox carries the invitation's id, never its token.
+ *
+ * With an `Idempotency-Key` (docs/api.md#idempotency) the invitation's and its outbox batch's ids come
+ * from the key's claim (`resumableId`), and a run under the claim of a request whose process died
+ * finishes that request's work: an invitation it recorded is not recorded again, and its batch, if
+ * written, is not written again (a second dispatch of it sends nothing twice), so the address gets one
+ * e-mail.
  * @throws AppError 409 `account-exists` (the address has an account: one organisation per account),
  *   409 `invitation-limit`, 409 `invitations-contended`
  */
@@ -49,10 +56,11 @@ export async function createOrganizationInvitation({ services, caller, request, 
   request: CreateOrganizationInvitationRequest;
   now?: Date;
 }): Promise<{ invitation: OrganizationInvitationView; token: string }> {
-  if ((await services.users.findByEmail(request.email)) !== null) throw problem('accountExists');
-  const id = uuidv7();
+  const id = resumableId('invitation');
+  const left = resumingRun() ? (await services.organizations.listInvitations(caller.organizationId)).find((invitation) => invitation.id === id) : undefined;
+  if (left === undefined && (await services.users.findByEmail(request.email)) !== null) throw problem('accountExists');
   const token = organizationInvitationToken(services.config.jwt.secret, id);
-  const record: InvitationRecord = {
+  const record: InvitationRecord = left ?? {
     id,
     organizationId: caller.organizationId,
     email: request.email,
@@ -62,7 +70,7 @@ export async function createOrganizationInvitation({ services, caller, request, 
     createdAt: now.toISOString(),
     expiresAt: new Date(now.getTime() + ORGANIZATION_INVITATION_TTL_DAYS * 86_400_000).toISOString(),
   };
-  if (!(await services.organizations.createInvitation(record, MAX_PENDING_INVITATIONS))) {
+  if (left === undefined && !(await services.organizations.createInvitation(record, MAX_PENDING_INVITATIONS))) {
     throw problem('invitationLimit', { detail: `Your organization already has ${MAX_PENDING_INVITATIONS} pending invitations, the most allowed; delete one first.` });
   }
   const organization = await services.organizations.find(caller.organizationId);
@@ -82,10 +90,17 @@ export async function createOrganizationInvitation({ services, caller, request, 
     locale: organization?.locale ?? DEFAULT_LOCALE,
     organizationInvitation: { id, organizationName: organization?.name ?? caller.email },
   };
-  const batch: OutboxBatch = { id: uuidv7(), ownerId: caller.userId, envelopeId: '', createdAt: now.toISOString(), messages: [message] };
+  const batch: OutboxBatch = { id: resumableId('invitation-email'), ownerId: caller.userId, envelopeId: '', createdAt: record.createdAt, messages: [message] };
   const [, entity] = (await services.outbox.prepare(batch)) as ['create', Parameters<typeof services.storage.tables.envelopes.createEntity>[0]];
-  await services.storage.tables.envelopes.createEntity(entity);
-  await services.outbox.dispatch(batch, log, { justCommitted: true });
+  let written = true;
+  try {
+    await services.storage.tables.envelopes.createEntity(entity);
+  } catch (error) {
+    // Written by the run this one resumes: dispatched again below, which skips what was sent.
+    if (!resumingRun() || storageStatus(error) !== 409) throw error;
+    written = false;
+  }
+  await services.outbox.dispatch(batch, log, { justCommitted: written });
   return { invitation: toView(record), token };
 }
 

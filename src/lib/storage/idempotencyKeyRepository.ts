@@ -245,6 +245,51 @@ export class IdempotencyKeyRepository {
     return true;
   }
 
+  /**
+   * Takes over the claim `existing` left by a request whose lease passed (its process died), for an
+   * endpoint that runs again under the same claim (`idempotency: 'resumable'`, docs/api.md#idempotency):
+   * the row keeps its `claimedAt` and `expiresAt` (what the run's ids derive from) and gets a new lease
+   * of `leaseSeconds` from `now`. ETag-conditional, so of two retries exactly one takes it.
+   * @returns the claim's new ETag, or `null` when another request changed or removed the row first
+   * @throws storage errors other than that
+   */
+  async takeOver(ownerId: string, key: string, existing: RunningKey, options: { now: Date; leaseSeconds: number }): Promise<string | null> {
+    const entity: Entity = {
+      partitionKey: ownerId,
+      rowKey: idempotencyRowKey(key),
+      state: 'running',
+      fingerprint: existing.fingerprint,
+      method: existing.method,
+      path: existing.path,
+      claimedAt: existing.claimedAt,
+      leaseUntil: new Date(options.now.getTime() + options.leaseSeconds * 1000).toISOString(),
+      expiresAt: existing.expiresAt,
+    };
+    try {
+      return (await this.writes.write({ kind: 'update', entity, mode: 'Replace', etag: existing.etag }))!;
+    } catch (error) {
+      const status = storageStatus(error);
+      if (status === 412 || status === 404) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Ends the lease of the claim (`etag`) now, keeping the row: the next request with the key takes it
+   * over at once and runs again under the same claim ({@link takeOver}). For a resumable endpoint's
+   * answer that is not kept (5xx, 429), where deleting the claim would give the retry other ids.
+   * Nothing when the claim is no longer this request's.
+   * @throws storage errors
+   */
+  async endLease(ownerId: string, key: string, etag: string, now: Date): Promise<void> {
+    try {
+      await this.writes.write({ kind: 'update', entity: { partitionKey: ownerId, rowKey: idempotencyRowKey(key), leaseUntil: now.toISOString() }, mode: 'Merge', etag });
+    } catch (error) {
+      const status = storageStatus(error);
+      if (status !== 412 && status !== 404) throw error;
+    }
+  }
+
   /** Deletes the claim (`etag`), so that a retry runs again; nothing when it is no longer this request's. */
   async release(ownerId: string, key: string, etag: string): Promise<void> {
     try {

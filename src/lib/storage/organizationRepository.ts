@@ -310,7 +310,15 @@ export class OrganizationRepository {
   async createInvitation(invitation: InvitationRecord, limit: number): Promise<boolean> {
     // The token's row first: an invitation row is never listed before its token can be used; a token
     // row whose invitation was never written points at nothing and is refused.
-    await this.table.createEntity({ partitionKey: tokenKey(invitation.tokenSha256), rowKey: 'invitation', organizationId: invitation.organizationId, invitationId: invitation.id });
+    try {
+      await this.table.createEntity({ partitionKey: tokenKey(invitation.tokenSha256), rowKey: 'invitation', organizationId: invitation.organizationId, invitationId: invitation.id });
+    } catch (error) {
+      // The same invitation's token row, left by a request that died before its invitation row
+      // (its id, and so its token, come from the request's idempotency key: docs/api.md#idempotency).
+      if (storageStatus(error) !== 409) throw error;
+      const pointer = await readOrNull<{ organizationId: string; invitationId: string }>(this.table, tokenKey(invitation.tokenSha256), 'invitation');
+      if (pointer?.organizationId !== invitation.organizationId || pointer.invitationId !== invitation.id) throw error;
+    }
     const inserted = await this.invitations.insert({ partitionKey: invitationsKey(invitation.organizationId), rowKey: invitationRow(invitation.id), ...invitation }, limit);
     if (!inserted) await this.deleteTokenRow(invitation.tokenSha256);
     return inserted;

@@ -65,9 +65,11 @@ export const moveLegacyDueEntries: SweepStep = {
 export const OUTBOX_WATCH_SECONDS = 60;
 /**
  * Seconds after its dispatch (or re-dispatch) when a message that is neither final nor claimed is
- * queued again: longer than its queue's normal retries leave it unclaimed (a minute at a time), so
- * only a message whose process died between receiving it and claiming it, with the work's own lease
- * not yet written (`triggers/register.ts`), comes back this way.
+ * queued again, by the first sweep at or after that time (docs/api.md#configuration, "When a process
+ * dies mid-message"): longer than its queue's normal retries leave it unclaimed (the visibility
+ * timeout, a minute, plus the polling interval, at a time), so only a message whose process died
+ * between receiving it and claiming it, with the work's own lease not yet written
+ * (`triggers/register.ts`), comes back this way.
  */
 export const OUTBOX_UNCLAIMED_SECONDS = 150;
 /** Seconds after its change when the sweeper stops looking at a batch whose unclaimed messages never arrived. */
@@ -76,7 +78,8 @@ export const OUTBOX_WATCH_LIMIT_SECONDS = 86_400;
 /**
  * Makes sure every outbox message arrives (docs/api.md#e-mail). Each batch keeps its due `outbox` entry
  * until every message has a final state; when the entry falls due (one minute after the change, then
- * every {@link OUTBOX_WATCH_SECONDS} or when the running claims end):
+ * every {@link OUTBOX_WATCH_SECONDS}, or sooner when an unclaimed message's {@link OUTBOX_UNCLAIMED_SECONDS}
+ * are up, or later when the running claims end):
  * - a batch that does not exist (its change failed) loses its entry;
  * - a batch never dispatched (its process died first) is dispatched;
  * - each message stuck in `sending` past its claim (its sender died, or the message reached the
@@ -101,6 +104,7 @@ export const redispatchDueOutbox: SweepStep = {
         return;
       }
       let nextLook = now.getTime() + OUTBOX_WATCH_SECONDS * 1000;
+      let firstUnclaimedDue = Number.POSITIVE_INFINITY;
       if (batch.dispatchedAt === null) {
         if (await services.outbox.dispatch(batch, log)) log(`Sweep: outbox batch ${batch.id} of envelope ${batch.envelopeId} dispatched again.`);
       } else {
@@ -109,7 +113,11 @@ export const redispatchDueOutbox: SweepStep = {
           if (claim === null) {
             // On its queue, unless its process died between receiving it and leaving any trace.
             const since = Date.parse(batch.redispatchedAt[index] ?? batch.dispatchedAt);
-            if (now.getTime() - since < OUTBOX_UNCLAIMED_SECONDS * 1000) continue;
+            const unclaimedUntil = since + OUTBOX_UNCLAIMED_SECONDS * 1000;
+            if (now.getTime() < unclaimedUntil) {
+              firstUnclaimedDue = Math.min(firstUnclaimedDue, unclaimedUntil);
+              continue;
+            }
           } else if (Date.parse(claim.until) > now.getTime()) {
             nextLook = Math.max(nextLook, Date.parse(claim.until) + 1000);
             continue;
@@ -141,7 +149,9 @@ export const redispatchDueOutbox: SweepStep = {
         await services.dueIndex.remove(entry);
         return;
       }
-      const next = { ...entry, dueAt: new Date(nextLook).toISOString() };
+      // An unclaimed message is looked at again exactly when its time is up, not up to a watch interval later
+      // (a message still claimed is skipped then, as now).
+      const next = { ...entry, dueAt: new Date(Math.min(nextLook, firstUnclaimedDue)).toISOString() };
       await services.dueIndex.put(next);
       await services.dueIndex.remove(entry);
     });

@@ -4,7 +4,7 @@
  */
 import { assertPdfMimetype, uploadUrlFor } from '../envelopes/createUpload.js';
 import type { Actor } from '../envelopes/model.js';
-import { uuidv7 } from '../ids.js';
+import { resumableId, resumingRun } from '../ids.js';
 import type { Services } from '../services.js';
 import { CONTAINERS } from '../storage/clients.js';
 import { newTemplateContent, type TemplateRecord } from './model.js';
@@ -28,11 +28,19 @@ export interface CreatedTemplate {
 /**
  * Creates a draft template with no roles or fields for `request.filename`, the caller's, `private`
  * unless `request.visibility` says `organization` (docs/api.md#templates-shared-in-an-organization).
+ * With an `Idempotency-Key` its id comes from the key's claim (`resumableId`), and a run under the
+ * claim of a request whose process died answers the template that request made, if it made it
+ * (docs/api.md#idempotency).
  * @throws AppError 415 `unsupported-document-type` when `mimetype` is not `application/pdf`
  */
 export async function createTemplate({ services, request, actor, now = new Date() }: CreateTemplateOptions): Promise<CreatedTemplate> {
   assertPdfMimetype(request.mimetype);
-  const id = uuidv7();
+  const id = resumableId('template');
+  const left = resumingRun() ? await services.templates.read(actor.userId, id) : null;
+  if (left !== null) {
+    const { uploadUrl } = await uploadUrlFor(services, CONTAINERS.templates, left.record.blobName, now);
+    return { record: left.record, uploadUrl, blobName: left.record.blobName };
+  }
   const at = now.toISOString();
   const blobName = `${id}/${request.filename}`;
   const record: TemplateRecord = {

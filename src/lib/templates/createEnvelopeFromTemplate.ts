@@ -14,6 +14,13 @@
  *    is `true`, by `updateEnvelope`, the path of `PUT /api/envelopes/{id}`. Should that refuse (the
  *    owner's e-mail quota, an unverified sender, `expiresAt`), the draft is deleted again, so a refused
  *    request leaves nothing behind.
+ *
+ * With an `Idempotency-Key` (docs/api.md#idempotency) the envelope's id comes from the key's claim
+ * (`resumableId`), and a run under the claim of a request whose process died resumes its work: an
+ * envelope already made and past its last step (sent, or with its recipients when `send` is false) is
+ * answered as it is; one made but not yet updated or sent is updated and sent (its `envelope.created`
+ * is not written again, and the send, one transaction with its outbox batch, e-mails the recipients
+ * once); none at all is made as by a first run. Copying the document again writes the same bytes.
  */
 import { isAppError, type FieldError } from '../errors.js';
 import { newDraftEnvelope } from '../envelopes/createUpload.js';
@@ -24,7 +31,7 @@ import type { Actor, EnvelopeRecord } from '../envelopes/model.js';
 import { updateEnvelopeRequest, type UpdateEnvelopeRequest } from '../envelopes/schemas.js';
 import { updateEnvelope } from '../envelopes/update.js';
 import { parseWith } from '../http/body.js';
-import { uuidv7 } from '../ids.js';
+import { resumableId, resumingRun, uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
 import { storageStatus } from '../storage/keys.js';
 import type { TemplateRecord, TemplateRole } from './model.js';
@@ -55,19 +62,26 @@ export interface UseTemplateOptions {
  *   update refuses; and whatever sending an envelope throws (403 `email-not-verified`, 429 `email-quota`, ...)
  */
 export async function useTemplate({ services, templateId, request, actor, now = () => new Date(), log }: UseTemplateOptions): Promise<EnvelopeRecord> {
+  const envelopeId = resumableId('envelope');
+  // Run again after a crash (see the module comment): what the dead run made, if anything.
+  const left = resumingRun() ? (await services.envelopes.read(actor.userId, envelopeId))?.record : undefined;
+  if (left !== undefined && (left.status !== 'draft' || (!request.send && left.signers.length > 0))) return left;
+
   const { record: template } = await readTemplateFor(services, actor, templateId, 'use');
   if (template.status !== 'active' || template.documentSha256 === null || template.pageCount === null) {
     throw problem('templateNotActive');
   }
-  const at = now();
+  const at = left === undefined ? now() : new Date(left.createdAt);
   const update = envelopeUpdateFor(template, request, at);
 
-  const { record, event } = newDraftEnvelope({ actor, documentName: template.documentName, now: at, templateId: template.id });
+  const { record, event } = newDraftEnvelope({ actor, documentName: template.documentName, now: at, templateId: template.id, id: envelopeId });
   record.documentSha256 = template.documentSha256;
   record.pageCount = template.pageCount;
-  await copyFrozenDocument(services, template, record);
-  await services.organizationIndex.add(actor.organizationId, record.id, record.ownerId);
-  await services.envelopes.create(record, event);
+  if (left === undefined) {
+    await copyFrozenDocument(services, template, record);
+    await services.organizationIndex.add(actor.organizationId, record.id, record.ownerId);
+    await services.envelopes.create(record, event);
+  }
   try {
     return await updateEnvelope({
       services,
