@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -36,6 +36,8 @@ import { benchHotRead } from './suites/hotRead.js';
 import { benchIdempotency } from './suites/idempotency.js';
 import { benchTemplates } from './suites/templates.js';
 import { benchList } from './suites/list.js';
+import { benchOrganizationList } from './suites/organizationList.js';
+import { benchOrganizationRead } from './suites/organizationRead.js';
 import { benchLoginStorm } from './suites/loginStorm.js';
 import { CORPUS_DIR } from './suites/completion.js';
 import { benchRecipientCompletion } from './suites/recipientCompletion.js';
@@ -44,7 +46,7 @@ import { benchWebhookBurst } from './suites/webhookBurst.js';
 import { benchSigningPage } from './suites/signingPage.js';
 import { benchEmbeddedView } from './suites/embeddedView.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -62,6 +64,9 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
     // The idempotency suite's two writing loads, in every round and the warm-up: an empty partition each.
     spareOwners: suites.includes('idempotency') ? 2 * (idempotency.rounds + 1) : 0,
     ...(suites.includes('hotRead') || suites.includes('signingPage') ? { signingDocumentDir: CORPUS_DIR } : {}),
+    // Envelopes of 20 members each in two organisations (index rows in one partition per organisation, the
+    // envelopes in 20: about 10 to 20 s here), the same in --quick.
+    ...(suites.includes('organizationList') ? { organizationList: { members: 20, largeEnvelopes: 10_000, smallEnvelopes: 100 } } : {}),
   };
   return quick
     ? {
@@ -69,6 +74,9 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         seed: seedPlan,
         hotRead: { connections: [10, 50], rounds: 3, seconds: 1.5, warmupSeconds: 0.5 },
         list: { rounds: 3, seconds: 1, pageSize: 100 },
+        organizationRead: { connections: [10, 50], rounds: 3, seconds: 1.5, warmupSeconds: 0.5 },
+        // A page of the organisation reads 20 partitions: on this loaded machine it can take over a second, and a 1 s round then completes none.
+        organizationList: { rounds: 3, seconds: 3, pageSize: 100 },
         completion: { rounds: 2, generatedPages: 1000 },
         coldStart: { rounds: 5 },
         commands: { rounds: 2 },
@@ -85,6 +93,8 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         seed: seedPlan,
         hotRead: { connections: [10, 50], rounds: 5, seconds: 8, warmupSeconds: 3 },
         list: { rounds: 5, seconds: 4, pageSize: 100 },
+        organizationRead: { connections: [10, 50], rounds: 5, seconds: 8, warmupSeconds: 3 },
+        organizationList: { rounds: 5, seconds: 4, pageSize: 100 },
         completion: { rounds: 5, generatedPages: 1000 },
         coldStart: { rounds: 15 },
         commands: { rounds: 5 },
@@ -138,6 +148,18 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'list': {
       const { figures, targets } = await benchList(context);
       results.list = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'organizationRead': {
+      const { figures, targets } = await benchOrganizationRead(context);
+      results.organizationRead = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'organizationList': {
+      const { figures, targets } = await benchOrganizationList(context);
+      results.organizationList = figures;
       results.targets.push(...targets);
       return;
     }

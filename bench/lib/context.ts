@@ -6,6 +6,8 @@ export interface Plan {
   seed: SeedPlan;
   hotRead: { connections: number[]; rounds: number; seconds: number; warmupSeconds: number };
   list: { rounds: number; seconds: number; pageSize: number };
+  organizationRead: { connections: number[]; rounds: number; seconds: number; warmupSeconds: number };
+  organizationList: { rounds: number; seconds: number; pageSize: number };
   completion: { rounds: number; generatedPages: number };
   coldStart: { rounds: number };
   commands: { rounds: number };

@@ -4,7 +4,7 @@
  * millisecond histogram buckets.
  */
 import autocannon from 'autocannon';
-import { percentile } from './stats.js';
+import { pairedRatio, percentile, summarize, type Summary } from './stats.js';
 
 export interface LoadOptions {
   url: string;
@@ -92,4 +92,58 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     otherStatuses,
     durationSeconds: elapsed,
   };
+}
+
+/** The rounds of one side of a load benchmark: each figure the median of its rounds. */
+export interface LoadSummary {
+  /** Successful responses per second. */
+  throughput: Summary;
+  p50Ms: Summary;
+  p99Ms: Summary;
+  /** Failed responses over every round. */
+  failed: number;
+}
+
+/** Summarizes the rounds of one side (each a {@link runLoad} result). */
+export function summarizeLoads(results: readonly LoadResult[]): LoadSummary {
+  return {
+    throughput: summarize(results.map((result) => result.throughput)),
+    p50Ms: summarize(results.map((result) => result.p50)),
+    p99Ms: summarize(results.map((result) => result.p99)),
+    failed: results.reduce((sum, result) => sum + result.failed, 0),
+  };
+}
+
+/**
+ * Measures two sides in the same rounds, back to back, the order alternating (even rounds `a` first,
+ * odd rounds `b` first), so that a drift within a round favours neither; calls `onRound` after each.
+ * @returns each side's results, in round order
+ */
+export async function alternatingRounds(
+  rounds: number,
+  a: () => Promise<LoadResult>,
+  b: () => Promise<LoadResult>,
+  onRound: (round: number, a: LoadResult, b: LoadResult) => void,
+): Promise<[LoadResult[], LoadResult[]]> {
+  const aResults: LoadResult[] = [];
+  const bResults: LoadResult[] = [];
+  for (let round = 0; round < rounds; round++) {
+    if (round % 2 === 0) {
+      aResults.push(await a());
+      bResults.push(await b());
+    } else {
+      bResults.push(await b());
+      aResults.push(await a());
+    }
+    onRound(round, aResults.at(-1)!, bResults.at(-1)!);
+  }
+  return [aResults, bResults];
+}
+
+/** The ratio of one figure (`p50` latency, `throughput`) of two sides measured in the same rounds, round by round ({@link pairedRatio}). */
+export function loadRatio(numerators: readonly LoadResult[], denominators: readonly LoadResult[], figure: 'p50' | 'throughput'): Summary {
+  return pairedRatio(
+    numerators.map((result) => result[figure]),
+    denominators.map((result) => result[figure]),
+  );
 }

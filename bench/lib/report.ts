@@ -8,6 +8,8 @@ import type { IdempotencyFigures } from '../suites/idempotency.js';
 import type { TemplatesFigures } from '../suites/templates.js';
 import type { EmbeddedViewFigures } from '../suites/embeddedView.js';
 import type { ListFigures } from '../suites/list.js';
+import type { OrganizationListFigures } from '../suites/organizationList.js';
+import type { OrganizationReadLevel } from '../suites/organizationRead.js';
 import type { CompletionFigures } from '../suites/completion.js';
 import type { SealLevelsFigures } from '../suites/sealLevels.js';
 import type { DetectionFigures } from '../suites/detection.js';
@@ -32,6 +34,8 @@ export interface Results {
   };
   hotRead?: HotReadLevel[];
   list?: ListFigures;
+  organizationRead?: OrganizationReadLevel[];
+  organizationList?: OrganizationListFigures;
   completion?: CompletionFigures[];
   coldStart?: ColdStartFigures;
   commands?: CommandsFigures;
@@ -146,6 +150,39 @@ export function toMarkdown(results: Results): string {
       '| --- | --- | --- | --- |',
       `| ${list.small.envelopes} envelopes | ${fmt(list.small.p50Ms.median)} (${spread(list.small.p50Ms)}) | ${fmt(list.small.p99Ms.median)} | ${fmt(list.small.throughput.median)} |`,
       `| ${list.large.envelopes} envelopes | ${fmt(list.large.p50Ms.median)} (${spread(list.large.p50Ms)}) | ${fmt(list.large.p99Ms.median)} | ${fmt(list.large.throughput.median)} |`,
+      '',
+      `Ratio (${list.large.envelopes} / ${list.small.envelopes}, p50): ${ratio(list.latencyRatio)}`,
+    );
+  }
+
+  if (results.organizationRead !== undefined) {
+    const rounds = results.organizationRead[0]?.owner.throughput.rounds ?? 0;
+    lines.push(
+      '',
+      `## Hot read by an admin: \`GET /api/envelopes/{id}\` of the owner's envelope with an admin's token vs the owner's own (${rounds} rounds)`,
+      '',
+      '| connections | admin req/s (spread) | owner req/s (spread) | throughput ratio | admin p50 / p99 ms | owner p50 / p99 ms | errors |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
+      ...results.organizationRead.map(
+        (level) =>
+          `| ${level.connections} | ${fmt(level.admin.throughput.median, 0)} (${spread(level.admin.throughput)}) | ${fmt(level.owner.throughput.median, 0)} (${spread(level.owner.throughput)}) | ${ratio(level.throughputRatio)} | ` +
+          `${fmt(level.admin.p50Ms.median)} / ${fmt(level.admin.p99Ms.median)} | ${fmt(level.owner.p50Ms.median)} / ${fmt(level.owner.p99Ms.median)} | ${level.admin.failed + level.owner.failed} |`,
+      ),
+    );
+  }
+
+  if (results.organizationList !== undefined) {
+    const list = results.organizationList;
+    const row = (side: OrganizationListFigures['small'], owners: number) =>
+      `| ${side.envelopes} envelopes | ${owners} | ${fmt(side.p50Ms.median)} (${spread(side.p50Ms)}) | ${fmt(side.p99Ms.median)} | ${fmt(side.throughput.median)} | ${side.failed} |`;
+    lines.push(
+      '',
+      `## Organisation's list: \`GET /api/envelopes?scope=organization\`, first page of ${list.pageSize}, ${list.members} members, one connection (${list.small.p50Ms.rounds} rounds)`,
+      '',
+      '| organisation | owners on the page | p50 ms (spread) | p99 ms | pages/s | errors |',
+      '| --- | --- | --- | --- | --- | --- |',
+      row(list.small, list.ownersOnPage.small),
+      row(list.large, list.ownersOnPage.large),
       '',
       `Ratio (${list.large.envelopes} / ${list.small.envelopes}, p50): ${ratio(list.latencyRatio)}`,
     );

@@ -15,17 +15,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { check, type BenchContext, type SuiteResult } from '../lib/context.js';
-import { runLoad, type LoadOptions, type LoadResult } from '../lib/load.js';
+import { runLoad, summarizeLoads, type LoadOptions, type LoadResult, type LoadSummary } from '../lib/load.js';
 import type { SeededUser } from '../lib/seed.js';
 import { progress } from '../lib/progress.js';
-import { balancedOrder, pairedRatio, summarize, type Summary } from '../lib/stats.js';
+import { balancedOrder, pairedRatio, type Summary } from '../lib/stats.js';
 
-interface Side {
-  p50Ms: Summary;
-  p99Ms: Summary;
-  throughput: Summary;
-  failed: number;
-}
+type Side = LoadSummary;
 
 export interface IdempotencyFigures {
   connections: number;
@@ -88,19 +83,13 @@ export async function benchIdempotency(context: BenchContext): Promise<SuiteResu
     const p50 = (side: SideName) => measured[side].at(-1)!.p50.toFixed(2);
     progress(`idempotency, round ${round + 1}/${rounds}: p50 without key ${p50('withoutKey')} ms, new key ${p50('newKey')} ms, replay ${p50('replay')} ms, hot read ${p50('hotRead')} ms`);
   }
-  const describe = (results: LoadResult[]): Side => ({
-    p50Ms: summarize(results.map((result) => result.p50)),
-    p99Ms: summarize(results.map((result) => result.p99)),
-    throughput: summarize(results.map((result) => result.throughput)),
-    failed: results.reduce((sum, result) => sum + result.failed, 0),
-  });
   const p50s = (side: SideName) => measured[side].map((result) => result.p50);
   const figures: IdempotencyFigures = {
     connections,
-    withoutKey: describe(measured.withoutKey),
-    newKey: describe(measured.newKey),
-    replay: describe(measured.replay),
-    hotRead: describe(measured.hotRead),
+    withoutKey: summarizeLoads(measured.withoutKey),
+    newKey: summarizeLoads(measured.newKey),
+    replay: summarizeLoads(measured.replay),
+    hotRead: summarizeLoads(measured.hotRead),
     newKeyRatio: pairedRatio(p50s('newKey'), p50s('withoutKey')),
     replayRatio: pairedRatio(p50s('replay'), p50s('hotRead')),
   };

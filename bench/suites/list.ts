@@ -4,9 +4,9 @@
  * is the cost of one page; rounds alternate the two owners.
  */
 import { check, type BenchContext, type SuiteResult } from '../lib/context.js';
-import { runLoad, type LoadResult } from '../lib/load.js';
+import { alternatingRounds, loadRatio, runLoad, type LoadResult } from '../lib/load.js';
 import { progress } from '../lib/progress.js';
-import { pairedRatio, summarize, type Summary } from '../lib/stats.js';
+import { summarize, type Summary } from '../lib/stats.js';
 import type { SeededUser } from '../lib/seed.js';
 
 export interface ListFigures {
@@ -34,13 +34,12 @@ export async function benchList(context: BenchContext): Promise<SuiteResult<List
   progress('list: warm-up');
   await load(seed.smallOwner, 1);
   await load(seed.largeOwner, 1);
-  const small: LoadResult[] = [];
-  const large: LoadResult[] = [];
-  for (let round = 0; round < plan.list.rounds; round++) {
-    const order = round % 2 === 0 ? [seed.smallOwner, seed.largeOwner] : [seed.largeOwner, seed.smallOwner];
-    for (const owner of order) (owner === seed.smallOwner ? small : large).push(await load(owner, plan.list.seconds));
-    progress(`list, round ${round + 1}/${plan.list.rounds}: 100-owner p50 ${small.at(-1)!.p50.toFixed(1)} ms, 10,000-owner p50 ${large.at(-1)!.p50.toFixed(1)} ms`);
-  }
+  const [small, large] = await alternatingRounds(
+    plan.list.rounds,
+    () => load(seed.smallOwner, plan.list.seconds),
+    () => load(seed.largeOwner, plan.list.seconds),
+    (round, smallResult, largeResult) => progress(`list, round ${round + 1}/${plan.list.rounds}: 100-owner p50 ${smallResult.p50.toFixed(1)} ms, 10,000-owner p50 ${largeResult.p50.toFixed(1)} ms`),
+  );
   const describe = (results: LoadResult[], envelopes: number) => ({
     envelopes,
     p50Ms: summarize(results.map((result) => result.p50)),
@@ -51,10 +50,7 @@ export async function benchList(context: BenchContext): Promise<SuiteResult<List
     pageSize: plan.list.pageSize,
     small: describe(small, plan.seed.smallOwnerEnvelopes),
     large: describe(large, plan.seed.largeOwnerEnvelopes),
-    latencyRatio: pairedRatio(
-      large.map((result) => result.p50),
-      small.map((result) => result.p50),
-    ),
+    latencyRatio: loadRatio(large, small, 'p50'),
   };
   return {
     figures,

@@ -14,7 +14,7 @@
  * English, in bytes and in time.
  */
 import type { Browser, CDPSession } from 'playwright-core';
-import { launchChromium } from '../../tests/support/browser.js';
+import { launchChromium } from '../../tests/support/chromium.js';
 import { check, type BenchContext, type SuiteResult } from '../lib/context.js';
 import { progress } from '../lib/progress.js';
 import { pairedRatio, summarize, type Summary } from '../lib/stats.js';

@@ -3,13 +3,16 @@
  * an account gets exactly one organisation however many repositories (instances) make it at once; a
  * process that died between the writes leaves rows the next call completes, never a second
  * organisation; a role change made by one instance is seen by another once its memory of the
- * membership (MEMBERSHIP_CACHE_MS, at most 60 s) runs out, with clocks the test moves.
+ * membership (MEMBERSHIP_CACHE_MS, at most 60 s) runs out, with clocks the test moves. The index of
+ * an organisation's envelopes written in bulk (`OrganizationIndex.addMany`) is the one
+ * `add` writes row by row.
  */
 import { randomUUID } from 'node:crypto';
 import { odata } from '@azure/data-tables';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { uuidv7 } from '../../src/lib/ids.js';
 import { getServices, type Services } from '../../src/lib/services.js';
+import { OrganizationIndex } from '../../src/lib/storage/organizationIndex.js';
 import { MEMBERSHIP_CACHE_MS, OrganizationRepository } from '../../src/lib/storage/organizationRepository.js';
 import { ensureStorage } from '../../src/lib/storage/setup.js';
 
@@ -87,5 +90,29 @@ describe('what an instance remembers', () => {
     // A write based on a stale read changes nothing.
     expect(await first.updateMembers(organizationId, [{ ...row, role: 'admin' }])).toBe(false);
     expect((await first.member(organizationId, member.userId))!.role).toBe('viewer');
+  });
+});
+
+describe('the index of an organization\'s envelopes', () => {
+  test('addMany writes, over several transactions, the rows add writes: pages newest first, each envelope\'s owner found by another instance', async () => {
+    const organizationId = uuidv7();
+    const owners = [uuidv7(), uuidv7(), uuidv7()];
+    const bulk = Array.from({ length: 250 }, (_, index) => ({ id: uuidv7(), ownerId: owners[index % owners.length]! }));
+    const single = { id: uuidv7(), ownerId: owners[0]! };
+    await new OrganizationIndex(services.storage.tables.organizations, 'envelope').addMany(organizationId, bulk, { concurrency: 2 });
+    await new OrganizationIndex(services.storage.tables.organizations, 'envelope').add(organizationId, single.id, single.ownerId);
+    const reader = new OrganizationIndex(services.storage.tables.organizations, 'envelope');
+    const newestFirst = [single, ...[...bulk].reverse()];
+    const first = await reader.page(organizationId, 200, undefined);
+    expect(first.more).toBe(true);
+    const rest = await reader.page(organizationId, 200, first.rows.at(-1)!.rowKey);
+    expect(rest.more).toBe(false);
+    expect([...first.rows, ...rest.rows].map(({ id, ownerId }) => ({ id, ownerId }))).toEqual(newestFirst);
+    for (const envelope of [single, bulk[0]!, bulk[100]!, bulk[249]!]) expect(await reader.owner(organizationId, envelope.id)).toBe(envelope.ownerId);
+    expect(await reader.owner(organizationId, uuidv7())).toBeNull();
+    // Rows for new envelopes only: a transaction holding an indexed one fails and writes nothing.
+    const fresh = { id: uuidv7(), ownerId: owners[1]! };
+    await expect(reader.addMany(organizationId, [fresh, single])).rejects.toMatchObject({ statusCode: 409 });
+    expect(await new OrganizationIndex(services.storage.tables.organizations, 'envelope').owner(organizationId, fresh.id)).toBeNull();
   });
 });

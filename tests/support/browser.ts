@@ -4,36 +4,16 @@
  * to do: requests to origins other than the API's and Blob storage's, Content-Security-Policy
  * violations, and script errors.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { waitUntil } from './patience.js';
 
 /** Where the screenshots of the browser tests go. */
 export const SCREENSHOT_DIR = path.resolve(process.cwd(), 'test-output/screenshots');
 
-/**
- * Chromium's executable: `CHROMIUM_PATH` when set, else Debian's `/usr/bin/chromium` (`.ci/run`
- * installs it), else Google Chrome where a machine has that instead (GitHub's Ubuntu runners).
- * @throws Error naming what to install when none is there
- */
-export function chromiumExecutable(): string {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/google-chrome'].filter((candidate): candidate is string => Boolean(candidate));
-  const found = candidates.find((candidate) => existsSync(candidate));
-  if (found === undefined) throw new Error(`No Chromium found (looked at ${candidates.join(', ')}): apt-get install chromium, or set CHROMIUM_PATH.`);
-  return found;
-}
-
-/** Starts headless Chromium. Close it in `afterAll`. */
-export async function launchChromium(): Promise<Browser> {
-  return await chromium.launch({
-    executablePath: chromiumExecutable(),
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-}
+export { chromiumExecutable, launchChromium } from './chromium.js';
 
 /** What a page did that it should not have. */
 export interface PageWatch {

@@ -735,6 +735,22 @@ Request limits: the owner endpoints allow \`RATE_LIMIT_PER_MINUTE\` requests per
 The project's own reference, with every rule and setting, is \`docs/api.md\` in the repository. Try it: \`GET /api/console\` is a small page for the whole flow; \`GET /api/docs\` renders this document.`;
 
 /**
+ * The operations' tags (OpenAPI 3.1 §4.8.22, Tag Object), by name, in the order the reference shows
+ * them, with what each groups.
+ */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Accounts: 'Registration with an invitation code, and login.',
+  Envelopes: 'Upload, signers, fields, lifecycle and completion.',
+  Signing: 'The recipient\'s API, authenticated by the signing token of its e-mail link.',
+  Evidence: 'Audit trail and seal verification.',
+  Webhooks: 'Endpoints that receive signed events about the owner\'s envelopes (Standard Webhooks).',
+  'API keys': 'Long-lived keys a server sends instead of the owner\'s access token (`Authorization: Bearer esk_...`).',
+  Organizations: 'The caller\'s organization: its members and their roles, invitations, handing it over.',
+  Service: 'Health and this document.',
+  Pages: 'The API reference, the console and the signing page, for browsers.',
+};
+
+/**
  * Builds the document (a fresh object on every call; deterministic, so the committed copy can be
  * compared with it).
  * @returns an OpenAPI 3.1.0 document: `paths` keyed below the server URL `/api`
@@ -767,17 +783,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/api', description: 'This service' }],
-    tags: [
-      { name: 'Accounts', description: 'Registration with an invitation code, and login.' },
-      { name: 'Envelopes', description: 'Upload, signers, fields, lifecycle and completion.' },
-      { name: 'Signing', description: 'The recipient\'s API, authenticated by the signing token of its e-mail link.' },
-      { name: 'Evidence', description: 'Audit trail and seal verification.' },
-      { name: 'Webhooks', description: 'Endpoints that receive signed events about the owner\'s envelopes (Standard Webhooks).' },
-      { name: 'API keys', description: 'Long-lived keys a server sends instead of the owner\'s access token (`Authorization: Bearer esk_...`).' },
-      { name: 'Organizations', description: 'The caller\'s organization: its members and their roles, invitations, handing it over.' },
-      { name: 'Service', description: 'Health and this document.' },
-      { name: 'Pages', description: 'The API reference, the console and the signing page, for browsers.' },
-    ],
+    tags: Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })),
   });
   const plain = describeRequestLimits(describeRoles(JSON.parse(JSON.stringify(document)) as Record<string, unknown>, BEARER_AUTH), BEARER_AUTH);
   describeIdempotencyKeys(plain, BEARER_AUTH, { $ref: '#/components/schemas/Problem' });

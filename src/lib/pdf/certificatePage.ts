@@ -39,22 +39,22 @@ const SIGNATURE_BOX = { width: 220, height: 56 };
 interface Style {
   face: Face;
   size: number;
-  /** 0 black … 1 white. */
-  gray: number;
+  /** 0 black … 1 white; absent: black. */
+  gray?: number;
 }
 
 const styles = {
-  title: { face: 'bold', size: 18, gray: 0 },
+  title: { face: 'bold', size: 18 },
   intro: { face: 'regular', size: 8.5, gray: 0.3 },
-  heading: { face: 'bold', size: 12, gray: 0 },
+  heading: { face: 'bold', size: 12 },
   label: { face: 'bold', size: 8.5, gray: 0.35 },
-  value: { face: 'regular', size: 9, gray: 0 },
+  value: { face: 'regular', size: 9 },
   /** A SHA-256 in hex: 8 pt where 64 digits fit the value column, smaller on narrow pages. */
-  digest: { face: 'regular', size: 8, gray: 0 },
-  recipientName: { face: 'bold', size: 10.5, gray: 0 },
+  digest: { face: 'regular', size: 8 },
+  recipientName: { face: 'bold', size: 10.5 },
   caption: { face: 'regular', size: 7.5, gray: 0.4 },
   tableHead: { face: 'bold', size: 7.5, gray: 0.35 },
-  tableCell: { face: 'regular', size: 7.5, gray: 0 },
+  tableCell: { face: 'regular', size: 7.5 },
   footer: { face: 'regular', size: 7, gray: 0.4 },
   /** An audit event's raw type, in small print under its sentence. */
   rawType: { face: 'regular', size: 6, gray: 0.45 },
@@ -228,7 +228,7 @@ class CertificateWriter {
             if (line.runs.length === 0) return;
             const baseline = top - index * step - step * 0.76;
             target.operators.push(
-              ...this.painter.lineOperators(target.page, line, { x: this.lineX(c, line), y: baseline, size: c.style.size, gray: c.style.gray }),
+              ...this.painter.lineOperators(target.page, line, { x: this.lineX(c, line), y: baseline, size: c.style.size, gray: c.style.gray ?? 0 }),
             );
           });
         }

@@ -22,7 +22,7 @@ import { odata, type TableClient } from '@azure/data-tables';
 import { AppError } from '../errors.js';
 import { RecentLookups } from '../recentLookups.js';
 import { CountedRows } from './countedRows.js';
-import { storageStatus } from './keys.js';
+import { entityOrNull, ownedRow, storageStatus } from './keys.js';
 import { problem } from '../problems.js';
 
 /**
@@ -139,12 +139,8 @@ export class ApiKeyRepository {
 
   /** The owner's key with this id, or `null` (also for another owner's). */
   async read(ownerId: string, id: string): Promise<ApiKeyRecord | null> {
-    try {
-      return fromEntity(ownerId, await this.table.getEntity<ApiKeyEntity>(ownerId, PREFIX + id));
-    } catch (error) {
-      if (storageStatus(error) === 404) return null;
-      throw error;
-    }
+    const entity = await entityOrNull<ApiKeyEntity>(this.table, ownerId, PREFIX + id);
+    return entity === null ? null : fromEntity(ownerId, entity);
   }
 
   /**
@@ -232,9 +228,7 @@ export class ApiKeyRepository {
 
 function toEntity(key: ApiKeyRecord): ApiKeyEntity {
   return {
-    partitionKey: key.ownerId,
-    rowKey: PREFIX + key.id,
-    id: key.id,
+    ...ownedRow(PREFIX, key),
     name: key.name,
     prefix: key.prefix,
     keySha256: key.keySha256,

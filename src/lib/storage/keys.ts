@@ -30,6 +30,14 @@ export function storageStatus(error: unknown): number | undefined {
 }
 
 /**
+ * The keys of a resource kept as one row in its owner's partition (an API key, a webhook): PartitionKey
+ * the owner's id, RowKey `prefix` + the resource's id; with its `id`, the property the row repeats it in.
+ */
+export function ownedRow(prefix: string, resource: { ownerId: string; id: string }): { partitionKey: string; rowKey: string; id: string } {
+  return { partitionKey: resource.ownerId, rowKey: prefix + resource.id, id: resource.id };
+}
+
+/**
  * Table Storage's point read of one row, `null` when it does not exist (404).
  * @throws the storage error of any other failure
  */

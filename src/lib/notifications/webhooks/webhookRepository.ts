@@ -14,7 +14,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../outbox.js';
 import type { Webhook } from './model.js';
 import { AppError } from '../../errors.js';
 import { CountedRows } from '../../storage/countedRows.js';
-import { storageStatus } from '../../storage/keys.js';
+import { entityOrNull, ownedRow, storageStatus } from '../../storage/keys.js';
 import { problem } from '../../problems.js';
 
 const PREFIX = 'webhook_';
@@ -95,12 +95,8 @@ export class WebhookRepository {
 
   /** The partition's webhook with this id, or `null` (also for another organisation's). */
   async read(ownerId: string, id: string): Promise<Webhook | null> {
-    try {
-      return fromEntity(ownerId, await this.table.getEntity<WebhookEntity>(ownerId, PREFIX + id));
-    } catch (error) {
-      if (storageStatus(error) === 404) return null;
-      throw error;
-    }
+    const entity = await entityOrNull<WebhookEntity>(this.table, ownerId, PREFIX + id);
+    return entity === null ? null : fromEntity(ownerId, entity);
   }
 
   private async exists(partitionKey: string, rowKey: string): Promise<boolean> {
@@ -124,9 +120,7 @@ export class WebhookRepository {
 
 function toEntity(webhook: Webhook): WebhookEntity {
   return {
-    partitionKey: webhook.ownerId,
-    rowKey: PREFIX + webhook.id,
-    id: webhook.id,
+    ...ownedRow(PREFIX, webhook),
     url: webhook.url,
     events: JSON.stringify(webhook.events),
     ...(webhook.description === null ? {} : { description: webhook.description }),
