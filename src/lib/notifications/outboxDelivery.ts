@@ -23,10 +23,11 @@
  * Should that marking fail too, the claim stays and the sweeper finds the message stuck.
  */
 import { signingLinkKey, signingToken, signingUrl, tokenSha256 } from '../envelopes/signingLinks.js';
+import type { InvocationContext } from '@azure/functions';
 import type { Services } from '../services.js';
 import { MAX_DEQUEUE_COUNT } from '../storage/queues.js';
 import type { OutboxMessage } from './outbox.js';
-import { OUTBOX_CLAIM_SECONDS, type OutboxPointer, type StoredOutboxBatch } from './outboxRepository.js';
+import { OUTBOX_CLAIM_SECONDS, parsePointer, type OutboxPointer, type StoredOutboxBatch } from './outboxRepository.js';
 
 /** Tries at recording an accepted message `sent` (with pauses of 1, 2, 4... s between them) before giving up. */
 export const RECORD_ACCEPTANCE_ATTEMPTS = 5;
@@ -34,16 +35,31 @@ export const RECORD_ACCEPTANCE_ATTEMPTS = 5;
 /** What became of the message. `in-flight`: another delivery holds it; it was queued again for later. */
 export type OutboxDeliveryResult = 'sent' | 'already-done' | 'gone' | 'wrong-kind' | 'in-flight';
 
-export interface OutboxDeliveryOptions<M extends OutboxMessage> {
+/** One delivery of one outbox queue message, as every sender takes it. */
+export interface QueuedDelivery {
   services: Services;
   pointer: OutboxPointer;
   /** How often the queue has delivered this message, 1 on the first delivery. */
   dequeueCount: number;
   /** The invocation's id: the holder of the claim. */
   invocationId: string;
-  /** Where to log drops, skips and final failures (never a token). */
+  /** Where to log drops, skips and final failures (never a token or a phone number). */
   log?: (message: string) => void;
   now?: () => Date;
+}
+
+/**
+ * The delivery a queue-triggered sender's invocation is: the pointer its queue message carries
+ * (`{ownerId, batchId, index}`), its dequeue count and id, and its log.
+ * @throws Error when the message is not an outbox pointer (the host keeps it, in the poison queue, for an operator)
+ */
+export function queuedDelivery(entry: unknown, context: InvocationContext, services: Services): QueuedDelivery {
+  const pointer = parsePointer(entry);
+  if (pointer === null) throw new Error('The queue message is not an outbox pointer {ownerId, batchId, index}.');
+  return { services, pointer, dequeueCount: Number(context.triggerMetadata?.dequeueCount ?? 1), invocationId: context.invocationId, log: (message) => context.log(message) };
+}
+
+export interface OutboxDeliveryOptions<M extends OutboxMessage> extends QueuedDelivery {
   /** What the log lines call the message: `E-mail`, `Text message`. */
   label: string;
   /** Whether the message is of the kind this sender sends. */

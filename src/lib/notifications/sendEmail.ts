@@ -18,23 +18,13 @@ import type { Services } from '../services.js';
 import { renderEmail } from './emailMessages.js';
 import { oneTimeCode } from '../recipients/oneTimeCodes.js';
 import type { EmailMessage, OutboxMessage } from './outbox.js';
-import { deliverOutboxMessage, recordedSigningLink } from './outboxDelivery.js';
-import type { OutboxPointer } from './outboxRepository.js';
+import { deliverOutboxMessage, recordedSigningLink, type QueuedDelivery } from './outboxDelivery.js';
 import type { EmailTransport } from './transport.js';
 
 export { RECORD_ACCEPTANCE_ATTEMPTS } from './outboxDelivery.js';
 
-export interface SendOutboxEmailOptions {
-  services: Services;
+export interface SendOutboxEmailOptions extends QueuedDelivery {
   transport: EmailTransport;
-  pointer: OutboxPointer;
-  /** How often the queue has delivered this message, 1 on the first delivery. */
-  dequeueCount: number;
-  /** The invocation's id: the holder of the claim. */
-  invocationId: string;
-  /** Where to log drops, skips and final failures (never a token). */
-  log?: (message: string) => void;
-  now?: () => Date;
 }
 
 /** What became of the message. `in-flight`: another delivery holds it; it was queued again for later. */
@@ -45,14 +35,10 @@ export type SendOutboxEmailResult = 'sent' | 'already-done' | 'gone' | 'not-emai
  * @throws the transport's error when the send fails (after marking the message `failed` on the last
  *   dequeue); storage errors
  */
-export async function sendOutboxEmail({ services, transport, pointer, dequeueCount, invocationId, log, now }: SendOutboxEmailOptions): Promise<SendOutboxEmailResult> {
+export async function sendOutboxEmail({ transport, ...delivery }: SendOutboxEmailOptions): Promise<SendOutboxEmailResult> {
+  const { services, pointer } = delivery;
   const result = await deliverOutboxMessage({
-    services,
-    pointer,
-    dequeueCount,
-    invocationId,
-    ...(log === undefined ? {} : { log }),
-    ...(now === undefined ? {} : { now }),
+    ...delivery,
     label: 'E-mail',
     accepts: (message: OutboxMessage): message is EmailMessage => message.kind === 'email',
     deliver: async (message, batch) => await deliver(services, transport, batch.ownerId, `${pointer.batchId}.${pointer.index}`, message),

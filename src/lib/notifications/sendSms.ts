@@ -13,23 +13,13 @@
 import { recordSmsOutcome } from '../recipients/lastSms.js';
 import type { Services } from '../services.js';
 import type { OutboxMessage, SmsMessage } from './outbox.js';
-import { deliverOutboxMessage, recordedSigningLink, type OutboxDeliveryResult } from './outboxDelivery.js';
-import type { OutboxPointer } from './outboxRepository.js';
+import { deliverOutboxMessage, recordedSigningLink, type OutboxDeliveryResult, type QueuedDelivery } from './outboxDelivery.js';
 import { renderSms } from './smsMessages.js';
 import type { SmsTransport } from './smsTransport.js';
 import { operationIdOf } from './transport.js';
 
-export interface SendOutboxSmsOptions {
-  services: Services;
+export interface SendOutboxSmsOptions extends QueuedDelivery {
   transport: SmsTransport;
-  pointer: OutboxPointer;
-  /** How often the queue has delivered this message, 1 on the first delivery. */
-  dequeueCount: number;
-  /** The invocation's id: the holder of the claim. */
-  invocationId: string;
-  /** Where to log drops, skips and final failures (never a token or a phone number). */
-  log?: (message: string) => void;
-  now?: () => Date;
 }
 
 /**
@@ -37,15 +27,11 @@ export interface SendOutboxSmsOptions {
  * @throws the transport's error when the send fails (after marking the message `failed` on the last
  *   dequeue); storage errors
  */
-export async function sendOutboxSms({ services, transport, pointer, dequeueCount, invocationId, log, now }: SendOutboxSmsOptions): Promise<OutboxDeliveryResult> {
+export async function sendOutboxSms({ transport, ...delivery }: SendOutboxSmsOptions): Promise<OutboxDeliveryResult> {
+  const { services, pointer } = delivery;
   const id = `${pointer.batchId}.${pointer.index}`;
   return await deliverOutboxMessage({
-    services,
-    pointer,
-    dequeueCount,
-    invocationId,
-    ...(log === undefined ? {} : { log }),
-    ...(now === undefined ? {} : { now }),
+    ...delivery,
     label: 'Text message',
     accepts: (message: OutboxMessage): message is SmsMessage => message.kind === 'sms',
     deliver: async (message, batch) => {
