@@ -51,7 +51,7 @@ async function timed(command: string, args: string[], cwd: string, env: NodeJS.P
 
 /** Starts the service in `folder` as `npm start` does; resolves with the ms until its invitation code, once it has stopped again. */
 async function timedStart(folder: string): Promise<number> {
-  const env = newcomerEnv({ AZURITE_BLOB_PORT: '0', AZURITE_QUEUE_PORT: '0', AZURITE_TABLE_PORT: '0', MAIL_CATCHER_SMTP_PORT: '0', MAIL_CATCHER_WEB_PORT: '0', PORT: '0', BCRYPT_COST: '10' });
+  const env = newcomerEnv({ AZURITE_BLOB_PORT: '0', AZURITE_QUEUE_PORT: '0', AZURITE_TABLE_PORT: '0', MAIL_CATCHER_SMTP_PORT: '0', MAIL_CATCHER_WEB_PORT: '0', SMS_CATCHER_PORT: '0', PORT: '0', BCRYPT_COST: '10' });
   const started = performance.now();
   await timed(process.execPath, [path.join(REPO_ROOT, 'scripts', 'build.mjs'), '--if-changed'], REPO_ROOT, env);
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist', 'src', 'local', 'start.js')], { cwd: folder, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -66,13 +66,15 @@ var tableNames = [
   'organizations'
 ]
 
-// The queues of the queue-triggered functions (QUEUES in src/lib/storage/clients.ts): e-mail, webhook
+// The queues of the queue-triggered functions (QUEUES in src/lib/storage/clients.ts): e-mail, text messages, webhook
 // events, webhook delivery attempts; and the `-poison` queue of each, where the Functions host moves
 // a message after 5 failed tries. They all exist from the start, so nothing has to create a queue
 // at run time; the poison alert (monitoring.bicep) watches the moves.
 var queueNames = [
   'outbox-email'
   'outbox-email-poison'
+  'outbox-sms'
+  'outbox-sms-poison'
   'outbox-events'
   'outbox-events-poison'
   'webhook-deliveries'

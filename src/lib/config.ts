@@ -40,6 +40,38 @@ const booleanFlag = optionalBooleanFlag.transform((value) => value ?? false);
 
 const httpUrl = z.url({ protocol: /^https?$/ });
 
+/** `SMS_FROM`: an E.164 number, or an alphanumeric sender id as Communication Services takes it. */
+const SMS_SENDER = /^(?:\+[1-9][0-9]{6,14}|(?=[A-Za-z0-9 ]*[A-Za-z])[A-Za-z0-9 ]{1,11})$/;
+
+/**
+ * The endpoint of a Communication Services connection string (`endpoint=...;accesskey=...`, keys in
+ * any case), or `null` when it is not one: the endpoint must be `https:`, or `http:` on a loopback
+ * address (the local fake, docs/api.md#sms), and the key base64.
+ */
+export function acsEndpointOf(connectionString: string): string | null {
+  const parts = new Map<string, string>();
+  for (const part of connectionString.split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0) parts.set(part.slice(0, at).trim().toLowerCase(), part.slice(at + 1).trim());
+  }
+  const endpoint = parts.get('endpoint');
+  const key = parts.get('accesskey');
+  if (endpoint === undefined || key === undefined || !/^[A-Za-z0-9+/]+={0,2}$/.test(key)) return null;
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return null;
+  }
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return url.origin;
+  return null;
+}
+
+/** Whether a URL's host name is a loopback address (`localhost`, 127.0.0.0/8, `[::1]`). */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(hostname);
+}
+
 /** Environment variables and how each one is parsed. Keys are the setting names users see. */
 const environmentSchema = z.object({
   STORAGE_CONNECTION_STRING: optionalText,
@@ -77,6 +109,26 @@ const environmentSchema = z.object({
   SMTP_URL: optionalText.pipe(z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional()),
   ACS_EMAIL_ENDPOINT: optionalText.pipe(z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).optional()),
   EMAIL_FROM: optionalText.transform((value) => value ?? 'Envelope Signing <no-reply@localhost>'),
+  // Text messages (docs/api.md#sms): Azure Communication Services' connection string and the sender.
+  ACS_CONNECTION_STRING: optionalText.pipe(
+    z
+      .string()
+      .transform((value, context) => {
+        const endpoint = acsEndpointOf(value);
+        if (endpoint === null) {
+          context.addIssue({ code: 'custom', message: 'must be endpoint=https://<resource>.communication.azure.com/;accesskey=<base64 key> (http:// only for a loopback address)' });
+          return z.NEVER;
+        }
+        return { connectionString: value, endpoint };
+      })
+      .optional(),
+  ),
+  SMS_FROM: optionalText.pipe(
+    z
+      .string()
+      .regex(SMS_SENDER, 'must be a phone number in E.164 (+ and 7 to 15 digits) or an alphanumeric sender id (1 to 11 letters, digits and spaces, at least one letter)')
+      .optional(),
+  ),
   ENVELOPE_TTL_DAYS: integer(30, 1, 365),
   SWEEP_SCHEDULE: optionalText.transform((value) => value ?? DEFAULT_SWEEP_SCHEDULE).pipe(z.string().regex(SWEEP_SCHEDULE_FORMAT, SWEEP_SCHEDULE_PROBLEM)),
   WEBHOOK_RETRY_SECONDS: optionalText.transform((value) => value ?? '5,300,1800,7200,18000,36000,36000').pipe(
@@ -115,6 +167,7 @@ const environmentSchema = z.object({
   EMAIL_DAILY_QUOTA: integer(1000, 1, 1_000_000_000),
   MAIL_CATCHER_SMTP_PORT: integer(1025, 0, 65_535),
   MAIL_CATCHER_WEB_PORT: integer(1080, 0, 65_535),
+  SMS_CATCHER_PORT: integer(1090, 0, 65_535),
   /** Set by App Service on every Function App: tells Azure from a laptop. */
   WEBSITE_SITE_NAME: optionalText,
 });
@@ -161,6 +214,15 @@ export interface Config {
     /** Sender of every e-mail (RFC 5322 mailbox). */
     from: string;
   };
+  /** Text messages (docs/api.md#sms); without a connection string every text fails (and is retried) until one is set. */
+  sms: {
+    /** Communication Services' connection string (`endpoint=...;accesskey=...`), as set. */
+    connectionString: string | undefined;
+    /** Its endpoint's origin. */
+    endpoint: string | undefined;
+    /** The sender: an E.164 number or an alphanumeric sender id. */
+    from: string | undefined;
+  };
   /** Default lifetime of a sent envelope when `expiresAt` is unset, days (1 to 365). */
   envelopeTtlDays: number;
   /** NCRONTAB schedule of the sweeper: six fields, seconds first. */
@@ -182,6 +244,8 @@ export interface Config {
   signingAuthTtlSeconds: number;
   /** Local host only: the mail catcher's SMTP and web ports (0 picks free ones). */
   mailCatcher: { smtpPort: number; webPort: number };
+  /** Local host only: the port of the fake of Communication Services' SMS API (0 picks a free one; docs/api.md#sms). */
+  smsCatcherPort: number;
   limits: {
     /** Requests per owner and minute on the owner endpoints, per instance. */
     ownerRequestsPerMinute: number;
@@ -236,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: values.PORT,
     publicBaseUrl: publicBaseUrl(values.PUBLIC_BASE_URL, values.WEBSITE_SITE_NAME, values.PORT),
     email: { smtpUrl: values.SMTP_URL, acsEndpoint: values.ACS_EMAIL_ENDPOINT, from: values.EMAIL_FROM },
+    sms: smsSettings(values.ACS_CONNECTION_STRING, values.SMS_FROM),
     envelopeTtlDays: values.ENVELOPE_TTL_DAYS,
     sweepSchedule: values.SWEEP_SCHEDULE,
     webhookRetrySeconds: values.WEBHOOK_RETRY_SECONDS,
@@ -244,6 +309,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embedTokenTtlSeconds: values.EMBED_TOKEN_TTL_SECONDS,
     signingAuthTtlSeconds: values.SIGNING_AUTH_TTL_SECONDS,
     mailCatcher: { smtpPort: values.MAIL_CATCHER_SMTP_PORT, webPort: values.MAIL_CATCHER_WEB_PORT },
+    smsCatcherPort: values.SMS_CATCHER_PORT,
     limits: {
       ownerRequestsPerMinute: values.RATE_LIMIT_PER_MINUTE,
       authRequestsPerMinute: values.AUTH_RATE_LIMIT_PER_MINUTE,
@@ -263,6 +329,12 @@ function publicBaseUrl(value: string | undefined, siteName: string | undefined, 
   if (value !== undefined) return value.replace(/\/+$/, '');
   if (siteName !== undefined) throw new ConfigError('PUBLIC_BASE_URL', 'is required in Azure (the origin that links in e-mails point at)');
   return `http://127.0.0.1:${port}`;
+}
+
+/** @throws ConfigError naming SMS_FROM when a connection string is set without a sender (docs/api.md#sms) */
+function smsSettings(acs: { connectionString: string; endpoint: string } | undefined, from: string | undefined): Config['sms'] {
+  if (acs !== undefined && from === undefined) throw new ConfigError('SMS_FROM', 'is required with ACS_CONNECTION_STRING (an E.164 number or an alphanumeric sender id)');
+  return { connectionString: acs?.connectionString, endpoint: acs?.endpoint, from };
 }
 
 /**

@@ -66,6 +66,7 @@ async function describe(outbox: OutboxStore, message: Poisoned): Promise<string>
   if (batch === null || entry === undefined) return `${head}  outbox ${pointer.batchId}.${pointer.index}: no such message`;
   const state = batch.states[pointer.index] ?? 'not final';
   if (entry.kind === 'email') return `${head}  e-mail ${entry.type} to ${entry.to.email}, envelope ${entry.envelopeId}, state ${state}`;
+  if (entry.kind === 'sms') return `${head}  text message ${entry.type} to recipient ${entry.recipientId}, envelope ${entry.envelopeId}, state ${state}`;
   return `${head}  webhook event ${entry.event.type}, envelope ${entry.event.data.envelopeId}, state ${state}`;
 }
 

@@ -13,6 +13,7 @@ import { afterResponse } from '../lib/afterResponse.js';
 import { loadConfig, resetConfig } from '../lib/config.js';
 import { AFTER_RESPONSE_GRACE_MS } from '../lib/http/register.js';
 import { getEmailTransport, resetEmailTransport } from '../lib/notifications/transport.js';
+import { resetSmsTransport } from '../lib/notifications/smsTransport.js';
 import { getServices, resetServices } from '../lib/services.js';
 import { resetStorage } from '../lib/storage/clients.js';
 import { ensureStorage } from '../lib/storage/setup.js';
@@ -87,6 +88,7 @@ export async function startService({ port, hostname = '127.0.0.1', logHandler = 
   resetStorage();
   resetServices();
   resetEmailTransport();
+  resetSmsTransport();
 
   let queueRunner: QueueTriggerRunner | undefined;
   let timerRunner: TimerTriggerRunner | undefined;

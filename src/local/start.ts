@@ -1,7 +1,8 @@
 /**
  * `npm start`: the service on a laptop (README.md#quick-start). Starts Azurite (Blob, Queue and Table) with its
  * data under `.azurite/` (unless STORAGE_CONNECTION_STRING or STORAGE_ACCOUNT_NAME is set) and a mail
- * catcher keeping e-mails under `.local/mail/` (unless SMTP_URL is set), generates local secrets on
+ * catcher keeping e-mails under `.local/mail/` (unless SMTP_URL is set) and an SMS catcher, a fake of
+ * Azure Communication Services' SMS API (unless ACS_CONNECTION_STRING is set), generates local secrets on
  * first run, serves the API at http://127.0.0.1:${PORT:-7071}/api with the queue and timer
  * functions, prints the addresses, the storage connection string and a first invitation code (good for
  * a few registrations), keeps
@@ -14,6 +15,7 @@ import { ConfigError } from '../lib/errors.js';
 import { getServices } from '../lib/services.js';
 import { startAzurite, type RunningAzurite } from './azurite.js';
 import { startMailCatcher, type RunningMailCatcher } from './mailCatcher.js';
+import { startSmsCatcher, type RunningSmsCatcher } from './smsCatcher.js';
 import { removeRuntimeFile, writeRuntimeFile } from './runtimeFile.js';
 import { startService, type RunningService } from './service.js';
 import { applyLocalSecrets, applyLocalSettingsFile, redactConnectionString } from './settings.js';
@@ -50,6 +52,7 @@ async function main(): Promise<void> {
 
   let azurite: RunningAzurite | undefined;
   let mailCatcher: RunningMailCatcher | undefined;
+  let smsCatcher: RunningSmsCatcher | undefined;
   let service: RunningService | undefined;
   let stopping = false;
   const stop = async (code: number) => {
@@ -59,6 +62,7 @@ async function main(): Promise<void> {
     removeRuntimeFile(root, process.pid);
     await service?.close().catch(() => undefined);
     await mailCatcher?.stop().catch(() => undefined);
+    await smsCatcher?.stop().catch(() => undefined);
     await azurite?.stop().catch(() => undefined);
     process.exit(code);
   };
@@ -71,8 +75,8 @@ async function main(): Promise<void> {
     // Validate the settings before starting anything (one line naming a bad setting).
     const storageConfigured = process.env.STORAGE_CONNECTION_STRING?.trim() || process.env.STORAGE_ACCOUNT_NAME?.trim();
     const settings = loadConfig({ ...process.env, ...(storageConfigured ? {} : { STORAGE_CONNECTION_STRING: 'UseDevelopmentStorage=true' }) });
-    // Azurite and the mail catcher do not need each other: both start at once.
-    const [storageStart, mailStart] = await Promise.allSettled([
+    // Azurite and the catchers do not need each other: all start at once.
+    const [storageStart, mailStart, smsStart] = await Promise.allSettled([
       storageConfigured
         ? Promise.resolve(undefined)
         : startAzurite({
@@ -84,12 +88,15 @@ async function main(): Promise<void> {
       settings.email.smtpUrl === undefined
         ? startMailCatcher({ smtpPort: settings.mailCatcher.smtpPort, webPort: settings.mailCatcher.webPort, mailDirectory: path.join(root, '.local', 'mail') })
         : Promise.resolve(undefined),
+      settings.sms.connectionString === undefined ? startSmsCatcher({ port: settings.smsCatcherPort }) : Promise.resolve(undefined),
     ]);
     // Whatever started is stopped again by stop(), also when the other failed.
     if (storageStart.status === 'fulfilled') azurite = storageStart.value;
     if (mailStart.status === 'fulfilled') mailCatcher = mailStart.value;
+    if (smsStart.status === 'fulfilled') smsCatcher = smsStart.value;
     if (storageStart.status === 'rejected') throw storageStart.reason;
     if (mailStart.status === 'rejected') throw mailStart.reason;
+    if (smsStart.status === 'rejected') throw smsStart.reason;
     if (azurite !== undefined) {
       process.env.STORAGE_CONNECTION_STRING = azurite.connectionString;
       console.log(`Azure Storage (Azurite) at ${azurite.blobEndpoint} (blob), ${azurite.queueEndpoint} (queue) and ${azurite.tableEndpoint} (table), data in .azurite/`);
@@ -102,6 +109,14 @@ async function main(): Promise<void> {
       console.log(`Mail catcher (every e-mail the service sends): ${mailCatcher.webUrl} (SMTP at ${mailCatcher.smtpUrl})`);
     } else {
       console.log(`E-mail goes to the SMTP server of SMTP_URL (${new URL(settings.email.smtpUrl!).host}); no mail catcher.`);
+    }
+    if (smsCatcher !== undefined) {
+      process.env.ACS_CONNECTION_STRING = smsCatcher.connectionString;
+      // The catcher takes any sender; a real resource takes only its own numbers and sender ids.
+      process.env.SMS_FROM = settings.sms.from ?? 'Signing';
+      console.log(`SMS catcher: ${smsCatcher.url}`);
+    } else {
+      console.log(`Text messages go to Azure Communication Services at ${settings.sms.endpoint!}; no SMS catcher.`);
     }
     service = await startService({ port: settings.port });
     const services = getServices();
@@ -134,6 +149,9 @@ async function main(): Promise<void> {
       }
       if (mailCatcher === undefined && /mail catcher/.test(String(error))) {
         console.error('Set MAIL_CATCHER_SMTP_PORT and MAIL_CATCHER_WEB_PORT to free ports (0 picks them), or SMTP_URL to use your own SMTP server.');
+      }
+      if (smsCatcher === undefined && /SMS catcher/.test(String(error))) {
+        console.error('Set SMS_CATCHER_PORT to a free port (0 picks one), or ACS_CONNECTION_STRING to use Azure Communication Services.');
       }
     }
     await stop(1);

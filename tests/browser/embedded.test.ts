@@ -257,7 +257,7 @@ describe('the console', () => {
     // The console says so once the service answered the PATCH.
     await page.locator('#status').filter({ hasText: 'Signers saved: 1.' }).waitFor();
     const saved = (await env.api.request('GET', `/envelopes/${id}`, { token: owner.token })).body.signers[0];
-    expect([saved.delivery, saved.notifyOnCompletion]).toEqual(['embedded', true]);
+    expect([saved.delivery, saved.notifyOnCompletion]).toEqual([['embedded'], true]);
 
     // The envelope's reassignment setting, in the settings card.
     await page.getByLabel('Signers and approvers may hand their part to someone else').check();

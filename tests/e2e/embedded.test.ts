@@ -58,8 +58,8 @@ describe('signers with delivery: embedded', () => {
     });
     expect(saved.status).toBe(200);
     expect(saved.body.signers.map((signer: any) => [signer.delivery, signer.notifyOnCompletion])).toEqual([
-      ['embedded', true],
-      ['email', undefined],
+      [['embedded'], true],
+      [['email'], undefined],
     ]);
   });
 
@@ -106,7 +106,7 @@ describe('signers with delivery: embedded', () => {
     expect(opened.status).toBe(200);
     expect(opened.body.recipient.id).toBe(adaId);
     // The page learns whether e-mails reach the recipient: Ada is embedded, without the completed e-mail.
-    expect([opened.body.recipient.delivery, opened.body.recipient.notifyOnCompletion]).toEqual(['embedded', false]);
+    expect([opened.body.recipient.delivery, opened.body.recipient.notifyOnCompletion]).toEqual([['embedded'], false]);
     const newer = await createView(id, adaId);
     const newerToken = localView(newer.body.url).token;
     expect(localView(newer.body.url).viewId).not.toBe(viewId);
@@ -117,7 +117,7 @@ describe('signers with delivery: embedded', () => {
 
     // Bob: his view's token signs; Cara signs from her e-mail link and completes the envelope.
     const bobToken = localView((await createView(id, bobId)).body.url).token;
-    expect((await env.api.request('GET', '/signing', { token: bobToken })).body.recipient).toMatchObject({ delivery: 'embedded', notifyOnCompletion: true });
+    expect((await env.api.request('GET', '/signing', { token: bobToken })).body.recipient).toMatchObject({ delivery: ['embedded'], notifyOnCompletion: true });
     expect((await env.api.request('POST', '/signing/complete', { token: bobToken, json: { consent: true, values: [] } })).status).toBe(200);
     const caraToken = await signingTokenFor(owner.userId, id, cara);
     const last = await env.api.request('POST', '/signing/complete', { token: caraToken, json: { consent: true, values: [] } });

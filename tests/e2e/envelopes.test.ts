@@ -241,7 +241,7 @@ describe.each(['PUT', 'PATCH'] as const)('%s /api/envelopes/{id} signers (docs/a
     expect(response.body.signers).toEqual([
       {
         id: expect.stringMatching(UUID), recipientId: response.body.signers[0].id, email: 'grace@example.com', name: 'Grace Hopper', role: 'signer',
-        routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null, locale: null, delivery: 'email', authentication: { method: 'none' },
+        routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null, locale: null, delivery: ['email'], authentication: { method: 'none' },
       },
     ]);
     expect((await get(id)).body.signers).toEqual(response.body.signers);

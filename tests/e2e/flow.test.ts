@@ -32,7 +32,7 @@ async function sealedFieldTypes(file: string): Promise<string[]> {
 
 const normalize = (text: string) => text.replace(/\s+/g, ' ');
 /** A recipient of a draft (docs/api.md#recipients). */
-const created = { routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null, locale: null, delivery: 'email', authentication: { method: 'none' } };
+const created = { routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null, locale: null, delivery: ['email'], authentication: { method: 'none' } };
 
 describe.each([
   ['fill_form.pdf', 'fetch'],

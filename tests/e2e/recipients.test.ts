@@ -50,8 +50,8 @@ describe('signers (docs/api.md#the-envelope, docs/api.md#recipients)', () => {
     const id = await draft();
     const answer = await put(id, { signers: [{ email: 'a@example.com', name: 'A' }, { email: 'b@example.com', name: 'B', role: 'approver', routingOrder: 7 }] });
     expect(answer.body.signers.map(({ id: _id, recipientId: _recipientId, ...signer }: Record<string, unknown>) => signer)).toEqual([
-      { email: 'a@example.com', name: 'A', role: 'signer', routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null, locale: null, delivery: 'email', authentication: { method: 'none' } },
-      { email: 'b@example.com', name: 'B', role: 'approver', routingOrder: 7, status: 'created', actedAt: null, declineReason: null, lastEmail: null, locale: null, delivery: 'email', authentication: { method: 'none' } },
+      { email: 'a@example.com', name: 'A', role: 'signer', routingOrder: 1, status: 'created', actedAt: null, declineReason: null, lastEmail: null, locale: null, delivery: ['email'], authentication: { method: 'none' } },
+      { email: 'b@example.com', name: 'B', role: 'approver', routingOrder: 7, status: 'created', actedAt: null, declineReason: null, lastEmail: null, locale: null, delivery: ['email'], authentication: { method: 'none' } },
     ]);
   });
 

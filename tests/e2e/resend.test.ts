@@ -32,7 +32,7 @@ describe('POST /api/envelopes/{id}/recipients/{recipientId}/resend (docs/api.md#
     expect(answer.headers.get('etag')).toBe((await env.api.request('GET', `/envelopes/${id}`, { token: owner.token })).headers.get('etag'));
     expect(answer.body).toEqual({
       id: recipientIds[0], recipientId: recipientIds[0], email: ada.email, name: ada.name, role: 'signer', routingOrder: 1,
-      status: 'opened', actedAt: null, declineReason: null, lastEmail: { type: 'invitation', status: 'queued', at: expect.stringMatching(ISO_MS) }, locale: null, delivery: 'email', authentication: { method: 'none' },
+      status: 'opened', actedAt: null, declineReason: null, lastEmail: { type: 'invitation', status: 'queued', at: expect.stringMatching(ISO_MS) }, locale: null, delivery: ['email'], authentication: { method: 'none' },
     });
 
     const fresh = await signingTokenFor(owner.userId, id, ada.email);

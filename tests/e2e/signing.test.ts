@@ -113,7 +113,7 @@ describe('GET /api/signing (docs/api.md#the-recipients-api)', () => {
         id, documentName: 'contract.pdf', status: 'sent', ownerEmail: owner.email, ownerName: null, signingOrder: 'parallel',
         expiresAt: envelope.expiresAt, pageCount: 2, documentSha256: envelope.documentSha256, allowReassign: false,
       },
-      recipient: { id: recipientIds[0], name: ada.name, email: ada.email, role: 'signer', routingOrder: 1, status: 'opened', actedAt: null, delivery: 'email', locale: 'en' },
+      recipient: { id: recipientIds[0], name: ada.name, email: ada.email, role: 'signer', routingOrder: 1, status: 'opened', actedAt: null, delivery: ['email'], locale: 'en' },
       fields: envelope.fields,
       documentUrl: expect.stringContaining(`/originals/${id}/contract.pdf?`),
       signedUrl: null,

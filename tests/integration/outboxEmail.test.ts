@@ -366,7 +366,7 @@ describe('the sweeper', () => {
     // yet, so the sweeper, running every second here, leaves it alone while the failure is checked.)
     const scenario = await committedInvitation();
     const closedPort = new QueueClient(`http://127.0.0.1:9/devstoreaccount1/${QUEUES.email}`, undefined, { retryOptions: { maxTries: 1 } });
-    const failingOutbox = new OutboxStore(services.storage.tables.envelopes, { email: closedPort, events: closedPort }, services.dueIndex);
+    const failingOutbox = new OutboxStore(services.storage.tables.envelopes, { email: closedPort, sms: closedPort, events: closedPort }, services.dueIndex);
     const warnings: string[] = [];
     expect(await failingOutbox.dispatch(scenario.batch, (line) => warnings.push(line))).toBe(false);
     expect(warnings).toEqual([expect.stringContaining(`Outbox batch ${scenario.batch.id} not dispatched yet`)]);

@@ -51,6 +51,7 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     AZURITE_TABLE_PORT: '0',
     MAIL_CATCHER_SMTP_PORT: '0',
     MAIL_CATCHER_WEB_PORT: '0',
+    SMS_CATCHER_PORT: '0',
     PORT: '0',
     BCRYPT_COST: '10',
     ...extra,
@@ -66,6 +67,8 @@ interface Started {
   /** The mail catcher's web address and SMTP URL it printed. */
   mailCatcherUrl: string;
   smtpUrl: string;
+  /** The SMS catcher's address it printed. */
+  smsCatcherUrl: string;
   output: string[];
 }
 
@@ -79,16 +82,18 @@ async function start(extra: Record<string, string> = {}): Promise<Started> {
     let connectionString = '';
     let mailCatcherUrl = '';
     let smtpUrl = '';
+    let smsCatcherUrl = '';
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
       output.push(line);
       apiUrl = /API listening at (\S+)/.exec(line)?.[1] ?? apiUrl;
       connectionString = /^Storage connection string: (\S+)$/.exec(line)?.[1] ?? connectionString;
       const catcher = /^Mail catcher \(every e-mail the service sends\): (\S+) \(SMTP at (\S+)\)$/.exec(line);
       if (catcher !== null) [, mailCatcherUrl, smtpUrl] = catcher as unknown as [string, string, string];
+      smsCatcherUrl = /^SMS catcher: (\S+)$/.exec(line)?.[1] ?? smsCatcherUrl;
       const code = /Invitation code .*: (inv_\S+)/.exec(line)?.[1];
       if (code !== undefined) {
         clearTimeout(timer);
-        resolve({ child, apiUrl, code, connectionString, mailCatcherUrl, smtpUrl, output });
+        resolve({ child, apiUrl, code, connectionString, mailCatcherUrl, smtpUrl, smsCatcherUrl, output });
       }
     });
     child.once('exit', (exitCode) => reject(new Error(`exited with ${exitCode}:\n${output.join('\n')}`)));
@@ -232,6 +237,16 @@ describe('npm start on an empty folder', () => {
     expect(email.text).toContain(batch.messages[0]!.envelopeId);
     // Nothing went to the test suite's own SMTP server.
     expect(await emailsTo(owner)).toHaveLength(0);
+  });
+
+  test('prints the SMS catcher, whose page lists the text messages it received', async () => {
+    expect(first.smsCatcherUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const page = await fetch(first.smsCatcherUrl);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<h1>SMS catcher</h1>');
+    expect(await (await fetch(`${first.smsCatcherUrl}/api/messages`)).json()).toEqual([]);
+    // It is Communication Services' SMS API for the service: an unsigned request is refused.
+    expect((await fetch(`${first.smsCatcherUrl}/sms?api-version=2021-03-07`, { method: 'POST', body: '{}' })).status).toBe(401);
   });
 
   test('npm run invite beside it finds its storage with no settings at all', async () => {

@@ -40,6 +40,18 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...minimal, OUTBOUND_ALLOW_PRIVATE_NETWORKS: ' ', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).outboundAllowPrivateNetworks).toBe(true);
   });
 
+  test('text messages (docs/api.md#sms): ACS_CONNECTION_STRING with an https endpoint, or http on loopback only; SMS_FROM required with it', () => {
+    expect(loadConfig(minimal).sms).toEqual({ connectionString: undefined, endpoint: undefined, from: undefined });
+    expect(loadConfig(minimal).smsCatcherPort).toBe(1090);
+    const azure = 'endpoint=https://acs-demo.communication.azure.com/;accesskey=c2VjcmV0a2V5MTIzNDU2Nzg5MA==';
+    expect(loadConfig({ ...minimal, ACS_CONNECTION_STRING: azure, SMS_FROM: '+18005550100' }).sms).toEqual({ connectionString: azure, endpoint: 'https://acs-demo.communication.azure.com', from: '+18005550100' });
+    expect(loadConfig({ ...minimal, ACS_CONNECTION_STRING: 'endpoint=http://127.0.0.1:1090/;accesskey=a2V5', SMS_FROM: 'Signing' }).sms.endpoint).toBe('http://127.0.0.1:1090');
+    expect(failure({ ...minimal, ACS_CONNECTION_STRING: 'endpoint=http://acs.example.com/;accesskey=a2V5', SMS_FROM: 'Signing' }).message).toMatch(/ACS_CONNECTION_STRING/);
+    expect(failure({ ...minimal, ACS_CONNECTION_STRING: 'endpoint=https://acs.example.com/', SMS_FROM: 'Signing' }).message).toMatch(/ACS_CONNECTION_STRING/);
+    expect(failure({ ...minimal, ACS_CONNECTION_STRING: azure }).message).toMatch(/SMS_FROM/);
+    for (const from of ['12345', 'Twelve Chars', '+0123456789', '!!!']) expect(failure({ ...minimal, ACS_CONNECTION_STRING: azure, SMS_FROM: from }).message).toMatch(/SMS_FROM/);
+  });
+
   test('uses managed identity when only STORAGE_ACCOUNT_NAME is set, the connection string when both are', () => {
     expect(loadConfig({ ...minimal, STORAGE_ACCOUNT_NAME: 'envelopes01' }).storage).toEqual({ kind: 'managedIdentity', accountName: 'envelopes01' });
     expect(loadConfig({ ...minimal, STORAGE_ACCOUNT_NAME: 'envelopes01', STORAGE_CONNECTION_STRING: 'UseDevelopmentStorage=true' }).storage.kind).toBe('connectionString');

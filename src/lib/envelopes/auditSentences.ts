@@ -7,13 +7,13 @@
  */
 import { DEFAULT_LOCALE, formatTimestamp, translate } from '../i18n/index.js';
 import type { MessageValues } from '../i18n/index.js';
-import type { AuditEvent, Delivery, SignerRole } from './model.js';
+import { isEmbedded, type AuditEvent, type Delivery, type SignerRole } from './model.js';
 
 /** What a sentence may name besides the event itself: the envelope's owner and its recipients. */
 export interface SentenceContext {
   ownerId: string;
   ownerEmail: string | null;
-  recipients: readonly { id: string; email: string; name: string; role: SignerRole; delivery?: Delivery }[];
+  recipients: readonly { id: string; email: string; name: string; role: SignerRole; delivery?: Delivery | Delivery[] }[];
 }
 
 /** An audit event as far as its sentence needs it; any type (an unknown one reads as its type). */
@@ -74,7 +74,8 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
       if (details.resend === true) return t('event.invitedAgain', { recipient, actor });
       const after = !byOwner && event.actorId !== null && event.actorId !== 'system' ? lastActionBy.get(event.actorId) : undefined;
       // An embedded recipient gets no e-mail: its turn comes in the owner's application (docs/api.md#embedded-signing).
-      if (context.recipients.find((candidate) => candidate.id === details.recipientId)?.delivery === 'embedded') {
+      const invited = context.recipients.find((candidate) => candidate.id === details.recipientId);
+      if (invited !== undefined && isEmbedded(invited)) {
         return after === undefined ? t('event.turnEmbedded', { recipient }) : t('event.turnEmbeddedAfter', { recipient, actor, action: after });
       }
       return after === undefined ? t('event.invited', { recipient }) : t('event.invitedAfter', { recipient, actor, action: after });

@@ -7,7 +7,7 @@
 import type { CertificateRecipient, CompletionCertificate } from '../pdf/index.js';
 import { describeAuditTrail, languageName } from './auditSentences.js';
 import { DEFAULT_LOCALE, isSupportedLocale, translate, type Locale } from '../i18n/index.js';
-import { AUDIT_EVENT_TYPES, deliveryOf, mustAct, recipientLocale, type AuditEvent, type EnvelopeRecord, type RecipientAction, type Signer } from './model.js';
+import { AUDIT_EVENT_TYPES, isEmbedded, mustAct, recipientLocale, type AuditEvent, type EnvelopeRecord, type RecipientAction, type Signer } from './model.js';
 
 /**
  * The certificate of `record` completed at `completedAt` (ISO 8601 UTC), from its recipients' actions
@@ -126,7 +126,7 @@ export function recipientIdentification(record: Pick<EnvelopeRecord, 'locale'>, 
     if (credential === 'signingLink' || credential === 'embeddedView') credentials.add(credential);
     else unrecorded = true;
   }
-  const embedded = deliveryOf(signer) === 'embedded';
+  const embedded = isEmbedded(signer);
   if (unrecorded) {
     const viewCreated = events.some((event) => event.type === 'recipient.view_created' && event.details.recipientId === signer.id);
     if (embedded) credentials.add('embeddedView');

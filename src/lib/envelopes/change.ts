@@ -9,7 +9,7 @@ import { afterResponse } from '../afterResponse.js';
 import { LostRaceError, retryOnConflict } from '../retryOnConflict.js';
 import { uuidv7 } from '../ids.js';
 import { DEFAULT_LOCALE } from '../i18n/locales.js';
-import type { EmailMessage, OutboxBatch, OutboxMessage, WebhookEventBody, WebhookEventType } from '../notifications/outbox.js';
+import type { EmailMessage, OutboxBatch, OutboxMessage, SmsMessage, WebhookEventBody, WebhookEventType } from '../notifications/outbox.js';
 import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from './signingLinks.js';
 import type { DueEntry } from '../storage/dueIndex.js';
 import { EnvelopeChangedError, recipientActionRow, type StoredEnvelope } from '../storage/envelopeRepository.js';
@@ -17,7 +17,7 @@ import { admitEmails, refundEmails, reserveEmails, type EmailAdmission, type Pas
 import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
 import { auditChainHead } from './auditChain.js';
 import { chainEvents } from './auditHash.js';
-import { receivesEmail, recipientLocale, type Actor, type AuditEvent, type AuditEventType, type EnvelopeRecord, type EventActor, type LastEmail, type RecipientAction, type Signer } from './model.js';
+import { receivesEmail, receivesSms, recipientLocale, type Actor, type AuditEvent, type AuditEventType, type EnvelopeRecord, type EventActor, type LastEmail, type RecipientAction, type Signer } from './model.js';
 
 /** A webhook event whose `data.status` is the envelope's status once the whole change is applied (docs/api.md#webhooks). */
 interface PendingWebhook {
@@ -49,6 +49,7 @@ export class Change {
   readonly batchId = uuidv7();
   private readonly events: Omit<AuditEvent, 'sequence'>[] = [];
   private readonly emails: EmailMessage[] = [];
+  private readonly texts: SmsMessage[] = [];
   private readonly webhooks: PendingWebhook[] = [];
   readonly actions: RecipientAction[] = [];
   private readonly links = new Set<string>();
@@ -125,9 +126,12 @@ export class Change {
   /**
    * Queues an e-mail (docs/api.md#e-mail). One to a recipient becomes its `lastEmail` (`queued`; or
    * `failed` with `reason: "quota"` when {@link commitChange} finds it past the organisation's daily quota).
-   * `recipient` null: the owner.
+   * `recipient` null: the owner. An invitation or reminder to a recipient whose delivery includes `sms`
+   * is also queued as a text message carrying the link (docs/api.md#sms), and only as one when its
+   * delivery is `["sms"]`.
    */
   email(type: EmailMessage['type'], to: Signer | null, extra: { reason?: string; declinedBy?: string; withLink?: boolean; otpSalt?: string } = {}): void {
+    if (to !== null && (type === 'invitation' || type === 'reminder') && extra.withLink === true) this.text(type, to);
     if (to !== null && !receivesEmail(to, type)) return;
     const record = this.record;
     this.emails.push({
@@ -151,6 +155,28 @@ export class Change {
       const lastEmail: LastEmail = { type, status: 'queued', at: this.at, batchId: this.batchId };
       to.lastEmail = lastEmail;
     }
+  }
+
+  /**
+   * Queues the text message of an invitation or reminder (docs/api.md#sms) when the recipient's
+   * delivery includes `sms` and it has a phone and a link; the recipient remembers the batch, whose
+   * outcome becomes its `lastSms` (`recipients/lastSms.ts`).
+   */
+  private text(type: SmsMessage['type'], to: Signer): void {
+    if (!receivesSms(to, type) || to.link === null || to.phone === undefined) return;
+    const record = this.record;
+    this.texts.push({
+      kind: 'sms',
+      type,
+      envelopeId: record.id,
+      recipientId: to.id,
+      to: to.phone,
+      documentName: record.documentName,
+      senderName: record.ownerName || record.ownerEmail || '',
+      linkSalt: to.link.salt,
+      locale: recipientLocale(record, to),
+    });
+    to.smsBatchId = this.batchId;
   }
 
   /** Queues a webhook event (docs/api.md#webhooks); `recipient` is shown with its status at this point of the change. */
@@ -195,6 +221,7 @@ export class Change {
     };
     const messages: OutboxMessage[] = [
       ...this.emails,
+      ...this.texts,
       ...this.webhooks.map((webhook): OutboxMessage => ({
         kind: 'event',
         event: {

@@ -213,8 +213,8 @@ function applyEdits(change: Change, request: UpdateEnvelopeRequest, actor: Actor
 }
 
 /** What of a signer a request sets: a change of any of it is a change of the list. */
-function signerIdentity(signer: Signer): [string, string, string, string, number, string | null, string, boolean] {
-  return [signer.id, signer.email, signer.name, signer.role, signer.routingOrder, signer.locale ?? null, deliveryOf(signer), signer.notifyOnCompletion === true];
+function signerIdentity(signer: Signer): [string, string, string, string, number, string | null, string, string | null, boolean] {
+  return [signer.id, signer.email, signer.name, signer.role, signer.routingOrder, signer.locale ?? null, deliveryOf(signer).join(','), signer.phone ?? null, signer.notifyOnCompletion === true];
 }
 
 export interface FrozenDocumentFacts {
@@ -320,9 +320,12 @@ export function replaceSigners(
     if (requested !== undefined) requestIds.set(requested, id);
     const base = kept ?? newSigner({ id, email: input.email, name: input.name, role: input.role });
     const signer: Signer = { ...base, email: input.email, name: input.name, role: input.role, routingOrder: input.routingOrder, locale: input.locale ?? null };
-    // Absent means `email` and `false` (docs/api.md#embedded-signing): only what differs is stored.
-    if (input.delivery === 'embedded') signer.delivery = 'embedded';
-    else delete signer.delivery;
+    // Absent means `["email"]` and `false` (docs/api.md#delivery): only what differs is stored.
+    if (input.delivery === undefined || (input.delivery.length === 1 && input.delivery[0] === 'email')) delete signer.delivery;
+    else signer.delivery = input.delivery;
+    // docs/api.md#phone-numbers: E.164, as the schema normalised it.
+    if (input.phone === undefined) delete signer.phone;
+    else signer.phone = input.phone;
     if (input.notifyOnCompletion === true) signer.notifyOnCompletion = true;
     else delete signer.notifyOnCompletion;
     // Signer authentication (docs/api.md#signer-authentication): the access code arrives hashed (`recipients/authentication.ts`).

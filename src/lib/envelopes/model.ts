@@ -30,9 +30,25 @@ export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
  */
 export const ACTED_STATUSES: readonly RecipientStatus[] = ['signed', 'approved', 'viewed', 'declined', 'reassigned'];
 
-/** How a recipient reaches the signing page (docs/api.md#embedded-signing): its invitation e-mail, or the owner's application (views). */
-export const DELIVERIES = ['email', 'embedded'] as const;
+/**
+ * How a recipient's signing link reaches it (docs/api.md#delivery): by e-mail, by text message (SMS,
+ * docs/api.md#sms), or through the owner's application (embedded views, docs/api.md#embedded-signing).
+ * A recipient's `delivery` is a list of them: `["email"]`, `["sms"]`, `["email", "sms"]` or `["embedded"]`.
+ */
+export const DELIVERIES = ['email', 'sms', 'embedded'] as const;
 export type Delivery = (typeof DELIVERIES)[number];
+
+/** The newest text message to a recipient (docs/api.md#lastsms). */
+export interface LastSms {
+  /** `sent` once Communication Services accepted it, `delivered` once the carrier reported it delivered, `failed` after the last retry. */
+  status: 'sent' | 'delivered' | 'failed';
+  /** ISO 8601 UTC with milliseconds: when it reached this status. */
+  at: string;
+  /** Why it failed, when known (the service's answer, shortened). */
+  reason?: string;
+  /** The outbox batch that carried it (internal: never shown). */
+  batchId?: string;
+}
 
 export const SIGNING_ORDERS = ['parallel', 'sequential'] as const;
 export type SigningOrder = (typeof SIGNING_ORDERS)[number];
@@ -89,8 +105,17 @@ export interface Signer {
   lastResendAt?: string | null;
   /** The language of its e-mails and signing page (docs/languages.md); absent or `null`: the envelope's. */
   locale?: Locale | null;
-  /** How the recipient reaches the signing page (docs/api.md#embedded-signing); absent: `email`. */
-  delivery?: Delivery;
+  /**
+   * How the recipient's link reaches it (docs/api.md#delivery); absent: `["email"]`. Rows written
+   * before text messages hold the single word `embedded`; {@link deliveryOf} reads both.
+   */
+  delivery?: Delivery | Delivery[];
+  /** The recipient's mobile number in E.164 (docs/api.md#phone-numbers); absent: none. */
+  phone?: string;
+  /** The newest text message's outcome (docs/api.md#lastsms); absent or `null` before the first was sent. */
+  lastSms?: LastSms | null;
+  /** Internal: the outbox batch of the newest text message queued to it; outcomes of older ones are ignored. */
+  smsBatchId?: string | null;
   /** An embedded recipient's wish for the completed e-mail (docs/api.md#embedded-signing); absent: `false`. */
   notifyOnCompletion?: boolean;
   /** Internal: the recipient's current embedded signing view (`recipients/views.ts`), absent or `null` when none. */
@@ -248,8 +273,12 @@ export interface SignerView extends Pick<Signer, 'id' | 'email' | 'name' | 'role
   authentication: { method: 'none' | SignerAuthentication['method'] };
   /** docs/languages.md: `null` when unset (the envelope's applies). */
   locale: Locale | null;
-  /** docs/api.md#embedded-signing: `email` (default) or `embedded`. */
-  delivery: Delivery;
+  /** docs/api.md#delivery: `["email"]` (default), `["sms"]`, `["email", "sms"]` or `["embedded"]`. */
+  delivery: Delivery[];
+  /** docs/api.md#phone-numbers: the recipient's number in E.164; shown when it has one. */
+  phone?: string;
+  /** docs/api.md#lastsms: the newest text message's outcome; shown for recipients whose delivery includes `sms` (`null` before the first). */
+  lastSms?: LastSms | null;
   /** docs/api.md#embedded-signing: whether an embedded recipient gets the completed e-mail; shown for embedded recipients only. */
   notifyOnCompletion?: boolean;
 }
@@ -424,8 +453,10 @@ export function viewSigner(signer: Signer): SignerView {
     authentication: { method: signer.authentication?.method ?? 'none' },
     locale: signer.locale ?? null,
     delivery: deliveryOf(signer),
-    // Only where it means something: an e-mail recipient gets every e-mail.
-    ...(deliveryOf(signer) === 'embedded' ? { notifyOnCompletion: signer.notifyOnCompletion === true } : {}),
+    ...(signer.phone === undefined ? {} : { phone: signer.phone }),
+    // Only where it means something: a recipient sent no text has no lastSms, an e-mail recipient gets every e-mail.
+    ...(deliversBy(signer, 'sms') ? { lastSms: signer.lastSms == null ? null : { status: signer.lastSms.status, at: signer.lastSms.at, ...(signer.lastSms.reason === undefined ? {} : { reason: signer.lastSms.reason }) } } : {}),
+    ...(isEmbedded(signer) ? { notifyOnCompletion: signer.notifyOnCompletion === true } : {}),
   };
 }
 
@@ -453,20 +484,45 @@ export function newSigner(fields: Pick<Signer, 'id' | 'email' | 'name' | 'role'>
   };
 }
 
-/** How the recipient reaches the signing page (docs/api.md#embedded-signing). */
-export function deliveryOf(signer: Pick<Signer, 'delivery'>): Delivery {
-  return signer.delivery ?? 'email';
+/**
+ * How the recipient's signing link reaches it (docs/api.md#delivery): the stored list, `["email"]` when
+ * absent, and a row's single word (written before text messages) as a list of one.
+ */
+export function deliveryOf(signer: Pick<Signer, 'delivery'>): Delivery[] {
+  const { delivery } = signer;
+  if (delivery === undefined) return ['email'];
+  return typeof delivery === 'string' ? [delivery] : [...delivery];
+}
+
+/** Whether the recipient's delivery includes `channel` (docs/api.md#delivery). */
+export function deliversBy(signer: Pick<Signer, 'delivery'>, channel: Delivery): boolean {
+  return deliveryOf(signer).includes(channel);
+}
+
+/** Whether the recipient signs inside the owner's application (docs/api.md#embedded-signing). */
+export function isEmbedded(signer: Pick<Signer, 'delivery'>): boolean {
+  return deliversBy(signer, 'embedded');
 }
 
 /**
- * Whether an e-mail of `type` goes to the recipient (docs/api.md#embedded-signing): an embedded recipient gets no
- * invitation, reminder or voided e-mail, and the completed one only with `notifyOnCompletion`; e-mails
- * it asks for itself (a one-time code) still go. Every other recipient gets every e-mail.
+ * Whether an e-mail of `type` goes to the recipient (docs/api.md#delivery): an embedded recipient gets no
+ * invitation, reminder or voided e-mail, and the completed one only with `notifyOnCompletion`; a
+ * recipient whose delivery is `["sms"]` gets its invitations and reminders by text message only
+ * (docs/api.md#sms); e-mails a recipient asks for itself (a one-time code) still go. Every other
+ * recipient gets every e-mail.
  */
 export function receivesEmail(signer: Pick<Signer, 'delivery' | 'notifyOnCompletion'>, type: string): boolean {
-  if (deliveryOf(signer) !== 'embedded') return true;
-  if (type === 'completed') return signer.notifyOnCompletion === true;
-  return type !== 'invitation' && type !== 'reminder' && type !== 'voided';
+  if (isEmbedded(signer)) {
+    if (type === 'completed') return signer.notifyOnCompletion === true;
+    return type !== 'invitation' && type !== 'reminder' && type !== 'voided';
+  }
+  if (!deliversBy(signer, 'email')) return type !== 'invitation' && type !== 'reminder';
+  return true;
+}
+
+/** Whether a text message of `type` goes to the recipient (docs/api.md#sms): invitations and reminders, for a delivery with `sms` and a phone. */
+export function receivesSms(signer: Pick<Signer, 'delivery' | 'phone'>, type: string): boolean {
+  return deliversBy(signer, 'sms') && signer.phone !== undefined && (type === 'invitation' || type === 'reminder');
 }
 
 /** Whether the recipient's role asks it to act (docs/api.md#recipients "must act": signer, approver, viewer). */

@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config.js';
 import type { Change } from './change.js';
-import { deliveryOf, hasActed, mustAct, type EnvelopeRecord, type EventActor, type Signer } from './model.js';
+import { hasActed, isEmbedded, mustAct, type EnvelopeRecord, type EventActor, type Signer } from './model.js';
 import type { DueKind } from '../storage/dueIndex.js';
 
 /** Due-index kind of reminders (docs/api.md#the-sweeper): one entry per envelope and invitation time; id = envelope id. */
@@ -66,7 +66,7 @@ export function inviteRecipient(change: Change, signer: Signer, { config, actor,
   signer.remindersSent = 0;
   change.event('recipient.invited', actor, { recipientId: signer.id, email: signer.email, resend });
   // An embedded recipient (docs/api.md#embedded-signing) is `sent` with no e-mail and no reminders: the owner's application opens its views.
-  const embedded = deliveryOf(signer) === 'embedded';
+  const embedded = isEmbedded(signer);
   change.email('invitation', signer, { withLink: true });
   const { remindEveryDays } = change.record;
   if (remindEveryDays !== null && !embedded) {

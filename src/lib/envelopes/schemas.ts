@@ -4,10 +4,11 @@
  */
 import { z } from 'zod';
 import { acceptableCharacterPattern, acceptableText, characters, emailAddress, requestTimestamp, text, trimmedText } from '../text.js';
-import { DELIVERIES, ENVELOPE_STATUSES, FIELD_SOURCES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
+import { DELIVERIES, type Delivery, ENVELOPE_STATUSES, FIELD_SOURCES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
 import { authenticationInput } from './authenticationSettings.js';
 import { fieldRuleProblems, MAX_DROPDOWN_OPTION, MAX_DROPDOWN_OPTIONS, MAX_PATTERN, MAX_TEXT_LENGTH, type FieldRules } from './fieldRules.js';
 import { envelopeLocaleInput, recipientLocaleInput } from '../i18n/schema.js';
+import { MAX_PHONE_INPUT, parsePhone } from '../phone.js';
 
 /** At most this many signers on one envelope (docs/api.md#the-envelope). */
 export const MAX_SIGNERS = 100;
@@ -40,6 +41,76 @@ const FILENAME_PATTERN = `^(?!\\.\\.)(?!\\s)${acceptableCharacterPattern('\\\\/'
 /** JSON Schema `pattern` of what `createEnvelopeUpload` takes for a PDF (anything else is 415, not 400). */
 const PDF_MIMETYPE_PATTERN = '^\\s*[Aa][Pp][Pp][Ll][Ii][Cc][Aa][Tt][Ii][Oo][Nn]/[Pp][Dd][Ff]\\s*(?:;[\\s\\S]*)?$';
 
+/** The deliveries a recipient may have (docs/api.md#delivery), each as stored and shown. */
+const DELIVERY_LISTS: readonly (readonly Delivery[])[] = [['email'], ['sms'], ['email', 'sms'], ['embedded']];
+
+/**
+ * A recipient's `delivery` (docs/api.md#delivery): a list, `["email"]`, `["sms"]`, `["email", "sms"]`
+ * (in any order, kept as written here) or `["embedded"]`. A single word is read as a list of one, as
+ * requests written before text messages send it.
+ */
+export const deliveryInput = z
+  .preprocess(
+    (value) => (typeof value === 'string' ? [value] : value),
+    z
+      .array(z.enum(DELIVERIES, { error: `must be one of ${DELIVERIES.join(', ')}` }), { error: 'must be an array' })
+      .transform((list, context) => {
+        const found = DELIVERY_LISTS.find((allowed) => allowed.length === list.length && allowed.every((channel) => list.includes(channel)));
+        if (found === undefined) {
+          context.addIssue({ code: 'custom', message: 'must be ["email"], ["sms"], ["email", "sms"] or ["embedded"]' });
+          return z.NEVER;
+        }
+        return [...found];
+      }),
+  )
+  .optional()
+  .meta({
+    // A list, or a single word read as a list of one: `type` and `items` name both forms so that
+    // whatever the generator derives from the list merges into a schema that still admits the word.
+    type: ['array', 'string'],
+    items: { type: 'string', enum: [...DELIVERIES] },
+    anyOf: [
+      { type: 'array', items: { type: 'string', enum: [...DELIVERIES] }, minItems: 1, maxItems: 2, uniqueItems: true },
+      { type: 'string', enum: [...DELIVERIES] },
+    ],
+    description:
+      'How the signing link reaches the recipient: `["email"]` (default): invitations and reminders by e-mail; `["sms"]`: by text message to `phone`; `["email", "sms"]`: both; `["embedded"]`: the recipient signs inside your application through `POST /api/envelopes/{id}/recipients/{recipientId}/views` and gets no e-mail (only the completed one with `notifyOnCompletion`). `sms` needs `phone` (400 naming `phone` otherwise). Other combinations are refused (400), a rule JSON Schema cannot state; a single word is read as a list of one.',
+    examples: [['email', 'sms']],
+  });
+
+/** A recipient's mobile number (docs/api.md#phone-numbers), normalised to E.164. */
+export const phoneInput = z
+  .string({ error: 'must be a phone number in international form (+ and country code)' })
+  .transform((value, context) => {
+    const parsed = parsePhone(value);
+    if (!parsed.ok) {
+      context.addIssue({ code: 'custom', message: parsed.message });
+      return z.NEVER;
+    }
+    return parsed.e164;
+  })
+  .optional()
+  .meta({
+    type: 'string',
+    maxLength: MAX_PHONE_INPUT,
+    description:
+      'A mobile number in international form (`+` and the country code; spaces, dots, dashes and brackets allowed), stored and shown in E.164 (`+4915123456789`). Refused (400 naming the field): text that is not a number, an unknown country code, a number its country does not allow, a landline and a premium-rate number.',
+    examples: ['+49 151 23456789'],
+  });
+
+/**
+ * The checks across a recipient's delivery properties (docs/api.md#delivery): `sms` needs `phone`,
+ * `notifyOnCompletion` is for embedded recipients.
+ */
+export function refineDelivery(signer: { delivery?: Delivery[] | undefined; phone?: string | undefined; notifyOnCompletion?: boolean | undefined }, context: z.RefinementCtx): void {
+  if (signer.delivery?.includes('sms') === true && signer.phone === undefined) {
+    context.addIssue({ code: 'custom', path: ['phone'], message: 'is required when delivery includes sms' });
+  }
+  if (signer.notifyOnCompletion === true && signer.delivery?.includes('embedded') !== true) {
+    context.addIssue({ code: 'custom', path: ['notifyOnCompletion'], message: 'is for embedded recipients only (delivery: ["embedded"]); e-mail recipients always get the completed e-mail' });
+  }
+}
+
 export const signerInput = z
   .strictObject({
     id: signerId.optional(),
@@ -58,23 +129,15 @@ export const signerInput = z
       .meta({ description: 'With `signingOrder: sequential`, recipients act by ascending routing order, those with the same number together.' }),
     authentication: authenticationInput.optional(),
     locale: recipientLocaleInput,
-    // Embedded signing (docs/api.md#embedded-signing).
-    delivery: z
-      .enum(DELIVERIES, { error: `must be one of ${DELIVERIES.join(', ')}` })
-      .optional()
-      .meta({
-        description:
-          '`email` (default): invitations and reminders by e-mail. `embedded`: the recipient signs inside your application through `POST /api/envelopes/{id}/recipients/{recipientId}/views` and gets no e-mail (only the completed one with `notifyOnCompletion`).',
-      }),
+    // How the link reaches the recipient (docs/api.md#delivery) and its phone (docs/api.md#phone-numbers).
+    delivery: deliveryInput,
+    phone: phoneInput,
     notifyOnCompletion: z
       .boolean({ error: 'must be true or false' })
       .optional()
       .meta({ description: 'Embedded recipients only (400 otherwise when `true`): send it the completed e-mail. Default `false`.' }),
   })
-  .refine((signer) => signer.notifyOnCompletion !== true || signer.delivery === 'embedded', {
-    message: 'is for embedded recipients only (delivery: embedded); e-mail recipients always get the completed e-mail',
-    path: ['notifyOnCompletion'],
-  })
+  .superRefine(refineDelivery)
   .refine((signer) => signer.id === undefined || signer.recipientId === undefined || signer.id === signer.recipientId, {
     message: 'must equal id when both are sent',
     path: ['recipientId'],

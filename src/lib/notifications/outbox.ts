@@ -70,6 +70,32 @@ export interface EmailMessage {
   locale?: Locale;
 }
 
+/** Text message types (docs/api.md#sms): the signing link, when the recipient's turn comes (and on resend), and its reminders. */
+export const SMS_TYPES = ['invitation', 'reminder'] as const;
+export type SmsType = (typeof SMS_TYPES)[number];
+
+/**
+ * One text message to send (docs/api.md#sms), to a recipient whose delivery includes `sms`. Like an
+ * e-mail, everything it says is captured at the time of the change; the sender derives the signing
+ * link from the salt, so the row never holds a token.
+ */
+export interface SmsMessage {
+  kind: 'sms';
+  type: SmsType;
+  envelopeId: string;
+  /** The recipient it goes to; its `lastSms` follows this message. */
+  recipientId: string;
+  /** The recipient's number, E.164 (docs/api.md#phone-numbers). */
+  to: string;
+  documentName: string;
+  /** Who sends the envelope, as the text names it: the owner's display name, else its address. */
+  senderName: string;
+  /** The salt of the recipient's signing link (`envelopes/signingLinks.ts`). */
+  linkSalt: string;
+  /** The recipient's language (docs/languages.md). */
+  locale: Locale;
+}
+
 /** Webhook event types (docs/api.md#webhooks). */
 export const WEBHOOK_EVENT_TYPES = [
   'envelope.sent',
@@ -115,7 +141,7 @@ export interface WebhookEventMessage {
   event: WebhookEventBody;
 }
 
-export type OutboxMessage = EmailMessage | WebhookEventMessage;
+export type OutboxMessage = EmailMessage | SmsMessage | WebhookEventMessage;
 
 /** What one request must tell: written with the change, in its transaction. */
 export interface OutboxBatch {

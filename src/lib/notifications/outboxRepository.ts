@@ -24,6 +24,8 @@
  * message back on the queue for when the claim ends ({@link OutboxStore.requeue}) instead of failing,
  * so a held claim never costs one of the queue's five dequeues. `redispatched<index>` counts the
  * sweeper's re-dispatches of a message; after {@link OUTBOX_MAX_REDISPATCHES} it is given up on.
+ * `firstAttempt<index>` notes when the first claim of a message was made (a text message's
+ * `Repeatability-First-Sent`, docs/api.md#sms).
  */
 import type { TableClient, TransactionAction } from '@azure/data-tables';
 import type { QueueClient } from '@azure/storage-queue';
@@ -66,6 +68,11 @@ export interface StoredOutboxBatch extends OutboxBatch {
   redispatches: number[];
   /** Per message: when the sweeper last re-dispatched it (ISO 8601), or `null`. */
   redispatchedAt: (string | null)[];
+  /**
+   * Per message: when a sender first claimed it (ISO 8601), or `null` before that; a text message's
+   * `Repeatability-First-Sent` (docs/api.md#sms), the same on every attempt.
+   */
+  firstAttempts: (string | null)[];
 }
 
 /** What {@link OutboxStore.claim} found. */
@@ -100,6 +107,8 @@ export function encodePointer(pointer: OutboxPointer): string {
 export interface OutboxQueues {
   /** Queue of `email` messages. */
   email: QueueClient;
+  /** Queue of `sms` messages (docs/api.md#sms). */
+  sms: QueueClient;
   /** Queue of webhook `event` messages. */
   events: QueueClient;
 }
@@ -185,6 +194,7 @@ export class OutboxStore {
       claims: messages.map((_, index) => parseClaim(entity[`state${index}`])),
       redispatches: messages.map((_, index) => Number(entity[`redispatched${index}`] ?? 0) || 0),
       redispatchedAt: messages.map((_, index) => (typeof entity[`redispatchedAt${index}`] === 'string' ? (entity[`redispatchedAt${index}`] as string) : null)),
+      firstAttempts: messages.map((_, index) => (typeof entity[`firstAttempt${index}`] === 'string' ? (entity[`firstAttempt${index}`] as string) : null)),
     };
     return { batch, entity, etag: entity.etag };
   }
@@ -205,12 +215,20 @@ export class OutboxStore {
       const current = parseClaim(found.entity[`state${pointer.index}`]);
       if (current !== null && current.holder !== holder && Date.parse(current.until) > now.getTime()) return { outcome: 'busy', until: current.until };
       const until = new Date(now.getTime() + OUTBOX_CLAIM_SECONDS * 1000).toISOString();
+      // The first claim notes when the first attempt began; later claims keep it.
+      const firstAttempt = found.batch.firstAttempts[pointer.index] ?? now.toISOString();
       try {
         await this.table.updateEntity(
-          { partitionKey: pointer.ownerId, rowKey: outboxRowKey(pointer.batchId), [`state${pointer.index}`]: `sending ${until} ${holder}` },
+          {
+            partitionKey: pointer.ownerId,
+            rowKey: outboxRowKey(pointer.batchId),
+            [`state${pointer.index}`]: `sending ${until} ${holder}`,
+            [`firstAttempt${pointer.index}`]: firstAttempt,
+          },
           'Merge',
           { etag: found.etag },
         );
+        found.batch.firstAttempts[pointer.index] = firstAttempt;
         return { outcome: 'claimed', batch: found.batch };
       } catch (error) {
         if (storageStatus(error) === 404) return { outcome: 'gone' };
@@ -275,7 +293,7 @@ export class OutboxStore {
   }
 
   private queueFor(message: OutboxMessage): QueueClient {
-    return message.kind === 'email' ? this.queues.email : this.queues.events;
+    return message.kind === 'email' ? this.queues.email : message.kind === 'sms' ? this.queues.sms : this.queues.events;
   }
 
   private dueEntry(batch: Pick<OutboxBatch, 'id' | 'ownerId' | 'createdAt'>) {

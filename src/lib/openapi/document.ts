@@ -115,7 +115,7 @@ const completedEnvelope = {
     {
       id: ids.signer, recipientId: ids.signer, email: 'bob@example.com', name: 'Bob Builder', role: 'signer', routingOrder: 1, status: 'signed',
       actedAt: '2026-11-22T10:20:01.002Z', declineReason: null, lastEmail: { type: 'completed', status: 'sent', at: '2026-11-22T10:20:03.100Z' }, locale: null,
-      delivery: 'email',
+      delivery: ['email'],
       authentication: { method: 'accessCode' },
     },
   ],

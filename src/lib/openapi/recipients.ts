@@ -43,7 +43,11 @@ export const recipientViewResponse = z
       routingOrder: z.int().min(1).max(100),
       status: recipientStatus,
       actedAt: timestamp.nullable(),
-      delivery: z.enum(DELIVERIES).meta({ description: '`email`: invitations, reminders and the completed e-mail reach the recipient by e-mail. `embedded`: it signs inside the owner\'s application and gets no e-mail but, with `notifyOnCompletion`, the completed one.' }),
+      delivery: z
+        .array(z.enum(DELIVERIES))
+        .min(1)
+        .max(2)
+        .meta({ description: '`["email"]`: invitations, reminders and the completed e-mail reach the recipient by e-mail; `["sms"]` or `["email", "sms"]`: invitations and reminders (also) by text message. `["embedded"]`: it signs inside the owner\'s application and gets no e-mail but, with `notifyOnCompletion`, the completed one.' }),
       notifyOnCompletion: z.boolean().optional().meta({ description: 'Embedded recipients only: whether the completed e-mail comes to it.' }),
       locale: z.enum(SUPPORTED_LOCALES).meta({ description: 'The language of this recipient\'s signing page and e-mails: its own `locale`, else the envelope\'s (`en` unless set). The page may offer a switch to another language for that page only.' }),
     }),
@@ -101,7 +105,7 @@ export const viewExample = {
     documentSha256: ids.sha256,
     allowReassign: false,
   },
-  recipient: { id: ids.signer, name: 'Bob Builder', email: 'bob@example.com', role: 'signer', routingOrder: 1, status: 'opened', actedAt: null, delivery: 'email', locale: 'en' },
+  recipient: { id: ids.signer, name: 'Bob Builder', email: 'bob@example.com', role: 'signer', routingOrder: 1, status: 'opened', actedAt: null, delivery: ['email'], locale: 'en' },
   fields: [{ id: ids.field, recipientId: ids.signer, type: 'signature', page: 3, x: 0.1, y: 0.8, width: 0.3, height: 0.06, required: true, label: null }],
   documentUrl: `https://account.blob.core.windows.net/originals/${ids.envelope}/contract.pdf?${sas}`,
   signedUrl: null,
@@ -267,7 +271,7 @@ function operations(bearerAuth: string): Operation[] {
                 declineReason: null,
                 lastEmail: { type: 'invitation', status: 'queued', at: '2026-11-22T10:18:40.512Z' },
                 locale: null,
-                delivery: 'email',
+                delivery: ['email'],
                 authentication: { method: 'none' },
               },
             },

@@ -84,8 +84,29 @@ export const signerResponse = z
       .meta({ description: 'How the recipient proves who it is beyond its signing link; never the access code itself.' }),
     locale: localeSchema.nullable().meta({ description: 'The language of this recipient\'s e-mails and signing page; `null`: the envelope\'s `locale`.' }),
     delivery: z
-      .enum(DELIVERIES)
-      .meta({ description: '`email`: the recipient is invited and reminded by e-mail. `embedded`: it signs inside the owner\'s application (`POST .../views`) and gets no e-mail.' }),
+      .array(z.enum(DELIVERIES))
+      .min(1)
+      .max(2)
+      .meta({
+        description:
+          'How the signing link reaches the recipient: `["email"]` (invited and reminded by e-mail), `["sms"]` (by text message to `phone`), `["email", "sms"]` (both), or `["embedded"]` (it signs inside the owner\'s application, `POST .../views`, and gets no e-mail).',
+      }),
+    phone: z
+      .string()
+      .regex(/^\+[1-9][0-9]{6,14}$/)
+      .optional()
+      .meta({ description: 'The recipient\'s mobile number in E.164, when it has one.', examples: ['+4915123456789'] }),
+    lastSms: z
+      .strictObject({
+        status: z
+          .enum(['sent', 'delivered', 'failed'])
+          .meta({ description: '`sent` once Azure Communication Services accepted it, `delivered` once the carrier reported it delivered, `failed` after the last retry.' }),
+        at: timestamp,
+        reason: z.string().max(200).optional().meta({ description: 'Why it failed, when known.' }),
+      })
+      .nullable()
+      .optional()
+      .meta({ description: 'Recipients whose delivery includes `sms` only: the newest text message to it; `null` before the first was sent.' }),
     notifyOnCompletion: z
       .boolean()
       .optional()

@@ -117,7 +117,7 @@ const sentEnvelope = {
   documentSha256: activeTemplate.documentSha256,
   pageCount: 2,
   signers: [
-    { id: ids.signer, recipientId: ids.signer, email: 'carol@example.com', name: 'Carol Client', role: 'signer', routingOrder: 1, status: 'sent', actedAt: null, declineReason: null, lastEmail: { type: 'invitation', status: 'queued', at: '2026-11-23T09:00:00.000Z' }, locale: null, delivery: 'email', authentication: { method: 'none' } },
+    { id: ids.signer, recipientId: ids.signer, email: 'carol@example.com', name: 'Carol Client', role: 'signer', routingOrder: 1, status: 'sent', actedAt: null, declineReason: null, lastEmail: { type: 'invitation', status: 'queued', at: '2026-11-23T09:00:00.000Z' }, locale: null, delivery: ['email'], authentication: { method: 'none' } },
   ],
   fields: [{ ...fields[0], roleId: undefined, id: '0193a5d1-7b3c-7d4e-9f5a-6b7c8d9e0f3c', recipientId: ids.signer }].map(({ roleId: _roleId, ...field }) => field),
   signingOrder: 'sequential',

@@ -7,6 +7,7 @@ import { givenValues } from '../envelopes/fieldValues.js';
 import { documentUrl, signedDocumentUrl } from '../envelopes/view.js';
 import {
   deliveryOf,
+  isEmbedded,
   recipientLocale,
   hasActed,
   mustAct,
@@ -52,7 +53,7 @@ export interface RecipientView {
     routingOrder: number;
     status: RecipientStatus;
     actedAt: string | null;
-    delivery: Delivery;
+    delivery: Delivery[];
     notifyOnCompletion?: boolean;
     /** The language of its page and e-mails: its own `locale`, else the envelope's (docs/languages.md). */
     locale: Locale;
@@ -150,7 +151,7 @@ export async function toRecipientView(
       status: recipient.status,
       actedAt: recipient.actedAt,
       delivery: deliveryOf(recipient),
-      ...(deliveryOf(recipient) === 'embedded' ? { notifyOnCompletion: recipient.notifyOnCompletion === true } : {}),
+      ...(isEmbedded(recipient) ? { notifyOnCompletion: recipient.notifyOnCompletion === true } : {}),
       locale: recipientLocale(record, recipient),
     },
     fields: record.fields.filter((field) => field.recipientId === recipient.id),

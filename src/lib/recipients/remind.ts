@@ -5,7 +5,7 @@
  * sweeper, which finds envelopes due from the due index (kind `reminder`, written with invitations).
  */
 import { Change, commitChange } from '../envelopes/change.js';
-import { deliveryOf, hasActed, mustAct, SYSTEM_ACTOR, type Signer } from '../envelopes/model.js';
+import { hasActed, isEmbedded, mustAct, SYSTEM_ACTOR, type Signer } from '../envelopes/model.js';
 import { mutateEnvelope } from '../envelopes/mutate.js';
 import type { Services } from '../services.js';
 import { isTurn, REMINDER_DUE_KIND } from '../envelopes/routing.js';
@@ -35,7 +35,7 @@ export async function remindRecipients({ services, ownerId, envelopeId, now = ()
     if (record.status !== 'sent' || record.remindEveryDays === null || hasExpired(record, at)) return [];
     const every = record.remindEveryDays * dayMs;
     const nextDue = (signer: Signer) => Date.parse(signer.invitedAt!) + (signer.remindersSent + 1) * every;
-    const eligible = (signer: Signer) => mustAct(signer) && deliveryOf(signer) === 'email' && !hasActed(signer) && signer.invitedAt !== null && signer.link !== null && signer.remindersSent < MAX_REMINDERS && isTurn(record, signer);
+    const eligible = (signer: Signer) => mustAct(signer) && !isEmbedded(signer) && !hasActed(signer) && signer.invitedAt !== null && signer.link !== null && signer.remindersSent < MAX_REMINDERS && isTurn(record, signer);
     const due = record.signers.filter((signer) => eligible(signer) && nextDue(signer) <= at.getTime());
     if (due.length === 0) return [];
 

@@ -568,6 +568,10 @@ function withSignerDefaults(stored: Partial<Signer>): Signer {
     ...(stored.lastResendAt === undefined ? {} : { lastResendAt: stored.lastResendAt }),
     // Embedded signing (docs/api.md#embedded-signing): absent means e-mail delivery and no view.
     ...(stored.delivery === undefined ? {} : { delivery: stored.delivery }),
+    // Text messages (docs/api.md#sms): absent means no phone and no text sent yet.
+    ...(stored.phone === undefined ? {} : { phone: stored.phone }),
+    ...(stored.lastSms == null ? {} : { lastSms: stored.lastSms }),
+    ...(stored.smsBatchId == null ? {} : { smsBatchId: stored.smsBatchId }),
     ...(stored.notifyOnCompletion === undefined ? {} : { notifyOnCompletion: stored.notifyOnCompletion }),
     ...(stored.view == null ? {} : { view: stored.view }),
     // Absent: no authentication beyond the link (docs/api.md#signer-authentication).

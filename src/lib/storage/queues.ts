@@ -1,6 +1,6 @@
 /**
- * Azure Storage queues (docs/api.md#e-mail): outbox messages for the queue-triggered functions. E-mail and
- * webhook events have queues of their own, so a failing e-mail never holds back a webhook. Each
+ * Azure Storage queues (docs/api.md#e-mail): outbox messages for the queue-triggered functions. E-mail, text
+ * messages (docs/api.md#sms) and webhook events have queues of their own, so a failing e-mail never holds back a webhook. Each
  * webhook delivery attempt is a message of `webhook-deliveries`, so a slow receiver holds back
  * neither e-mail nor the fan-out of events. The Functions host moves a message that failed 5 times
  * to `<queue>-poison`.
@@ -10,6 +10,7 @@
  */
 export const QUEUES = {
   email: 'outbox-email',
+  sms: 'outbox-sms',
   events: 'outbox-events',
   webhookDeliveries: 'webhook-deliveries',
 } as const;

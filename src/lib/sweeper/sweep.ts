@@ -25,6 +25,7 @@ import type { Services } from '../services.js';
 import type { DueEntry } from '../storage/dueIndex.js';
 import { IDEMPOTENCY_KEY_DUE_KIND } from '../storage/idempotencyKeyRepository.js';
 import { recordEmailOutcome } from '../recipients/lastEmail.js';
+import { recordSmsOutcome } from '../recipients/lastSms.js';
 import { QUEUES } from '../storage/queues.js';
 import { encodePointer, OUTBOX_DUE_KIND, OUTBOX_MAX_REDISPATCHES, type StoredOutboxBatch } from '../notifications/outboxRepository.js';
 
@@ -124,7 +125,8 @@ export const redispatchDueOutbox: SweepStep = {
           }
           const pointer = { ownerId: batch.ownerId, batchId: batch.id, index };
           if (batch.redispatches[index]! >= OUTBOX_MAX_REDISPATCHES) {
-            const queue = batch.messages[index]!.kind === 'email' ? QUEUES.email : QUEUES.events;
+            const { kind } = batch.messages[index]!;
+            const queue = kind === 'email' ? QUEUES.email : kind === 'sms' ? QUEUES.sms : QUEUES.events;
             const poison = services.storage.queueService.getQueueClient(`${queue}-poison`);
             await poison.createIfNotExists();
             await poison.sendMessage(encodePointer(pointer));
@@ -161,21 +163,29 @@ export const redispatchDueOutbox: SweepStep = {
 
 /**
  * Gives each recipient whose `lastEmail` is an e-mail of this batch still `queued` the final state
- * that e-mail has (`recordEmailOutcome`, which leaves newer e-mails alone). One envelope read when
- * the batch has e-mails to recipients with a final state; none otherwise.
+ * that e-mail has (`recordEmailOutcome`, which leaves newer e-mails alone), and each recipient whose
+ * newest text message is of this batch with no outcome recorded its `lastSms` (`recordSmsOutcome`).
+ * One envelope read when the batch has e-mails or texts to recipients with a final state; none otherwise.
  */
 async function settleLastEmails(services: Services, batch: StoredOutboxBatch): Promise<void> {
   const finals = batch.messages.flatMap((message, index) => {
     const state = batch.states[index];
-    return message.kind === 'email' && message.recipientId !== null && state !== null ? [{ recipientId: message.recipientId, state: state! }] : [];
+    return (message.kind === 'email' || message.kind === 'sms') && message.recipientId !== null && state !== null ? [{ kind: message.kind, recipientId: message.recipientId, state: state! }] : [];
   });
   if (finals.length === 0) return;
   const stored = await services.envelopes.read(batch.ownerId, batch.envelopeId);
   if (stored === null) return;
-  for (const { recipientId, state } of finals) {
-    const last = stored.record.signers.find((signer) => signer.id === recipientId)?.lastEmail;
+  for (const { kind, recipientId, state } of finals) {
+    const signer = stored.record.signers.find((candidate) => candidate.id === recipientId);
+    const outcome = { ownerId: batch.ownerId, envelopeId: batch.envelopeId, recipientId, batchId: batch.id, status: state, at: new Date().toISOString() };
+    if (kind === 'sms') {
+      // docs/api.md#lastsms: a text of this batch that is still the newest and whose outcome is not recorded.
+      if (signer?.smsBatchId === batch.id && signer.lastSms?.batchId !== batch.id) await recordSmsOutcome(services, outcome);
+      continue;
+    }
+    const last = signer?.lastEmail;
     if (last?.batchId !== batch.id || last.status !== 'queued') continue;
-    await recordEmailOutcome(services, { ownerId: batch.ownerId, envelopeId: batch.envelopeId, recipientId, batchId: batch.id, status: state, at: new Date().toISOString() });
+    await recordEmailOutcome(services, outcome);
   }
 }
 

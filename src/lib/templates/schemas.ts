@@ -15,6 +15,7 @@ import {
   MAX_FIELDS,
   MAX_ROUTING_ORDER,
   MAX_SIGNERS,
+  refineDelivery,
   refineField,
   signerInput,
   updateEnvelopeRequest,
@@ -141,6 +142,7 @@ export const templateRecipientInput = z
     roleName: characters(1, MAX_ROLE_NAME).optional().meta({ description: 'The role this recipient takes, by name (case-insensitive). With `roleId` too, both must name the same role (400 naming `roleName` otherwise).' }),
     ...recipientShape,
   })
+  .superRefine(refineDelivery)
   .meta({ id: 'TemplateRecipientInput', description: 'The person who takes one role: `roleId` or `roleName` (or both, naming the same role), and what a signer entry carries besides its role and routing order (which come from the role).' });
 export type TemplateRecipientInput = z.infer<typeof templateRecipientInput>;
 

@@ -44,6 +44,9 @@ export function addSignerRow(signer) {
     if (signer) input.value = values[input.dataset.field] === null || values[input.dataset.field] === undefined ? '' : String(values[input.dataset.field]);
   });
   control(fieldset, '[data-field="locale"]').disabled = !speaksLocales() || state.envelope.status !== 'draft';
+  // A phone and a delivery this form has no control for (text messages) are kept as they are.
+  if (signer && signer.phone) fieldset.dataset.phone = signer.phone;
+  if (signer) fieldset.dataset.delivery = JSON.stringify(signer.delivery);
   wireDelivery(fieldset, key, signer);
   var swatch = /** @type {HTMLElement} */ (fieldset.querySelector('.swatch'));
   if (signer && signer.id) swatch.style.background = recipientColor(signer.id).ink;
@@ -168,8 +171,11 @@ function wireDelivery(fieldset, key, signer) {
  * @param {Record<string, unknown>} signer
  */
 function deliveryFromForm(fieldset, signer) {
-  signer.delivery = control(fieldset, '[data-field="delivery"]').value;
-  if (signer.delivery === 'embedded' && control(fieldset, '[data-flag="notifyOnCompletion"]').checked) signer.notifyOnCompletion = true;
+  var chosen = control(fieldset, '[data-field="delivery"]').value;
+  // An empty choice: the signer's delivery is one the picker does not offer (text messages); kept.
+  signer.delivery = chosen === '' && fieldset.dataset.delivery ? JSON.parse(fieldset.dataset.delivery) : [chosen];
+  if (fieldset.dataset.phone) signer.phone = fieldset.dataset.phone;
+  if (chosen === 'embedded' && control(fieldset, '[data-flag="notifyOnCompletion"]').checked) signer.notifyOnCompletion = true;
 }
 
 /**

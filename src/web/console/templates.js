@@ -495,7 +495,7 @@ function recipientFromForm(fieldset) {
   if (method === 'accessCode') recipient.authentication = { method: method, code: control(fieldset, '[data-field="accessCode"]').value };
   else if (method !== 'none') recipient.authentication = { method: method };
   var delivery = /** @type {'email' | 'embedded'} */ (control(fieldset, '[data-field="delivery"]').value);
-  if (delivery !== 'email') recipient.delivery = delivery;
+  if (delivery !== 'email') recipient.delivery = [delivery];
   return recipient;
 }
 

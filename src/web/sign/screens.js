@@ -121,7 +121,7 @@ export function render(view) {
     const lines = view.waitingFor.length > 0
       ? [t('waitingFor', { people: listPeople(view.waitingFor), document: documentName })]
       : [t('waitingForSomeone', { document: documentName })];
-    lines.push(t(recipient.delivery === 'embedded' ? 'waitingEmbedded' : 'waitingEmail'));
+    lines.push(t(recipient.delivery.indexOf('embedded') !== -1 ? 'waitingEmbedded' : 'waitingEmail'));
     showMessage(t('notYourTurnHeading'), lines);
     return;
   }
@@ -134,5 +134,5 @@ export function render(view) {
  * @param {RecipientView['recipient']} recipient
  */
 export function getsCompletedEmail(recipient) {
-  return recipient.delivery !== 'embedded' || recipient.notifyOnCompletion === true;
+  return recipient.delivery.indexOf('embedded') === -1 || recipient.notifyOnCompletion === true;
 }

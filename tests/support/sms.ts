@@ -1,0 +1,74 @@
+/**
+ * Text messages the service sent during a test file, read from an SMS catcher of the file's own (the
+ * local host's fake of Azure Communication Services' SMS API, `src/local/smsCatcher.ts`), which the
+ * service reaches with the real `@azure/communication-sms` SDK through `ACS_CONNECTION_STRING`.
+ * Helpers poll its API (`GET /api/messages`, `GET /api/attempts`); they never sleep a fixed time.
+ *
+ * ```ts
+ * const sms = smsCatcherForFile();                     // before the file's service starts
+ * const [text] = await waitForTexts(sms.url(), '+4915123456789');
+ * const { token } = signingLinkInText(text.message);
+ * ```
+ */
+import { afterAll, beforeAll } from '@jest/globals';
+import { startSmsCatcher, type CaughtSms, type RunningSmsCatcher, type ScriptedAnswer, type SmsAttempt } from '../../src/local/smsCatcher.js';
+import { waitUntil } from './patience.js';
+
+/**
+ * Starts an SMS catcher in a `beforeAll` (call this before the file's other hooks) and points
+ * `ACS_CONNECTION_STRING` and `SMS_FROM` at it; stops it and gives the settings back in an `afterAll`.
+ * @returns `url()`: the catcher's address, once started
+ */
+export function smsCatcherForFile(from = 'Signing'): { url: () => string } {
+  let catcher: RunningSmsCatcher | undefined;
+  const saved = { ACS_CONNECTION_STRING: process.env.ACS_CONNECTION_STRING, SMS_FROM: process.env.SMS_FROM };
+  beforeAll(async () => {
+    catcher = await startSmsCatcher({ port: 0 });
+    process.env.ACS_CONNECTION_STRING = catcher.connectionString;
+    process.env.SMS_FROM = from;
+  });
+  afterAll(async () => {
+    await catcher?.stop();
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+  return { url: () => catcher!.url };
+}
+
+/** The texts the catcher accepted for `to` (E.164), oldest first. */
+export async function textsTo(catcherUrl: string, to: string): Promise<CaughtSms[]> {
+  const all = (await (await fetch(`${catcherUrl}/api/messages`)).json()) as CaughtSms[];
+  return all.filter((text) => text.to === to);
+}
+
+/** Every `POST /sms` that reached the catcher for `to`, oldest first (refused and held ones included). */
+export async function attemptsTo(catcherUrl: string, to: string): Promise<SmsAttempt[]> {
+  const all = (await (await fetch(`${catcherUrl}/api/attempts`)).json()) as SmsAttempt[];
+  return all.filter((attempt) => attempt.to.includes(to));
+}
+
+/**
+ * Waits until the catcher accepted `count` texts (default 1) for `to`.
+ * @throws Error after `timeoutMs` (default 30 s, scaled by `patience`)
+ */
+export async function waitForTexts(catcherUrl: string, to: string, { count = 1, timeoutMs = 30_000 }: { count?: number; timeoutMs?: number } = {}): Promise<CaughtSms[]> {
+  return await waitUntil(async () => {
+    const texts = await textsTo(catcherUrl, to);
+    return texts.length >= count ? texts : undefined;
+  }, timeoutMs, `${count} text message(s) to ${to}`);
+}
+
+/** Makes the catcher answer its next `POST /sms` requests so, one each (`429`, `500`, time-outs). */
+export async function scriptAnswers(catcherUrl: string, answers: ScriptedAnswer[]): Promise<void> {
+  const response = await fetch(`${catcherUrl}/api/answers`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ answers }) });
+  if (response.status !== 200) throw new Error(`the SMS catcher refused the answers: ${response.status} ${await response.text()}`);
+}
+
+/** The signing link of a text and its token (`<origin>/api/sign#<token>`). @throws Error when it holds none */
+export function signingLinkInText(text: string): { url: string; token: string } {
+  const match = /(\S+\/api\/sign#([A-Za-z0-9_-]+))/.exec(text);
+  if (match === null) throw new Error(`no signing link in the text: ${text}`);
+  return { url: match[1]!, token: match[2]! };
+}
