@@ -8,9 +8,10 @@
  * claim, so the run after a crash names the same envelope, finds what the first run left and completes
  * it, instead of making a second one. Outside it they are new version 7 UUIDs.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { v7, validate } from 'uuid';
+import { currentResumableSeed, type ResumableIdSeed } from './resumableRun.js';
+
 
 /** A new UUID version 7, monotonic within this process. */
 export function uuidv7(): string {
@@ -22,23 +23,6 @@ export function isUuid(value: string): boolean {
   return validate(value) && value === value.toLowerCase();
 }
 
-/** What the ids of one resumable run are derived from. */
-export interface ResumableIdSeed {
-  /** Unique to the claim (owner, key and the claim's time): every run under that claim gets the same ids. */
-  seed: string;
-  /** The claim's time, epoch milliseconds: the UUIDs' timestamp. */
-  at: number;
-  /** Whether an earlier run under this claim may have left work behind (its process died). */
-  resumed: boolean;
-}
-
-const seeds = new AsyncLocalStorage<ResumableIdSeed>();
-
-/** Runs `work` with the ids of {@link resumableId} derived from `seed`. */
-export async function withResumableIds<T>(seed: ResumableIdSeed, work: () => Promise<T>): Promise<T> {
-  return await seeds.run(seed, work);
-}
-
 /**
  * The id of what the current request creates under the name `purpose` (`envelope`, `template`...):
  * inside {@link withResumableIds}, a UUID version 7 whose timestamp is the claim's and whose random
@@ -46,7 +30,7 @@ export async function withResumableIds<T>(seed: ResumableIdSeed, work: () => Pro
  * {@link uuidv7}.
  */
 export function resumableId(purpose: string): string {
-  const current = seeds.getStore();
+  const current = currentResumableSeed();
   if (current === undefined) return uuidv7();
   const bytes = createHash('sha256').update(`${current.seed}\n${purpose}`).digest().subarray(0, 16);
   // RFC 9562 §5.7: 48-bit big-endian Unix milliseconds, version 7, variant 10, the rest random.
@@ -60,5 +44,5 @@ export function resumableId(purpose: string): string {
 
 /** Whether the current request runs again under a claim whose earlier run died (see {@link ResumableIdSeed.resumed}). */
 export function resumingRun(): boolean {
-  return seeds.getStore()?.resumed === true;
+  return currentResumableSeed()?.resumed === true;
 }

@@ -65,6 +65,8 @@ describe('importing the function files', () => {
     expect(loaded.packages).toEqual(['@azure/functions']);
     expect(loaded.own.filter((file) => !file.startsWith(`functions${path.sep}`))).toEqual([
       'lib/afterResponse.js',
+      // Tests only (it does nothing unless NODE_ENV is test): where a crash test's process kills itself.
+      'lib/crashPoint.js',
       'lib/errors.js',
       'lib/http/idempotency.js',
       'lib/http/problem.js',
@@ -74,6 +76,8 @@ describe('importing the function files', () => {
       'lib/onFirstUse.js',
       // The problem catalogue: data only, read by the problem mapping every function has.
       'lib/problems.js',
+      // The run a resumable creating request is in (node:async_hooks only; the ids come with the handler).
+      'lib/resumableRun.js',
       'lib/storage/idempotentClaim.js',
       'lib/storage/queues.js',
       'lib/sweepSchedule.js',

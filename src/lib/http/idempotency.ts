@@ -44,7 +44,7 @@ import { createHash } from 'node:crypto';
 import type { HttpRequest, HttpRequestParams, HttpRequestUser, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { afterResponse } from '../afterResponse.js';
 import { crashPoint } from '../crashPoint.js';
-import { withResumableIds } from '../ids.js';
+import { withResumableIds } from '../resumableRun.js';
 import { LruCache } from '../lruCache.js';
 import type { ClaimOptions, DoneKey, IdempotencyKeyRepository, IdempotencyKeyRow, IdempotentRequest, KeptAnswer } from '../storage/idempotencyKeyRepository.js';
 import { answerWithClaim, withPendingClaim, type PendingClaim } from '../storage/idempotentClaim.js';
