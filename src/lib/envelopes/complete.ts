@@ -190,7 +190,7 @@ export interface SealCompletionOptions {
    * A draft's upload as it is being checked, to seal before its frozen copy is stored: its SHA-256
    * and page count become the record's. Without it, the frozen copy is read from `originals`.
    */
-  document?: Promise<CheckedDocument>;
+  document?: Promise<CleanedDocument>;
 }
 
 /**
@@ -209,7 +209,7 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
   // used (a blob sealed from this state is reused, rarely: a retry after a crash).
   const [existing, original, storedEvents, storedActions] = await Promise.all([
     readSealedMetadata(services, record.blobName),
-    document ?? readFrozenDocument(services, record).then((bytes): CheckedDocument => ({ bytes, documentSha256: record.documentSha256!, pageCount: record.pageCount! })),
+    document ?? readFrozenDocument(services, record).then((bytes): CheckedDocument & Partial<Pick<CleanedDocument, 'uploadSha256' | 'removed'>> => ({ bytes, documentSha256: record.documentSha256!, pageCount: record.pageCount! })),
     services.envelopes.events(record.ownerId, record.id),
     services.envelopes.actions(record.ownerId, record.id),
   ]);
@@ -230,7 +230,9 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
       inflateChecked: document === undefined,
       fieldDrawings: fieldDrawings(record, actions),
       removeFormFields: replacedFormFields(record),
-      certificate: completionCertificate(record, actions, events, completedAt),
+      // A draft frozen in this request: its upload's hash and what was removed come from the check;
+      // otherwise from the `envelope.sent` event.
+      certificate: completionCertificate(record, actions, events, completedAt, original.uploadSha256 === undefined ? undefined : { uploadSha256: original.uploadSha256, removed: original.removed ?? [] }),
       sealingP12: config.seal.p12,
       sealingPassphrase: config.seal.passphrase,
       ...(config.tsaUrl === undefined ? {} : { timestampAuthorityUrl: config.tsaUrl }),
