@@ -232,7 +232,7 @@ try {
     completedAt: new Date().toISOString(),
     documentSha256: '0'.repeat(64),
     pageCount: 1,
-    disclosure: null,
+    disclosures: [],
     events: [{ sequence: 1, type: 'envelope.created', at: new Date().toISOString(), sentence: `Envelope created by ${owner}.`, ip: null }],
   };
   const p12 = services.config.seal.p12;

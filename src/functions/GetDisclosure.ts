@@ -1,7 +1,8 @@
 /**
- * GET /api/disclosure: the disclosure about electronic records and signatures that a recipient
- * agrees to with `consent: true` (`src/lib/recipients/consent.ts`). Public: the signing page shows it
- * word for word before asking for consent.
+ * GET /api/disclosure[?locale=] (docs/api.md#consent-to-electronic-signatures): the service's own
+ * disclosure about electronic records and signatures in a supported locale (`src/lib/i18n/disclosure.ts`),
+ * English by default. Public. A recipient agrees to its organisation's text for its locale when the
+ * organisation set one, which `GET /api/signing/disclosure` gives.
  *
  * Its handler loads on the function's first invocation: `src/handlers/GetDisclosure.ts`.
  */

@@ -130,6 +130,25 @@ export function text(min: number, max: number): z.ZodString {
 }
 
 /**
+ * A text of several lines: `min` to `max` code points, kept as sent, where line breaks (`\n`, `\r`)
+ * are allowed and every other character obeys {@link textRefusal} (docs/api.md#text-the-service-accepts).
+ * Stated in the document as `minLength`, `maxLength` and a `pattern`.
+ */
+export function multilineText(min: number, max: number): z.ZodString {
+  return z
+    .string({ error: 'is required' })
+    .check(
+      z.superRefine<string>((value, context) => {
+        const refusal = textRefusal(value.replace(/[\n\r]/g, ''));
+        if (refusal !== null) context.addIssue({ code: 'custom', message: refusal, input: value, continue: false });
+      }),
+    )
+    .refine((value) => characterCount(value) >= min, `must be at least ${min} characters`)
+    .refine((value) => characterCount(value) <= max, `must be at most ${max} characters`)
+    .meta({ minLength: min, maxLength: max, pattern: `^(?:${acceptableCharacterPattern()}|[\\n\\r]){${min},${max}}$` });
+}
+
+/**
  * A text that is trimmed and must then hold 1 to `max` acceptable characters; refused characters are
  * refused before trimming, wherever they stand. Refusals read as for {@link characters}, and "is
  * required" for a text of white space only.

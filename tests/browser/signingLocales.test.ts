@@ -189,6 +189,11 @@ describe('the signing page in every language', () => {
     expect(state.progress).toMatch(/0/);
     expect(state.progress).not.toBe(ENGLISH.progress);
     expect(state.consent).not.toBe(ENGLISH.consent);
+    // The disclosure above the consent box is that language's, word for word, in that language's font.
+    const disclosure = (await env.api.request('GET', `/disclosure?locale=${locale}`)).body as { text: string; locale: string };
+    expect(disclosure.locale).toBe(locale);
+    await until(async () => await page.locator('#disclosure').textContent(), (text) => text === disclosure.text);
+    expect(await page.locator('#disclosure').getAttribute('lang')).toBe(locale);
     expect(assets.filter((asset) => /^messages-.+\.json$/.test(asset.name))).toEqual([{ name: `messages-${locale}.json`, status: 200 }]);
     const fonts = assets.filter((asset) => asset.name.startsWith('font-')).map((asset) => asset.name);
     expect(fonts).toEqual(FONT_OF[locale] === undefined ? [] : [`font-${FONT_OF[locale]}.ttf`]);
@@ -212,7 +217,12 @@ describe('the signing page in every language', () => {
       // Mirrored header: the service's name on the right, the language switch on the left.
       expect(layout.switchLeft).toBeLessThan(layout.titleRight);
     }
-    if (SCREENSHOTS.includes(locale)) await screenshot(page, `sign-locale-${locale}`, { fullPage: false });
+    if (SCREENSHOTS.includes(locale)) {
+      await screenshot(page, `sign-locale-${locale}`, { fullPage: false });
+      // The finish section, disclosure and consent box as they appear on the phone.
+      await page.locator('#disclosure').scrollIntoViewIfNeeded();
+      await screenshot(page, `sign-disclosure-${locale}`, { fullPage: false });
+    }
     expect(errors).toEqual([]);
     await page.context().close();
   });
@@ -236,6 +246,9 @@ describe('the language switch', () => {
     expect(await page.locator('.pdf-page .field-text').inputValue()).toBe('Mathematikerin');
     expect(await page.locator('.pdf-page .field-button').textContent()).toBe('التوقيع');
     expect(await page.locator('.pdf-page').first().getAttribute('aria-label')).toMatch(/^الصفحة 1 من \d+$/);
+    // The disclosure follows the switch: the Arabic text, word for word.
+    const arabicDisclosure = (await env.api.request('GET', '/disclosure?locale=ar')).body as { text: string };
+    await until(async () => await page.locator('#disclosure').textContent(), (text) => text === arabicDisclosure.text);
     await expectNoViolations(page, 'ar, switched on the page');
 
     await page.locator('#language').selectOption('en');

@@ -58,7 +58,7 @@ describe('sending freezes the document', () => {
     expect((await fetchAnswer(sent.body.documentUrl, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob' }, body: other })).status).toBe(403);
 
     const audit = (await env.api.request('GET', `/envelopes/${id}/audit`, { token: owner.token })).body as any[];
-    expect(audit.find((event) => event.type === 'envelope.sent').details).toEqual({ documentSha256: sha256(original), pageCount: 2, removed: [] });
+    expect(audit.find((event) => event.type === 'envelope.sent').details).toEqual({ documentSha256: sha256(original), uploadSha256: sha256(original), pageCount: 2, removed: [] });
   });
 
   test('no SAS for the frozen copy grants anything but read', async () => {

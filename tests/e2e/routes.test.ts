@@ -36,6 +36,7 @@ const expected = [
   { name: 'GetDisclosure', route: 'disclosure', methods: ['GET'], access: 'public' },
   { name: 'GetEnvelope', route: 'envelopes/{id}', methods: ['GET'], access: 'bearer' },
   { name: 'GetOrganization', route: 'organization', methods: ['GET'], access: 'bearer' },
+  { name: 'GetSigningDisclosure', route: 'signing/disclosure', methods: ['GET'], access: 'signing' },
   { name: 'GetSigningView', route: 'signing', methods: ['GET'], access: 'signing' },
   { name: 'GetTemplate', route: 'templates/{id}', methods: ['GET'], access: 'bearer' },
   { name: 'GetUploadUrl', route: 'GetUploadUrl', methods: ['POST'], access: 'bearer' },

@@ -3,6 +3,7 @@
  * their actors; the invitations and webhook events written with the change (one outbox batch) and
  * dispatched after it; a send to 100 recipients in one transaction; voiding; closed envelopes.
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
 import type { EmailMessage, WebhookEventBody } from '../../src/lib/notifications/outbox.js';
 import { tokenSha256 } from '../../src/lib/envelopes/signingLinks.js';
@@ -38,7 +39,7 @@ describe('a send (docs/api.md#lifecycle, docs/api.md#evidence)', () => {
     expect(events.slice(1)).toEqual([
       { sequence: 2, type: 'envelope.signers_replaced', ...owned, ...chain(1), details: { added: recipientIds.map((recipientId, index) => ({ id: recipientId, email: [ada, bob, cat][index]!.email })), removed: [] } },
       { sequence: 3, type: 'envelope.fields_replaced', ...owned, ...chain(2), details: { count: 1 } },
-      { sequence: 4, type: 'envelope.sent', ...owned, ...chain(3), details: { documentSha256: envelope.documentSha256, pageCount: 2, removed: [] } },
+      { sequence: 4, type: 'envelope.sent', ...owned, ...chain(3), details: { documentSha256: envelope.documentSha256, uploadSha256: createHash('sha256').update(await corpusPdf('normal.pdf')).digest('hex'), pageCount: 2, removed: [] } },
       { sequence: 5, type: 'recipient.invited', ...owned, ...chain(4), details: { recipientId: recipientIds[0], email: ada.email, resend: false } },
       { sequence: 6, type: 'recipient.invited', ...owned, ...chain(5), details: { recipientId: recipientIds[1], email: bob.email, resend: false } },
     ]);
@@ -65,7 +66,7 @@ describe('a send (docs/api.md#lifecycle, docs/api.md#evidence)', () => {
       { ...common, recipientId: recipientIds[1], role: 'approver', to: { email: bob.email, name: bob.name }, linkSalt: stored.signers[1]!.link!.salt },
     ]);
     expect(webhooks(batches[0]!.messages)).toEqual([
-      { id: expect.any(String), type: 'envelope.sent', createdAt: envelope.sentAt, organizationId: expect.stringMatching(UUID), actor: { userId: owner.userId, email: owner.email }, data: { envelopeId: id, status: 'sent' } },
+      { id: expect.any(String), type: 'envelope.sent', createdAt: envelope.sentAt, organizationId: expect.stringMatching(UUID), actor: { userId: owner.userId, email: owner.email }, data: { envelopeId: id, status: 'sent', documentSha256: envelope.documentSha256, uploadSha256: createHash('sha256').update(await corpusPdf('normal.pdf')).digest('hex') } },
     ]);
     expect(envelope.signers.map((signer: { status: string; lastEmail: unknown }) => [signer.status, signer.lastEmail])).toEqual([
       ['sent', { type: 'invitation', status: 'queued', at: envelope.sentAt }],

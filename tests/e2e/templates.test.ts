@@ -237,6 +237,8 @@ describe('POST /api/templates/{id}/envelopes', () => {
     const events = await auditTrail(env.api, owner, envelope.id);
     expect(events[0]).toMatchObject({ type: 'envelope.created', details: { documentName: 'lease.pdf', blobName: `${envelope.id}/lease.pdf`, templateId: id } });
     expect(events.map((event) => event.type)).toContain('envelope.sent');
+    // The envelope's evidence ties back to the template's upload (docs/api.md#evidence).
+    expect(events.find((event) => event.type === 'envelope.sent').details).toMatchObject({ documentSha256: template.documentSha256, uploadSha256: createHash('sha256').update(pdf).digest('hex'), removed: [] });
     expect(roles.map((role) => role.name)).toEqual(['Client', 'Landlord']);
 
     const clientLink = await waitForSigningLink(client.email);

@@ -14,7 +14,7 @@
  * WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (loopback receivers), WEBHOOK_RETRY_SECONDS=1,1 and a sweep
  * every second. E-mails still go to the suite's mail catcher, where the signing links are read.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { webhookEventSchema } from '../../src/lib/openapi/webhooks.js';
@@ -131,6 +131,15 @@ function recipients(): { email: string; name: string; role: string; routingOrder
 }
 
 /** Every invitation's subject: "Please review and sign", "... and approve" or "Please review", by role. */
+/**
+ * What `envelope.sent` says of the document `sentEnvelope` sends (the corpus's normal.pdf, which has
+ * nothing to clean, so frozen as uploaded): both SHA-256 are the upload's.
+ */
+async function sentHashes(): Promise<{ documentSha256: string; uploadSha256: string }> {
+  const upload = createHash('sha256').update(await corpusPdf('normal.pdf')).digest('hex');
+  return { documentSha256: upload, uploadSha256: upload };
+}
+
 const INVITATION = /^Please review(?: and (?:sign|approve))?: /;
 const ACTED = { signer: 'signed', approver: 'approved', viewer: 'viewed' } as Record<string, string>;
 
@@ -160,7 +169,7 @@ describe('every event of an envelope reaches the receiver, signed (docs/api.md#w
       const signer = envelope.signers.find((candidate: { email: string }) => candidate.email === email);
       return { id: signer.id, email, name: signer.name, role: signer.role };
     };
-    const expected = new Map<string, unknown>([['envelope.sent', { envelopeId: id, status: 'sent' }]]);
+    const expected = new Map<string, unknown>([['envelope.sent', { envelopeId: id, status: 'sent', ...(await sentHashes()) }]]);
     people.slice(0, 3).forEach((person, index) => {
       expected.set(`recipient.opened ${person.email}`, { envelopeId: id, status: 'sent', recipient: { ...recipientOf(person.email), status: 'opened' } });
       // The viewer acts last and completes the envelope: its event already says completed.
@@ -191,7 +200,7 @@ describe('every event of an envelope reaches the receiver, signed (docs/api.md#w
     const events = byKey(await webhook.waitFor(4));
     expect(new Map([...events].map(([key, event]) => [key, event.data]))).toEqual(
       new Map<string, unknown>([
-        ['envelope.sent', { envelopeId: id, status: 'sent' }],
+        ['envelope.sent', { envelopeId: id, status: 'sent', ...(await sentHashes()) }],
         [`recipient.opened ${bob!.email}`, { envelopeId: id, status: 'sent', recipient: { ...recipient, status: 'opened' } }],
         [`recipient.declined ${bob!.email}`, { envelopeId: id, status: 'declined', recipient, reason: 'The amount is wrong.' }],
         [`envelope.declined ${bob!.email}`, { envelopeId: id, status: 'declined', recipient, reason: 'The amount is wrong.' }],
@@ -206,7 +215,7 @@ describe('every event of an envelope reaches the receiver, signed (docs/api.md#w
     expect((await env.api.request('PATCH', `/envelopes/${id}`, { token: webhook.owner.token, json: { status: 'voided' } })).status).toBe(200);
     const events = byKey(await webhook.waitFor(2));
     expect(events.get('envelope.voided')?.data).toEqual({ envelopeId: id, status: 'voided' });
-    expect(events.get('envelope.sent')?.data).toEqual({ envelopeId: id, status: 'sent' });
+    expect(events.get('envelope.sent')?.data).toEqual({ envelopeId: id, status: 'sent', ...(await sentHashes()) });
   });
 
   test('a void with a reason: envelope.voided carries it as reason', async () => {

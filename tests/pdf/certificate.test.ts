@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import * as harfbuzz from 'harfbuzzjs';
 import { describe, expect, test } from '@jest/globals';
 import { describeAuditTrail } from '../../src/lib/envelopes/auditSentences.js';
+import { serviceDisclosure } from '../../src/lib/i18n/disclosure.js';
 import { sealDocument } from '../../src/lib/pdf/index.js';
 import type { CertificateRecipient, CompletionCertificate, SignatureValue } from '../../src/lib/pdf/index.js';
 import { pdfWithPages } from './geometryPdfs.js';
@@ -199,12 +200,45 @@ describe('certificate of completion (docs/api.md#evidence)', () => {
 
   test('prints the disclosure once and, for each recipient who acted, the consent given with its time and version', async () => {
     const disclosure = { text: 'Consent to use electronic records and signatures. By ticking the box you agree.', version: 'esd-0123456789ab' };
-    const { certificateText } = await sealNormal({ disclosure, recipients: [actedRecipient({ name: 'Ada', email: 'ada@example.com' }), actedRecipient({ name: 'Bo', email: 'bo@example.com', role: 'approver' })] });
+    const { certificateText } = await sealNormal({ disclosures: [{ ...disclosure, language: 'English (en)' }], recipients: [actedRecipient({ name: 'Ada', email: 'ada@example.com' }), actedRecipient({ name: 'Bo', email: 'bo@example.com', role: 'approver' })] });
     const text = collapse(certificateText);
     expect(text.split(disclosure.text)).toHaveLength(2);
     expect(text).toContain('Agreed to sign electronically on 2026-11-22 13:37:06 UTC, after being shown the disclosure esd-0123456789ab.');
     expect(text).toContain('Agreed to approve electronically on 2026-11-22 13:37:06 UTC');
     expect(text).toContain('(as reported by the browser)');
+  });
+
+  test('prints each distinct disclosure version once, in its own script, with its version and language, an organisation\'s line breaks kept', async () => {
+    const japanese = { text: serviceDisclosure('ja').text, version: serviceDisclosure('ja').version, language: 'Japanese (ja)' };
+    const arabic = { text: serviceDisclosure('ar').text, version: serviceDisclosure('ar').version, language: 'Arabic (ar)' };
+    const own = { text: 'Our own words, first paragraph, about signing electronically.\nSecond paragraph: paper copies on request.', version: 'esd-00000000000a', language: 'German (de)' };
+    const { certificateText } = await sealNormal({ disclosures: [japanese, arabic, own], recipients: [actedRecipient({ name: 'Ada', email: 'ada@example.com' })] });
+    const squeezed = certificateText.replace(/\s/g, '');
+    for (const disclosure of [japanese, own]) expect(squeezed.split(disclosure.text.replace(/\s/g, ''))).toHaveLength(2);
+    // pdftotext breaks Arabic words where ligatures join their letters: its words are there once the spaces go.
+    const arabicText = squeezed.replace(/[\u202A-\u202E]/g, '');
+    for (const word of ['الموافقة', 'الإلكترونية', 'المغلف', 'المختومة']) expect(arabicText).toContain(word);
+    expect(squeezed).toContain(`Disclosure${japanese.version}(Japanese(ja)),shownwordforwordtotherecipientswhoagreedtoit:`);
+    expect(squeezed).toContain(`Disclosure${arabic.version}(Arabic(ar))`);
+    expect(squeezed).toContain(`Disclosure${own.version}(German(de))`);
+    // Each line of the organisation's text is a paragraph of its own.
+    expect(certificateText).toMatch(/about signing electronically\.\s*\n\s*Second paragraph/);
+  });
+
+  test('prints the document\'s SHA-256 as uploaded and as frozen, and the kinds of content removed; without the upload\'s, the frozen one alone', async () => {
+    const uploadSha256 = 'b'.repeat(64);
+    const cleaned = collapse((await sealNormal({ uploadSha256, documentSha256: 'c'.repeat(64), removed: ['javascript', 'embeddedFile'] })).certificateText);
+    // Labels and values in the order printed (a long label may wrap beside its value).
+    const order = ['SHA-256 as uploaded', uploadSha256, 'SHA-256 as frozen', 'c'.repeat(64), 'Content removed', 'javascript, embeddedFile'].map((part) => cleaned.indexOf(part));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(cleaned).toContain('(after cleaning)');
+    expect(cleaned).not.toContain('Document SHA-256');
+    const plain = collapse((await sealNormal({ uploadSha256, documentSha256: uploadSha256, removed: [] })).certificateText);
+    expect(plain).toContain('Content removed None');
+    const unknown = collapse((await sealNormal({ uploadSha256: null, documentSha256: 'c'.repeat(64) })).certificateText);
+    expect(unknown).toContain(`Document SHA-256 ${'c'.repeat(64)}`);
+    expect(unknown).not.toContain('SHA-256 as uploaded');
   });
 
   describe('pages of the size and orientation of the document\'s last page', () => {

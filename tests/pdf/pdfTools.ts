@@ -76,7 +76,7 @@ export function certificateFor(document: Uint8Array, overrides: Partial<Completi
     completedAt: '2026-11-22T11:02:03.456Z',
     documentSha256: sha256(document),
     pageCount: 1,
-    disclosure: null,
+    disclosures: [],
     events: [
       { sequence: 1, type: 'envelope.created', at: '2026-11-22T10:15:30.123Z', sentence: `Envelope created by ${ownerEmail} for the document "Agreement.pdf".`, ip: '203.0.113.7' },
       { sequence: 2, type: 'envelope.signers_replaced', at: '2026-11-22T10:20:00.000Z', sentence: `Recipients changed by ${ownerEmail}.`, ip: '203.0.113.7' },

@@ -43,6 +43,18 @@ async function sealCorpusFile(name: string) {
   };
 }
 
+/** The references in the first page's /Annots (direct or indirect array), from qpdf's JSON of the file's objects. */
+async function firstPageAnnots(file: string): Promise<string[]> {
+  const json = JSON.parse((await run('qpdf', ['--json=2', '--json-key=pages', '--json-key=qpdf', file])).stdout) as {
+    pages: { object: string }[];
+    qpdf: [unknown, Record<string, { value: Record<string, unknown> | unknown[] }>];
+  };
+  const objects = json.qpdf[1];
+  const page = objects[`obj:${json.pages[0]!.object}`]!.value as Record<string, unknown>;
+  const annots = page['/Annots'] ?? [];
+  return (typeof annots === 'string' ? objects[`obj:${annots}`]!.value : annots) as string[];
+}
+
 describe('sealDocument (docs/api.md#what-completion-does)', () => {
   test.each(['normal.pdf', 'fill_form.pdf', 'form_to_flatten.pdf', 'signed_by_other_tool.pdf', 'encrypted_empty_user_password.pdf'])(
     'seals %s so that pdfsig, qpdf, pdfinfo and pdftotext all accept it',
@@ -62,6 +74,32 @@ describe('sealDocument (docs/api.md#what-completion-does)', () => {
     const text = (await pdftotext(sealed)).replace(/\s+/g, ' ');
     for (const value of values) expect(text).toContain(value.replace(/\s+/g, ' '));
   });
+
+  test.each(['normal.pdf', 'linearized_with_object_streams.pdf', 'with_update_sections.pdf', 'signed_by_other_tool.pdf'])(
+    'lists the seal\'s widget in its page\'s /Annots (ISO 32000-2 12.5.2) in %s, as qpdf\'s JSON and mutool show, and pdfsig still finds it valid',
+    async (name) => {
+      const { original, sealed } = await sealCorpusFile(name);
+      // qpdf (an independent reader) finds form fields through the pages' annotations: the seal is one, on page 1.
+      const json = JSON.parse((await run('qpdf', ['--json=2', '--json-key=acroform', sealed])).stdout) as {
+        acroform: { fields: { fullname: string; fieldtype: string; pageposfrom1: number; annotation: { object: string } }[] };
+      };
+      const seal = json.acroform.fields.find((field) => /^EnvelopeSeal\d*$/.test(field.fullname));
+      expect(seal).toMatchObject({ fieldtype: '/Sig', pageposfrom1: 1 });
+      // The first page's /Annots, read from qpdf's JSON of its objects, lists the seal's widget once, last;
+      // the others are annotations the page had (form widgets are flattened away, signature fields stay).
+      const [before, after] = await Promise.all([firstPageAnnots(original), firstPageAnnots(sealed)]);
+      expect(after.at(-1)).toBe(seal!.annotation.object);
+      expect(after.slice(0, -1).filter((reference) => !before.includes(reference))).toEqual([]);
+      // Earlier signatures keep their widgets where they were.
+      const earlier = json.acroform.fields.filter((field) => field.fieldtype === '/Sig' && field !== seal);
+      if (name === 'signed_by_other_tool.pdf') expect(earlier.length).toBeGreaterThan(0);
+      for (const field of earlier.filter((candidate) => candidate.pageposfrom1 === 1)) expect(after).toContain(field.annotation.object);
+      // mutool agrees.
+      expect((await run('mutool', ['show', sealed, 'pages/1/Annots'])).stdout).toContain(seal!.annotation.object);
+      const signatures = await pdfsig(sealed);
+      expect(signatures.at(-1)).toMatchObject({ fieldName: seal!.fullname, valid: true, totalDocumentSigned: true });
+    },
+  );
 
   test('keeps the earlier signature of signed_by_other_tool.pdf valid: the seal is an incremental update', async () => {
     const { document, result, sealed } = await sealCorpusFile('signed_by_other_tool.pdf');

@@ -14,7 +14,7 @@ export const RULES_CONFIG: Pick<Config, 'jwt' | 'reminderDaySeconds' | 'envelope
   envelopeTtlDays: 30,
 };
 /** What a send records of the frozen document. */
-export const FROZEN = { documentSha256: 'a'.repeat(64), pageCount: 3, removed: [] };
+export const FROZEN = { documentSha256: 'a'.repeat(64), uploadSha256: 'b'.repeat(64), pageCount: 3, removed: [] };
 
 /** Recipient `n` (1 to 9): id `…00n`, e-mail `s<n>@example.com`, name `S<n>`. */
 export function recipient(n: number, routingOrder = 1, role: Signer['role'] = 'signer'): Signer {

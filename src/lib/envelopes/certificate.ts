@@ -15,7 +15,15 @@ import { AUDIT_EVENT_TYPES, isEmbedded, mustAct, recipientLocale, type AuditEven
  * last event's `hash` is `auditHead` (docs/api.md#chained-audit-trail).
  * `record` holds the frozen document's SHA-256 and page count.
  */
-export function completionCertificate(record: EnvelopeRecord, actions: Map<string, RecipientAction>, events: AuditEvent[], completedAt: string, auditHead: string): CompletionCertificate {
+export function completionCertificate(
+  record: EnvelopeRecord,
+  actions: Map<string, RecipientAction>,
+  events: AuditEvent[],
+  completedAt: string,
+  auditHead: string,
+  frozenNow?: { uploadSha256: string | null; removed: readonly string[] },
+): CompletionCertificate {
+  const upload = frozenNow ?? sentUpload(events);
   return {
     locale: record.locale ?? DEFAULT_LOCALE,
     envelopeId: record.id,
@@ -23,12 +31,14 @@ export function completionCertificate(record: EnvelopeRecord, actions: Map<strin
     ownerEmail: record.ownerEmail ?? '',
     ownerName: record.ownerName ?? null,
     documentSha256: record.documentSha256!,
+    uploadSha256: upload?.uploadSha256 ?? null,
+    removed: [...(upload?.removed ?? [])],
     pageCount: record.pageCount!,
     createdAt: record.createdAt,
     sentAt: record.sentAt,
     completedAt,
     recipients: certificateRecipients(record, actions, events),
-    disclosure: agreedDisclosure(events),
+    disclosures: agreedDisclosures(record, events),
     events: certificateEvents(record, events),
     auditHead,
   };
@@ -37,21 +47,44 @@ export function completionCertificate(record: EnvelopeRecord, actions: Map<strin
 /** Longest user agent the certificate prints, characters (the rest is cut, ending in `…`). */
 const CERTIFICATE_USER_AGENT_LENGTH = 200;
 
-/** The consent an acting event recorded, as `{text, version}`, else `null` (events recorded before consent was). */
-function recordedConsent(event: AuditEvent): { text: string; version: string } | null {
-  const consent = event.details.consent as { text?: unknown; version?: unknown } | undefined;
-  return typeof consent?.text === 'string' && typeof consent.version === 'string' ? { text: consent.text, version: consent.version } : null;
+/**
+ * The consent an acting event recorded, as `{text, version, locale}`, else `null` (events recorded
+ * before consent was). Events recorded before disclosures had languages showed the English text.
+ */
+function recordedConsent(event: AuditEvent): { text: string; version: string; locale: Locale } | null {
+  const consent = event.details.consent as { text?: unknown; version?: unknown; locale?: unknown } | undefined;
+  if (typeof consent?.text !== 'string' || typeof consent.version !== 'string') return null;
+  return { text: consent.text, version: consent.version, locale: isSupportedLocale(consent.locale) ? consent.locale : DEFAULT_LOCALE };
 }
 
 const ACTING_EVENTS = new Set(['recipient.signed', 'recipient.approved', 'recipient.viewed']);
 
-/** The disclosure of the newest consent in the trail (the one text printed on the certificate), or `null`. */
-function agreedDisclosure(events: AuditEvent[]): { text: string; version: string } | null {
-  for (const event of [...events].reverse()) {
+/**
+ * Every distinct disclosure agreed to in the trail, by version, in the order first agreed to: the
+ * certificate prints each once (docs/api.md#consent-to-electronic-signatures), naming its language
+ * in the certificate's language.
+ */
+function agreedDisclosures(record: Pick<EnvelopeRecord, 'locale'>, events: AuditEvent[]): CompletionCertificate['disclosures'] {
+  const byVersion = new Map<string, CompletionCertificate['disclosures'][number]>();
+  for (const event of events) {
     const consent = ACTING_EVENTS.has(event.type) ? recordedConsent(event) : null;
-    if (consent !== null) return consent;
+    if (consent !== null && !byVersion.has(consent.version)) {
+      byVersion.set(consent.version, { text: consent.text, version: consent.version, language: languageName(record.locale ?? DEFAULT_LOCALE, consent.locale) });
+    }
   }
-  return null;
+  return [...byVersion.values()];
+}
+
+/**
+ * What the newest `envelope.sent` event records of the upload (docs/api.md#evidence): its SHA-256
+ * and the kinds of active content removed; `null` when the envelope was never sent or its send
+ * recorded no upload hash (sent before it was recorded, or made from a template frozen before).
+ */
+function sentUpload(events: readonly AuditEvent[]): { uploadSha256: string; removed: string[] } | null {
+  const details = [...events].reverse().find((event) => event.type === 'envelope.sent')?.details ?? {};
+  const { uploadSha256, removed } = details;
+  if (typeof uploadSha256 !== 'string') return null;
+  return { uploadSha256, removed: Array.isArray(removed) ? removed.filter((kind): kind is string => typeof kind === 'string') : [] };
 }
 
 /** The audit trail as the certificate prints it: a sentence per event, with its type, time and IP. */

@@ -26,6 +26,8 @@ interface PendingWebhook {
   recipient: WebhookEventBody['data']['recipient'] | undefined;
   hash: string | undefined;
   reason: string | undefined;
+  /** `envelope.sent`: the frozen document's and the upload's SHA-256 (docs/api.md#webhooks). */
+  document: { documentSha256: string; uploadSha256: string | null } | undefined;
 }
 
 /** The parts of a finished change, as {@link commitChange} writes them. */
@@ -180,7 +182,7 @@ export class Change {
   }
 
   /** Queues a webhook event (docs/api.md#webhooks); `recipient` is shown with its status at this point of the change. */
-  webhook(type: WebhookEventType, extra: { recipient?: Signer; hash?: string; reason?: string } = {}): void {
+  webhook(type: WebhookEventType, extra: { recipient?: Signer; hash?: string; reason?: string; document?: { documentSha256: string; uploadSha256: string | null } } = {}): void {
     const { recipient } = extra;
     this.webhooks.push({
       id: uuidv7(),
@@ -188,6 +190,7 @@ export class Change {
       recipient: recipient === undefined ? undefined : { id: recipient.id, email: recipient.email, name: recipient.name, role: recipient.role, status: recipient.status },
       hash: extra.hash,
       reason: extra.reason,
+      document: extra.document,
     });
   }
 
@@ -237,6 +240,7 @@ export class Change {
             ...(webhook.recipient === undefined ? {} : { recipient: webhook.recipient }),
             ...(webhook.hash === undefined ? {} : { hash: webhook.hash }),
             ...(webhook.reason === undefined ? {} : { reason: webhook.reason }),
+            ...(webhook.document === undefined ? {} : webhook.document),
           },
         },
       })),

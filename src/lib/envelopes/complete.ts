@@ -193,7 +193,7 @@ export interface SealCompletionOptions {
    * A draft's upload as it is being checked, to seal before its frozen copy is stored: its SHA-256
    * and page count become the record's. Without it, the frozen copy is read from `originals`.
    */
-  document?: Promise<CheckedDocument>;
+  document?: Promise<CleanedDocument>;
 }
 
 /**
@@ -213,7 +213,7 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
   // used (a blob sealed from this state is reused, rarely: a retry after a crash).
   const [existing, original, storedEvents, storedActions, organizationId] = await Promise.all([
     readSealedMetadata(services, record.blobName),
-    document ?? readFrozenDocument(services, record).then((bytes): CheckedDocument => ({ bytes, documentSha256: record.documentSha256!, pageCount: record.pageCount! })),
+    document ?? readFrozenDocument(services, record).then((bytes): CheckedDocument & Partial<Pick<CleanedDocument, 'uploadSha256' | 'removed'>> => ({ bytes, documentSha256: record.documentSha256!, pageCount: record.pageCount! })),
     chainedEvents(services, stored.record),
     services.envelopes.actions(record.ownerId, record.id),
     envelopeOrganization(services, stored.record),
@@ -238,7 +238,9 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
       inflateChecked: document === undefined,
       fieldDrawings: fieldDrawings(record, actions),
       removeFormFields: replacedFormFields(record),
-      certificate: completionCertificate(record, actions, events, completedAt, auditHead),
+      // A draft frozen in this request: its upload's hash and what was removed come from the check;
+      // otherwise from the `envelope.sent` event.
+      certificate: completionCertificate(record, actions, events, completedAt, auditHead, original.uploadSha256 === undefined ? undefined : { uploadSha256: original.uploadSha256, removed: original.removed ?? [] }),
       auditTrail: new TextEncoder().encode(JSON.stringify(events)),
       sealingP12: config.seal.p12,
       sealingPassphrase: config.seal.passphrase,

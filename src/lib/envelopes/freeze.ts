@@ -21,7 +21,7 @@
 import { createHash } from 'node:crypto';
 import type { ContainerClient } from '@azure/storage-blob';
 import { AppError } from '../errors.js';
-import { cleanDocument, coverTextTags, type RemovedKind } from '../pdf/index.js';
+import { cleanDocument, coverTextTags, REMOVED_KINDS, type RemovedKind } from '../pdf/index.js';
 import type { Services } from '../services.js';
 import { downloadBlob } from '../storage/download.js';
 import { EnvelopeChangedError } from '../storage/envelopeRepository.js';
@@ -49,6 +49,11 @@ export interface CheckedDocument {
 
 /** A checked upload, cleaned of active content (docs/api.md#what-the-service-removes-from-documents-and-why): `bytes` are the cleaned bytes. */
 export interface CleanedDocument extends CheckedDocument {
+  /**
+   * Lower-case hex SHA-256 of the bytes as uploaded, before cleaning and covering text tags; `null`
+   * when not known (an envelope made from a template: its document was uploaded to the template).
+   */
+  uploadSha256: string | null;
   /** The kinds of active content removed, each once (`[]` when none: `bytes` are the upload's). */
   removed: RemovedKind[];
 }
@@ -100,7 +105,7 @@ export async function checkUpload({ services, record, uploads }: Pick<FreezeOpti
   const clean = cleaned ?? upload;
   const { covered } = await coverTextTags({ document: clean, types: TAG_FIELD_TYPES });
   const bytes = covered ?? clean;
-  return { bytes, documentSha256: createHash('sha256').update(bytes).digest('hex'), pageCount, removed };
+  return { bytes, documentSha256: createHash('sha256').update(bytes).digest('hex'), uploadSha256: createHash('sha256').update(upload).digest('hex'), pageCount, removed };
 }
 
 /**
@@ -109,16 +114,16 @@ export async function checkUpload({ services, record, uploads }: Pick<FreezeOpti
  * @throws EnvelopeChangedError when the envelope is no longer the draft read (the caller retries)
  */
 export async function storeFrozenCopy({ services, record, checked, stillDraft, now = Date.now }: FreezeOptions & { checked: CleanedDocument }): Promise<FrozenDocument> {
-  const { bytes, documentSha256, pageCount, removed } = checked;
+  const { bytes, documentSha256, uploadSha256, pageCount, removed } = checked;
   const blob = services.storage.containers.originals.getBlockBlobClient(record.blobName);
   const write = async (conditions: { ifNoneMatch: string } | { ifMatch: string }): Promise<FrozenDocument> => {
     const frozenAt = now();
     const response = await blob.uploadData(bytes, {
       blobHTTPHeaders: { blobContentType: 'application/pdf' },
-      metadata: { sha256: documentSha256, pagecount: String(pageCount), frozenat: String(frozenAt) },
+      metadata: frozenMetadata({ documentSha256, uploadSha256, pageCount, removed }, frozenAt),
       conditions,
     });
-    return { bytes, documentSha256, pageCount, removed, etag: response.etag!, frozenAt };
+    return { bytes, documentSha256, uploadSha256, pageCount, removed, etag: response.etag!, frozenAt };
   };
 
   try {
@@ -131,7 +136,7 @@ export async function storeFrozenCopy({ services, record, checked, stillDraft, n
   const writtenAt = Number(metadata.frozenat ?? existing.lastModified?.getTime() ?? 0);
   if (metadata.sha256 === documentSha256) {
     // The same bytes: whoever else relies on the copy relies on these bytes too.
-    return await refreshFrozenCopy(services, record, { bytes, documentSha256, pageCount, removed, etag: existing.etag!, frozenAt: writtenAt }, now);
+    return await refreshFrozenCopy(services, record, { bytes, documentSha256, uploadSha256, pageCount, removed, etag: existing.etag!, frozenAt: writtenAt }, now);
   }
   if (!(await stillDraft())) throw new EnvelopeChangedError();
   if (now() - writtenAt < STALE_AFTER_MS) throw contended();
@@ -154,15 +159,39 @@ export async function refreshFrozenCopy(services: Services, record: Pick<Envelop
   const blob = services.storage.containers.originals.getBlockBlobClient(record.blobName);
   const frozenAt = now();
   try {
-    const response = await blob.setMetadata(
-      { sha256: frozen.documentSha256, pagecount: String(frozen.pageCount), frozenat: String(frozenAt) },
-      { conditions: { ifMatch: frozen.etag } },
-    );
+    const response = await blob.setMetadata(frozenMetadata(frozen, frozenAt), { conditions: { ifMatch: frozen.etag } });
     return { ...frozen, etag: response.etag!, frozenAt };
   } catch (error) {
     if (isConditionFailure(error) || storageStatus(error) === 404) throw new EnvelopeChangedError();
     throw error;
   }
+}
+
+/**
+ * The frozen copy's metadata: its SHA-256, page count and claim time, and what the certificate tells
+ * of the upload it came from (docs/api.md#evidence): the upload's SHA-256 (`uploadsha256`, when
+ * known) and the kinds of active content removed (`removed`, comma-separated).
+ */
+function frozenMetadata(document: Pick<CleanedDocument, 'documentSha256' | 'uploadSha256' | 'pageCount' | 'removed'>, frozenAt: number): Record<string, string> {
+  return {
+    sha256: document.documentSha256,
+    pagecount: String(document.pageCount),
+    frozenat: String(frozenAt),
+    ...(document.uploadSha256 === null ? {} : { uploadsha256: document.uploadSha256 }),
+    removed: document.removed.join(','),
+  };
+}
+
+/**
+ * What the frozen copy of `record` records of the upload it came from: the upload's SHA-256 (`null`
+ * for a copy frozen before it was recorded) and the kinds of active content removed. An envelope
+ * made from a template carries its template's (`templates/createEnvelopeFromTemplate.ts`).
+ * @throws RestError 404 when there is no frozen copy
+ */
+export async function frozenUploadFacts(services: Services, record: Pick<EnvelopeRecord, 'blobName'>): Promise<Pick<CleanedDocument, 'uploadSha256' | 'removed'>> {
+  const metadata = (await services.storage.containers.originals.getBlockBlobClient(record.blobName).getProperties()).metadata ?? {};
+  const removed = (metadata.removed ?? '').split(',').filter((kind): kind is RemovedKind => (REMOVED_KINDS as readonly string[]).includes(kind));
+  return { uploadSha256: /^[0-9a-f]{64}$/.test(metadata.uploadsha256 ?? '') ? metadata.uploadsha256! : null, removed };
 }
 
 /**

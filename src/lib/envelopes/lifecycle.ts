@@ -219,6 +219,8 @@ function signerIdentity(signer: Signer): [string, string, string, string, number
 
 export interface FrozenDocumentFacts {
   documentSha256: string;
+  /** SHA-256 of the bytes as uploaded (docs/api.md#evidence); `null` when not known (made from a template). */
+  uploadSha256: string | null;
   pageCount: number;
   /** The kinds of active content removed when it was frozen (docs/api.md#what-the-service-removes-from-documents-and-why). */
   removed: readonly string[];
@@ -240,8 +242,8 @@ export function applySend(change: Change, frozen: FrozenDocumentFacts, actor: Ac
   record.pageCount = frozen.pageCount;
   record.sentAt = change.at;
   record.expiresAt ??= new Date(change.now.getTime() + config.envelopeTtlDays * DAY_MS).toISOString();
-  change.event('envelope.sent', by, { documentSha256: frozen.documentSha256, pageCount: frozen.pageCount, removed: [...frozen.removed] });
-  change.webhook('envelope.sent');
+  change.event('envelope.sent', by, { documentSha256: frozen.documentSha256, uploadSha256: frozen.uploadSha256, pageCount: frozen.pageCount, removed: [...frozen.removed] });
+  change.webhook('envelope.sent', { document: { documentSha256: frozen.documentSha256, uploadSha256: frozen.uploadSha256 } });
   routeAtSend(change, { config, actor: by });
   change.chargeEmailQuota();
   change.due.push({ kind: EXPIRY_DUE_KIND, dueAt: record.expiresAt, ownerId: record.ownerId, id: record.id });

@@ -8,7 +8,7 @@ import type { Services } from '../services.js';
 import { assertEmailsLeft } from './emailQuota.js';
 import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
 import { commitChange } from './change.js';
-import { freezeDocument, refreshFrozenCopy } from './freeze.js';
+import { freezeDocument, frozenUploadFacts, refreshFrozenCopy } from './freeze.js';
 import { mutateMembersEnvelope, preconditionFailed } from './mutate.js';
 import { applySend, applyVoid, ifMatchSatisfied, planUpdate, validationFailed } from './lifecycle.js';
 import { envelopeETag, type Actor, type EnvelopeRecord } from './model.js';
@@ -56,7 +56,7 @@ export async function updateEnvelope({ services, envelopeId, request, actor, ifM
       if (record.documentSha256 !== null && record.pageCount !== null) {
         // Made from a template (docs/api.md#templates): its document was frozen when the template was
         // activated, and copied to this envelope's own frozen copy when it was made.
-        applySend(plan.change, { documentSha256: record.documentSha256, pageCount: record.pageCount, removed: [] }, actor, services.config);
+        applySend(plan.change, { documentSha256: record.documentSha256, pageCount: record.pageCount, ...(await frozenUploadFacts(services, record)) }, actor, services.config);
       } else {
         const frozen = await freezeDocument({
           services,

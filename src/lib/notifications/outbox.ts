@@ -132,6 +132,10 @@ export interface WebhookEventBody {
     recipient?: { id: string; email: string; name: string; role: string; status: string };
     hash?: string;
     reason?: string;
+    /** `envelope.sent`: SHA-256 of the frozen document. */
+    documentSha256?: string;
+    /** `envelope.sent`: SHA-256 of the bytes as uploaded, `null` when not known (docs/api.md#webhooks). */
+    uploadSha256?: string | null;
   };
 }
 

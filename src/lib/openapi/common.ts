@@ -77,6 +77,8 @@ export const storageUnavailable = problem(503, 'Storage does not answer (`storag
 export const internalError = problem(500, 'An unexpected fault; the body carries a `correlationId` that the log also has, and nothing else.', ['internal-error']);
 /** 400 of a list whose query is refused: `limit`, `cursor` and the filters are checked (docs/api.md#list-envelopes). */
 export const listQueryRefused = problem(400, 'A query parameter is invalid or unknown (`validation-failed`), or `cursor` is not one this service issued (`invalid-cursor`).', ['query-validation-failed', 'invalid-cursor']);
+/** 400 of a query parameter that is invalid or unknown. */
+export const queryRefused = problem(400, 'A query parameter is invalid or unknown (`validation-failed`).', ['query-validation-failed']);
 /** 413 of a JSON body over 1 MiB. */
 export const jsonBodyTooLarge = problem(413, 'The JSON body is larger than 1 MiB.', ['payload-too-large']);
 /** 415 of a body that is not `application/json`. */

@@ -14,6 +14,7 @@ import { loginRequest, registerRequest, verifyEmailRequest } from '../auth/schem
 import { listEnvelopesQuery, signerInput, updateEnvelopeRequest, uploadRequest } from '../envelopes/schemas.js';
 import { chainEvents, chainStart } from '../envelopes/auditHash.js';
 import type { AuditEvent } from '../envelopes/model.js';
+import { disclosureQuery } from '../recipients/schemas.js';
 import { CONSOLE_ASSETS, DOCS_ASSETS, SIGN_ASSETS, VERIFY_ASSETS } from '../web/pages.js';
 import { describeRequestLimits } from './rateLimits.js';
 import { describeIdempotencyKeys } from './idempotency.js';
@@ -21,6 +22,7 @@ import { registerOperationsWithSigning } from './recipients.js';
 import {
   auditTrailResponse,
   completeResponse,
+  disclosureResponse,
   envelopeListResponse,
   envelopeResponse,
   healthResponse,
@@ -31,7 +33,7 @@ import {
   uploadTicketResponse,
   type ProblemExample,
 } from './responses.js';
-import { cacheControlNoStore, documentProblems, ifMatch, internalError, jsonBodyTooLarge, jsonRequestBody, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { cacheControlNoStore, documentProblems, ifMatch, internalError, jsonBodyTooLarge, jsonRequestBody, listQueryRefused, notJson, ownedIdParam, ownerProblems, queryRefused, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { registerWebhookOperations } from './webhooks.js';
 import { registerApiKeyOperations } from './apiKeys.js';
 import { registerDetectionOperations } from './detection.js';
@@ -47,12 +49,6 @@ export const BEARER_AUTH = 'bearerAuth';
 
 // Request bodies get component names here (clones of the schemas the functions validate with; a
 // clone keeps every check, only the metadata differs).
-const disclosureResponse = z
-  .strictObject({
-    text: z.string().meta({ description: 'The exact words shown to the recipient before it agrees (`consent: true`).' }),
-    version: z.string().regex(/^esd-[0-9a-f]{12}$/).meta({ description: '`esd-` and 12 hex digits of the text\'s SHA-256: changes whenever the text does.' }),
-  })
-  .meta({ id: 'Disclosure', description: 'The disclosure about electronic records and signatures.' });
 const verifyEmailBody = verifyEmailRequest.meta({ id: 'VerifyEmailRequest', description: 'The token of a verification link.' });
 const verifyEmailResponse = z
   .strictObject({ message: z.string(), email: z.email().meta({ description: 'The address now verified.' }) })
@@ -599,15 +595,17 @@ const operations: Operation[] = [
     method: 'get',
     path: '/disclosure',
     tags: ['Evidence'],
-    summary: 'The disclosure a recipient agrees to before acting electronically',
+    summary: 'The service\'s disclosure about electronic records and signatures, in a language',
     description:
-      'Public. The signing page shows `text` word for word above its consent box; `consent: true` of `POST /api/signing/complete` agrees to it, and the acting audit event records it (`details.consent`) with its `version`, which changes whenever the text does. The certificate of completion prints it.',
+      'Public. The service\'s own disclosure in `locale` (default `en`); every supported locale has its own text and version, which changes whenever the text does. A recipient is shown, and agrees to, its organization\'s own text for its locale when the organization set one (`GET /api/signing/disclosure` gives exactly what the recipient agrees to); `consent: true` of `POST /api/signing/complete` records it in the acting audit event (`details.consent`), and the certificate of completion prints each version agreed to once.',
     security: [],
+    request: { query: disclosureQuery },
     responses: {
       200: {
-        description: 'The current disclosure.',
-        content: { [json]: { schema: disclosureResponse, example: { text: 'Consent to use electronic records and signatures. By ticking the box you agree that ...', version: 'esd-38207a19803b' } } },
+        description: 'The service\'s disclosure in that locale.',
+        content: { [json]: { schema: disclosureResponse, example: { text: 'Consent to use electronic records and signatures. By ticking the box you agree that ...', version: 'esd-38207a19803b', locale: 'en' } } },
       },
+      400: queryRefused,
       ...common,
     },
   },

@@ -31,6 +31,9 @@ export const organizationResponse = z
     memberCount: z.int().min(1).meta({ description: 'Members, the owner included.' }),
     role: role.meta({ description: 'The caller\'s role.' }),
     locale: localeSchema.meta({ description: 'The language of the organization\'s invitation e-mails; `en` until changed.' }),
+    disclosure: z
+      .partialRecord(localeSchema, z.strictObject({ text: z.string(), version: z.string().regex(/^esd-[0-9a-f]{12}$/) }))
+      .meta({ description: 'The organization\'s own disclosures about electronic records and signatures, by locale, each with its version (`esd-` and 12 hex digits of its SHA-256); `{}` when it set none. A locale not listed shows the service\'s text.' }),
   })
   .meta({ id: 'Organization', description: 'The caller\'s organization.' });
 
@@ -54,7 +57,7 @@ export const invitationResponse = z
   .meta({ id: 'OrganizationInvitation', description: 'A pending invitation (never its token).' });
 
 const ids = { organization: '0193a5b0-1c2d-7e3f-8a4b-5c6d7e8f9a0b', member: '0193a5b2-7c1d-7e2f-8a3b-4c5d6e7f8a9b', invitation: '0193a5e0-2b3c-7d4e-9f5a-6b7c8d9e0f1a' };
-const exampleOrganization = { id: ids.organization, name: 'Lovelace & Partners', createdAt: '2026-11-22T10:15:30.123Z', memberCount: 3, role: 'admin', locale: 'en' };
+const exampleOrganization = { id: ids.organization, name: 'Lovelace & Partners', createdAt: '2026-11-22T10:15:30.123Z', memberCount: 3, role: 'admin', locale: 'en', disclosure: {} };
 const exampleMember = { userId: ids.member, email: 'grace@example.com', name: 'Grace Hopper', role: 'sender', joinedAt: '2026-11-23T09:00:00.000Z' };
 const exampleInvitation = { id: ids.invitation, email: 'grace@example.com', role: 'sender', expiresAt: '2026-11-30T10:15:30.123Z' };
 
@@ -106,8 +109,8 @@ const operations: Operation[] = [
     path: '/organization',
     tags: ['Organizations'],
     security: bearer,
-    summary: 'Rename the caller\'s organization',
-    description: 'Admin or owner. `name` and `locale` (the language of invitation e-mails), each optional.',
+    summary: 'Change the caller\'s organization: its name, language or own disclosures',
+    description: 'Admin or owner. `name`, `locale` (the language of invitation e-mails) and `disclosure` (the organization\'s own disclosure per locale, shown to its recipients instead of the service\'s and recorded with their consent), each optional.',
     request: jsonBody(updateOrganizationRequest.meta({ id: 'UpdateOrganizationRequest' }), { name: 'Lovelace & Partners' }),
     responses: {
       200: { description: 'The organization as changed.', headers: { 'Cache-Control': noStore }, content: { [json]: { schema: organizationResponse, example: exampleOrganization } } },

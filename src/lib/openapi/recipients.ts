@@ -7,10 +7,10 @@ import { SUPPORTED_LOCALES } from '../i18n/locales.js';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { DELIVERIES, ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from '../envelopes/model.js';
-import { completeSigningRequest, declineSigningRequest, signatureValue } from '../recipients/schemas.js';
+import { completeSigningRequest, declineSigningRequest, disclosureQuery, signatureValue } from '../recipients/schemas.js';
 import type { RecipientView } from '../recipients/recipientView.js';
-import { cacheControlNoStore, internalError, jsonBodyProblems, jsonRequestBody, notJson, ownedIdParam, storageUnavailable, unauthorized, type Operation } from './common.js';
-import { fieldResponse, problemResponses, recipientStatus, signerResponse, type ProblemExample } from './responses.js';
+import { cacheControlNoStore, internalError, jsonBodyProblems, jsonRequestBody, notJson, ownedIdParam, queryRefused, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { disclosureResponse, fieldResponse, problemResponses, recipientStatus, signerResponse, type ProblemExample } from './responses.js';
 import { actionAuthenticationAnswers, restrictedViewResponse, signerAuthenticationOperations, verifiedAuthentication } from './signerAuthentication.js';
 import { matches, type Matches } from './ties.js';
 
@@ -189,6 +189,25 @@ function operations(bearerAuth: string): Operation[] {
           content: { 'application/json': { schema: z.union([recipientViewResponse, restrictedViewResponse]), example: viewExample } },
         },
         401: invalidToken,
+        423: actionAuthenticationAnswers[423],
+        ...common,
+      },
+    },
+    {
+      operationId: 'GetSigningDisclosure',
+      method: 'get',
+      path: '/signing/disclosure',
+      tags: ['Signing'],
+      summary: 'The disclosure the recipient agrees to, in the page\'s language',
+      description:
+        'The disclosure about electronic records and signatures that `consent: true` agrees to, in `locale` (the language the page shows; default the recipient\'s `locale`, else the envelope\'s): the organization\'s own text for that locale when it set one, else the service\'s. The signing page shows `text` word for word above its consent box and sends the same `locale` with `POST /api/signing/complete`, which records this text, version and locale in the acting audit event. Needs the recipient\'s code first when it has one (403 `authentication-required`).',
+      security: signing,
+      request: { query: disclosureQuery },
+      responses: {
+        200: { description: 'The disclosure.', headers: { 'Cache-Control': cacheControlNoStore() }, content: { 'application/json': { schema: disclosureResponse, example: { text: '電子記録および電子署名の使用への同意。…', version: 'esd-5f0c1a2b3d4e', locale: 'ja' } } } },
+        400: queryRefused,
+        401: invalidToken,
+        403: problem(403, actionAuthenticationAnswers[403], ['authentication-required']),
         423: actionAuthenticationAnswers[423],
         ...common,
       },

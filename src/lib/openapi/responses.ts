@@ -236,15 +236,24 @@ const codeProof = z.strictObject({
   channel: z.enum(['email']).optional().meta({ description: '`emailOtp`: how the code was sent (`email`). Absent on events recorded before it was (those codes were e-mailed).' }),
   credential,
 });
+/** A disclosure as shown and agreed to (docs/api.md#consent-to-electronic-signatures). */
+export const disclosureResponse = z
+  .strictObject({
+    text: z.string().meta({ description: 'The exact words shown to the recipient before it agrees (`consent: true`).' }),
+    version: z.string().regex(/^esd-[0-9a-f]{12}$/).meta({ description: '`esd-` and 12 hex digits of the text\'s SHA-256: each locale\'s text has its own, and it changes whenever the text does.' }),
+    locale: localeSchema.meta({ description: 'The locale the text is written for.' }),
+  })
+  .meta({ id: 'Disclosure', description: 'The disclosure about electronic records and signatures.' });
+
 /** An action's details: the recipient, how it came, and the consent it gave, the exact disclosure the page showed. */
 const recipientActed = z.strictObject({
   recipientId: z.string(),
   credential,
   locale: shownLocale,
   consent: z
-    .strictObject({ text: z.string(), version: z.string() })
+    .strictObject({ text: z.string(), version: z.string(), locale: localeSchema.optional().meta({ description: 'The locale of the text shown (absent on events recorded before disclosures had languages: English).' }) })
     .optional()
-    .meta({ description: 'The disclosure the recipient agreed to, word for word, and its version (absent on events recorded before consent was recorded).' }),
+    .meta({ description: 'The disclosure the recipient agreed to, word for word, its version and the locale of the text the page showed (the organization\'s own text for that locale when it set one, else the service\'s); absent on events recorded before consent was recorded.' }),
 });
 const event = <Type extends string, Details extends z.ZodType>(type: Type, details: Details) => z.strictObject({ ...auditBase, type: z.literal(type), details });
 
@@ -275,6 +284,13 @@ export const auditEventResponse = z
       'envelope.sent',
       z.strictObject({
         documentSha256: sha256Hex.meta({ description: 'SHA-256 of the frozen document: the upload, cleaned of active content when `removed` is not empty.' }),
+        uploadSha256: sha256Hex
+          .nullable()
+          .optional()
+          .meta({
+            description:
+              'SHA-256 of the bytes as uploaded, before cleaning (for an envelope made from a template, its template\'s upload); `null` when not known (a template frozen before uploads\' hashes were recorded); absent on events recorded before it was.',
+          }),
         pageCount: z.int().min(1),
         removed: z
           .array(z.enum(REMOVED_KINDS))

@@ -95,6 +95,13 @@ export const webhookEventSchema = z
         .regex(/^[0-9a-f]{64}$/)
         .optional()
         .meta({ description: 'SHA-256 of the sealed PDF, when the envelope is completed.' }),
+      documentSha256: z.string().regex(/^[0-9a-f]{64}$/).optional().meta({ description: '`envelope.sent`: SHA-256 of the frozen document (the upload, cleaned of active content).' }),
+      uploadSha256: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .nullable()
+        .optional()
+        .meta({ description: '`envelope.sent`: SHA-256 of the bytes as uploaded, before cleaning (for an envelope made from a template, its template\'s upload); `null` when not known (a template frozen before uploads\' hashes were recorded).' }),
       reason: z.string().optional().meta({ description: 'The decline reason (`recipient.declined`, `envelope.declined`), the reassignment reason (`recipient.reassigned`) or the owner\'s reason for voiding (`envelope.voided`, when one was given).' }),
     }),
   })
@@ -121,7 +128,10 @@ const sha256 = '3d5c7f0a9b8e6d4c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c
 
 /** What each event says, and an example of it. */
 const EVENT_DOCS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], { summary: string; data: Record<string, unknown> }> = {
-  'envelope.sent': { summary: 'The owner sent the envelope.', data: { envelopeId: ids.envelope, status: 'sent' } },
+  'envelope.sent': {
+    summary: 'The owner sent the envelope; `documentSha256` is the frozen document\'s SHA-256, `uploadSha256` the upload\'s (they differ when active content was removed).',
+    data: { envelopeId: ids.envelope, status: 'sent', documentSha256: sha256, uploadSha256: '9f2e4c6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a0c2e4f6a8b0d2f4e6a8c0b' },
+  },
   'envelope.completed': { summary: 'Every recipient has acted and the document is sealed; `hash` is the sealed PDF\'s SHA-256.', data: { envelopeId: ids.envelope, status: 'completed', hash: sha256 } },
   'envelope.declined': { summary: 'A recipient declined, which ends the envelope.', data: { envelopeId: ids.envelope, status: 'declined', recipient: { ...recipient, status: 'declined' }, reason: 'The amount is wrong.' } },
   'envelope.voided': { summary: 'The owner voided the envelope, with its reason when one was given.', data: { envelopeId: ids.envelope, status: 'voided', reason: 'The price changed; a new contract follows.' } },

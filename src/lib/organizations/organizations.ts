@@ -13,6 +13,7 @@ import { problem } from '../problems.js';
 import type { Services } from '../services.js';
 import type { MemberRecord } from '../storage/organizationRepository.js';
 import type { Locale } from '../i18n/locales.js';
+import { disclosureVersion } from '../i18n/disclosure.js';
 import type { Role } from './roles.js';
 import type { TransferOrganizationRequest, UpdateMemberRequest, UpdateOrganizationRequest } from './schemas.js';
 
@@ -26,6 +27,8 @@ export interface OrganizationView {
   role: Role;
   /** The language of the organization's invitations. */
   locale: Locale;
+  /** The organization's own disclosures by locale (docs/api.md#the-organizations-disclosures); `{}` when it set none. */
+  disclosure: Partial<Record<Locale, { text: string; version: string }>>;
 }
 
 /** A member as `GET /api/organization/members` shows it. */
@@ -57,15 +60,30 @@ function current(members: MemberRecord[]): MemberRecord[] {
  * @throws Error when the caller's organisation row is missing (the guard makes it before any handler runs)
  */
 export async function getOrganization({ services, caller }: { services: OrganizationServices; caller: Caller }): Promise<OrganizationView> {
-  const [organization, members] = await Promise.all([services.organizations.find(caller.organizationId), services.organizations.members(caller.organizationId)]);
+  const [organization, members, disclosures] = await Promise.all([
+    services.organizations.find(caller.organizationId),
+    services.organizations.members(caller.organizationId),
+    services.organizations.disclosures(caller.organizationId),
+  ]);
   if (organization === null) throw new Error(`Organization ${caller.organizationId} of user ${caller.userId} has no organization row`);
-  return { id: organization.id, name: organization.name, createdAt: organization.createdAt, memberCount: current(members).length, role: caller.role, locale: organization.locale };
+  const disclosure = Object.fromEntries(disclosures.map((own) => [own.locale, { text: own.text, version: own.version }]));
+  return { id: organization.id, name: organization.name, createdAt: organization.createdAt, memberCount: current(members).length, role: caller.role, locale: organization.locale, disclosure };
 }
 
-/** `PATCH /api/organization`: its name and language (admin or owner, by its route's roles). */
-export async function updateOrganization({ services, caller, request }: { services: OrganizationServices; caller: Caller; request: UpdateOrganizationRequest }): Promise<OrganizationView> {
+/**
+ * `PATCH /api/organization`: its name, language and own disclosures (admin or owner, by its route's
+ * roles). Each disclosure given replaces the organisation's text for its locale, with a version
+ * derived from the text (docs/api.md#the-organizations-disclosures); `null` removes it.
+ */
+export async function updateOrganization({ services, caller, request, now = new Date() }: { services: OrganizationServices; caller: Caller; request: UpdateOrganizationRequest; now?: Date }): Promise<OrganizationView> {
   if (request.name !== undefined || request.locale !== undefined) {
     await services.organizations.update(caller.organizationId, { ...(request.name === undefined ? {} : { name: request.name }), ...(request.locale === undefined ? {} : { locale: request.locale }) });
+  }
+  if (request.disclosure !== undefined) {
+    const entries = Object.entries(request.disclosure) as [Locale, string | null | undefined][];
+    const set = entries.flatMap(([locale, text]) => (typeof text === 'string' ? [{ locale, text, version: disclosureVersion(text), changedAt: now.toISOString() }] : []));
+    const removed = entries.flatMap(([locale, text]) => (text === null ? [locale] : []));
+    await services.organizations.setDisclosures(caller.organizationId, set, removed);
   }
   return await getOrganization({ services, caller });
 }

@@ -5,7 +5,12 @@
 import { z } from 'zod';
 import { MAX_ORGANIZATION_NAME } from '../storage/organizationRepository.js';
 import { localeSchema } from '../i18n/schema.js';
-import { emailAddress, trimmedText } from '../text.js';
+import { emailAddress, multilineText, trimmedText } from '../text.js';
+import { SUPPORTED_LOCALES } from '../i18n/locales.js';
+
+/** Shortest and longest disclosure an organisation may set, code points (docs/api.md#the-organizations-disclosures). */
+export const MIN_DISCLOSURE = 50;
+export const MAX_DISCLOSURE = 10_000;
 
 /** A role a member can be given: every role but `owner`, which changes hands only by transfer. */
 export const assignableRole = z
@@ -17,6 +22,13 @@ export const updateOrganizationRequest = z.strictObject({
     .optional()
     .meta({ description: `1 to ${MAX_ORGANIZATION_NAME} characters after trimming; no control characters.`, examples: ['Lovelace & Partners'] }),
   locale: localeSchema.optional().meta({ description: 'The language of the organization\'s invitation e-mails (`en` until changed).', examples: ['de'] }),
+  disclosure: z
+    .partialRecord(localeSchema, multilineText(MIN_DISCLOSURE, MAX_DISCLOSURE).nullable())
+    .optional()
+    .meta({
+      description: `The organization's own disclosure about electronic records and signatures, per locale (${SUPPORTED_LOCALES.join(', ')}): ${MIN_DISCLOSURE} to ${MAX_DISCLOSURE} characters (code points), line breaks allowed, no other control characters. Its recipients reading that locale are shown it and agree to it instead of the service's. \`null\` removes the organization's text for that locale (the service's applies again); locales not named keep theirs.`,
+      examples: [{ ja: '電子記録および電子署名の使用への同意。このチェックボックスをオンにすることにより、当社との取引に係る書面を電子的に受領し、電子署名することに同意します。' }],
+    }),
 });
 export type UpdateOrganizationRequest = z.infer<typeof updateOrganizationRequest>;
 

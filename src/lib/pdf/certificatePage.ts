@@ -452,7 +452,15 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
   flow.row(writer.field(t('label.envelopeId'), certificate.envelopeId));
   flow.row(writer.field(t('label.document'), certificate.documentName));
   flow.row(writer.field(t('label.owner'), nameAndAddress(certificate.ownerName, certificate.ownerEmail)));
-  flow.row(writer.digestField(t('label.documentSha256'), certificate.documentSha256));
+  if (typeof certificate.uploadSha256 === 'string') {
+    // The document as uploaded and as frozen after cleaning, and what the cleaning removed (docs/api.md#evidence).
+    flow.row(writer.digestField(t('label.uploadSha256'), certificate.uploadSha256));
+    flow.row(writer.digestField(t('label.frozenSha256'), certificate.documentSha256));
+    const removed = certificate.removed ?? [];
+    flow.row(writer.field(t('label.removed'), removed.length === 0 ? t('removed.none') : removed.join(', ')));
+  } else {
+    flow.row(writer.digestField(t('label.documentSha256'), certificate.documentSha256));
+  }
   flow.row(writer.field(t('label.pages'), String(certificate.pageCount)));
   flow.row(writer.field(t('label.created'), time(certificate.createdAt)));
   flow.row(writer.field(t('label.sent'), certificate.sentAt === null ? t('sent.never') : time(certificate.sentAt)));
@@ -462,10 +470,16 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
   if (certificate.recipients.length === 0) flow.row(writer.full(t('recipients.none'), styles.value));
   certificate.recipients.forEach((recipient, index) => flow.block(writer.recipientBlock(recipient, index)));
 
-  if (certificate.disclosure !== null) {
+  if (certificate.disclosures.length > 0) {
     writer.heading(t('heading.consent'));
-    flow.row(writer.full(t('consent.intro', { version: certificate.disclosure.version }), styles.intro, 4));
-    flow.row(writer.full(certificate.disclosure.text, styles.value, 4));
+    const [only] = certificate.disclosures;
+    // One version: the sentence says everyone agreed to it; several: each says which it is.
+    for (const disclosure of certificate.disclosures) {
+      const intro = certificate.disclosures.length === 1 && only !== undefined ? t('consent.intro', { version: only.version }) : t('consent.introVersion', { version: disclosure.version, language: disclosure.language });
+      flow.row(writer.full(intro, styles.intro, 4));
+      // An organisation's text may hold line breaks: each line is a paragraph of its own.
+      for (const line of disclosure.text.split(/\r\n|\r|\n/)) if (line.trim() !== '') flow.row(writer.full(line, styles.value, 4));
+    }
   }
 
   writer.heading(t('heading.audit', { count: certificate.events.length }));

@@ -212,6 +212,26 @@ function sealFieldName(pdf: PDF): string {
 }
 
 /**
+ * Creates the seal's signature field `name` and lists it in the first page's `/Annots`, where
+ * `pdf.sign` then places it: @libpdf/core makes the field its own widget annotation (`/P` the first
+ * page) without listing it in that page's `/Annots`, and ISO 32000-2 §12.5.2 has a page list every
+ * annotation on it, so readers that look for fields through the pages (qpdf, many viewers) would not
+ * see the seal (docs/api.md#what-completion-does step 5). `sign` reuses the field, found by name,
+ * unsigned, so the object listed here is the widget it writes. An indirect `/Annots` array is
+ * changed in place (written again by the incremental save), a direct one or none on the page itself.
+ */
+function listSealWidget(pdf: PDF, name: string): void {
+  const page = pdf.getPage(0);
+  if (page === null) return; // `sign` refuses a document without pages
+  const ref = pdf.getOrCreateForm().createSignatureField(name).getRef();
+  if (ref === null) throw new Error('The seal\'s signature field was not registered.');
+  const resolve = (entry: PdfRef): PdfObject | null => pdf.getObject(entry);
+  const annots = page.dict.getArray('Annots', resolve);
+  if (annots === undefined) page.dict.set('Annots', new PdfArray([ref]));
+  else annots.push(ref);
+}
+
+/**
  * Flattens every form field except signature fields into page content, after giving every field an
  * appearance that shows its value (`appearances.ts`), and drops XFA so that viewers that render XFA
  * show the same flattened content. Values the form's font cannot show are drawn into the pages with
@@ -379,9 +399,11 @@ export async function seal(job: SealJob): Promise<SealResult> {
   const baselineSigner = new PadesBaselineSigner(signer);
   let sealed: Uint8Array;
   try {
+    const fieldName = sealFieldName(pdf);
+    listSealWidget(pdf, fieldName);
     const result = await pdf.sign({
       signer: baselineSigner,
-      fieldName: sealFieldName(pdf),
+      fieldName,
       reason: `Sealed on completion of envelope ${job.certificate.envelopeId}`,
       subFilter: 'ETSI.CAdES.detached',
       digestAlgorithm: 'SHA-256',

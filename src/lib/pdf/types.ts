@@ -50,6 +50,13 @@ export interface CompletionCertificate {
   ownerName?: string | null;
   /** Lower-case hex SHA-256 of the frozen original document. */
   documentSha256: string;
+  /**
+   * Lower-case hex SHA-256 of the document as uploaded, before cleaning (docs/api.md#evidence);
+   * `null` or absent when not known (envelopes sent before it was recorded): only `documentSha256` is printed then.
+   */
+  uploadSha256?: string | null;
+  /** The kinds of active content removed from the upload when it was frozen (`[]` when none); printed with `uploadSha256`. */
+  removed?: readonly string[];
   /** Pages of the frozen original document. */
   pageCount: number;
   /** ISO 8601 UTC with milliseconds. */
@@ -59,8 +66,12 @@ export interface CompletionCertificate {
   /** ISO 8601 UTC with milliseconds. */
   completedAt: string;
   recipients: CertificateRecipient[];
-  /** The disclosure the recipients agreed to (printed once), or `null` when nobody gave consent. */
-  disclosure: { text: string; version: string } | null;
+  /**
+   * Each distinct disclosure the recipients agreed to, in the order first agreed to, printed once
+   * each (docs/api.md#consent-to-electronic-signatures): its text (line breaks kept), its version,
+   * and its language in words ("Japanese (ja)"). Empty when nobody gave consent.
+   */
+  disclosures: { text: string; version: string; language: string }[];
   /**
    * The audit trail so far, oldest first: each event as a sentence a person reads (who did what to
    * whom), its raw type, time and client address.

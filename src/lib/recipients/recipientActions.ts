@@ -21,7 +21,7 @@ import { currentRecipient, mutateCallersEnvelope, type SigningCaller, type Signi
 import type { SignatureValue } from '../pdf/types.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
-import { ELECTRONIC_SIGNATURE_DISCLOSURE } from './consent.js';
+import { disclosureFor } from './consent.js';
 import { allActed, inviteNextGroup, isTurn, pendingRecipients } from '../envelopes/routing.js';
 import type { CompleteSigningRequest, DeclineSigningRequest } from './schemas.js';
 import { hasExpired } from './recipientView.js';
@@ -109,6 +109,9 @@ export function markOpened(change: Change, recipient: Signer, caller: SigningCal
  */
 export async function completeSigning({ services, caller, request, now = new Date(), log = (message) => console.warn(message) }: RecipientRequestOptions & { request: CompleteSigningRequest }): Promise<RecipientOutcome> {
   const nonce = randomUUID();
+  // The disclosure in the language the page showed (its `locale`, else the recipient's), read once:
+  // the organisation's own text for that locale, else the service's.
+  const consent = await disclosureFor(services, caller.stored.record, request.locale ?? recipientLocale(caller.stored.record, caller.recipient));
   return await mutateCallersEnvelope(services, caller, async (stored) => {
     const record = stored.record;
     const recipient = currentRecipient(record, caller.recipientId, caller.tokenSha256, now);
@@ -123,8 +126,8 @@ export async function completeSigning({ services, caller, request, now = new Dat
     const status = recipient.role === 'signer' ? 'signed' : recipient.role === 'approver' ? 'approved' : 'viewed';
     actor.status = status;
     actor.actedAt = change.at;
-    // The consent given is evidence: the exact disclosure the page showed, with its version.
-    change.event(`recipient.${status}`, by, { recipientId: actor.id, ...shownWith(record, actor, caller), consent: { ...ELECTRONIC_SIGNATURE_DISCLOSURE } });
+    // The consent given is evidence: the exact disclosure the page showed, with its version and locale.
+    change.event(`recipient.${status}`, by, { recipientId: actor.id, ...shownWith(record, actor, caller), consent: { text: consent.text, version: consent.version, locale: consent.locale } });
     change.webhook(`recipient.${status}`, { recipient: actor });
     change.action({ recipientId: actor.id, status, at: change.at, ip: caller.ip, userAgent: caller.userAgent, values, signature });
     inviteNextGroup(change, { config: services.config, actor: by });

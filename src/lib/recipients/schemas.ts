@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { text, trimmedText } from '../text.js';
+import { localeSchema } from '../i18n/schema.js';
 
 /** Longest typed signature, characters (docs/api.md#fields). */
 export const MAX_TYPED_SIGNATURE = 100;
@@ -74,6 +75,12 @@ export const completeSigningRequest = z
     consent: z
       .literal(true, { error: 'must be true: the recipient agrees to sign electronically' })
       .meta({ description: 'Must be `true`: the recipient agrees to sign (approve, confirm) electronically.' }),
+    locale: localeSchema
+      .optional()
+      .meta({
+        description: 'The language in which the page showed the disclosure agreed to (`GET /api/signing/disclosure?locale=`), when the recipient switched the page to another language; absent: the recipient\'s `locale` (else the envelope\'s). The disclosure of that locale is the one recorded.',
+        examples: ['ja'],
+      }),
     values: z
       .array(fieldValueInput, { error: 'must be an array' })
       .max(500, 'must hold at most 500 values')
@@ -97,3 +104,11 @@ export const declineSigningRequest = z
   })
   .meta({ id: 'DeclineSigningRequest', description: 'Decline to sign or approve.' });
 export type DeclineSigningRequest = z.infer<typeof declineSigningRequest>;
+
+/** The query of `GET /api/disclosure` and `GET /api/signing/disclosure` (docs/api.md#consent-to-electronic-signatures). */
+export const disclosureQuery = z.strictObject({
+  locale: localeSchema
+    .optional()
+    .meta({ description: 'The language of the disclosure; absent: `en` for `GET /api/disclosure`, the recipient\'s `locale` (else the envelope\'s) for `GET /api/signing/disclosure`.', examples: ['ja'] }),
+});
+export type DisclosureQuery = z.infer<typeof disclosureQuery>;

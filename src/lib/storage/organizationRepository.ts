@@ -58,6 +58,20 @@ export interface MemberRecord {
   removal: { transferTo: string; startedAt: string } | null;
 }
 
+/**
+ * An organisation's own disclosure for one locale (docs/api.md#the-organizations-disclosures): what
+ * its recipients in that locale are shown and agree to instead of the service's.
+ */
+export interface OrganizationDisclosure {
+  locale: Locale;
+  /** Plain text, 50 to 10,000 code points, line breaks as `\n`. */
+  text: string;
+  /** The text's version (`esd-` and 12 hex digits of its SHA-256). */
+  version: string;
+  /** When it was set, ISO 8601 UTC. */
+  changedAt: string;
+}
+
 /** What the guard gives every owner request: the caller's organisation and role. */
 export interface Membership {
   organizationId: string;
@@ -93,6 +107,7 @@ const invitationsKey = (organizationId: string): string => `invitations_${organi
 const invitationRow = (id: string): string => `invitation_${id}`;
 const tokenKey = (sha256: string): string => `token_${sha256}`;
 const ORGANIZATION_ROW = 'organization';
+const disclosureRow = (locale: Locale): string => `disclosure_${locale}`;
 const MEMBERSHIP_ROW = 'membership';
 
 interface MemberEntity {
@@ -253,6 +268,43 @@ export class OrganizationRepository {
   /** Changes the organisation's name and language (last writer wins: neither has a history). */
   async update(organizationId: string, change: { name?: string; locale?: Locale }): Promise<void> {
     await this.table.updateEntity({ partitionKey: orgKey(organizationId), rowKey: ORGANIZATION_ROW, ...change }, 'Merge');
+  }
+
+  /** The organisation's own disclosures, one per locale it set, in the order of their locale tags. */
+  async disclosures(organizationId: string): Promise<OrganizationDisclosure[]> {
+    const found: OrganizationDisclosure[] = [];
+    const rows = this.table.listEntities<{ locale: string; text: string; version: string; changedAt: string }>({
+      queryOptions: { filter: `PartitionKey eq '${orgKey(organizationId)}' and RowKey ge 'disclosure_' and RowKey lt 'disclosure~'` },
+    });
+    for await (const entity of rows) {
+      if (isSupportedLocale(entity.locale)) found.push({ locale: entity.locale, text: entity.text, version: entity.version, changedAt: entity.changedAt });
+    }
+    return found;
+  }
+
+  /** The organisation's own disclosure for `locale`, or `null` when it set none. */
+  async disclosure(organizationId: string, locale: Locale): Promise<OrganizationDisclosure | null> {
+    const entity = await readOrNull<{ locale: string; text: string; version: string; changedAt: string }>(this.table, orgKey(organizationId), disclosureRow(locale));
+    return entity === null ? null : { locale, text: entity.text, version: entity.version, changedAt: entity.changedAt };
+  }
+
+  /**
+   * Sets the organisation's own disclosures (last writer wins per locale; each locale is one row of
+   * at most 10,000 code points, within a Table property's 64 KiB) and removes those given as `null`.
+   */
+  async setDisclosures(organizationId: string, set: readonly OrganizationDisclosure[], removed: readonly Locale[]): Promise<void> {
+    await Promise.all([
+      ...set.map(async (disclosure) => {
+        await this.table.upsertEntity({ partitionKey: orgKey(organizationId), rowKey: disclosureRow(disclosure.locale), ...disclosure }, 'Replace');
+      }),
+      ...removed.map(async (locale) => {
+        try {
+          await this.table.deleteEntity(orgKey(organizationId), disclosureRow(locale));
+        } catch (error) {
+          if (storageStatus(error) !== 404) throw error;
+        }
+      }),
+    ]);
   }
 
   /** The organisation's members, in the order of their user ids (oldest accounts first). */

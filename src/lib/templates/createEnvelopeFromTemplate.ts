@@ -25,7 +25,7 @@
 import { isAppError, type FieldError } from '../errors.js';
 import { newDraftEnvelope } from '../envelopes/createUpload.js';
 import { deleteEnvelope } from '../envelopes/delete.js';
-import { readFrozenDocument, storeFrozenCopy } from '../envelopes/freeze.js';
+import { frozenUploadFacts, readFrozenDocument, storeFrozenCopy } from '../envelopes/freeze.js';
 import { validationFailed } from '../envelopes/lifecycle.js';
 import type { Actor, EnvelopeRecord } from '../envelopes/model.js';
 import { updateEnvelopeRequest, type UpdateEnvelopeRequest } from '../envelopes/schemas.js';
@@ -202,8 +202,10 @@ function roleOf(roles: TemplateRole[], recipient: TemplateRecipientInput, path: 
  */
 async function copyFrozenDocument(services: Services, template: TemplateRecord, envelope: EnvelopeRecord): Promise<void> {
   let bytes: Uint8Array;
+  let upload: Awaited<ReturnType<typeof frozenUploadFacts>>;
   try {
-    bytes = await readFrozenDocument(services, template);
+    // The template's upload and what its freezing removed go with the copy, for the envelope's evidence.
+    [bytes, upload] = await Promise.all([readFrozenDocument(services, template), frozenUploadFacts(services, template)]);
   } catch (error) {
     if (storageStatus(error) === 404) throw templateNotFound();
     throw error;
@@ -211,7 +213,7 @@ async function copyFrozenDocument(services: Services, template: TemplateRecord, 
   await storeFrozenCopy({
     services,
     record: envelope,
-    checked: { bytes, documentSha256: template.documentSha256!, pageCount: template.pageCount!, removed: [] },
+    checked: { bytes, documentSha256: template.documentSha256!, uploadSha256: upload.uploadSha256, pageCount: template.pageCount!, removed: upload.removed },
     stillDraft: async () => true,
   });
 }

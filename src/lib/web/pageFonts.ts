@@ -5,8 +5,9 @@
  *
  * - `font-<script>.ttf`: the page's text in that script. For alphabets and abugidas, the whole
  *   Unicode blocks of the script (with their joining forms and conjuncts); for Han, kana and Hangul,
- *   the characters of the page's catalogues in that script (a name or document title with other
- *   characters falls back to the reader's system fonts).
+ *   the characters of the page's catalogues and of the service's disclosures in that script (a name,
+ *   document title or organisation's own disclosure with other characters falls back to the
+ *   reader's system fonts).
  * - `names-<script>.ttf`: the few glyphs of the language switch's own names of the languages
  *   (`languageName` of each catalogue), so that listing every language costs a few kilobytes.
  *
@@ -45,12 +46,17 @@ const SHAPING_EXTRAS = [0x200c, 0x200d, 0x25cc];
 
 const inRanges = (script: PageScript, codePoint: number): boolean => SCRIPT_FONTS[script].ranges.some(([low, high]) => codePoint >= low && codePoint <= high);
 
-/** The code points of the `sign` catalogues of every locale (`<localesDir>/<locale>/sign.json`), messages or names only. */
+/**
+ * The code points of the `sign` catalogues of every locale (`<localesDir>/<locale>/sign.json`),
+ * messages or names only; the messages with the service's disclosure (`disclosure.json`), which the
+ * page shows above its consent box.
+ */
 function catalogueCodePoints(localesDir: string, which: 'messages' | 'names'): Set<number> {
   const codePoints = new Set<number>();
+  const read = (locale: string, namespace: string): Record<string, string> => JSON.parse(readFileSync(path.join(localesDir, locale, `${namespace}.json`), 'utf8')) as Record<string, string>;
   for (const locale of SUPPORTED_LOCALES) {
-    const catalogue = JSON.parse(readFileSync(path.join(localesDir, locale, 'sign.json'), 'utf8')) as Record<string, string>;
-    const text = which === 'names' ? catalogue.languageName ?? '' : Object.values(catalogue).join('');
+    const catalogue = read(locale, 'sign');
+    const text = which === 'names' ? catalogue.languageName ?? '' : [...Object.values(catalogue), ...Object.values(read(locale, 'disclosure'))].join('');
     for (const char of text) codePoints.add(char.codePointAt(0)!);
   }
   return codePoints;

@@ -2,15 +2,16 @@
 // The ceremony: the document's pages with the recipient's fields on them, other recipients' values,
 // the guide from one field to the next, and the service's disclosure above the consent box.
 import { keepFieldsLaidOut } from './fieldLayout.js';
-import { fillRich, t } from './i18n.js';
+import { fillRich, locale, t } from './i18n.js';
 import { layoutPages, openPdf } from './pdfPages.js';
 import { needsCode, showAuthentication } from './authentication.js';
 import { offerReassignment } from './reassign.js';
 import { sender, show } from './screens.js';
 import { paintWholeSignature, signatureArt, toggleSignatureField } from './signatures.js';
-import { $, API, signingApi, state } from './signingSession.js';
+import { $, signingApi, state } from './signingSession.js';
 import { readOnlyFieldElement, VALUE_TYPES, valueFieldElement, valueHints } from './valueFields.js';
 /** @typedef {import('./signingSession.js').RecipientView} RecipientView */
+/** @typedef {import('./signingSession.js').Schemas} Schemas */
 /** @typedef {import('./signingSession.js').ViewField} ViewField */
 /** @typedef {import('./signingSession.js').FilledField} FilledField */
 /** @typedef {import('./signingSession.js').Entry} Entry */
@@ -19,18 +20,26 @@ import { readOnlyFieldElement, VALUE_TYPES, valueFieldElement, valueHints } from
 // ---- The API -------------------------------------------------------------------------------------
 
 /**
- * Shows the service's disclosure about electronic records and signatures above the consent box,
- * word for word (`GET /api/disclosure`): the consent recorded with the action names its version.
- * Until it is shown, finishing is refused.
+ * Shows the disclosure about electronic records and signatures above the consent box, word for word,
+ * in the page's language (`GET /api/signing/disclosure?locale=`: the organisation's own text for
+ * that language, else the service's). Finishing sends that language with the consent, so the service
+ * records the very text shown. Until it is shown, finishing is refused; a switch of language shows
+ * the new language's text.
  */
 async function showDisclosure() {
+  const wanted = locale();
+  state.disclosureShown = false;
+  state.disclosureLocale = wanted;
   try {
-    const response = await fetch(new URL('disclosure', API), { headers: { Accept: 'application/json' }, referrerPolicy: 'no-referrer' });
-    if (!response.ok) throw new Error('status ' + response.status);
-    const disclosure = await response.json();
+    /** @type {Schemas['Disclosure']} */
+    const disclosure = await signingApi('GET', 'signing/disclosure?locale=' + encodeURIComponent(wanted));
+    // Switched again meanwhile: the newer request shows its own text.
+    if (state.disclosureLocale !== wanted) return;
     $('disclosure').textContent = disclosure.text;
+    $('disclosure').lang = disclosure.locale;
     state.disclosureShown = true;
   } catch (ignored) {
+    if (state.disclosureLocale !== wanted) return;
     $('disclosure').textContent = t('disclosureFailed');
     state.disclosureShown = false;
   }
@@ -155,7 +164,8 @@ function ceremonyTexts(view, fillable) {
 function relabelCeremony() {
   const view = state.view;
   ceremonyTexts(view, view.fields);
-  if (state.disclosureShown !== true) $('disclosure').textContent = t('disclosureFailed');
+  if (state.disclosureLocale !== locale()) void showDisclosure();
+  else if (state.disclosureShown !== true) $('disclosure').textContent = t('disclosureFailed');
   state.pages.forEach((pageElement) => pageElement.setAttribute('aria-label', t('pageOf', { number: Number(pageElement.dataset.page), count: state.pages.length })));
   state.entries.forEach((entry) => { labelField(entry.field, entry.element); paintField(entry); });
   state.filled.forEach((item) => labelFilled(item.filled, item.element));

@@ -84,6 +84,8 @@ export async function finish() {
   }
   /** @type {Schemas['CompleteSigningRequest']} */
   const body = { consent: true, values: view.recipient.role === 'signer' ? values : [] };
+  // The language of the disclosure the page showed: the service records that language's text.
+  if (state.disclosureLocale !== null) body.locale = /** @type {Schemas['CompleteSigningRequest']['locale']} */ (state.disclosureLocale);
   if (view.recipient.role === 'signer') {
     const signature = state.wholeSignature || (state.adopted.signature ? valueFor(state.adopted.signature, { width: 240, height: 75 }) : null);
     if (signature !== null) body.signature = signature;

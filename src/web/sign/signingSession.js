@@ -39,7 +39,7 @@ export const $ = /** @type {import('./signElements').ById} */ ((/** @type {strin
  * What the page holds while the recipient acts.
  * @type {{
  *   token: string | null, view: RecipientView | null, entries: Map<string, Entry>,
- *   adopted: Record<SignatureKind, Adopted | null>, wholeSignature: SignatureValue | null, disclosureShown: boolean,
+ *   adopted: Record<SignatureKind, Adopted | null>, wholeSignature: SignatureValue | null, disclosureShown: boolean, disclosureLocale: string | null,
  *   lastValues: FieldValue[], adopting: SignatureKind | null, pad: import('./signature_pad.min.js').default | null,
  *   pdf: import('./pdfPages.js').PdfDocument | null, pdfLoading: Promise<import('./pdfPages.js').PdfDocument> | null,
  *   screen: (() => void) | null, languageChosen: boolean, pages: HTMLElement[], filled: { filled: FilledField, element: HTMLElement }[],
@@ -57,6 +57,8 @@ export const state = {
   wholeSignature: null,
   /** Whether the service's disclosure is shown above the consent box (finishing waits for it). */
   disclosureShown: false,
+  /** The language of the disclosure shown (or being fetched), sent with the consent. */
+  disclosureLocale: null,
   /** The values of the last complete request, to name the fields the service refused. */
   lastValues: [],
   /** What the adopt dialog was opened for. */

@@ -34,7 +34,7 @@ describe('status transitions by PUT/PATCH', () => {
     expect(next.expiresAt).toBe(new Date(now.getTime() + 30 * 86_400_000).toISOString());
     expect(events[0]).toEqual({
       sequence: 5, type: 'envelope.sent', at: now.toISOString(), actorId: 'owner', actorEmail: 'owner@example.com', ip: '203.0.113.7', userAgent: 'jest', apiKeyId: null,
-      details: { documentSha256: frozen.documentSha256, pageCount: 3, removed: [] },
+      details: { documentSha256: frozen.documentSha256, uploadSha256: frozen.uploadSha256, pageCount: 3, removed: [] },
     });
     expect(events.map((event) => event.type)).toEqual(['envelope.sent', 'recipient.invited']);
   });
