@@ -22,7 +22,8 @@ export interface ListAuditEventsOptions {
  */
 export async function listAuditEvents({ services, ownerId, envelopeId }: ListAuditEventsOptions): Promise<AuditEventView[]> {
   const { record } = await readOwnedEnvelope(services.envelopes, ownerId, envelopeId);
-  const [events, organizationId] = await Promise.all([services.envelopes.events(ownerId, envelopeId), envelopeOrganization(services, record)]);
+  // The partition the envelope is in now: `ownerId` may name a former owner (docs/api.md#removing-a-member).
+  const [events, organizationId] = await Promise.all([services.envelopes.events(record.ownerId, envelopeId), envelopeOrganization(services, record)]);
   // Events recorded before actors' e-mails were: the owner was their only actor.
-  return events.map((event) => ({ ...(event.actorEmail === null && event.actorId === ownerId && record.ownerEmail !== null ? { ...event, actorEmail: record.ownerEmail } : event), organizationId }));
+  return events.map((event) => ({ ...(event.actorEmail === null && event.actorId === record.ownerId && record.ownerEmail !== null ? { ...event, actorEmail: record.ownerEmail } : event), organizationId }));
 }

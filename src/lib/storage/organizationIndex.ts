@@ -12,8 +12,11 @@
  *
  * The row is written before the envelope (another partition: no transaction holds both), so every
  * envelope that exists has its row; a row whose envelope was never written, or was deleted, names an
- * envelope that reads as missing, and lists pass over it. An envelope's owner never changes: the
- * mapping is kept in memory per instance once read.
+ * envelope that reads as missing, and lists pass over it. The mapping is kept in memory per instance
+ * once read: an envelope's owner changes only when its owner is removed from the organisation
+ * (docs/api.md#removing-a-member), which rewrites the row ({@link OrganizationIndex.addEnvelope}); an
+ * instance that still remembers the former owner reads the envelope through the forwarding row left
+ * in that owner's partition (`envelopeRepository.ts`).
  */
 import type { TableClient, TransactionAction } from '@azure/data-tables';
 import { LruCache } from '../lruCache.js';
@@ -42,7 +45,7 @@ export class OrganizationIndex {
 
   constructor(private readonly table: TableClient) {}
 
-  /** Records that `ownerId` owns `envelopeId` in the organisation: before the envelope is written. */
+  /** Records that `ownerId` owns `envelopeId` in the organisation: before the envelope is written, and again when it moves to another owner. */
   async addEnvelope(organizationId: string, envelopeId: string, ownerId: string): Promise<void> {
     await this.table.upsertEntity({ partitionKey: envelopesKey(organizationId), rowKey: envelopeRow(envelopeId), envelopeId, ownerId }, 'Replace');
     this.owners.set(`${organizationId}/${envelopeId}`, ownerId);
@@ -50,7 +53,7 @@ export class OrganizationIndex {
 
   /**
    * The owner of the organisation's envelope `envelopeId`, or `null` when the organisation has none by
-   * that id: one point read the first time, none after (an envelope's owner never changes).
+   * that id: one point read the first time, none after (a former owner still reaches the envelope: see the module comment).
    */
   async envelopeOwner(organizationId: string, envelopeId: string): Promise<string | null> {
     const key = `${organizationId}/${envelopeId}`;

@@ -84,6 +84,29 @@ export class TemplateRepository {
   }
 
   /**
+   * Moves every template of `from` to `to` (its owner removed from the organisation,
+   * docs/api.md#removing-a-member): each template is written in `to`'s partition (upsert: writing it
+   * again is harmless), naming its new owner, then deleted from `from`'s. A process that dies between
+   * the two leaves the template with both for a moment, never with neither; calling again finishes.
+   * @returns how many templates moved
+   */
+  async moveAll(from: string, to: string): Promise<number> {
+    const filter = odata`PartitionKey eq ${from} and RowKey gt ${PREFIX} and RowKey lt ${`${PREFIX}~`}`;
+    let moved = 0;
+    for await (const entity of this.table.listEntities<TemplateEntity>({ queryOptions: { filter } })) {
+      const { etag: _etag, timestamp: _timestamp, ...rest } = entity;
+      await this.table.upsertEntity({ ...rest, partitionKey: to, rowKey: entity.rowKey, ownerId: to }, 'Replace');
+      try {
+        await this.table.deleteEntity(from, entity.rowKey);
+      } catch (error) {
+        if (storageStatus(error) !== 404) throw error;
+      }
+      moved++;
+    }
+    return moved;
+  }
+
+  /**
    * One page of the owner's templates, newest first.
    * @param query `limit` 1 to 1000; `cursor` from a previous page
    * @throws AppError 400 `invalid-cursor` for a cursor this service did not issue for templates

@@ -1,6 +1,6 @@
 // @ts-check
 // The organisation (docs/api.md#organizations): its name, the caller's role, the members and their
-// roles, the pending invitations, and handing it over; and which of the console's controls the
+// roles, removing a member, the pending invitations, and handing it over; and which of the console's controls the
 // caller's role may use (docs/api.md#roles).
 import { $, action, api, formatTime, showStatus, state } from './consoleSession.js';
 import { confirmAction } from './envelopeActions.js';
@@ -106,6 +106,7 @@ function renderMembers() {
     var actions = document.createElement('td');
     actions.className = 'actions';
     renderRoleControl(actions, member, index);
+    renderRemoveControl(actions, member, index);
     row.appendChild(actions);
     rows.appendChild(row);
   });
@@ -180,6 +181,98 @@ function changeRole(member, role) {
   var body = { role: /** @type {Schemas['UpdateMemberRequest']['role']} */ (role) };
   return api('PATCH', 'organization/members/' + encodeURIComponent(member.userId), { json: body }).then(function () {
     return loadOrganization().then(function () { showStatus(member.email + ' is now a ' + role + '. Every instance of the service applies it within a minute.'); });
+  });
+}
+
+/**
+ * Why the caller may not remove `member` (docs/api.md#removing-a-member), or null when it may.
+ * @param {Member} member
+ * @returns {string | null}
+ */
+function removeBlocker(member) {
+  var role = state.organization.role;
+  if (!managesOrganization(role)) return 'Only an admin or the owner removes members.';
+  if (member.role === 'owner') return 'The owner cannot be removed: the organisation must be handed over first.';
+  if (member.userId === state.userId) return 'You cannot remove yourself; another admin or the owner can.';
+  if (member.role === 'admin' && role !== 'owner') return 'Only the owner removes an admin.';
+  return null;
+}
+
+/**
+ * The member's Remove button, when the caller may remove it: a first press asks, in place, whom its
+ * envelopes and templates go to (any other member who is not a viewer; the caller first), the
+ * second removes (docs/api.md#removing-a-member).
+ * @param {HTMLElement} cell
+ * @param {Member} member
+ * @param {number} index the member's row, for the controls' ids
+ */
+function renderRemoveControl(cell, member, index) {
+  if (removeBlocker(member) !== null) return;
+  var who = member.name === null ? member.email : member.name;
+  var receivers = state.members.filter(function (candidate) { return candidate.userId !== member.userId && candidate.role !== 'viewer'; });
+  receivers.sort(function (a, b) { return Number(b.userId === state.userId) - Number(a.userId === state.userId); });
+  var remove = document.createElement('button');
+  remove.type = 'button';
+  remove.className = 'secondary';
+  remove.textContent = 'Remove';
+  remove.setAttribute('aria-label', 'Remove ' + who);
+  cell.appendChild(remove);
+  remove.addEventListener('click', function () {
+    remove.hidden = true;
+    var box = document.createElement('div');
+    box.className = 'remove-member';
+    var label = document.createElement('label');
+    label.htmlFor = 'member-transfer-' + index;
+    label.textContent = 'Give ' + who + '’s envelopes and templates to';
+    var select = document.createElement('select');
+    select.id = 'member-transfer-' + index;
+    receivers.forEach(function (receiver) {
+      var option = document.createElement('option');
+      option.value = receiver.userId;
+      option.textContent = (receiver.userId === state.userId ? 'me, ' : '') + (receiver.name === null ? receiver.email : receiver.name + ' <' + receiver.email + '>') + ' (' + receiver.role + ')';
+      select.appendChild(option);
+    });
+    var note = document.createElement('span');
+    note.className = 'hint reason';
+    note.textContent = 'Their account is deleted and their API keys stop working; recipients’ signing links keep working.';
+    var confirm = document.createElement('button');
+    confirm.type = 'button';
+    confirm.className = 'danger';
+    confirm.textContent = 'Remove member';
+    confirm.setAttribute('aria-label', 'Remove ' + who + ' for good');
+    confirm.addEventListener('click', action(confirm, function () { return removeMember(member, select.value); }));
+    var cancel = document.createElement('button');
+    cancel.type = 'button';
+    cancel.className = 'secondary';
+    cancel.textContent = 'Cancel';
+    cancel.addEventListener('click', function () {
+      box.remove();
+      remove.hidden = false;
+      remove.focus();
+    });
+    box.appendChild(label);
+    box.appendChild(select);
+    box.appendChild(note);
+    box.appendChild(confirm);
+    box.appendChild(cancel);
+    cell.appendChild(box);
+    select.focus();
+  });
+}
+
+/**
+ * Removes `member`, its envelopes and templates going to `transferTo` (docs/api.md#removing-a-member).
+ * @param {Member} member
+ * @param {string} transferTo
+ */
+function removeMember(member, transferTo) {
+  var receiver = state.members.find(function (candidate) { return candidate.userId === transferTo; });
+  /** @type {Schemas['RemoveMemberRequest']} */
+  var body = { transferTo: transferTo };
+  return api('DELETE', 'organization/members/' + encodeURIComponent(member.userId), { json: body }).then(function () {
+    return loadOrganization().then(function () {
+      showStatus(member.email + ' is removed: their envelopes and templates are now ' + (receiver ? receiver.email : 'the chosen member') + '’s, and their account is deleted.');
+    });
   });
 }
 
