@@ -218,8 +218,9 @@ describe('the organisation view of GET /api/console', () => {
     await receiver.selectOption(session.owner.userId);
     expect(await fitsWidth(memberPage)).toBe(true);
     await screenshot(memberPage, 'console-organization-10-remove-phone');
+    await screenshot(memberPage.locator('#organization'), 'console-organization-10-remove-panel-phone');
     await expectNoViolations(memberPage, 'removing a member');
-    await memberPage.getByRole('button', { name: 'Remove Lee Leaver for good' }).click();
+    await memberPage.getByRole('button', { name: 'Remove member Lee Leaver' }).click();
     await memberPage.locator('#status').filter({ hasText: `${leaver.email} is removed` }).waitFor();
     expect(await memberPage.locator('#member-rows').textContent()).not.toContain(leaver.email);
     expect(await memberPage.locator('#status').textContent()).toContain(`now ${session.owner.email}’s`);

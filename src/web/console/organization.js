@@ -239,7 +239,7 @@ function renderRemoveControl(cell, member, index) {
     confirm.type = 'button';
     confirm.className = 'danger';
     confirm.textContent = 'Remove member';
-    confirm.setAttribute('aria-label', 'Remove ' + who + ' for good');
+    confirm.setAttribute('aria-label', 'Remove member ' + who);
     confirm.addEventListener('click', action(confirm, function () { return removeMember(member, select.value); }));
     var cancel = document.createElement('button');
     cancel.type = 'button';
