@@ -113,6 +113,22 @@ function renderMembers() {
 }
 
 /**
+ * A button of the member and invitation tables.
+ * @param {string} text its words
+ * @param {string} className
+ * @param {string | null} label its accessible name, beginning with `text` (null: `text` alone)
+ * @returns {HTMLButtonElement}
+ */
+function newButton(text, className, label) {
+  var button = document.createElement('button');
+  button.type = 'button';
+  button.className = className;
+  button.textContent = text;
+  if (label !== null) button.setAttribute('aria-label', label);
+  return button;
+}
+
+/**
  * Why the caller may not change `member`'s role (docs/api.md#members), or null when it may.
  * @param {Member} member
  * @returns {string | null}
@@ -146,11 +162,7 @@ function renderRoleControl(cell, member, index) {
     option.selected = role === member.role;
     select.appendChild(option);
   });
-  var change = document.createElement('button');
-  change.type = 'button';
-  change.className = 'secondary';
-  change.textContent = 'Change role';
-  change.setAttribute('aria-label', 'Change role of ' + who);
+  var change = newButton('Change role', 'secondary', 'Change role of ' + who);
   change.addEventListener('click', action(change, function () { return changeRole(member, select.value); }));
   if (blocker !== null) {
     var reason = document.createElement('span');
@@ -211,11 +223,7 @@ function renderRemoveControl(cell, member, index) {
   var who = member.name === null ? member.email : member.name;
   var receivers = state.members.filter(function (candidate) { return candidate.userId !== member.userId && candidate.role !== 'viewer'; });
   receivers.sort(function (a, b) { return Number(b.userId === state.userId) - Number(a.userId === state.userId); });
-  var remove = document.createElement('button');
-  remove.type = 'button';
-  remove.className = 'secondary';
-  remove.textContent = 'Remove';
-  remove.setAttribute('aria-label', 'Remove ' + who);
+  var remove = newButton('Remove', 'secondary', 'Remove ' + who);
   cell.appendChild(remove);
   remove.addEventListener('click', function () {
     remove.hidden = true;
@@ -235,16 +243,9 @@ function renderRemoveControl(cell, member, index) {
     var note = document.createElement('span');
     note.className = 'hint reason';
     note.textContent = 'Their account is deleted and their API keys stop working; recipients’ signing links keep working.';
-    var confirm = document.createElement('button');
-    confirm.type = 'button';
-    confirm.className = 'danger';
-    confirm.textContent = 'Remove member';
-    confirm.setAttribute('aria-label', 'Remove member ' + who);
+    var confirm = newButton('Remove member', 'danger', 'Remove member ' + who);
     confirm.addEventListener('click', action(confirm, function () { return removeMember(member, select.value); }));
-    var cancel = document.createElement('button');
-    cancel.type = 'button';
-    cancel.className = 'secondary';
-    cancel.textContent = 'Cancel';
+    var cancel = newButton('Cancel', 'secondary', null);
     cancel.addEventListener('click', function () {
       box.remove();
       remove.hidden = false;
@@ -302,11 +303,7 @@ function renderInvitations() {
     });
     var actions = document.createElement('td');
     actions.className = 'actions';
-    var revoke = document.createElement('button');
-    revoke.type = 'button';
-    revoke.className = 'secondary danger-text';
-    revoke.textContent = 'Revoke';
-    revoke.setAttribute('aria-label', 'Revoke the invitation of ' + invitation.email);
+    var revoke = newButton('Revoke', 'secondary danger-text', 'Revoke the invitation of ' + invitation.email);
     revoke.addEventListener('click', action(revoke, function () { return revokeInvitation(invitation); }));
     actions.appendChild(revoke);
     row.appendChild(actions);
