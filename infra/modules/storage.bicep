@@ -59,6 +59,7 @@ var tableNames = [
   'dueReminders'
   'dueCompletions'
   'dueIdempotencyKeys'
+  'dueRemovals'
   'webhooks'
   'webhookDeliveries'
   'apiKeys'

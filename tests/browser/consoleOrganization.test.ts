@@ -4,7 +4,8 @@
  * e-mail; the invited person follows the e-mailed `#join=` link in another browser, signs up and is
  * logged in with the invited role, the token gone from the address bar; the owner changes that
  * member's role (controls it may not use disabled with their reason), the member sees it and what
- * its role may use; the owner hands the organisation over. Screenshots at desktop and phone sizes go
+ * its role may use; the owner hands the organisation over; the new owner, on a phone, removes a member,
+ * choosing whom its envelopes go to. Screenshots at desktop and phone sizes go
  * to `test-output/screenshots/console-organization-*.png`; axe-core finds nothing at WCAG 2.2 AA.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,7 +15,9 @@ import { getServices } from '../../src/lib/services.js';
 import { expectNoViolations, screenshot, watchPage, type PageWatch } from '../support/browser.js';
 import { startConsoleSession, type ConsoleSession } from '../support/consoleSession.js';
 import { waitForEmail } from '../support/mail.js';
+import { joinedMember } from '../support/organizations.js';
 import { patience } from '../support/patience.js';
+import { createEnvelopeWithDocument } from '../support/service.js';
 
 let session: ConsoleSession;
 let page: Page;
@@ -188,5 +191,42 @@ describe('the organisation view of GET /api/console', () => {
     await screenshot(page, 'console-organization-08-admin-phone');
     await screenshot(page.locator('#organization'), 'console-organization-09-panel-phone');
     expect(session.watch).toEqual({ foreignRequests: [], errors: [] });
+  });
+
+  test('the new owner removes a member on a phone, choosing whom its envelopes go to', async () => {
+    const api = session.env.api;
+    const loggedIn = await api.request('POST', '/Login', { json: { email: member.email, password: member.password } });
+    expect(loggedIn.status).toBe(200);
+    const newOwner = { ...member, userId: loggedIn.body.user.userId as string, token: loggedIn.body.token as string };
+    const leaver = await joinedMember(api, newOwner, 'sender', 'Lee Leaver');
+    const envelope = await createEnvelopeWithDocument(api, leaver, null, 'leaver.pdf');
+
+    await memberPage.getByRole('button', { name: 'Refresh organisation' }).click();
+    await memberPage.locator('#member-rows tr', { hasText: leaver.email }).waitFor();
+    // The owner removes anyone but itself; the admin's row offers it too.
+    expect(await memberPage.locator('#member-rows tr', { hasText: member.email }).getByRole('button', { name: /^Remove / }).count()).toBe(0);
+    expect(await memberPage.locator('#member-rows tr', { hasText: session.owner.email }).getByRole('button', { name: /^Remove / }).count()).toBe(1);
+    await memberPage.getByRole('button', { name: 'Remove Lee Leaver', exact: true }).click();
+    const receiver = memberPage.getByRole('combobox', { name: 'Give Lee Leaver’s envelopes and templates to' });
+    await receiver.waitFor();
+    // Whom to: any other member who is not a viewer, the owner itself first.
+    const choices = await receiver.locator('option').allTextContents();
+    expect(choices).toHaveLength(2);
+    expect(choices[0]).toBe(`me, ${member.name} <${member.email}> (owner)`);
+    expect(choices[1]).toContain(session.owner.email);
+    expect(choices[1]).toMatch(/\(admin\)$/);
+    await receiver.selectOption(session.owner.userId);
+    expect(await fitsWidth(memberPage)).toBe(true);
+    await screenshot(memberPage, 'console-organization-10-remove-phone');
+    await screenshot(memberPage.locator('#organization'), 'console-organization-10-remove-panel-phone');
+    await expectNoViolations(memberPage, 'removing a member');
+    await memberPage.getByRole('button', { name: 'Remove member Lee Leaver' }).click();
+    await memberPage.locator('#status').filter({ hasText: `${leaver.email} is removed` }).waitFor();
+    expect(await memberPage.locator('#member-rows').textContent()).not.toContain(leaver.email);
+    expect(await memberPage.locator('#status').textContent()).toContain(`now ${session.owner.email}’s`);
+    expect((await api.request('GET', `/envelopes/${envelope}`, { token: session.owner.token })).body).toMatchObject({ ownerId: session.owner.userId });
+    expect((await api.request('GET', '/envelopes', { token: leaver.token })).status).toBe(401);
+    await screenshot(memberPage, 'console-organization-11-removed-phone');
+    expect(memberWatch).toEqual({ foreignRequests: [], errors: [] });
   });
 });

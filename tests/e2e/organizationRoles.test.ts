@@ -59,6 +59,7 @@ const rules: Record<string, Role[]> = {
   ListOrganizationInvitations: MANAGING,
   DeleteOrganizationInvitation: MANAGING,
   UpdateMember: MANAGING,
+  RemoveMember: MANAGING,
   TransferOrganization: ['owner'],
 };
 

@@ -53,6 +53,7 @@ const expected = [
   { name: 'ReassignSigning', route: 'signing/reassign', methods: ['POST'], access: 'signing' },
   { name: 'RedeliverWebhook', route: 'webhooks/{id}/deliveries/{deliveryId}/redeliver', methods: ['POST'], access: 'bearer' },
   { name: 'Register', route: 'Register', methods: ['POST'], access: 'public' },
+  { name: 'RemoveMember', route: 'organization/members/{userId}', methods: ['DELETE'], access: 'bearer' },
   { name: 'ResendInvitation', route: 'envelopes/{id}/recipients/{recipientId}/resend', methods: ['POST'], access: 'bearer' },
   { name: 'ResendVerification', route: 'ResendVerification', methods: ['POST'], access: 'bearer' },
   { name: 'SendSigningCode', route: 'signing/otp', methods: ['POST'], access: 'signing' },

@@ -26,7 +26,8 @@ export function reachesOrganization(role: Role, access: EnvelopeAccess): boolean
 /**
  * The partition (the owner's userId) in which to look for `envelopeId` on `actor`'s behalf: the owner
  * of the organisation's envelope with that id when the actor's role reaches it, else the actor's own.
- * Costs one point read on the index the first time per instance, none after. An id of another
+ * Costs one point read on the index the first time per instance, none after (an owner remembered
+ * after the envelope moved still leads to it, docs/api.md#removing-a-member). An id of another
  * organisation, or unknown, gives the actor's own partition, where it is not found (404).
  */
 export async function envelopeOwnerFor(services: Services, actor: Actor, envelopeId: string, access: EnvelopeAccess): Promise<string> {

@@ -119,6 +119,8 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
       return t('event.completed');
     case 'envelope.purged':
       return t('event.purged', { actor });
+    case 'envelope.owner_changed':
+      return t('event.ownerChanged', { actor, from: ownerEmail(details.from), to: ownerEmail(details.to) });
     default:
       return t('event.other', { type: event.type, actor });
   }
@@ -166,6 +168,11 @@ export function languageName(locale: string, tag: unknown): string {
   } catch {
     return value;
   }
+}
+
+/** The address of a former or new owner as `envelope.owner_changed` records it (`{userId, email}`). */
+function ownerEmail(owner: unknown): string {
+  return typeof owner === 'object' && owner !== null && typeof (owner as { email?: unknown }).email === 'string' ? (owner as { email: string }).email : '?';
 }
 
 function emails(list: unknown): string[] {

@@ -67,7 +67,8 @@ export async function deleteEnvelope({ services, envelopeId, actor, now = () => 
     }
     if (record.status === 'draft') {
       await services.envelopes.startDeletion(stored, now().toISOString());
-      await finishDraftDeletion(services, ownerId, envelopeId, record.blobName);
+      // Where the envelope is: `ownerId` may name a former owner (docs/api.md#removing-a-member).
+      await finishDraftDeletion(services, record.ownerId, envelopeId, record.blobName);
       return 'deleted';
     }
     if (isFinal(record.status) && record.purgedAt === null) {

@@ -339,6 +339,7 @@ export const AUDIT_EVENT_TYPES = [
   'envelope.purged',
   'recipient.view_created',
   'recipient.reassigned',
+  'envelope.owner_changed',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

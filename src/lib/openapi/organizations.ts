@@ -12,7 +12,7 @@ import { MAX_PENDING_INVITATIONS, ORGANIZATION_INVITATION_TTL_DAYS, type Organiz
 import type { MemberView, OrganizationView } from '../organizations/organizations.js';
 import { ROLES } from '../organizations/roles.js';
 import { localeSchema } from '../i18n/schema.js';
-import { assignableRole, createOrganizationInvitationRequest, transferOrganizationRequest, updateMemberRequest, updateOrganizationRequest } from '../organizations/schemas.js';
+import { assignableRole, createOrganizationInvitationRequest, removeMemberRequest, transferOrganizationRequest, updateMemberRequest, updateOrganizationRequest } from '../organizations/schemas.js';
 import { MEMBERSHIP_CACHE_MS } from '../storage/organizationRepository.js';
 import { cacheControlNoStore, internalError, jsonBodyTooLarge, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { problemExampleValue, problemResponses, type ProblemExample } from './responses.js';
@@ -76,6 +76,8 @@ const problems = {
   'member-not-found': {},
   'organization-contended': {},
   'invalid-transfer-target': { detail: 'You are the owner already: userId must be another member.' },
+  'owner-protected': {},
+  'self-removal': {},
 } satisfies Record<string, ProblemExample>;
 
 const problem = problemResponses(problems);
@@ -212,6 +214,43 @@ const operations: Operation[] = [
       401: unauthorized,
       404: problem(404, 'No member with this id in the caller\'s organization.', ['member-not-found']),
       409: contended,
+      413: jsonBodyTooLarge,
+      415: notJson,
+      503: storageUnavailable,
+      500: internalError,
+    },
+  },
+  {
+    operationId: 'RemoveMember',
+    method: 'delete',
+    path: '/organization/members/{userId}',
+    tags: ['Organizations'],
+    security: bearer,
+    summary: 'Remove a member, handing its envelopes and templates to another',
+    description: [
+      'Admin or owner; only the owner removes an admin (403 `forbidden-role`).',
+      'The removed account\'s envelopes (every status, each recording `envelope.owner_changed` in its trail) and templates move to `transferTo`; recipients\' signing links keep working.',
+      `Its API keys are deleted, its access tokens and keys are refused by every instance within ${(2 * MEMBERSHIP_CACHE_MS) / 1000} s, and the account is deleted (its address can register again).`,
+      'A removal interrupted half-way is finished by the next DELETE of the same member (to the member named first) or by the sweeper.',
+    ].join(' '),
+    request: {
+      params: z.object({ userId: z.string().meta({ description: 'The member\'s user id. Another organization\'s member is answered 404, exactly as a missing one.', examples: [ids.member] }) }),
+      ...jsonBody(removeMemberRequest.meta({ id: 'RemoveMemberRequest' }), { transferTo: ids.organization }),
+    },
+    responses: {
+      204: { description: 'Removed: everything it owned is `transferTo`\'s.' },
+      400: problem(
+        400,
+        'The body is not JSON (`malformed-json`) or is refused (`validation-failed`): `transferTo` missing, the member removed itself, not a member of the organization, or a `viewer`.',
+        ['validation-failed', 'malformed-json'],
+      ),
+      401: unauthorized,
+      404: problem(404, 'No member with this id in the caller\'s organization.', ['member-not-found']),
+      409: problem(
+        409,
+        'The member is the owner (`owner-protected`: hand the organization over first), the caller itself (`self-removal`), or concurrent requests kept changing the members (`organization-contended`; retry).',
+        ['owner-protected', 'self-removal', 'organization-contended'],
+      ),
       413: jsonBodyTooLarge,
       415: notJson,
       503: storageUnavailable,

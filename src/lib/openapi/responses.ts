@@ -336,6 +336,13 @@ export const auditEventResponse = z
         reason: z.string(),
       }),
     ),
+    event(
+      'envelope.owner_changed',
+      z.strictObject({
+        from: z.strictObject({ userId: z.string(), email: z.string() }).meta({ description: 'The former owner: the member removed from the organization.' }),
+        to: z.strictObject({ userId: z.string(), email: z.string() }).meta({ description: 'The new owner: the member named by `transferTo`.' }),
+      }).meta({ description: 'The envelope moved to another member as its owner was removed from the organization; the actor is the admin or owner who removed it.' }),
+    ),
   ])
   .meta({ id: 'AuditEvent', description: 'One successful change of an envelope.' });
 

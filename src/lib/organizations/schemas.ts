@@ -41,6 +41,14 @@ export type CreateOrganizationInvitationRequest = z.infer<typeof createOrganizat
 export const updateMemberRequest = z.strictObject({ role: assignableRole });
 export type UpdateMemberRequest = z.infer<typeof updateMemberRequest>;
 
+export const removeMemberRequest = z.strictObject({
+  transferTo: z.uuid().meta({
+    description: 'The member who receives the removed member\'s envelopes and templates: another member of the organization who is not a `viewer`.',
+    examples: ['0193a5b2-7c1d-7e2f-8a3b-4c5d6e7f8a9b'],
+  }),
+});
+export type RemoveMemberRequest = z.infer<typeof removeMemberRequest>;
+
 export const transferOrganizationRequest = z.strictObject({
   userId: z.uuid().meta({ description: 'The member who becomes the owner; the caller becomes an `admin`.', examples: ['0193a5b2-7c1d-7e2f-8a3b-4c5d6e7f8a9b'] }),
 });

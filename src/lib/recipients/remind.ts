@@ -47,7 +47,7 @@ export async function remindRecipients({ services, ownerId, envelopeId, now = ()
       change.email('reminder', signer, { withLink: true });
       if (signer.remindersSent < MAX_REMINDERS) {
         const dueAt = new Date(nextDue(signer)).toISOString();
-        if (!change.due.some((entry) => entry.dueAt === dueAt)) change.due.push({ kind: REMINDER_DUE_KIND, dueAt, ownerId, id: envelopeId });
+        if (!change.due.some((entry) => entry.dueAt === dueAt)) change.due.push({ kind: REMINDER_DUE_KIND, dueAt, ownerId: record.ownerId, id: envelopeId });
       }
     }
     await commitChange(services, stored, change, log === undefined ? {} : { log });

@@ -28,6 +28,7 @@ export const TABLES = {
   dueReminders: 'dueReminders',
   dueCompletions: 'dueCompletions',
   dueIdempotencyKeys: 'dueIdempotencyKeys',
+  dueRemovals: 'dueRemovals',
   webhooks: 'webhooks',
   webhookDeliveries: 'webhookDeliveries',
   apiKeys: 'apiKeys',

@@ -26,6 +26,11 @@
  * A draft being deleted (docs/api.md#delete-an-envelope-or-purge-its-documents) keeps, until its documents and audit rows are gone, a
  * tombstone in place of its envelope row (`deletedAt` set; no status row): {@link EnvelopeRepository.read}
  * and {@link EnvelopeRepository.list} pass over it, and a retry after a crash finds what is left to delete.
+ *
+ * An envelope that moved to another owner (its owner removed from the organisation,
+ * docs/api.md#removing-a-member) leaves a forwarding row in place of its envelope row (`movedTo` set;
+ * no status row): {@link EnvelopeRepository.read} follows it to the new owner's partition and
+ * {@link EnvelopeRepository.list} passes over it.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { odata, type TableClient, type TableEntityResult, type TransactionAction } from '@azure/data-tables';
@@ -131,15 +136,149 @@ export class EnvelopeRepository {
     });
   }
 
-  /** The owner's envelope, or `null` when it does not exist, is being deleted, or belongs to someone else. */
+  /**
+   * The owner's envelope, or `null` when it does not exist, is being deleted, or belongs to someone else.
+   * An envelope that moved to another owner (a forwarding row, {@link forward}) is read where it went,
+   * following at most {@link MAX_FORWARDS} moves, so that whatever still names its former owner (a
+   * signing link, a due entry, another instance's memory of the organisation's index, a queued outbox
+   * message) still reaches it; a move whose new rows were not written yet is completed here first
+   * ({@link materialize}). The record names its owner as it is now (`record.ownerId`): writes go there.
+   */
   async read(ownerId: string, id: string): Promise<StoredEnvelope | null> {
+    let partition = ownerId;
+    for (let hop = 0; hop <= MAX_FORWARDS; hop++) {
+      const entity = await this.row(partition, id);
+      if (entity === null || entity.deletedAt !== undefined) return null;
+      if (typeof entity.movedTo !== 'string') return { record: fromEntity(entity), etag: entity.etag };
+      await this.materialize(partition, id, entity);
+      partition = entity.movedTo;
+    }
+    return null;
+  }
+
+  /** The envelope row as stored in `ownerId`'s partition (a forwarding row included), or `null`. */
+  private async row(ownerId: string, id: string): Promise<TableEntityResult<EnvelopeEntity> | null> {
     try {
-      const entity = await this.table.getEntity<EnvelopeEntity>(ownerId, envelopeRowKey(id));
-      if (entity.deletedAt !== undefined) return null;
-      return { record: fromEntity(entity), etag: entity.etag };
+      return await this.table.getEntity<EnvelopeEntity>(ownerId, envelopeRowKey(id));
     } catch (error) {
       if (storageStatus(error) === 404) return null;
       throw error;
+    }
+  }
+
+  /**
+   * Where the envelope row in `ownerId`'s partition stands, for a move to another owner
+   * (docs/api.md#removing-a-member): `here` (with the envelope as stored), `moved` (a forwarding row
+   * names the new owner), or `missing` (no envelope, or a draft being deleted).
+   */
+  async placeOf(ownerId: string, id: string): Promise<{ state: 'here'; stored: StoredEnvelope } | { state: 'moved'; to: string } | { state: 'missing' }> {
+    const entity = await this.row(ownerId, id);
+    if (entity === null || entity.deletedAt !== undefined) return { state: 'missing' };
+    if (typeof entity.movedTo === 'string') return { state: 'moved', to: entity.movedTo };
+    return { state: 'here', stored: { record: fromEntity(entity), etag: entity.etag } };
+  }
+
+  /**
+   * The ids of the envelopes that began moving away from `ownerId`'s partition ({@link forward}) and
+   * whose move is not finished ({@link finishMove}): what a resumed removal must finish, which
+   * {@link list} no longer shows.
+   */
+  async unfinishedMoves(ownerId: string): Promise<string[]> {
+    const filter = odata`PartitionKey eq ${ownerId} and RowKey gt ${'envelope_'} and RowKey lt ${'envelope_~'}`;
+    const ids: string[] = [];
+    for await (const entity of this.table.listEntities<EnvelopeEntity>({ queryOptions: { filter, select: ['id', 'movedTo', 'movedEvent', 'movedEventParts'] } })) {
+      if (typeof entity.movedTo === 'string' && (entity.movedEvent !== undefined || entity.movedEventParts !== undefined)) ids.push(String(entity.id));
+    }
+    return ids;
+  }
+
+  /**
+   * Copies the envelope's audit event rows and recipients' action rows from partition `from` to
+   * partition `to`, as they are (upserts: copying again writes the same rows). The first step of a
+   * move ({@link forward}), before anything names the new owner.
+   */
+  async copyTrail(from: string, to: string, id: string): Promise<void> {
+    for (const prefix of [`event_${id}_`, `action_${id}_`]) {
+      let batch: TransactionAction[] = [];
+      const filter = odata`PartitionKey eq ${from} and RowKey gt ${prefix} and RowKey lt ${`${prefix}~`}`;
+      for await (const entity of this.table.listEntities<Record<string, unknown>>({ queryOptions: { filter } })) {
+        const { etag: _etag, timestamp: _timestamp, ...rest } = entity;
+        batch.push(['upsert', { ...rest, partitionKey: to, rowKey: entity.rowKey! }, 'Replace']);
+        if (batch.length === MAX_TRANSACTION_ACTIONS) {
+          await this.table.submitTransaction(batch);
+          batch = [];
+        }
+      }
+      if (batch.length > 0) await this.table.submitTransaction(batch);
+    }
+  }
+
+  /**
+   * The moment an envelope changes owner: in one entity-group transaction of the old owner's
+   * partition, conditional on the envelope row's ETag, replaces the envelope row with a forwarding row
+   * (`movedTo`: the new owner) that carries the envelope as it will be (`next`, naming the new owner)
+   * and the event that records the move, and deletes the status row. From then on every read of the
+   * old partition goes to the new one ({@link read}), and the old owner's list no longer shows it.
+   * Before: {@link copyTrail}; after: {@link materialize}, then {@link finishMove}.
+   * @throws EnvelopeChangedError when the envelope changed (or went) since it was read
+   */
+  async forward(stored: StoredEnvelope, next: EnvelopeRecord, event: AuditEvent): Promise<void> {
+    const from = stored.record.ownerId;
+    const forwarding: EnvelopeEntity = { ...toEntity(next, envelopeRowKey(next.id)), partitionKey: from, movedTo: next.ownerId };
+    writeLongText(forwarding, 'movedEvent', JSON.stringify(event));
+    try {
+      await this.table.submitTransaction([
+        ['update', forwarding, 'Replace', { etag: stored.etag }],
+        ['delete', { partitionKey: from, rowKey: statusRowKey(stored.record.status, stored.record.id) }],
+      ]);
+    } catch (error) {
+      const status = storageStatus(error);
+      if (status === 404 || status === 409 || status === 412) throw new EnvelopeChangedError();
+      throw error;
+    }
+  }
+
+  /**
+   * Writes the new owner's rows of a move that {@link forward} recorded in `from`'s partition: the
+   * envelope, its status row and the event of the move, in one transaction, only if the envelope row
+   * is not there yet (a second writer, or a later call, finds it and does nothing). Any reader may do
+   * it ({@link read}), so an envelope is never without a readable owner, whenever a process dies.
+   * @param forwarding the forwarding row, when already read
+   */
+  async materialize(from: string, id: string, forwarding?: EnvelopeEntity): Promise<void> {
+    const entity = forwarding ?? (await this.row(from, id));
+    if (entity === null || typeof entity.movedTo !== 'string' || (entity.movedEvent === undefined && entity.movedEventParts === undefined)) return;
+    const record = { ...fromEntity(entity as TableEntityResult<EnvelopeEntity>), ownerId: entity.movedTo };
+    const event = JSON.parse(readLongText(entity, 'movedEvent')) as AuditEvent;
+    const envelope = toEntity(record, envelopeRowKey(id));
+    try {
+      await this.table.submitTransaction([
+        ['create', envelope],
+        ['create', { ...envelope, rowKey: statusRowKey(record.status, id) }],
+        ...eventEntities(record, [event]).map((row): TransactionAction => ['upsert', row, 'Replace']),
+      ]);
+    } catch (error) {
+      // 409: the envelope row is there already (materialized before, perhaps changed since).
+      if (storageStatus(error) !== 409) throw error;
+    }
+  }
+
+  /**
+   * The end of a move: deletes the old owner's copies of the envelope's event and action rows, then
+   * slims its forwarding row to `{id, movedTo}` (it stays, so that what still names the old owner
+   * reaches the envelope). Idempotent. Call only once {@link materialize} is done.
+   */
+  async finishMove(from: string, id: string): Promise<void> {
+    const entity = await this.row(from, id);
+    if (entity === null || typeof entity.movedTo !== 'string') return;
+    await this.deleteTrail(from, id);
+    if (entity.movedEvent === undefined && entity.movedEventParts === undefined) return;
+    const slim: EnvelopeEntity = { partitionKey: from, rowKey: envelopeRowKey(id), id, ownerId: entity.movedTo, movedTo: entity.movedTo };
+    try {
+      await this.table.updateEntity(slim, 'Replace', { etag: entity.etag });
+    } catch (error) {
+      // Slimmed by another call meanwhile.
+      if (storageStatus(error) !== 412 && storageStatus(error) !== 404) throw error;
     }
   }
 
@@ -213,8 +352,8 @@ export class EnvelopeRepository {
     const pages = this.table.listEntities<EnvelopeEntity>({ queryOptions: { filter } }).byPage({ maxPageSize: query.limit + 1 });
     outer: for await (const page of pages) {
       for (const entity of page) {
-        // A draft being deleted (a tombstone): no longer an envelope.
-        if (entity.deletedAt !== undefined) continue;
+        // A draft being deleted (a tombstone), or an envelope that moved to another owner: not this owner's.
+        if (entity.deletedAt !== undefined || entity.movedTo !== undefined) continue;
         rows.push(entity);
         if (rows.length > query.limit) break outer;
       }
@@ -232,7 +371,7 @@ export class EnvelopeRepository {
     const filter = odata`PartitionKey eq ${ownerId} and RowKey ge ${envelopeRowKey(newestId)} and RowKey le ${envelopeRowKey(oldestId)}`;
     const records: EnvelopeRecord[] = [];
     for await (const entity of this.table.listEntities<EnvelopeEntity>({ queryOptions: { filter } })) {
-      if (entity.deletedAt === undefined) records.push(fromEntity(entity));
+      if (entity.deletedAt === undefined && entity.movedTo === undefined) records.push(fromEntity(entity));
     }
     return records;
   }
@@ -278,6 +417,12 @@ export class EnvelopeRepository {
    * are not an error, so a retry after a crash finishes the work.
    */
   async finishDeletion(ownerId: string, id: string): Promise<void> {
+    await this.deleteTrail(ownerId, id);
+    await this.deleteRow(ownerId, envelopeRowKey(id));
+  }
+
+  /** Deletes the envelope's audit event rows and action rows in `ownerId`'s partition (transactions of 100); rows already gone are no error. */
+  private async deleteTrail(ownerId: string, id: string): Promise<void> {
     const rowKeys: string[] = [];
     for (const prefix of [`event_${id}_`, `action_${id}_`]) {
       const filter = odata`PartitionKey eq ${ownerId} and RowKey gt ${prefix} and RowKey lt ${`${prefix}~`}`;
@@ -293,7 +438,6 @@ export class EnvelopeRepository {
         for (const rowKey of batch) await this.deleteRow(ownerId, rowKey);
       }
     }
-    await this.deleteRow(ownerId, envelopeRowKey(id));
   }
 
   private async deleteRow(partitionKey: string, rowKey: string): Promise<void> {
@@ -444,6 +588,8 @@ export function invertId(id: string): string {
 
 /** Operations of one entity-group transaction at most (Table Storage). */
 const MAX_TRANSACTION_ACTIONS = 100;
+/** Most moves {@link EnvelopeRepository.read} follows from a forwarding row (an envelope moved again as its new owner was removed in turn). */
+const MAX_FORWARDS = 8;
 
 /** The rows of a new envelope: the envelope, its status-index copy and its first audit event. */
 function creationActions(record: EnvelopeRecord, event: AuditEvent): TransactionAction[] {

@@ -14,8 +14,11 @@
  *
  * The row is written before the envelope or template (another partition: no transaction holds both),
  * so every one that exists has its row; a row whose envelope or template was never written, or was
- * deleted, names one that reads as missing, and lists pass over it. An owner never changes: the
- * mapping is kept in memory per instance once read.
+ * deleted, names one that reads as missing, and lists pass over it. The mapping is kept in memory per
+ * instance once read: an owner changes only when its owner is removed from the organisation
+ * (docs/api.md#removing-a-member), which rewrites the row ({@link OrganizationIndex.add}); an
+ * instance that still remembers the former owner of an envelope reads it through the forwarding row
+ * left in that owner's partition (`envelopeRepository.ts`).
  */
 import type { TableClient, TransactionAction } from '@azure/data-tables';
 import { forEachConcurrently } from '../concurrency.js';
@@ -58,7 +61,7 @@ export class OrganizationIndex {
     this.idProperty = `${kind}Id`;
   }
 
-  /** Records that `ownerId` owns `id` in the organisation: before the envelope or template is written. */
+  /** Records that `ownerId` owns `id` in the organisation: before the envelope or template is written, and again when it moves to another owner. */
   async add(organizationId: string, id: string, ownerId: string): Promise<void> {
     await this.table.upsertEntity({ partitionKey: this.partition(organizationId), rowKey: this.row(id), [this.idProperty]: id, ownerId }, 'Replace');
     this.owners.set(`${organizationId}/${id}`, ownerId);
@@ -99,7 +102,7 @@ export class OrganizationIndex {
 
   /**
    * The owner of the organisation's envelope (or template) `id`, or `null` when the organisation has
-   * none by that id: one point read the first time, none after (an owner never changes).
+   * none by that id: one point read the first time, none after (a former owner of an envelope still reaches it: see the module comment).
    */
   async owner(organizationId: string, id: string): Promise<string | null> {
     const key = `${organizationId}/${id}`;
@@ -113,6 +116,15 @@ export class OrganizationIndex {
       if (storageStatus(error) === 404) return null;
       throw error;
     }
+  }
+
+  /**
+   * Forgets what this instance remembers of `id`'s owner, so that the next {@link owner} reads the
+   * row: for a template whose remembered owner no longer holds it (moved when its owner was removed,
+   * docs/api.md#removing-a-member; templates leave no forwarding row).
+   */
+  forget(organizationId: string, id: string): void {
+    this.owners.delete(`${organizationId}/${id}`);
   }
 
   /**

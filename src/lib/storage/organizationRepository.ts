@@ -51,11 +51,22 @@ export interface MemberRecord {
   role: Role;
   joinedAt: string;
   /**
-   * The marker of a removal in progress (who receives the member's envelopes and templates, and since
-   * when): a member carrying it is refused by the guard and left out of the members' list, so that a
-   * removal made of several writes can be resumed from it. No endpoint sets it yet.
+   * The marker of a removal in progress (docs/api.md#removing-a-member): who receives the member's
+   * envelopes and templates, since when, and who removed it. A member carrying it is refused by the
+   * guard and left out of the members' list, so that a removal made of several writes can be resumed
+   * from it.
    */
-  removal: { transferTo: string; startedAt: string } | null;
+  removal: MemberRemoval | null;
+}
+
+/** A removal in progress (docs/api.md#removing-a-member). */
+export interface MemberRemoval {
+  /** The member who receives the removed member's envelopes and templates. */
+  transferTo: string;
+  /** ISO 8601: when the removal began. */
+  startedAt: string;
+  /** The admin or owner who removed the member. */
+  by: { userId: string; email: string };
 }
 
 /**
@@ -118,6 +129,8 @@ interface MemberEntity {
   joinedAt: string;
   removalTransferTo?: string;
   removalStartedAt?: string;
+  removalBy?: string;
+  removalByEmail?: string;
 }
 
 function toMember(entity: MemberEntity): MemberRecord {
@@ -127,7 +140,10 @@ function toMember(entity: MemberEntity): MemberRecord {
     name: typeof entity.name === 'string' ? entity.name : null,
     role: entity.role as Role,
     joinedAt: entity.joinedAt,
-    removal: typeof entity.removalTransferTo === 'string' ? { transferTo: entity.removalTransferTo, startedAt: entity.removalStartedAt ?? '' } : null,
+    removal:
+      typeof entity.removalTransferTo === 'string'
+        ? { transferTo: entity.removalTransferTo, startedAt: entity.removalStartedAt ?? '', by: { userId: entity.removalBy ?? '', email: entity.removalByEmail ?? '' } }
+        : null,
   };
 }
 
@@ -140,7 +156,9 @@ function memberEntity(organizationId: string, member: MemberRecord): TableEntity
     ...(member.name === null ? {} : { name: member.name }),
     role: member.role,
     joinedAt: member.joinedAt,
-    ...(member.removal === null ? {} : { removalTransferTo: member.removal.transferTo, removalStartedAt: member.removal.startedAt }),
+    ...(member.removal === null
+      ? {}
+      : { removalTransferTo: member.removal.transferTo, removalStartedAt: member.removal.startedAt, removalBy: member.removal.by.userId, removalByEmail: member.removal.by.email }),
   };
 }
 
@@ -234,7 +252,9 @@ export class OrganizationRepository {
    * @param organizationId the organisation an invited account joins; `null`: a new one
    */
   async ensureMembership(account: AccountOfMember, joinedAs: Role, organizationId: string | null, now: Date = new Date()): Promise<Membership> {
-    let pointer = await readOrNull<{ organizationId: string; joinedAs: string; createdAt: string }>(this.table, userKey(account.userId), MEMBERSHIP_ROW);
+    let pointer = await readOrNull<{ organizationId: string; joinedAs: string; createdAt: string; removedAt?: string }>(this.table, userKey(account.userId), MEMBERSHIP_ROW);
+    // A removed member (docs/api.md#removing-a-member) whose credentials another instance still knows: never made a member again.
+    if (pointer?.removedAt !== undefined) return { organizationId: pointer.organizationId, role: pointer.joinedAs as Role, removing: true };
     if (pointer === null) {
       const created = { partitionKey: userKey(account.userId), rowKey: MEMBERSHIP_ROW, organizationId: organizationId ?? uuidv7(), joinedAs, createdAt: now.toISOString() };
       await insertOnce(() => this.table.createEntity(created));
@@ -341,6 +361,22 @@ export class OrganizationRepository {
     } finally {
       for (const member of members) this.memberships.forget(member.userId);
     }
+  }
+
+  /**
+   * The last step of a removal (docs/api.md#removing-a-member): deletes the member's row and marks its
+   * `membership` row removed (kept, so that the account is never made a member again by a request
+   * with credentials another instance still remembers, and so that work queued for it still finds its
+   * organisation). Idempotent.
+   */
+  async retireMember(organizationId: string, userId: string, at: Date = new Date()): Promise<void> {
+    await this.table.upsertEntity({ partitionKey: userKey(userId), rowKey: MEMBERSHIP_ROW, removedAt: at.toISOString() }, 'Merge');
+    try {
+      await this.table.deleteEntity(orgKey(organizationId), memberRow(userId));
+    } catch (error) {
+      if (storageStatus(error) !== 404) throw error;
+    }
+    this.memberships.forget(userId);
   }
 
   /** Deletes a member's rows (member and membership); no error when they are gone already. */

@@ -79,6 +79,33 @@ export class TemplateRepository {
   }
 
   /**
+   * Moves every template of `from` to `to` (its owner removed from the organisation,
+   * docs/api.md#removing-a-member): each template is written in `to`'s partition (upsert: writing it
+   * again is harmless), naming its new owner, then deleted from `from`'s. A process that dies between
+   * the two leaves the template with both for a moment, never with neither; calling again finishes.
+   * `moved` is called for each template once it is in `to`'s partition and before it leaves `from`'s
+   * (to point the organisation's template index at `to`): a process that dies before `moved` finishes
+   * leaves the template in `from`'s partition too, so calling again calls it again.
+   * @returns how many templates moved
+   */
+  async moveAll(from: string, to: string, moved: (templateId: string) => Promise<void> = async () => undefined): Promise<number> {
+    const filter = odata`PartitionKey eq ${from} and RowKey gt ${PREFIX} and RowKey lt ${`${PREFIX}~`}`;
+    let count = 0;
+    for await (const entity of this.table.listEntities<TemplateEntity>({ queryOptions: { filter } })) {
+      const { etag: _etag, timestamp: _timestamp, ...rest } = entity;
+      await this.table.upsertEntity({ ...rest, partitionKey: to, rowKey: entity.rowKey, ownerId: to }, 'Replace');
+      await moved(fromEntity(entity).id);
+      try {
+        await this.table.deleteEntity(from, entity.rowKey);
+      } catch (error) {
+        if (storageStatus(error) !== 404) throw error;
+      }
+      count++;
+    }
+    return count;
+  }
+
+  /**
    * The owner's templates from `newestId` to `oldestId` (both included), newest first: one range
    * query, for a page of the organisation's templates (`templates/list.ts`).
    */

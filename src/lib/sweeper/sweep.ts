@@ -12,7 +12,7 @@
  *
  * Steps: {@link moveLegacyDueEntries} (a no-op once a process found nothing to move),
  * {@link redispatchDueOutbox}, {@link expireDueEnvelopes}, {@link sendDueReminders},
- * {@link retryDueCompletions}, {@link forgetExpiredIdempotencyKeys}. The envelope steps call the domain's own operations, which act as the
+ * {@link retryDueCompletions}, {@link forgetExpiredIdempotencyKeys}, {@link finishRemovals}. The envelope steps call the domain's own operations, which act as the
  * `system` actor and change an envelope only if it is still as they read it (ETag), so two sweeps
  * that find the same entry change the envelope once.
  */
@@ -27,6 +27,7 @@ import { IDEMPOTENCY_KEY_DUE_KIND } from '../storage/idempotencyKeyRepository.js
 import { recordEmailOutcome } from '../recipients/lastEmail.js';
 import { recordSmsOutcome } from '../recipients/lastSms.js';
 import { QUEUES } from '../storage/queues.js';
+import { finishDueRemovals } from '../removal/removeMember.js';
 import { encodePointer, OUTBOX_DUE_KIND, OUTBOX_MAX_REDISPATCHES, type StoredOutboxBatch } from '../notifications/outboxRepository.js';
 
 /** Most items one step handles in one sweep. */
@@ -265,7 +266,19 @@ export const forgetExpiredIdempotencyKeys: SweepStep = {
 };
 
 /** Every step of a sweep, in order. */
-export const SWEEP_STEPS: readonly SweepStep[] = [moveLegacyDueEntries, redispatchDueOutbox, expireDueEnvelopes, sendDueReminders, retryDueCompletions, forgetExpiredIdempotencyKeys];
+/**
+ * Finishes removals of members (docs/api.md#removing-a-member) whose due entry fell due: a request that
+ * died half-way, or the last pass once no instance can still accept the removed account's credentials
+ * (`removal/removeMember.ts`).
+ */
+export const finishRemovals: SweepStep = {
+  name: 'removals',
+  async run({ services, now, log }) {
+    return await finishDueRemovals(services, now, SWEEP_STEP_LIMIT, log);
+  },
+};
+
+export const SWEEP_STEPS: readonly SweepStep[] = [moveLegacyDueEntries, redispatchDueOutbox, expireDueEnvelopes, sendDueReminders, retryDueCompletions, forgetExpiredIdempotencyKeys, finishRemovals];
 
 export interface RunSweepOptions {
   services: Services;

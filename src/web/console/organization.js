@@ -1,6 +1,6 @@
 // @ts-check
 // The organisation (docs/api.md#organizations): its name, the caller's role, the members and their
-// roles, the pending invitations, and handing it over; and which of the console's controls the
+// roles, removing a member, the pending invitations, and handing it over; and which of the console's controls the
 // caller's role may use (docs/api.md#roles).
 import { $, action, api, formatTime, showStatus, state } from './consoleSession.js';
 import { confirmAction } from './envelopeActions.js';
@@ -110,9 +110,26 @@ function renderMembers() {
     var actions = document.createElement('td');
     actions.className = 'actions';
     renderRoleControl(actions, member, index);
+    renderRemoveControl(actions, member, index);
     row.appendChild(actions);
     rows.appendChild(row);
   });
+}
+
+/**
+ * A button of the member and invitation tables.
+ * @param {string} text its words
+ * @param {string} className
+ * @param {string | null} label its accessible name, beginning with `text` (null: `text` alone)
+ * @returns {HTMLButtonElement}
+ */
+function newButton(text, className, label) {
+  var button = document.createElement('button');
+  button.type = 'button';
+  button.className = className;
+  button.textContent = text;
+  if (label !== null) button.setAttribute('aria-label', label);
+  return button;
 }
 
 /**
@@ -149,11 +166,7 @@ function renderRoleControl(cell, member, index) {
     option.selected = role === member.role;
     select.appendChild(option);
   });
-  var change = document.createElement('button');
-  change.type = 'button';
-  change.className = 'secondary';
-  change.textContent = 'Change role';
-  change.setAttribute('aria-label', 'Change role of ' + who);
+  var change = newButton('Change role', 'secondary', 'Change role of ' + who);
   change.addEventListener('click', action(change, function () { return changeRole(member, select.value); }));
   if (blocker !== null) {
     var reason = document.createElement('span');
@@ -187,6 +200,87 @@ function changeRole(member, role) {
   });
 }
 
+/**
+ * Why the caller may not remove `member` (docs/api.md#removing-a-member), or null when it may.
+ * @param {Member} member
+ * @returns {string | null}
+ */
+function removeBlocker(member) {
+  var role = state.organization.role;
+  if (!managesOrganization(role)) return 'Only an admin or the owner removes members.';
+  if (member.role === 'owner') return 'The owner cannot be removed: the organisation must be handed over first.';
+  if (member.userId === state.userId) return 'You cannot remove yourself; another admin or the owner can.';
+  if (member.role === 'admin' && role !== 'owner') return 'Only the owner removes an admin.';
+  return null;
+}
+
+/**
+ * The member's Remove button, when the caller may remove it: a first press asks, in place, whom its
+ * envelopes and templates go to (any other member who is not a viewer; the caller first), the
+ * second removes (docs/api.md#removing-a-member).
+ * @param {HTMLElement} cell
+ * @param {Member} member
+ * @param {number} index the member's row, for the controls' ids
+ */
+function renderRemoveControl(cell, member, index) {
+  if (removeBlocker(member) !== null) return;
+  var who = member.name === null ? member.email : member.name;
+  var receivers = state.members.filter(function (candidate) { return candidate.userId !== member.userId && candidate.role !== 'viewer'; });
+  receivers.sort(function (a, b) { return Number(b.userId === state.userId) - Number(a.userId === state.userId); });
+  var remove = newButton('Remove', 'secondary', 'Remove ' + who);
+  cell.appendChild(remove);
+  remove.addEventListener('click', function () {
+    remove.hidden = true;
+    var box = document.createElement('div');
+    box.className = 'remove-member';
+    var label = document.createElement('label');
+    label.htmlFor = 'member-transfer-' + index;
+    label.textContent = 'Give ' + who + '’s envelopes and templates to';
+    var select = document.createElement('select');
+    select.id = 'member-transfer-' + index;
+    receivers.forEach(function (receiver) {
+      var option = document.createElement('option');
+      option.value = receiver.userId;
+      option.textContent = (receiver.userId === state.userId ? 'me, ' : '') + (receiver.name === null ? receiver.email : receiver.name + ' <' + receiver.email + '>') + ' (' + receiver.role + ')';
+      select.appendChild(option);
+    });
+    var note = document.createElement('span');
+    note.className = 'hint reason';
+    note.textContent = 'Their account is deleted and their API keys stop working; recipients’ signing links keep working.';
+    var confirm = newButton('Remove member', 'danger', 'Remove member ' + who);
+    confirm.addEventListener('click', action(confirm, function () { return removeMember(member, select.value); }));
+    var cancel = newButton('Cancel', 'secondary', null);
+    cancel.addEventListener('click', function () {
+      box.remove();
+      remove.hidden = false;
+      remove.focus();
+    });
+    box.appendChild(label);
+    box.appendChild(select);
+    box.appendChild(note);
+    box.appendChild(confirm);
+    box.appendChild(cancel);
+    cell.appendChild(box);
+    select.focus();
+  });
+}
+
+/**
+ * Removes `member`, its envelopes and templates going to `transferTo` (docs/api.md#removing-a-member).
+ * @param {Member} member
+ * @param {string} transferTo
+ */
+function removeMember(member, transferTo) {
+  var receiver = state.members.find(function (candidate) { return candidate.userId === transferTo; });
+  /** @type {Schemas['RemoveMemberRequest']} */
+  var body = { transferTo: transferTo };
+  return api('DELETE', 'organization/members/' + encodeURIComponent(member.userId), { json: body }).then(function () {
+    return loadOrganization().then(function () {
+      showStatus(member.email + ' is removed: their envelopes and templates are now ' + (receiver ? receiver.email : 'the chosen member') + '’s, and their account is deleted.');
+    });
+  });
+}
+
 export function saveOrganizationName() {
   /** @type {Schemas['UpdateOrganizationRequest']} */
   var body = { name: $('organization-name').value };
@@ -213,11 +307,7 @@ function renderInvitations() {
     });
     var actions = document.createElement('td');
     actions.className = 'actions';
-    var revoke = document.createElement('button');
-    revoke.type = 'button';
-    revoke.className = 'secondary danger-text';
-    revoke.textContent = 'Revoke';
-    revoke.setAttribute('aria-label', 'Revoke the invitation of ' + invitation.email);
+    var revoke = newButton('Revoke', 'secondary danger-text', 'Revoke the invitation of ' + invitation.email);
     revoke.addEventListener('click', action(revoke, function () { return revokeInvitation(invitation); }));
     actions.appendChild(revoke);
     row.appendChild(actions);

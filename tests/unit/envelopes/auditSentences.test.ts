@@ -34,6 +34,7 @@ const details: Record<(typeof AUDIT_EVENT_TYPES)[number], [Record<string, unknow
   'envelope.completed': [{ originalSha256: 'a', sealedSha256: 'b' }, byAda, 'Envelope completed: the document and this certificate were sealed.'],
   'recipient.view_created': [{ recipientId: ada.id }, byOwner, 'Embedded signing view created for ada@example.com by owner@example.com.'],
   'recipient.reassigned': [{ recipientId: ada.id, newRecipientId: bob.id, email: bob.email, reason: 'Bob signs for us' }, byAda, 'ada@example.com handed the envelope on to Bob <bob@example.com>, giving the reason "Bob signs for us".'],
+  'envelope.owner_changed': [{ from: { userId: 'u-1', email: 'grace@example.com' }, to: { userId: 'u-2', email: 'alan@example.com' } }, byOwner, 'Envelope handed over from grace@example.com to alan@example.com by owner@example.com, as grace@example.com left the organization.'],
   'envelope.purged': [{}, byOwner, 'Documents deleted by owner@example.com; the envelope\'s details, this trail and the sealed PDF\'s SHA-256 were kept.'],
 };
 
