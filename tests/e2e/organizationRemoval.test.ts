@@ -115,8 +115,9 @@ describe('what a removal moves and ends', () => {
     const finished = await sentEnvelope(env.api, leaver, { signers: [{ email: `fin-${randomUUID()}@example.com`, name: 'Fin' }] });
     const finishedToken = await signingTokenFor(leaver.userId, finished.id, finished.envelope.signers[0].email as string);
     expect((await env.api.request('POST', '/signing/complete', { token: finishedToken, json: { consent: true } })).body.envelope.status).toBe('completed');
-    const template = await env.api.request('POST', '/templates', { token: leaver.token, json: { name: 'Leaver template', filename: 'nda.pdf', mimetype: 'application/pdf' } });
+    const template = await env.api.request('POST', '/templates', { token: leaver.token, json: { name: 'Leaver template', filename: 'nda.pdf', mimetype: 'application/pdf', visibility: 'organization' } });
     expect(template.status).toBe(201);
+    const templateId = template.body.template.id as string;
     const key = await env.api.request('POST', '/apikeys', { token: leaver.token, json: { name: 'leaver key' } });
     expect(key.status).toBe(201);
     const withKey = { ...leaver, token: key.body.key as string };
@@ -129,6 +130,7 @@ describe('what a removal moves and ends', () => {
     expect((await other.api.request('GET', '/envelopes', { token: leaver.token })).status).toBe(200);
     expect((await other.api.request('GET', '/envelopes', { token: withKey.token })).status).toBe(200);
     expect((await other.api.request('GET', `/envelopes/${toVoid.id}`, { token: admin.token })).body.ownerId).toBe(leaver.userId);
+    expect((await other.api.request('GET', `/templates/${templateId}`, { token: admin.token })).body.ownerId).toBe(leaver.userId);
 
     expect((await remove(env.api, owner, leaver.userId, { transferTo: heir.userId })).status).toBe(204);
 
@@ -164,8 +166,20 @@ describe('what a removal moves and ends', () => {
         expect.objectContaining({ actorId: owner.userId, actorEmail: owner.email, details: { from: { userId: leaver.userId, email: leaver.email }, to: { userId: heir.userId, email: heir.email } } }),
       ]);
     }
+    // Each trail stays one chain: the move's event follows the last one before it.
+    for (const id of moved) {
+      const trail = await auditTrail(env.api, heir, id);
+      const at = trail.findIndex((event) => event.type === 'envelope.owner_changed');
+      expect(at).toBeGreaterThan(0);
+      expect(trail[at]!.prevHash).toBe(trail[at - 1]!.hash);
+      expect(new Set(trail.map((event) => event.hash)).size).toBe(trail.length);
+    }
     const templates = await env.api.request('GET', '/templates', { token: heir.token });
-    expect((templates.body as { id: string; ownerId?: string }[]).map((entry) => entry.id)).toContain(template.body.template.id);
+    expect((templates.body as { id: string; ownerId?: string }[]).find((entry) => entry.id === templateId)).toMatchObject({ ownerId: heir.userId, visibility: 'organization' });
+    // The other instance remembered the template's former owner: it finds it at the heir's.
+    const templateSeenByOther = await other.api.request('GET', `/templates/${templateId}`, { token: admin.token });
+    expect(templateSeenByOther.status).toBe(200);
+    expect(templateSeenByOther.body).toMatchObject({ id: templateId, ownerId: heir.userId });
 
     // The recipient's old link opens and signs; the certificate tells of the move.
     const view = await env.api.request('GET', '/signing', { token: link });
