@@ -126,7 +126,8 @@ function expectWellBehaved(visit: Visitor, token: string): void {
   const withToken = visit.requests.filter((request) => request.authorization === `Bearer ${token}`);
   expect(withToken.length).toBeGreaterThan(0);
   for (const request of visit.requests) {
-    if (request.authorization !== undefined) expect(new URL(request.url).pathname).toMatch(/^\/api\/signing(\/complete|\/decline)?$/);
+    // The recipient's API only: its view, the disclosure in the page's language, completing and declining.
+    if (request.authorization !== undefined) expect(new URL(request.url).pathname).toMatch(/^\/api\/signing(\/complete|\/decline|\/disclosure)?$/);
   }
   expect(visit.requests.filter((request) => request.referer !== undefined && request.referer.includes('#'))).toEqual([]);
 }
