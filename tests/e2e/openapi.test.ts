@@ -33,10 +33,11 @@ import { ApiClient, serviceForFile, type ApiResponse, type TestService, type Tes
 
 /**
  * Routes every role may call that refuse some role some requests, with 403 `forbidden-role`
- * (docs/api.md#list-envelopes: `scope=organization`; docs/api.md#templates-shared-in-an-organization:
+ * (docs/api.md#list-envelopes: `scope=organization`; docs/api.md#what-members-share: another
+ * member's envelope and its audit trail, to a sender; docs/api.md#templates-shared-in-an-organization:
  * another sender's private template).
  */
-const REFUSED_BY_REQUEST: ReadonlySet<string> = new Set(['ListEnvelopes', 'GetTemplate']);
+const REFUSED_BY_REQUEST: ReadonlySet<string> = new Set(['ListEnvelopes', 'GetEnvelope', 'GetAuditTrail', 'GetTemplate']);
 
 type JsonObject = Record<string, any>;
 

@@ -1,6 +1,7 @@
 /**
  * What members share ([docs/api.md#what-members-share](../../docs/api.md#what-members-share)), over
- * real HTTP against Azurite: a sender reaches its own envelopes only; admins and the owner read and
+ * real HTTP against Azurite: a sender reaches its own envelopes only (another member's is 403
+ * `forbidden-role` on every envelope route); admins and the owner read and
  * change every envelope of their organisation (which stays its owner's, while the audit trail names
  * the member who acted); viewers read them. `GET /api/envelopes?scope=organization` lists the
  * organisation's envelopes, newest first and paged, for every role but sender (403). Another
@@ -112,9 +113,10 @@ describe('reading another member\'s envelope', () => {
     expect((await get(sender, `/envelopes/${sendersEnvelope}`)).body).toMatchObject({ ownerId: sender.userId, ownerEmail: sender.email });
   });
 
-  test('another sender gets 404, as for an unknown id', async () => {
-    expectType(await get(otherSender, `/envelopes/${sendersEnvelope}`), 404, 'envelope-not-found');
-    expectType(await get(otherSender, `/envelopes/${sendersEnvelope}/audit`), 404, 'envelope-not-found');
+  test('another sender is refused (403 forbidden-role, naming the roles that read it)', async () => {
+    expectType(await get(otherSender, `/envelopes/${sendersEnvelope}`), 403, 'forbidden-role');
+    expectType(await get(otherSender, `/envelopes/${sendersEnvelope}/audit`), 403, 'forbidden-role');
+    expect((await get(otherSender, `/envelopes/${sendersEnvelope}`)).body).toMatchObject({ detail: expect.stringContaining('an admin, the owner or a viewer reads it; you are a sender') });
   });
 
   test('another organisation\'s envelope is 404 to every role, and ours to its owner', async () => {
@@ -147,13 +149,35 @@ describe('changing another member\'s envelope', () => {
     expect(idsOf((await get(admin, '/envelopes')).body)).toEqual([]);
   });
 
-  test('a viewer is refused (403), another sender finds nothing (404); the envelope is unchanged', async () => {
+  test('a viewer and another sender are refused (403); the envelope is unchanged', async () => {
     expectType(await send(viewer, 'PATCH', `/envelopes/${sendersEnvelope}`, { remindEveryDays: 9 }), 403, 'forbidden-role');
     expectType(await send(viewer, 'DELETE', `/envelopes/${sendersEnvelope}`), 403, 'forbidden-role');
-    expectType(await send(otherSender, 'PATCH', `/envelopes/${sendersEnvelope}`, { remindEveryDays: 9 }), 404, 'envelope-not-found');
-    expectType(await send(otherSender, 'DELETE', `/envelopes/${sendersEnvelope}`), 404, 'envelope-not-found');
-    expectType(await send(otherSender, 'POST', `/envelopes/${sendersEnvelope}/complete`), 404, 'envelope-not-found');
+    expectType(await send(otherSender, 'PATCH', `/envelopes/${sendersEnvelope}`, { remindEveryDays: 9 }), 403, 'forbidden-role');
+    expectType(await send(otherSender, 'DELETE', `/envelopes/${sendersEnvelope}`), 403, 'forbidden-role');
+    expectType(await send(otherSender, 'POST', `/envelopes/${sendersEnvelope}/complete`), 403, 'forbidden-role');
     expect((await get(sender, `/envelopes/${sendersEnvelope}`)).body).toMatchObject({ remindEveryDays: 4 });
+  });
+
+  /** Every route a sender reaches with an envelope id: `[method, route after /envelopes/{id}, body]`. */
+  const envelopeRoutes: readonly (readonly [string, string, unknown])[] = [
+    ['GET', '', undefined],
+    ['GET', '/audit', undefined],
+    ['PUT', '', { remindEveryDays: 9 }],
+    ['PATCH', '', { status: 'voided', voidedReason: 'not mine' }],
+    ['DELETE', '', undefined],
+    ['POST', '/complete', undefined],
+    ['POST', '/fields/detect', undefined],
+    ['POST', `/recipients/${'0193a5c4-0000-7000-8000-000000000001'}/resend`, undefined],
+    ['POST', `/recipients/${'0193a5c4-0000-7000-8000-000000000001'}/views`, {}],
+  ];
+
+  test.each(envelopeRoutes)('%s /envelopes/{id}%s: another member\'s envelope is 403 to a sender, another organisation\'s 404', async (method, tail, body) => {
+    const mine = await send(otherSender, method, `/envelopes/${sendersEnvelope}${tail}`, body);
+    expectType(mine, 403, 'forbidden-role');
+    const needed = method === 'GET' ? 'an admin, the owner or a viewer reads it' : 'an admin or the owner changes it';
+    expect(mine.body).toMatchObject({ detail: `This envelope is another member's: only they, ${needed}; you are a sender of your organization.` });
+    expectType(await send(otherSender, method, `/envelopes/${outsidersEnvelope}${tail}`, body), 404, 'envelope-not-found');
+    expect((await get(sender, `/envelopes/${sendersEnvelope}`)).body).toMatchObject({ status: 'draft', remindEveryDays: 4 });
   });
 
   test('an admin deletes another member\'s draft: gone for its owner and from the organisation\'s list', async () => {

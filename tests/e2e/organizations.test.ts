@@ -4,7 +4,7 @@
  * made before organisations becomes, on its first request, the owner of one named after its address,
  * exactly once however many first requests race on however many instances, with everything it had
  * where it was; invitations (7 days, single use, at most 100 pending, an address with an account
- * refused); members and their roles (nobody changes the owner's role, only the owner makes admins);
+ * refused); members and their roles (nobody changes the owner's role: 409 `owner-protected`; only the owner makes admins);
  * handing the organisation over; another organisation's ids answered 404.
  */
 import { randomUUID } from 'node:crypto';
@@ -221,9 +221,16 @@ describe('members and roles', () => {
     expectType(makeAdmin, 403, 'forbidden-role');
     expect(makeAdmin.body.detail).toMatch(/owner/);
     expectType(await send(admin, 'PATCH', `/organization/members/${admin.userId}`, { role: 'viewer' }), 403, 'forbidden-role');
-    expectType(await send(admin, 'PATCH', `/organization/members/${boss.userId}`, { role: 'viewer' }), 403, 'forbidden-role');
-    expectType(await send(boss, 'PATCH', `/organization/members/${boss.userId}`, { role: 'admin' }), 403, 'forbidden-role');
+    // The owner's role is protected (409), from an admin and from the owner itself.
+    const byAdmin = await send(admin, 'PATCH', `/organization/members/${boss.userId}`, { role: 'viewer' });
+    expectType(byAdmin, 409, 'owner-protected');
+    expect(byAdmin.body.detail).toMatch(/transfer/);
+    expectType(await send(boss, 'PATCH', `/organization/members/${boss.userId}`, { role: 'admin' }), 409, 'owner-protected');
     expectType(await send(boss, 'PATCH', `/organization/members/${sender.userId}`, { role: 'owner' }), 400, 'validation-failed');
+    // Naming `owner` in the body is refused as a bad value, whoever it names.
+    const ownerRole = await send(admin, 'PATCH', `/organization/members/${boss.userId}`, { role: 'owner' });
+    expectType(ownerRole, 400, 'validation-failed');
+    expect(ownerRole.body.errors).toEqual([expect.objectContaining({ path: 'role' })]);
     expect((await get(boss, '/organization/members')).body.map((member: { userId: string; role: string }) => [member.userId, member.role])).toEqual([
       [boss.userId, 'owner'],
       [admin.userId, 'admin'],
@@ -255,7 +262,7 @@ describe('members and roles', () => {
     expect((await get(boss, '/organization')).body.role).toBe('admin');
     expectType(await send(boss, 'POST', '/organization/transfer', { userId: boss.userId }), 403, 'forbidden-role');
     // The new owner's role is as fixed as the old one's was.
-    expectType(await send(boss, 'PATCH', `/organization/members/${admin.userId}`, { role: 'sender' }), 403, 'forbidden-role');
+    expectType(await send(boss, 'PATCH', `/organization/members/${admin.userId}`, { role: 'sender' }), 409, 'owner-protected');
     // And hands it back.
     expect((await send(admin, 'POST', '/organization/transfer', { userId: boss.userId })).status).toBe(200);
     expect((await get(boss, '/organization')).body.role).toBe('owner');

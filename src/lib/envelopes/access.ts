@@ -1,11 +1,13 @@
 /**
  * Whose envelope a member's request is about (docs/api.md#what-members-share): a `sender` reaches its
- * own envelopes only; `admin` and `owner` read and change every envelope of their organisation, a
- * `viewer` reads them. The envelope stays in its owner's partition; the index of the organisation's
- * envelopes (`storage/organizationIndex.ts`) says which partition that is.
+ * own envelopes only (another member's is 403 `forbidden-role`); `admin` and `owner` read and change
+ * every envelope of their organisation, a `viewer` reads them. Another organisation's envelope ids
+ * stay 404, exactly as unknown ones. The envelope stays in its owner's partition; the index of the
+ * organisation's envelopes (`storage/organizationIndex.ts`) says which partition that is.
  */
 import { isUuid } from '../ids.js';
 import type { Role } from '../organizations/roles.js';
+import { problem } from '../problems.js';
 import type { Services } from '../services.js';
 import type { Actor } from './model.js';
 
@@ -25,19 +27,41 @@ export function reachesOrganization(role: Role, access: EnvelopeAccess): boolean
 
 /**
  * The partition (the owner's userId) in which to look for `envelopeId` on `actor`'s behalf: the owner
- * of the organisation's envelope with that id when the actor's role reaches it, else the actor's own.
- * Costs one point read on the index the first time per instance, none after (an owner remembered
- * after the envelope moved still leads to it, docs/api.md#removing-a-member). An id of another
- * organisation, or unknown, gives the actor's own partition, where it is not found (404).
+ * of the organisation's envelope with that id (the actor's own partition for an id of another
+ * organisation, or unknown, where it is not found: 404). Costs one point read on the index the first
+ * time per instance, none after (an owner remembered after the envelope moved still leads to it,
+ * docs/api.md#removing-a-member); a refusal costs one more index read and one envelope read.
+ * @throws AppError 403 `forbidden-role` when the envelope is another member's and the actor's role
+ *   does not reach it for `access` (docs/api.md#what-members-share)
  */
 export async function envelopeOwnerFor(services: Services, actor: Actor, envelopeId: string, access: EnvelopeAccess): Promise<string> {
-  if (!reachesOrganization(actor.role, access) || !isUuid(envelopeId)) return actor.userId;
+  if (!isUuid(envelopeId)) return actor.userId;
+  const owner = await indexedOwner(services, actor.organizationId, envelopeId);
+  if (owner === null || owner === actor.userId) return actor.userId;
+  if (reachesOrganization(actor.role, access)) return owner;
+  // Remembered from before the envelope moved (perhaps to the actor): ask the index again.
+  services.organizationIndex.forget(actor.organizationId, envelopeId);
+  const current = await services.organizationIndex.owner(actor.organizationId, envelopeId);
+  if (current === null || current === actor.userId) return actor.userId;
+  // A row may name an envelope never written or since deleted: that one is unknown (404), not refused.
+  if ((await services.envelopes.read(current, envelopeId)) === null) return actor.userId;
+  throw problem('forbiddenRole', { detail: envelopeRefusal(actor.role, access) });
+}
+
+/** The detail of the 403 `forbidden-role` for another member's envelope, naming the roles that reach it (docs/api.md#what-members-share). */
+function envelopeRefusal(role: Role, access: EnvelopeAccess): string {
+  const roles = access === 'read' ? 'an admin, the owner or a viewer reads it' : 'an admin or the owner changes it';
+  return `This envelope is another member's: only they, ${roles}; you are a ${role} of your organization.`;
+}
+
+/** The owner the organisation's index names for `envelopeId`, indexing the organisation's older envelopes (once) on a miss; `null` when none. */
+async function indexedOwner(services: Services, organizationId: string, envelopeId: string): Promise<string | null> {
   const index = services.organizationIndex;
-  const owner = await index.owner(actor.organizationId, envelopeId);
+  const owner = await index.owner(organizationId, envelopeId);
   if (owner !== null) return owner;
   // Not indexed: perhaps made before the index existed. Index those (once), then look again.
-  await ensureOrganizationIndexed(services, actor.organizationId);
-  return (await index.owner(actor.organizationId, envelopeId)) ?? actor.userId;
+  await ensureOrganizationIndexed(services, organizationId);
+  return await index.owner(organizationId, envelopeId);
 }
 
 /**

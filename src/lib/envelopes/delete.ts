@@ -46,7 +46,8 @@ export type DeleteOutcome = 'deleted' | 'purged';
 /**
  * Deletes the caller's draft, or purges the documents of its finished envelope (see the module comment).
  * @returns what was done
- * @throws AppError 404 (missing, deleted, malformed id or another owner's: the same answer), 409
+ * @throws AppError 404 (missing, deleted, malformed id or another organisation's: the same answer), 403
+ *   `forbidden-role` for another member's envelope the actor's role may not change, 409
  *   `envelope-locked` for a `sent` envelope, 409 `envelope-contended` when concurrent changes kept it
  *   busy through every attempt
  */

@@ -77,7 +77,8 @@ export async function mutateEnvelope<T>(services: Services, key: EnvelopeKey, mu
  * {@link mutateEnvelope} of the envelope `envelopeId` as a member changes it: in the partition of its
  * owner when the actor's role reaches the organisation's envelopes (`access.ts`
  * `envelopeOwnerFor`, docs/api.md#what-members-share), else in the actor's own.
- * @throws as {@link mutateEnvelope}: 404 `envelope-not-found` also for another organisation's id
+ * @throws as {@link mutateEnvelope}: 404 `envelope-not-found` also for another organisation's id;
+ *   403 `forbidden-role` for another member's envelope the actor's role may not change
  */
 export async function mutateMembersEnvelope<T>(services: Services, actor: Actor, envelopeId: string, mutate: (stored: StoredEnvelope) => Promise<T>, options: MutateEnvelopeOptions<T> = {}): Promise<T> {
   const ownerId = await envelopeOwnerFor(services, actor, envelopeId, 'change');

@@ -178,6 +178,8 @@ const problems = {
 
 /** A problem-details response (docs/api.md#conventions) with one example per slug of the table above. */
 const problem = problemResponses(problems);
+/** 403 of reading one envelope: a sender asked for another member's (docs/api.md#what-members-share). */
+const othersEnvelope = problem(403, 'A sender asked for another member\'s envelope (`forbidden-role`): only its owner, admins, the owner and viewers read it. Another organization\'s envelope is 404.', ['forbidden-role']);
 
 /** Answers every operation can give. */
 const common = { 500: internalError };
@@ -424,6 +426,7 @@ const operations: Operation[] = [
         content: { [json]: { schema: envelopeResponse, example: draftEnvelope } },
       },
       401: unauthorized,
+      403: othersEnvelope,
       404: notFound,
       503: storageUnavailable,
       ...common,
@@ -561,6 +564,7 @@ const operations: Operation[] = [
         },
       },
       401: unauthorized,
+      403: othersEnvelope,
       404: notFound,
       503: storageUnavailable,
       ...common,

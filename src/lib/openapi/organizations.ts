@@ -203,7 +203,7 @@ const operations: Operation[] = [
     tags: ['Organizations'],
     security: bearer,
     summary: 'Change a member\'s role',
-    description: `Admin or owner. Nobody changes the owner's role (it changes hands only by transfer), and only the owner makes a member an admin or changes an admin's role (403 \`forbidden-role\`). ${seenWithin}`,
+    description: `Admin or owner. Nobody changes the owner's role, not even the owner (409 \`owner-protected\`: it changes hands only by transfer), and only the owner makes a member an admin or changes an admin's role (403 \`forbidden-role\`). ${seenWithin}`,
     request: {
       params: z.object({ userId: z.string().meta({ description: 'The member\'s user id. Another organization\'s member is answered 404, exactly as a missing one.', examples: [ids.member] }) }),
       ...jsonBody(updateMemberRequest.meta({ id: 'UpdateMemberRequest' }), { role: 'viewer' }),
@@ -213,7 +213,7 @@ const operations: Operation[] = [
       400: bodyRefused,
       401: unauthorized,
       404: problem(404, 'No member with this id in the caller\'s organization.', ['member-not-found']),
-      409: contended,
+      409: problem(409, 'The member is the owner (`owner-protected`: its role changes only by handing the organization over), or concurrent requests kept changing the members (`organization-contended`; retry).', ['owner-protected', 'organization-contended']),
       413: jsonBodyTooLarge,
       415: notJson,
       503: storageUnavailable,
@@ -288,8 +288,8 @@ export function registerOrganizationOperations(registry: OpenAPIRegistry): void 
 /**
  * The owner operations every role may call (docs/api.md#roles), as `<method> <path>`: the guard never
  * answers them `forbidden-role`, so {@link describeRoles} adds nothing to them (the few that refuse a
- * role some requests, `GET /envelopes?scope=organization` and another sender's private template,
- * say so themselves). `tests/e2e/openapi.test.ts` checks this against the roles each route registers.
+ * role some requests, `GET /envelopes?scope=organization`, another member's envelope and another
+ * sender's private template, say so themselves). `tests/e2e/openapi.test.ts` checks this against the roles each route registers.
  */
 export const EVERY_ROLE_OPERATIONS: ReadonlySet<string> = new Set([
   'get /envelopes',

@@ -99,14 +99,15 @@ export async function listMembers({ services, caller }: { services: Organization
  * owner's role (it changes only by transfer); only the owner makes a member an admin or changes an
  * admin's role. Takes effect at once on this instance and within 30 s on every other
  * (`MEMBERSHIP_CACHE_MS`).
- * @throws AppError 404 `member-not-found` (also another organisation's member); 403 `forbidden-role`;
+ * @throws AppError 404 `member-not-found` (also another organisation's member); 409 `owner-protected`
+ *   for the owner (whoever asks); 403 `forbidden-role` for an admin making or changing an admin;
  *   409 `organization-contended`
  */
 export async function updateMember({ services, caller, userId, request }: { services: OrganizationServices; caller: Caller; userId: string; request: UpdateMemberRequest }): Promise<MemberView> {
   for (let round = 0; round < CONTENTION_RETRIES; round++) {
     const member = isUuid(userId) ? await services.organizations.member(caller.organizationId, userId) : null;
     if (member === null || member.removal !== null) throw problem('memberNotFound');
-    if (member.role === 'owner') throw problem('forbiddenRole', { detail: 'Nobody changes the owner\'s role: the owner hands the organization over with POST /api/organization/transfer.' });
+    if (member.role === 'owner') throw problem('ownerProtected', { detail: 'Nobody changes the owner\'s role: the owner hands the organization over with POST /api/organization/transfer.' });
     if (caller.role !== 'owner' && (member.role === 'admin' || request.role === 'admin')) {
       throw problem('forbiddenRole', { detail: 'Only the owner makes a member an admin or changes an admin\'s role; you are an admin.' });
     }
