@@ -133,6 +133,17 @@ describe('the document describes exactly the functions of src/functions', () => 
     }
     expect(ids.size).toBe(operationsOf(served).length);
   });
+
+  test('every operation has one tag, and every tag an operation uses is declared with its description', () => {
+    const declared = (served.tags as { name: string; description: string }[]).map((tag) => tag.name);
+    const used = new Set<string>();
+    for (const [key, operation] of operationsOf(served)) {
+      expect([key, (operation.tags as string[]).length]).toEqual([key, 1]);
+      used.add((operation.tags as string[])[0]!);
+    }
+    expect([...used].filter((tag) => !declared.includes(tag))).toEqual([]);
+    expect(declared.filter((tag) => !used.has(tag))).toEqual([]);
+  });
 });
 
 describe('examples', () => {

@@ -743,6 +743,7 @@ The project's own reference, with every rule and setting, is \`docs/api.md\` in 
 const TAG_DESCRIPTIONS: Record<string, string> = {
   Accounts: 'Registration with an invitation code, and login.',
   Envelopes: 'Upload, signers, fields, lifecycle and completion.',
+  Templates: 'Reusable documents with roles and fields, shared within the organization or private, and the envelopes made from them.',
   Signing: 'The recipient\'s API, authenticated by the signing token of its e-mail link.',
   Evidence: 'Audit trail and seal verification.',
   Webhooks: 'Endpoints that receive signed events about the owner\'s envelopes (Standard Webhooks).',
