@@ -40,10 +40,26 @@ async function qpdfContentsOf(bytes: Uint8Array): Promise<{ names: Set<string>; 
   return await qpdfContents(await tempFile(bytes));
 }
 
-/** Checks that `bytes` hold no active content and keep the URI link and the page text. */
-async function expectClean(bytes: Uint8Array): Promise<void> {
+/**
+ * The names of the one embedded file a sealed PDF holds of its own: its audit trail, `audit.json`
+ * (docs/api.md#chained-audit-trail), added under the seal; nothing of the upload's.
+ */
+const AUDIT_TRAIL_NAMES = ['/EF', '/EmbeddedFile', '/EmbeddedFiles'];
+
+/** The names of the files embedded in `bytes`, as `qpdf --list-attachments` lists them. */
+async function attachmentNames(bytes: Uint8Array): Promise<string[]> {
+  const listed = await tool('qpdf', ['--list-attachments', await tempFile(bytes)]);
+  return listed.stdout.split('\n').flatMap((line) => /^(\S.*?) -> /.exec(line)?.[1] ?? []);
+}
+
+/**
+ * Checks that `bytes` hold no active content and keep the URI link and the page text; a sealed PDF
+ * (`sealed`) may hold one embedded file, the service's own `audit.json`, and no other.
+ */
+async function expectClean(bytes: Uint8Array, { sealed = false }: { sealed?: boolean } = {}): Promise<void> {
   const { names, strings } = await qpdfContentsOf(bytes);
-  expect(ACTIVE_NAMES.filter((name) => names.has(name))).toEqual([]);
+  expect(ACTIVE_NAMES.filter((name) => names.has(name) && !(sealed && AUDIT_TRAIL_NAMES.includes(name)))).toEqual([]);
+  expect(await attachmentNames(bytes)).toEqual(sealed ? ['audit.json'] : []);
   expect(names.has('/URI')).toBe(true);
   expect(strings.has(KEPT_LINK)).toBe(true);
   // Nothing removed survives in an older revision or unreferenced: not even in the raw bytes.
@@ -54,7 +70,7 @@ async function expectClean(bytes: Uint8Array): Promise<void> {
   // MuPDF reads it too, and its catalog names no action, name tree or XFA form.
   const catalog = await tool('mutool', ['show', file, 'trailer/Root']);
   expect(catalog.code).toBe(0);
-  expect(catalog.stdout).not.toMatch(/\/OpenAction|\/AA|\/XFA|\/JavaScript|\/EmbeddedFiles/);
+  expect(catalog.stdout).not.toMatch(sealed ? /\/OpenAction|\/AA|\/XFA|\/JavaScript/ : /\/OpenAction|\/AA|\/XFA|\/JavaScript|\/EmbeddedFiles/);
 }
 
 describe('sending cleans the frozen copy (docs/api.md#what-the-service-removes-from-documents-and-why)', () => {
@@ -75,6 +91,7 @@ describe('sending cleans the frozen copy (docs/api.md#what-the-service-removes-f
     const sent = (await auditTrail(env.api, owner, id)).find((event) => event.type === 'envelope.sent');
     expect(sent.details).toEqual({
       documentSha256: envelope.documentSha256,
+      uploadSha256: sha256(upload),
       pageCount: 1,
       removed: ['javascript', 'launch', 'importData', 'submitForm', 'resetForm', 'goToR', 'goToE', 'rendition', 'additionalActions', 'embeddedFile', 'fileAttachment', 'richMedia', 'xfa', '3d'],
     });
@@ -85,7 +102,7 @@ describe('sending cleans the frozen copy (docs/api.md#what-the-service-removes-f
     expect(sha256(sealed)).toBe((await get(id)).body.hash);
     // The seal is an incremental update of the frozen copy: it adds nothing back.
     expect(sealed.subarray(0, frozen.length).equals(frozen)).toBe(true);
-    await expectClean(sealed);
+    await expectClean(sealed, { sealed: true });
     expect((await tool('pdfsig', ['-nocert', await tempFile(sealed)])).stdout).toContain('Signature is Valid.');
   });
 
@@ -118,8 +135,11 @@ describe('sending cleans the frozen copy (docs/api.md#what-the-service-removes-f
     const completed = await sign(id, ada.email);
     expect(completed.status).toBe(200);
     const sealed = await download(completed.body.signedUrl);
-    expect(await pdfJsActiveContent(await tempFile(sealed))).toEqual(nothing);
-    await expectClean(sealed);
+    // PDF.js finds no action, and of attachments only the seal's own audit trail.
+    const inSealed = await pdfJsActiveContent(await tempFile(sealed));
+    expect({ ...inSealed, attachments: null }).toEqual(nothing);
+    expect(Object.keys(inSealed.attachments ?? {})).toEqual(['audit.json']);
+    await expectClean(sealed, { sealed: true });
   });
 
   test('completing a draft seals the cleaned document', async () => {
@@ -127,7 +147,7 @@ describe('sending cleans the frozen copy (docs/api.md#what-the-service-removes-f
     expect((await env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: [ada] } })).status).toBe(200);
     const completed = await env.api.request('POST', `/envelopes/${id}/complete`, { token: owner.token });
     expect(completed.status).toBe(200);
-    await expectClean(await download(completed.body.signedUrl));
+    await expectClean(await download(completed.body.signedUrl), { sealed: true });
   });
 
   test('a document without active content is frozen byte for byte, with removed []', async () => {
