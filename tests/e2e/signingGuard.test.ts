@@ -31,6 +31,7 @@ const rules: Record<string, Rule> = {
   GetSigningView: { signingAuthentication: 'before', beforeAuthentication: [200, null] },
   SendSigningCode: { signingAuthentication: 'before', beforeAuthentication: [409, 'urn:problem:authentication-method-mismatch'] },
   AuthenticateSigning: { signingAuthentication: 'before', body: () => ({ code: ACCESS_CODE }), beforeAuthentication: [200, null] },
+  GetSigningDisclosure: { signingAuthentication: 'after' },
   CompleteSigning: { signingAuthentication: 'after', body: () => ({ consent: true, values: [] }) },
   DeclineSigning: { signingAuthentication: 'after', body: () => ({ reason: 'Not for me.' }) },
   ReassignSigning: { signingAuthentication: 'after', body: () => ({ email: `carol-${randomUUID()}@example.com`, name: 'Carol Jones', reason: 'Carol signs for us.' }) },
