@@ -1,6 +1,6 @@
 /**
  * The request limits and quotas of the OpenAPI document (docs/api.md#rate-limits-and-quotas; `src/lib/http/rateLimits.ts`,
- * `src/lib/auth/password.ts`, `src/lib/recipients/resend.ts`, `src/lib/notifications/emailQuota.ts`).
+ * `src/lib/auth/password.ts`, `src/lib/recipients/resend.ts`, `src/lib/envelopes/dailyQuota.ts`).
  *
  * Applied to the generated document by {@link describeRequestLimits}, so that every owner operation
  * (those secured by the bearer scheme, whichever module registers them) and Register and Login state
