@@ -42,10 +42,10 @@ export type ChannelMessage<C extends QuotaChannel> = Extract<OutboxMessage, { ki
 /** RowKey of each channel's quota row in the organisation's partition of table `envelopes`. */
 export const QUOTA_ROW_KEYS: Readonly<Record<QuotaChannel, string>> = { email: 'quota_email', sms: 'quota_sms' };
 
-/** How each channel's refusal names what it counts, and its problem (`problems.ts`). */
-const CHANNELS: Readonly<Record<QuotaChannel, { one: string; many: string; problem: 'emailQuota' | 'smsQuota' }>> = {
-  email: { one: 'e-mail', many: 'e-mails', problem: 'emailQuota' },
-  sms: { one: 'text message', many: 'text messages', problem: 'smsQuota' },
+/** How each channel's refusal names what it counts. */
+const CHANNELS: Readonly<Record<QuotaChannel, { one: string; many: string }>> = {
+  email: { one: 'e-mail', many: 'e-mails' },
+  sms: { one: 'text message', many: 'text messages' },
 };
 
 /** PartitionKey of an organisation's quota rows in table `envelopes`. */
@@ -199,10 +199,11 @@ function usedOn(row: QuotaEntity | null, now: Date): number {
 function quotaExceeded(channel: QuotaChannel, count: number, quota: number, used: number, now: Date): AppError {
   const nextDay = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
   const { one, many } = CHANNELS[channel];
-  return problem(CHANNELS[channel].problem, {
+  const options = {
     detail: `This would queue ${count} ${count === 1 ? one : many}, and your organization has ${Math.max(0, quota - used)} of its ${quota} ${many} left today (UTC).`,
     retryAfterSeconds: Math.ceil((nextDay - now.getTime()) / 1000),
-  });
+  };
+  return channel === 'email' ? problem('emailQuota', options) : problem('smsQuota', options);
 }
 
 async function readQuota(envelopes: TableClient, channel: QuotaChannel, organizationId: string): Promise<QuotaEntity | null> {
