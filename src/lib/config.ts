@@ -165,6 +165,7 @@ const environmentSchema = z.object({
   ),
   MAX_CONCURRENT_PASSWORD_HASHES: integer(4, 1, 64),
   EMAIL_DAILY_QUOTA: integer(1000, 1, 1_000_000_000),
+  SMS_DAILY_QUOTA: integer(100, 1, 1_000_000_000),
   MAIL_CATCHER_SMTP_PORT: integer(1025, 0, 65_535),
   MAIL_CATCHER_WEB_PORT: integer(1080, 0, 65_535),
   SMS_CATCHER_PORT: integer(1090, 0, 65_535),
@@ -257,6 +258,8 @@ export interface Config {
     maxConcurrentPasswordHashes: number;
     /** E-mails an owner's sends and resends may queue per UTC day, across all instances. */
     emailDailyQuota: number;
+    /** Text messages an organisation's members' envelopes may queue per UTC day, across all instances. */
+    smsDailyQuota: number;
   };
 }
 
@@ -316,6 +319,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       trustProxy: values.TRUST_PROXY,
       maxConcurrentPasswordHashes: values.MAX_CONCURRENT_PASSWORD_HASHES,
       emailDailyQuota: values.EMAIL_DAILY_QUOTA,
+      smsDailyQuota: values.SMS_DAILY_QUOTA,
     },
   };
 }

@@ -104,6 +104,7 @@ export const problemCatalogue = {
   roleCannotAct: { slug: 'role-cannot-act', code: 'forbidden', detail: 'You receive a copy of this envelope (role cc); there is nothing for you to sign.' },
   sealNotFound: { slug: 'seal-not-found', code: 'not_found', detail: 'This service sealed no document with this SHA-256.' },
   selfRemoval: { slug: 'self-removal', code: 'conflict', detail: 'You cannot remove yourself from the organization; the owner or another admin can.' },
+  smsQuota: { slug: 'sms-quota', code: 'too_many_requests', detail: 'This would queue more text messages than the account has left today (UTC).' },
   storageUnavailable: { slug: 'storage-unavailable', code: 'service_unavailable', detail: 'Storage does not answer.' },
   templateContended: { slug: 'template-contended', code: 'conflict', detail: 'The template is being changed by other requests at the same time; retry.' },
   templateNotActive: { slug: 'template-not-active', code: 'conflict', detail: 'The template is a draft: activate it (status "active") before making envelopes from it.' },

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
-import { emailsQueuedToday } from '../../src/lib/envelopes/emailQuota.js';
+import { queuedToday } from '../../src/lib/envelopes/dailyQuota.js';
 import type { EmailMessage } from '../../src/lib/notifications/outbox.js';
 import { remindRecipients } from '../../src/lib/recipients/remind.js';
 import { getServices } from '../../src/lib/services.js';
@@ -28,7 +28,7 @@ function people(count: number, role: string, tag: string): { email: string; name
   return Array.from({ length: count }, (_, index) => ({ email: `${tag}${index}-${run}@example.com`, name: `${tag} ${index}`, role }));
 }
 
-const used = async (owner: TestUser): Promise<number> => await emailsQueuedToday(getServices().storage.tables.envelopes, await organizationIdOf(owner));
+const used = async (owner: TestUser): Promise<number> => await queuedToday(getServices().storage.tables.envelopes, 'email', await organizationIdOf(owner));
 const get = (owner: TestUser, id: string): Promise<ApiResponse<any>> => started.env().api.request('GET', `/envelopes/${id}`, { token: owner.token });
 
 /** The e-mails of the envelope's newest outbox batch. */

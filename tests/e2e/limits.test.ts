@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { emailsQueuedToday } from '../../src/lib/envelopes/emailQuota.js';
+import { queuedToday } from '../../src/lib/envelopes/dailyQuota.js';
 import { getServices } from '../../src/lib/services.js';
 import { ApiClient, corpusPdf, createEnvelopeWithDocument, expectType, serviceWithSettings, type ApiResponse, type TestUser } from '../support/service.js';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess.js';
@@ -259,7 +259,7 @@ describe('EMAIL_DAILY_QUOTA: exact across two instances sharing one storage (doc
       expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(Number(answer.headers.get('retry-after'))).toBeLessThanOrEqual(86_400);
     }
-    expect(await emailsQueuedToday(getServices().storage.tables.envelopes, await organizationIdOf(owner))).toBe(4);
+    expect(await queuedToday(getServices().storage.tables.envelopes, 'email', await organizationIdOf(owner))).toBe(4);
     for (const [index, id] of drafts.entries()) {
       if (answers[index]!.status === 200) continue;
       expect((await storedEnvelope(owner.userId, id)).status).toBe('draft');
@@ -270,14 +270,14 @@ describe('EMAIL_DAILY_QUOTA: exact across two instances sharing one storage (doc
     // One e-mail left: a send of one invitation takes it, on the other instance.
     const last = await draft(1);
     expect((await apis[1]!.request('PUT', `/envelopes/${last}`, { token: owner.token, json: { status: 'sent' } })).status).toBe(200);
-    expect(await emailsQueuedToday(getServices().storage.tables.envelopes, await organizationIdOf(owner))).toBe(5);
+    expect(await queuedToday(getServices().storage.tables.envelopes, 'email', await organizationIdOf(owner))).toBe(5);
 
     const recipientId = (await storedEnvelope(owner.userId, last)).signers[0]!.id;
     await emailsDispatched(owner.userId, last);
     const before = { recipient: await storedRecipient(owner.userId, last, recipientId), batches: (await outboxBatches(owner.userId, last)).length };
     expectType(await apis[0]!.request('POST', `/envelopes/${last}/recipients/${recipientId}/resend`, { token: owner.token }), 429, 'email-quota');
     expect({ recipient: await storedRecipient(owner.userId, last, recipientId), batches: (await outboxBatches(owner.userId, last)).length }).toEqual(before);
-    expect(await emailsQueuedToday(getServices().storage.tables.envelopes, await organizationIdOf(owner))).toBe(5);
+    expect(await queuedToday(getServices().storage.tables.envelopes, 'email', await organizationIdOf(owner))).toBe(5);
 
     // With nothing left, a send is refused before its document is even read: no frozen copy.
     const late = await draft(1);

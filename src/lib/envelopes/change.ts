@@ -13,7 +13,7 @@ import type { EmailMessage, OutboxBatch, OutboxMessage, SmsMessage, WebhookEvent
 import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from './signingLinks.js';
 import type { DueEntry } from '../storage/dueIndex.js';
 import { EnvelopeChangedError, recipientActionRow, type StoredEnvelope } from '../storage/envelopeRepository.js';
-import { admitEmails, refundEmails, reserveEmails, type EmailAdmission, type PastQuota } from './emailQuota.js';
+import { admitMessages, refundQuota, reserveQuota, type PastQuota, type QuotaCharge } from './dailyQuota.js';
 import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
 import { auditChainHead } from './auditChain.js';
 import { chainEvents } from './auditHash.js';
@@ -60,9 +60,9 @@ export class Change {
   /** Set when something changed that records no event (a setting equal to the old, ...). */
   private touched = false;
   /**
-   * What {@link commitChange} does when this change's e-mails would pass the organisation's daily quota
-   * (`emailQuota.ts`): `drop` the e-mails past it (every change, by default), or
-   * `refuse` the change (a request that exists to send e-mail).
+   * What {@link commitChange} does when this change's e-mails or texts would pass the organisation's
+   * daily quota of their channel (`dailyQuota.ts`): `drop` the messages past it (every change, by
+   * default), or `refuse` the change (a request that exists to send).
    */
   private pastQuotaAnswer: PastQuota = 'drop';
   private readonly baseSequence: number;
@@ -195,15 +195,16 @@ export class Change {
   }
 
   /**
-   * Makes this change one that exists to send e-mail (a send, a resend, a one-time code):
-   * {@link commitChange} refuses it whole with 429 `email-quota` when its e-mails would pass the
-   * owner's daily quota, instead of dropping the e-mails past it (`docs/api.md#rate-limits-and-quotas`).
+   * Makes this change one that exists to send (a send, a resend, a one-time code): {@link commitChange}
+   * refuses it whole with 429 `email-quota` or `sms-quota` when its e-mails or texts would pass the
+   * organisation's daily quota of their channel, instead of dropping the messages past it
+   * (`docs/api.md#rate-limits-and-quotas`).
    */
-  chargeEmailQuota(): void {
+  chargeQuota(): void {
     this.pastQuotaAnswer = 'refuse';
   }
 
-  /** What {@link commitChange} does with e-mails past the organisation's daily quota. */
+  /** What {@link commitChange} does with e-mails and texts past the organisation's daily quotas. */
   get pastQuota(): PastQuota {
     return this.pastQuotaAnswer;
   }
@@ -267,13 +268,14 @@ export interface CommitOptions {
  * batch in one transaction conditional on `base`'s ETag. The events are chained
  * (docs/api.md#chained-audit-trail) after the head `base` holds ({@link chainedChange}), and the
  * envelope row keeps the new head: the same condition that keeps two changes from both committing
- * keeps two appends from naming the same previous event. Every e-mail of the batch is counted toward
- * the daily quota of the envelope's organisation before it is queued (`emailQuota.ts` `admitEmails`),
- * reserved in the organisation's quota row just before the transaction (conditional on that row's
- * ETag; when it changed meanwhile, the e-mails are counted again with the row read anew, on the loop
- * of `../retryOnConflict.ts`) and given back when the transaction fails. E-mails past the quota are not queued and their recipients' `lastEmail`
- * becomes `failed` with `reason: "quota"` (`docs/api.md#lastemail`), unless the change refuses
- * instead ({@link Change.chargeEmailQuota}).
+ * keeps two appends from naming the same previous event. Every e-mail and text message of the batch is
+ * counted toward the daily quota of its channel for the envelope's organisation before it is queued
+ * (`dailyQuota.ts` `admitMessages`), reserved in the organisation's quota rows just before the
+ * transaction (conditional on each row's ETag; when one changed meanwhile, the messages are counted
+ * again with the rows read anew, on the loop of `../retryOnConflict.ts`) and given back when the
+ * transaction fails. Messages past a quota are not queued and their recipients' `lastEmail` or `lastSms`
+ * becomes `failed` with `reason: "quota"` (`docs/api.md#lastemail`, `docs/api.md#lastsms`), unless the
+ * change refuses instead ({@link Change.chargeQuota}).
  * After the commit, without waiting for them ({@link afterResponse}): the new signing links' rows
  * (best effort: the e-mail sender writes them again before sending), the outbox dispatch (the sweeper
  * dispatches a batch again that is still undispatched after 1 minute, `docs/api.md#how-e-mail-is-sent`),
@@ -281,26 +283,27 @@ export interface CommitOptions {
  * @returns the envelope as stored
  * @throws EnvelopeChangedError when the envelope changed since `base` was read, or the quota row kept
  *   changing through every round (nothing is written);
- *   AppError 429 `email-quota` when a change that refuses past the quota would pass it (nothing is written)
+ *   AppError 429 `email-quota` or `sms-quota` when a change that refuses past a quota would pass it (nothing is written)
  */
 export async function commitChange(services: Services, base: StoredEnvelope, change: Change, options: CommitOptions = {}): Promise<EnvelopeRecord> {
   const log = options.log ?? ((message: string) => console.warn(message));
   const organizationId = await envelopeOrganization(services, base.record);
   const finished = chainedChange(withOrganization(change.finish(), organizationId), await auditChainHead(services, base.record));
   const envelopesTable = services.storage.tables.envelopes;
-  const admit = async () =>
-    await admitEmails(envelopesTable, {
-      organizationId: finished.next.organizationId!,
-      messages: finished.batch?.messages ?? [],
-      quota: services.config.limits.emailDailyQuota,
-      now: change.now,
-      pastQuota: change.pastQuota,
-    });
-  // Before anything is written: a change refused for the quota leaves nothing behind.
+  const admit = async (): Promise<QuotaAdmission> => {
+    const quota = { organizationId: finished.next.organizationId!, now: change.now, pastQuota: change.pastQuota };
+    const emails = await admitMessages(envelopesTable, { ...quota, channel: 'email', messages: finished.batch?.messages ?? [], quota: services.config.limits.emailDailyQuota });
+    const texts = await admitMessages(envelopesTable, { ...quota, channel: 'sms', messages: emails.messages, quota: services.config.limits.smsDailyQuota });
+    return { messages: texts.messages, droppedEmails: emails.dropped, droppedTexts: texts.dropped, charges: [emails.charge, texts.charge].filter((charge) => charge !== null) };
+  };
+  const refund = async (charges: readonly QuotaCharge[]) => {
+    for (const charge of charges) await refundQuota(envelopesTable, charge, log);
+  };
+  // Before anything is written: a change refused for a quota leaves nothing behind.
   let admission = await admit();
   const { next, batch } = await retryOnConflict(
     async (round) => {
-      // The e-mails are counted again against the quota row as it is now.
+      // The messages are counted again against the quota rows as they are now.
       if (round > 0) admission = await admit();
       const written = withAdmission(finished, admission);
       // The due entries (the outbox batch's own among them) must exist before the commit, so that a
@@ -311,15 +314,21 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
       ]);
       const extra = prepared === null ? [] : [prepared];
       for (const action of finished.actions) extra.push(recipientActionRow(written.next, action));
-      const { charge } = admission;
-      // The quota row is the organisation's, outside the envelope's partition: reserved before the
+      // The quota rows are the organisation's, outside the envelope's partition: reserved before the
       // commit, given back when the commit fails; a row changed meanwhile means counting again.
-      if (charge !== null && !(await reserveEmails(envelopesTable, charge))) throw new LostRaceError("The organization's e-mail quota row");
+      const reserved: QuotaCharge[] = [];
+      for (const charge of admission.charges) {
+        if (!(await reserveQuota(envelopesTable, charge))) {
+          await refund(reserved);
+          throw new LostRaceError(`The organization's ${charge.channel} quota row`);
+        }
+        reserved.push(charge);
+      }
       try {
         await services.envelopes.replace(base, written.next, finished.events, extra);
         return written;
       } catch (error) {
-        if (charge !== null) await refundEmails(envelopesTable, charge, log);
+        await refund(reserved);
         throw error;
       }
     },
@@ -377,20 +386,35 @@ function chainedChange(finished: FinishedChange, head: string): FinishedChange {
   return { ...finished, events, next: { ...finished.next, auditHead: events.at(-1)?.hash ?? head } };
 }
 
+/** A change's messages as the daily quotas admit them (`dailyQuota.ts`), both channels counted. */
+interface QuotaAdmission {
+  /** The messages to queue, in their order. */
+  messages: OutboxMessage[];
+  droppedEmails: EmailMessage[];
+  droppedTexts: SmsMessage[];
+  /** What is reserved before the commit, one per channel that counts anything. */
+  charges: QuotaCharge[];
+}
+
 /**
- * The change as its e-mail admission leaves it: the batch holds the admitted messages only (none:
- * no batch), and each recipient whose newest e-mail of this change was dropped has that e-mail's
- * `lastEmail` `failed` with `reason: "quota"`.
+ * The change as its admission leaves it: the batch holds the admitted messages only (none: no
+ * batch); each recipient whose newest e-mail of this change was dropped has that e-mail's `lastEmail`
+ * `failed` with `reason: "quota"`, and each whose text of this change was dropped has its `lastSms`
+ * `failed` with `reason: "quota"` (docs/api.md#lastsms).
  */
-function withAdmission(finished: FinishedChange, admission: EmailAdmission): { next: EnvelopeRecord; batch: OutboxBatch | null } {
-  if (finished.batch === null || admission.dropped.length === 0) return { next: finished.next, batch: finished.batch };
+function withAdmission(finished: FinishedChange, admission: QuotaAdmission): { next: EnvelopeRecord; batch: OutboxBatch | null } {
+  if (finished.batch === null || (admission.droppedEmails.length === 0 && admission.droppedTexts.length === 0)) return { next: finished.next, batch: finished.batch };
   const { next } = finished;
-  const droppedTo = new Set(admission.dropped.flatMap((email) => (email.recipientId === null ? [] : [email.recipientId])));
-  // The admitted e-mails come first: a recipient's newest e-mail of the change is dropped whenever any of its e-mails is.
+  const batchId = finished.batch.id;
+  const emailDroppedTo = new Set(admission.droppedEmails.flatMap((email) => (email.recipientId === null ? [] : [email.recipientId])));
+  const textDroppedTo = new Set(admission.droppedTexts.map((text) => text.recipientId));
+  // The admitted messages come first: a recipient's newest message of the change is dropped whenever any of its messages of that channel is.
   const signers = next.signers.map((signer): Signer => {
+    let result = signer;
     const last = signer.lastEmail;
-    if (!droppedTo.has(signer.id) || last === null || last.batchId !== finished.batch!.id) return signer;
-    return { ...signer, lastEmail: { ...last, status: 'failed', reason: 'quota' } };
+    if (emailDroppedTo.has(signer.id) && last !== null && last.batchId === batchId) result = { ...result, lastEmail: { ...last, status: 'failed', reason: 'quota' } };
+    if (textDroppedTo.has(signer.id) && signer.smsBatchId === batchId) result = { ...result, lastSms: { status: 'failed', at: next.updatedAt, reason: 'quota', batchId } };
+    return result;
   });
   return {
     next: { ...next, signers },

@@ -245,7 +245,7 @@ export function applySend(change: Change, frozen: FrozenDocumentFacts, actor: Ac
   change.event('envelope.sent', by, { documentSha256: frozen.documentSha256, uploadSha256: frozen.uploadSha256, pageCount: frozen.pageCount, removed: [...frozen.removed] });
   change.webhook('envelope.sent', { document: { documentSha256: frozen.documentSha256, uploadSha256: frozen.uploadSha256 } });
   routeAtSend(change, { config, actor: by });
-  change.chargeEmailQuota();
+  change.chargeQuota();
   change.due.push({ kind: EXPIRY_DUE_KIND, dueAt: record.expiresAt, ownerId: record.ownerId, id: record.id });
 }
 

@@ -44,7 +44,7 @@ export interface LastSms {
   status: 'sent' | 'delivered' | 'failed';
   /** ISO 8601 UTC with milliseconds: when it reached this status. */
   at: string;
-  /** Why it failed, when known (the service's answer, shortened). */
+  /** Why it failed, when known (the service's answer, shortened; `quota` for a text past the organisation's daily quota, docs/api.md#lastsms). */
   reason?: string;
   /** The outbox batch that carried it (internal: never shown). */
   batchId?: string;

@@ -5,7 +5,7 @@
  */
 import { assertVerifiedSender } from '../auth/emailVerification.js';
 import type { Services } from '../services.js';
-import { assertEmailsLeft } from './emailQuota.js';
+import { assertQuotaLeft } from './dailyQuota.js';
 import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
 import { commitChange } from './change.js';
 import { freezeDocument, frozenUploadFacts, refreshFrozenCopy } from './freeze.js';
@@ -32,7 +32,7 @@ export interface UpdateEnvelopeOptions {
  *   signer, `expiresAt` out of bounds), 409 (lifecycle refuses: `envelope-closed`, `envelope-locked`,
  *   `invalid-transition`, `no-signer`; document not uploaded; `envelope-contended` when concurrent
  *   changes won every round of `mutateEnvelope`), 413/415/422 (document unusable, or a field outside
- *   it, when sending), 429 `email-quota` (sending past the owner's daily e-mail quota)
+ *   it, when sending), 429 `email-quota` or `sms-quota` (sending past the organisation's daily e-mail or text quota)
  */
 export async function updateEnvelope({ services, envelopeId, request, actor, ifMatch, now = () => new Date(), log }: UpdateEnvelopeOptions): Promise<EnvelopeRecord> {
   // A reason for voiding goes with voiding only: a body check, before anything is read.
@@ -52,7 +52,7 @@ export async function updateEnvelope({ services, envelopeId, request, actor, ifM
       // A send queues at least one invitation: with the organisation's e-mail quota used up, it is
       // refused before the document is read (commitChange charges the exact count).
       const organizationId = await envelopeOrganization(services, record);
-      await assertEmailsLeft(services.storage.tables.envelopes, { organizationId, emails: 1, quota: services.config.limits.emailDailyQuota, now: plan.change.now });
+      await assertQuotaLeft(services.storage.tables.envelopes, { channel: 'email', organizationId, count: 1, quota: services.config.limits.emailDailyQuota, now: plan.change.now });
       if (record.documentSha256 !== null && record.pageCount !== null) {
         // Made from a template (docs/api.md#templates): its document was frozen when the template was
         // activated, and copied to this envelope's own frozen copy when it was made.

@@ -1,6 +1,6 @@
 /**
  * The request limits and quotas of the OpenAPI document (docs/api.md#rate-limits-and-quotas; `src/lib/http/rateLimits.ts`,
- * `src/lib/auth/password.ts`, `src/lib/recipients/resend.ts`, `src/lib/notifications/emailQuota.ts`).
+ * `src/lib/auth/password.ts`, `src/lib/recipients/resend.ts`, `src/lib/envelopes/dailyQuota.ts`).
  *
  * Applied to the generated document by {@link describeRequestLimits}, so that every owner operation
  * (those secured by the bearer scheme, whichever module registers them) and Register and Login state
@@ -24,6 +24,7 @@ const problems = {
   'resend-too-soon': { detail: 'The previous resend to this recipient was less than 60 seconds ago; retry after the time in Retry-After.' },
   'resend-limit': { detail: 'This recipient has been re-sent the invitation 5 times, the most an envelope allows.' },
   'email-quota': { detail: 'This would queue 2 e-mails, and your organization has 1 of its 1000 e-mails left today (UTC).' },
+  'sms-quota': { detail: 'This would queue 2 text messages, and your organization has 1 of its 100 text messages left today (UTC).' },
 } satisfies Record<string, Problem>;
 
 type Slug = keyof typeof problems;
@@ -49,6 +50,10 @@ function rateLimitHeaders(required: boolean, scope: string): JsonObject {
 /** Statuses answered before the limit when it counts per client address: only the host's and faults. */
 const BEFORE_THE_ADDRESS_LIMIT = new Set(['413', '500']);
 
+/** What a send past a daily quota answers (docs/api.md#rate-limits-and-quotas). */
+const SEND_PAST_QUOTA =
+  'Sending would queue more invitations than the organization has left of `EMAIL_DAILY_QUOTA` (`email-quota`) or, by text, of `SMS_DAILY_QUOTA` (`sms-quota`) today (`Retry-After` until the next UTC midnight); nothing is changed.';
+
 /** Problems the limits add to particular operations, by operationId and status. */
 const additions: Record<string, Record<string, { slugs: Slug[]; sentence: string; retryAfterRequired?: boolean }>> = {
   Register: {
@@ -58,16 +63,16 @@ const additions: Record<string, Record<string, { slugs: Slug[]; sentence: string
     503: { slugs: ['password-hashing-busy'], sentence: 'Too many passwords are being checked at once on this instance (`password-hashing-busy`, `Retry-After: 1`).' },
   },
   UpdateEnvelope: {
-    429: { slugs: ['email-quota'], sentence: 'Sending would queue more invitations than the account has left of `EMAIL_DAILY_QUOTA` today (`email-quota`; `Retry-After` until the next UTC midnight); nothing is changed.' },
+    429: { slugs: ['email-quota', 'sms-quota'], sentence: SEND_PAST_QUOTA },
   },
   PatchEnvelope: {
-    429: { slugs: ['email-quota'], sentence: 'Sending would queue more invitations than the account has left of `EMAIL_DAILY_QUOTA` today (`email-quota`; `Retry-After` until the next UTC midnight); nothing is changed.' },
+    429: { slugs: ['email-quota', 'sms-quota'], sentence: SEND_PAST_QUOTA },
   },
   ResendInvitation: {
     429: {
-      slugs: ['resend-too-soon', 'resend-limit', 'email-quota'],
+      slugs: ['resend-too-soon', 'resend-limit', 'email-quota', 'sms-quota'],
       sentence:
-        'The previous resend to this recipient was less than 60 s ago (`resend-too-soon`, `Retry-After` the seconds left), the recipient was already re-sent 5 times (`resend-limit`, no `Retry-After`: waiting does not help), or the account has no e-mail left of `EMAIL_DAILY_QUOTA` today (`email-quota`, `Retry-After` until the next UTC midnight). Nothing is changed.',
+        'The previous resend to this recipient was less than 60 s ago (`resend-too-soon`, `Retry-After` the seconds left), the recipient was already re-sent 5 times (`resend-limit`, no `Retry-After`: waiting does not help), or the organization has no e-mail left of `EMAIL_DAILY_QUOTA` (`email-quota`) or, for a recipient invited by text, no text left of `SMS_DAILY_QUOTA` (`sms-quota`) today (`Retry-After` until the next UTC midnight). Nothing is changed.',
       retryAfterRequired: false,
     },
   },

@@ -102,7 +102,7 @@ export const signerResponse = z
           .enum(['sent', 'delivered', 'failed'])
           .meta({ description: '`sent` once Azure Communication Services accepted it, `delivered` once the carrier reported it delivered, `failed` after the last retry.' }),
         at: timestamp,
-        reason: z.string().max(200).optional().meta({ description: 'Why it failed, when known.' }),
+        reason: z.string().max(200).optional().meta({ description: 'Why it failed, when known: `quota` for a text never sent because the organization\'s `SMS_DAILY_QUOTA` of the UTC day was used up when the change queued it.' }),
       })
       .nullable()
       .optional()

@@ -76,7 +76,7 @@ export async function sendOneTimeCode({ services, caller, now = new Date(), log 
       lastOtpAt: change.at,
     };
     change.email('otp', signer, { otpSalt: salt });
-    change.chargeEmailQuota();
+    change.chargeQuota();
     change.touch();
     await commitChange(services, stored, change, log === undefined ? {} : { log });
   });

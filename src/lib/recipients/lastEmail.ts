@@ -3,7 +3,7 @@
  * change that wrote it committed (set by the domain in that change), then `sent` or `failed` as the
  * queue-triggered sender reports. An outcome for an older e-mail than the newest is ignored. An e-mail
  * past the owner's daily quota is never queued: the change records it `failed` with `reason: "quota"`
- * at once (`envelopes/emailQuota.ts`), and nothing changes that afterwards.
+ * at once (`envelopes/dailyQuota.ts`), and nothing changes that afterwards.
  */
 import type { Services } from '../services.js';
 import { mutateEnvelope } from '../envelopes/mutate.js';

@@ -5,8 +5,9 @@
  *
  * E-mail is not a free relay (docs/api.md#rate-limits-and-quotas): a resend comes at least {@link RESEND_COOLDOWN_SECONDS}
  * after the previous resend to the same recipient (the first is never held back), a recipient is
- * re-sent at most {@link MAX_RESENDS} times per envelope, and the invitation counts toward the owner's
- * daily e-mail quota (`envelopes/emailQuota.ts`). The count and the time of the last resend are
+ * re-sent at most {@link MAX_RESENDS} times per envelope, and the invitation counts toward the organisation's
+ * daily e-mail quota, and its text (a recipient whose delivery includes `sms`) toward the daily text
+ * quota (`envelopes/dailyQuota.ts`). The count and the time of the last resend are
  * kept in the recipient's record, written with the envelope under its ETag, so they hold across
  * instances; a refused resend changes nothing.
  */
@@ -38,7 +39,7 @@ export interface ResendInvitationOptions {
  * @throws AppError 404 (`envelope-not-found`: missing or another owner's; `recipient-not-found`),
  *   409 (`envelope-not-sent` for a draft, `envelope-closed` naming the status, `recipient-is-cc`,
  *   `not-your-turn`, `already-acted`), 429 (`resend-limit`; `resend-too-soon` with the seconds to wait;
- *   `email-quota`)
+ *   `email-quota`, `sms-quota`)
  */
 export async function resendInvitation({ services, actor, envelopeId, recipientId, now = () => new Date(), log }: ResendInvitationOptions): Promise<{ record: EnvelopeRecord; recipient: Signer }> {
   return await mutateMembersEnvelope(services, actor, envelopeId, async (stored) => {
@@ -56,7 +57,7 @@ export async function resendInvitation({ services, actor, envelopeId, recipientI
     signer.lastResendAt = change.at;
     // A new link starts its authentication over (docs/api.md#signer-authentication): unlocked, 5 attempts, codes anew.
     resetAuthentication(signer);
-    change.chargeEmailQuota();
+    change.chargeQuota();
     const next = await commitChange(services, stored, change, log === undefined ? {} : { log });
     return { record: next, recipient: next.signers.find((signer) => signer.id === recipientId)! };
   });

@@ -30,8 +30,9 @@ describe('TRUST_PROXY', () => {
   });
 
   test('the other limits: defaults and bounds', () => {
-    expect(loadConfig(minimal).limits).toEqual({ ownerRequestsPerMinute: 600, authRequestsPerMinute: 20, trustProxy: 0, maxConcurrentPasswordHashes: 4, emailDailyQuota: 1000 });
-    for (const [setting, value] of [['RATE_LIMIT_PER_MINUTE', '0'], ['AUTH_RATE_LIMIT_PER_MINUTE', 'many'], ['MAX_CONCURRENT_PASSWORD_HASHES', '0'], ['MAX_CONCURRENT_PASSWORD_HASHES', '65'], ['EMAIL_DAILY_QUOTA', '-5']] as const) {
+    expect(loadConfig(minimal).limits).toEqual({ ownerRequestsPerMinute: 600, authRequestsPerMinute: 20, trustProxy: 0, maxConcurrentPasswordHashes: 4, emailDailyQuota: 1000, smsDailyQuota: 100 });
+    expect(loadConfig({ ...minimal, SMS_DAILY_QUOTA: '2' }).limits.smsDailyQuota).toBe(2);
+    for (const [setting, value] of [['RATE_LIMIT_PER_MINUTE', '0'], ['AUTH_RATE_LIMIT_PER_MINUTE', 'many'], ['MAX_CONCURRENT_PASSWORD_HASHES', '0'], ['MAX_CONCURRENT_PASSWORD_HASHES', '65'], ['EMAIL_DAILY_QUOTA', '-5'], ['SMS_DAILY_QUOTA', '0'], ['SMS_DAILY_QUOTA', 'many']] as const) {
       expect(() => loadConfig({ ...minimal, [setting]: value })).toThrow(new RegExp(`^Invalid setting ${setting}: `));
     }
   });
