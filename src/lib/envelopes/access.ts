@@ -40,8 +40,7 @@ export async function envelopeOwnerFor(services: Services, actor: Actor, envelop
   if (owner === null || owner === actor.userId) return actor.userId;
   if (reachesOrganization(actor.role, access)) return owner;
   // Remembered from before the envelope moved (perhaps to the actor): ask the index again.
-  services.organizationIndex.forget(actor.organizationId, envelopeId);
-  const current = await services.organizationIndex.owner(actor.organizationId, envelopeId);
+  const current = await services.organizationIndex.currentOwner(actor.organizationId, envelopeId);
   if (current === null || current === actor.userId) return actor.userId;
   // A row may name an envelope never written or since deleted: that one is unknown (404), not refused.
   if ((await services.envelopes.read(current, envelopeId)) === null) return actor.userId;

@@ -119,12 +119,14 @@ export class OrganizationIndex {
   }
 
   /**
-   * Forgets what this instance remembers of `id`'s owner, so that the next {@link owner} reads the
-   * row: for a template whose remembered owner no longer holds it (moved when its owner was removed,
-   * docs/api.md#removing-a-member; templates leave no forwarding row).
+   * The owner the row names now, read past what this instance remembers (and remembered again): for
+   * an envelope or template whose remembered owner may be a former one (moved when its owner was
+   * removed, docs/api.md#removing-a-member). One point read; `null` when the organisation has none by
+   * that id.
    */
-  forget(organizationId: string, id: string): void {
+  async currentOwner(organizationId: string, id: string): Promise<string | null> {
     this.owners.delete(`${organizationId}/${id}`);
+    return await this.owner(organizationId, id);
   }
 
   /**

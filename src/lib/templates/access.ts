@@ -66,8 +66,7 @@ async function readOthers(services: Services, actor: Actor, templateId: string):
   const stored = await services.templates.read(ownerId, templateId);
   if (stored !== null) return stored;
   // Remembered from before its creator was removed and the template moved: ask the index again.
-  index.forget(actor.organizationId, templateId);
-  const current = await index.owner(actor.organizationId, templateId);
+  const current = await index.currentOwner(actor.organizationId, templateId);
   if (current === null || current === ownerId || current === actor.userId) return null;
   return await services.templates.read(current, templateId);
 }
