@@ -7,6 +7,7 @@
  * sent, signed and sealed: the values are in the sealed text, inside their fields, and where a tag
  * stood the sealed page renders white (poppler's `pdftoppm`).
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { PDF, PdfArray, PdfDict, PdfName, PdfNumber } from '@libpdf/core';
@@ -281,6 +282,21 @@ describe('text tags as a signer sees them: sizes, offsets, and the tags covered 
     expect(darkPixels(sealed, { ...buyer, height: buyer.height / 2 })).toBeGreaterThan(30);
     expect(darkPixels(sealed, { ...buyer, y: buyer.y + buyer.height / 2, height: buyer.height / 2 })).toBeGreaterThan(30);
     expect(darkPixels(sealed, agree)).toBeGreaterThan(5);
+  });
+
+  test('a document none of whose fields came from a tag is frozen as uploaded: its tags are not searched for, nor covered', async () => {
+    const { id, signerIds } = await draftWith(pdf, [ada]);
+    const placed = await api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { fields: [{ recipientId: signerIds[0], type: 'signature', page: 1, x: 0.5, y: 0.8, width: 0.3, height: 0.08 }] } });
+    expect(placed.status).toBe(200);
+    const sent = await api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { status: 'sent' } });
+    expect(sent.status).toBe(200);
+    const frozen = Buffer.from(await (await fetch(sent.body.documentUrl)).arrayBuffer());
+    expect(createHash('sha256').update(frozen).digest('hex')).toBe(createHash('sha256').update(pdf).digest('hex'));
+    expect(sent.body.documentSha256).toBe(createHash('sha256').update(pdf).digest('hex'));
+    const tags = tagWords(await words(await tempFile(frozen, 'tags-untouched.pdf')));
+    const shown = await render(await tempFile(frozen, 'tags-untouched-render.pdf'), 1, 100, 'tags-untouched');
+    expect(tags).toHaveLength(5);
+    for (const word of tags) expect(darkPixels(shown, { x: word.xMin / pageWidth, y: word.yMin / pageHeight, width: (word.xMax - word.xMin) / pageWidth, height: (word.yMax - word.yMin) / pageHeight })).toBeGreaterThan(50);
   });
 });
 

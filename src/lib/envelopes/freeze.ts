@@ -73,7 +73,7 @@ export interface FreezeOptions {
    * (`<envelopeId>/<filename>`), or a template's (`<templateId>/<filename>`, docs/api.md#templates):
    * both are frozen by this same code.
    */
-  record: Pick<EnvelopeRecord, 'blobName'>;
+  record: Pick<EnvelopeRecord, 'blobName'> & { fields: readonly Pick<EnvelopeRecord['fields'][number], 'source'>[] };
   /** The container of uploads: `documents` (default) for envelopes, `templates` for templates. */
   uploads?: ContainerClient;
   /** Whether the envelope is still the draft this request read (checked before replacing a left-over copy). */
@@ -92,10 +92,12 @@ export async function freezeDocument(options: FreezeOptions): Promise<FrozenDocu
 /**
  * Reads the upload, checks it (docs/api.md#create-an-envelope-and-upload-its-document: it parses, opens without a password, carries no
  * signature that sealing would break) and cleans it (docs/api.md#what-the-service-removes-from-documents-and-why: active content removed, hidden
- * layers refused; `cleanDocument`), then covers its text tags (`coverTextTags`: each tag's text
- * painted white, so that neither the signing page nor the seal shows it,
- * docs/api.md#fields-from-the-document), without storing anything. The cleaned and covered bytes
- * are the ones frozen, hashed and sealed; an upload with nothing to remove or cover is frozen byte for byte.
+ * layers refused; `cleanDocument`), then, when some of its fields came from text tags, covers its
+ * text tags (`coverTextTags`: each tag's text painted white, so that neither the signing page nor
+ * the seal shows it, docs/api.md#fields-from-the-document), without storing anything. Finding tags
+ * reads every page's text, seconds for a long document, so a document none of whose fields came from
+ * a tag is not read for them. The cleaned and covered bytes are the ones frozen, hashed and sealed;
+ * an upload with nothing to remove or cover is frozen byte for byte.
  * @throws AppError 409 (`document-not-uploaded`), 413, 415, 422 (`document-copied`) as
  *   `readDocument`; 422 as `cleanDocument` (`document-hidden-content` among them)
  */
@@ -103,7 +105,8 @@ export async function checkUpload({ services, record, uploads }: Pick<FreezeOpti
   const upload = await readDocument({ services, record, ...(uploads === undefined ? {} : { uploads }) });
   const { cleaned, pageCount, removed } = await cleanDocument({ document: upload });
   const clean = cleaned ?? upload;
-  const { covered } = await coverTextTags({ document: clean, types: TAG_FIELD_TYPES });
+  const hasTagFields = record.fields.some((field) => field.source === 'textTag');
+  const { covered } = hasTagFields ? await coverTextTags({ document: clean, types: TAG_FIELD_TYPES }) : { covered: null };
   const bytes = covered ?? clean;
   return { bytes, documentSha256: createHash('sha256').update(bytes).digest('hex'), uploadSha256: createHash('sha256').update(upload).digest('hex'), pageCount, removed };
 }
