@@ -49,10 +49,15 @@ export const HEAVY_PACKAGES = [
  */
 const COMMITTED_RESULTS = new URL('../../../bench/results.json', import.meta.url);
 
-/** The committed `sinceProcessStartRatio` median, or `undefined` when the file or its cold start is missing. */
-async function committedColdStartRatio(): Promise<number | undefined> {
+/**
+ * The committed `sinceProcessStartRatio` median, or `undefined` when the file or its cold start is
+ * missing, or when it was measured in the other mode (`--quick` runs fewer rounds, and its ratio
+ * differs: bench/README.md).
+ */
+async function committedColdStartRatio(quick: boolean): Promise<number | undefined> {
   try {
-    const committed = JSON.parse(await readFile(COMMITTED_RESULTS, 'utf8')) as { coldStart?: { sinceProcessStartRatio?: { median?: number } } };
+    const committed = JSON.parse(await readFile(COMMITTED_RESULTS, 'utf8')) as { meta?: { mode?: string }; coldStart?: { sinceProcessStartRatio?: { median?: number } } };
+    if ((committed.meta?.mode === 'quick') !== quick) return undefined;
     return committed.coldStart?.sinceProcessStartRatio?.median;
   } catch {
     return undefined;
@@ -110,7 +115,8 @@ export async function benchColdStart(context: BenchContext): Promise<SuiteResult
   for (const name of heavyPackagesLoaded) progress(`cold start: ${name} loads at import: ${loaded.chains[name]?.join(' → ') ?? '(chain unknown)'}`);
   // The same folder the cold-start process imports (processes/coldStart.ts).
   const functionModules = (await readdir(path.resolve(PROCESSES_DIR, '../../src/functions'))).filter((file) => file.endsWith('.js')).sort();
-  const committed = await committedColdStartRatio();
+  const committed = await committedColdStartRatio(context.plan.quick);
+  if (committed === undefined) progress('cold start: no committed figure of this mode to compare the telemetry-off cold start with (bench/results.json)');
   const figures: ColdStartFigures = {
     functions: { importMs: summarize(functions.map((run) => run.importMs)), sinceProcessStartMs: summarize(functions.map((run) => run.sinceProcessStartMs)) },
     baseline: { importMs: summarize(baseline.map((run) => run.importMs)), sinceProcessStartMs: summarize(baseline.map((run) => run.sinceProcessStartMs)) },
