@@ -174,39 +174,47 @@ const scopeOf = (fields: Map<number, Field[]>, number: number): string => {
   return bytes === undefined ? '' : textOf(fieldsOf(bytes), 1);
 };
 
+/**
+ * The items of an export request, every signal alike: the request's field 1 holds the resource's
+ * entries (1 resource, 2 scope entries), each scope entry (1 scope, 2 items) the spans, metrics or
+ * log records, decoded with their resource and scope.
+ */
+function* scopedItems(body: Uint8Array): Generator<{ resource: Record<string, OtlpValue>; scope: string; fields: Map<number, Field[]> }> {
+  for (const resourceEntry of all(fieldsOf(body), 1)) {
+    const resourceFields = fieldsOf(resourceEntry.value as Uint8Array);
+    const resource = resourceOf(resourceFields, 1);
+    for (const scopeEntry of all(resourceFields, 2)) {
+      const scopeFields = fieldsOf(scopeEntry.value as Uint8Array);
+      const scope = scopeOf(scopeFields, 1);
+      for (const item of all(scopeFields, 2)) yield { resource, scope, fields: fieldsOf(item.value as Uint8Array) };
+    }
+  }
+}
+
 /** `ExportTraceServiceRequest` → `ResourceSpans` (1 resource, 2 scope spans) → `ScopeSpans` (1 scope, 2 spans) → `Span`. */
 function decodeTraces(body: Uint8Array): CollectedSpan[] {
   const spans: CollectedSpan[] = [];
-  for (const resourceSpans of all(fieldsOf(body), 1)) {
-    const resourceFields = fieldsOf(resourceSpans.value as Uint8Array);
-    const resource = resourceOf(resourceFields, 1);
-    for (const scopeSpans of all(resourceFields, 2)) {
-      const scopeFields = fieldsOf(scopeSpans.value as Uint8Array);
-      const scope = scopeOf(scopeFields, 1);
-      for (const item of all(scopeFields, 2)) {
-        // Span: 1 trace id, 2 span id, 4 parent span id, 5 name, 6 kind, 9 attributes, 11 events, 15 status.
-        const span = fieldsOf(item.value as Uint8Array);
-        const status = bytesOf(span, 15);
-        const statusFields = status === undefined ? new Map<number, Field[]>() : fieldsOf(status);
-        spans.push({
-          name: textOf(span, 5),
-          kind: numberOf(span, 6),
-          traceId: hex(bytesOf(span, 1)),
-          spanId: hex(bytesOf(span, 2)),
-          parentSpanId: hex(bytesOf(span, 4)),
-          attributes: attributesOf(span, 9),
-          // Status: 2 message, 3 code.
-          status: { code: numberOf(statusFields, 3), message: textOf(statusFields, 2) },
-          // Event: 2 name, 3 attributes.
-          events: all(span, 11).map((event) => {
-            const eventFields = fieldsOf(event.value as Uint8Array);
-            return { name: textOf(eventFields, 2), attributes: attributesOf(eventFields, 3) };
-          }),
-          resource,
-          scope,
-        });
-      }
-    }
+  for (const { resource, scope, fields: span } of scopedItems(body)) {
+    // Span: 1 trace id, 2 span id, 4 parent span id, 5 name, 6 kind, 9 attributes, 11 events, 15 status.
+    const status = bytesOf(span, 15);
+    const statusFields = status === undefined ? new Map<number, Field[]>() : fieldsOf(status);
+    spans.push({
+      name: textOf(span, 5),
+      kind: numberOf(span, 6),
+      traceId: hex(bytesOf(span, 1)),
+      spanId: hex(bytesOf(span, 2)),
+      parentSpanId: hex(bytesOf(span, 4)),
+      attributes: attributesOf(span, 9),
+      // Status: 2 message, 3 code.
+      status: { code: numberOf(statusFields, 3), message: textOf(statusFields, 2) },
+      // Event: 2 name, 3 attributes.
+      events: all(span, 11).map((event) => {
+        const eventFields = fieldsOf(event.value as Uint8Array);
+        return { name: textOf(eventFields, 2), attributes: attributesOf(eventFields, 3) };
+      }),
+      resource,
+      scope,
+    });
   }
   return spans;
 }
@@ -223,31 +231,22 @@ function numberPoint(bytes: Uint8Array): CollectedPoint {
 /** `ExportMetricsServiceRequest` → `ResourceMetrics` → `ScopeMetrics` → `Metric` (1 name, 2 description, 3 unit, 5 gauge, 7 sum, 9 histogram). */
 function decodeMetrics(body: Uint8Array): CollectedMetric[] {
   const metrics: CollectedMetric[] = [];
-  for (const resourceMetrics of all(fieldsOf(body), 1)) {
-    const resourceFields = fieldsOf(resourceMetrics.value as Uint8Array);
-    const resource = resourceOf(resourceFields, 1);
-    for (const scopeMetrics of all(resourceFields, 2)) {
-      const scopeFields = fieldsOf(scopeMetrics.value as Uint8Array);
-      const scope = scopeOf(scopeFields, 1);
-      for (const item of all(scopeFields, 2)) {
-        const metric = fieldsOf(item.value as Uint8Array);
-        const base = { name: textOf(metric, 1), description: textOf(metric, 2), unit: textOf(metric, 3), resource, scope };
-        const gauge = bytesOf(metric, 5);
-        const sum = bytesOf(metric, 7);
-        const histogram = bytesOf(metric, 9);
-        if (gauge !== undefined) metrics.push({ ...base, type: 'gauge', points: all(fieldsOf(gauge), 1).map((point) => numberPoint(point.value as Uint8Array)) });
-        else if (sum !== undefined) metrics.push({ ...base, type: 'sum', points: all(fieldsOf(sum), 1).map((point) => numberPoint(point.value as Uint8Array)) });
-        else if (histogram !== undefined) {
-          // HistogramDataPoint: 9 attributes, 4 count (fixed64), 5 sum (double).
-          const points = all(fieldsOf(histogram), 1).map((point): CollectedPoint => {
-            const fields = fieldsOf(point.value as Uint8Array);
-            const total = all(fields, 5).at(-1)?.value;
-            return { attributes: attributesOf(fields, 9), value: typeof total === 'bigint' ? doubleOf(total) : 0, count: numberOf(fields, 4) };
-          });
-          metrics.push({ ...base, type: 'histogram', points });
-        } else metrics.push({ ...base, type: 'other', points: [] });
-      }
-    }
+  for (const { resource, scope, fields: metric } of scopedItems(body)) {
+    const base = { name: textOf(metric, 1), description: textOf(metric, 2), unit: textOf(metric, 3), resource, scope };
+    const gauge = bytesOf(metric, 5);
+    const sum = bytesOf(metric, 7);
+    const histogram = bytesOf(metric, 9);
+    if (gauge !== undefined) metrics.push({ ...base, type: 'gauge', points: all(fieldsOf(gauge), 1).map((point) => numberPoint(point.value as Uint8Array)) });
+    else if (sum !== undefined) metrics.push({ ...base, type: 'sum', points: all(fieldsOf(sum), 1).map((point) => numberPoint(point.value as Uint8Array)) });
+    else if (histogram !== undefined) {
+      // HistogramDataPoint: 9 attributes, 4 count (fixed64), 5 sum (double).
+      const points = all(fieldsOf(histogram), 1).map((point): CollectedPoint => {
+        const fields = fieldsOf(point.value as Uint8Array);
+        const total = all(fields, 5).at(-1)?.value;
+        return { attributes: attributesOf(fields, 9), value: typeof total === 'bigint' ? doubleOf(total) : 0, count: numberOf(fields, 4) };
+      });
+      metrics.push({ ...base, type: 'histogram', points });
+    } else metrics.push({ ...base, type: 'other', points: [] });
   }
   return metrics;
 }
@@ -255,23 +254,16 @@ function decodeMetrics(body: Uint8Array): CollectedMetric[] {
 /** `ExportLogsServiceRequest` → `ResourceLogs` → `ScopeLogs` → `LogRecord` (2 severity number, 3 severity text, 5 body, 6 attributes, 9 trace id). */
 function decodeLogs(body: Uint8Array): CollectedLog[] {
   const logs: CollectedLog[] = [];
-  for (const resourceLogs of all(fieldsOf(body), 1)) {
-    const resourceFields = fieldsOf(resourceLogs.value as Uint8Array);
-    const resource = resourceOf(resourceFields, 1);
-    for (const scopeLogs of all(resourceFields, 2)) {
-      for (const item of all(fieldsOf(scopeLogs.value as Uint8Array), 2)) {
-        const record = fieldsOf(item.value as Uint8Array);
-        const recordBody = bytesOf(record, 5);
-        logs.push({
-          body: recordBody === undefined ? null : anyValue(recordBody),
-          severityNumber: numberOf(record, 2),
-          severityText: textOf(record, 3),
-          attributes: attributesOf(record, 6),
-          traceId: hex(bytesOf(record, 9)),
-          resource,
-        });
-      }
-    }
+  for (const { resource, fields: record } of scopedItems(body)) {
+    const recordBody = bytesOf(record, 5);
+    logs.push({
+      body: recordBody === undefined ? null : anyValue(recordBody),
+      severityNumber: numberOf(record, 2),
+      severityText: textOf(record, 3),
+      attributes: attributesOf(record, 6),
+      traceId: hex(bytesOf(record, 9)),
+      resource,
+    });
   }
   return logs;
 }
