@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView,telemetry] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -33,6 +33,7 @@ import { benchCompletion } from './suites/completion.js';
 import { benchDetection } from './suites/detection.js';
 import { benchSealLevels } from './suites/sealLevels.js';
 import { benchHotRead } from './suites/hotRead.js';
+import { benchTelemetry } from './suites/telemetry.js';
 import { benchIdempotency } from './suites/idempotency.js';
 import { benchTemplates } from './suites/templates.js';
 import { benchList } from './suites/list.js';
@@ -46,7 +47,7 @@ import { benchWebhookBurst } from './suites/webhookBurst.js';
 import { benchSigningPage } from './suites/signingPage.js';
 import { benchEmbeddedView } from './suites/embeddedView.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView', 'telemetry'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -229,6 +230,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
       results.targets.push(...targets);
       return;
     }
+    case 'telemetry': {
+      const { figures, targets } = await benchTelemetry(context);
+      results.telemetry = figures;
+      results.targets.push(...targets);
+      return;
+    }
   }
 }
 
@@ -276,7 +283,9 @@ async function main(): Promise<void> {
       TRUST_PROXY: '1',
     };
     // The configured bcrypt cost (BCRYPT_COST, default 12) is kept; nothing else from outside.
-    for (const name of ['STORAGE_ACCOUNT_NAME', 'TURNSTILE_SECRET_KEY', 'TSA_URL', 'NODE_OPTIONS']) delete env[name];
+    // Telemetry too: every suite measures the service without it, the telemetry suite with it on purpose.
+    for (const name of ['STORAGE_ACCOUNT_NAME', 'TURNSTILE_SECRET_KEY', 'TSA_URL', 'NODE_OPTIONS', 'APPLICATIONINSIGHTS_CONNECTION_STRING']) delete env[name];
+    for (const name of Object.keys(env)) if (name.startsWith('OTEL_')) delete env[name];
     Object.assign(process.env, env);
     for (const name of ['STORAGE_ACCOUNT_NAME', 'TURNSTILE_SECRET_KEY', 'TSA_URL']) delete process.env[name];
     const services = getServices();

@@ -20,6 +20,7 @@ import type { RecipientCompletionFigures } from '../suites/recipientCompletion.j
 import type { SweepFigures } from '../suites/sweep.js';
 import type { WebhookBurstFigures } from '../suites/webhookBurst.js';
 import type { SigningPageFigures } from '../suites/signingPage.js';
+import type { TelemetryFigures } from '../suites/telemetry.js';
 
 export interface Results {
   meta: {
@@ -49,6 +50,7 @@ export interface Results {
   signingPage?: SigningPageFigures;
   templates?: TemplatesFigures;
   embeddedView?: EmbeddedViewFigures;
+  telemetry?: TelemetryFigures;
   targets: TargetCheck[];
   /** Suites that failed, with why. */
   errors?: Record<string, string>;
@@ -222,6 +224,23 @@ export function toMarkdown(results: Results): string {
     );
   }
 
+  if (results.telemetry !== undefined) {
+    const figures = results.telemetry;
+    const row = (name: string, side: TelemetryFigures['off']) =>
+      `| ${name} | ${fmt(side.throughput.median)} (${spread(side.throughput)}) | ${fmt(side.p50Ms.median, 2)} | ${fmt(side.p99Ms.median, 2)} |`;
+    lines.push(
+      '',
+      `## Telemetry: the hot read at ${figures.connections} connections (${figures.off.throughput.rounds} rounds)`,
+      '',
+      '| `GET /api/envelopes/{id}` | requests/s (spread) | p50 ms | p99 ms |',
+      '| --- | --- | --- | --- |',
+      row('telemetry off', figures.off),
+      row('exporting over OTLP/HTTP to a loopback collector', figures.exporting),
+      '',
+      `Exporting / off: ${ratio(figures.throughputRatio)}; exports received while measured: ${figures.exports.traces} of traces, ${figures.exports.metrics} of metrics, ${figures.exports.logs} of logs (${fmt(figures.exports.bytes / 1024, 0)} KiB)`,
+    );
+  }
+
   if (results.idempotency !== undefined) {
     const figures = results.idempotency;
     const row = (name: string, side: IdempotencyFigures['withoutKey']) =>
@@ -314,6 +333,9 @@ export function toMarkdown(results: Results): string {
         `Packages loaded at import: ${cold.packagesLoaded.join(', ')}.`,
       ...Object.entries(cold.heavyImportChains ?? {}).flatMap(([name, chain]) => ['', `Import chain of ${name}: ${chain.map((step) => `\`${step}\``).join(' → ')}`]),
       ...(cold.functionModules === undefined ? [] : ['', `Function modules imported (${cold.functionModules.length}): ${cold.functionModules.join(', ')}.`]),
+      ...(cold.telemetryOffVsCommitted === undefined
+        ? []
+        : ['', `Telemetry off, against the committed results: ${fmt(cold.sinceProcessStartRatio.median, 3)} of the SDKs now, ${fmt(cold.telemetryOffVsCommitted.committedRatio, 3)} then: **${fmt(cold.telemetryOffVsCommitted.ratio, 2)}**.`]),
     );
   }
 

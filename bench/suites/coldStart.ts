@@ -4,7 +4,7 @@
  * Also lists the packages the function modules load at import, to check that the heavy ones (zod,
  * jose, PDF, signing, bcrypt) wait for first use.
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { check, type BenchContext, type SuiteResult } from '../lib/context.js';
 import { PROCESSES_DIR, runChild } from '../lib/child.js';
@@ -35,7 +35,34 @@ export const HEAVY_PACKAGES = [
   'bidi-js',
   'harfbuzzjs',
   '@asteasolutions/zod-to-openapi',
+  // Telemetry (docs/api.md#telemetry): the SDK loads with the first invocation, and only when a
+  // setting asks for it; the function modules load none of it, not even the API.
+  '@opentelemetry/api',
+  '@opentelemetry/api-logs',
+  '@opentelemetry/sdk-node',
+  '@azure/monitor-opentelemetry',
 ];
+
+/**
+ * The committed figures the telemetry-off cold start is compared with (`bench/results.json` as the
+ * repository holds it): the run before this suite measured anything with telemetry in the code.
+ */
+const COMMITTED_RESULTS = new URL('../../../bench/results.json', import.meta.url);
+
+/**
+ * The committed `sinceProcessStartRatio` median, or `undefined` when the file or its cold start is
+ * missing, or when it was measured in the other mode (`--quick` runs fewer rounds, and its ratio
+ * differs: bench/README.md).
+ */
+async function committedColdStartRatio(quick: boolean): Promise<number | undefined> {
+  try {
+    const committed = JSON.parse(await readFile(COMMITTED_RESULTS, 'utf8')) as { meta?: { mode?: string }; coldStart?: { sinceProcessStartRatio?: { median?: number } } };
+    if ((committed.meta?.mode === 'quick') !== quick) return undefined;
+    return committed.coldStart?.sinceProcessStartRatio?.median;
+  } catch {
+    return undefined;
+  }
+}
 
 interface ColdStartRun {
   mode: string;
@@ -56,6 +83,11 @@ export interface ColdStartFigures {
   heavyImportChains: Record<string, string[]>;
   /** The function modules imported (every `dist/src/functions/*.js`: HTTP, queue and timer). */
   functionModules: string[];
+  /**
+   * This run's {@link sinceProcessStartRatio} (telemetry off: no `OTEL_*` setting reaches the child)
+   * over the committed `bench/results.json`'s: ratios of ratios, so that the machine's speed cancels out.
+   */
+  telemetryOffVsCommitted?: { committedRatio: number; ratio: number };
 }
 
 export async function benchColdStart(context: BenchContext): Promise<SuiteResult<ColdStartFigures>> {
@@ -83,6 +115,8 @@ export async function benchColdStart(context: BenchContext): Promise<SuiteResult
   for (const name of heavyPackagesLoaded) progress(`cold start: ${name} loads at import: ${loaded.chains[name]?.join(' → ') ?? '(chain unknown)'}`);
   // The same folder the cold-start process imports (processes/coldStart.ts).
   const functionModules = (await readdir(path.resolve(PROCESSES_DIR, '../../src/functions'))).filter((file) => file.endsWith('.js')).sort();
+  const committed = await committedColdStartRatio(context.plan.quick);
+  if (committed === undefined) progress('cold start: no committed figure of this mode to compare the telemetry-off cold start with (bench/results.json)');
   const figures: ColdStartFigures = {
     functions: { importMs: summarize(functions.map((run) => run.importMs)), sinceProcessStartMs: summarize(functions.map((run) => run.sinceProcessStartMs)) },
     baseline: { importMs: summarize(baseline.map((run) => run.importMs)), sinceProcessStartMs: summarize(baseline.map((run) => run.sinceProcessStartMs)) },
@@ -93,6 +127,9 @@ export async function benchColdStart(context: BenchContext): Promise<SuiteResult
     heavyImportChains: Object.fromEntries(heavyPackagesLoaded.map((name) => [name, loaded.chains[name] ?? []])),
     functionModules,
   };
+  const sinceProcessStartRatio = figures.sinceProcessStartRatio.median;
+  if (committed !== undefined && committed > 0) figures.telemetryOffVsCommitted = { committedRatio: committed, ratio: Math.round((sinceProcessStartRatio / committed) * 1000) / 1000 };
+  const telemetryPackages = heavyPackagesLoaded.filter((name) => name.includes('opentelemetry'));
   return {
     figures,
     targets: [
@@ -110,6 +147,18 @@ export async function benchColdStart(context: BenchContext): Promise<SuiteResult
         '<=',
         0,
       ),
+      check('coldStart.telemetryPackages', 'OpenTelemetry packages (API, SDK, Azure Monitor distro) loaded when the function modules are imported with telemetry off (count)', telemetryPackages.length, '<=', 0),
+      ...(figures.telemetryOffVsCommitted === undefined
+        ? []
+        : [
+            check(
+              'coldStart.telemetryOff',
+              `Cold start with telemetry off, against the committed results (bench/results.json: ${figures.telemetryOffVsCommitted.committedRatio} of the SDKs): this run's ratio over that one, at most 1.1`,
+              figures.telemetryOffVsCommitted.ratio,
+              '<=',
+              1.1,
+            ),
+          ]),
     ],
   };
 }

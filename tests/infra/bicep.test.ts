@@ -20,6 +20,7 @@ import { Language, Parser, type Node } from 'web-tree-sitter';
 import { loadConfig } from '../../src/lib/config.js';
 import { CONTAINERS, TABLES } from '../../src/lib/storage/clients.js';
 import { QUEUES } from '../../src/lib/storage/queues.js';
+import { METRICS } from '../../src/lib/telemetry/index.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -198,6 +199,7 @@ const REQUIRED_RESOURCE_TYPES = [
   'Microsoft.KeyVault/vaults',
   'Microsoft.OperationalInsights/workspaces',
   'Microsoft.Insights/components',
+  'Microsoft.Insights/workbooks',
   'Microsoft.Authorization/roleAssignments',
   'Microsoft.Communication/emailServices',
   'Microsoft.Communication/emailServices/domains',
@@ -1090,8 +1092,10 @@ describe('infra/ Bicep templates (offline checks; the full compile runs in ci.ym
 
   test('a log alert fires, per queue, when the Functions host moves a message to a -poison queue', () => {
     const alerts = allResources(infra).filter(({ resource }) => resource.typeName === 'Microsoft.Insights/scheduledQueryRules' && !resource.existing);
-    expect(alerts).toHaveLength(1);
-    const { file, resource } = alerts[0]!;
+    // One alert on the host's poison line (the others watch the service's telemetry, below).
+    const poison = alerts.filter(({ file, resource }) => String(evaluate(getPath(named(getPath(resource.body, ['properties', 'criteria', 'allOf'])!)[0], ['query']), file)).includes('MaxDequeueCount'));
+    expect(poison).toHaveLength(1);
+    const { file, resource } = poison[0]!;
     expect(evaluate(getPath(resource.body, ['kind']), file)).toBe('LogAlert');
     expect(evaluate(getPath(resource.body, ['properties', 'enabled']), file)).toBe(true);
     const criterion = named(getPath(resource.body, ['properties', 'criteria', 'allOf'])!)[0];
@@ -1106,6 +1110,50 @@ describe('infra/ Bicep templates (offline checks; the full compile runs in ci.ym
     expect(getPath(resource.body, ['properties', 'scopes'])?.text).toContain('applicationInsights.id');
     // The operator is told when alertEmail is set.
     expect(readsParameter(getPath(resource.body, ['properties', 'actions']), file, (param) => param.name === 'alertEmail')).toBe(true);
+  });
+
+  test('telemetry (docs/api.md#telemetry): Application Insights in the app settings, signed in with the identity; log alerts on the 5xx rate, the outbox\'s oldest age and seal failures; a workbook', () => {
+    const appFile = [...infra.values()].find((candidate) => appSettingsOf(candidate).found)!;
+    const settings = new Map(appSettingsOf(appFile).settings.map((setting) => [setting.name, setting.value]));
+    expect(settings.get('APPLICATIONINSIGHTS_CONNECTION_STRING')?.text).toContain('applicationInsights.properties.ConnectionString');
+    expect(settings.get('APPLICATIONINSIGHTS_AUTHENTICATION_STRING')?.text).toContain('Authorization=AAD');
+
+    const alerts = allResources(infra).filter(({ resource }) => resource.typeName === 'Microsoft.Insights/scheduledQueryRules' && !resource.existing);
+    expect(alerts).toHaveLength(4);
+    const criterionOf = (resource: ResourceDecl) => named(getPath(resource.body, ['properties', 'criteria', 'allOf'])!)[0];
+    const queryOf = ({ file, resource }: { file: BicepFile; resource: ResourceDecl }) => String(evaluate(getPath(criterionOf(resource), ['query']), file));
+    const alertOn = (words: string[]) => {
+      const found = alerts.filter((alert) => words.every((word) => queryOf(alert).includes(word)));
+      expect([words, found.length]).toEqual([words, 1]);
+      const alert = found[0]!;
+      expect(evaluate(getPath(alert.resource.body, ['kind']), alert.file)).toBe('LogAlert');
+      expect(evaluate(getPath(alert.resource.body, ['properties', 'enabled']), alert.file)).toBe(true);
+      expect(getPath(alert.resource.body, ['properties', 'scopes'])?.text).toContain('applicationInsights.id');
+      expect(readsParameter(getPath(alert.resource.body, ['properties', 'actions']), alert.file, (param) => param.name === 'alertEmail')).toBe(true);
+      expect(evaluate(getPath(criterionOf(alert.resource), ['operator']), alert.file)).toBe('GreaterThan');
+      return { ...alert, criterion: criterionOf(alert.resource) };
+    };
+    // The 5xx rate: the service's own request spans, by status, as a percentage, above a parameter.
+    const serverErrors = alertOn(['requests', 'resultCode', '>= 500']);
+    expect(evaluate(getPath(serverErrors.criterion, ['metricMeasureColumn']), serverErrors.file)).toBe('ErrorPercent');
+    expect(readsParameter(getPath(serverErrors.criterion, ['threshold']), serverErrors.file, (param) => param.name === 'serverErrorRatePercent')).toBe(true);
+    // The outbox's oldest age and failed seals: the metrics the code exports, by the names it gives them.
+    const outbox = alertOn(['customMetrics', `"${METRICS.outboxOldestAge}"`]);
+    expect(evaluate(getPath(outbox.criterion, ['metricMeasureColumn']), outbox.file)).toBe('AgeSeconds');
+    expect(readsParameter(getPath(outbox.criterion, ['threshold']), outbox.file, (param) => param.name === 'outboxAgeAlertSeconds')).toBe(true);
+    const seals = alertOn(['customMetrics', `"${METRICS.sealDuration}"`, '"seal.outcome"', '"failed"']);
+    expect(evaluate(getPath(seals.criterion, ['threshold']), seals.file)).toBe(0);
+
+    // The workbook, on the component, with a panel for each metric the service exports.
+    const workbooks = allResources(infra).filter(({ resource }) => resource.typeName === 'Microsoft.Insights/workbooks' && !resource.existing);
+    expect(workbooks).toHaveLength(1);
+    const { file, resource } = workbooks[0]!;
+    expect(evaluate(getPath(resource.body, ['kind']), file)).toBe('shared');
+    expect(getPath(resource.body, ['properties', 'sourceId'])?.text).toBe('applicationInsights.id');
+    expect(getPath(resource.body, ['properties', 'serializedData'])?.text).toBe('string(workbook)');
+    const panels = stringsIn(evaluate(file.vars.get('workbookQueries'), file)).join('\n');
+    for (const metric of Object.values(METRICS)) expect([metric, panels.includes(`"${metric}"`)]).toEqual([metric, true]);
+    expect(panels).toContain('requests');
   });
 
   test("Blob CORS origins come from a parameter, and main.bicep's allowedOrigins reaches both the Blob service and ALLOWED_ORIGINS", () => {

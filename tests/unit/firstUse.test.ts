@@ -27,8 +27,10 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 /**
  * Imports `files` in a fresh Node process that records every module it resolves; answers the npm
  * packages and the service's own modules (relative to `dist/src`) that loaded.
+ * @param then module code run after the imports (top-level await allowed)
+ * @param env the child's environment; this process's by default
  */
-function modulesLoadedByImporting(files: string[]): { packages: string[]; own: string[] } {
+function modulesLoadedByImporting(files: string[], then = '', env: NodeJS.ProcessEnv = process.env): { packages: string[]; own: string[] } {
   const log = path.join(scratch, `resolved-${Math.random().toString(36).slice(2)}.txt`);
   const hooks = `import { appendFileSync } from 'node:fs';
 export async function resolve(specifier, context, next) {
@@ -37,8 +39,8 @@ export async function resolve(specifier, context, next) {
   return result;
 }`;
   const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
-  const importAll = `console.warn = () => undefined; for (const file of ${JSON.stringify(files.map((file) => pathToFileURL(file).href))}) await import(file);`;
-  execFileSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', importAll], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const importAll = `console.warn = () => undefined; for (const file of ${JSON.stringify(files.map((file) => pathToFileURL(file).href))}) await import(file); ${then}`;
+  execFileSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', importAll], { stdio: ['ignore', 'ignore', 'pipe'], env });
   const urls = readFileSync(log, 'utf8').split('\n').filter((url) => url.startsWith('file:'));
   const distSrc = path.resolve(FUNCTIONS_DIR, '..');
   const packages = new Set<string>();
@@ -81,6 +83,9 @@ describe('importing the function files', () => {
       'lib/storage/idempotentClaim.js',
       'lib/storage/queues.js',
       'lib/sweepSchedule.js',
+      // The telemetry's front (docs/api.md#telemetry): no package; the SDK loads only when a setting asks for it.
+      'lib/telemetry/index.js',
+      'lib/telemetry/redact.js',
       'lib/triggers/register.js',
     ].map((file) => file.split('/').join(path.sep)));
   });
@@ -89,6 +94,33 @@ describe('importing the function files', () => {
     const loaded = modulesLoadedByImporting([path.resolve(FUNCTIONS_DIR, '../handlers/GetEnvelope.js')]);
     expect(loaded.packages).toEqual(expect.arrayContaining(['zod', '@azure/data-tables', '@azure/storage-blob']));
     expect(loaded.own).toContain(path.join('lib', 'services.js'));
+  });
+});
+
+describe('telemetry off (docs/api.md#telemetry)', () => {
+  const isTelemetryPackage = (name: string) => name.startsWith('@opentelemetry/') || name === '@azure/monitor-opentelemetry' || name === '@azure/monitor-opentelemetry-exporter';
+  const functionFiles = readdirSync(FUNCTIONS_DIR).filter((name) => name.endsWith('.js')).map((name) => path.join(FUNCTIONS_DIR, name));
+  const withoutTelemetry = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_') && name !== 'APPLICATIONINSIGHTS_CONNECTION_STRING'));
+  // A first request through the registration, its handler and storage: what a cold start then serves.
+  const firstRequest = `const functions = (await import('@azure/functions')).default;
+const { registeredRoutes } = await import(${JSON.stringify(pathToFileURL(path.resolve(FUNCTIONS_DIR, '../lib/http/register.js')).href)});
+const route = registeredRoutes.find((entry) => entry.name === 'Health');
+await route.handler(new functions.HttpRequest({ method: 'GET', url: 'http://localhost/api/health' }), new functions.InvocationContext({ logHandler: () => undefined }));
+process.exit(0);`;
+
+  test('the first request loads nothing of OpenTelemetry: not the SDK, not the API', () => {
+    const loaded = modulesLoadedByImporting(functionFiles, firstRequest, withoutTelemetry);
+    // The request ran: its handler and the storage SDK loaded.
+    expect(loaded.own).toContain(path.join('handlers', 'Health.js'));
+    expect(loaded.packages).toContain('@azure/data-tables');
+    expect(loaded.packages.filter(isTelemetryPackage)).toEqual([]);
+    expect(loaded.own).not.toContain(path.join('lib', 'telemetry', 'sdk.js'));
+  });
+
+  test('with OTEL_EXPORTER_OTLP_ENDPOINT the same request starts the SDK (so the check above can fail)', () => {
+    const loaded = modulesLoadedByImporting(functionFiles, firstRequest, { ...withoutTelemetry, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_METRIC_EXPORT_INTERVAL: '600000' });
+    expect(loaded.own).toContain(path.join('lib', 'telemetry', 'sdk.js'));
+    expect(loaded.packages).toEqual(expect.arrayContaining(['@opentelemetry/api', '@opentelemetry/sdk-node']));
   });
 });
 

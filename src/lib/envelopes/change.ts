@@ -16,6 +16,7 @@ import { EnvelopeChangedError, recipientActionRow, type StoredEnvelope } from '.
 import { admitMessages, refundQuota, reserveQuota, type PastQuota, type QuotaCharge } from './dailyQuota.js';
 import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
 import { auditChainHead } from './auditChain.js';
+import { countEnvelopeEvents } from '../telemetry/index.js';
 import { chainEvents } from './auditHash.js';
 import { receivesEmail, receivesSms, recipientLocale, type Actor, type AuditEvent, type AuditEventType, type EnvelopeRecord, type EventActor, type LastEmail, type RecipientAction, type Signer } from './model.js';
 
@@ -338,6 +339,8 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
       },
     },
   );
+  // `envelopes.sent` and `envelopes.completed` (docs/api.md#telemetry) count committed changes only.
+  countEnvelopeEvents(finished.events.map((event) => event.type));
 
   // After the commit, three independent best-effort steps, which the answer does not wait for: each
   // one's fault is logged and left to the e-mail sender or the sweeper, so none waits for another.

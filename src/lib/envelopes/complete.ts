@@ -39,6 +39,7 @@ import { claimSealedBlob, readSealedMetadata, refreshSealClaim, SealContendedErr
 import { mutateEnvelope, mutateMembersEnvelope, preconditionFailed } from './mutate.js';
 import { signedDocumentUrl } from './view.js';
 import { problem } from '../problems.js';
+import { inSealSpan, inSpan } from '../telemetry/index.js';
 
 /** Rounds of a completion: fewer than other changes', since each may seal the document. */
 const MAX_COMPLETE_ATTEMPTS = 8;
@@ -207,17 +208,25 @@ export interface SealCompletionOptions {
  * @throws AppError as `sealDocument` (422, 503); EnvelopeChangedError when a newer state was sealed;
  *   SealContendedError when another request is sealing the same state
  */
-export async function sealCompletion({ services, stored, change, actor, key, document }: SealCompletionOptions): Promise<SealedBlob> {
+export async function sealCompletion(options: SealCompletionOptions): Promise<SealedBlob> {
+  // The span `seal` and `seal.duration` (docs/api.md#telemetry), whichever way the envelope completes;
+  // a race lost to another completion of the same envelope is `contended`, not a failure.
+  const { services, change } = options;
+  return await inSealSpan({ envelopeId: change.record.id, level: services.config.sealLevel }, async () => await sealAndApply(options), (error) => error instanceof EnvelopeChangedError);
+}
+
+/** {@link sealCompletion}'s work: read, seal (or reuse), store, and apply the completion to the change. */
+async function sealAndApply({ services, stored, change, actor, key, document }: SealCompletionOptions): Promise<SealedBlob> {
   const record = change.record;
   // Everything a seal reads, read at once: the stored blob's metadata decides whether the rest is
   // used (a blob sealed from this state is reused, rarely: a retry after a crash).
-  const [existing, original, storedEvents, storedActions, organizationId] = await Promise.all([
+  const [existing, original, storedEvents, storedActions, organizationId] = await inSpan('seal.read', {}, async () => await Promise.all([
     readSealedMetadata(services, record.blobName),
     document ?? readFrozenDocument(services, record).then((bytes): CheckedDocument & Partial<Pick<CleanedDocument, 'uploadSha256' | 'removed'>> => ({ bytes, documentSha256: record.documentSha256!, pageCount: record.pageCount! })),
     chainedEvents(services, stored.record),
     services.envelopes.actions(record.ownerId, record.id),
     envelopeOrganization(services, stored.record),
-  ]);
+  ]));
   record.documentSha256 = original.documentSha256;
   record.pageCount = original.pageCount;
   // Every event before `envelope.completed` (which names the sealed hash, so it cannot be sealed),
@@ -231,7 +240,8 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
     const actions = new Map(storedActions.map((action) => [action.recipientId, action]));
     for (const [id, action] of pendingByRecipient) actions.set(id, action);
     const { config } = services;
-    const { sealed: bytes } = await sealDocument({
+    // Drawing, the certificate and the PAdES signature (timestamp and validation data with them), in the seal worker.
+    const { sealed: bytes } = await inSpan('seal.sign', { 'seal.level': config.sealLevel }, async () => await sealDocument({
       document: original.bytes,
       // The frozen copy read here matched its recorded SHA-256, and those bytes passed the whole
       // inspection, decompression check included, when they were frozen (`freeze.ts`).
@@ -247,8 +257,8 @@ export async function sealCompletion({ services, stored, change, actor, key, doc
       ...(config.tsaUrl === undefined ? {} : { timestampAuthorityUrl: config.tsaUrl }),
       level: config.sealLevel,
       allowPrivateNetworks: config.outboundAllowPrivateNetworks,
-    });
-    sealed = await claimSealedBlob({ services, stored, blobName: record.blobName, existing, key, bytes, originalSha256: original.documentSha256, completedAt, auditHead });
+    }));
+    sealed = await inSpan('seal.store', {}, async () => await claimSealedBlob({ services, stored, blobName: record.blobName, existing, key, bytes, originalSha256: original.documentSha256, completedAt, auditHead }));
   }
 
   record.status = 'completed';

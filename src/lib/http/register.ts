@@ -34,6 +34,7 @@
 import { app, type HttpMethod, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
 import type { Actor } from '../envelopes/model.js';
 import { onFirstUse } from '../onFirstUse.js';
+import { flushTelemetry, inRequestSpan } from '../telemetry/index.js';
 import { idempotencyKeyOf, refuseIdempotencyKey, runIdempotently } from './idempotency.js';
 import { toProblemResponse } from './problem.js';
 import { withStandardHeaders } from './respond.js';
@@ -173,6 +174,7 @@ let terminateHookRegistered = false;
  * Makes the Functions host, when it stops this worker (scale-in, deployment), first wait up to
  * {@link AFTER_RESPONSE_GRACE_MS} for the work requests started after their responses
  * (`afterResponse.ts`); what still does not finish is redone by the sweeper (docs/api.md#e-mail).
+ * Then the telemetry still buffered is exported (docs/api.md#telemetry).
  */
 function waitForAfterResponseWorkOnTerminate(): void {
   if (terminateHookRegistered) return;
@@ -180,6 +182,7 @@ function waitForAfterResponseWorkOnTerminate(): void {
   app.hook.appTerminate(async () => {
     const { afterResponse } = await import('../afterResponse.js');
     await afterResponse.idle(AFTER_RESPONSE_GRACE_MS);
+    await flushTelemetry();
   });
 }
 
@@ -197,14 +200,16 @@ export function httpFunction(name: string, options: HttpFunctionOptions): void {
   }
   const invoke = guardedInvocation(options);
   const refusesIdempotencyKeys = options.answerHoldsSecret === true;
-  const handler = async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
-    try {
-      if (refusesIdempotencyKeys) refuseIdempotencyKey(request);
-      return withStandardHeaders(await invoke(request, context));
-    } catch (error) {
-      return toProblemResponse(error, context);
-    }
-  };
+  // Each request in a server span when telemetry is on (docs/api.md#telemetry), named by the route's template.
+  const handler = async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> =>
+    await inRequestSpan(options.route, request, context, async () => {
+      try {
+        if (refusesIdempotencyKeys) refuseIdempotencyKey(request);
+        return withStandardHeaders(await invoke(request, context));
+      } catch (error) {
+        return toProblemResponse(error, context);
+      }
+    });
   registeredRoutes.push({
     name,
     methods: options.methods,

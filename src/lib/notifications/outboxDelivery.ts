@@ -26,6 +26,7 @@ import { signingLinkKey, signingToken, signingUrl, tokenSha256 } from '../envelo
 import type { InvocationContext } from '@azure/functions';
 import type { Services } from '../services.js';
 import { MAX_DEQUEUE_COUNT } from '../storage/queues.js';
+import { inSpan } from '../telemetry/index.js';
 import type { OutboxMessage } from './outbox.js';
 import { OUTBOX_CLAIM_SECONDS, parsePointer, type OutboxPointer, type StoredOutboxBatch } from './outboxRepository.js';
 
@@ -112,7 +113,10 @@ export async function deliverOutboxMessage<M extends OutboxMessage>(options: Out
     services.outbox.claim(pointer, invocationId, now()).catch((error: unknown) => log(`${label} ${name}: claim not renewed (${error instanceof Error ? error.message : String(error)}).`));
   }, (OUTBOX_CLAIM_SECONDS * 1000) / 3);
   try {
-    await options.deliver(message, batch);
+    // `email.send` or `sms.send` (docs/api.md#telemetry): the message's type and attempt, never its address or text.
+    const sent: OutboxMessage = message;
+    const attributes = { 'outbox.batch_id': pointer.batchId, 'outbox.index': pointer.index, 'outbox.dequeue_count': dequeueCount, ...(sent.kind === 'event' ? {} : { 'notification.type': sent.type }) };
+    await inSpan(`${sent.kind === 'sms' ? 'sms' : sent.kind === 'email' ? 'email' : 'event'}.send`, attributes, async () => await options.deliver(message, batch), 'client');
   } catch (error) {
     clearInterval(renewal);
     if (dequeueCount >= MAX_DEQUEUE_COUNT) {

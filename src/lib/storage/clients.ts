@@ -7,12 +7,14 @@
  *   user-delegation SAS, because such an account allows no shared-key access.
  */
 import { TableClient, TableServiceClient } from '@azure/data-tables';
-import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
-import { QueueServiceClient, type QueueClient } from '@azure/storage-queue';
+import { BlobServiceClient, newPipeline as newBlobPipeline, type AnonymousCredential, type ContainerClient, type StoragePipelineOptions, type StorageSharedKeyCredential } from '@azure/storage-blob';
+import { QueueServiceClient, newPipeline as newQueuePipeline, type QueueClient } from '@azure/storage-queue';
 import type { AccessToken, GetTokenOptions, TokenCredential } from '@azure/core-auth';
 import { getConfig, type Config } from '../config.js';
+import { telemetryWanted } from '../telemetry/index.js';
 import { QUEUES } from './queues.js';
 import { createSasSigner, type SasSigner } from './sas.js';
+import { storageSpanFactory, withTableSpans } from './storageSpans.js';
 
 /** Table names (docs/architecture.md, README "Storage layout"). */
 export const TABLES = {
@@ -109,7 +111,8 @@ export function resetStorage(): void {
 }
 
 /**
- * Builds clients for one storage account.
+ * Builds clients for one storage account. With telemetry wanted, every client runs each call in a
+ * span (`storageSpans.ts`); without it the clients are the SDKs' own, unchanged.
  * @param credential only for `managedIdentity`; defaults to `DefaultAzureCredential`
  * @param role how long failing calls are retried ({@link StorageRole}); `request` by default
  */
@@ -117,29 +120,62 @@ export function createStorage(settings: Config['storage'], credential?: TokenCre
   const retries = STORAGE_RETRIES[role];
   const tableRetry = retries.tables === undefined ? {} : { retryOptions: retries.tables };
   const storageRetry = retries.blobsAndQueues === undefined ? {} : { retryOptions: retries.blobsAndQueues };
+  const spans = telemetryWanted();
   if (settings.kind === 'connectionString') {
     const connectionString = settings.connectionString;
     const insecure = /(^|;)\s*UseDevelopmentStorage=true/i.test(connectionString) || /Endpoint=http:\/\//i.test(connectionString);
     const tableOptions = { allowInsecureConnection: insecure, ...tableRetry };
+    const tableService = TableServiceClient.fromConnectionString(connectionString, tableOptions);
     const blobService = BlobServiceClient.fromConnectionString(connectionString, storageRetry);
+    const queueService = QueueServiceClient.fromConnectionString(connectionString, storageRetry);
+    if (!spans) {
+      return assemble(
+        (name) => TableClient.fromConnectionString(connectionString, name, tableOptions),
+        tableService,
+        blobService,
+        queueService,
+        createSasSigner({ kind: 'sharedKey', blobService }),
+      );
+    }
+    // The same clients again, each with the span policy in its pipeline, on the connection string's
+    // credential (the account's key, or none when the URLs carry its SAS).
+    const tracedBlobs = tracedBlobService(blobService.url, blobService.credential, storageRetry);
     return assemble(
-      (name) => TableClient.fromConnectionString(connectionString, name, tableOptions),
-      TableServiceClient.fromConnectionString(connectionString, tableOptions),
-      blobService,
-      QueueServiceClient.fromConnectionString(connectionString, storageRetry),
-      createSasSigner({ kind: 'sharedKey', blobService }),
+      (name) => TableClient.fromConnectionString(connectionString, name, withTableSpans(tableOptions, tableService.url, name)),
+      TableServiceClient.fromConnectionString(connectionString, withTableSpans(tableOptions, tableService.url)),
+      tracedBlobs,
+      tracedQueueService(queueService.url, blobService.credential, storageRetry),
+      createSasSigner({ kind: 'sharedKey', blobService: tracedBlobs }),
     );
   }
   const tokenCredential = credential ?? defaultCredential();
   const tableUrl = `https://${settings.accountName}.table.core.windows.net`;
-  const blobService = new BlobServiceClient(`https://${settings.accountName}.blob.core.windows.net`, tokenCredential, storageRetry);
+  const blobUrl = `https://${settings.accountName}.blob.core.windows.net`;
+  const queueUrl = `https://${settings.accountName}.queue.core.windows.net`;
+  const blobService = spans ? tracedBlobService(blobUrl, tokenCredential, storageRetry) : new BlobServiceClient(blobUrl, tokenCredential, storageRetry);
   return assemble(
-    (name) => new TableClient(tableUrl, name, tokenCredential, tableRetry),
-    new TableServiceClient(tableUrl, tokenCredential, tableRetry),
+    (name) => new TableClient(tableUrl, name, tokenCredential, spans ? withTableSpans(tableRetry, tableUrl, name) : tableRetry),
+    new TableServiceClient(tableUrl, tokenCredential, spans ? withTableSpans(tableRetry, tableUrl) : tableRetry),
     blobService,
-    new QueueServiceClient(`https://${settings.accountName}.queue.core.windows.net`, tokenCredential, storageRetry),
+    spans ? tracedQueueService(queueUrl, tokenCredential, storageRetry) : new QueueServiceClient(queueUrl, tokenCredential, storageRetry),
     createSasSigner({ kind: 'userDelegation', blobService }),
   );
+}
+
+type StorageCredential = StorageSharedKeyCredential | AnonymousCredential | TokenCredential;
+
+/** A Blob service client whose pipeline runs each call in a span (`storageSpans.ts`). */
+function tracedBlobService(url: string, credential: StorageCredential, options: StoragePipelineOptions): BlobServiceClient {
+  const pipeline = newBlobPipeline(credential, options);
+  pipeline.factories.push(storageSpanFactory('blob', url));
+  return new BlobServiceClient(url, pipeline);
+}
+
+/** A Queue service client whose pipeline runs each call in a span (`storageSpans.ts`). */
+function tracedQueueService(url: string, credential: StorageCredential, options: Parameters<typeof newQueuePipeline>[1]): QueueServiceClient {
+  const pipeline = newQueuePipeline(credential, options);
+  pipeline.factories.push(storageSpanFactory('queue', url));
+  return new QueueServiceClient(url, pipeline);
 }
 
 function assemble(

@@ -29,6 +29,7 @@ import { recordSmsOutcome } from '../recipients/lastSms.js';
 import { QUEUES } from '../storage/queues.js';
 import { finishDueRemovals } from '../removal/removeMember.js';
 import { encodePointer, OUTBOX_DUE_KIND, OUTBOX_MAX_REDISPATCHES, type StoredOutboxBatch } from '../notifications/outboxRepository.js';
+import { inSpan, outboxAge } from '../telemetry/index.js';
 
 /** Most items one step handles in one sweep. */
 export const SWEEP_STEP_LIMIT = 500;
@@ -102,6 +103,7 @@ export const redispatchDueOutbox: SweepStep = {
     await forEachConcurrently(due, CONCURRENCY, async (entry: DueEntry) => {
       const batch = await services.outbox.read(entry.ownerId, entry.id);
       if (batch === null) {
+        outboxAge.settled(entry.id);
         await services.dueIndex.remove(entry);
         return;
       }
@@ -143,21 +145,26 @@ export const redispatchDueOutbox: SweepStep = {
       }
       await settleLastEmails(services, batch);
       if (batch.states.every((state) => state !== null)) {
+        outboxAge.settled(batch.id);
         await services.dueIndex.remove(entry);
         return;
       }
       if (now.getTime() - Date.parse(batch.createdAt) > OUTBOX_WATCH_LIMIT_SECONDS * 1000) {
         // Only unclaimed messages are left, whose queue messages an operator finds in the poison queues.
         log(`Sweep: outbox batch ${batch.id} no longer watched, ${OUTBOX_WATCH_LIMIT_SECONDS} s after its change.`);
+        outboxAge.settled(batch.id);
         await services.dueIndex.remove(entry);
         return;
       }
+      // Still on its way: `outbox.oldest_age` (docs/api.md#telemetry) counts from the batch's change.
+      outboxAge.pending(batch.id, batch.createdAt);
       // An unclaimed message is looked at again exactly when its time is up, not up to a watch interval later
       // (a message still claimed is skipped then, as now).
       const next = { ...entry, dueAt: new Date(Math.min(nextLook, firstUnclaimedDue)).toISOString() };
       await services.dueIndex.put(next);
       await services.dueIndex.remove(entry);
     });
+    outboxAge.swept(now);
     return due.length;
   },
 };
@@ -300,7 +307,12 @@ export async function runSweep({ services, now = new Date(), steps = SWEEP_STEPS
   const errors: unknown[] = [];
   for (const step of steps) {
     try {
-      report[step.name] = await step.run({ services, now, log });
+      // One span per step (docs/api.md#telemetry), with the count of what it handled.
+      report[step.name] = await inSpan(`sweep.${step.name}`, {}, async (notes) => {
+        const handled = await step.run({ services, now, log });
+        notes.set('sweep.handled', handled);
+        return handled;
+      });
     } catch (error) {
       errors.push(error);
       log(`Sweep step ${step.name} failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -30,6 +30,7 @@ import type { QueueClient } from '@azure/storage-queue';
 import { registersWithFunctionsHost } from '../http/register.js';
 import { onFirstUse } from '../onFirstUse.js';
 import { MAX_DEQUEUE_COUNT } from '../storage/queues.js';
+import { inTriggerSpan } from '../telemetry/index.js';
 
 /** The app setting naming the storage account whose queues trigger functions. */
 export const QUEUE_CONNECTION = 'AzureWebJobsStorage';
@@ -179,7 +180,9 @@ export function queueFunction(name: string, options: QueueFunctionOptions): void
   });
   // The handler loads under the lease: a first invocation's import takes a while, and a process that
   // dies meanwhile must leave the lease's copy behind.
-  const handler: QueueHandler = async (entry, context) => await runLeased(await loadQueues(), async (inner, invocation) => await (await loadHandler())(inner, invocation), entry, context);
+  // Each invocation in a span when telemetry is on (docs/api.md#telemetry), the lease's storage calls included.
+  const handler: QueueHandler = async (entry, context) =>
+    await inTriggerSpan({ queue: options.queueName }, context, async () => await runLeased(await loadQueues(), async (inner, invocation) => await (await loadHandler())(inner, invocation), entry, context));
   registeredQueueFunctions.push({ name, queueName: options.queueName, handler });
   if (registersWithFunctionsHost()) {
     app.storageQueue(name, { queueName: options.queueName, connection: QUEUE_CONNECTION, handler });
@@ -189,7 +192,7 @@ export function queueFunction(name: string, options: QueueFunctionOptions): void
 /** Registers one timer-triggered function (see the module comment). */
 export function timerFunction(name: string, options: TimerFunctionOptions): void {
   const loadHandler = onFirstUse(options.loadHandler);
-  const handler: TimerHandler = async (timer, context) => await (await loadHandler())(timer, context);
+  const handler: TimerHandler = async (timer, context) => await inTriggerSpan({ timer: name }, context, async () => await (await loadHandler())(timer, context));
   registeredTimerFunctions.push({ name, schedule: options.schedule, handler });
   if (registersWithFunctionsHost()) {
     app.timer(name, { schedule: options.schedule, runOnStartup: false, handler });

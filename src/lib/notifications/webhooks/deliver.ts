@@ -34,6 +34,7 @@ import { DELIVERY_LOG_SIZE, encodeDeliveryMessage, type DeliveryAttemptView, typ
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type PostResult } from './post.js';
 import { decryptWebhookSecret, secretEncryptionKey } from './secrets.js';
 import { hostOf, parseTargetUrl, resolveTarget, TargetRefusedError, type HostResolver } from '../../outbound/target.js';
+import { countWebhookFailure, inSpan } from '../../telemetry/index.js';
 
 /** Longest visibility delay Azure Queue Storage accepts, seconds (7 days). */
 export const MAX_QUEUE_DELAY_SECONDS = 7 * 24 * 3600;
@@ -130,7 +131,13 @@ export async function deliverAttempt(services: Services, message: DeliveryMessag
   const { delivery, attemptNumber } = claimed;
 
   const startedAt = now();
-  const result = await attemptOnce(services, delivery, webhook, { ...options, timeoutMs, now });
+  // `webhook.deliver` (docs/api.md#telemetry): the webhook's id, the event's type, the answer's status; never the URL.
+  const result = await inSpan('webhook.deliver', { 'webhook.id': webhook.id, 'webhook.event_type': delivery.event.type, 'webhook.attempt': attemptNumber }, async (notes) => {
+    const posted = await attemptOnce(services, delivery, webhook, { ...options, timeoutMs, now });
+    if (posted.status !== null) notes.set('http.response.status_code', posted.status);
+    if (!posted.ok) notes.set('error.type', posted.status === null ? 'no-answer' : String(posted.status));
+    return posted;
+  }, 'client');
 
   const retries = services.config.webhookRetrySeconds;
   let outcome: DeliveryAttemptView['outcome'];
@@ -143,6 +150,7 @@ export async function deliverAttempt(services: Services, message: DeliveryMessag
     // Queued before the outcome is recorded: if recording fails, the next attempt still comes.
     await enqueueDelivery(queue, { ...message, attempt: message.attempt + 1, notBefore: nextAttemptAt }, delaySeconds);
   } else outcome = 'failed';
+  if (!result.ok) countWebhookFailure({ outcome, status: result.status });
 
   const attempt: DeliveryAttemptView = {
     // A UUIDv7 carrying the attempt's time, which orders the log and finds the row by id.
