@@ -264,7 +264,7 @@ describe('due index: one table per kind of due work', () => {
     async function legacyWith(count: number): Promise<{ legacy: TableClient; entries: DueEntry[] }> {
       const legacy = await scratchTable('legacyDue');
       // An earlier version's DueIndex: every kind in the one table, PartitionKey = kind.
-      const earlier = new DueIndex({ outbox: legacy, expiry: legacy, reminder: legacy, completion: legacy, idempotencyKey: legacy, removal: legacy });
+      const earlier = new DueIndex({ outbox: legacy, expiry: legacy, reminder: legacy, completion: legacy, idempotencyKey: legacy, removal: legacy, log: legacy });
       const ownerId = randomUUID();
       const entries = Array.from({ length: count }, (_, index): DueEntry => ({ kind: kinds[index % 7 === 0 ? index % 4 : 1]!, dueAt: new Date(Date.UTC(2090, 0, 1, 0, 0, index)).toISOString(), ownerId, id: uuidv7() }));
       await earlier.putMany(entries);
