@@ -7,6 +7,7 @@ import type { HotReadLevel } from '../suites/hotRead.js';
 import type { IdempotencyFigures } from '../suites/idempotency.js';
 import type { TemplatesFigures } from '../suites/templates.js';
 import type { EmbeddedViewFigures } from '../suites/embeddedView.js';
+import type { PublicLogFigures } from '../suites/publicLog.js';
 import type { ListFigures } from '../suites/list.js';
 import type { OrganizationListFigures } from '../suites/organizationList.js';
 import type { OrganizationReadLevel } from '../suites/organizationRead.js';
@@ -49,6 +50,7 @@ export interface Results {
   signingPage?: SigningPageFigures;
   templates?: TemplatesFigures;
   embeddedView?: EmbeddedViewFigures;
+  publicLog?: PublicLogFigures;
   targets: TargetCheck[];
   /** Suites that failed, with why. */
   errors?: Record<string, string>;
@@ -219,6 +221,23 @@ export function toMarkdown(results: Results): string {
       row('the view\'s storage requests, bare (point read; then a 3-row transaction and 2 upserts at once)', figures.storageFloor),
       '',
       `View / (hot read + write) (p50): ${ratio(figures.ratio)}; view / its storage requests done bare (p50, no target): ${ratio(figures.storageFloorRatio)}`,
+    );
+  }
+
+  if (results.publicLog !== undefined) {
+    const { auditAppend, logAppend } = results.publicLog;
+    lines.push(
+      '',
+      `## Evidence: audit append with its hash, public log append (${auditAppend.ratio.rounds} rounds of ${auditAppend.appendsPerRound} appends per side)`,
+      '',
+      '| append | median ms (spread) |',
+      '| --- | --- |',
+      `| audit event with its hash (chained) | ${fmt(auditAppend.withHashMs.median, 2)} (${spread(auditAppend.withHashMs)}) |`,
+      `| audit event without it | ${fmt(auditAppend.withoutHashMs.median, 2)} (${spread(auditAppend.withoutHashMs)}) |`,
+      `| public log, two leaves, at ${logAppend.largeLeaves.toLocaleString('en')} leaves (p50) | ${fmt(logAppend.largeP50Ms.median, 2)} (${spread(logAppend.largeP50Ms)}) |`,
+      `| public log, two leaves, at ${logAppend.smallLeaves.toLocaleString('en')} leaves (p50) | ${fmt(logAppend.smallP50Ms.median, 2)} (${spread(logAppend.smallP50Ms)}) |`,
+      '',
+      `With / without the hash: ${ratio(auditAppend.ratio)}; ${logAppend.largeLeaves.toLocaleString('en')} / ${logAppend.smallLeaves.toLocaleString('en')} leaves: ${ratio(logAppend.ratio)} (trees filled in ${logAppend.fillSeconds} s)`,
     );
   }
 
