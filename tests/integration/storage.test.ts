@@ -18,6 +18,7 @@ import { createInvitation } from '../../src/lib/auth/invitations.js';
 import { hashInvitationCode } from '../../src/lib/storage/invitationRepository.js';
 import { DUE_TABLES, DueIndex, dueIndexOf, type DueEntry, type DueKind } from '../../src/lib/storage/dueIndex.js';
 import { REMOVAL_DUE_KIND } from '../../src/lib/removal/removeMember.js';
+import { LOG_DUE_KIND } from '../../src/lib/transparency/publicLog.js';
 import { IDEMPOTENCY_KEY_DUE_KIND } from '../../src/lib/storage/idempotencyKeyRepository.js';
 import { OUTBOX_DUE_KIND } from '../../src/lib/notifications/outboxRepository.js';
 import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../../src/lib/envelopes/routing.js';
@@ -226,7 +227,7 @@ async function rowsOf(table: TableClient): Promise<{ partitionKey: string; rowKe
 }
 
 describe('due index: one table per kind of due work', () => {
-  const kinds: DueKind[] = [OUTBOX_DUE_KIND, EXPIRY_DUE_KIND, REMINDER_DUE_KIND, COMPLETION_DUE_KIND, IDEMPOTENCY_KEY_DUE_KIND, REMOVAL_DUE_KIND];
+  const kinds: DueKind[] = [OUTBOX_DUE_KIND, EXPIRY_DUE_KIND, REMINDER_DUE_KIND, COMPLETION_DUE_KIND, IDEMPOTENCY_KEY_DUE_KIND, REMOVAL_DUE_KIND, LOG_DUE_KIND];
 
   test('each kind has a table of its own, and an entry of one kind is never returned for another', async () => {
     expect(new Set(kinds)).toEqual(new Set(Object.keys(DUE_TABLES)));

@@ -48,6 +48,15 @@ export function proof(m: number, leaves: readonly Uint8Array[]): Buffer[] {
   return subproof(m, leaves, true);
 }
 
+/** §2.1.3.2 step 4.b.ii and §2.1.4.2 step 6.b.iii: right-shift both fn and sn equally until either LSB(fn) is set or fn is 0. */
+function shiftUntilSetOrZero(fn: number, sn: number): [number, number] {
+  while (!(fn % 2 === 1 || fn === 0)) {
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return [fn, sn];
+}
+
 /** §2.1.3.2: whether `auditPath` proves the leaf of hash `leafHash` at `leafIndex` in the tree of `treeSize` with root `rootHash`. */
 export function verifyInclusion(leafIndex: number, treeSize: number, leafHash: Uint8Array, auditPath: readonly Uint8Array[], rootHash: Uint8Array): boolean {
   if (leafIndex >= treeSize) return false;
@@ -59,10 +68,7 @@ export function verifyInclusion(leafIndex: number, treeSize: number, leafHash: U
     if (fn % 2 === 1 || fn === sn) {
       r = interior(p, r);
       if (fn % 2 === 0) {
-        while (!(fn % 2 === 1 || fn === 0)) {
-          fn = Math.floor(fn / 2);
-          sn = Math.floor(sn / 2);
-        }
+        [fn, sn] = shiftUntilSetOrZero(fn, sn);
       }
     } else {
       r = interior(r, p);
@@ -93,10 +99,7 @@ export function verifyConsistency(first: number, second: number, firstHash: Uint
       fr = interior(c, fr);
       sr = interior(c, sr);
       if (fn % 2 === 0) {
-        while (!(fn % 2 === 1 || fn === 0)) {
-          fn = Math.floor(fn / 2);
-          sn = Math.floor(sn / 2);
-        }
+        [fn, sn] = shiftUntilSetOrZero(fn, sn);
       }
     } else {
       sr = interior(sr, c);
