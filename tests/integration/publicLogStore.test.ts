@@ -5,14 +5,21 @@
  * all in that order); an envelope appended again keeps its place; an append whose process died after
  * its commit, before writing its rows, is finished by the next reader and counted once; a tree filled
  * at storage level (the benchmark's seeding) is the same tree. Every root and proof is checked with
- * the RFC 9162 verifier of `tests/support/rfc9162.ts`, not the service's code.
+ * the RFC 9162 verifier of `tests/support/rfc9162.ts`, not the service's code. With a timestamp
+ * authority (the openssl one of `tests/support/pki.ts`), a signed tree head carries an RFC 3161 token
+ * that `openssl ts -verify` accepts for SHA-256 of the head's signed bytes, written out here.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { TableClient } from '@azure/data-tables';
 import { inclusionRanges, leafHash } from '../../src/lib/transparency/merkle.js';
 import { PublicLogStore, type LogEntry } from '../../src/lib/transparency/logStore.js';
+import { makeHeadIfDue } from '../../src/lib/transparency/publicLog.js';
+import { loadConfig } from '../../src/lib/config.js';
 import { mth, verifyInclusion } from '../support/rfc9162.js';
+import { startTestPki } from '../support/pki.js';
+import { tempFile, tool } from '../support/tools.js';
 
 let tableName: string;
 /** A client of this test's rows table, or with `State` of its state table. */
@@ -117,5 +124,30 @@ describe('a tree filled at storage level', () => {
       expect(verifyInclusion(index, leaves.length, leafHash(leaves[index]!), path, mth(leaves))).toBe(true);
     }
     expect(await store.append(entries[7]!)).toBe(14);
+  });
+});
+
+describe('a signed tree head with a timestamp authority', () => {
+  test('carries an RFC 3161 token over SHA-256 of exactly the bytes its signature covers', async () => {
+    const pki = await startTestPki();
+    try {
+      const store = newStore();
+      await store.append(entry());
+      const config = { ...loadConfig(), tsaUrl: pki.tsaUrl };
+      const head = (await makeHeadIfDue({ config, publicLog: store }))!;
+      expect(head.treeSize).toBe(2);
+      expect(pki.tsa.requests).toBe(1);
+      const signed = `{"keyId":"${head.keyId}","rootHash":"${head.rootHash}","timestamp":"${head.timestamp}","treeSize":${head.treeSize}}`;
+      const token = await tempFile(Buffer.from(head.timestampToken!, 'base64'), 'head.tst');
+      const chain = await tempFile(Buffer.concat([await readFile(pki.intermediateFile), await readFile(pki.tsaCertificateFile)]), 'chain.pem');
+      const digest = createHash('sha256').update(signed).digest('hex');
+      const verified = await tool('openssl', ['ts', '-verify', '-digest', digest, '-in', token, '-token_in', '-CAfile', pki.rootFile, '-untrusted', chain]);
+      expect(`${verified.stdout}${verified.stderr}`).toContain('Verification: OK');
+      // Another head's bytes do not verify against it.
+      const other = createHash('sha256').update(signed.replace(`"treeSize":2`, `"treeSize":3`)).digest('hex');
+      expect((await tool('openssl', ['ts', '-verify', '-digest', other, '-in', token, '-token_in', '-CAfile', pki.rootFile, '-untrusted', chain])).code).not.toBe(0);
+    } finally {
+      await pki.close();
+    }
   });
 });
