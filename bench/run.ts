@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView,telemetry] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView,telemetry,publicLog] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -46,8 +46,9 @@ import { benchSweep } from './suites/sweep.js';
 import { benchWebhookBurst } from './suites/webhookBurst.js';
 import { benchSigningPage } from './suites/signingPage.js';
 import { benchEmbeddedView } from './suites/embeddedView.js';
+import { benchPublicLog } from './suites/publicLog.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView', 'telemetry'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView', 'telemetry', 'publicLog'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -88,6 +89,8 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         signingPage: { rounds: 3 },
         templates: { rounds: 4, sendsPerRound: 3 },
         embeddedView: { rounds: 4, seconds: 1.5, warmupSeconds: 0.5 },
+        // Filling 100,000 leaves at storage level takes minutes on Azurite: --quick fills 20,000.
+        publicLog: { rounds: 3, appendsPerRound: 20, smallLeaves: 1_000, largeLeaves: 20_000 },
       }
     : {
         quick,
@@ -106,6 +109,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         signingPage: { rounds: 7 },
         templates: { rounds: 8, sendsPerRound: 5 },
         embeddedView: { rounds: 8, seconds: 4, warmupSeconds: 1 },
+        publicLog: { rounds: 5, appendsPerRound: 40, smallLeaves: 1_000, largeLeaves: 100_000 },
       };
 }
 
@@ -236,6 +240,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
       results.targets.push(...targets);
       return;
     }
+    case 'publicLog': {
+      const { figures, targets } = await benchPublicLog(context);
+      results.publicLog = figures;
+      results.targets.push(...targets);
+      return;
+    }
   }
 }
 
@@ -271,6 +281,7 @@ async function main(): Promise<void> {
       ...process.env,
       STORAGE_CONNECTION_STRING: azurite.connectionString,
       JWT_SECRET: randomBytes(48).toString('base64url'),
+      LOG_SIGNING_KEY: randomBytes(32).toString('base64url'),
       SEAL_P12_BASE64: certificate.p12Base64,
       SEAL_P12_PASSPHRASE: certificate.passphrase,
       ALLOWED_ORIGINS: '*',

@@ -157,6 +157,11 @@ param emailDailyQuota int = 1000
 @description('How long the token of an embedded signing view works, seconds (EMBED_TOKEN_TTL_SECONDS).')
 param embedTokenTtlSeconds int = 900
 
+@minValue(1)
+@maxValue(86400)
+@description('Least time between two signed tree heads of the public log, and most before a completion is covered by one, seconds (LOG_STH_INTERVAL_SECONDS).')
+param logSthIntervalSeconds int = 3600
+
 @minValue(1024)
 @description('Largest document accepted, bytes (default 25 MiB).')
 param maxDocumentBytes int = 26214400
@@ -208,6 +213,10 @@ param tags object = {}
 param jwtSecret string = ''
 
 @secure()
+@description('Optional: writes the public log\'s signing key (32 random bytes in base64, an Ed25519 seed) to Key Vault. Usually left empty and set with az keyvault secret set (docs/deploy.md).')
+param logSigningKey string = ''
+
+@secure()
 @description('Optional: writes the Cloudflare Turnstile secret key to Key Vault.')
 param turnstileSecretKey string = ''
 
@@ -231,6 +240,7 @@ var deploymentContainerName = 'app-package'
 // Names of the secrets in Key Vault; the app settings reference them (functionapp.bicep).
 var secretNames = {
   jwtSecret: 'jwt-secret'
+  logSigningKey: 'log-signing-key'
   turnstileSecretKey: 'turnstile-secret-key'
   sealP12Base64: 'seal-p12-base64'
   sealP12Passphrase: 'seal-p12-passphrase'
@@ -301,6 +311,7 @@ module keyVault 'modules/keyvault.bicep' = {
     enablePurgeProtection: keyVaultPurgeProtection
     secretNames: secretNames
     jwtSecret: jwtSecret
+    logSigningKey: logSigningKey
     turnstileSecretKey: turnstileSecretKey
     sealP12Base64: sealP12Base64
     sealP12Passphrase: sealP12Passphrase
@@ -366,6 +377,7 @@ module functionApp 'modules/functionapp.bicep' = {
     maxConcurrentBcryptHashes: maxConcurrentBcryptHashes
     emailDailyQuota: emailDailyQuota
     embedTokenTtlSeconds: embedTokenTtlSeconds
+    logSthIntervalSeconds: logSthIntervalSeconds
   }
 }
 

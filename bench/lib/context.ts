@@ -18,6 +18,8 @@ export interface Plan {
   signingPage: { rounds: number };
   templates: { rounds: number; sendsPerRound: number };
   embeddedView: { rounds: number; seconds: number; warmupSeconds: number };
+  /** Appends timed per round and side; the two trees' sizes, in leaves (even: two per envelope). */
+  publicLog: { rounds: number; appendsPerRound: number; smallLeaves: number; largeLeaves: number };
 }
 
 export interface BenchContext {

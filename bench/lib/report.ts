@@ -7,6 +7,7 @@ import type { HotReadLevel } from '../suites/hotRead.js';
 import type { IdempotencyFigures } from '../suites/idempotency.js';
 import type { TemplatesFigures } from '../suites/templates.js';
 import type { EmbeddedViewFigures } from '../suites/embeddedView.js';
+import type { PublicLogFigures } from '../suites/publicLog.js';
 import type { ListFigures } from '../suites/list.js';
 import type { OrganizationListFigures } from '../suites/organizationList.js';
 import type { OrganizationReadLevel } from '../suites/organizationRead.js';
@@ -51,6 +52,7 @@ export interface Results {
   templates?: TemplatesFigures;
   embeddedView?: EmbeddedViewFigures;
   telemetry?: TelemetryFigures;
+  publicLog?: PublicLogFigures;
   targets: TargetCheck[];
   /** Suites that failed, with why. */
   errors?: Record<string, string>;
@@ -238,6 +240,23 @@ export function toMarkdown(results: Results): string {
       row('exporting over OTLP/HTTP to a loopback collector', figures.exporting),
       '',
       `Exporting / off: ${ratio(figures.throughputRatio)}; exports received while measured: ${figures.exports.traces} of traces, ${figures.exports.metrics} of metrics, ${figures.exports.logs} of logs (${fmt(figures.exports.bytes / 1024, 0)} KiB)`,
+    );
+  }
+
+  if (results.publicLog !== undefined) {
+    const { auditAppend, logAppend } = results.publicLog;
+    lines.push(
+      '',
+      `## Evidence: audit append with its hash, public log append (${auditAppend.ratio.rounds} rounds of ${auditAppend.appendsPerRound} appends per side)`,
+      '',
+      '| append | median ms (spread) |',
+      '| --- | --- |',
+      `| audit event with its hash (chained) | ${fmt(auditAppend.withHashMs.median, 2)} (${spread(auditAppend.withHashMs)}) |`,
+      `| audit event without it | ${fmt(auditAppend.withoutHashMs.median, 2)} (${spread(auditAppend.withoutHashMs)}) |`,
+      `| public log, two leaves, at ${logAppend.largeLeaves.toLocaleString('en')} leaves (p50) | ${fmt(logAppend.largeP50Ms.median, 2)} (${spread(logAppend.largeP50Ms)}) |`,
+      `| public log, two leaves, at ${logAppend.smallLeaves.toLocaleString('en')} leaves (p50) | ${fmt(logAppend.smallP50Ms.median, 2)} (${spread(logAppend.smallP50Ms)}) |`,
+      '',
+      `With / without the hash: ${ratio(auditAppend.ratio)}; ${logAppend.largeLeaves.toLocaleString('en')} / ${logAppend.smallLeaves.toLocaleString('en')} leaves: ${ratio(logAppend.ratio)} (trees filled in ${logAppend.fillSeconds} s)`,
     );
   }
 

@@ -37,7 +37,7 @@ param applicationInsightsName string
 @description('Name of the Key Vault the app settings reference.')
 param keyVaultName string
 
-@description('Names of the secrets in the vault: { jwtSecret, turnstileSecretKey, sealP12Base64, sealP12Passphrase }.')
+@description('Names of the secrets in the vault: { jwtSecret, logSigningKey, turnstileSecretKey, sealP12Base64, sealP12Passphrase }.')
 param secretNames object
 
 @allowed([
@@ -131,6 +131,9 @@ param emailDailyQuota int
 @description('How long the token of an embedded signing view works, seconds (EMBED_TOKEN_TTL_SECONDS).')
 param embedTokenTtlSeconds int
 
+@description('Least time between two signed tree heads of the public log, seconds (LOG_STH_INTERVAL_SECONDS).')
+param logSthIntervalSeconds int
+
 resource storageAccount 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
   name: storageAccountName
 }
@@ -177,6 +180,9 @@ var baseSettings = {
   BCRYPT_COST: string(bcryptCost)
   SEAL_P12_BASE64: '@Microsoft.KeyVault(VaultName=${keyVaultName};SecretName=${secretNames.sealP12Base64})'
   SEAL_P12_PASSPHRASE: '@Microsoft.KeyVault(VaultName=${keyVaultName};SecretName=${secretNames.sealP12Passphrase})'
+  // The public log (docs/api.md#public-log): its Ed25519 key's seed, and how often it signs a tree head.
+  LOG_SIGNING_KEY: '@Microsoft.KeyVault(VaultName=${keyVaultName};SecretName=${secretNames.logSigningKey})'
+  LOG_STH_INTERVAL_SECONDS: string(logSthIntervalSeconds)
   UPLOAD_URL_TTL_SECONDS: string(uploadUrlTtlSeconds)
   MAX_DOCUMENT_BYTES: string(maxDocumentBytes)
   ALLOWED_ORIGINS: allowedOrigins

@@ -1,5 +1,5 @@
-// Key Vault in RBAC mode: the only place the service's secrets live (the JWT signing key, the
-// Turnstile secret, the sealing certificate and its passphrase). The Function App reads them through
+// Key Vault in RBAC mode: the only place the service's secrets live (the JWT signing key, the public
+// log's signing key, the Turnstile secret, the sealing certificate and its passphrase). The Function App reads them through
 // Key Vault references in its app settings, with its user-assigned identity (Key Vault Secrets User).
 //
 // Secrets are normally put in with `az keyvault secret set` (docs/deploy.md). A deployment that is
@@ -19,12 +19,16 @@ param tags object = {}
 @description('Turn on purge protection: a deleted vault or secret cannot be purged before the 90-day retention ends. Once on, it cannot be turned off.')
 param enablePurgeProtection bool = true
 
-@description('Names of the secrets in the vault: { jwtSecret, turnstileSecretKey, sealP12Base64, sealP12Passphrase }.')
+@description('Names of the secrets in the vault: { jwtSecret, logSigningKey, turnstileSecretKey, sealP12Base64, sealP12Passphrase }.')
 param secretNames object
 
 @secure()
 @description('Optional: writes the JWT signing key (at least 32 bytes). Empty leaves the secret as it is.')
 param jwtSecret string = ''
+
+@secure()
+@description('Optional: writes the public log\'s signing key (32 random bytes in base64, an Ed25519 seed). Empty leaves the secret as it is.')
+param logSigningKey string = ''
 
 @secure()
 @description('Optional: writes the Cloudflare Turnstile secret key. Empty leaves the secret as it is.')
@@ -70,6 +74,15 @@ resource jwtSecretValue 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = if (!em
   name: secretNames.jwtSecret
   properties: {
     value: jwtSecret
+    contentType: 'text/plain'
+  }
+}
+
+resource logSigningKeyValue 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = if (!empty(logSigningKey)) {
+  parent: vault
+  name: secretNames.logSigningKey
+  properties: {
+    value: logSigningKey
     contentType: 'text/plain'
   }
 }

@@ -60,11 +60,14 @@ var tableNames = [
   'dueCompletions'
   'dueIdempotencyKeys'
   'dueRemovals'
+  'dueLog'
   'webhooks'
   'webhookDeliveries'
   'apiKeys'
   'templates'
   'organizations'
+  'publicLog'
+  'publicLogState'
 ]
 
 // The queues of the queue-triggered functions (QUEUES in src/lib/storage/clients.ts): e-mail, text messages, webhook

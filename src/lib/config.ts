@@ -95,6 +95,15 @@ const environmentSchema = z.object({
   ),
   SEAL_P12_PASSPHRASE: z.string().optional().transform((value) => value ?? ''),
   TSA_URL: optionalText.pipe(httpUrl.optional()),
+  // The public log (docs/api.md#public-log): the Ed25519 seed of its key, and how often it signs a head.
+  LOG_SIGNING_KEY: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9+/_-]{43}=?$/, 'must be 32 bytes in base64 or base64url (openssl rand -base64 32)')
+      .transform((value) => new Uint8Array(Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64')))
+      .optional(),
+  ),
+  LOG_STH_INTERVAL_SECONDS: integer(3600, 1, 86_400),
   SEAL_LEVEL: optionalText.pipe(z.enum(SEAL_LEVELS, { error: `must be one of ${SEAL_LEVELS.join(', ')}` }).optional()),
   UPLOAD_URL_TTL_SECONDS: integer(900, 1, 86_400),
   MAX_DOCUMENT_BYTES: integer(26_214_400, 1024, 2_147_483_647),
@@ -193,6 +202,16 @@ export interface Config {
    * complete envelopes (`REQUIRE_EMAIL_VERIFICATION`, default `true`; `npm start` sets `false` unless told).
    */
   requireEmailVerification: boolean;
+  /** The public log (docs/api.md#public-log). */
+  log: {
+    /**
+     * The 32-byte Ed25519 seed of the log key (`LOG_SIGNING_KEY`); required in Azure, generated into
+     * `.local/secrets.json` by `npm start`. Unset elsewhere: the log appends but makes no heads.
+     */
+    signingKey: Uint8Array | undefined;
+    /** `LOG_STH_INTERVAL_SECONDS`: the least time between two signed tree heads, and the most before a completion is covered by one (1 to 86400, default 3600). */
+    headIntervalSeconds: number;
+  };
   /** RFC 3161 timestamp authority; unset means PAdES B-B seals without a timestamp. */
   tsaUrl: string | undefined;
   /** PAdES baseline level of every seal (`SEAL_LEVEL`; `sealLevel.ts`): B-LTA with a timestamp authority, else B-B, by default. */
@@ -294,6 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       required: values.TURNSTILE_REQUIRED,
     },
     seal,
+    log: { signingKey: logSigningKey(values.LOG_SIGNING_KEY, values.WEBSITE_SITE_NAME), headIntervalSeconds: values.LOG_STH_INTERVAL_SECONDS },
     tsaUrl: values.TSA_URL,
     sealLevel,
     requireEmailVerification: values.REQUIRE_EMAIL_VERIFICATION,
@@ -333,6 +353,15 @@ function publicBaseUrl(value: string | undefined, siteName: string | undefined, 
   if (value !== undefined) return value.replace(/\/+$/, '');
   if (siteName !== undefined) throw new ConfigError('PUBLIC_BASE_URL', 'is required in Azure (the origin that links in e-mails point at)');
   return `http://127.0.0.1:${port}`;
+}
+
+/**
+ * The log key's seed (docs/api.md#public-log).
+ * @throws ConfigError in Azure (App Service sets WEBSITE_SITE_NAME) when it is unset: every deployment signs its log's heads
+ */
+function logSigningKey(value: Uint8Array | undefined, siteName: string | undefined): Uint8Array | undefined {
+  if (value === undefined && siteName !== undefined) throw new ConfigError('LOG_SIGNING_KEY', 'is required in Azure (32 random bytes in base64: the public log\'s Ed25519 key, kept in Key Vault)');
+  return value;
 }
 
 /** @throws ConfigError naming SMS_FROM when a connection string is set without a sender (docs/api.md#sms) */

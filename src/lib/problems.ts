@@ -76,6 +76,7 @@ export const problemCatalogue = {
   invitationNotFound: { slug: 'invitation-not-found', code: 'not_found', detail: 'Your organization has no pending invitation with this id.' },
   invitationsContended: { slug: 'invitations-contended', code: 'conflict', detail: 'The invitations are being changed by other requests at the same time; retry.' },
   jwtRequired: { slug: 'jwt-required', code: 'forbidden', detail: 'API keys cannot manage API keys: send the owner\'s access token (from Login).' },
+  logEntryNotFound: { slug: 'log-entry-not-found', code: 'not_found', detail: 'The public log has no leaf with this value: this service completed no envelope with this sealed SHA-256 or audit trail head since its log began.' },
   loginThrottled: { slug: 'login-throttled', code: 'too_many_requests', detail: 'Too many failed logins for this account; wait before trying again.' },
   malformedJson: { slug: 'malformed-json', code: 'bad_request', detail: 'The request body is not valid JSON.' },
   memberNotFound: { slug: 'member-not-found', code: 'not_found', detail: 'Your organization has no member with this id.' },

@@ -10,6 +10,8 @@ import path from 'node:path';
 
 interface LocalSecrets {
   JWT_SECRET: string;
+  /** The public log's Ed25519 seed (docs/api.md#public-log); added to a secrets file made before the log. */
+  LOG_SIGNING_KEY?: string;
   SEAL_P12_BASE64: string;
   SEAL_P12_PASSPHRASE: string;
 }
@@ -25,9 +27,11 @@ export async function applyLocalSettingsFile(root: string): Promise<void> {
 }
 
 /**
- * Reads `.local/secrets.json` under `root`, generating it on first run (a random 384-bit JWT key and a
- * self-signed sealing certificate), and copies its values into `process.env` where unset.
- * @returns whether the secrets were generated now
+ * Reads `.local/secrets.json` under `root`, generating it on first run (a random 384-bit JWT key, a
+ * random 256-bit Ed25519 seed for the public log's key and a self-signed sealing certificate), and
+ * copies its values into `process.env` where unset. A file made before the public log gets its key
+ * added (and is written again).
+ * @returns whether secrets were generated now
  */
 export async function applyLocalSecrets(root: string): Promise<boolean> {
   const dir = path.join(root, '.local');
@@ -36,11 +40,17 @@ export async function applyLocalSecrets(root: string): Promise<boolean> {
   let generated = false;
   if (existsSync(file)) {
     secrets = JSON.parse(await readFile(file, 'utf8')) as LocalSecrets;
+    if (secrets.LOG_SIGNING_KEY === undefined) {
+      secrets = { ...secrets, LOG_SIGNING_KEY: randomBytes(32).toString('base64url') };
+      await writeFile(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+      generated = true;
+    }
   } else {
     const { createDevelopmentSealingCertificate } = await import('../lib/pdf/index.js');
     const certificate = await createDevelopmentSealingCertificate({ commonName: 'Envelope Signing Service (local development)' });
     secrets = {
       JWT_SECRET: randomBytes(48).toString('base64url'),
+      LOG_SIGNING_KEY: randomBytes(32).toString('base64url'),
       SEAL_P12_BASE64: certificate.p12Base64,
       SEAL_P12_PASSPHRASE: certificate.passphrase,
     };

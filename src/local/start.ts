@@ -43,7 +43,7 @@ function describeStorage(storage: Config['storage']): string {
 async function main(): Promise<void> {
   const root = process.cwd();
   await applyLocalSettingsFile(root);
-  if (await applyLocalSecrets(root)) console.log('Generated local secrets (JWT key, self-signed sealing certificate) in .local/secrets.json');
+  if (await applyLocalSecrets(root)) console.log('Generated local secrets (JWT key, public log key, self-signed sealing certificate) in .local/secrets.json');
   // On a laptop, owners may send without verifying their address first, unless told otherwise.
   if (!process.env.REQUIRE_EMAIL_VERIFICATION?.trim()) {
     process.env.REQUIRE_EMAIL_VERIFICATION = 'false';

@@ -411,7 +411,7 @@ describe('the sweeper', () => {
     const legacy = services.storage.legacyTables.dueIndex;
     await legacy.createTable();
     // An earlier version's due index: every kind in the one table, PartitionKey = kind, the same rows.
-    const earlier = new DueIndex({ outbox: legacy, expiry: legacy, reminder: legacy, completion: legacy, idempotencyKey: legacy, removal: legacy });
+    const earlier = new DueIndex({ outbox: legacy, expiry: legacy, reminder: legacy, completion: legacy, idempotencyKey: legacy, removal: legacy, log: legacy });
     // Its change committed two minutes ago and its dispatch never happened (the process was replaced).
     const scenario = await committedInvitation({ createdAt: new Date(Date.now() - 120_000), outbox: new OutboxStore(services.storage.tables.envelopes, services.storage.queues, earlier) });
     const oldRows = async () => {

@@ -174,7 +174,7 @@ describe('npm start on an empty folder', () => {
     const secrets = path.join(root, '.local/secrets.json');
     expect(existsSync(secrets)).toBe(true);
     expect(statSync(secrets).mode & 0o777).toBe(0o600);
-    expect(Object.keys(JSON.parse(await readFile(secrets, 'utf8')) as object).sort()).toEqual(['JWT_SECRET', 'SEAL_P12_BASE64', 'SEAL_P12_PASSPHRASE']);
+    expect(Object.keys(JSON.parse(await readFile(secrets, 'utf8')) as object).sort()).toEqual(['JWT_SECRET', 'LOG_SIGNING_KEY', 'SEAL_P12_BASE64', 'SEAL_P12_PASSPHRASE']);
     expect(existsSync(path.join(root, '.azurite'))).toBe(true);
     // docs/api.md#captcha-cloudflare-turnstile: without a Turnstile secret, captcha tokens are ignored and a warning says so at start.
     expect(first.output.some((line) => line.includes('TURNSTILE_SECRET_KEY is not set'))).toBe(true);

@@ -18,6 +18,7 @@ import { createInvitation } from '../../src/lib/auth/invitations.js';
 import { hashInvitationCode } from '../../src/lib/storage/invitationRepository.js';
 import { DUE_TABLES, DueIndex, dueIndexOf, type DueEntry, type DueKind } from '../../src/lib/storage/dueIndex.js';
 import { REMOVAL_DUE_KIND } from '../../src/lib/removal/removeMember.js';
+import { LOG_DUE_KIND } from '../../src/lib/transparency/publicLog.js';
 import { IDEMPOTENCY_KEY_DUE_KIND } from '../../src/lib/storage/idempotencyKeyRepository.js';
 import { OUTBOX_DUE_KIND } from '../../src/lib/notifications/outboxRepository.js';
 import { EXPIRY_DUE_KIND, REMINDER_DUE_KIND } from '../../src/lib/envelopes/routing.js';
@@ -226,7 +227,7 @@ async function rowsOf(table: TableClient): Promise<{ partitionKey: string; rowKe
 }
 
 describe('due index: one table per kind of due work', () => {
-  const kinds: DueKind[] = [OUTBOX_DUE_KIND, EXPIRY_DUE_KIND, REMINDER_DUE_KIND, COMPLETION_DUE_KIND, IDEMPOTENCY_KEY_DUE_KIND, REMOVAL_DUE_KIND];
+  const kinds: DueKind[] = [OUTBOX_DUE_KIND, EXPIRY_DUE_KIND, REMINDER_DUE_KIND, COMPLETION_DUE_KIND, IDEMPOTENCY_KEY_DUE_KIND, REMOVAL_DUE_KIND, LOG_DUE_KIND];
 
   test('each kind has a table of its own, and an entry of one kind is never returned for another', async () => {
     expect(new Set(kinds)).toEqual(new Set(Object.keys(DUE_TABLES)));
@@ -264,7 +265,7 @@ describe('due index: one table per kind of due work', () => {
     async function legacyWith(count: number): Promise<{ legacy: TableClient; entries: DueEntry[] }> {
       const legacy = await scratchTable('legacyDue');
       // An earlier version's DueIndex: every kind in the one table, PartitionKey = kind.
-      const earlier = new DueIndex({ outbox: legacy, expiry: legacy, reminder: legacy, completion: legacy, idempotencyKey: legacy, removal: legacy });
+      const earlier = new DueIndex({ outbox: legacy, expiry: legacy, reminder: legacy, completion: legacy, idempotencyKey: legacy, removal: legacy, log: legacy });
       const ownerId = randomUUID();
       const entries = Array.from({ length: count }, (_, index): DueEntry => ({ kind: kinds[index % 7 === 0 ? index % 4 : 1]!, dueAt: new Date(Date.UTC(2090, 0, 1, 0, 0, index)).toISOString(), ownerId, id: uuidv7() }));
       await earlier.putMany(entries);

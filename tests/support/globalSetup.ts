@@ -39,6 +39,7 @@ export default async function globalSetup(): Promise<void> {
   Object.assign(process.env, {
     STORAGE_CONNECTION_STRING: azurite.connectionString,
     JWT_SECRET: randomBytes(48).toString('base64url'),
+    LOG_SIGNING_KEY: randomBytes(32).toString('base64url'),
     SEAL_P12_BASE64: certificate.p12Base64,
     SEAL_P12_PASSPHRASE: certificate.passphrase,
     // The minimum the service accepts: keeps the many logins of the suite fast.

@@ -40,6 +40,9 @@ import { mutateEnvelope, mutateMembersEnvelope, preconditionFailed } from './mut
 import { signedDocumentUrl } from './view.js';
 import { problem } from '../problems.js';
 import { inSealSpan, inSpan } from '../telemetry/index.js';
+import { afterResponse } from '../afterResponse.js';
+import { crashPoint } from '../crashPoint.js';
+import { LOG_DUE_KIND, logDueEntry, logLeaves, makeHeadIfDue } from '../transparency/publicLog.js';
 
 /** Rounds of a completion: fewer than other changes', since each may seal the document. */
 const MAX_COMPLETE_ATTEMPTS = 8;
@@ -157,7 +160,27 @@ async function completeStored({ services, stored, actor, owner, now, log }: { se
   if (freezing.value !== undefined) await refreshFrozenCopy(services, record, freezing.value);
   await refreshSealClaim(services, record, sealed);
   const [next] = await Promise.all([commitChange(services, stored, change, log === undefined ? {} : { log }), recordSeal(services, change.record, sealed)]);
+  logCompletion(services, change, sealed);
   return next;
+}
+
+/**
+ * After the commit that completed an envelope, without the caller waiting ({@link afterResponse}):
+ * appends its leaves to the public log (docs/api.md#public-log: each sealed PDF's SHA-256, then the
+ * audit trail's head), removes the change's `log` due entry, and makes a signed tree head if one is
+ * due (docs/api.md#signed-tree-heads). A process that dies before the append leaves the due entry,
+ * and the sweeper appends the envelope; appends are once per envelope, so both may run.
+ * Crash point (`crashPoint.ts`): `log.beforeAppend`, the completion committed and nothing appended.
+ */
+export function logCompletion(services: Services, change: Change, sealed: Pick<SealedBlob, 'hash' | 'auditHead'>): void {
+  crashPoint('log.beforeAppend');
+  const envelopeId = change.record.id;
+  const due = change.due.find((entry) => entry.kind === LOG_DUE_KIND);
+  afterResponse.start(`Public log append of envelope ${envelopeId}`, async () => {
+    await services.publicLog.append({ envelopeId, leaves: logLeaves([sealed.hash], sealed.auditHead) });
+    if (due !== undefined) await services.dueIndex.remove(due);
+    await makeHeadIfDue(services);
+  });
 }
 
 /**
@@ -267,8 +290,10 @@ async function sealAndApply({ services, stored, change, actor, key, document }: 
   record.hash = sealed.hash;
   record.originalSha256 = sealed.originalSha256;
   change.event('envelope.completed', actor, { originalSha256: sealed.originalSha256, sealedSha256: sealed.hash, auditHead: sealed.auditHead });
-  // The public append-only log (docs/api.md#chained-audit-trail) takes its leaves here, once it exists:
-  // the sealed PDF's SHA-256 (`sealed.hash`), then the chain head it seals (`sealed.auditHead`).
+  // The public append-only log (docs/api.md#public-log) takes its leaves from this completion: the
+  // sealed PDF's SHA-256, then the chain head it seals. Its due entry, written before the commit, lets
+  // the sweeper append them should this process die after the commit ({@link logCompletion}).
+  change.due.push(logDueEntry(record, change.at));
   change.webhook('envelope.completed', { hash: sealed.hash });
   change.email('completed', null);
   // Recipients hear of a completion only when the envelope was sent to them: a draft the owner seals

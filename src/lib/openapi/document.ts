@@ -40,6 +40,7 @@ import { registerDetectionOperations } from './detection.js';
 import { registerTemplateOperations } from './templates.js';
 import { registerEmbeddedOperations } from './embedded.js';
 import { describeRoles, registerOrganizationOperations } from './organizations.js';
+import { registerPublicLogOperations } from './publicLog.js';
 
 /** The document's `info.version`: the version of the API as this codebase implements it. */
 export const API_VERSION = '0.1.0';
@@ -745,7 +746,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Envelopes: 'Upload, signers, fields, lifecycle and completion.',
   Templates: 'Reusable documents with roles and fields, shared within the organization or private, and the envelopes made from them.',
   Signing: 'The recipient\'s API, authenticated by the signing token of its e-mail link.',
-  Evidence: 'Audit trail and seal verification.',
+  Evidence: 'Audit trail, seal verification and the public append-only log.',
   Webhooks: 'Endpoints that receive signed events about the owner\'s envelopes (Standard Webhooks).',
   'API keys': 'Long-lived keys a server sends instead of the owner\'s access token (`Authorization: Bearer esk_...`).',
   Organizations: 'The caller\'s organization: its members and their roles, invitations, handing it over.',
@@ -774,6 +775,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   registerTemplateOperations(registry);
   registerEmbeddedOperations(registry, BEARER_AUTH);
   registerOrganizationOperations(registry);
+  registerPublicLogOperations(registry);
   // The signer list's schema refers to `SignerInput` by name (its items may also be `null` or `{}`), so
   // the component is generated from the schema itself, which carries that id.
   const generator = new OpenApiGeneratorV31([{ type: 'schema', schema: signerInput }, ...registry.definitions], { sortComponents: 'alphabetically' });

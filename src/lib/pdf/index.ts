@@ -62,6 +62,20 @@ export async function sealDocument(options: SealOptions): Promise<SealResult> {
   }
 }
 
+/**
+ * An RFC 3161 timestamp token over a SHA-256 `digest` from the timestamp authority at `url`, with the
+ * seal's own client (`seal.ts` `BoundedTimestampAuthority`: 10 s at most, the answer checked to be a
+ * token over this digest), in this thread: for what is timestamped outside a PDF, the public log's
+ * signed tree heads (docs/api.md#signed-tree-heads). @libpdf/core loads on the first call.
+ * @returns the DER TimeStampToken (RFC 3161 §2.4.2)
+ * @throws AppError 503 `timestamp-authority-unavailable` when the authority fails, answers an error or
+ *   garbage, or takes over 10 s
+ */
+export async function timestampDigest(url: string, digest: Uint8Array): Promise<Uint8Array> {
+  const { BoundedTimestampAuthority } = await import('./seal.js');
+  return await new BoundedTimestampAuthority(url).timestamp(digest, 'SHA-256');
+}
+
 /** Problem types of a seal that failed for its network sources, and what health says for each. */
 const SEAL_SOURCE_FAILURES: Record<string, string> = {
   [problemType('timestampAuthorityUnavailable')]: 'The last seal failed: the timestamp authority (TSA_URL) did not answer with a timestamp.',

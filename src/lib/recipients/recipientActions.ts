@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Change, commitChange } from '../envelopes/change.js';
-import { COMPLETION_DUE_KIND, recordSeal, sealCompletion } from '../envelopes/complete.js';
+import { COMPLETION_DUE_KIND, logCompletion, recordSeal, sealCompletion } from '../envelopes/complete.js';
 import { refreshSealClaim, type SealedBlob } from '../envelopes/sealClaim.js';
 import { hasPrefilledValue, SERVICE_FILLED_TYPES, valueRefusalOf } from '../envelopes/fieldRules.js';
 import { validationFailed } from '../envelopes/lifecycle.js';
@@ -134,6 +134,7 @@ export async function completeSigning({ services, caller, request, now = new Dat
 
     const sealed = allActed(change.record) ? await completeOrDefer(services, stored, change, by, nonce, log) : null;
     const [next] = await Promise.all([commitChange(services, stored, change, { log }), sealed === null ? undefined : recordSeal(services, change.record, sealed)]);
+    if (sealed !== null) logCompletion(services, change, sealed);
     return outcome(next, recipient.id);
   });
 }

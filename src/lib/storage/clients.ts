@@ -31,11 +31,15 @@ export const TABLES = {
   dueCompletions: 'dueCompletions',
   dueIdempotencyKeys: 'dueIdempotencyKeys',
   dueRemovals: 'dueRemovals',
+  dueLog: 'dueLog',
   webhooks: 'webhooks',
   webhookDeliveries: 'webhookDeliveries',
   apiKeys: 'apiKeys',
   templates: 'templates',
   organizations: 'organizations',
+  // The public append-only log (transparency/logStore.ts): rows written once, and the rows that change.
+  publicLog: 'publicLog',
+  publicLogState: 'publicLogState',
 } as const;
 
 /**

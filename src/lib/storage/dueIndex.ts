@@ -3,7 +3,7 @@
  * scanning envelopes, so a sweep costs what is due, not what exists.
  *
  * Each kind of work has a table of its own ({@link DUE_TABLES}: `dueOutbox`, `dueExpiry`,
- * `dueReminders`, `dueCompletions`, `dueIdempotencyKeys`, `dueRemovals`). PartitionKey = the kind (one partition per table; it keeps a row
+ * `dueReminders`, `dueCompletions`, `dueIdempotencyKeys`, `dueRemovals`, `dueLog`). PartitionKey = the kind (one partition per table; it keeps a row
  * self-describing and the same as the rows of the former single table, see below); RowKey =
  * `<dueAt ISO 8601>_<ownerId>_<id>`, so one range query per kind (`RowKey le '<now>~'`) finds exactly
  * the entries due by now, oldest first. One table per kind, rather than one partition per kind of a
@@ -28,7 +28,8 @@ import { storageStatus } from './keys.js';
  * The table of each kind of due work (keys of `TABLES` in `clients.ts`). The kinds are named where
  * their work is: `OUTBOX_DUE_KIND` (`outboxRepository.ts`), `EXPIRY_DUE_KIND` and
  * `REMINDER_DUE_KIND` (`routing.ts`), `COMPLETION_DUE_KIND` (`complete.ts`), `IDEMPOTENCY_KEY_DUE_KIND`
- * (`idempotencyKeyRepository.ts`), `REMOVAL_DUE_KIND` (`removal/removeMember.ts`).
+ * (`idempotencyKeyRepository.ts`), `REMOVAL_DUE_KIND` (`removal/removeMember.ts`), `LOG_DUE_KIND`
+ * (`transparency/publicLog.ts`).
  */
 export const DUE_TABLES = {
   outbox: 'dueOutbox',
@@ -37,6 +38,7 @@ export const DUE_TABLES = {
   completion: 'dueCompletions',
   idempotencyKey: 'dueIdempotencyKeys',
   removal: 'dueRemovals',
+  log: 'dueLog',
 } as const satisfies Record<string, keyof typeof TABLES>;
 
 /** A kind of due work: a key of {@link DUE_TABLES}. */

@@ -12,7 +12,8 @@
  *
  * Steps: {@link moveLegacyDueEntries} (a no-op once a process found nothing to move),
  * {@link redispatchDueOutbox}, {@link expireDueEnvelopes}, {@link sendDueReminders},
- * {@link retryDueCompletions}, {@link forgetExpiredIdempotencyKeys}, {@link finishRemovals}. The envelope steps call the domain's own operations, which act as the
+ * {@link retryDueCompletions}, {@link appendDueLogEntries}, {@link makeDueTreeHead},
+ * {@link forgetExpiredIdempotencyKeys}, {@link finishRemovals}. The envelope steps call the domain's own operations, which act as the
  * `system` actor and change an envelope only if it is still as they read it (ETag), so two sweeps
  * that find the same entry change the envelope once.
  */
@@ -30,6 +31,7 @@ import { QUEUES } from '../storage/queues.js';
 import { finishDueRemovals } from '../removal/removeMember.js';
 import { encodePointer, OUTBOX_DUE_KIND, OUTBOX_MAX_REDISPATCHES, type StoredOutboxBatch } from '../notifications/outboxRepository.js';
 import { inSpan, outboxAge } from '../telemetry/index.js';
+import { completionLeaves, LOG_DUE_KIND, makeHeadIfDue } from '../transparency/publicLog.js';
 
 /** Most items one step handles in one sweep. */
 export const SWEEP_STEP_LIMIT = 500;
@@ -256,6 +258,50 @@ export const retryDueCompletions: SweepStep = {
 };
 
 /**
+ * Appends to the public log the completed envelopes whose completion did not (docs/api.md#public-log):
+ * its process died between the commit and the append, or the append failed. Each `log` entry was
+ * written before its completion's commit; an envelope that is not completed (that commit failed) or
+ * no longer exists loses its entry, and one completed is appended (once: an envelope already in the
+ * log keeps its place) from its `envelope.completed` event, then loses it.
+ */
+export const appendDueLogEntries: SweepStep = {
+  name: 'logAppends',
+  async run({ services, now, log }) {
+    const due = await services.dueIndex.due(LOG_DUE_KIND, now.toISOString(), SWEEP_STEP_LIMIT);
+    await forEachConcurrently(due, CONCURRENCY, async (entry) => {
+      const stored = await services.envelopes.read(entry.ownerId, entry.id);
+      if (stored !== null && stored.record.status === 'completed') {
+        const completed = (await services.envelopes.events(stored.record.ownerId, entry.id)).findLast((event) => event.type === 'envelope.completed');
+        const leaves = completed === undefined ? null : completionLeaves(completed.details);
+        if (leaves === null) {
+          log(`Sweep: envelope ${entry.id} is completed without a sealed hash and an audit trail head to append to the public log.`);
+        } else {
+          const index = await services.publicLog.append({ envelopeId: entry.id, leaves });
+          log(`Sweep: envelope ${entry.id} is in the public log from leaf ${index}.`);
+        }
+      }
+      await services.dueIndex.remove(entry);
+    });
+    return due.length;
+  },
+};
+
+/**
+ * Makes a signed tree head of the public log when one is due (docs/api.md#signed-tree-heads): the tree
+ * grew and the newest head is `LOG_STH_INTERVAL_SECONDS` old, so every completion is covered by a head
+ * within that interval (and the sweep's schedule). An empty log's head is left to `GET /api/log/sth`.
+ */
+export const makeDueTreeHead: SweepStep = {
+  name: 'logHead',
+  async run({ services, now, log }) {
+    const head = await makeHeadIfDue(services, now, { emptyTree: false });
+    if (head === null) return 0;
+    log(`Sweep: signed tree head of ${head.treeSize} leaves made.`);
+    return 1;
+  },
+};
+
+/**
  * Deletes the idempotency keys whose 24 hours are over (docs/api.md#idempotency), owner by owner, as their
  * hourly due entries fall due: Table Storage deletes nothing by itself. A key a later request claimed
  * again since keeps its row. An owner with more expired keys than one call deletes keeps the entry
@@ -285,7 +331,17 @@ export const finishRemovals: SweepStep = {
   },
 };
 
-export const SWEEP_STEPS: readonly SweepStep[] = [moveLegacyDueEntries, redispatchDueOutbox, expireDueEnvelopes, sendDueReminders, retryDueCompletions, forgetExpiredIdempotencyKeys, finishRemovals];
+export const SWEEP_STEPS: readonly SweepStep[] = [
+  moveLegacyDueEntries,
+  redispatchDueOutbox,
+  expireDueEnvelopes,
+  sendDueReminders,
+  retryDueCompletions,
+  appendDueLogEntries,
+  makeDueTreeHead,
+  forgetExpiredIdempotencyKeys,
+  finishRemovals,
+];
 
 export interface RunSweepOptions {
   services: Services;
