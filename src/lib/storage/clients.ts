@@ -34,6 +34,8 @@ export const TABLES = {
   apiKeys: 'apiKeys',
   templates: 'templates',
   organizations: 'organizations',
+  // Retention periods, the index of finished envelopes and the purge log (retentionRepository.ts).
+  retention: 'retention',
 } as const;
 
 /**

@@ -12,7 +12,8 @@
  *
  * Steps: {@link moveLegacyDueEntries} (a no-op once a process found nothing to move),
  * {@link redispatchDueOutbox}, {@link expireDueEnvelopes}, {@link sendDueReminders},
- * {@link retryDueCompletions}, {@link forgetExpiredIdempotencyKeys}, {@link finishRemovals}. The envelope steps call the domain's own operations, which act as the
+ * {@link retryDueCompletions}, {@link forgetExpiredIdempotencyKeys}, {@link finishRemovals},
+ * {@link purgeRetainedEnvelopes} (from the index of finished envelopes, `storage/retentionRepository.ts`). The envelope steps call the domain's own operations, which act as the
  * `system` actor and change an envelope only if it is still as they read it (ETag), so two sweeps
  * that find the same entry change the envelope once.
  */
@@ -28,6 +29,7 @@ import { recordEmailOutcome } from '../recipients/lastEmail.js';
 import { recordSmsOutcome } from '../recipients/lastSms.js';
 import { QUEUES } from '../storage/queues.js';
 import { finishDueRemovals } from '../removal/removeMember.js';
+import { purgeDueEnvelopes } from '../envelopes/retention.js';
 import { encodePointer, OUTBOX_DUE_KIND, OUTBOX_MAX_REDISPATCHES, type StoredOutboxBatch } from '../notifications/outboxRepository.js';
 
 /** Most items one step handles in one sweep. */
@@ -265,7 +267,6 @@ export const forgetExpiredIdempotencyKeys: SweepStep = {
   },
 };
 
-/** Every step of a sweep, in order. */
 /**
  * Finishes removals of members (docs/api.md#removing-a-member) whose due entry fell due: a request that
  * died half-way, or the last pass once no instance can still accept the removed account's credentials
@@ -278,7 +279,20 @@ export const finishRemovals: SweepStep = {
   },
 };
 
-export const SWEEP_STEPS: readonly SweepStep[] = [moveLegacyDueEntries, redispatchDueOutbox, expireDueEnvelopes, sendDueReminders, retryDueCompletions, forgetExpiredIdempotencyKeys, finishRemovals];
+/**
+ * Purges the finished envelopes their organisation's `retentionDays` no longer keeps
+ * (docs/api.md#retention), read from the index of finished envelopes, with the purge `DELETE` does
+ * (`envelopes/retention.ts`). After the expiry step: an envelope expired by this sweep is not due yet.
+ */
+export const purgeRetainedEnvelopes: SweepStep = {
+  name: 'retention',
+  async run({ services, now, log }) {
+    return await purgeDueEnvelopes(services, now, SWEEP_STEP_LIMIT, log);
+  },
+};
+
+/** Every step of a sweep, in order. */
+export const SWEEP_STEPS: readonly SweepStep[] = [moveLegacyDueEntries, redispatchDueOutbox, expireDueEnvelopes, sendDueReminders, retryDueCompletions, forgetExpiredIdempotencyKeys, finishRemovals, purgeRetainedEnvelopes];
 
 export interface RunSweepOptions {
   services: Services;
