@@ -109,6 +109,11 @@ param webhookRetrySeconds string = '5,300,1800,7200,18000,36000,36000'
 @description('Default lifetime of a sent envelope without expiresAt, days (ENVELOPE_TTL_DAYS).')
 param envelopeTtlDays int = 30
 
+@minValue(1)
+@maxValue(146000)
+@description('Days every sealed PDF stays immutable after it is written (SEALED_RETENTION_DAYS): the version-level WORM policy of container sealed. Nobody, not even the subscription owner or someone holding the storage key, can delete or overwrite a sealed PDF before then; once the policy is locked it can only be lengthened.')
+param sealedRetentionDays int = 3650
+
 @description('JWT iss claim of the access tokens.')
 param jwtIssuer string = 'envelope-signing-service'
 
@@ -298,6 +303,7 @@ module storage 'modules/storage.bicep' = {
     skuName: storageSkuName
     allowedOrigins: empty(allowedOrigins) ? ['*'] : split(replace(allowedOrigins, ' ', ''), ',')
     deploymentContainerName: deploymentContainerName
+    sealedRetentionDays: sealedRetentionDays
   }
 }
 
@@ -371,6 +377,7 @@ module functionApp 'modules/functionapp.bicep' = {
     sweepSchedule: sweepSchedule
     webhookRetrySeconds: webhookRetrySeconds
     envelopeTtlDays: envelopeTtlDays
+    sealedRetentionDays: sealedRetentionDays
     rateLimitPerMinute: rateLimitPerMinute
     authRateLimitPerMinute: authRateLimitPerMinute
     trustProxy: trustProxy

@@ -113,6 +113,9 @@ param webhookRetrySeconds string
 @description('Default lifetime of a sent envelope, days (ENVELOPE_TTL_DAYS).')
 param envelopeTtlDays int
 
+@description('Days every sealed PDF stays immutable after it is written: the storage policy of container sealed (SEALED_RETENTION_DAYS).')
+param sealedRetentionDays int
+
 @description('Requests per owner and minute on the owner endpoints, per instance (RATE_LIMIT_PER_MINUTE).')
 param rateLimitPerMinute int
 
@@ -193,6 +196,8 @@ var baseSettings = {
   SWEEP_SCHEDULE: sweepSchedule
   WEBHOOK_RETRY_SECONDS: webhookRetrySeconds
   ENVELOPE_TTL_DAYS: string(envelopeTtlDays)
+  // The end of a refused deletion's period when storage does not give it (docs/api.md#sealed-pdfs-are-immutable).
+  SEALED_RETENTION_DAYS: string(sealedRetentionDays)
   // Outbound network policy: webhooks, revocation sources and embedded views reach public addresses
   // only; loopback and private networks are for development. (WEBHOOK_ALLOW_PRIVATE_NETWORKS, its
   // older name, is not set: this one would win anyway.)

@@ -1,4 +1,4 @@
-// The storage account: the service's data (tables, the `documents` and `sealed` containers and the
+// The storage account: the service's data (tables, the containers (`sealed` under WORM) and the
 // notification queues), the Functions host's own storage (AzureWebJobsStorage) and the Flex
 // Consumption deployment container.
 // Shared-key access is off, so nothing can use an account key or a key-signed SAS: the app signs
@@ -34,16 +34,21 @@ param deploymentContainerName string
 
 @minValue(1)
 @maxValue(365)
-@description('Days a deleted blob or container can still be restored.')
+@description('Days a deleted blob or container, or a blob\'s earlier version, can still be restored.')
 param softDeleteDays int = 7
+
+@minValue(1)
+@maxValue(146000)
+@description('Days every sealed PDF stays immutable after it is written: the version-level WORM policy of container sealed (docs/deploy.md).')
+param sealedRetentionDays int = 3650
 
 // The service's containers and tables (docs/api.md#the-envelope, docs/api.md#what-completion-does, docs/api.md#evidence): documents holds the uploads (written
 // through SAS), originals the frozen copy made when an envelope leaves draft (never writable by SAS),
-// sealed the sealed PDFs, templates the uploads of templates (their frozen copies go to originals).
+// templates the uploads of templates (their frozen copies go to originals). The sealed PDFs have a
+// container of their own, under a WORM policy (sealedContainer below).
 var containerNames = [
   'documents'
   'originals'
-  'sealed'
   'templates'
 ]
 // The tables: TABLES in src/lib/storage/clients.ts (tests/infra holds the two to the same set).
@@ -68,6 +73,7 @@ var tableNames = [
   'organizations'
   'publicLog'
   'publicLogState'
+  'retention'
 ]
 
 // The queues of the queue-triggered functions (QUEUES in src/lib/storage/clients.ts): e-mail, text messages, webhook
@@ -141,6 +147,11 @@ resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01'
     cors: {
       corsRules: corsRules
     }
+    // Every overwrite or deletion keeps the blob's earlier version (restorable, docs/deploy.md); the
+    // lifecycle rule below deletes earlier versions after softDeleteDays. Version-level immutability
+    // (the sealed container) needs it.
+    isVersioningEnabled: true
+    // A deleted blob, and a deleted container, can be restored for softDeleteDays.
     deleteRetentionPolicy: {
       enabled: true
       days: softDeleteDays
@@ -152,6 +163,42 @@ resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01'
   }
 }
 
+// Earlier versions (left by an overwrite or a deletion, docs/deploy.md) go after softDeleteDays, so that
+// versioning does not keep deleted documents for ever: a purge is final once its restore window is over.
+// A sealed PDF's version under its WORM period is kept until the period ends, whatever this rule says.
+resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05-01' = {
+  parent: account
+  name: 'default'
+  properties: {
+    policy: {
+      rules: [
+        {
+          enabled: true
+          name: 'deleteEarlierVersions'
+          type: 'Lifecycle'
+          definition: {
+            filters: {
+              blobTypes: [
+                'blockBlob'
+              ]
+            }
+            actions: {
+              version: {
+                delete: {
+                  daysAfterCreationGreaterThan: softDeleteDays
+                }
+              }
+            }
+          }
+        }
+      ]
+    }
+  }
+  dependsOn: [
+    blobService
+  ]
+}
+
 resource containers 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = [
   for containerName in containerNames: {
     parent: blobService
@@ -161,6 +208,32 @@ resource containers 'Microsoft.Storage/storageAccounts/blobServices/containers@2
     }
   }
 ]
+
+// The sealed PDFs (docs/api.md#sealed-pdfs-are-immutable): written once by the service (If-None-Match: *),
+// under a version-level immutability policy (WORM): every version stays readable and can be neither
+// deleted nor overwritten for sealedRetentionDays after it was written, by the service, an operator or
+// anyone holding a key. The policy is left unlocked so that an operator can still lengthen or (before
+// anything depends on it) shorten it; locking it (docs/deploy.md) makes it a compliance policy.
+resource sealedContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+  parent: blobService
+  name: 'sealed'
+  properties: {
+    publicAccess: 'None'
+    immutableStorageWithVersioning: {
+      enabled: true
+    }
+  }
+}
+
+resource sealedImmutability 'Microsoft.Storage/storageAccounts/blobServices/containers/immutabilityPolicies@2023-05-01' = {
+  parent: sealedContainer
+  name: 'default'
+  properties: {
+    immutabilityPeriodSinceCreationInDays: sealedRetentionDays
+    allowProtectedAppendWrites: false
+    allowProtectedAppendWritesAll: false
+  }
+}
 
 resource deploymentContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
   parent: blobService

@@ -5,7 +5,7 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import type { Actor } from '../lib/envelopes/model.js';
 import { parseWith } from '../lib/http/body.js';
-import { json } from '../lib/http/respond.js';
+import { json, nextPageLink } from '../lib/http/respond.js';
 import { getServices } from '../lib/services.js';
 import { listTemplatesQuery } from '../lib/templates/schemas.js';
 import { listTemplates } from '../lib/templates/list.js';
@@ -14,13 +14,5 @@ export async function listOwnTemplates(request: HttpRequest, _context: unknown, 
   const query = parseWith(listTemplatesQuery, Object.fromEntries(request.query.entries()), 'query');
   const services = getServices();
   const page = await listTemplates(services, caller, query);
-  const headers: Record<string, string> = {};
-  if (page.nextCursor !== undefined) {
-    // Built on PUBLIC_BASE_URL and the parsed query, never on the request's Host (as the envelope list).
-    const parameters = new URLSearchParams();
-    if (query.limit !== undefined) parameters.set('limit', String(query.limit));
-    parameters.set('cursor', page.nextCursor);
-    headers.Link = `<${services.config.publicBaseUrl}/api/templates?${parameters.toString()}>; rel="next"`;
-  }
-  return json(200, page.templates, { noStore: true, headers });
+  return json(200, page.templates, { noStore: true, headers: nextPageLink(services.config.publicBaseUrl, '/api/templates', query.limit, page.nextCursor) });
 }

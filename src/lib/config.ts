@@ -157,6 +157,11 @@ const environmentSchema = z.object({
       .transform((value) => value === undefined || value === 'true' || value === '1'),
   ),
   REMINDER_DAY_SECONDS: integer(86_400, 1, 86_400),
+  // Retention (docs/api.md#retention): the length of a day of retentionDays, lowered only by tests
+  // (refused unless NODE_ENV=test or the local host runs, loadConfig).
+  RETENTION_DAY_SECONDS: optionalText.pipe(z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1).max(86_400)).optional()),
+  // The sealed container's immutability period (docs/deploy.md#immutable-sealed-pdfs), the Bicep's sealedRetentionDays.
+  SEALED_RETENTION_DAYS: integer(3650, 1, 146_000),
   // Embedded signing (docs/api.md "Embedded signing").
   EMBED_TOKEN_TTL_SECONDS: integer(900, 60, 86_400),
   // Signer authentication (docs/api.md "Signer authentication"): how long a verified code holds.
@@ -258,6 +263,17 @@ export interface Config {
   outboundAllowPrivateNetworks: boolean;
   /** Length of a "day" for `remindEveryDays`, seconds (86400 unless a test lowers it). */
   reminderDaySeconds: number;
+  /**
+   * Length of a "day" of an organisation's `retentionDays`, seconds (`RETENTION_DAY_SECONDS`, 86400;
+   * another value only with `NODE_ENV=test` or on the local host: docs/api.md#retention).
+   */
+  retentionDaySeconds: number;
+  /**
+   * Days a sealed PDF stays immutable after it is written (`SEALED_RETENTION_DAYS`, default 3650: the
+   * Bicep's policy on container `sealed`), for the end date of a refused deletion when storage does
+   * not give one (docs/api.md#sealed-pdfs-are-immutable).
+   */
+  sealedRetentionDays: number;
   /** Lifetime of an embedded signing view's token, seconds (docs/api.md#embedded-signing; 60 to 86400, default 900). */
   embedTokenTtlSeconds: number;
   /** How long a recipient's access code or one-time code, once verified, lets its signing link through, seconds. */
@@ -282,11 +298,29 @@ export interface Config {
   };
 }
 
+/** Set by the local host (`src/local`) before it reads the settings: what a test-only setting needs. */
+let localHostRuns = false;
+
+/**
+ * Marks this process as the local host (`npm start`, the tests' services): settings that shorten time
+ * for tests (`RETENTION_DAY_SECONDS`) are accepted. Only `src/local` calls it; the Functions host
+ * never loads that folder.
+ */
+export function markLocalHost(): void {
+  localHostRuns = true;
+}
+
+/** Default length of a retention day, seconds (docs/api.md#retention). */
+export const RETENTION_DAY_SECONDS = 86_400;
+
 /**
  * Parses the settings from `env`.
- * @throws ConfigError naming the first setting that is missing or invalid
+ * @param options `localHost`: whether the local host runs (default: whether it marked this process, {@link markLocalHost})
+ * @throws ConfigError naming the first setting that is missing or invalid; `RETENTION_DAY_SECONDS` set
+ *   to anything but 86400 outside tests (`NODE_ENV=test`) and the local host: a shorter day would purge
+ *   envelopes early (docs/api.md#retention)
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { localHost?: boolean } = {}): Config {
   assertKeyVaultReferencesResolved(env);
   const parsed = environmentSchema.safeParse(env);
   if (!parsed.success) {
@@ -298,6 +332,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const sealLevel = sealLevelOf(values.SEAL_LEVEL, values.TSA_URL);
   const seal = { p12: Buffer.from(values.SEAL_P12_BASE64, 'base64'), passphrase: values.SEAL_P12_PASSPHRASE };
   checkSealingCertificateForLevel(sealLevel, seal);
+  const retentionDaySeconds = values.RETENTION_DAY_SECONDS ?? RETENTION_DAY_SECONDS;
+  if (retentionDaySeconds !== RETENTION_DAY_SECONDS && env.NODE_ENV !== 'test' && !(options.localHost ?? localHostRuns)) {
+    throw new ConfigError('RETENTION_DAY_SECONDS', `is for tests only: set it only with NODE_ENV=test or on the local host (${RETENTION_DAY_SECONDS} in production)`);
+  }
   return {
     storage: loadStorageSettings(env),
     jwt: {
@@ -329,6 +367,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetrySeconds: values.WEBHOOK_RETRY_SECONDS,
     outboundAllowPrivateNetworks: values.OUTBOUND_ALLOW_PRIVATE_NETWORKS ?? values.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? false,
     reminderDaySeconds: values.REMINDER_DAY_SECONDS,
+    retentionDaySeconds,
+    sealedRetentionDays: values.SEALED_RETENTION_DAYS,
     embedTokenTtlSeconds: values.EMBED_TOKEN_TTL_SECONDS,
     signingAuthTtlSeconds: values.SIGNING_AUTH_TTL_SECONDS,
     mailCatcher: { smtpPort: values.MAIL_CATCHER_SMTP_PORT, webPort: values.MAIL_CATCHER_WEB_PORT },

@@ -104,6 +104,7 @@ export const problemCatalogue = {
   revocationUnavailable: { slug: 'revocation-unavailable', code: 'service_unavailable', detail: 'The revocation data of the sealing or timestamp certificates could not be fetched, so the document was not sealed. Try again later.' },
   roleCannotAct: { slug: 'role-cannot-act', code: 'forbidden', detail: 'You receive a copy of this envelope (role cc); there is nothing for you to sign.' },
   sealNotFound: { slug: 'seal-not-found', code: 'not_found', detail: 'This service sealed no document with this SHA-256.' },
+  sealedImmutable: { slug: 'sealed-immutable', code: 'conflict', detail: 'The envelope is purged, except its sealed PDF, which storage keeps unchanged until its immutability period ends (immutableUntil).' },
   selfRemoval: { slug: 'self-removal', code: 'conflict', detail: 'You cannot remove yourself from the organization; the owner or another admin can.' },
   smsQuota: { slug: 'sms-quota', code: 'too_many_requests', detail: 'This would queue more text messages than the account has left today (UTC).' },
   storageUnavailable: { slug: 'storage-unavailable', code: 'service_unavailable', detail: 'Storage does not answer.' },

@@ -20,6 +20,7 @@ import { TemplateRepository } from './storage/templateRepository.js';
 import { OrganizationIndex } from './storage/organizationIndex.js';
 import { OrganizationRepository } from './storage/organizationRepository.js';
 import { PublicLogStore } from './transparency/logStore.js';
+import { RetentionRepository } from './storage/retentionRepository.js';
 
 export interface Services {
   config: Config;
@@ -44,6 +45,8 @@ export interface Services {
   templateIndex: OrganizationIndex;
   /** The public append-only log's rows (docs/api.md#public-log). */
   publicLog: PublicLogStore;
+  /** Retention periods, the index of finished envelopes and the purge log (docs/api.md#retention). */
+  retention: RetentionRepository;
 }
 
 let cached: Services | undefined;
@@ -100,5 +103,6 @@ export function createServices(config: Config, storage: Storage): Services {
     organizationIndex: new OrganizationIndex(storage.tables.organizations, 'envelope'),
     templateIndex: new OrganizationIndex(storage.tables.organizations, 'template'),
     publicLog: new PublicLogStore(storage.tables.publicLog, storage.tables.publicLogState),
+    retention: new RetentionRepository(storage.tables.retention),
   };
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LogHandler } from '@azure/functions';
 import { afterResponse } from '../lib/afterResponse.js';
-import { loadConfig, resetConfig } from '../lib/config.js';
+import { loadConfig, markLocalHost, resetConfig } from '../lib/config.js';
 import { AFTER_RESPONSE_GRACE_MS } from '../lib/http/register.js';
 import { getEmailTransport, resetEmailTransport } from '../lib/notifications/transport.js';
 import { resetSmsTransport } from '../lib/notifications/smsTransport.js';
@@ -62,6 +62,8 @@ const consoleLog: LogHandler = (level, ...args) => {
  * @throws ConfigError for a missing or invalid setting; storage errors when storage does not answer
  */
 export async function startService({ port, hostname = '127.0.0.1', logHandler = consoleLog, triggers = true, queueSettings = {} }: StartServiceOptions): Promise<RunningService> {
+  // The local host: settings for tests only (RETENTION_DAY_SECONDS) are accepted here, never in Azure.
+  markLocalHost();
   const routes = await loadFunctions();
   const server = createLocalHost(routes, { allowedOrigins: loadConfig().allowedOrigins, logHandler });
   await new Promise<void>((resolve, reject) => {

@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { createInvitation } from '../lib/auth/invitations.js';
-import { loadConfig, type Config } from '../lib/config.js';
+import { loadConfig, markLocalHost, type Config } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
 import { getServices } from '../lib/services.js';
 import { startAzurite, type RunningAzurite } from './azurite.js';
@@ -72,7 +72,8 @@ async function main(): Promise<void> {
   process.on('exit', () => removeRuntimeFile(root, process.pid));
 
   try {
-    // Validate the settings before starting anything (one line naming a bad setting).
+    // Validate the settings before starting anything (one line naming a bad setting), as the local host.
+    markLocalHost();
     const storageConfigured = process.env.STORAGE_CONNECTION_STRING?.trim() || process.env.STORAGE_ACCOUNT_NAME?.trim();
     const settings = loadConfig({ ...process.env, ...(storageConfigured ? {} : { STORAGE_CONNECTION_STRING: 'UseDevelopmentStorage=true' }) });
     // Azurite and the catchers do not need each other: all start at once.

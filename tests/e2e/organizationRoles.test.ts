@@ -55,6 +55,7 @@ const rules: Record<string, Role[]> = {
   ListWebhookDeliveries: MANAGING,
   RedeliverWebhook: MANAGING,
   UpdateOrganization: MANAGING,
+  ListPurges: MANAGING,
   CreateOrganizationInvitation: MANAGING,
   ListOrganizationInvitations: MANAGING,
   DeleteOrganizationInvitation: MANAGING,

@@ -37,7 +37,7 @@ describe('Register', () => {
   test('makes the new account the owner of an organization of its own, named after its address', async () => {
     const organization = await get(owner, '/organization');
     expect(organization.status).toBe(200);
-    expect(organization.body).toEqual({ id: expect.any(String), name: owner.email, createdAt: expect.any(String), memberCount: 1, role: 'owner', locale: 'en', disclosure: {} });
+    expect(organization.body).toEqual({ id: expect.any(String), name: owner.email, createdAt: expect.any(String), memberCount: 1, role: 'owner', locale: 'en', disclosure: {}, retentionDays: null });
     const members = await get(owner, '/organization/members');
     expect(members.status).toBe(200);
     expect(members.body).toEqual([{ userId: owner.userId, email: owner.email, name: 'Ada Owner', role: 'owner', joinedAt: expect.any(String) }]);

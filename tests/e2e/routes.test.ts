@@ -49,6 +49,7 @@ const expected = [
   { name: 'ListEnvelopes', route: 'envelopes', methods: ['GET'], access: 'bearer' },
   { name: 'ListMembers', route: 'organization/members', methods: ['GET'], access: 'bearer' },
   { name: 'ListOrganizationInvitations', route: 'organization/invitations', methods: ['GET'], access: 'bearer' },
+  { name: 'ListPurges', route: 'organization/purges', methods: ['GET'], access: 'bearer' },
   { name: 'ListTemplates', route: 'templates', methods: ['GET'], access: 'bearer' },
   { name: 'ListWebhookDeliveries', route: 'webhooks/{id}/deliveries', methods: ['GET'], access: 'bearer' },
   { name: 'ListWebhooks', route: 'webhooks', methods: ['GET'], access: 'bearer' },

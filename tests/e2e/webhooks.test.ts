@@ -33,6 +33,7 @@ const ALL_EVENTS = [
   'envelope.declined',
   'envelope.voided',
   'envelope.expired',
+  'envelope.purged',
   'recipient.opened',
   'recipient.signed',
   'recipient.approved',

@@ -1068,6 +1068,45 @@ describe('infra/ Bicep templates (offline checks; the full compile runs in ci.ym
     }
   });
 
+  test('sealed PDFs under WORM (docs/deploy.md#immutable-sealed-pdfs): container sealed with version-level immutability for sealedRetentionDays (SEALED_RETENTION_DAYS, default the service\'s), blob versioning, blob and container soft delete, earlier versions deleted after the soft-delete window', () => {
+    const storage = infra.get('infra/modules/storage.bicep')!;
+    const declared = (type: string) => storage.resources.filter((resource) => resource.typeName === type && !resource.existing);
+    const [blobService] = declared('Microsoft.Storage/storageAccounts/blobServices');
+    const blobProperties = evaluate(getPath(blobService?.body, ['properties']), storage) as ValueObject;
+    expect(blobProperties.isVersioningEnabled).toBe(true);
+    expect(blobProperties.deleteRetentionPolicy).toMatchObject({ enabled: true });
+    expect(blobProperties.containerDeleteRetentionPolicy).toMatchObject({ enabled: true });
+    for (const policy of ['deleteRetentionPolicy', 'containerDeleteRetentionPolicy']) {
+      expect([policy, readsParameter(getPath(blobService?.body, ['properties', policy, 'days']), storage, (param) => param.name === 'softDeleteDays')]).toEqual([policy, true]);
+    }
+    // The sealed container: version-level immutability on, and its default policy's period the parameter.
+    const sealed = declared('Microsoft.Storage/storageAccounts/blobServices/containers').find((resource) => literalString(getPath(resource.body, ['name'])) === 'sealed');
+    expect(evaluate(getPath(sealed?.body, ['properties', 'immutableStorageWithVersioning', 'enabled']), storage)).toBe(true);
+    const [policy] = declared('Microsoft.Storage/storageAccounts/blobServices/containers/immutabilityPolicies');
+    expect(getPath(policy?.body, ['parent'])?.text).toBe(sealed?.symbol);
+    expect(literalString(getPath(policy?.body, ['name']))).toBe('default');
+    expect(readsParameter(getPath(policy?.body, ['properties', 'immutabilityPeriodSinceCreationInDays']), storage, (param) => param.name === 'sealedRetentionDays')).toBe(true);
+    expect(evaluate(getPath(policy?.body, ['properties', 'allowProtectedAppendWrites']), storage)).toBe(false);
+    // No other container is under WORM: uploads and frozen copies are deleted by purges.
+    for (const other of declared('Microsoft.Storage/storageAccounts/blobServices/containers').filter((resource) => resource !== sealed)) {
+      expect(getPath(other.body, ['properties', 'immutableStorageWithVersioning'])).toBeUndefined();
+    }
+    // Earlier versions go once the restore window is over.
+    const [lifecycle] = declared('Microsoft.Storage/storageAccounts/managementPolicies');
+    const rules = evaluate(getPath(lifecycle?.body, ['properties', 'policy', 'rules']), storage) as ValueObject[];
+    expect(rules.some((rule) => rule.enabled === true && typeof ((rule.definition as ValueObject).actions as ValueObject).version === 'object')).toBe(true);
+    expect(readsParameter(getPath(lifecycle?.body, ['properties', 'policy']), storage, (param) => param.name === 'softDeleteDays')).toBe(true);
+    // main.bicep: the parameter, its default the service's, passed to the storage and to SEALED_RETENTION_DAYS.
+    expect(evaluate(main.params.get('sealedRetentionDays')?.defaultValue, main)).toBe(loadConfig({ JWT_SECRET: 'x'.repeat(32), SEAL_P12_BASE64: 'AAAA' }).sealedRetentionDays);
+    for (const symbol of ['storage', 'functionApp']) {
+      const module = main.modules.find((candidate) => candidate.symbol === symbol);
+      expect([symbol, readsParameter(getPath(module?.body, ['params', 'sealedRetentionDays']), main, (param) => param.name === 'sealedRetentionDays')]).toEqual([symbol, true]);
+    }
+    const appFile = [...infra.values()].find((candidate) => appSettingsOf(candidate).found)!;
+    const setting = appSettingsOf(appFile).settings.find((candidate) => candidate.name === 'SEALED_RETENTION_DAYS');
+    expect(readsParameter(setting?.value, appFile, (param) => param.name === 'sealedRetentionDays')).toBe(true);
+  });
+
   test('e-mail: a Communication Service linked to an Azure-managed domain, the app allowed to send on that resource only, its endpoint in ACS_EMAIL_ENDPOINT', () => {
     const declared = (type: string) => allResources(infra).filter(({ resource }) => resource.typeName === type && !resource.existing);
     const [communication] = declared('Microsoft.Communication/communicationServices');

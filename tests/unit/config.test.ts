@@ -5,9 +5,9 @@ import { ConfigError } from '../../src/lib/errors.js';
 
 const minimal = { JWT_SECRET: 'x'.repeat(32), SEAL_P12_BASE64: 'AAAA' };
 
-function failure(env: Record<string, string>): ConfigError {
+function failure(env: Record<string, string>, options: { localHost?: boolean } = {}): ConfigError {
   try {
-    loadConfig(env);
+    loadConfig(env, options);
   } catch (error) {
     if (error instanceof ConfigError) return error;
     throw error;
@@ -50,6 +50,21 @@ describe('loadConfig', () => {
     expect(failure({ ...minimal, ACS_CONNECTION_STRING: 'endpoint=https://acs.example.com/', SMS_FROM: 'Signing' }).message).toMatch(/ACS_CONNECTION_STRING/);
     expect(failure({ ...minimal, ACS_CONNECTION_STRING: azure }).message).toMatch(/SMS_FROM/);
     for (const from of ['12345', 'Twelve Chars', '+0123456789', '!!!']) expect(failure({ ...minimal, ACS_CONNECTION_STRING: azure, SMS_FROM: from }).message).toMatch(/SMS_FROM/);
+  });
+
+  test('RETENTION_DAY_SECONDS (docs/api.md#retention): 86400 by default; another day length only with NODE_ENV=test or on the local host, refused at start anywhere else', () => {
+    expect(loadConfig(minimal, { localHost: false }).retentionDaySeconds).toBe(86_400);
+    expect(loadConfig({ ...minimal, RETENTION_DAY_SECONDS: '86400' }, { localHost: false }).retentionDaySeconds).toBe(86_400);
+    expect(loadConfig({ ...minimal, RETENTION_DAY_SECONDS: '1', NODE_ENV: 'test' }, { localHost: false }).retentionDaySeconds).toBe(1);
+    expect(loadConfig({ ...minimal, RETENTION_DAY_SECONDS: '60' }, { localHost: true }).retentionDaySeconds).toBe(60);
+    for (const nodeEnv of [undefined, 'production', 'development']) {
+      const error = failure({ ...minimal, RETENTION_DAY_SECONDS: '1', ...(nodeEnv === undefined ? {} : { NODE_ENV: nodeEnv }), WEBSITE_SITE_NAME: 'envelopes', PUBLIC_BASE_URL: 'https://sign.example.com' }, { localHost: false });
+      expect(error.setting).toBe('RETENTION_DAY_SECONDS');
+      expect(error.message).toMatch(/^Invalid setting RETENTION_DAY_SECONDS: is for tests only/);
+    }
+    for (const bad of ['0', '86401', 'a day']) expect(failure({ ...minimal, RETENTION_DAY_SECONDS: bad, NODE_ENV: 'test' }).setting).toBe('RETENTION_DAY_SECONDS');
+    expect(loadConfig(minimal).sealedRetentionDays).toBe(3650);
+    expect(failure({ ...minimal, SEALED_RETENTION_DAYS: '0' }).setting).toBe('SEALED_RETENTION_DAYS');
   });
 
   test('uses managed identity when only STORAGE_ACCOUNT_NAME is set, the connection string when both are', () => {

@@ -18,7 +18,7 @@ import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
 import { auditChainHead } from './auditChain.js';
 import { countEnvelopeEvents } from '../telemetry/index.js';
 import { chainEvents } from './auditHash.js';
-import { receivesEmail, receivesSms, recipientLocale, type Actor, type AuditEvent, type AuditEventType, type EnvelopeRecord, type EventActor, type LastEmail, type RecipientAction, type Signer } from './model.js';
+import { isFinal, receivesEmail, receivesSms, recipientLocale, type Actor, type AuditEvent, type AuditEventType, type EnvelopeRecord, type EventActor, type LastEmail, type RecipientAction, type Signer } from './model.js';
 
 /** A webhook event whose `data.status` is the envelope's status once the whole change is applied (docs/api.md#webhooks). */
 interface PendingWebhook {
@@ -312,6 +312,7 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
       const [prepared] = await Promise.all([
         written.batch === null ? null : services.outbox.prepare(written.batch),
         ...(round === 0 ? finished.due.map(async (entry) => await services.dueIndex.put(entry)) : []),
+        round === 0 ? recordFinished(services, base.record, finished.next) : undefined,
       ]);
       const extra = prepared === null ? [] : [prepared];
       for (const action of finished.actions) extra.push(recipientActionRow(written.next, action));
@@ -366,6 +367,17 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
     ]);
   });
   return next;
+}
+
+/**
+ * A change that finishes the envelope (its status becomes `completed`, `declined`, `voided` or
+ * `expired`) first records it in the organisation's index of finished envelopes, which the sweeper's
+ * retention step reads (docs/api.md#retention). Written before the commit, like a due entry: a commit
+ * that then fails leaves an entry that names an envelope not finished, which the sweeper drops.
+ */
+async function recordFinished(services: Services, base: EnvelopeRecord, next: EnvelopeRecord): Promise<void> {
+  if (isFinal(base.status) || !isFinal(next.status)) return;
+  await services.retention.addFinished({ organizationId: next.organizationId!, ownerId: next.ownerId, envelopeId: next.id, closedAt: next.closedAt ?? next.updatedAt });
 }
 
 /**

@@ -468,3 +468,7 @@ export const listEnvelopesQuery = z.strictObject({
     }),
 });
 export type ListEnvelopesQuery = z.infer<typeof listEnvelopesQuery>;
+
+/** Query of the purge log (docs/api.md#the-purge-log): `limit` and `cursor` as for envelopes (docs/api.md#list-envelopes). */
+export const listPurgesQuery = z.strictObject({ limit: listEnvelopesQuery.shape.limit, cursor: listEnvelopesQuery.shape.cursor });
+export type ListPurgesQuery = z.infer<typeof listPurgesQuery>;

@@ -20,11 +20,13 @@
  *   minutes, and no envelope records a blob that another attempt replaced.
  * An attempt renews its lease just before the update when it stored the blob over
  * {@link SEAL_REFRESH_AFTER_MS} ago (a slow request); a renewal that finds the blob replaced fails
- * the attempt, which then retries.
+ * the attempt, which then retries. Under the `sealed` container's WORM policy (Azure refuses Set Blob
+ * Metadata on a version under it; a Put Blob over it makes a new version and keeps the old one), the
+ * renewal only checks that the blob is still this attempt's; the fence keeps a late commit out as before.
  */
 import { createHash } from 'node:crypto';
 import type { Services } from '../services.js';
-import { storageStatus } from '../storage/keys.js';
+import { isImmutableRefusal, storageStatus } from '../storage/keys.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
 import type { EnvelopeRecord } from './model.js';
 
@@ -146,6 +148,14 @@ export async function refreshSealClaim(services: Services, record: Pick<Envelope
   } catch (error) {
     const status = storageStatus(error);
     if (status === 412 || status === 404) throw new SealContendedError();
+    // Under the sealed container's WORM policy (docs/api.md#sealed-pdfs-are-immutable) no metadata
+    // can be written: the claim cannot be renewed, only checked. A takeover would have changed the
+    // ETag; one that comes after this check fences the envelope first, so this attempt's commit fails
+    // and it retries: the renewal saves work, it is not what keeps a seal from being recorded twice.
+    if (isImmutableRefusal(error)) {
+      if (properties.etag !== sealed.etag) throw new SealContendedError();
+      return;
+    }
     throw error;
   }
 }

@@ -35,6 +35,8 @@ export interface ProblemDetails {
   correlationId?: string;
   /** Signer authentication (403 `authentication-failed`, 423): wrong codes still allowed. */
   attemptsLeft?: number;
+  /** A purge that left the sealed PDF (409 `sealed-immutable`): when its immutability period ends (docs/api.md#sealed-pdfs-are-immutable). */
+  immutableUntil?: string;
 }
 
 /** A problem response for an {@link AppError}: status from the single code table, `Retry-After` where given. */

@@ -48,3 +48,18 @@ export function json(status: number, body: unknown, options: JsonOptions = {}): 
   if (options.noStore) headers['Cache-Control'] = 'no-store';
   return withStandardHeaders({ status, body: JSON.stringify(body), headers });
 }
+
+/**
+ * The `Link: <...>; rel="next"` header (RFC 8288) of a paged list whose query is `limit` and `cursor`
+ * (docs/api.md#list-envelopes): built on `PUBLIC_BASE_URL` and the query as parsed, never on the
+ * request's `Host` or raw query, so a forged `Host` header cannot make the service hand out links to
+ * another site. `{}` when there is no next page.
+ * @param path the list's path under the origin, `/api/...`
+ */
+export function nextPageLink(publicBaseUrl: string, path: string, limit: number | undefined, nextCursor: string | undefined): Record<string, string> {
+  if (nextCursor === undefined) return {};
+  const parameters = new URLSearchParams();
+  if (limit !== undefined) parameters.set('limit', String(limit));
+  parameters.set('cursor', nextCursor);
+  return { Link: `<${publicBaseUrl}${path}?${parameters.toString()}>; rel="next"` };
+}

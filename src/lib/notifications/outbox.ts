@@ -103,6 +103,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'envelope.declined',
   'envelope.voided',
   'envelope.expired',
+  'envelope.purged',
   'recipient.opened',
   'recipient.signed',
   'recipient.approved',

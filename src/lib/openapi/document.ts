@@ -161,6 +161,10 @@ const problems = {
   'envelope-closed': { detail: 'The envelope is completed; it can no longer be changed.' },
   'invalid-transition': { detail: 'The envelope is sent; its status can change to voided only, not draft.' },
   'envelope-locked': {},
+  'sealed-immutable': {
+    detail: 'The envelope is purged, except its sealed PDF: storage keeps it unchanged until 2036-11-20T10:15:30.123Z (the sealed container\'s immutability period); delete the envelope again after that date to remove it.',
+    immutableUntil: '2036-11-20T10:15:30.123Z',
+  },
   'no-signer': {},
   'envelope-contended': {},
   'etag-mismatch': { detail: 'The envelope has changed since the ETag in If-Match; read it again.' },
@@ -495,17 +499,20 @@ const operations: Operation[] = [
       'A `completed`, `declined`, `expired` or `voided` envelope is purged: its documents (the upload, the frozen copy, the sealed PDF) are deleted, ' +
       'while the envelope stays with `purgedAt` set, `documentUrl` and `signedUrl` `null`, its `hash` and its audit trail (event `envelope.purged`); ' +
       'its signing links stop working (401) and `GET /api/verify/{sha256}` still answers for its hash. Purging again answers 204 and changes nothing. ' +
-      'A `sent` envelope must be voided first (409 `envelope-locked`). No body.',
+      'A `sent` envelope must be voided first (409 `envelope-locked`). ' +
+      'Each purge is recorded in the organization\'s purge log (`GET /api/organization/purges`) and told by the `envelope.purged` webhook. ' +
+      'A sealed PDF still under the storage account\'s immutability period (WORM) stays until that period ends: the rest is purged and the answer is 409 `sealed-immutable` with `immutableUntil`. No body.',
     security: bearer,
     request: { params: envelopeIdParam },
     responses: {
       204: { description: 'The draft is deleted, or the finished envelope\'s documents are purged (now or before).' },
       401: unauthorized,
       404: notFound,
-      409: problem(409, 'The envelope is `sent` (`envelope-locked`): void it first; or concurrent requests kept it busy (`envelope-contended`; retry).', [
-        'envelope-locked',
-        'envelope-contended',
-      ]),
+      409: problem(
+        409,
+        'The envelope is `sent` (`envelope-locked`): void it first; or concurrent requests kept it busy (`envelope-contended`; retry); or it is purged except its sealed PDF, which storage keeps until `immutableUntil` (`sealed-immutable`).',
+        ['envelope-locked', 'envelope-contended', 'sealed-immutable'],
+      ),
       503: storageUnavailable,
       ...common,
     },

@@ -12,9 +12,11 @@ import { MAX_PENDING_INVITATIONS, ORGANIZATION_INVITATION_TTL_DAYS, type Organiz
 import type { MemberView, OrganizationView } from '../organizations/organizations.js';
 import { ROLES } from '../organizations/roles.js';
 import { localeSchema } from '../i18n/schema.js';
-import { assignableRole, createOrganizationInvitationRequest, removeMemberRequest, transferOrganizationRequest, updateMemberRequest, updateOrganizationRequest } from '../organizations/schemas.js';
+import { DEFAULT_LIST_PAGE, listPurgesQuery } from '../envelopes/schemas.js';
+import type { PurgeView } from '../envelopes/purges.js';
+import { assignableRole, createOrganizationInvitationRequest, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, removeMemberRequest, transferOrganizationRequest, updateMemberRequest, updateOrganizationRequest } from '../organizations/schemas.js';
 import { MEMBERSHIP_CACHE_MS } from '../storage/organizationRepository.js';
-import { cacheControlNoStore, internalError, jsonBodyTooLarge, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
+import { cacheControlNoStore, internalError, jsonBodyTooLarge, listQueryRefused, notJson, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
 import { problemExampleValue, problemResponses, type ProblemExample } from './responses.js';
 import { matches, type Matches } from './ties.js';
 
@@ -34,8 +36,24 @@ export const organizationResponse = z
     disclosure: z
       .partialRecord(localeSchema, z.strictObject({ text: z.string(), version: z.string().regex(/^esd-[0-9a-f]{12}$/) }))
       .meta({ description: 'The organization\'s own disclosures about electronic records and signatures, by locale, each with its version (`esd-` and 12 hex digits of its SHA-256); `{}` when it set none. A locale not listed shows the service\'s text.' }),
+    retentionDays: z
+      .int()
+      .min(MIN_RETENTION_DAYS)
+      .max(MAX_RETENTION_DAYS)
+      .nullable()
+      .meta({ description: 'Days a finished envelope is kept before the sweeper purges its documents (recorded in the purge log); `null`: kept for ever.' }),
   })
   .meta({ id: 'Organization', description: 'The caller\'s organization.' });
+
+export const purgeResponse = z
+  .strictObject({
+    envelopeId: z.uuid(),
+    purgedAt: timestamp.meta({ description: 'The envelope\'s `purgedAt`.' }),
+    sealedSha256: z.string().regex(/^[0-9a-f]{64}$/).nullable().meta({ description: 'SHA-256 of the sealed PDF (still verifiable with `GET /api/verify/{sha256}`); `null` for an envelope never sealed.' }),
+    reason: z.enum(['retention', 'delete']).meta({ description: '`delete`: `DELETE /api/envelopes/{id}`; `retention`: the sweeper, once `retentionDays` had passed.' }),
+    sealedImmutableUntil: timestamp.nullable().meta({ description: 'When storage refused to delete the sealed PDF because of its immutability period: the date the period ends (the PDF stays until then); else `null`.' }),
+  })
+  .meta({ id: 'Purge', description: 'One purge of a finished envelope\'s documents: ids and hashes only.' });
 
 export const memberResponse = z
   .strictObject({
@@ -57,7 +75,8 @@ export const invitationResponse = z
   .meta({ id: 'OrganizationInvitation', description: 'A pending invitation (never its token).' });
 
 const ids = { organization: '0193a5b0-1c2d-7e3f-8a4b-5c6d7e8f9a0b', member: '0193a5b2-7c1d-7e2f-8a3b-4c5d6e7f8a9b', invitation: '0193a5e0-2b3c-7d4e-9f5a-6b7c8d9e0f1a' };
-const exampleOrganization = { id: ids.organization, name: 'Lovelace & Partners', createdAt: '2026-11-22T10:15:30.123Z', memberCount: 3, role: 'admin', locale: 'en', disclosure: {} };
+const exampleOrganization = { id: ids.organization, name: 'Lovelace & Partners', createdAt: '2026-11-22T10:15:30.123Z', memberCount: 3, role: 'admin', locale: 'en', disclosure: {}, retentionDays: 365 };
+const examplePurge = { envelopeId: '0193a5c1-4d2e-7f3a-8b4c-5d6e7f8a9b0c', purgedAt: '2026-11-29T02:00:00.000Z', sealedSha256: '3d5c7f0a9b8e6d4c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c', reason: 'retention', sealedImmutableUntil: null };
 const exampleMember = { userId: ids.member, email: 'grace@example.com', name: 'Grace Hopper', role: 'sender', joinedAt: '2026-11-23T09:00:00.000Z' };
 const exampleInvitation = { id: ids.invitation, email: 'grace@example.com', role: 'sender', expiresAt: '2026-11-30T10:15:30.123Z' };
 
@@ -111,8 +130,9 @@ const operations: Operation[] = [
     path: '/organization',
     tags: ['Organizations'],
     security: bearer,
-    summary: 'Change the caller\'s organization: its name, language or own disclosures',
-    description: 'Admin or owner. `name`, `locale` (the language of invitation e-mails) and `disclosure` (the organization\'s own disclosure per locale, shown to its recipients instead of the service\'s and recorded with their consent), each optional.',
+    summary: 'Change the caller\'s organization: its name, language, own disclosures or retention period',
+    description:
+      'Admin or owner. `name`, `locale` (the language of invitation e-mails), `disclosure` (the organization\'s own disclosure per locale, shown to its recipients instead of the service\'s and recorded with their consent) and `retentionDays` (finished envelopes kept that many days, then purged by the sweeper; `null`: for ever), each optional.',
     request: jsonBody(updateOrganizationRequest.meta({ id: 'UpdateOrganizationRequest' }), { name: 'Lovelace & Partners' }),
     responses: {
       200: { description: 'The organization as changed.', headers: { 'Cache-Control': noStore }, content: { [json]: { schema: organizationResponse, example: exampleOrganization } } },
@@ -120,6 +140,27 @@ const operations: Operation[] = [
       401: unauthorized,
       413: jsonBodyTooLarge,
       415: notJson,
+      503: storageUnavailable,
+      500: internalError,
+    },
+  },
+  {
+    operationId: 'ListPurges',
+    method: 'get',
+    path: '/organization/purges',
+    tags: ['Organizations'],
+    security: bearer,
+    summary: 'The purge log: every purge of the organization\'s envelopes, newest first',
+    description: `Admin or owner. Each purge of a finished envelope's documents, by \`DELETE /api/envelopes/{id}\` (\`delete\`) or by the sweeper once \`retentionDays\` had passed (\`retention\`): ids and hashes only. At most \`limit\` (default ${DEFAULT_LIST_PAGE}) entries; when more exist, the \`Link\` header names the next page.`,
+    request: { query: listPurgesQuery },
+    responses: {
+      200: {
+        description: 'The purges of this page, newest first.',
+        headers: { 'Cache-Control': noStore, Link: { description: '`<...&cursor=...>; rel="next"` when more purges exist.', required: false, schema: { type: 'string' } } },
+        content: { [json]: { schema: z.array(purgeResponse), example: [examplePurge] } },
+      },
+      400: listQueryRefused,
+      401: unauthorized,
       503: storageUnavailable,
       500: internalError,
     },
@@ -340,3 +381,4 @@ export function describeRoles(document: JsonObject, bearerAuth: string): JsonObj
 matches<Matches<typeof organizationResponse, OrganizationView>>(true);
 matches<Matches<typeof memberResponse, MemberView>>(true);
 matches<Matches<typeof invitationResponse, OrganizationInvitationView>>(true);
+matches<Matches<typeof purgeResponse, PurgeView>>(true);

@@ -171,7 +171,7 @@ export const envelopeResponse = z
     hash: sha256Hex.nullable().meta({ description: 'SHA-256 of the sealed PDF; `null` until completed. Kept when purged: `GET /api/verify/{sha256}` still answers for it.' }),
     purgedAt: timestamp
       .nullable()
-      .meta({ description: 'When the owner purged the documents of the finished envelope (`DELETE /api/envelopes/{id}`): its upload, frozen copy and sealed PDF are deleted; its audit trail and `hash` stay. `null` unless purged.' }),
+      .meta({ description: 'When the documents of the finished envelope were purged (`DELETE /api/envelopes/{id}`, or the sweeper once the organization\'s `retentionDays` passed): its upload, frozen copy and sealed PDF are deleted (a sealed PDF still under the storage\'s immutability period stays until it ends); its audit trail and `hash` stay. `null` unless purged.' }),
     voidedReason: z.string().nullable().meta({ description: 'Why the owner voided the envelope (`voidedReason` of the update that voided it); `null` when it is not voided or no reason was given.' }),
     templateId: z.uuid().nullable().meta({ description: 'The template the envelope was made from (`POST /api/templates/{id}/envelopes`), else `null`.' }),
     allowReassign: z.boolean().meta({ description: 'Whether signers and approvers may hand their part to someone else (`POST /api/signing/reassign`); a setting, locked once sent.' }),
@@ -412,6 +412,10 @@ export const problemResponseSchema = z
       .meta({ description: 'For validation failures: one entry per complaint, `path` in dotted form.' }),
     correlationId: z.uuid().optional().meta({ description: 'For 500: quote it when reporting the fault; the log has the same id.' }),
     attemptsLeft: z.int().min(0).max(5).optional().meta({ description: 'Signer authentication (403 `authentication-failed`, `authentication-required`; 423): wrong codes still allowed before the link locks.' }),
+    immutableUntil: z.iso
+      .datetime({ precision: 3 })
+      .optional()
+      .meta({ description: 'A purge that left the sealed PDF (409 `sealed-immutable`): when the sealed PDF\'s immutability period ends; delete the envelope again after it to remove the PDF.' }),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details (`application/problem+json`).' });
 
@@ -427,10 +431,10 @@ matches<Matches<typeof problemResponseSchema, ProblemDetails>>(true);
 
 /**
  * One example of a problem response, named by the problem's slug: its `detail`, and `errors`,
- * `correlationId` or `attemptsLeft` where it has them; `type`: the problem's slug when the example's
+ * `correlationId`, `attemptsLeft` or `immutableUntil` where it has them; `type`: the problem's slug when the example's
  * own name is another (two examples of `validation-failed`).
  */
-export type ProblemExample = { type?: string; detail?: string; errors?: { path: string; message: string }[]; correlationId?: string; attemptsLeft?: number };
+export type ProblemExample = { type?: string; detail?: string; errors?: { path: string; message: string }[]; correlationId?: string; attemptsLeft?: number; immutableUntil?: string };
 
 /**
  * The body of a problem example, as the service answers it: `type` from the catalogue's `slug`

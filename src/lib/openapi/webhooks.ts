@@ -102,7 +102,7 @@ export const webhookEventSchema = z
         .nullable()
         .optional()
         .meta({ description: '`envelope.sent`: SHA-256 of the bytes as uploaded, before cleaning (for an envelope made from a template, its template\'s upload); `null` when not known (a template frozen before uploads\' hashes were recorded).' }),
-      reason: z.string().optional().meta({ description: 'The decline reason (`recipient.declined`, `envelope.declined`), the reassignment reason (`recipient.reassigned`) or the owner\'s reason for voiding (`envelope.voided`, when one was given).' }),
+      reason: z.string().optional().meta({ description: 'The decline reason (`recipient.declined`, `envelope.declined`), the reassignment reason (`recipient.reassigned`) or the owner\'s reason for voiding (`envelope.voided`, when one was given); `envelope.purged`: `delete` or `retention`.' }),
     }),
   })
   .meta({ id: 'WebhookEvent', description: 'What a webhook receives. Never a token or a signed URL.' });
@@ -136,6 +136,10 @@ const EVENT_DOCS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], { summary: string
   'envelope.declined': { summary: 'A recipient declined, which ends the envelope.', data: { envelopeId: ids.envelope, status: 'declined', recipient: { ...recipient, status: 'declined' }, reason: 'The amount is wrong.' } },
   'envelope.voided': { summary: 'The owner voided the envelope, with its reason when one was given.', data: { envelopeId: ids.envelope, status: 'voided', reason: 'The price changed; a new contract follows.' } },
   'envelope.expired': { summary: 'The envelope passed its `expiresAt` before everyone acted.', data: { envelopeId: ids.envelope, status: 'expired' } },
+  'envelope.purged': {
+    summary: 'The finished envelope\'s documents were purged: `reason` is `delete` (`DELETE /api/envelopes/{id}`) or `retention` (the organization\'s `retentionDays` passed); `hash` is the sealed PDF\'s SHA-256 (absent for an envelope never sealed), which stays verifiable.',
+    data: { envelopeId: ids.envelope, status: 'completed', hash: sha256, reason: 'retention' },
+  },
   'recipient.opened': { summary: 'A recipient opened its signing link for the first time.', data: { envelopeId: ids.envelope, status: 'sent', recipient: { ...recipient, status: 'opened' } } },
   'recipient.signed': { summary: 'A signer signed.', data: { envelopeId: ids.envelope, status: 'sent', recipient } },
   'recipient.approved': { summary: 'An approver approved.', data: { envelopeId: ids.envelope, status: 'sent', recipient: { ...recipient, role: 'approver', status: 'approved' } } },
@@ -304,7 +308,7 @@ const operations: Operation[] = [
   },
 ];
 
-/** Registers the webhook endpoints under `paths` and the eleven events under `webhooks`. */
+/** Registers the webhook endpoints under `paths` and the twelve events under `webhooks`. */
 export function registerWebhookOperations(registry: OpenAPIRegistry): void {
   for (const operation of operations) registry.registerPath(operation);
   for (const type of WEBHOOK_EVENT_TYPES) {

@@ -29,6 +29,8 @@ export interface OrganizationView {
   locale: Locale;
   /** The organization's own disclosures by locale (docs/api.md#the-organizations-disclosures); `{}` when it set none. */
   disclosure: Partial<Record<Locale, { text: string; version: string }>>;
+  /** Days finished envelopes are kept before the sweeper purges them (docs/api.md#retention); `null`: for ever. */
+  retentionDays: number | null;
 }
 
 /** A member as `GET /api/organization/members` shows it. */
@@ -41,7 +43,7 @@ export interface MemberView {
 }
 
 type Caller = Pick<Actor, 'userId' | 'organizationId' | 'role'>;
-type OrganizationServices = Pick<Services, 'organizations'>;
+type OrganizationServices = Pick<Services, 'organizations' | 'retention'>;
 
 /** Times a change is read and written again when a concurrent change of the same rows came first. */
 const CONTENTION_RETRIES = 10;
@@ -60,20 +62,31 @@ function current(members: MemberRecord[]): MemberRecord[] {
  * @throws Error when the caller's organisation row is missing (the guard makes it before any handler runs)
  */
 export async function getOrganization({ services, caller }: { services: OrganizationServices; caller: Caller }): Promise<OrganizationView> {
-  const [organization, members, disclosures] = await Promise.all([
+  const [organization, members, disclosures, retention] = await Promise.all([
     services.organizations.find(caller.organizationId),
     services.organizations.members(caller.organizationId),
     services.organizations.disclosures(caller.organizationId),
+    services.retention.policy(caller.organizationId),
   ]);
   if (organization === null) throw new Error(`Organization ${caller.organizationId} of user ${caller.userId} has no organization row`);
   const disclosure = Object.fromEntries(disclosures.map((own) => [own.locale, { text: own.text, version: own.version }]));
-  return { id: organization.id, name: organization.name, createdAt: organization.createdAt, memberCount: current(members).length, role: caller.role, locale: organization.locale, disclosure };
+  return {
+    id: organization.id,
+    name: organization.name,
+    createdAt: organization.createdAt,
+    memberCount: current(members).length,
+    role: caller.role,
+    locale: organization.locale,
+    disclosure,
+    retentionDays: retention?.retentionDays ?? null,
+  };
 }
 
 /**
- * `PATCH /api/organization`: its name, language and own disclosures (admin or owner, by its route's
- * roles). Each disclosure given replaces the organisation's text for its locale, with a version
- * derived from the text (docs/api.md#the-organizations-disclosures); `null` removes it.
+ * `PATCH /api/organization`: its name, language, own disclosures and retention period (admin or owner,
+ * by its route's roles). Each disclosure given replaces the organisation's text for its locale, with a
+ * version derived from the text (docs/api.md#the-organizations-disclosures); `null` removes it.
+ * `retentionDays` (30 to 3650, or `null`: for ever) takes effect at the next sweep (docs/api.md#retention).
  */
 export async function updateOrganization({ services, caller, request, now = new Date() }: { services: OrganizationServices; caller: Caller; request: UpdateOrganizationRequest; now?: Date }): Promise<OrganizationView> {
   if (request.name !== undefined || request.locale !== undefined) {
@@ -85,6 +98,7 @@ export async function updateOrganization({ services, caller, request, now = new 
     const removed = entries.flatMap(([locale, text]) => (text === null ? [locale] : []));
     await services.organizations.setDisclosures(caller.organizationId, set, removed);
   }
+  if (request.retentionDays !== undefined) await services.retention.setPolicy(caller.organizationId, request.retentionDays, now);
   return await getOrganization({ services, caller });
 }
 

@@ -17,6 +17,10 @@ export const assignableRole = z
   .enum(['admin', 'sender', 'viewer'])
   .meta({ id: 'AssignableRole', description: '`admin`, `sender` or `viewer` (docs: Roles). `owner` changes hands only by `POST /api/organization/transfer`.' });
 
+/** Shortest and longest retention period an organisation may set, days (docs/api.md#retention). */
+export const MIN_RETENTION_DAYS = 30;
+export const MAX_RETENTION_DAYS = 3650;
+
 export const updateOrganizationRequest = z.strictObject({
   name: trimmedText(MAX_ORGANIZATION_NAME)
     .optional()
@@ -28,6 +32,16 @@ export const updateOrganizationRequest = z.strictObject({
     .meta({
       description: `The organization's own disclosure about electronic records and signatures, per locale (${SUPPORTED_LOCALES.join(', ')}): ${MIN_DISCLOSURE} to ${MAX_DISCLOSURE} characters (code points), line breaks allowed, no other control characters. Its recipients reading that locale are shown it and agree to it instead of the service's. \`null\` removes the organization's text for that locale (the service's applies again); locales not named keep theirs.`,
       examples: [{ ja: '電子記録および電子署名の使用への同意。このチェックボックスをオンにすることにより、当社との取引に係る書面を電子的に受領し、電子署名することに同意します。' }],
+    }),
+  retentionDays: z
+    .int()
+    .min(MIN_RETENTION_DAYS)
+    .max(MAX_RETENTION_DAYS)
+    .nullable()
+    .optional()
+    .meta({
+      description: `Days a finished envelope (completed, declined, voided, expired) is kept, ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}: the sweeper then purges its documents as \`DELETE /api/envelopes/{id}\` does and records it in the purge log. \`null\`: kept for ever (the default).`,
+      examples: [365],
     }),
 });
 export type UpdateOrganizationRequest = z.infer<typeof updateOrganizationRequest>;

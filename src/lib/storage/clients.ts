@@ -40,6 +40,8 @@ export const TABLES = {
   // The public append-only log (transparency/logStore.ts): rows written once, and the rows that change.
   publicLog: 'publicLog',
   publicLogState: 'publicLogState',
+  // Retention periods, the index of finished envelopes and the purge log (retentionRepository.ts).
+  retention: 'retention',
 } as const;
 
 /**

@@ -29,6 +29,18 @@ export function storageStatus(error: unknown): number | undefined {
   return typeof statusCode === 'number' ? statusCode : undefined;
 }
 
+/** Azure Storage's error code for a write or delete refused by an immutability policy (WORM). */
+export const BLOB_IMMUTABLE_ERROR_CODE = 'BlobImmutableDueToPolicy';
+
+/**
+ * Whether storage refused a blob operation because of an immutability policy: 409 with
+ * `x-ms-error-code: BlobImmutableDueToPolicy` (a Delete Blob or Set Blob Metadata of a version under
+ * a version-level WORM policy, docs/api.md#sealed-pdfs-are-immutable).
+ */
+export function isImmutableRefusal(error: unknown): boolean {
+  return storageStatus(error) === 409 && (error as { code?: unknown } | null)?.code === BLOB_IMMUTABLE_ERROR_CODE;
+}
+
 /**
  * The keys of a resource kept as one row in its owner's partition (an API key, a webhook): PartitionKey
  * the owner's id, RowKey `prefix` + the resource's id; with its `id`, the property the row repeats it in.
@@ -47,5 +59,17 @@ export async function entityOrNull<T extends object>(table: TableClient, partiti
   } catch (error) {
     if (storageStatus(error) === 404) return null;
     throw error;
+  }
+}
+
+/**
+ * Deletes one row; a row that is not there (404) is not an error.
+ * @throws the storage error of any other failure
+ */
+export async function deleteEntityIfExists(table: TableClient, partitionKey: string, rowKey: string): Promise<void> {
+  try {
+    await table.deleteEntity(partitionKey, rowKey);
+  } catch (error) {
+    if (storageStatus(error) !== 404) throw error;
   }
 }

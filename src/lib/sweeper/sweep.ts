@@ -13,7 +13,8 @@
  * Steps: {@link moveLegacyDueEntries} (a no-op once a process found nothing to move),
  * {@link redispatchDueOutbox}, {@link expireDueEnvelopes}, {@link sendDueReminders},
  * {@link retryDueCompletions}, {@link appendDueLogEntries}, {@link makeDueTreeHead},
- * {@link forgetExpiredIdempotencyKeys}, {@link finishRemovals}. The envelope steps call the domain's own operations, which act as the
+ * {@link forgetExpiredIdempotencyKeys}, {@link finishRemovals},
+ * {@link purgeRetainedEnvelopes} (from the index of finished envelopes, `storage/retentionRepository.ts`). The envelope steps call the domain's own operations, which act as the
  * `system` actor and change an envelope only if it is still as they read it (ETag), so two sweeps
  * that find the same entry change the envelope once.
  */
@@ -29,6 +30,7 @@ import { recordEmailOutcome } from '../recipients/lastEmail.js';
 import { recordSmsOutcome } from '../recipients/lastSms.js';
 import { QUEUES } from '../storage/queues.js';
 import { finishDueRemovals } from '../removal/removeMember.js';
+import { purgeDueEnvelopes } from '../envelopes/retention.js';
 import { encodePointer, OUTBOX_DUE_KIND, OUTBOX_MAX_REDISPATCHES, type StoredOutboxBatch } from '../notifications/outboxRepository.js';
 import { inSpan, outboxAge } from '../telemetry/index.js';
 import { completionLeaves, LOG_DUE_KIND, makeHeadIfDue } from '../transparency/publicLog.js';
@@ -318,7 +320,6 @@ export const forgetExpiredIdempotencyKeys: SweepStep = {
   },
 };
 
-/** Every step of a sweep, in order. */
 /**
  * Finishes removals of members (docs/api.md#removing-a-member) whose due entry fell due: a request that
  * died half-way, or the last pass once no instance can still accept the removed account's credentials
@@ -331,6 +332,19 @@ export const finishRemovals: SweepStep = {
   },
 };
 
+/**
+ * Purges the finished envelopes their organisation's `retentionDays` no longer keeps
+ * (docs/api.md#retention), read from the index of finished envelopes, with the purge `DELETE` does
+ * (`envelopes/retention.ts`). After the expiry step: an envelope expired by this sweep is not due yet.
+ */
+export const purgeRetainedEnvelopes: SweepStep = {
+  name: 'retention',
+  async run({ services, now, log }) {
+    return await purgeDueEnvelopes(services, now, SWEEP_STEP_LIMIT, log);
+  },
+};
+
+/** Every step of a sweep, in order. */
 export const SWEEP_STEPS: readonly SweepStep[] = [
   moveLegacyDueEntries,
   redispatchDueOutbox,
@@ -341,6 +355,7 @@ export const SWEEP_STEPS: readonly SweepStep[] = [
   makeDueTreeHead,
   forgetExpiredIdempotencyKeys,
   finishRemovals,
+  purgeRetainedEnvelopes,
 ];
 
 export interface RunSweepOptions {
