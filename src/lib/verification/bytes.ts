@@ -3,14 +3,13 @@
  * `Buffer`, no `node:` module; hashing through Web Crypto (`globalThis.crypto.subtle`).
  */
 
-/** The bytes as text, one character per byte (ISO 8859-1), for finding PDF syntax by pattern. */
+/**
+ * The bytes as text, one character per byte, for finding PDF syntax by pattern: offsets in the text
+ * are offsets in the file. Decoded as the Encoding Standard's `latin1` (windows-1252), which maps every
+ * byte to one character and ASCII to itself.
+ */
 export function latin1(bytes: Uint8Array): string {
-  let text = '';
-  const CHUNK = 0x8000;
-  for (let start = 0; start < bytes.length; start += CHUNK) {
-    text += String.fromCharCode(...bytes.subarray(start, Math.min(start + CHUNK, bytes.length)));
-  }
-  return text;
+  return new TextDecoder('latin1').decode(bytes);
 }
 
 /** Lower-case hex of `bytes`. */

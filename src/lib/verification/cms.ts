@@ -4,7 +4,7 @@
  * Node.js and in a browser: pkijs finds Web Crypto on `globalThis.crypto`.
  */
 import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
+import * as pkijs from 'pkijs/build/index.es.js';
 import { digest, digestName, sameBytes, toHex } from './bytes.js';
 
 /** id-signedData (RFC 5652 §5.1). */
