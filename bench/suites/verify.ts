@@ -5,7 +5,6 @@
  * runs as `npm run verify` runs it after its pre-script, `node dist/src/local/verify.js <file>`.
  * Target: verify / pdfsig at most 1.5 (median of the rounds' ratios).
  */
-import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +13,7 @@ import { createDraftEnvelope } from '../lib/draftEnvelope.js';
 import { check, type BenchContext, type SuiteResult } from '../lib/context.js';
 import { progress } from '../lib/progress.js';
 import { summarize, type Summary } from '../lib/stats.js';
+import { timed } from './commands.js';
 import { CORPUS_DIR } from './completion.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -32,20 +32,6 @@ export interface VerifyFigures {
   ratio: Summary;
 }
 
-/** Runs a command to its end; resolves with the milliseconds it took. @throws Error when it exits non-zero */
-async function timed(command: string, args: string[]): Promise<number> {
-  const started = performance.now();
-  const child = spawn(command, args, { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', resolve);
-  });
-  if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${code}: ${stderr.trim()}`);
-  return performance.now() - started;
-}
-
 /** Seals the 206-page file through the service: a draft of the small owner, completed over HTTP. @returns the sealed file's path */
 async function sealedByService(context: BenchContext): Promise<{ file: string; bytes: number }> {
   const owner = context.seed.smallOwner;
@@ -62,8 +48,8 @@ async function sealedByService(context: BenchContext): Promise<{ file: string; b
 
 export async function benchVerify(context: BenchContext): Promise<SuiteResult<VerifyFigures>> {
   const { file, bytes } = await sealedByService(context);
-  const verify = () => timed(process.execPath, ['dist/src/local/verify.js', file]);
-  const pdfsig = () => timed('pdfsig', [file]);
+  const verify = () => timed(process.execPath, ['dist/src/local/verify.js', file], REPO_ROOT, process.env);
+  const pdfsig = () => timed('pdfsig', [file], REPO_ROOT, process.env);
   // Unmeasured: one of each, for the page cache (and a check that the verifier passes the file).
   await verify();
   await pdfsig();

@@ -18,6 +18,7 @@ import { createDevelopmentSealingCertificate, sealDocument } from '../../src/lib
 import { certificateFor } from '../pdf/pdfTools.js';
 import { corpusPdf, serviceForFile, type ApiClient, type TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
+import { auditPath, hashOf, treeHash } from '../support/merkleTree.js';
 import { tempFile, tool } from '../support/tools.js';
 
 let api: ApiClient;
@@ -243,26 +244,7 @@ describe('tampering, each named', () => {
   });
 });
 
-// --- A loopback public log, its Merkle tree computed here from RFC 9162 §2.1 ---
-
-const hashOf = (...parts: Uint8Array[]): Buffer => createHash('sha256').update(Buffer.concat(parts)).digest();
-
-/** RFC 9162 §2.1.1: MTH of the leaves' data. */
-function treeHash(leaves: readonly Buffer[]): Buffer {
-  if (leaves.length === 0) return hashOf();
-  if (leaves.length === 1) return hashOf(Buffer.of(0), leaves[0]!);
-  let k = 1;
-  while (k * 2 < leaves.length) k *= 2;
-  return hashOf(Buffer.of(1), treeHash(leaves.slice(0, k)), treeHash(leaves.slice(k)));
-}
-
-/** RFC 9162 §2.1.3.1: PATH(m, D[n]). */
-function auditPath(m: number, leaves: readonly Buffer[]): Buffer[] {
-  if (leaves.length <= 1) return [];
-  let k = 1;
-  while (k * 2 < leaves.length) k *= 2;
-  return m < k ? [...auditPath(m, leaves.slice(0, k)), treeHash(leaves.slice(k))] : [...auditPath(m - k, leaves.slice(k)), treeHash(leaves.slice(0, k))];
-}
+// --- A loopback public log, its Merkle tree computed from RFC 9162 §2.1 (tests/support/merkleTree.ts) ---
 
 interface LogOptions {
   /** Answer proofs for a tree one leaf smaller than asked (a proof for another tree size). */

@@ -1,32 +1,14 @@
 /**
  * The verifier's client side of the public log (src/lib/verification/publicLog.ts) against RFC 9162
- * written out again here: MTH and PATH of §2.1.1 and §2.1.3.1 computed in this file for every leaf of
+ * written out again for the tests (tests/support/merkleTree.ts): MTH and PATH of §2.1.1 and §2.1.3.1 for every leaf of
  * trees of 1 to 33 leaves, whose proofs must lead to the root (§2.1.3.2) and must not for another
  * index, another size or a changed node; and a tree head signed with Node's own Ed25519 over the
  * RFC 8785 JSON of its four fields.
  */
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
+import { auditPath as path, treeHash as mth } from '../../support/merkleTree.js';
 import { leafHash, rootFromInclusionProof, treeHeadSignatureValid, treeHeadSignedBytes } from '../../../src/lib/verification/publicLog.js';
-
-const hash = (...parts: Uint8Array[]): Buffer => createHash('sha256').update(Buffer.concat(parts)).digest();
-
-/** RFC 9162 §2.1.1. */
-function mth(leaves: readonly Buffer[]): Buffer {
-  if (leaves.length === 0) return hash();
-  if (leaves.length === 1) return hash(Buffer.of(0), leaves[0]!);
-  let k = 1;
-  while (k * 2 < leaves.length) k *= 2;
-  return hash(Buffer.of(1), mth(leaves.slice(0, k)), mth(leaves.slice(k)));
-}
-
-/** RFC 9162 §2.1.3.1. */
-function path(m: number, leaves: readonly Buffer[]): Buffer[] {
-  if (leaves.length <= 1) return [];
-  let k = 1;
-  while (k * 2 < leaves.length) k *= 2;
-  return m < k ? [...path(m, leaves.slice(0, k)), mth(leaves.slice(k))] : [...path(m - k, leaves.slice(k)), mth(leaves.slice(0, k))];
-}
 
 const leaves = Array.from({ length: 33 }, (_, index) => createHash('sha256').update(`leaf ${index}`).digest());
 
