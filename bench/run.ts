@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView,telemetry,publicLog] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView,telemetry,publicLog,verify] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -47,8 +47,9 @@ import { benchWebhookBurst } from './suites/webhookBurst.js';
 import { benchSigningPage } from './suites/signingPage.js';
 import { benchEmbeddedView } from './suites/embeddedView.js';
 import { benchPublicLog } from './suites/publicLog.js';
+import { benchVerify } from './suites/verify.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView', 'telemetry', 'publicLog'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView', 'telemetry', 'publicLog', 'verify'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -82,6 +83,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         completion: { rounds: 2, generatedPages: 1000 },
         coldStart: { rounds: 5 },
         commands: { rounds: 2 },
+        verify: { rounds: 3 },
         loginStorm: { logins: 40, readers: 10, rounds: 2, seconds: 3 },
         sweep: { smallEnvelopes: 100, largeEnvelopes: 10_000, rounds: 3, sweepsPerRound: 3 },
         webhookBurst: { events: 1000, connections: 10, rounds: 2, idleSeconds: 3, maxBurstSeconds: 300 },
@@ -102,6 +104,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         completion: { rounds: 5, generatedPages: 1000 },
         coldStart: { rounds: 15 },
         commands: { rounds: 5 },
+        verify: { rounds: 9 },
         loginStorm: { logins: 40, readers: 10, rounds: 5, seconds: 8 },
         sweep: { smallEnvelopes: 100, largeEnvelopes: 10_000, rounds: 5, sweepsPerRound: 5 },
         webhookBurst: { events: 1000, connections: 10, rounds: 3, idleSeconds: 8, maxBurstSeconds: 300 },
@@ -141,6 +144,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'commands': {
       const { figures, targets } = await benchCommands(context);
       results.commands = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'verify': {
+      const { figures, targets } = await benchVerify(context);
+      results.verify = figures;
       results.targets.push(...targets);
       return;
     }

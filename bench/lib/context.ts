@@ -11,6 +11,7 @@ export interface Plan {
   completion: { rounds: number; generatedPages: number };
   coldStart: { rounds: number };
   commands: { rounds: number };
+  verify: { rounds: number };
   loginStorm: { logins: number; readers: number; rounds: number; seconds: number };
   sweep: { smallEnvelopes: number; largeEnvelopes: number; rounds: number; sweepsPerRound: number };
   webhookBurst: { events: number; connections: number; rounds: number; idleSeconds: number; maxBurstSeconds: number };

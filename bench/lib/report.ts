@@ -16,6 +16,7 @@ import type { SealLevelsFigures } from '../suites/sealLevels.js';
 import type { DetectionFigures } from '../suites/detection.js';
 import type { ColdStartFigures } from '../suites/coldStart.js';
 import type { CommandsFigures } from '../suites/commands.js';
+import type { VerifyFigures } from '../suites/verify.js';
 import type { LoginStormFigures } from '../suites/loginStorm.js';
 import type { RecipientCompletionFigures } from '../suites/recipientCompletion.js';
 import type { SweepFigures } from '../suites/sweep.js';
@@ -41,6 +42,7 @@ export interface Results {
   completion?: CompletionFigures[];
   coldStart?: ColdStartFigures;
   commands?: CommandsFigures;
+  verify?: VerifyFigures;
   loginStorm?: LoginStormFigures;
   recipientCompletion?: RecipientCompletionFigures[];
   sealLevels?: SealLevelsFigures;
@@ -410,6 +412,19 @@ export function toMarkdown(results: Results): string {
       `| \`npm run --silent invite\` (target: under 5 s) | ${fmt(commands.inviteMs.median, 0)} (${spread(commands.inviteMs)}) | ${fmt(commands.inviteMs.median / commands.nodeStartMs.median)} |`,
       `| a second \`npm start\` until its invitation code (target: under 15 s) | ${fmt(commands.secondStartMs.median, 0)} (${spread(commands.secondStartMs)}) | ${fmt(commands.secondStartMs.median / commands.nodeStartMs.median)} |`,
       `| \`node -e ""\` | ${fmt(commands.nodeStartMs.median, 0)} (${spread(commands.nodeStartMs)}) | 1.0 |`,
+    );
+  }
+  if (results.verify !== undefined) {
+    const verify = results.verify;
+    lines.push(
+      '',
+      `## npm run verify vs pdfsig (${verify.ratio.rounds} rounds)`,
+      '',
+      `\`node dist/src/local/verify.js\` (what \`npm run verify\` runs) and poppler's \`pdfsig\` on \`${verify.document}\` (206 pages) sealed by the service in this run (${fmt(verify.sealedBytes / 1048576, 1)} MiB), each a process from spawn to exit, the order alternating.`,
+      '',
+      '| npm run verify ms (spread) | pdfsig ms (spread) | verify / pdfsig (target ≤ 1.5) |',
+      '| --- | --- | --- |',
+      `| ${fmt(verify.verifyMs.median, 0)} (${spread(verify.verifyMs)}) | ${fmt(verify.pdfsigMs.median, 0)} (${spread(verify.pdfsigMs)}) | ${ratio(verify.ratio)} |`,
     );
   }
 

@@ -36,7 +36,7 @@ function newcomerEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** Runs a command to its end; resolves with the milliseconds it took. @throws Error when it fails */
-async function timed(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
+export async function timed(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
   const started = performance.now();
   const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

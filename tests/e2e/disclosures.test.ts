@@ -6,6 +6,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, test } from '@jest/globals';
+import { getServices } from '../../src/lib/services.js';
 import { corpusPdf, expectProblem, serviceForFile, type TestService, type TestUser } from '../support/service.js';
 import { joinedMember } from '../support/organizations.js';
 import { auditTrail, outboxMessages, sentEnvelope, signingTokenFor } from '../support/signing.js';
@@ -124,6 +125,53 @@ describe('an organization\'s own disclosure', () => {
     expectProblem(await patch({ en: 'x'.repeat(60) }, sender.token), 403);
     // Refused requests changed nothing.
     expect(Object.keys((await env.api.request('GET', '/organization', { token: admin.token })).body.disclosure).sort()).toEqual(['en', 'ja']);
+  });
+});
+
+describe('organization.disclosure_changed', () => {
+  test('each locale whose text a PATCH changes records one event, with the new and the replaced version and who changed it; an unchanged text, a refused request and another locale record none', async () => {
+    const admin = await env.newUser();
+    const organizationId = ((await env.api.request('GET', '/organization', { token: admin.token })).body as { id: string }).id;
+    const events = () => getServices().organizations.events(organizationId);
+    const version = (text: string): string => `esd-${sha256(Buffer.from(text, 'utf8')).slice(0, 12)}`;
+    const first = `${'Erste Fassung. '.repeat(5)}`;
+    const second = `${'Zweite Fassung. '.repeat(5)}`;
+    const french = `${'Première version. '.repeat(5)}`;
+    const patch = (disclosure: unknown) => env.api.request('PATCH', '/organization', { token: admin.token, json: { disclosure } });
+
+    expect((await patch({ de: first, fr: french })).status).toBe(200);
+    // One event per locale (two in one request: their order among themselves is not promised).
+    const firstEvents = await events();
+    expect(firstEvents).toHaveLength(2);
+    expect(firstEvents).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'organization.disclosure_changed', locale: 'de', version: version(first), previousVersion: null, actorId: admin.userId, actorEmail: admin.email }),
+        expect.objectContaining({ type: 'organization.disclosure_changed', locale: 'fr', version: version(french), previousVersion: null, actorId: admin.userId, actorEmail: admin.email }),
+      ]),
+    );
+    // The same text again changes nothing and records nothing; a refused request neither.
+    expect((await patch({ de: first })).status).toBe(200);
+    expectProblem(await patch({ de: 'too short' }), 400);
+    expect(await events()).toHaveLength(2);
+    // A new text records the version it replaced; removing it records version null.
+    expect((await patch({ de: second })).status).toBe(200);
+    expect((await patch({ de: null, fr: null })).status).toBe(200);
+    const recorded = await events();
+    expect(recorded).toHaveLength(5);
+    expect(recorded[2]).toEqual(expect.objectContaining({ locale: 'de', version: version(second), previousVersion: version(first) }));
+    expect(recorded.slice(3)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ locale: 'de', version: null, previousVersion: version(second) }),
+        expect.objectContaining({ locale: 'fr', version: null, previousVersion: version(french) }),
+      ]),
+    );
+    for (const event of recorded) {
+      expect(event.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+      expect(Date.parse(event.at)).not.toBeNaN();
+    }
+    // Removing a locale it never set records nothing.
+    expect((await patch({ ja: null })).status).toBe(200);
+    expect(await events()).toHaveLength(recorded.length);
   });
 });
 

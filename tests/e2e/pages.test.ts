@@ -46,6 +46,7 @@ describe('pages', () => {
     ['/docs', 'API reference'],
     ['/console', 'Console'],
     ['/sign', 'Sign'],
+    ['/verify', 'Verify a sealed PDF'],
   ])('GET /api%s is HTML with a policy that allows no external source and no inline script', async (route, title) => {
     const response = await env.api.request('GET', route);
     expect(response.status).toBe(200);
@@ -58,7 +59,7 @@ describe('pages', () => {
     expect(policy.get('style-src')).toEqual(["'self'"]);
     expect(policy.get('frame-ancestors')).toEqual(["'none'"]);
     // Only the console and the signing page may reach Blob storage (the document, the sealed PDF); nothing else is external.
-    expect(policy.get('connect-src')).toEqual(route === '/docs' ? ["'self'"] : ["'self'", blobOrigin]);
+    expect(policy.get('connect-src')).toEqual(route === '/docs' || route === '/verify' ? ["'self'"] : ["'self'", blobOrigin]);
     expect([...policy.values()].flat().filter((source) => /^(https?:|\*)/.test(source) && source !== blobOrigin)).toEqual([]);
     // Every script, style sheet and link of the page stays on this service.
     expect(references(response.text).filter((reference) => !reference.startsWith('/api/') && !reference.startsWith('#') && reference !== 'data:,')).toEqual([]);
@@ -89,11 +90,41 @@ describe('pages', () => {
     ['/sign/intl-messageformat.js', 'text/javascript; charset=utf-8', 'node_modules/intl-messageformat/intl-messageformat.iife.js'],
     ['/sign/messages-de.json', 'application/json; charset=utf-8', 'src/locales/de/sign.json'],
     ['/sign/messages-zh-TW.json', 'application/json; charset=utf-8', 'src/locales/zh-TW/sign.json'],
+    ['/verify/assets/evidence.js', 'text/javascript; charset=utf-8', 'src/web/evidence/evidence.js'],
+    ['/verify/assets/evidence.css', 'text/css; charset=utf-8', 'src/web/evidence/evidence.css'],
+    ['/verify/assets/colours.css', 'text/css; charset=utf-8', 'src/web/shared/colours.css'],
+    ['/verify/assets/pdf.min.mjs', 'text/javascript; charset=utf-8', path.join(pdfjsDir, 'build/pdf.min.mjs')],
   ])('GET /api%s serves the file as %s', async (route, contentType, file) => {
     const response = await fetch(`${env.service.apiUrl}${route}`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe(contentType);
     expect(Buffer.from(await response.arrayBuffer()).equals(await readFile(path.resolve(process.cwd(), file)))).toBe(true);
+  });
+
+  test('GET /api/verify/assets/verification.js is the compiled verifier, whose imports, and theirs, are all served beside it with no bare specifier left', async () => {
+    const seen = new Map<string, string>();
+    const pending = ['verification.js'];
+    while (pending.length > 0) {
+      const name = pending.pop()!;
+      if (seen.has(name)) continue;
+      const response = await fetch(`${env.service.apiUrl}/verify/assets/${name}`);
+      expect([name, response.status]).toEqual([name, 200]);
+      expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+      const text = await response.text();
+      seen.set(name, text);
+      for (const [, specifier] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"\n]+)['"]/g)) {
+        // Each import names a module served beside it, by a name of the allow-list: nothing left for a bundler.
+        expect(specifier).toMatch(/^\.\/[A-Za-z0-9._-]+\.js$/);
+        pending.push(specifier!.slice(2));
+      }
+    }
+    const names = [...seen.keys()];
+    expect(names).toEqual(expect.arrayContaining(['verification.js', 'm_verification_cms.js', 'm_verification_auditTrail.js', 'm_verification_publicLog.js', 'm_canonicalize_lib_canonicalize.js']));
+    expect(names.some((name) => name.startsWith('m_pkijs_'))).toBe(true);
+    expect(names.some((name) => name.startsWith('m_asn1js_'))).toBe(true);
+    // The compiled verifier as built, but for its imports and its source map's comment.
+    const compiled = await readFile(path.resolve(process.cwd(), 'dist/src/lib/verification/verify.js'), 'utf8');
+    expect(seen.get('verification.js')).toBe(compiled.replace(/from '\.\/([A-Za-z]+)\.js'/g, "from './m_verification_$1.js'").replace(/^\/\/# sourceMappingURL=.*$/m, ''));
   });
 
   test.each(['/docs/docs.js', '/console/console.js', '/sign/pdf.worker.min.mjs', '/sign/Caveat-Regular.ttf'])(

@@ -73,6 +73,8 @@ const expected = [
   { name: 'VerifyEmailPage', route: 'verify-email', methods: ['GET'], access: 'public' },
   { name: 'VerifyEmailPageAsset', route: 'verify-email/{file}', methods: ['GET'], access: 'public' },
   { name: 'VerifySeal', route: 'verify/{sha256}', methods: ['GET'], access: 'public' },
+  { name: 'VerifySealPage', route: 'verify', methods: ['GET'], access: 'public' },
+  { name: 'VerifySealPageAsset', route: 'verify/assets/{file}', methods: ['GET'], access: 'public' },
 ];
 
 let routes: readonly RegisteredRoute[];

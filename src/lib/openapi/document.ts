@@ -15,7 +15,7 @@ import { listEnvelopesQuery, signerInput, updateEnvelopeRequest, uploadRequest }
 import { chainEvents, chainStart } from '../envelopes/auditHash.js';
 import type { AuditEvent } from '../envelopes/model.js';
 import { disclosureQuery } from '../recipients/schemas.js';
-import { CONSOLE_ASSETS, DOCS_ASSETS, SIGN_ASSETS, VERIFY_ASSETS } from '../web/pages.js';
+import { CONSOLE_ASSETS, DOCS_ASSETS, SIGN_ASSETS, VERIFY_ASSETS, verifySealPageAssets } from '../web/pages.js';
 import { describeRequestLimits } from './rateLimits.js';
 import { describeIdempotencyKeys } from './idempotency.js';
 import { registerOperationsWithSigning } from './recipients.js';
@@ -730,6 +730,28 @@ const operations: Operation[] = [
     summary: 'The script or style sheet of the verification page',
     security: [],
     request: { params: z.object({ file: z.enum(Object.keys(VERIFY_ASSETS) as [string, ...string[]]) }) },
+    responses: { ...assetResponses(['text/css', 'text/javascript']), ...common },
+  },
+  {
+    operationId: 'VerifySealPage',
+    method: 'get',
+    path: '/verify',
+    tags: ['Pages'],
+    summary: 'The verify page (HTML): check a sealed PDF in the browser',
+    description:
+      'Drop a sealed PDF on it: the page checks, in the browser, the seal over the whole file, who sealed it, the embedded `audit.json` chain and the certificate\'s printed hashes (and, when asked, this service\'s record of the seal and its public log), the same checks as `npm run verify`. The file is never uploaded.',
+    security: [],
+    responses: { 200: text('text/html', 'The page.'), ...common },
+  },
+  {
+    operationId: 'VerifySealPageAsset',
+    method: 'get',
+    path: '/verify/assets/{file}',
+    tags: ['Pages'],
+    summary: 'A script or style sheet of the verify page, PDF.js, or a module of the verifier it runs',
+    description: '`verification.js` is the verifier of `npm run verify`; the `m_*.js` modules are what it imports (pkijs, asn1js, canonicalize and their dependencies), served as they are with their imports pointing at each other.',
+    security: [],
+    request: { params: z.object({ file: z.enum(Object.keys(verifySealPageAssets()) as [string, ...string[]]) }) },
     responses: { ...assetResponses(['text/css', 'text/javascript']), ...common },
   },
 ];

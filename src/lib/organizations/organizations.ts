@@ -8,10 +8,10 @@
  * admin).
  */
 import type { Actor } from '../envelopes/model.js';
-import { isUuid } from '../ids.js';
+import { isUuid, uuidv7 } from '../ids.js';
 import { problem } from '../problems.js';
 import type { Services } from '../services.js';
-import type { MemberRecord } from '../storage/organizationRepository.js';
+import type { MemberRecord, OrganizationEvent } from '../storage/organizationRepository.js';
 import type { Locale } from '../i18n/locales.js';
 import { disclosureVersion } from '../i18n/disclosure.js';
 import type { Role } from './roles.js';
@@ -88,7 +88,7 @@ export async function getOrganization({ services, caller }: { services: Organiza
  * version derived from the text (docs/api.md#the-organizations-disclosures); `null` removes it.
  * `retentionDays` (30 to 3650, or `null`: for ever) takes effect at the next sweep (docs/api.md#retention).
  */
-export async function updateOrganization({ services, caller, request, now = new Date() }: { services: OrganizationServices; caller: Caller; request: UpdateOrganizationRequest; now?: Date }): Promise<OrganizationView> {
+export async function updateOrganization({ services, caller, request, now = new Date() }: { services: OrganizationServices; caller: Caller & Pick<Actor, 'email'>; request: UpdateOrganizationRequest; now?: Date }): Promise<OrganizationView> {
   if (request.name !== undefined || request.locale !== undefined) {
     await services.organizations.update(caller.organizationId, { ...(request.name === undefined ? {} : { name: request.name }), ...(request.locale === undefined ? {} : { locale: request.locale }) });
   }
@@ -96,7 +96,23 @@ export async function updateOrganization({ services, caller, request, now = new 
     const entries = Object.entries(request.disclosure) as [Locale, string | null | undefined][];
     const set = entries.flatMap(([locale, text]) => (typeof text === 'string' ? [{ locale, text, version: disclosureVersion(text), changedAt: now.toISOString() }] : []));
     const removed = entries.flatMap(([locale, text]) => (text === null ? [locale] : []));
-    await services.organizations.setDisclosures(caller.organizationId, set, removed);
+    // `organization.disclosure_changed` for each locale whose text this changes (docs/api.md#the-organizations-disclosures).
+    const before = new Map((await services.organizations.disclosures(caller.organizationId)).map((own) => [own.locale, own.version]));
+    const changed = [
+      ...set.filter((disclosure) => before.get(disclosure.locale) !== disclosure.version).map((disclosure) => ({ locale: disclosure.locale, version: disclosure.version as string | null })),
+      ...removed.filter((locale) => before.has(locale)).map((locale) => ({ locale, version: null })),
+    ];
+    const events = changed.map(({ locale, version }): OrganizationEvent => ({
+      id: uuidv7(),
+      type: 'organization.disclosure_changed',
+      at: now.toISOString(),
+      actorId: caller.userId,
+      actorEmail: caller.email,
+      locale,
+      version,
+      previousVersion: before.get(locale) ?? null,
+    }));
+    await services.organizations.setDisclosures(caller.organizationId, set, removed, events);
   }
   if (request.retentionDays !== undefined) await services.retention.setPolicy(caller.organizationId, request.retentionDays, now);
   return await getOrganization({ services, caller });

@@ -73,6 +73,26 @@ export interface MemberRemoval {
  * An organisation's own disclosure for one locale (docs/api.md#the-organizations-disclosures): what
  * its recipients in that locale are shown and agree to instead of the service's.
  */
+/**
+ * Something that changed the organisation, recorded in its partition (docs/api.md#the-organizations-disclosures):
+ * today `organization.disclosure_changed`, one per locale whose text a `PATCH /api/organization` changed.
+ */
+export interface OrganizationEvent {
+  /** UUIDv7. */
+  id: string;
+  type: 'organization.disclosure_changed';
+  /** ISO 8601 UTC. */
+  at: string;
+  /** The admin or owner who changed it. */
+  actorId: string;
+  actorEmail: string;
+  locale: Locale;
+  /** The organisation's new text's version; `null` when the text was removed (the service's own applies again). */
+  version: string | null;
+  /** The version of the organisation's text it replaced; `null` when it had none for the locale. */
+  previousVersion: string | null;
+}
+
 export interface OrganizationDisclosure {
   locale: Locale;
   /** Plain text, 50 to 10,000 code points, line breaks as `\n`. */
@@ -119,6 +139,8 @@ const invitationRow = (id: string): string => `invitation_${id}`;
 const tokenKey = (sha256: string): string => `token_${sha256}`;
 const ORGANIZATION_ROW = 'organization';
 const disclosureRow = (locale: Locale): string => `disclosure_${locale}`;
+/** An event's row: its UUIDv7 id, so rows sort oldest first. */
+const eventRow = (id: string): string => `event_${id}`;
 const MEMBERSHIP_ROW = 'membership';
 
 interface MemberEntity {
@@ -312,19 +334,32 @@ export class OrganizationRepository {
    * Sets the organisation's own disclosures (last writer wins per locale; each locale is one row of
    * at most 10,000 code points, within a Table property's 64 KiB) and removes those given as `null`.
    */
-  async setDisclosures(organizationId: string, set: readonly OrganizationDisclosure[], removed: readonly Locale[]): Promise<void> {
-    await Promise.all([
-      ...set.map(async (disclosure) => {
-        await this.table.upsertEntity({ partitionKey: orgKey(organizationId), rowKey: disclosureRow(disclosure.locale), ...disclosure }, 'Replace');
-      }),
-      ...removed.map(async (locale) => {
+  async setDisclosures(organizationId: string, set: readonly OrganizationDisclosure[], removed: readonly Locale[], events: readonly OrganizationEvent[] = []): Promise<void> {
+    const partitionKey = orgKey(organizationId);
+    // One entity-group transaction (all rows are in the organisation's partition, at most 27 texts and
+    // 27 events): a text never changes without its event, nor an event stands without its text.
+    const actions: TransactionAction[] = [
+      ...set.map((disclosure): TransactionAction => ['upsert', { partitionKey, rowKey: disclosureRow(disclosure.locale), ...disclosure }, 'Replace']),
+      ...events.map((event): TransactionAction => ['create', { partitionKey, rowKey: eventRow(event.id), ...event }]),
+    ];
+    if (actions.length > 0) await this.table.submitTransaction(actions);
+    await Promise.all(
+      removed.map(async (locale) => {
         try {
-          await this.table.deleteEntity(orgKey(organizationId), disclosureRow(locale));
+          await this.table.deleteEntity(partitionKey, disclosureRow(locale));
         } catch (error) {
           if (storageStatus(error) !== 404) throw error;
         }
       }),
-    ]);
+    );
+  }
+
+  /** The organisation's events ({@link OrganizationEvent}), oldest first. */
+  async events(organizationId: string): Promise<OrganizationEvent[]> {
+    const found: OrganizationEvent[] = [];
+    const rows = this.table.listEntities<OrganizationEvent>({ queryOptions: { filter: `PartitionKey eq '${orgKey(organizationId)}' and RowKey ge 'event_' and RowKey lt 'event~'` } });
+    for await (const { id, type, at, actorId, actorEmail, locale, version, previousVersion } of rows) found.push({ id, type, at, actorId, actorEmail, locale, version: version ?? null, previousVersion: previousVersion ?? null });
+    return found;
   }
 
   /** The organisation's members, in the order of their user ids (oldest accounts first). */

@@ -22,6 +22,7 @@ import { FONT_FILES, fontsFolder } from '../pdf/fonts.js';
 import { SUPPORTED_LOCALES } from '../i18n/locales.js';
 import { fontFaces, SCRIPT_FONTS, scriptFont, type PageScript } from './pageFonts.js';
 import { problem } from '../problems.js';
+import { browserModules } from './browserModules.js';
 
 /** `dist/src/web` (the build copies `src/web` there). */
 const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web');
@@ -144,6 +145,31 @@ export const VERIFY_ASSETS = {
   'sign.css': { file: path.join(WEB_DIR, 'sign/sign.css'), contentType: CSS },
 } satisfies Record<string, StaticFile>;
 
+/** `dist/src/lib`, where the verifier the verify page runs is compiled (`src/lib/verification`). */
+const LIB_DIR = path.resolve(WEB_DIR, '../lib');
+
+let verifySealAssets: Record<string, StaticFile> | undefined;
+
+/**
+ * Files below `GET /api/verify/assets/{file}`: the verify page's script and styles, PDF.js, and the
+ * verifier itself (docs/evidence.md#the-verify-page): `verification.js` is the compiled
+ * `src/lib/verification/verify.js`, served with the modules it imports (pkijs, asn1js, canonicalize)
+ * by {@link browserModules}, so the page runs the very checks `npm run verify` runs. Found on first
+ * use, then kept.
+ */
+export function verifySealPageAssets(): Record<string, StaticFile> {
+  verifySealAssets ??= {
+    'colours.css': SHARED_COLOURS,
+    'evidence.css': { file: path.join(WEB_DIR, 'evidence/evidence.css'), contentType: CSS },
+    'evidence.js': { file: path.join(WEB_DIR, 'evidence/evidence.js'), contentType: JAVASCRIPT },
+    ...PDFJS_ASSETS,
+    ...browserModules({ 'verification.js': path.join(LIB_DIR, 'verification/verify.js') }, LIB_DIR),
+  };
+  return verifySealAssets;
+}
+
+/** The verify page (`GET /api/verify`): drop a sealed PDF, read the verifier's report. */
+export const VERIFY_SEAL_PAGE: StaticFile = { file: path.join(WEB_DIR, 'evidence/index.html'), contentType: HTML };
 export const VERIFY_PAGE: StaticFile = { file: path.join(WEB_DIR, 'verify/index.html'), contentType: HTML };
 export const DOCS_PAGE: StaticFile = { file: path.join(WEB_DIR, 'docs/index.html'), contentType: HTML };
 export const CONSOLE_PAGE: StaticFile = { file: path.join(WEB_DIR, 'console/index.html'), contentType: HTML };
