@@ -65,6 +65,7 @@ var tableNames = [
   'apiKeys'
   'templates'
   'organizations'
+  'smsNumbers'
 ]
 
 // The queues of the queue-triggered functions (QUEUES in src/lib/storage/clients.ts): e-mail, text messages, webhook
