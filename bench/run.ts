@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView,smsSend] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -45,8 +45,9 @@ import { benchSweep } from './suites/sweep.js';
 import { benchWebhookBurst } from './suites/webhookBurst.js';
 import { benchSigningPage } from './suites/signingPage.js';
 import { benchEmbeddedView } from './suites/embeddedView.js';
+import { benchSmsSend } from './suites/smsSend.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView', 'smsSend'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -87,6 +88,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         signingPage: { rounds: 3 },
         templates: { rounds: 4, sendsPerRound: 3 },
         embeddedView: { rounds: 4, seconds: 1.5, warmupSeconds: 0.5 },
+        smsSend: { rounds: 4, sendsPerRound: 3 },
       }
     : {
         quick,
@@ -105,6 +107,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         signingPage: { rounds: 7 },
         templates: { rounds: 8, sendsPerRound: 5 },
         embeddedView: { rounds: 8, seconds: 4, warmupSeconds: 1 },
+        smsSend: { rounds: 8, sendsPerRound: 5 },
       };
 }
 
@@ -226,6 +229,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'embeddedView': {
       const { figures, targets } = await benchEmbeddedView(context);
       results.embeddedView = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'smsSend': {
+      const { figures, targets } = await benchSmsSend(context);
+      results.smsSend = figures;
       results.targets.push(...targets);
       return;
     }

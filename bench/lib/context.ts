@@ -18,6 +18,7 @@ export interface Plan {
   signingPage: { rounds: number };
   templates: { rounds: number; sendsPerRound: number };
   embeddedView: { rounds: number; seconds: number; warmupSeconds: number };
+  smsSend: { rounds: number; sendsPerRound: number };
 }
 
 export interface BenchContext {
