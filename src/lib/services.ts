@@ -19,6 +19,7 @@ import { IdempotencyKeyRepository } from './storage/idempotencyKeyRepository.js'
 import { TemplateRepository } from './storage/templateRepository.js';
 import { OrganizationIndex } from './storage/organizationIndex.js';
 import { OrganizationRepository } from './storage/organizationRepository.js';
+import { SmsNumberRepository } from './envelopes/smsNumbers.js';
 
 export interface Services {
   config: Config;
@@ -41,6 +42,8 @@ export interface Services {
   organizationIndex: OrganizationIndex;
   /** Which member owns each template of an organisation (docs/architecture.md#the-organizations-envelope-index). */
   templateIndex: OrganizationIndex;
+  /** Phone numbers' opt-outs and accepted texts (docs/api.md#opting-out-of-text-messages). */
+  smsNumbers: SmsNumberRepository;
 }
 
 let cached: Services | undefined;
@@ -96,5 +99,6 @@ export function createServices(config: Config, storage: Storage): Services {
     organizations: new OrganizationRepository(storage.tables.organizations),
     organizationIndex: new OrganizationIndex(storage.tables.organizations, 'envelope'),
     templateIndex: new OrganizationIndex(storage.tables.organizations, 'template'),
+    smsNumbers: new SmsNumberRepository(storage.tables.smsNumbers),
   };
 }

@@ -34,6 +34,8 @@ export const TABLES = {
   apiKeys: 'apiKeys',
   templates: 'templates',
   organizations: 'organizations',
+  // Phone numbers texted: opt-outs, accepted texts' ids (envelopes/smsNumbers.ts).
+  smsNumbers: 'smsNumbers',
 } as const;
 
 /**
