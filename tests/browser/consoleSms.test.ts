@@ -7,31 +7,24 @@
  * `test-output/screenshots/console-sms-*.png`.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { getServices } from '../../src/lib/services.js';
-import { expectNoViolations, launchChromium, screenshot, watchPage, type PageWatch } from '../support/browser.js';
-import { refreshEnvelopeList } from '../support/consoleSession.js';
+import type { Page } from 'playwright-core';
+import { expectNoViolations, screenshot, type PageWatch } from '../support/browser.js';
+import { refreshEnvelopeList, startConsoleSession, type ConsoleSession } from '../support/consoleSession.js';
 import { patience } from '../support/patience.js';
-import { corpusPdf, createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, type TestService, type TestUser } from '../support/service.js';
 
 /** How long one step may take in the browser, ms. */
 const STEP_TIMEOUT_MS = patience(20_000);
 
+let session: ConsoleSession;
 let env: TestService;
 let owner: TestUser;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let watch: PageWatch;
 
 beforeAll(async () => {
-  env = await startTestService();
-  owner = await env.newUser();
-  browser = await launchChromium();
-  context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-  page = await context.newPage();
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
-  watch = watchPage(page, [new URL(env.service.apiUrl).origin, new URL(getServices().storage.blobService.url).origin]);
+  session = await startConsoleSession(STEP_TIMEOUT_MS);
+  ({ env, page, watch, owner } = session);
   await page.goto(`${env.service.apiUrl}/console`);
   await page.locator('#login-email').fill(owner.email);
   await page.locator('#login-password').fill(owner.password);
@@ -40,9 +33,7 @@ beforeAll(async () => {
 }, patience(60_000));
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.close();
-  await env.close();
+  await session?.close();
 });
 
 const getEnvelope = async (id: string) => (await env.api.request('GET', `/envelopes/${id}`, { token: owner.token })).body;

@@ -10,37 +10,25 @@
  * Real HTTP, an Azurite of this file's own, the real SDK against this file's own SMS catcher (the
  * local fake of Communication Services, which checks the SDK's HMAC signature).
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { emailsTo } from '../support/mail.js';
 import { patience } from '../support/patience.js';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, expectType, ownAzuriteForFile, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, expectType, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, outboxMessages, rewriteStoredEnvelope, sentEnvelope, signingTokenFor, storedEnvelope } from '../support/signing.js';
-import { signingLinkInText, smsCatcherForFile, waitForTexts } from '../support/sms.js';
+import { signingLinkInText, smsServiceForFile, uniqueMobile, waitForTexts } from '../support/sms.js';
 import { tempFile, tool } from '../support/tools.js';
 
-const azurite = ownAzuriteForFile();
-const sms = smsCatcherForFile();
+const file = smsServiceForFile('Ada Sender');
+const sms = file.sms;
 let env: TestService;
 let owner: TestUser;
 
-beforeAll(async () => {
-  env = await startTestService({ logHandler: () => undefined, queueSettings: { visibilityTimeoutSeconds: 1, minPollingIntervalMs: 25, maxPollingIntervalMs: 200 } });
-  owner = await env.newUser({ name: 'Ada Sender' });
-}, patience(60_000));
-
-afterAll(async () => {
-  await env?.close();
-  await azurite.stop();
+beforeAll(() => {
+  ({ env, owner } = file.started());
 });
 
-/** A German mobile number no other test of this file uses. */
-let nextNumber = 0;
-function mobile(): { written: string; e164: string; masked: string } {
-  const digits = String(30_000_000 + Math.floor(Math.random() * 60_000_000) + nextNumber++).slice(0, 8);
-  const e164 = `+49151${digits}`;
-  return { written: `+49 151 ${digits}`, e164, masked: `+49 *** *** ${e164.slice(-4, -2)} ${e164.slice(-2)}` };
-}
+const mobile = () => uniqueMobile('151');
 const uniqueEmail = (name: string) => `${name}-${randomUUID().slice(0, 8)}@example.com`;
 
 const get = (token: string) => env.api.request('GET', '/signing', { token });

@@ -11,39 +11,26 @@
  * Real HTTP, an Azurite of this file's own, the real `@azure/communication-sms` SDK against this file's
  * own SMS catcher, which also plays Event Grid: it posts the events to the service with `aeg-sas-key`.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { getServices } from '../../src/lib/services.js';
 import { emailsTo, waitForEmails } from '../support/mail.js';
 import { patience, waitUntil } from '../support/patience.js';
-import { expectType, ownAzuriteForFile, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { expectType, type TestService, type TestUser } from '../support/service.js';
 import { auditTrail, sentEnvelope, signingTokenFor } from '../support/signing.js';
-import { attemptsTo, postEvent, scriptAnswers, sendEventsTo, smsCatcherForFile, textsTo, waitForTexts } from '../support/sms.js';
+import { attemptsTo, postEvent, scriptAnswers, sendEventsTo, smsServiceForFile, textsTo, uniqueMobile, waitForTexts } from '../support/sms.js';
 
-const azurite = ownAzuriteForFile();
-const sms = smsCatcherForFile();
+const file = smsServiceForFile('Eve Events');
+const sms = file.sms;
 let env: TestService;
 let owner: TestUser;
 
 beforeAll(async () => {
-  // A failed delivery comes back after 1 s instead of host.json's minute.
-  env = await startTestService({ logHandler: () => undefined, queueSettings: { visibilityTimeoutSeconds: 1, minPollingIntervalMs: 25, maxPollingIntervalMs: 200 } });
-  owner = await env.newUser({ name: 'Eve Events' });
+  ({ env, owner } = file.started());
   await sendEventsTo(sms.url(), env.service.apiUrl, sms.eventSecret);
-}, patience(60_000));
-
-afterAll(async () => {
-  await env?.close();
-  await azurite.stop();
 });
 
-/** A German mobile number no other test of this file uses. */
-let nextNumber = 0;
-function mobile(): { written: string; e164: string; masked: string } {
-  const digits = String(40_000_000 + Math.floor(Math.random() * 50_000_000) + nextNumber++).slice(0, 8);
-  const e164 = `+49160${digits}`;
-  return { written: `+49 160 ${digits}`, e164, masked: `+49 *** *** ${e164.slice(-4, -2)} ${e164.slice(-2)}` };
-}
+const mobile = () => uniqueMobile('160');
 const uniqueEmail = (name: string) => `${name}-${randomUUID().slice(0, 8)}@example.com`;
 
 /** A reply from `from` as Communication Services reports it: an SMSReceived event. */

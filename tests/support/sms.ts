@@ -13,7 +13,8 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { startSmsCatcher, type CaughtSms, type PostedEvent, type RunningSmsCatcher, type ScriptedAnswer, type SmsAttempt } from '../../src/local/smsCatcher.js';
-import { waitUntil } from './patience.js';
+import { patience, waitUntil } from './patience.js';
+import { ownAzuriteForFile, startTestService, type TestService, type TestUser } from './service.js';
 
 /**
  * Starts an SMS catcher in a `beforeAll` (call this before the file's other hooks) and points
@@ -89,4 +90,44 @@ export async function postEvent(catcherUrl: string, kind: 'replies' | 'delivery-
   const response = await fetch(`${catcherUrl}/api/${kind}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(fields) });
   if (response.status !== 200) throw new Error(`the SMS catcher did not post the event: ${response.status} ${await response.text()}`);
   return (await response.json()) as PostedEvent;
+}
+
+let nextMobile = 0;
+/**
+ * A German mobile number (`+49 15x ...`, plan type MOBILE) no other call in this process returns: as a
+ * client writes it, in E.164, and masked as the certificate prints it (docs/api.md#how-each-recipient-was-identified).
+ * @param prefix the network prefix, `151` or `160`, so that files sharing a catcher never meet
+ */
+export function uniqueMobile(prefix: '151' | '160' = '151'): { written: string; e164: string; masked: string } {
+  const digits = String(20_000_000 + Math.floor(Math.random() * 70_000_000) + nextMobile++).slice(0, 8);
+  const e164 = `+49${prefix}${digits}`;
+  return { written: `+49 ${prefix} ${digits}`, e164, masked: `+49 *** *** ${e164.slice(-4, -2)} ${e164.slice(-2)}` };
+}
+
+/**
+ * What a text message test file runs against: an Azurite of its own (its `outbox-sms` queue is this
+ * file's alone), an SMS catcher of its own ({@link smsCatcherForFile}), and the service with a failed
+ * delivery back after 1 s instead of host.json's minute, and one owner named `ownerName`. Call before
+ * the file's other hooks.
+ * @returns the catcher, and `started()`: the service and the owner, once the file's `beforeAll` runs
+ */
+export function smsServiceForFile(ownerName: string): { sms: ReturnType<typeof smsCatcherForFile>; started: () => { env: TestService; owner: TestUser } } {
+  const azurite = ownAzuriteForFile();
+  const sms = smsCatcherForFile();
+  let started: { env: TestService; owner: TestUser } | undefined;
+  beforeAll(async () => {
+    const env = await startTestService({ logHandler: () => undefined, queueSettings: { visibilityTimeoutSeconds: 1, minPollingIntervalMs: 25, maxPollingIntervalMs: 200 } });
+    started = { env, owner: await env.newUser({ name: ownerName }) };
+  }, patience(60_000));
+  afterAll(async () => {
+    await started?.env.close();
+    await azurite.stop();
+  });
+  return {
+    sms,
+    started: () => {
+      if (started === undefined) throw new Error('the SMS test service has not started: call smsServiceForFile before the file\'s own hooks');
+      return started;
+    },
+  };
 }
