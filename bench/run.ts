@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView,telemetry,publicLog,verify] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView,telemetry,publicLog,verify,smsSend] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -47,9 +47,10 @@ import { benchWebhookBurst } from './suites/webhookBurst.js';
 import { benchSigningPage } from './suites/signingPage.js';
 import { benchEmbeddedView } from './suites/embeddedView.js';
 import { benchPublicLog } from './suites/publicLog.js';
+import { benchSmsSend } from './suites/smsSend.js';
 import { benchVerify } from './suites/verify.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView', 'telemetry', 'publicLog', 'verify'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView', 'telemetry', 'publicLog', 'verify', 'smsSend'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -93,6 +94,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         embeddedView: { rounds: 4, seconds: 1.5, warmupSeconds: 0.5 },
         // Filling 100,000 leaves at storage level takes minutes on Azurite: --quick fills 20,000.
         publicLog: { rounds: 3, appendsPerRound: 20, smallLeaves: 1_000, largeLeaves: 20_000 },
+        smsSend: { rounds: 4, sendsPerRound: 3 },
       }
     : {
         quick,
@@ -113,6 +115,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         templates: { rounds: 8, sendsPerRound: 5 },
         embeddedView: { rounds: 8, seconds: 4, warmupSeconds: 1 },
         publicLog: { rounds: 5, appendsPerRound: 40, smallLeaves: 1_000, largeLeaves: 100_000 },
+        smsSend: { rounds: 8, sendsPerRound: 5 },
       };
 }
 
@@ -252,6 +255,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'publicLog': {
       const { figures, targets } = await benchPublicLog(context);
       results.publicLog = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'smsSend': {
+      const { figures, targets } = await benchSmsSend(context);
+      results.smsSend = figures;
       results.targets.push(...targets);
       return;
     }

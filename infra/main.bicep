@@ -157,6 +157,13 @@ param maxConcurrentBcryptHashes int = 4
 @description('E-mails an owner\'s sends and resends may queue per UTC day (EMAIL_DAILY_QUOTA).')
 param emailDailyQuota int = 1000
 
+@description('Sender of text messages (SMS_FROM): a number bought in the Communication Service, in E.164 (+18005550100), or an alphanumeric sender id (1 to 11 letters, digits and spaces) where its countries allow one. Empty: no text messages (ACS_CONNECTION_STRING, SMS_FROM and ACS_EVENT_SECRET are not set).')
+param smsFrom string = ''
+
+@minValue(1)
+@description('Text messages an organization\'s sends and resends may queue per UTC day (SMS_DAILY_QUOTA).')
+param smsDailyQuota int = 100
+
 @minValue(60)
 @maxValue(86400)
 @description('How long the token of an embedded signing view works, seconds (EMBED_TOKEN_TTL_SECONDS).')
@@ -233,6 +240,14 @@ param sealP12Base64 string = ''
 @description('Optional: writes the passphrase of the sealing certificate to Key Vault.')
 param sealP12Passphrase string = ''
 
+@secure()
+@description('Optional: writes the Communication Service\'s connection string (ACS_CONNECTION_STRING, from az communication list-key) to Key Vault. Usually left empty and set with az keyvault secret set (docs/deploy.md).')
+param acsConnectionString string = ''
+
+@secure()
+@description('The shared secret of Communication Services\' events (ACS_EVENT_SECRET, 32 to 128 letters, digits, _ and -): written to Key Vault, and into the Event Grid subscription\'s URL, which is created only when it is given (after the app\'s code is deployed, docs/deploy.md).')
+param acsEventSecret string = ''
+
 var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
 // Empty parameters mean the default (azd and the workflow pass '' for an unset variable); spelled
 // out so the modules get exactly their allowed values.
@@ -249,6 +264,8 @@ var secretNames = {
   turnstileSecretKey: 'turnstile-secret-key'
   sealP12Base64: 'seal-p12-base64'
   sealP12Passphrase: 'seal-p12-passphrase'
+  acsConnectionString: 'acs-connection-string'
+  acsEventSecret: 'acs-event-secret'
 }
 
 resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
@@ -321,6 +338,8 @@ module keyVault 'modules/keyvault.bicep' = {
     turnstileSecretKey: turnstileSecretKey
     sealP12Base64: sealP12Base64
     sealP12Passphrase: sealP12Passphrase
+    acsConnectionString: acsConnectionString
+    acsEventSecret: acsEventSecret
   }
 }
 
@@ -385,6 +404,19 @@ module functionApp 'modules/functionapp.bicep' = {
     emailDailyQuota: emailDailyQuota
     embedTokenTtlSeconds: embedTokenTtlSeconds
     logSthIntervalSeconds: logSthIntervalSeconds
+    smsFrom: smsFrom
+    smsDailyQuota: smsDailyQuota
+  }
+}
+
+module sms 'modules/sms.bicep' = {
+  name: 'sms'
+  scope: rg
+  params: {
+    communicationServiceName: email.outputs.communicationServiceName
+    appHostName: functionApp.outputs.defaultHostName
+    acsEventSecret: acsEventSecret
+    tags: allTags
   }
 }
 

@@ -21,6 +21,7 @@ export interface Plan {
   embeddedView: { rounds: number; seconds: number; warmupSeconds: number };
   /** Appends timed per round and side; the two trees' sizes, in leaves (even: two per envelope). */
   publicLog: { rounds: number; appendsPerRound: number; smallLeaves: number; largeLeaves: number };
+  smsSend: { rounds: number; sendsPerRound: number };
 }
 
 export interface BenchContext {

@@ -6,6 +6,7 @@ import type { Summary } from './stats.js';
 import type { HotReadLevel } from '../suites/hotRead.js';
 import type { IdempotencyFigures } from '../suites/idempotency.js';
 import type { TemplatesFigures } from '../suites/templates.js';
+import type { SmsSendFigures } from '../suites/smsSend.js';
 import type { EmbeddedViewFigures } from '../suites/embeddedView.js';
 import type { PublicLogFigures } from '../suites/publicLog.js';
 import type { ListFigures } from '../suites/list.js';
@@ -55,6 +56,7 @@ export interface Results {
   embeddedView?: EmbeddedViewFigures;
   telemetry?: TelemetryFigures;
   publicLog?: PublicLogFigures;
+  smsSend?: SmsSendFigures;
   targets: TargetCheck[];
   /** Suites that failed, with why. */
   errors?: Record<string, string>;
@@ -206,6 +208,21 @@ export function toMarkdown(results: Results): string {
       `| by upload (GetUploadUrl, PUT, PATCH with signer, fields and status) | ${fmt(figures.byUploadMs.median)} (${spread(figures.byUploadMs)}) |`,
       '',
       `From a template / by upload: ${ratio(figures.ratio)}`,
+    );
+  }
+
+  if (results.smsSend !== undefined) {
+    const figures = results.smsSend;
+    lines.push(
+      '',
+      `## Sending by text message (${figures.bySmsMs.rounds} rounds of ${figures.sendsPerRound} sends each way)`,
+      '',
+      '| signer | median ms (spread) |',
+      '| --- | --- |',
+      `| \`delivery: ["sms"]\` (\`PATCH\` with \`status: "sent"\`) | ${fmt(figures.bySmsMs.median)} (${spread(figures.bySmsMs)}) |`,
+      `| by e-mail (the same send) | ${fmt(figures.byEmailMs.median)} (${spread(figures.byEmailMs)}) |`,
+      '',
+      `By text message / by e-mail: ${ratio(figures.ratio)}`,
     );
   }
 

@@ -131,6 +131,12 @@ param maxConcurrentBcryptHashes int
 @description('E-mails an owner\'s sends and resends may queue per UTC day (EMAIL_DAILY_QUOTA).')
 param emailDailyQuota int
 
+@description('Sender of text messages (SMS_FROM); empty: no text messages, and none of their settings.')
+param smsFrom string = ''
+
+@description('Text messages an organization\'s sends and resends may queue per UTC day (SMS_DAILY_QUOTA).')
+param smsDailyQuota int = 100
+
 @description('How long the token of an embedded signing view works, seconds (EMBED_TOKEN_TTL_SECONDS).')
 param embedTokenTtlSeconds int
 
@@ -222,7 +228,17 @@ var turnstileSettings = turnstileMode == 'off' ? {} : turnstileOnSettings
 
 var timestampSettings = union(empty(tsaUrl) ? {} : { TSA_URL: tsaUrl }, empty(sealLevel) ? {} : { SEAL_LEVEL: sealLevel })
 
-var appSettings = union(baseSettings, turnstileSettings, timestampSettings)
+// Text messages only when there is a sender (docs/api.md#sms): the connection string and the events'
+// secret are Key Vault secrets the operator sets (docs/deploy.md).
+var smsOnSettings = {
+  ACS_CONNECTION_STRING: '@Microsoft.KeyVault(VaultName=${keyVaultName};SecretName=${secretNames.acsConnectionString})'
+  SMS_FROM: smsFrom
+  ACS_EVENT_SECRET: '@Microsoft.KeyVault(VaultName=${keyVaultName};SecretName=${secretNames.acsEventSecret})'
+  SMS_DAILY_QUOTA: string(smsDailyQuota)
+}
+var smsSettings = empty(smsFrom) ? {} : smsOnSettings
+
+var appSettings = union(baseSettings, turnstileSettings, timestampSettings, smsSettings)
 
 // Always-ready instances for the HTTP trigger group; none by default, so an idle app costs nothing.
 var httpAlwaysReady = {

@@ -1,5 +1,6 @@
 // Key Vault in RBAC mode: the only place the service's secrets live (the JWT signing key, the public
-// log's signing key, the Turnstile secret, the sealing certificate and its passphrase). The Function App reads them through
+// log's signing key, the Turnstile secret, the sealing certificate and its passphrase, the
+// Communication Service's connection string and the shared secret of its events). The Function App reads them through
 // Key Vault references in its app settings, with its user-assigned identity (Key Vault Secrets User).
 //
 // Secrets are normally put in with `az keyvault secret set` (docs/deploy.md). A deployment that is
@@ -19,7 +20,7 @@ param tags object = {}
 @description('Turn on purge protection: a deleted vault or secret cannot be purged before the 90-day retention ends. Once on, it cannot be turned off.')
 param enablePurgeProtection bool = true
 
-@description('Names of the secrets in the vault: { jwtSecret, logSigningKey, turnstileSecretKey, sealP12Base64, sealP12Passphrase }.')
+@description('Names of the secrets in the vault: { jwtSecret, logSigningKey, turnstileSecretKey, sealP12Base64, sealP12Passphrase, acsConnectionString, acsEventSecret }.')
 param secretNames object
 
 @secure()
@@ -41,6 +42,14 @@ param sealP12Base64 string = ''
 @secure()
 @description('Optional: writes the passphrase of the sealing certificate. Empty leaves the secret as it is.')
 param sealP12Passphrase string = ''
+
+@secure()
+@description('Optional: writes the Communication Service\'s connection string (ACS_CONNECTION_STRING). Empty leaves the secret as it is.')
+param acsConnectionString string = ''
+
+@secure()
+@description('Optional: writes the shared secret of Communication Services\' events (ACS_EVENT_SECRET). Empty leaves the secret as it is.')
+param acsEventSecret string = ''
 
 resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
   name: name
@@ -110,6 +119,24 @@ resource sealPassphraseValue 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = if
   name: secretNames.sealP12Passphrase
   properties: {
     value: sealP12Passphrase
+    contentType: 'text/plain'
+  }
+}
+
+resource acsConnectionStringValue 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = if (!empty(acsConnectionString)) {
+  parent: vault
+  name: secretNames.acsConnectionString
+  properties: {
+    value: acsConnectionString
+    contentType: 'text/plain'
+  }
+}
+
+resource acsEventSecretValue 'Microsoft.KeyVault/vaults/secrets@2023-07-01' = if (!empty(acsEventSecret)) {
+  parent: vault
+  name: secretNames.acsEventSecret
+  properties: {
+    value: acsEventSecret
     contentType: 'text/plain'
   }
 }

@@ -74,6 +74,7 @@ var tableNames = [
   'publicLog'
   'publicLogState'
   'retention'
+  'smsNumbers'
 ]
 
 // The queues of the queue-triggered functions (QUEUES in src/lib/storage/clients.ts): e-mail, text messages, webhook

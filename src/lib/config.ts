@@ -138,6 +138,13 @@ const environmentSchema = z.object({
       .regex(SMS_SENDER, 'must be a phone number in E.164 (+ and 7 to 15 digits) or an alphanumeric sender id (1 to 11 letters, digits and spaces, at least one letter)')
       .optional(),
   ),
+  // Communication Services' events through Event Grid (docs/api.md#events-from-communication-services): the shared secret.
+  ACS_EVENT_SECRET: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{32,128}$/, 'must be 32 to 128 letters, digits, _ or - (it is written into the subscription\'s URL as ?code=)')
+      .optional(),
+  ),
   ENVELOPE_TTL_DAYS: integer(30, 1, 365),
   SWEEP_SCHEDULE: optionalText.transform((value) => value ?? DEFAULT_SWEEP_SCHEDULE).pipe(z.string().regex(SWEEP_SCHEDULE_FORMAT, SWEEP_SCHEDULE_PROBLEM)),
   WEBHOOK_RETRY_SECONDS: optionalText.transform((value) => value ?? '5,300,1800,7200,18000,36000,36000').pipe(
@@ -282,6 +289,11 @@ export interface Config {
   mailCatcher: { smtpPort: number; webPort: number };
   /** Local host only: the port of the fake of Communication Services' SMS API (0 picks a free one; docs/api.md#sms). */
   smsCatcherPort: number;
+  /**
+   * The secret Event Grid sends with Communication Services' events, as `aeg-sas-key` or `?code=`
+   * (docs/api.md#events-from-communication-services); unset: every event is refused.
+   */
+  acsEventSecret: string | undefined;
   limits: {
     /** Requests per owner and minute on the owner endpoints, per instance. */
     ownerRequestsPerMinute: number;
@@ -373,6 +385,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { loca
     signingAuthTtlSeconds: values.SIGNING_AUTH_TTL_SECONDS,
     mailCatcher: { smtpPort: values.MAIL_CATCHER_SMTP_PORT, webPort: values.MAIL_CATCHER_WEB_PORT },
     smsCatcherPort: values.SMS_CATCHER_PORT,
+    acsEventSecret: values.ACS_EVENT_SECRET,
     limits: {
       ownerRequestsPerMinute: values.RATE_LIMIT_PER_MINUTE,
       authRequestsPerMinute: values.AUTH_RATE_LIMIT_PER_MINUTE,

@@ -53,3 +53,33 @@ export function parsePhone(value: string): PhoneParse {
 export function isE164(value: string): boolean {
   return /^\+[1-9][0-9]{6,14}$/.test(value);
 }
+
+/**
+ * A number as the certificate and the audit trail show it (docs/api.md#how-each-recipient-was-identified):
+ * the country code and the last four digits kept, the rest hidden, grouped as `+49 *** *** 12 34`
+ * whatever the number's length, so that the shape tells nothing of the hidden digits.
+ * @param e164 a number in E.164 (as stored); anything else is hidden whole but its last four digits
+ */
+export function maskPhone(e164: string): string {
+  const digits = e164.replace(/[^0-9]/g, '');
+  const last = digits.slice(-4).padStart(4, '*');
+  let countryCode: string | undefined;
+  try {
+    countryCode = parsePhoneNumberWithError(e164.startsWith('+') ? e164 : `+${digits}`).countryCallingCode;
+  } catch (error) {
+    if (!(error instanceof ParseError)) throw error;
+  }
+  return `+${countryCode ?? '**'} *** *** ${last.slice(0, 2)} ${last.slice(2)}`;
+}
+
+/**
+ * A number as Communication Services' events write it (docs/api.md#events-from-communication-services),
+ * in E.164: the `+` may be missing, and spaces or dashes are dropped.
+ * @returns the E.164 form, or `null` when it is no phone number (an alphanumeric sender id, a short code)
+ */
+export function eventPhoneNumber(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const compact = value.trim().replace(/[\s().-]/g, '');
+  const withPlus = compact.startsWith('+') ? compact : `+${compact}`;
+  return isE164(withPlus) ? withPlus : null;
+}

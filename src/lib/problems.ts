@@ -66,6 +66,7 @@ export const problemCatalogue = {
   internalError: { slug: 'internal-error', code: 'internal_error', detail: 'An unexpected error occurred.' },
   invalidCredentials: { slug: 'invalid-credentials', code: 'unauthorized', detail: 'The e-mail address or password is wrong.' },
   invalidCursor: { slug: 'invalid-cursor', code: 'bad_request', detail: 'The cursor is invalid for this query; start again without it.' },
+  invalidEventSecret: { slug: 'invalid-event-secret', code: 'unauthorized', detail: 'The event carries no aeg-sas-key header or ?code= equal to the secret this service was given (ACS_EVENT_SECRET): it is refused and changes nothing.' },
   invalidIdempotencyKey: { slug: 'invalid-idempotency-key', code: 'bad_request', detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters (U+0020 to U+007E).' },
   invalidInvitation: { slug: 'invalid-invitation', code: 'forbidden', detail: 'The invitation code is invalid, expired or used up.' },
   invalidToken: { slug: 'invalid-token', code: 'unauthorized', detail: 'The access token is invalid.' },

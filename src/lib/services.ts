@@ -21,6 +21,7 @@ import { OrganizationIndex } from './storage/organizationIndex.js';
 import { OrganizationRepository } from './storage/organizationRepository.js';
 import { PublicLogStore } from './transparency/logStore.js';
 import { RetentionRepository } from './storage/retentionRepository.js';
+import { SmsNumberRepository } from './envelopes/smsNumbers.js';
 
 export interface Services {
   config: Config;
@@ -47,6 +48,8 @@ export interface Services {
   publicLog: PublicLogStore;
   /** Retention periods, the index of finished envelopes and the purge log (docs/api.md#retention). */
   retention: RetentionRepository;
+  /** Phone numbers' opt-outs and accepted texts (docs/api.md#opting-out-of-text-messages). */
+  smsNumbers: SmsNumberRepository;
 }
 
 let cached: Services | undefined;
@@ -104,5 +107,6 @@ export function createServices(config: Config, storage: Storage): Services {
     templateIndex: new OrganizationIndex(storage.tables.organizations, 'template'),
     publicLog: new PublicLogStore(storage.tables.publicLog, storage.tables.publicLogState),
     retention: new RetentionRepository(storage.tables.retention),
+    smsNumbers: new SmsNumberRepository(storage.tables.smsNumbers),
   };
 }

@@ -22,7 +22,15 @@
  *   reached it (with the repeatability values and the status answered); `DELETE /api/messages` forgets both;
  * - `POST /api/answers` `{answers: [{status: 429|500|503, retryAfterSeconds?} | {timeout: true}]}`:
  *   the next `POST /sms` requests, one each, are answered so (or held unanswered until the client gives
- *   up) instead of being accepted, so tests can watch the service retry.
+ *   up) instead of being accepted, so tests can watch the service retry;
+ * - Event Grid's side (docs/api.md#events-from-communication-services): `POST /api/event-target`
+ *   `{url, secret?}` (or {@link RunningSmsCatcher.sendEventsTo}) names where events go (the service's
+ *   `/api/events/acs`) and the `aeg-sas-key` they carry; then `POST /api/replies` `{from, message}`
+ *   posts a `Microsoft.Communication.SMSReceived` (a reply such as STOP), `POST /api/delivery-reports`
+ *   `{messageId, deliveryStatus?: "Delivered" | "Failed", details?}` a
+ *   `Microsoft.Communication.SMSDeliveryReportReceived`, and `POST /api/validation` the subscription's
+ *   validation handshake; each answers `{status, body}`, what the service answered. The page has
+ *   buttons for the same (reply STOP or START, report a text delivered or failed).
  *
  * Texts are kept in memory, the newest {@link MAX_KEPT} of them.
  */
@@ -79,7 +87,18 @@ export interface RunningSmsCatcher {
   url: string;
   /** `endpoint=<url>/;accesskey=<key>`, for ACS_CONNECTION_STRING. */
   connectionString: string;
+  /**
+   * Where Event Grid's events go from now on: the service's `/api/events/acs`, and the secret sent
+   * as `aeg-sas-key` (none: the URL carries `?code=`).
+   */
+  sendEventsTo(url: string, secret?: string): void;
   stop(): Promise<void>;
+}
+
+/** What the service answered to an event the catcher posted. */
+export interface PostedEvent {
+  status: number;
+  body: unknown;
 }
 
 /**
@@ -93,6 +112,7 @@ export async function startSmsCatcher(options: SmsCatcherOptions): Promise<Runni
   const attempts: SmsAttempt[] = [];
   const answers: ScriptedAnswer[] = [];
   const held = new Set<ServerResponse>();
+  let eventTarget: { url: string; secret: string | undefined } | undefined;
 
   const keep = <T>(list: T[], item: T) => {
     list.push(item);
@@ -119,6 +139,16 @@ export async function startSmsCatcher(options: SmsCatcherOptions): Promise<Runni
       return json(response, 200, { deleted: true });
     }
     if (request.method === 'POST' && url.pathname === '/api/answers') return script(response, body);
+    if (request.method === 'POST' && url.pathname === '/api/event-target') return target(response, body);
+    if (request.method === 'POST' && (url.pathname === '/api/replies' || url.pathname === '/api/delivery-reports' || url.pathname === '/api/validation')) {
+      const fields = jsonFields(body);
+      if (fields === null) return json(response, 400, { error: { code: 'BadRequest', message: 'The body must be a JSON object.' } });
+      return await postEvent(response, url.pathname, fields, false);
+    }
+    // The page's buttons: the same, from a form, then back to the page.
+    if (request.method === 'POST' && (url.pathname === '/replies' || url.pathname === '/delivery-reports')) {
+      return await postEvent(response, `/api${url.pathname}`, Object.fromEntries(new URLSearchParams(body.toString('utf8'))), true);
+    }
     json(response, 404, { error: { code: 'NotFound', message: `No ${request.method} ${url.pathname} here.` } });
   }
 
@@ -174,6 +204,74 @@ export async function startSmsCatcher(options: SmsCatcherOptions): Promise<Runni
     json(response, 202, { value });
   }
 
+  function target(response: ServerResponse, body: Buffer): void {
+    const fields = jsonFields(body);
+    if (typeof fields?.url !== 'string' || !/^https?:\/\//.test(fields.url)) return json(response, 400, { error: { code: 'BadRequest', message: 'The body must be {url: "http(s)://...", secret?}.' } });
+    eventTarget = { url: fields.url, secret: typeof fields.secret === 'string' ? fields.secret : undefined };
+    json(response, 200, { url: eventTarget.url });
+  }
+
+  /** Posts one event as Event Grid would, and answers what the service answered (or, for the page, goes back to it). */
+  async function postEvent(response: ServerResponse, path: string, fields: Record<string, unknown>, fromPage: boolean): Promise<void> {
+    if (eventTarget === undefined) return json(response, 409, { error: { code: 'NoEventTarget', message: 'No event target yet: POST /api/event-target {url, secret?} first.' } });
+    let event: Record<string, unknown>;
+    try {
+      event = eventFor(path, fields);
+    } catch (error) {
+      return json(response, 400, { error: { code: 'BadRequest', message: error instanceof Error ? error.message : String(error) } });
+    }
+    const answer = await fetch(eventTarget.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'aeg-event-type': event.eventType === VALIDATION_EVENT ? 'SubscriptionValidation' : 'Notification', ...(eventTarget.secret === undefined ? {} : { 'aeg-sas-key': eventTarget.secret }) },
+      body: JSON.stringify([event]),
+    });
+    const text = await answer.text();
+    let answered: unknown = text;
+    try {
+      answered = JSON.parse(text);
+    } catch {
+      // Not JSON: kept as text.
+    }
+    if (fromPage) {
+      response.writeHead(303, { Location: '/' });
+      response.end();
+      return;
+    }
+    json(response, 200, { status: answer.status, body: answered } satisfies PostedEvent);
+  }
+
+  /** The Event Grid event (Event Grid schema) for one of the endpoints above. @throws Error naming a missing field */
+  function eventFor(path: string, fields: Record<string, unknown>): Record<string, unknown> {
+    const now = new Date().toISOString();
+    const base = { id: randomUUID(), topic: '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/local/providers/Microsoft.Communication/communicationServices/sms-catcher', eventTime: now, dataVersion: '1.0', metadataVersion: '1' };
+    if (path === '/api/validation') {
+      return { ...base, subject: '', eventType: VALIDATION_EVENT, data: { validationCode: randomUUID(), validationUrl: `${eventTarget?.url ?? ''}&validation=1` } };
+    }
+    if (path === '/api/replies') {
+      if (typeof fields.from !== 'string' || typeof fields.message !== 'string') throw new Error('A reply is {from, message, to?}.');
+      const to = typeof fields.to === 'string' ? fields.to : (texts.find((text) => text.to === fields.from || text.to === `+${String(fields.from)}`)?.from ?? '+18005550100');
+      return { ...base, subject: `phonenumber/${to.replace(/^\+/, '')}`, eventType: 'Microsoft.Communication.SMSReceived', data: { messageId: `Incoming_${randomUUID()}`, from: fields.from, to, message: fields.message, receivedTimestamp: now } };
+    }
+    if (typeof fields.messageId !== 'string') throw new Error('A delivery report is {messageId, deliveryStatus?, details?}.');
+    const text = texts.find((candidate) => candidate.messageId === fields.messageId);
+    const deliveryStatus = typeof fields.deliveryStatus === 'string' ? fields.deliveryStatus : 'Delivered';
+    return {
+      ...base,
+      subject: `phonenumber/${(text?.from ?? '').replace(/^\+/, '')}`,
+      eventType: 'Microsoft.Communication.SMSDeliveryReportReceived',
+      data: {
+        messageId: fields.messageId,
+        from: text?.from ?? '',
+        to: text?.to ?? '',
+        deliveryStatus,
+        deliveryStatusDetails: typeof fields.details === 'string' ? fields.details : deliveryStatus === 'Delivered' ? 'No error.' : 'The carrier could not deliver the message.',
+        deliveryAttempts: [{ timestamp: now, segmentsSucceeded: deliveryStatus === 'Delivered' ? 1 : 0, segmentsFailed: deliveryStatus === 'Delivered' ? 0 : 1 }],
+        receivedTimestamp: now,
+        tag: text?.tag ?? null,
+      },
+    };
+  }
+
   function script(response: ServerResponse, body: Buffer): void {
     let parsed: { answers?: unknown };
     try {
@@ -194,19 +292,26 @@ export async function startSmsCatcher(options: SmsCatcherOptions): Promise<Runni
   function page(response: ServerResponse): void {
     const rows = [...texts]
       .reverse()
-      .map((text) => `<tr><td>${escape(text.receivedAt)}</td><td>${escape(text.from)}</td><td>${escape(text.to)}</td><td class="text">${escape(text.message)}</td></tr>`)
+      .map(
+        (text) =>
+          `<tr><td>${escape(text.receivedAt)}</td><td>${escape(text.from)}</td><td>${escape(text.to)}</td><td class="text">${escape(text.message)}</td><td>${
+            eventTarget === undefined
+              ? ''
+              : `<form method="post" action="/replies"><input type="hidden" name="from" value="${escape(text.to)}"><input type="hidden" name="to" value="${escape(text.from)}"><button name="message" value="STOP">Reply STOP</button> <button name="message" value="START">Reply START</button></form><form method="post" action="/delivery-reports"><input type="hidden" name="messageId" value="${escape(text.messageId)}"><button name="deliveryStatus" value="Delivered">Report delivered</button> <button name="deliveryStatus" value="Failed">Report failed</button></form>`
+          }</td></tr>`,
+      )
       .join('\n');
     const html = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta http-equiv="refresh" content="5"><title>SMS catcher</title>
 <style>body{font-family:system-ui,sans-serif;margin:2rem}table{border-collapse:collapse;width:100%}th,td{border:1px solid #ccc;padding:.4rem;text-align:start;vertical-align:top}.text{white-space:pre-wrap;word-break:break-all}</style></head>
 <body><h1>SMS catcher</h1>
-<p>Every text message the service sent through this fake of Azure Communication Services, newest first (${texts.length}). Nothing leaves this machine. The page reloads every 5 seconds.</p>
-<table><thead><tr><th>Received</th><th>From</th><th>To</th><th>Text</th></tr></thead>
+<p>Every text message the service sent through this fake of Azure Communication Services, newest first (${texts.length}). Nothing leaves this machine. The page reloads every 5 seconds.${eventTarget === undefined ? '' : ' The buttons post to the service what Event Grid would: a reply from the recipient, or a delivery report.'}</p>
+<table><thead><tr><th>Received</th><th>From</th><th>To</th><th>Text</th><th>Events</th></tr></thead>
 <tbody>
-${rows || '<tr><td colspan="4">No text messages yet.</td></tr>'}
+${rows || '<tr><td colspan="5">No text messages yet.</td></tr>'}
 </tbody></table></body></html>`;
-    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" });
+    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'" });
     response.end(html);
   }
 
@@ -219,12 +324,28 @@ ${rows || '<tr><td colspan="4">No text messages yet.</td></tr>'}
   return {
     url,
     connectionString: `endpoint=${url}/;accesskey=${accessKey}`,
+    sendEventsTo(target, secret) {
+      eventTarget = { url: target, secret };
+    },
     async stop() {
       for (const response of held) response.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Event Grid's handshake event type. */
+const VALIDATION_EVENT = 'Microsoft.EventGrid.SubscriptionValidationEvent';
+
+/** A JSON object body, or `null`. */
+function jsonFields(body: Buffer): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }
 
 interface SendMessageRequest {

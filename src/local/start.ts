@@ -8,6 +8,7 @@
  * a few registrations), keeps
  * `.local/runtime.json` for `npm run invite` while it runs, and stops everything on Ctrl-C.
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createInvitation } from '../lib/auth/invitations.js';
 import { loadConfig, markLocalHost, type Config } from '../lib/config.js';
@@ -115,11 +116,14 @@ async function main(): Promise<void> {
       process.env.ACS_CONNECTION_STRING = smsCatcher.connectionString;
       // The catcher takes any sender; a real resource takes only its own numbers and sender ids.
       process.env.SMS_FROM = settings.sms.from ?? 'Signing';
+      // The catcher posts Event Grid's events (replies, delivery reports) with this secret (docs/api.md#events-from-communication-services).
+      process.env.ACS_EVENT_SECRET ??= randomBytes(32).toString('base64url');
       console.log(`SMS catcher: ${smsCatcher.url}`);
     } else {
       console.log(`Text messages go to Azure Communication Services at ${settings.sms.endpoint!}; no SMS catcher.`);
     }
     service = await startService({ port: settings.port });
+    smsCatcher?.sendEventsTo(`${service.apiUrl}/events/acs`, process.env.ACS_EVENT_SECRET);
     const services = getServices();
     await writeRuntimeFile(root, {
       pid: process.pid,

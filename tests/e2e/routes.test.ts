@@ -10,6 +10,7 @@ import { expectProblem, serviceForFile, type TestService } from '../support/serv
 
 /** The whole API surface. A new function must be added here, with its access, or this test fails. */
 const expected = [
+  { name: 'AcsEvents', route: 'events/acs', methods: ['POST'], access: 'public' },
   { name: 'ApiDocs', route: 'docs', methods: ['GET'], access: 'public' },
   { name: 'ApiDocsAsset', route: 'docs/{file}', methods: ['GET'], access: 'public' },
   { name: 'AuthenticateSigning', route: 'signing/authenticate', methods: ['POST'], access: 'signing' },

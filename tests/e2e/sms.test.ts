@@ -9,28 +9,21 @@
  * Services (an SMS catcher of this file's own, checking the SDK's HMAC signature), and an Azurite of
  * this file's own (its `outbox-sms` queue is consumed by this file's service only).
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { operationIdOf } from '../../src/lib/notifications/transport.js';
-import { patience, waitUntil } from '../support/patience.js';
-import { corpusPdf, createEnvelopeWithDocument, expectProblem, ownAzuriteForFile, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { waitUntil } from '../support/patience.js';
+import { corpusPdf, createEnvelopeWithDocument, expectProblem, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope, storedEnvelope } from '../support/signing.js';
-import { attemptsTo, scriptAnswers, signingLinkInText, smsCatcherForFile, textsTo, waitForTexts } from '../support/sms.js';
+import { attemptsTo, scriptAnswers, signingLinkInText, smsServiceForFile, textsTo, waitForTexts } from '../support/sms.js';
 
-const azurite = ownAzuriteForFile();
-const sms = smsCatcherForFile();
+const file = smsServiceForFile('Maximiliane Hohenberg-Schmidt');
+const sms = file.sms;
 let env: TestService;
 let owner: TestUser;
 
-beforeAll(async () => {
-  // A failed delivery comes back after 1 s instead of host.json's minute.
-  env = await startTestService({ logHandler: () => undefined, queueSettings: { visibilityTimeoutSeconds: 1, minPollingIntervalMs: 25, maxPollingIntervalMs: 200 } });
-  owner = await env.newUser({ name: 'Maximiliane Hohenberg-Schmidt' });
-}, patience(60_000));
-
-afterAll(async () => {
-  await env?.close();
-  await azurite.stop();
+beforeAll(() => {
+  ({ env, owner } = file.started());
 });
 
 /** A mobile number of the German numbering plan no other test of this file uses. */

@@ -205,6 +205,8 @@ const REQUIRED_RESOURCE_TYPES = [
   'Microsoft.Communication/emailServices/domains',
   'Microsoft.Communication/communicationServices',
   'Microsoft.Insights/scheduledQueryRules',
+  'Microsoft.EventGrid/systemTopics',
+  'Microsoft.EventGrid/systemTopics/eventSubscriptions',
 ];
 
 /** What the code uses (src/lib/storage/clients.ts): Azure has no `ensureStorage`, so Bicep must create it all. */
@@ -1127,6 +1129,46 @@ describe('infra/ Bicep templates (offline checks; the full compile runs in ci.ym
     expect(getPath(module?.body, ['params', 'acsEmailEndpoint'])?.text).toBe('email.outputs.endpoint');
     // No access key is read out of the Communication Service (the secret-flow rule forbids listKeys() everywhere).
     expect(runRule('secret-flow', infra)).toEqual([]);
+  });
+
+  test('text messages: an Event Grid system topic on the Communication Service, a subscription for SMSReceived and SMSDeliveryReportReceived to /api/events/acs?code=<secret>, SMS_FROM from a parameter, the connection string and the secret from Key Vault', () => {
+    const declared = (type: string) => allResources(infra).filter(({ resource }) => resource.typeName === type && !resource.existing);
+    const [topic] = declared('Microsoft.EventGrid/systemTopics');
+    expect(topic).toBeDefined();
+    expect(evaluate(getPath(topic!.resource.body, ['properties', 'topicType']), topic!.file)).toBe('Microsoft.Communication.CommunicationServices');
+    // Its source is the Communication Service that sends the texts.
+    const source = getPath(topic!.resource.body, ['properties', 'source'])!.text;
+    const sourceSymbol = source.replace(/\.id$/, '');
+    expect(topic!.file.resources.find((resource) => resource.symbol === sourceSymbol)?.typeName).toBe('Microsoft.Communication/communicationServices');
+
+    const [subscription] = declared('Microsoft.EventGrid/systemTopics/eventSubscriptions');
+    expect(subscription).toBeDefined();
+    const { file, resource } = subscription!;
+    expect(evaluate(getPath(resource.body, ['properties', 'filter', 'includedEventTypes']), file)).toEqual(['Microsoft.Communication.SMSReceived', 'Microsoft.Communication.SMSDeliveryReportReceived']);
+    expect(evaluate(getPath(resource.body, ['properties', 'destination', 'endpointType']), file)).toBe('WebHook');
+    const endpoint = getPath(resource.body, ['properties', 'destination', 'properties', 'endpointUrl']);
+    expect(endpoint?.text).toMatch(/^'https:\/\/\$\{[A-Za-z]+\}\/api\/events\/acs\?code=\$\{[A-Za-z]+\}'$/);
+    // The code is the @secure() secret, never a literal; the subscription waits for it (Event Grid's handshake needs the app's code).
+    expect(readsParameter(endpoint, file, (param) => param.decorators.includes('secure') && param.name === 'acsEventSecret')).toBe(true);
+    expect(resource.node.text).toMatch(/= if \(!empty\(acsEventSecret\)\)/);
+    const module = main.modules.find((candidate) => candidate.symbol === 'sms');
+    expect(getPath(module?.body, ['params', 'appHostName'])?.text).toBe('functionApp.outputs.defaultHostName');
+    expect(readsParameter(getPath(module?.body, ['params', 'acsEventSecret']), main, (param) => param.name === 'acsEventSecret' && param.decorators.includes('secure'))).toBe(true);
+
+    // The app settings: SMS_FROM from main.bicep's smsFrom; the connection string and the secret as Key Vault references.
+    const app = [...infra.values()].find((candidate) => appSettingsOf(candidate).found)!;
+    const settings = new Map(appSettingsOf(app).settings.map((setting) => [setting.name, setting]));
+    expect(settings.get('ACS_CONNECTION_STRING')?.value.text).toMatch(/^'@Microsoft\.KeyVault\(VaultName=\$\{keyVaultName\};SecretName=\$\{secretNames\.acsConnectionString\}\)'$/);
+    expect(settings.get('ACS_EVENT_SECRET')?.value.text).toMatch(/^'@Microsoft\.KeyVault\(VaultName=\$\{keyVaultName\};SecretName=\$\{secretNames\.acsEventSecret\}\)'$/);
+    expect(readsParameter(settings.get('SMS_FROM')?.value, app, (param) => param.name === 'smsFrom')).toBe(true);
+    expect(readsParameter(getPath(main.modules.find((candidate) => candidate.symbol === 'functionApp')?.body, ['params', 'smsFrom']), main, (param) => param.name === 'smsFrom')).toBe(true);
+    // Without a sender none of them is set (a Key Vault reference to a secret never set would stop the app).
+    for (const name of ['ACS_CONNECTION_STRING', 'SMS_FROM', 'ACS_EVENT_SECRET', 'SMS_DAILY_QUOTA']) expect([name, settings.get(name)?.conditional]).toEqual([name, true]);
+    // The default daily quota is the service's own.
+    expect(evaluate(main.params.get('smsDailyQuota')?.defaultValue, main)).toBe(loadConfig({ JWT_SECRET: 'x'.repeat(32), SEAL_P12_BASE64: 'AAAA' }).limits.smsDailyQuota);
+    // The secrets are written to Key Vault only when given, under the names the references read.
+    const vaultSecrets = declared('Microsoft.KeyVault/vaults/secrets').map(({ resource: secret }) => getPath(secret.body, ['name'])?.text);
+    expect(vaultSecrets).toEqual(expect.arrayContaining(['secretNames.acsConnectionString', 'secretNames.acsEventSecret']));
   });
 
   test('a log alert fires, per queue, when the Functions host moves a message to a -poison queue', () => {

@@ -88,9 +88,11 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
       if (details.credential === 'embeddedView') return t('event.openedView', { recipient });
       return t('event.opened', { recipient });
     case 'recipient.authenticated':
-      return t(details.method === 'emailOtp' ? 'event.authenticatedEmailOtp' : 'event.authenticatedAccessCode', { recipient });
+      return t(codeSentence('event.authenticated', details), { recipient });
     case 'recipient.authentication_failed':
-      return t(details.method === 'emailOtp' ? 'event.authenticationFailedEmailOtp' : 'event.authenticationFailedAccessCode', { recipient });
+      return t(codeSentence('event.authenticationFailed', details), { recipient });
+    case 'recipient.sms_opted_out':
+      return t('event.smsOptedOut', { recipient, phone: text(details.phone) });
     case 'recipient.signed':
     case 'recipient.approved':
     case 'recipient.viewed': {
@@ -124,6 +126,15 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
     default:
       return t('event.other', { type: event.type, actor });
   }
+}
+
+/**
+ * The key of an authentication sentence: the access code, a one-time code e-mailed, or one sent by
+ * text message (its `channel`; events recorded before it was named were e-mailed codes).
+ */
+function codeSentence(prefix: 'event.authenticated' | 'event.authenticationFailed', details: Record<string, unknown>): string {
+  if (details.method === 'accessCode') return `${prefix}AccessCode`;
+  return details.channel === 'sms' ? `${prefix}Sms` : `${prefix}EmailOtp`;
 }
 
 /** Who did it: the recipient's or the owner's e-mail address, or "the service" for the sweeper. */

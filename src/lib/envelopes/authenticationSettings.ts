@@ -14,9 +14,9 @@ import { problem } from '../problems.js';
 export const MAX_ATTEMPTS = 5;
 /** How long a one-time code works, seconds. */
 export const OTP_TTL_SECONDS = 600;
-/** Least time between two one-time codes to one link, seconds. */
+/** Least time between two one-time codes to one link, by e-mail or text message, seconds. */
 export const OTP_COOLDOWN_SECONDS = 60;
-/** Most one-time codes per link (a resend gives a new link). */
+/** Most one-time codes per link, e-mailed and texted together (a resend gives a new link). */
 export const MAX_OTPS = 5;
 /** Shortest and longest access code, characters. */
 export const MIN_ACCESS_CODE = 4;
@@ -40,11 +40,12 @@ export const authenticationInput = z
         }),
     }),
     z.strictObject({ method: z.literal('emailOtp') }),
+    z.strictObject({ method: z.literal('sms') }),
   ])
   .meta({
     id: 'SignerAuthenticationInput',
     description:
-      'How the recipient proves who it is beyond its signing link: `none` (default for a new signer; a kept signer sent without `authentication` keeps its own), `accessCode` (a code the owner gives the recipient), or `emailOtp` (a 6-digit code e-mailed on request).',
+      'How the recipient proves who it is beyond its signing link: `none` (default for a new signer; a kept signer sent without `authentication` keeps its own), `accessCode` (a code the owner gives the recipient), `emailOtp` (a 6-digit code e-mailed on request), or `sms` (a 6-digit code sent by text message to the recipient\'s `phone` on request; needs `phone`, 400 naming it otherwise).',
   });
 export type AuthenticationInput = z.infer<typeof authenticationInput>;
 
@@ -55,13 +56,13 @@ export const authenticateRequest = z
       .string({ error: 'must be a string' })
       .min(1, 'must not be empty')
       .max(MAX_ACCESS_CODE, `must be at most ${MAX_ACCESS_CODE} characters`)
-      .meta({ description: 'The access code, or the 6-digit one-time code of the newest e-mail.', examples: ['123456'] }),
+      .meta({ description: 'The access code, or the 6-digit one-time code of the newest e-mail or text message.', examples: ['123456'] }),
   })
   .meta({ id: 'AuthenticateRequest' });
 export type AuthenticateRequest = z.infer<typeof authenticateRequest>;
 
 /** A signer's `authentication` as a draft stores it, the access code already hashed. */
-export type PreparedAuthentication = { method: 'none' } | { method: 'accessCode'; codeHash: string | null } | { method: 'emailOtp' };
+export type PreparedAuthentication = { method: 'none' } | { method: 'accessCode'; codeHash: string | null } | { method: 'emailOtp' } | { method: 'sms' };
 
 /**
  * Hashes the access codes of a signer list, once per request (outside any retry): bcrypt with
@@ -90,7 +91,7 @@ export async function prepareAuthentication(services: Services, inputs: readonly
 export function nextAuthentication(current: SignerAuthentication | undefined, prepared: PreparedAuthentication | undefined): SignerAuthentication | undefined | null {
   if (prepared === undefined) return current;
   if (prepared.method === 'none') return undefined;
-  if (prepared.method === 'emailOtp') return current?.method === 'emailOtp' ? current : freshState('emailOtp');
+  if (prepared.method === 'emailOtp' || prepared.method === 'sms') return current?.method === prepared.method ? current : freshState(prepared.method);
   const codeHash = prepared.codeHash ?? (current?.method === 'accessCode' ? current.codeHash : undefined);
   if (codeHash === undefined) return null;
   return { ...freshState('accessCode'), codeHash };
@@ -110,7 +111,8 @@ export function resetAuthentication(signer: Signer): void {
  * The same method as `current`, started over: 5 attempts, not verified, no pending one-time code; an
  * access code keeps its hash. What a resend gives the recipient, and what a recipient that takes over
  * another's part inherits ([docs/api.md#reassignment](../../../docs/api.md#reassignment)): the owner's
- * access code, which the owner passes on, or one-time codes sent to the new recipient's own address.
+ * access code, which the owner passes on, or one-time codes sent to the new recipient's own address
+ * or phone.
  * @returns `undefined` for a recipient without authentication
  */
 export function startedAuthentication(current: SignerAuthentication | undefined): SignerAuthentication | undefined {

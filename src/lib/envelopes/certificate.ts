@@ -7,7 +7,8 @@
 import type { CertificateRecipient, CompletionCertificate } from '../pdf/index.js';
 import { describeAuditTrail, languageName } from './auditSentences.js';
 import { DEFAULT_LOCALE, isSupportedLocale, translate, type Locale } from '../i18n/index.js';
-import { AUDIT_EVENT_TYPES, isEmbedded, mustAct, recipientLocale, type AuditEvent, type EnvelopeRecord, type RecipientAction, type Signer } from './model.js';
+import { AUDIT_EVENT_TYPES, deliversBy, isEmbedded, mustAct, recipientLocale, type AuditEvent, type EnvelopeRecord, type RecipientAction, type Signer } from './model.js';
+import { maskPhone } from '../phone.js';
 
 /**
  * The certificate of `record` completed at `completedAt` (ISO 8601 UTC), from its recipients' actions
@@ -133,7 +134,7 @@ function certificateRecipients(record: EnvelopeRecord, actions: Map<string, Reci
  * `recipient.*` event but those the service or the owner makes about the recipient.
  */
 const CREDENTIAL_EVENTS: ReadonlySet<string> = new Set(
-  AUDIT_EVENT_TYPES.filter((type) => type.startsWith('recipient.') && !['recipient.invited', 'recipient.reminded', 'recipient.view_created'].includes(type)),
+  AUDIT_EVENT_TYPES.filter((type) => type.startsWith('recipient.') && !['recipient.invited', 'recipient.reminded', 'recipient.view_created', 'recipient.sms_opted_out'].includes(type)),
 );
 
 /**
@@ -141,7 +142,8 @@ const CREDENTIAL_EVENTS: ReadonlySet<string> = new Set(
  * language: every proof its own events record, joined by the catalogue's `identification.separator`
  * (`; `; catalogue `certificate`, keys `identification.*`). First the credentials it used (`credential`
  * of its events: the signing link e-mailed to it, an embedded view the owner created), then the access
- * code or one-time code (and its channel) it entered right. For events recorded before they named
+ * code or one-time code (and its channel, the number masked as `+49 *** *** 12 34`) it entered right.
+ * The link's proof names how it was delivered: e-mailed, texted, or both. For events recorded before they named
  * their credential: an embedded recipient had only views, a recipient with no view created only its
  * link; else the line says that which of the two is not recorded. A recipient who never came:
  * `identification.none`.
@@ -168,16 +170,37 @@ export function recipientIdentification(record: Pick<EnvelopeRecord, 'locale'>, 
   }
   const proofs: string[] = [];
   // An embedded recipient's link is never e-mailed (its views are its only way in), so it cannot have used one.
-  if (credentials.has('signingLink') && !embedded) proofs.push(t('identification.link', { email: signer.email }));
+  if (credentials.has('signingLink') && !embedded) proofs.push(linkProof(signer, events, t));
   if (credentials.has('embeddedView')) proofs.push(t('identification.view'));
   if (credentials.has('unrecorded') && !credentials.has('signingLink') && !credentials.has('embeddedView')) {
     proofs.push(t('identification.linkOrView', { email: signer.email }));
   }
   const passed = own.filter((event) => event.type === 'recipient.authenticated');
   if (passed.some((event) => event.details.method === 'accessCode')) proofs.push(t('identification.accessCode'));
-  // One-time codes go by e-mail; events recorded before they named the channel are e-mail ones too.
-  if (passed.some((event) => event.details.method === 'emailOtp')) proofs.push(t('identification.oneTimeCodeEmail', { email: signer.email }));
+  // A code's channel as its event recorded it; events recorded before they named it were e-mailed codes.
+  const codeChannels = new Set(passed.filter((event) => event.details.method === 'emailOtp' || event.details.method === 'sms').map((event) => (event.details.channel === 'sms' ? 'sms' : 'email')));
+  if (codeChannels.has('email')) proofs.push(t('identification.oneTimeCodeEmail', { email: signer.email }));
+  if (codeChannels.has('sms')) proofs.push(t('identification.oneTimeCodeSms', { phone: maskedPhone(signer) }));
   return proofs.length === 0 ? t('identification.none') : proofs.join(t('identification.separator'));
+}
+
+/** The recipient's number as the certificate prints it (docs/api.md#how-each-recipient-was-identified). */
+function maskedPhone(signer: Signer): string {
+  return signer.phone === undefined ? '' : maskPhone(signer.phone);
+}
+
+/**
+ * How the signing link reached the recipient: by e-mail, by text message to its number (masked), or
+ * both, as its `delivery` says; a number that had opted out (`recipient.sms_opted_out` for it) was not
+ * texted, its link went by e-mail (docs/api.md#opting-out-of-text-messages).
+ */
+function linkProof(signer: Signer, events: readonly AuditEvent[], t: (key: string, values?: Record<string, string>) => string): string {
+  const optedOut = events.some((event) => event.type === 'recipient.sms_opted_out' && event.details.recipientId === signer.id);
+  const texted = deliversBy(signer, 'sms') && signer.phone !== undefined && !optedOut;
+  const emailed = deliversBy(signer, 'email') || !texted;
+  if (texted && emailed) return t('identification.linkEmailSms', { email: signer.email, phone: maskedPhone(signer) });
+  if (texted) return t('identification.linkSms', { phone: maskedPhone(signer) });
+  return t('identification.link', { email: signer.email });
 }
 
 /**

@@ -9,7 +9,7 @@ import { afterResponse } from '../afterResponse.js';
 import { LostRaceError, retryOnConflict } from '../retryOnConflict.js';
 import { uuidv7 } from '../ids.js';
 import { DEFAULT_LOCALE } from '../i18n/locales.js';
-import type { EmailMessage, OutboxBatch, OutboxMessage, SmsMessage, WebhookEventBody, WebhookEventType } from '../notifications/outbox.js';
+import type { EmailMessage, OutboxBatch, OutboxMessage, SmsMessage, SmsMessageType, SmsType, WebhookEventBody, WebhookEventType } from '../notifications/outbox.js';
 import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from './signingLinks.js';
 import type { DueEntry } from '../storage/dueIndex.js';
 import { EnvelopeChangedError, recipientActionRow, type StoredEnvelope } from '../storage/envelopeRepository.js';
@@ -131,11 +131,12 @@ export class Change {
    * `failed` with `reason: "quota"` when {@link commitChange} finds it past the organisation's daily quota).
    * `recipient` null: the owner. An invitation or reminder to a recipient whose delivery includes `sms`
    * is also queued as a text message carrying the link (docs/api.md#sms), and only as one when its
-   * delivery is `["sms"]`.
+   * delivery is `["sms"]`; `insteadOfText`: the e-mail alone, whatever the delivery says (the e-mail
+   * that replaces a text to a number that opted out, docs/api.md#opting-out-of-text-messages).
    */
-  email(type: EmailMessage['type'], to: Signer | null, extra: { reason?: string; declinedBy?: string; withLink?: boolean; otpSalt?: string } = {}): void {
-    if (to !== null && (type === 'invitation' || type === 'reminder') && extra.withLink === true) this.text(type, to);
-    if (to !== null && !receivesEmail(to, type)) return;
+  email(type: EmailMessage['type'], to: Signer | null, extra: { reason?: string; declinedBy?: string; withLink?: boolean; otpSalt?: string; insteadOfText?: boolean } = {}): void {
+    if (to !== null && (type === 'invitation' || type === 'reminder') && extra.withLink === true && extra.insteadOfText !== true) this.text(type, to);
+    if (to !== null && extra.insteadOfText !== true && !receivesEmail(to, type)) return;
     const record = this.record;
     this.emails.push({
       kind: 'email',
@@ -165,18 +166,33 @@ export class Change {
    * delivery includes `sms` and it has a phone and a link; the recipient remembers the batch, whose
    * outcome becomes its `lastSms` (`recipients/lastSms.ts`).
    */
-  private text(type: SmsMessage['type'], to: Signer): void {
+  private text(type: SmsType, to: Signer): void {
     if (!receivesSms(to, type) || to.link === null || to.phone === undefined) return;
+    this.queueText(type, to, to.phone, { linkSalt: to.link.salt });
+  }
+
+  /**
+   * Queues a one-time code by text message to the recipient's `phone` (docs/api.md#signer-authentication,
+   * `sms` authentication): the outbox keeps the code's salt, the sender derives the code. Its outcome
+   * becomes the recipient's `lastSms`.
+   * @throws Error when the recipient has no phone (the request schemas refuse `sms` without one)
+   */
+  textCode(to: Signer, otpSalt: string): void {
+    if (to.phone === undefined) throw new Error(`recipient ${to.id} has sms authentication but no phone`);
+    this.queueText('otp', to, to.phone, { linkSalt: null, otpSalt });
+  }
+
+  private queueText(type: SmsMessageType, to: Signer, phone: string, salts: { linkSalt: string | null; otpSalt?: string }): void {
     const record = this.record;
     this.texts.push({
       kind: 'sms',
       type,
       envelopeId: record.id,
       recipientId: to.id,
-      to: to.phone,
+      to: phone,
       documentName: record.documentName,
       senderName: record.ownerName || record.ownerEmail || '',
-      linkSalt: to.link.salt,
+      ...salts,
       locale: recipientLocale(record, to),
     });
     to.smsBatchId = this.batchId;

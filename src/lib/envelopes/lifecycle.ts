@@ -338,6 +338,10 @@ export function replaceSigners(
       if (authentication !== kept?.authentication) authenticationChanged = true;
       if (authentication === undefined) delete signer.authentication;
       else signer.authentication = authentication;
+      // A kept `sms` signer sent without `authentication` keeps its method: its codes still need a number.
+      if (authentication?.method === 'sms' && signer.phone === undefined && input.authentication === undefined) {
+        errors.push({ path: `signers.${index}.phone`, message: 'is required: this signer receives its one-time codes by text message (authentication method sms)' });
+      }
     }
     return signer;
   });

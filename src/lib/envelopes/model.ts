@@ -122,6 +122,11 @@ export interface Signer {
   view?: EmbeddedViewState | null;
   /** How the recipient proves who it is beyond its link (docs/api.md#signer-authentication); absent: `none`. */
   authentication?: SignerAuthentication;
+  /**
+   * Internal: when the opt-out of its `phone` that this envelope's trail records began
+   * (docs/api.md#opting-out-of-text-messages): `recipient.sms_opted_out` is recorded once per opt-out.
+   */
+  smsOptedOutAt?: string | null;
 }
 
 /**
@@ -142,21 +147,27 @@ export interface EmbeddedViewState {
  * as `{method}`.
  */
 export interface SignerAuthentication {
-  method: 'accessCode' | 'emailOtp';
+  /** `sms`: one-time codes sent by text message to the recipient's `phone` (docs/api.md#signer-authentication). */
+  method: 'accessCode' | 'emailOtp' | 'sms';
   /** `accessCode`: bcrypt hash of the code (the code itself is never stored). */
   codeHash?: string;
   /** Wrong codes still allowed before the link locks (5 after a right code or a resend; 0: locked). */
   attemptsLeft: number;
   /** When the current link last proved the code (it counts for `SIGNING_AUTH_TTL_SECONDS`), or `null`. */
   verifiedAt: string | null;
-  /** `emailOtp`: salt of the current one-time code (the code derives from it with a server key), or `null` when none is pending. */
+  /** `emailOtp`, `sms`: salt of the current one-time code (the code derives from it with a server key), or `null` when none is pending. */
   otpSalt?: string | null;
-  /** `emailOtp`: when the current one-time code stops working. */
+  /** `emailOtp`, `sms`: when the current one-time code stops working. */
   otpExpiresAt?: string | null;
-  /** `emailOtp`: one-time codes e-mailed for the current link (at most 5). */
+  /** `emailOtp`, `sms`: one-time codes sent for the current link, by either channel (at most 5). */
   otpsSent?: number;
-  /** `emailOtp`: when the newest one-time code was queued. */
+  /** `emailOtp`, `sms`: when the newest one-time code was queued. */
   lastOtpAt?: string | null;
+  /**
+   * How the current one-time code went: `email`, or `sms` (an `sms` recipient's code goes by e-mail
+   * when its number opted out, docs/api.md#opting-out-of-text-messages). Absent: by the method's own channel.
+   */
+  otpChannel?: 'email' | 'sms';
 }
 
 /** A place on the document that a signer fills (docs/api.md#fields). */
@@ -340,6 +351,7 @@ export const AUDIT_EVENT_TYPES = [
   'recipient.view_created',
   'recipient.reassigned',
   'envelope.owner_changed',
+  'recipient.sms_opted_out',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

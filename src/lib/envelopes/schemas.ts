@@ -99,12 +99,17 @@ export const phoneInput = z
   });
 
 /**
- * The checks across a recipient's delivery properties (docs/api.md#delivery): `sms` needs `phone`,
- * `notifyOnCompletion` is for embedded recipients.
+ * The checks across a recipient's delivery properties (docs/api.md#delivery): `sms` delivery and `sms`
+ * authentication (docs/api.md#signer-authentication) need `phone`, `notifyOnCompletion` is for embedded recipients.
  */
-export function refineDelivery(signer: { delivery?: Delivery[] | undefined; phone?: string | undefined; notifyOnCompletion?: boolean | undefined }, context: z.RefinementCtx): void {
+export function refineDelivery(
+  signer: { delivery?: Delivery[] | undefined; phone?: string | undefined; notifyOnCompletion?: boolean | undefined; authentication?: { method: string } | undefined },
+  context: z.RefinementCtx,
+): void {
   if (signer.delivery?.includes('sms') === true && signer.phone === undefined) {
     context.addIssue({ code: 'custom', path: ['phone'], message: 'is required when delivery includes sms' });
+  } else if (signer.authentication?.method === 'sms' && signer.phone === undefined) {
+    context.addIssue({ code: 'custom', path: ['phone'], message: 'is required with authentication method sms (the one-time codes go to it)' });
   }
   if (signer.notifyOnCompletion === true && signer.delivery?.includes('embedded') !== true) {
     context.addIssue({ code: 'custom', path: ['notifyOnCompletion'], message: 'is for embedded recipients only (delivery: ["embedded"]); e-mail recipients always get the completed e-mail' });

@@ -70,18 +70,25 @@ export interface EmailMessage {
   locale?: Locale;
 }
 
-/** Text message types (docs/api.md#sms): the signing link, when the recipient's turn comes (and on resend), and its reminders. */
+/** Text message types that carry the signing link (docs/api.md#sms): when the recipient's turn comes (and on resend), and its reminders. */
 export const SMS_TYPES = ['invitation', 'reminder'] as const;
 export type SmsType = (typeof SMS_TYPES)[number];
 
 /**
- * One text message to send (docs/api.md#sms), to a recipient whose delivery includes `sms`. Like an
+ * Every text message type: those of {@link SMS_TYPES}, and `otp`, the one-time code of a recipient
+ * with `sms` authentication (docs/api.md#signer-authentication), which carries no link.
+ */
+export type SmsMessageType = SmsType | 'otp';
+
+/**
+ * One text message to send (docs/api.md#sms), to a recipient whose delivery includes `sms` (or, for a
+ * one-time code, whose authentication is `sms`). Like an
  * e-mail, everything it says is captured at the time of the change; the sender derives the signing
  * link from the salt, so the row never holds a token.
  */
 export interface SmsMessage {
   kind: 'sms';
-  type: SmsType;
+  type: SmsMessageType;
   envelopeId: string;
   /** The recipient it goes to; its `lastSms` follows this message. */
   recipientId: string;
@@ -90,8 +97,13 @@ export interface SmsMessage {
   documentName: string;
   /** Who sends the envelope, as the text names it: the owner's display name, else its address. */
   senderName: string;
-  /** The salt of the recipient's signing link (`envelopes/signingLinks.ts`). */
-  linkSalt: string;
+  /** The salt of the recipient's signing link (`envelopes/signingLinks.ts`); `null` for `otp`, which carries no link. */
+  linkSalt: string | null;
+  /**
+   * `otp`: the salt the code derives from (`recipients/oneTimeCodes.ts`); the sender derives the code
+   * when it writes the text, so the row never holds the code. Absent otherwise.
+   */
+  otpSalt?: string;
   /** The recipient's language (docs/languages.md). */
   locale: Locale;
 }

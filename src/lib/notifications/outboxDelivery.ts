@@ -33,8 +33,11 @@ import { OUTBOX_CLAIM_SECONDS, parsePointer, type OutboxPointer, type StoredOutb
 /** Tries at recording an accepted message `sent` (with pauses of 1, 2, 4... s between them) before giving up. */
 export const RECORD_ACCEPTANCE_ATTEMPTS = 5;
 
-/** What became of the message. `in-flight`: another delivery holds it; it was queued again for later. */
-export type OutboxDeliveryResult = 'sent' | 'already-done' | 'gone' | 'wrong-kind' | 'in-flight';
+/**
+ * What became of the message. `in-flight`: another delivery holds it; it was queued again for later.
+ * `not-sent`: the sender decided not to send it (a text to a number that opted out); it is `failed`.
+ */
+export type OutboxDeliveryResult = 'sent' | 'already-done' | 'gone' | 'wrong-kind' | 'in-flight' | 'not-sent';
 
 /** One delivery of one outbox queue message, as every sender takes it. */
 export interface QueuedDelivery {
@@ -66,10 +69,11 @@ export interface OutboxDeliveryOptions<M extends OutboxMessage> extends QueuedDe
   /** Whether the message is of the kind this sender sends. */
   accepts: (message: OutboxMessage) => message is M;
   /**
-   * Sends it; resolves once the service accepted it.
+   * Sends it; resolves once the service accepted it, or with `{notSent}` when it decided not to send
+   * it and recorded what follows itself: the message is then `failed`, with no outcome recorded here.
    * @param batch the batch as claimed (with when its first attempt began)
    */
-  deliver: (message: M, batch: StoredOutboxBatch) => Promise<void>;
+  deliver: (message: M, batch: StoredOutboxBatch) => Promise<void | { notSent: string }>;
   /** Records the outcome on its recipient: `sent`, or `failed` for good (with the last error). */
   recordOutcome: (batch: StoredOutboxBatch, message: M, status: 'sent' | 'failed', at: Date, error?: unknown) => Promise<void>;
 }
@@ -112,11 +116,12 @@ export async function deliverOutboxMessage<M extends OutboxMessage>(options: Out
   const renewal = setInterval(() => {
     services.outbox.claim(pointer, invocationId, now()).catch((error: unknown) => log(`${label} ${name}: claim not renewed (${error instanceof Error ? error.message : String(error)}).`));
   }, (OUTBOX_CLAIM_SECONDS * 1000) / 3);
+  let outcome: void | { notSent: string };
   try {
     // `email.send` or `sms.send` (docs/api.md#telemetry): the message's type and attempt, never its address or text.
     const sent: OutboxMessage = message;
     const attributes = { 'outbox.batch_id': pointer.batchId, 'outbox.index': pointer.index, 'outbox.dequeue_count': dequeueCount, ...(sent.kind === 'event' ? {} : { 'notification.type': sent.type }) };
-    await inSpan(`${sent.kind === 'sms' ? 'sms' : sent.kind === 'email' ? 'email' : 'event'}.send`, attributes, async () => await options.deliver(message, batch), 'client');
+    outcome = await inSpan(`${sent.kind === 'sms' ? 'sms' : sent.kind === 'email' ? 'email' : 'event'}.send`, attributes, async () => await options.deliver(message, batch), 'client');
   } catch (error) {
     clearInterval(renewal);
     if (dequeueCount >= MAX_DEQUEUE_COUNT) {
@@ -128,6 +133,12 @@ export async function deliverOutboxMessage<M extends OutboxMessage>(options: Out
       await services.outbox.release(pointer, invocationId);
     }
     throw error;
+  }
+  if (outcome !== undefined) {
+    clearInterval(renewal);
+    await services.outbox.setState(pointer, 'failed');
+    log(`${label} ${name}: not sent (${outcome.notSent}).`);
+    return 'not-sent';
   }
   try {
     // Accepted: recorded before anything else, and retried, since a delivery that finds no record

@@ -46,6 +46,8 @@ export async function sendOutboxEmail({ transport, ...delivery }: SendOutboxEmai
       if (message.recipientId !== null) await recordOutcome(services, batch.ownerId, batch.id, message, status, at);
     },
   });
+  // An e-mail is never left unsent by choice (only texts are, to numbers that opted out).
+  if (result === 'not-sent') throw new Error(`E-mail ${pointer.batchId}.${pointer.index}: its sender declined to send it`);
   return result === 'wrong-kind' ? 'not-email' : result;
 }
 

@@ -1,6 +1,7 @@
 /**
  * The words of every text message (docs/api.md#sms): an invitation or a reminder carrying the
- * recipient's signing link, from the `sms` catalogue (`src/lib/i18n`) in the recipient's locale.
+ * recipient's signing link, or a one-time code (docs/api.md#signer-authentication), from the `sms`
+ * catalogue (`src/lib/i18n`) in the recipient's locale.
  *
  * A text fits in {@link MAX_SMS_SEGMENTS} segments (3GPP TS 23.038 and TS 23.040: a text of GSM 7-bit
  * default alphabet characters fits 160 septets in one segment, 153 in each of several; any other
@@ -63,7 +64,22 @@ function shortened(value: string, length: number): string {
  * @param link the recipient's absolute signing link
  */
 export function renderSms(message: Pick<SmsMessage, 'type' | 'locale' | 'documentName' | 'senderName'>, link: string): string {
-  const render = (document: string, sender: string) => translate(message.locale, 'sms', message.type, { document, sender, link });
+  return fitted(message, { link });
+}
+
+/**
+ * The text of a one-time code (`otp`, docs/api.md#signer-authentication) in its locale: the 6-digit
+ * code, whole, and who sends which document, the names shortened as {@link renderSms} does until it
+ * fits in {@link MAX_SMS_SEGMENTS} segments.
+ * @param code the 6-digit code
+ */
+export function renderSmsCode(message: Pick<SmsMessage, 'locale' | 'documentName' | 'senderName'>, code: string): string {
+  return fitted({ ...message, type: 'otp' }, { code });
+}
+
+/** The catalogue's text of `message.type` with `values`, the names shortened until it fits. */
+function fitted(message: Pick<SmsMessage, 'type' | 'locale' | 'documentName' | 'senderName'>, values: { link: string } | { code: string }): string {
+  const render = (document: string, sender: string) => translate(message.locale, 'sms', message.type, { document, sender, ...values });
   const fullDocument = message.documentName.replace(/\s+/g, ' ').trim();
   const fullSender = message.senderName.replace(/\s+/g, ' ').trim();
   let document = fullDocument;

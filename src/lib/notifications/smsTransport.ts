@@ -41,10 +41,11 @@ export interface SmsTransport {
   readonly description: string;
   /**
    * Sends one text and resolves once Communication Services accepted it.
+   * @returns Communication Services' id of the text (its delivery report names it)
    * @throws SmsNotConfiguredError without a connection string; SmsRefusedError when the service refused
    *   the recipient; the SDK's error (RestError) when the request failed
    */
-  send(sms: OutgoingSms): Promise<void>;
+  send(sms: OutgoingSms): Promise<{ messageId: string }>;
 }
 
 /** Thrown by every send when ACS_CONNECTION_STRING is unset. */
@@ -144,6 +145,8 @@ export function createSmsTransport(settings: Config['sms'], options: CreateSmsTr
       const result = results[0];
       if (result === undefined) throw new SmsRefusedError(0, 'no result for the recipient');
       if (!result.successful) throw new SmsRefusedError(result.httpStatusCode, result.errorMessage ?? 'no reason given');
+      if (result.messageId === undefined) throw new SmsRefusedError(result.httpStatusCode, 'no message id for the recipient');
+      return { messageId: result.messageId };
     },
   };
 }

@@ -175,6 +175,7 @@ const problems = {
   'email-already-verified': {},
   'verification-too-soon': { detail: 'A verification e-mail went out less than 60 seconds ago: check your inbox, or retry in 42 s.' },
   'captcha-unavailable': {},
+  'invalid-event-secret': {},
   'timestamp-authority-unavailable': {},
   'revocation-unavailable': {
     detail: 'The revocation data of the sealing or timestamp certificates could not be fetched, so the document was not sealed. Try again later.',
@@ -634,6 +635,34 @@ const operations: Operation[] = [
         content: { [json]: { schema: healthResponse, example: { status: 'ok' } } },
       },
       503: problem(503, 'Storage does not answer (`storage-unavailable`).', ['storage-unavailable']),
+      ...common,
+    },
+  },
+  {
+    operationId: 'AcsEvents',
+    method: 'post',
+    path: '/events/acs',
+    tags: ['Service'],
+    summary: 'Communication Services\' SMS events, through Event Grid',
+    description:
+      'The endpoint of an Event Grid subscription to the Communication Services resource (docs/api.md, Events from Communication Services). The subscription sends the secret `ACS_EVENT_SECRET` as the `aeg-sas-key` header or the `code` query parameter (`/api/events/acs?code=<secret>`); without it, or with no secret set, 401 and nothing changes. The body is an array of Event Grid events (or CloudEvents 1.0 events). `Microsoft.EventGrid.SubscriptionValidationEvent`: the handshake, answered `{validationResponse}`. `Microsoft.Communication.SMSReceived`: a reply whose whole text, trimmed, in any case, is STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, OPTOUT, OPT-OUT or REVOKE opts its number out of text messages (never texted again; recipients get e-mail instead); START, UNSTOP or YES opts it back in. `Microsoft.Communication.SMSDeliveryReportReceived`: sets the recipient\'s `lastSms` to `delivered` or `failed`. Other events are accepted and ignored.',
+    security: [],
+    request: {
+      query: z.object({ code: z.string().optional().meta({ description: 'The shared secret, when the subscription does not send `aeg-sas-key`.' }) }),
+      body: jsonRequestBody(z.array(z.object({ eventType: z.string(), data: z.record(z.string(), z.unknown()) }).loose()).meta({ description: 'Event Grid events.' }), {
+        example: [{ id: '7f0b…', eventType: 'Microsoft.Communication.SMSReceived', subject: 'phonenumber/15555555555', data: { messageId: 'Incoming_2026…', from: '+4915123456789', to: '+18005550100', message: 'STOP', receivedTimestamp: '2026-11-22T10:15:30.123Z' }, eventTime: '2026-11-22T10:15:30.123Z', dataVersion: '1.0' }],
+      }),
+    },
+    responses: {
+      200: {
+        description: 'The handshake\'s answer, or the events were read (`received`: how many).',
+        headers: { 'Cache-Control': cacheControlNoStore() },
+        content: { [json]: { schema: z.union([z.strictObject({ validationResponse: z.string() }), z.strictObject({ received: z.int() })]), example: { validationResponse: '512d38b6-c7b8-40c8-89fe-f46f9e9622b6' } } },
+      },
+      400: problem(400, 'An event is not an object with an `eventType`, or a validation event has no `validationCode` (`validation-failed`), or the body is not JSON (`malformed-json`).', ['validation-failed', 'malformed-json']),
+      401: problem(401, 'No `aeg-sas-key` or `code` equal to `ACS_EVENT_SECRET`, or no secret set (`invalid-event-secret`).', ['invalid-event-secret']),
+      413: jsonBodyTooLarge,
+      415: notJson,
       ...common,
     },
   },

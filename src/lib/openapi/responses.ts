@@ -80,7 +80,7 @@ export const signerResponse = z
       .nullable()
       .meta({ description: 'The newest e-mail to this recipient; `null` when none.' }),
     authentication: z
-      .strictObject({ method: z.enum(['none', 'accessCode', 'emailOtp']) })
+      .strictObject({ method: z.enum(['none', 'accessCode', 'emailOtp', 'sms']) })
       .meta({ description: 'How the recipient proves who it is beyond its signing link; never the access code itself.' }),
     locale: localeSchema.nullable().meta({ description: 'The language of this recipient\'s e-mails and signing page; `null`: the envelope\'s `locale`.' }),
     delivery: z
@@ -232,8 +232,8 @@ const shownLocale = localeSchema.optional().meta({ description: 'The language th
 const recipientCame = z.strictObject({ recipientId: z.string(), credential, locale: shownLocale });
 const codeProof = z.strictObject({
   recipientId: z.string(),
-  method: z.enum(['accessCode', 'emailOtp']),
-  channel: z.enum(['email']).optional().meta({ description: '`emailOtp`: how the code was sent (`email`). Absent on events recorded before it was (those codes were e-mailed).' }),
+  method: z.enum(['accessCode', 'emailOtp', 'sms']),
+  channel: z.enum(['email', 'sms']).optional().meta({ description: '`emailOtp`, `sms`: how the code was sent, `email` or `sms` (an `sms` recipient\'s code goes by e-mail while its number is opted out). Absent on events recorded before it was (those codes were e-mailed).' }),
   credential,
 });
 /** A disclosure as shown and agreed to (docs/api.md#consent-to-electronic-signatures). */
@@ -335,6 +335,16 @@ export const auditEventResponse = z
         locale: shownLocale,
         reason: z.string(),
       }),
+    ),
+    event(
+      'recipient.sms_opted_out',
+      z
+        .strictObject({
+          recipientId: z.string(),
+          phone: z.string().meta({ description: 'The number, masked: its country code and last four digits (`+49 *** *** 12 34`).', examples: ['+49 *** *** 12 34'] }),
+          since: timestamp.meta({ description: 'When the number opted out (its STOP reply).' }),
+        })
+        .meta({ description: 'The recipient\'s number replied STOP: it is not texted; what its texts carried goes by e-mail. Recorded once per opt-out in the trail of each envelope sent, or later sent, to the number while it is opted out; the service as actor.' }),
     ),
     event(
       'envelope.owner_changed',

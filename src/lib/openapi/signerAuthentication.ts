@@ -9,7 +9,7 @@ import { authenticateRequest, MAX_ATTEMPTS, MAX_OTPS, OTP_COOLDOWN_SECONDS, OTP_
 import { cacheControlNoStore, jsonBodyProblems, jsonBodyTooLarge, jsonRequestBody, notJson, type Operation } from './common.js';
 import { problemResponses } from './responses.js';
 
-const method = z.enum(['accessCode', 'emailOtp']);
+const method = z.enum(['accessCode', 'emailOtp', 'sms']);
 
 /** `authentication` of the full recipient's view, for recipients with a code. */
 export const verifiedAuthentication = z
@@ -21,7 +21,7 @@ export const verifiedAuthentication = z
 export const restrictedViewResponse = z
   .strictObject({
     authentication: z.strictObject({
-      method: method.meta({ description: '`accessCode`: the code the sender gave the recipient; `emailOtp`: ask for a code by e-mail (`POST /api/signing/otp`).' }),
+      method: method.meta({ description: '`accessCode`: the code the sender gave the recipient; `emailOtp`: ask for a code by e-mail (`POST /api/signing/otp`); `sms`: ask for a code by text message to the recipient\'s phone (the same endpoint).' }),
       verified: z.literal(false),
       attemptsLeft: z.int().min(1).max(MAX_ATTEMPTS).meta({ description: `Wrong codes still allowed before the link locks (${MAX_ATTEMPTS} after a right code or a resend).` }),
     }),
@@ -34,10 +34,11 @@ const problem = problemResponses({
   'authentication-required': { detail: 'Enter your code first (POST /api/signing/authenticate): this recipient must prove who it is before it can act.', attemptsLeft: 5 },
   'authentication-failed': { detail: 'The code is not right; 4 attempts left.', attemptsLeft: 4 },
   'authentication-locked': { detail: 'Too many wrong codes: this signing link is locked. Ask the sender to send you a new link.', attemptsLeft: 0 },
-  'authentication-method-mismatch': { detail: 'This recipient does not receive codes by e-mail.' },
+  'authentication-method-mismatch': { detail: 'This recipient does not receive one-time codes.' },
   'otp-too-soon': { detail: `A code was sent less than ${OTP_COOLDOWN_SECONDS} seconds ago; check your e-mail, or retry after the time in Retry-After.` },
   'otp-limit': { detail: `${MAX_OTPS} codes were already sent for this signing link: ask the sender to send you a new link.` },
   'email-quota': { detail: 'The sender\'s envelopes have sent their e-mails for today; retry tomorrow.' },
+  'sms-quota': { detail: 'The sender\'s envelopes have sent their text messages for today; retry tomorrow.' },
   'validation-failed': { detail: 'The request body is invalid: code must not be empty.', errors: [{ path: 'code', message: 'must not be empty' }] },
   'envelope-contended': {},
 });
@@ -63,16 +64,16 @@ export function signerAuthenticationOperations(
       method: 'post',
       path: '/signing/otp',
       tags: ['Signing'],
-      summary: 'E-mail the recipient a one-time code',
-      description: `For a recipient with \`emailOtp\` authentication: e-mails it a 6-digit code that works once, for ${OTP_TTL_SECONDS / 60} minutes (a newer code replaces it). At most once every ${OTP_COOLDOWN_SECONDS} seconds and ${MAX_OTPS} times per signing link (the sender's resend gives a new link). The e-mail counts toward the sender's daily e-mail quota. No body.`,
+      summary: 'Send the recipient a one-time code by e-mail or text message',
+      description: `For a recipient with \`emailOtp\` authentication: e-mails it a 6-digit code that works once, for ${OTP_TTL_SECONDS / 60} minutes (a newer code replaces it); with \`sms\` authentication: sends the code by text message to its \`phone\` (by e-mail instead when the number opted out with STOP). At most once every ${OTP_COOLDOWN_SECONDS} seconds and ${MAX_OTPS} times per signing link, e-mailed and texted codes counted together (the sender's resend gives a new link). The message counts toward the organization's daily e-mail or text quota. No body.`,
       security,
       responses: {
-        202: { description: 'The e-mail is queued.', headers: { 'Cache-Control': cacheControlNoStore() } },
+        202: { description: 'The e-mail or text message is queued.', headers: { 'Cache-Control': cacheControlNoStore() } },
         401: common.invalidToken,
-        409: problem(409, 'The recipient does not use e-mailed codes (`authentication-method-mismatch`), or concurrent requests kept the envelope busy (`envelope-contended`).', ['authentication-method-mismatch', 'envelope-contended']),
+        409: problem(409, 'The recipient does not use one-time codes (`authentication-method-mismatch`), or concurrent requests kept the envelope busy (`envelope-contended`).', ['authentication-method-mismatch', 'envelope-contended']),
         423: lockedAnswer,
         429: {
-          ...problem(429, `A code was sent less than ${OTP_COOLDOWN_SECONDS} seconds ago (\`otp-too-soon\`, with \`Retry-After\`), ${MAX_OTPS} codes were sent for this link (\`otp-limit\`, until the sender resends), or the sender's daily e-mail quota is used up (\`email-quota\`).`, ['otp-too-soon', 'otp-limit', 'email-quota']),
+          ...problem(429, `A code was sent less than ${OTP_COOLDOWN_SECONDS} seconds ago (\`otp-too-soon\`, with \`Retry-After\`), ${MAX_OTPS} codes were sent for this link (\`otp-limit\`, until the sender resends), or the organization's daily e-mail or text quota is used up (\`email-quota\`, \`sms-quota\`).`, ['otp-too-soon', 'otp-limit', 'email-quota', 'sms-quota']),
           headers: { 'Retry-After': { ...retryAfter['Retry-After'], required: false } },
         },
         ...common.errors,

@@ -1,7 +1,8 @@
 /**
  * Signer authentication (docs/api.md#signer-authentication): a recipient may have to prove who it is beyond its signing
  * link, with an access code the owner gave it (`accessCode`) or a one-time code e-mailed to it
- * (`emailOtp`).
+ * (`emailOtp`) or sent by text message to its phone (`sms`; by e-mail when the number opted out,
+ * docs/api.md#opting-out-of-text-messages).
  *
  * - An access code (4 to 64 characters) is stored only as a bcrypt hash, made and compared through the
  *   bounded password hashing of `auth/password.ts`; responses show `{method}` only.
@@ -26,6 +27,7 @@ import { markOpened } from './recipientActions.js';
 import { oneTimeCode } from './oneTimeCodes.js';
 import { currentRecipient, mutateCallersEnvelope, type SigningCaller } from './signingCaller.js';
 import { problem } from '../problems.js';
+import { recordOptOut } from './smsOptOut.js';
 
 function sameCode(given: string, expected: string): boolean {
   const a = Buffer.from(given, 'utf8');
@@ -45,37 +47,50 @@ export interface AuthenticationOptions {
 }
 
 /**
- * `POST /api/signing/otp`: e-mails a new 6-digit code (the older one stops working) through the outbox.
- * @throws AppError 423 locked; 409 `authentication-method-mismatch` when the recipient does not use
- *   `emailOtp`; 429 `otp-too-soon` (with `Retry-After`) within 60 s of the previous code, `otp-limit`
- *   after 5 codes for this link, `email-quota` past the owner's daily quota
+ * `POST /api/signing/otp`: sends a new 6-digit code (the older one stops working) through the outbox,
+ * by e-mail (`emailOtp`) or text message (`sms`). The cooldown and the cap count codes of both channels.
+ * @throws AppError 423 locked; 409 `authentication-method-mismatch` when the recipient uses neither;
+ *   429 `otp-too-soon` (with `Retry-After`) within 60 s of the previous code, `otp-limit` after 5
+ *   codes for this link, `email-quota` or `sms-quota` past the organisation's daily quota
  */
 export async function sendOneTimeCode({ services, caller, now = new Date(), log }: AuthenticationOptions): Promise<void> {
+  // A number that opted out gets no code: it goes by e-mail (docs/api.md#opting-out-of-text-messages).
+  // Read once, before the retries: a reply that lands meanwhile is caught by the text's sender.
+  const phone = caller.recipient.authentication?.method === 'sms' ? caller.recipient.phone : undefined;
+  const optOut = phone === undefined ? null : await services.smsNumbers.currentOptOut(phone);
   await mutateCallersEnvelope(services, caller, async (stored) => {
     const recipient = currentRecipient(stored.record, caller.recipientId, caller.tokenSha256, now);
     assertNotLocked(recipient);
     const state = recipient.authentication;
-    if (state?.method !== 'emailOtp') {
-      throw problem('authenticationMethodMismatch', { detail: 'This recipient does not receive codes by e-mail.' });
+    if (state?.method !== 'emailOtp' && state?.method !== 'sms') {
+      throw problem('authenticationMethodMismatch', { detail: 'This recipient does not receive one-time codes.' });
     }
     if ((state.otpsSent ?? 0) >= MAX_OTPS) {
       throw problem('otpLimit', { detail: `${MAX_OTPS} codes were already sent for this signing link: ask the sender to send you a new link.` });
     }
     const waitMs = state.lastOtpAt == null ? 0 : Date.parse(state.lastOtpAt) + OTP_COOLDOWN_SECONDS * 1000 - now.getTime();
     if (waitMs > 0) {
-      throw problem('otpTooSoon', { detail: `A code was sent less than ${OTP_COOLDOWN_SECONDS} seconds ago; check your e-mail, or retry after the time in Retry-After.`, retryAfterSeconds: Math.ceil(waitMs / 1000) });
+      throw problem('otpTooSoon', { detail: `A code was sent less than ${OTP_COOLDOWN_SECONDS} seconds ago; check your e-mail or text messages, or retry after the time in Retry-After.`, retryAfterSeconds: Math.ceil(waitMs / 1000) });
     }
     const change = new Change(stored.record, now);
     const signer = change.signer(recipient.id);
     const salt = randomBytes(32).toString('base64url');
+    // `sms`: by text message to the recipient's phone, unless the number opted out (then by e-mail).
+    const texted = state.method === 'sms' && signer.phone !== undefined && (optOut === null || optOut.number !== signer.phone);
     signer.authentication = {
       ...state,
       otpSalt: salt,
       otpExpiresAt: new Date(now.getTime() + OTP_TTL_SECONDS * 1000).toISOString(),
       otpsSent: (state.otpsSent ?? 0) + 1,
       lastOtpAt: change.at,
+      otpChannel: texted ? 'sms' : 'email',
     };
-    change.email('otp', signer, { otpSalt: salt });
+    if (texted) {
+      change.textCode(signer, salt);
+    } else {
+      if (state.method === 'sms' && optOut !== null) recordOptOut(change, signer, optOut);
+      change.email('otp', signer, { otpSalt: salt });
+    }
     change.chargeQuota();
     change.touch();
     await commitChange(services, stored, change, log === undefined ? {} : { log });
@@ -115,19 +130,19 @@ export async function authenticateRecipient({ services, caller, code, now = new 
     const signer = change.signer(recipient.id);
     const by = recipientActor(signer, caller);
     if (right) {
-      signer.authentication = { ...state, attemptsLeft: MAX_ATTEMPTS, verifiedAt: change.at, ...(state.method === 'emailOtp' ? { otpSalt: null, otpExpiresAt: null } : {}) };
-      change.event('recipient.authenticated', by, { recipientId: signer.id, ...codeProof(state.method, caller) });
+      signer.authentication = { ...state, attemptsLeft: MAX_ATTEMPTS, verifiedAt: change.at, ...(state.method === 'accessCode' ? {} : { otpSalt: null, otpExpiresAt: null }) };
+      change.event('recipient.authenticated', by, { recipientId: signer.id, ...codeProof(state, caller) });
       // The answer is the full view: the recipient has now opened the envelope.
       markOpened(change, signer, caller);
       failure = null;
     } else {
       const attemptsLeft = Math.max(0, state.attemptsLeft - 1);
       signer.authentication = { ...state, attemptsLeft, verifiedAt: null };
-      change.event('recipient.authentication_failed', by, { recipientId: signer.id, ...codeProof(state.method, caller) });
+      change.event('recipient.authentication_failed', by, { recipientId: signer.id, ...codeProof(state, caller) });
       failure =
         attemptsLeft === 0
           ? locked()
-          : problem('authenticationFailed', { detail: `The code is not right${state.method === 'emailOtp' ? ' (or no longer works: ask for a new one)' : ''}; ${attemptsLeft} attempt${attemptsLeft === 1 ? '' : 's'} left.`, extensions: { attemptsLeft } });
+          : problem('authenticationFailed', { detail: `The code is not right${state.method === 'accessCode' ? '' : ' (or no longer works: ask for a new one)'}; ${attemptsLeft} attempt${attemptsLeft === 1 ? '' : 's'} left.`, extensions: { attemptsLeft } });
     }
     const next = await commitChange(services, stored, change, log === undefined ? {} : { log });
     return { record: next, recipient: next.signers.find((candidate) => candidate.id === recipient.id)! };
@@ -138,8 +153,11 @@ export async function authenticateRecipient({ services, caller, code, now = new 
 
 /**
  * What an authentication event records of the proof ([Evidence](../../../docs/api.md#evidence)): the
- * method, a one-time code's `channel` (`email`), and the `credential` the code was entered with.
+ * method, a one-time code's `channel` (`email`, or `sms` for a code sent by text message; an `sms`
+ * recipient's code went by e-mail when its number had opted out), and the `credential` the code was
+ * entered with.
  */
-function codeProof(method: SignerAuthentication['method'], caller: SigningCaller): { method: SignerAuthentication['method']; channel?: 'email'; credential: SigningCaller['credential'] } {
-  return { method, ...(method === 'emailOtp' ? { channel: 'email' as const } : {}), credential: caller.credential };
+function codeProof(state: SignerAuthentication, caller: SigningCaller): { method: SignerAuthentication['method']; channel?: 'email' | 'sms'; credential: SigningCaller['credential'] } {
+  const channel = state.method === 'accessCode' ? undefined : (state.otpChannel ?? (state.method === 'sms' ? 'sms' : 'email'));
+  return { method: state.method, ...(channel === undefined ? {} : { channel }), credential: caller.credential };
 }

@@ -4,7 +4,8 @@
  * hands its part to someone else: it becomes `reassigned` (final; it blocks nothing), and a new
  * recipient with the same role, routing order and fields (new ids) takes its place in the list and is
  * invited at once (e-mail delivery). The new recipient inherits the caller's signer authentication,
- * started over: the same access code (the owner passes it on) or one-time codes to its own address.
+ * started over: the same access code (the owner passes it on) or one-time codes to its own address,
+ * or to the `phone` the request names when the caller's codes came by text message.
  * Like every signing route, the caller must have authenticated first (the signing guard,
  * `http/register.ts`), and the envelope never passes {@link MAX_SIGNERS} recipients
  * ([docs/api.md#reassignment](../../../docs/api.md#reassignment)). Events, in order: `recipient.reassigned`
@@ -14,7 +15,9 @@
 import { z } from 'zod';
 import { Change, commitChange } from '../envelopes/change.js';
 import { newSigner, type EnvelopeRecord, type EventActor, type Signer } from '../envelopes/model.js';
-import { MAX_SIGNER_NAME, MAX_SIGNERS } from '../envelopes/schemas.js';
+import { MAX_SIGNER_NAME, MAX_SIGNERS, phoneInput } from '../envelopes/schemas.js';
+import { validationFailed } from '../envelopes/lifecycle.js';
+import { MAX_PHONE_INPUT } from '../phone.js';
 import { uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
 import { emailAddress, trimmedText } from '../text.js';
@@ -33,6 +36,13 @@ export const reassignSigningRequest = z
     name: trimmedText(MAX_SIGNER_NAME).meta({
       description: `The new recipient's name, 1 to ${MAX_SIGNER_NAME} characters after trimming; no control characters, line or paragraph separators or unpaired surrogates.`,
       examples: ['Carol Jones'],
+    }),
+    phone: phoneInput.meta({
+      type: 'string',
+      maxLength: MAX_PHONE_INPUT,
+      description:
+        'The new recipient\'s mobile number, in international form, kept in E.164. Required when the caller\'s one-time codes come by text message (authentication method `sms`): the new recipient\'s codes go to this number (400 naming `phone` otherwise). Refused as a recipient\'s `phone` is.',
+      examples: ['+49 151 23456789'],
     }),
     reason: trimmedText(MAX_REASSIGN_REASON).meta({
       description: `Why, 1 to ${MAX_REASSIGN_REASON} characters after trimming, on one line. The owner receives it (audit trail, webhook).`,
@@ -61,7 +71,8 @@ export function assertCanReassign(record: EnvelopeRecord, recipient: Signer, now
  * Hands the caller's part to the person named in `request`.
  * @returns the envelope and the caller, now `reassigned`
  * @throws AppError 401; 423, 403 as the signing guard (checked again on the row as written); 403, 409
- *   as {@link assertCanReassign}; 409 `recipient-exists` when the new address is already a recipient
+ *   as {@link assertCanReassign}; 400 naming `phone` when the caller's codes come by text message and
+ *   the request names no phone; 409 `recipient-exists` when the new address is already a recipient
  *   of the envelope, `recipient-limit` when the envelope already has {@link MAX_SIGNERS} recipients
  */
 export async function reassignSigning({ services, caller, request, now = new Date(), log }: RecipientRequestOptions & { request: ReassignSigningRequest }): Promise<RecipientOutcome> {
@@ -71,6 +82,10 @@ export async function reassignSigning({ services, caller, request, now = new Dat
     // Again on the row as written: a concurrent wrong code may have locked the link meanwhile.
     assertAuthenticated(recipient, now, services.config.signingAuthTtlSeconds);
     assertCanReassign(record, recipient, now);
+    // The new recipient's codes go where the caller's went: by text message, a number is needed (docs/api.md#reassignment).
+    if (recipient.authentication?.method === 'sms' && request.phone === undefined) {
+      throw validationFailed([{ path: 'phone', message: 'is required: the one-time codes of this part go by text message (authentication method sms), to the new recipient\'s phone' }]);
+    }
     if (record.signers.some((signer) => signer.email === request.email)) {
       throw problem('recipientExists', { detail: `${request.email} is already a recipient of this envelope; name someone who is not.` });
     }
@@ -87,6 +102,7 @@ export async function reassignSigning({ services, caller, request, now = new Dat
     // owner passes on, or one-time codes sent to its own address; started over, never verified.
     const authentication = startedAuthentication(from.authentication);
     if (authentication !== undefined) to.authentication = authentication;
+    if (request.phone !== undefined) to.phone = request.phone;
     from.status = 'reassigned';
     from.actedAt = change.at;
     from.view = null;

@@ -75,7 +75,7 @@ export interface RecipientView {
    */
   filled: FilledField[];
   /** Recipients with an access code or e-mail codes (docs/api.md#signer-authentication): verified, and attempts left; absent for the others. */
-  authentication?: { method: 'accessCode' | 'emailOtp'; verified: true; attemptsLeft: number };
+  authentication?: { method: 'accessCode' | 'emailOtp' | 'sms'; verified: true; attemptsLeft: number };
 }
 
 /** A field another recipient filled in, with its value (docs/api.md#fields value shapes). */

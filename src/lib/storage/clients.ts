@@ -42,6 +42,8 @@ export const TABLES = {
   publicLogState: 'publicLogState',
   // Retention periods, the index of finished envelopes and the purge log (retentionRepository.ts).
   retention: 'retention',
+  // Phone numbers texted: opt-outs, accepted texts' ids (envelopes/smsNumbers.ts).
+  smsNumbers: 'smsNumbers',
 } as const;
 
 /**

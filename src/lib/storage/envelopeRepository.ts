@@ -718,6 +718,8 @@ function withSignerDefaults(stored: Partial<Signer>): Signer {
     ...(stored.phone === undefined ? {} : { phone: stored.phone }),
     ...(stored.lastSms == null ? {} : { lastSms: stored.lastSms }),
     ...(stored.smsBatchId == null ? {} : { smsBatchId: stored.smsBatchId }),
+    // The opt-out of its number its trail records (docs/api.md#opting-out-of-text-messages); absent: none.
+    ...(stored.smsOptedOutAt == null ? {} : { smsOptedOutAt: stored.smsOptedOutAt }),
     ...(stored.notifyOnCompletion === undefined ? {} : { notifyOnCompletion: stored.notifyOnCompletion }),
     ...(stored.view == null ? {} : { view: stored.view }),
     // Absent: no authentication beyond the link (docs/api.md#signer-authentication).

@@ -1,6 +1,6 @@
 // @ts-check
-// The signers form: each recipient's name, address, role, routing order, authentication and
-// delivery (e-mail, or embedded signing with its view links).
+// The signers form: each recipient's name, address, role, routing order, authentication, mobile
+// number and delivery (e-mail, text message, both, or embedded signing with its view links).
 import { $, action, api, control, formatTime, showStatus, state } from './consoleSession.js';
 import { fillLocalePicker, speaksLocales, update } from './envelopeActions.js';
 import { recipientColor } from './recipientStatus.js';
@@ -44,9 +44,8 @@ export function addSignerRow(signer) {
     if (signer) input.value = values[input.dataset.field] === null || values[input.dataset.field] === undefined ? '' : String(values[input.dataset.field]);
   });
   control(fieldset, '[data-field="locale"]').disabled = !speaksLocales() || state.envelope.status !== 'draft';
-  // A phone and a delivery this form has no control for (text messages) are kept as they are.
-  if (signer && signer.phone) fieldset.dataset.phone = signer.phone;
-  if (signer) fieldset.dataset.delivery = JSON.stringify(signer.delivery);
+  // The delivery list as the picker spells it: ["email", "sms"] is the option "email,sms".
+  if (signer) control(fieldset, '[data-field="delivery"]').value = signer.delivery.join(',');
   wireDelivery(fieldset, key, signer);
   var swatch = /** @type {HTMLElement} */ (fieldset.querySelector('.swatch'));
   if (signer && signer.id) swatch.style.background = recipientColor(signer.id).ink;
@@ -123,7 +122,18 @@ function wireSignerAuthentication(fieldset, key, signer) {
     code.placeholder = fieldset.dataset.savedAuth === 'accessCode' ? 'unchanged' : '';
   }
   method.addEventListener('change', toggle);
+  method.addEventListener('change', function () { requirePhone(fieldset); });
   toggle();
+  requirePhone(fieldset);
+}
+
+/**
+ * A mobile number is required when texts go to it: delivery by text message, or codes by text message.
+ * @param {HTMLFieldSetElement} fieldset
+ */
+function requirePhone(fieldset) {
+  var texted = control(fieldset, '[data-field="delivery"]').value.split(',').indexOf('sms') >= 0 || control(fieldset, '[data-auth="method"]').value === 'sms';
+  control(fieldset, '[data-field="phone"]').required = texted;
 }
 
 /**
@@ -132,7 +142,7 @@ function wireSignerAuthentication(fieldset, key, signer) {
  */
 function authenticationFromRow(fieldset) {
   // The select offers the API's methods only.
-  var method = /** @type {'none' | 'emailOtp' | 'accessCode'} */ (control(fieldset, '[data-auth="method"]').value);
+  var method = /** @type {'none' | 'emailOtp' | 'sms' | 'accessCode'} */ (control(fieldset, '[data-auth="method"]').value);
   if (method !== 'accessCode') return { method: method };
   var code = control(fieldset, '[data-auth="code"]').value;
   return code === '' ? { method: 'accessCode' } : { method: 'accessCode', code: code };
@@ -147,7 +157,8 @@ export function saveSigners() {
 // ---- Embedded signing ----------------------------------------------------------------------
 
 /**
- * The delivery choice of a signer row: e-mail, or embedded (with "e-mail the signed PDF", embedded only).
+ * The delivery choice of a signer row: e-mail, text message, both, or embedded (with "e-mail the
+ * signed PDF", embedded only).
  * @param {HTMLFieldSetElement} fieldset
  * @param {string} key the row's id prefix (`signer-3`)
  * @param {Signer | null} signer
@@ -161,6 +172,7 @@ function wireDelivery(fieldset, key, signer) {
     var embedded = delivery.value === 'embedded';
     /** @type {HTMLElement} */ (fieldset.querySelector('.notify-choice')).hidden = !embedded;
     if (!embedded) notify.checked = false;
+    requirePhone(fieldset);
   };
   delivery.addEventListener('change', sync);
   sync();
@@ -172,9 +184,11 @@ function wireDelivery(fieldset, key, signer) {
  */
 function deliveryFromForm(fieldset, signer) {
   var chosen = control(fieldset, '[data-field="delivery"]').value;
-  // An empty choice: the signer's delivery is one the picker does not offer (text messages); kept.
-  signer.delivery = chosen === '' && fieldset.dataset.delivery ? JSON.parse(fieldset.dataset.delivery) : [chosen];
-  if (fieldset.dataset.phone) signer.phone = fieldset.dataset.phone;
+  // The options are the API's lists, spelled with commas ("email,sms").
+  signer.delivery = chosen.split(',');
+  var phone = control(fieldset, '[data-field="phone"]').value.trim();
+  if (phone === '') delete signer.phone;
+  else signer.phone = phone;
   if (chosen === 'embedded' && control(fieldset, '[data-flag="notifyOnCompletion"]').checked) signer.notifyOnCompletion = true;
 }
 

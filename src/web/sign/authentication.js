@@ -35,7 +35,9 @@ export function showAuthentication(view) {
   state.screen = () => relabelAuthentication(view);
   show('authenticate');
   relabelAuthentication(view);
-  const otp = view.authentication.method === 'emailOtp';
+  // One-time codes come by e-mail (`emailOtp`) or text message (`sms`): 6 digits, asked for below.
+  const otp = view.authentication.method === 'emailOtp' || view.authentication.method === 'sms';
+  state.texted = view.authentication.method === 'sms';
   const code = $('auth-code');
   if (otp) {
     code.setAttribute('inputmode', 'numeric');
@@ -57,11 +59,11 @@ export function showAuthentication(view) {
  * @param {RestrictedRecipientView} view
  */
 function relabelAuthentication(view) {
-  const otp = view.authentication.method === 'emailOtp';
+  const method = view.authentication.method;
   document.title = t('pageTitle', { heading: t('authHeading') });
   $('auth-request').textContent = t('authRequest', { sender: view.envelope.ownerEmail, document: view.envelope.documentName });
-  $('auth-hint').textContent = otp ? t('authHintEmailOtp') : t('authHintAccessCode');
-  $('auth-label').textContent = otp ? t('authLabelEmailOtp') : t('authLabelAccessCode');
+  $('auth-hint').textContent = method === 'sms' ? t('authHintSms') : method === 'emailOtp' ? t('authHintEmailOtp') : t('authHintAccessCode');
+  $('auth-label').textContent = method === 'sms' ? t('authLabelSms') : method === 'emailOtp' ? t('authLabelEmailOtp') : t('authLabelAccessCode');
   $('auth-send-button').textContent = state.codeSent ? t('authSendNewCode') : t('authSendCode');
   if (state.attemptsLeft !== undefined) showAttemptsLeft(state.attemptsLeft);
 }
@@ -131,7 +133,7 @@ async function sendCode() {
   try {
     await signingApi('POST', 'signing/otp');
     state.codeSent = true;
-    $('auth-status').textContent = t('authCodeSent');
+    $('auth-status').textContent = state.texted ? t('authCodeSentSms') : t('authCodeSent');
     button.textContent = t('authSendNewCode');
     $('auth-code').focus();
   } catch (error) {

@@ -17,6 +17,11 @@ export function offerReassignment(view) {
   const role = view.recipient.role;
   $('reassign-offer').hidden = !(view.envelope.allowReassign === true && view.canAct && (role === 'signer' || role === 'approver'));
   $('reassign-button').textContent = t('reassignOffer', { role: role });
+  // Codes by text message: the new recipient's come to the number named here (docs/api.md#reassignment).
+  const texted = Boolean(view.authentication && view.authentication.method === 'sms');
+  $('reassign-phone-label').hidden = !texted;
+  $('reassign-phone').hidden = !texted;
+  $('reassign-phone').required = texted;
 }
 
 /**
@@ -37,7 +42,7 @@ function reassignError(message, focus) {
  */
 async function reassign(event) {
   event.preventDefault();
-  ['reassign-name', 'reassign-email', 'reassign-reason'].forEach((id) => $(id).removeAttribute('aria-invalid'));
+  ['reassign-name', 'reassign-email', 'reassign-phone', 'reassign-reason'].forEach((id) => $(id).removeAttribute('aria-invalid'));
   $('reassign-error').hidden = true;
   const oneLine = (/** @type {string} */ value) => value.replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/g, ' ').trim();
   const name = oneLine($('reassign-name').value);
@@ -46,9 +51,11 @@ async function reassign(event) {
   if (name === '') return reassignError(t('reassignNameMissing'), $('reassign-name'));
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) return reassignError(t('reassignEmailInvalid'), $('reassign-email'));
   if (reason === '') return reassignError(t('reassignReasonMissing'), $('reassign-reason'));
+  const phone = $('reassign-phone').hidden ? '' : $('reassign-phone').value.trim();
+  if (!$('reassign-phone').hidden && phone === '') return reassignError(t('reassignPhoneMissing'), $('reassign-phone'));
   $('reassign-confirm').disabled = true;
   try {
-    const view = await signingApi('POST', 'signing/reassign', { email: email, name: name, reason: reason });
+    const view = await signingApi('POST', 'signing/reassign', phone === '' ? { email: email, name: name, reason: reason } : { email: email, name: name, reason: reason, phone: phone });
     state.view = view;
     $('reassign-dialog').close();
     showReassigned(view, { name: name, email: email });
@@ -71,7 +78,7 @@ async function reassign(event) {
       return;
     }
     const field = error.problem && Array.isArray(error.problem.errors) && error.problem.errors[0] ? error.problem.errors[0].path : '';
-    reassignError(error.message, field === 'email' ? $('reassign-email') : field === 'name' ? $('reassign-name') : field === 'reason' ? $('reassign-reason') : null);
+    reassignError(error.message, field === 'email' ? $('reassign-email') : field === 'name' ? $('reassign-name') : field === 'reason' ? $('reassign-reason') : field === 'phone' ? $('reassign-phone') : null);
   } finally {
     $('reassign-confirm').disabled = false;
   }

@@ -43,7 +43,7 @@ export const $ = /** @type {import('./signElements').ById} */ ((/** @type {strin
  *   lastValues: FieldValue[], adopting: SignatureKind | null, pad: import('./signature_pad.min.js').default | null,
  *   pdf: import('./pdfPages.js').PdfDocument | null, pdfLoading: Promise<import('./pdfPages.js').PdfDocument> | null,
  *   screen: (() => void) | null, languageChosen: boolean, pages: HTMLElement[], filled: { filled: FilledField, element: HTMLElement }[],
- *   fontReady: Promise<unknown>, attemptsLeft: number | undefined, codeSent: boolean,
+ *   fontReady: Promise<unknown>, attemptsLeft: number | undefined, codeSent: boolean, texted: boolean,
  * }}
  */
 export const state = {
@@ -77,9 +77,10 @@ export const state = {
   filled: [],
   /** Caveat, loaded: typed signatures are measured in it to fit their fields. */
   fontReady: Promise.resolve(),
-  /** The code form: wrong codes still allowed, and whether a one-time code was e-mailed from this page. */
+  /** The code form: wrong codes still allowed, whether a one-time code was sent from this page, and whether codes come by text message. */
   attemptsLeft: undefined,
   codeSent: false,
+  texted: false,
 };
 
 // ---- The token -----------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ const details: Record<(typeof AUDIT_EVENT_TYPES)[number], [Record<string, unknow
   'recipient.reassigned': [{ recipientId: ada.id, newRecipientId: bob.id, email: bob.email, reason: 'Bob signs for us' }, byAda, 'ada@example.com handed the envelope on to Bob <bob@example.com>, giving the reason "Bob signs for us".'],
   'envelope.owner_changed': [{ from: { userId: 'u-1', email: 'grace@example.com' }, to: { userId: 'u-2', email: 'alan@example.com' } }, byOwner, 'Envelope handed over from grace@example.com to alan@example.com by owner@example.com, as grace@example.com left the organization.'],
   'envelope.purged': [{}, byOwner, 'Documents deleted by owner@example.com; the envelope\'s details, this trail and the sealed PDF\'s SHA-256 were kept.'],
+  'recipient.sms_opted_out': [{ recipientId: ada.id, phone: '+49 *** *** 12 34', since: '2026-11-28T10:00:00.000Z' }, { actorId: 'system', actorEmail: null }, 'ada@example.com\'s number +49 *** *** 12 34 opted out of text messages (STOP): it is not texted, and its messages go by e-mail.'],
 };
 
 describe('describeAuditTrail', () => {
@@ -106,5 +107,16 @@ describe('in the envelope\'s language (docs/languages.md)', () => {
       'ada@example.com hat den richtigen per E-Mail erhaltenen Einmalcode eingegeben.',
     ]);
     expect(describeAuditTrail(events.slice(3), context, 'fr')).toEqual(['ada@example.com a saisi le bon code à usage unique reçu par e-mail.']);
+  });
+
+  test('a code sent by text message reads so, by its channel: an sms recipient\'s code e-mailed while its number opted out reads as e-mailed', () => {
+    const code = (type: string, method: string, channel: string) => ({ type, actorId: ada.id, actorEmail: ada.email, details: { recipientId: ada.id, method, channel } });
+    const events = [code('recipient.authentication_failed', 'sms', 'sms'), code('recipient.authenticated', 'sms', 'sms'), code('recipient.authenticated', 'sms', 'email')];
+    expect(describeAuditTrail(events, context)).toEqual([
+      'ada@example.com entered a wrong one-time code sent by text message.',
+      'ada@example.com entered the right one-time code sent to them by text message.',
+      'ada@example.com entered the right one-time code e-mailed to them.',
+    ]);
+    expect(describeAuditTrail(events.slice(1, 2), context, 'de')).toEqual(['ada@example.com hat den richtigen per SMS erhaltenen Einmalcode eingegeben.']);
   });
 });

@@ -7,7 +7,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { SUPPORTED_LOCALES } from '../../../src/lib/i18n/index.js';
 import { SMS_TYPES } from '../../../src/lib/notifications/outbox.js';
-import { MAX_SMS_SEGMENTS, renderSms, smsSize } from '../../../src/lib/notifications/smsMessages.js';
+import { MAX_SMS_SEGMENTS, renderSms, renderSmsCode, smsSize } from '../../../src/lib/notifications/smsMessages.js';
 
 /**
  * 3GPP TS 23.038 section 6.2.1, the GSM 7-bit default alphabet table, row by row (bits b7..b5 as
@@ -74,5 +74,16 @@ describe.each(SUPPORTED_LOCALES.map((locale) => [locale]))('text messages in %s'
     expect(text).toContain('NDA.pdf');
     expect(text).toContain('Ada');
     expect(text).not.toContain('...');
+  });
+});
+
+describe.each(SUPPORTED_LOCALES.map((locale) => [locale]))('one-time code texts in %s', (locale) => {
+  test(`fit in ${MAX_SMS_SEGMENTS} segments with a long sender and document, the code whole`, () => {
+    const text = renderSmsCode({ locale, documentName: DOCUMENT, senderName: SENDER }, '048213');
+    expect(segments(text).segments).toBeLessThanOrEqual(MAX_SMS_SEGMENTS);
+    expect(text).toContain('048213');
+    expect(text).toContain(DOCUMENT.slice(0, 3));
+    expect(text).toContain(SENDER.slice(0, 3));
+    expect(text).not.toContain('{');
   });
 });
