@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView,packets] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -45,8 +45,9 @@ import { benchSweep } from './suites/sweep.js';
 import { benchWebhookBurst } from './suites/webhookBurst.js';
 import { benchSigningPage } from './suites/signingPage.js';
 import { benchEmbeddedView } from './suites/embeddedView.js';
+import { benchPackets } from './suites/packets.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView', 'packets'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -87,6 +88,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         signingPage: { rounds: 3 },
         templates: { rounds: 4, sendsPerRound: 3 },
         embeddedView: { rounds: 4, seconds: 1.5, warmupSeconds: 0.5 },
+        packets: { rounds: 2, zipDocuments: 10, zipDocumentBytes: 10_000_000 },
       }
     : {
         quick,
@@ -105,6 +107,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         signingPage: { rounds: 7 },
         templates: { rounds: 8, sendsPerRound: 5 },
         embeddedView: { rounds: 8, seconds: 4, warmupSeconds: 1 },
+        packets: { rounds: 5, zipDocuments: 10, zipDocumentBytes: 10_000_000 },
       };
 }
 
@@ -220,6 +223,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'templates': {
       const { figures, targets } = await benchTemplates(context);
       results.templates = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'packets': {
+      const { figures, targets } = await benchPackets(context);
+      results.packets = figures;
       results.targets.push(...targets);
       return;
     }

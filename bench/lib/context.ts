@@ -18,6 +18,8 @@ export interface Plan {
   signingPage: { rounds: number };
   templates: { rounds: number; sendsPerRound: number };
   embeddedView: { rounds: number; seconds: number; warmupSeconds: number };
+  /** Several documents: completion rounds per output; the download's documents and their size, bytes. */
+  packets: { rounds: number; zipDocuments: number; zipDocumentBytes: number };
 }
 
 export interface BenchContext {

@@ -7,6 +7,7 @@ import type { HotReadLevel } from '../suites/hotRead.js';
 import type { IdempotencyFigures } from '../suites/idempotency.js';
 import type { TemplatesFigures } from '../suites/templates.js';
 import type { EmbeddedViewFigures } from '../suites/embeddedView.js';
+import type { PacketFigures } from '../suites/packets.js';
 import type { ListFigures } from '../suites/list.js';
 import type { OrganizationListFigures } from '../suites/organizationList.js';
 import type { OrganizationReadLevel } from '../suites/organizationRead.js';
@@ -49,6 +50,7 @@ export interface Results {
   signingPage?: SigningPageFigures;
   templates?: TemplatesFigures;
   embeddedView?: EmbeddedViewFigures;
+  packets?: PacketFigures;
   targets: TargetCheck[];
   /** Suites that failed, with why. */
   errors?: Record<string, string>;
@@ -219,6 +221,23 @@ export function toMarkdown(results: Results): string {
       row('the view\'s storage requests, bare (point read; then a 3-row transaction and 2 upserts at once)', figures.storageFloor),
       '',
       `View / (hot read + write) (p50): ${ratio(figures.ratio)}; view / its storage requests done bare (p50, no target): ${ratio(figures.storageFloorRatio)}`,
+    );
+  }
+
+  if (results.packets !== undefined) {
+    const figures = results.packets;
+    const row = (output: 'separate' | 'combined') =>
+      `| ${output} | ${fmt(figures.completeMs[output].median)} (${spread(figures.completeMs[output])}) | ${fmt(figures.pdfFloorMs[output].median)} | ${fmt(figures.storageFloorMs[output].median)} | ${ratio(figures.timeWithStorageRatio[output])} |`;
+    lines.push(
+      '',
+      `## Several documents: ${figures.documents.join(', ')} in one envelope (${figures.completeMs.separate.rounds} rounds)`,
+      '',
+      '| output | complete ms (spread) | PDF floors ms | storage floor ms | complete / (PDF floors + storage floor) |',
+      '| --- | --- | --- | --- | --- |',
+      row('separate'),
+      row('combined'),
+      '',
+      `ZIP of a ${fmt(figures.zipEnvelopeBytes / 1048576, 1)} MiB envelope: ${fmt(figures.zipBytes / 1048576, 1)} MiB in ${fmt(figures.zipMs)} ms, resident set +${fmt(figures.zipRssGrowthBytes / 1048576, 1)} MiB`,
     );
   }
 

@@ -5,7 +5,9 @@
  * unless `NODE_ENV` is `test` (never so in Azure or under `npm start`), it does nothing.
  *
  * Points: `idempotency.claimed` (an idempotency key claimed, the request's work not started) and
- * `idempotency.answered` (the work done and answered, the answer not yet kept), `http/idempotency.ts`.
+ * `idempotency.answered` (the work done and answered, the answer not yet kept), `http/idempotency.ts`;
+ * `completion.partlySealed` (an envelope of several documents: a document after the first sealed and
+ * stored, the envelope not yet completed), `envelopes/complete.ts`.
  */
 
 /** Ends the process at once with SIGKILL when the test environment names `name` (see the module comment). */

@@ -29,7 +29,7 @@ import { mutateEnvelope } from './mutate.js';
 import { problem } from '../problems.js';
 import { envelopeOwnerFor } from './access.js';
 
-/** The containers that hold an envelope's documents, each under the envelope's `blobName` (`storage/clients.ts`). */
+/** The containers that hold an envelope's documents, each under the envelope's id (`storage/clients.ts`). */
 const ENVELOPE_DOCUMENT_CONTAINERS: readonly (keyof typeof CONTAINERS)[] = ['documents', 'originals', 'sealed'];
 
 export interface DeleteEnvelopeOptions {
@@ -90,14 +90,20 @@ async function finishDraftDeletion(services: Services, ownerId: string, envelope
 }
 
 /**
- * Deletes the envelope's blob in every container that may hold it: the upload (`documents`), the
- * frozen copy (`originals`) and the sealed PDF (`sealed`); a blob that is not there is not an error.
+ * Deletes the envelope's blobs in every container that may hold them: the uploads (`documents`), the
+ * frozen copies (`originals`) and the sealed PDFs (`sealed`), every blob under the envelope's id
+ * (`<envelopeId>/...`: each of its documents, docs/api.md#several-documents); a blob that is not
+ * there is not an error.
  */
 async function deleteDocuments(services: Services, blobName: string): Promise<void> {
   const { containers } = services.storage;
+  const prefix = `${blobName.slice(0, blobName.indexOf('/'))}/`;
   await Promise.all(
     ENVELOPE_DOCUMENT_CONTAINERS.map(async (container) => {
-      await containers[container].getBlockBlobClient(blobName).deleteIfExists({ deleteSnapshots: 'include' });
+      const client = containers[container];
+      const names = new Set([blobName]);
+      for await (const blob of client.listBlobsFlat({ prefix })) names.add(blob.name);
+      await Promise.all([...names].map(async (name) => await client.getBlockBlobClient(name).deleteIfExists({ deleteSnapshots: 'include' })));
     }),
   );
 }

@@ -35,6 +35,10 @@ export interface ProblemDetails {
   correlationId?: string;
   /** Signer authentication (403 `authentication-failed`, 423): wrong codes still allowed. */
   attemptsLeft?: number;
+  /** A send refused because of one of several documents (docs/api.md#several-documents): the document's id. */
+  documentId?: string;
+  /** With `documentId`: the document's name. */
+  documentName?: string;
 }
 
 /** A problem response for an {@link AppError}: status from the single code table, `Retry-After` where given. */
