@@ -167,6 +167,13 @@ async function layoutDocuments(documents) {
     link.href = '#document-' + entry.id;
     link.textContent = entry.name;
     link.dir = 'auto';
+    // The page's fragment holds the signing token: the link moves to the document without touching it.
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      const heading = $('document-name-' + entry.id);
+      heading.scrollIntoView({ block: 'start' });
+      heading.focus({ preventScroll: true });
+    });
     item.appendChild(link);
     list.appendChild(item);
     const section = document.createElement('section');
@@ -178,6 +185,7 @@ async function layoutDocuments(documents) {
     heading.id = 'document-name-' + entry.id;
     heading.textContent = entry.name;
     heading.dir = 'auto';
+    heading.tabIndex = -1;
     section.setAttribute('aria-labelledby', heading.id);
     const container = document.createElement('div');
     container.className = 'pages';
