@@ -41,6 +41,25 @@ async function blankPdf(pages: number): Promise<Uint8Array> {
   return await document.save();
 }
 
+/**
+ * A draft of `normal.pdf` (lease.pdf) and a one-page annex, with a signer whose signature is on the
+ * lease's page 2 (no `documentId`: the first document) and initials on the annex.
+ */
+async function leaseWithAnnex(): Promise<{ id: string; second: string; signer: string; placed: ApiResponse<any> }> {
+  const id = await createEnvelopeWithDocument(api, owner, await corpusPdf('normal.pdf'), 'lease.pdf');
+  const second = await added(id, 'annex.pdf', await blankPdf(1));
+  const signer = randomUUID();
+  const placed = await put(id, {
+    signers: [{ id: signer, ...ada }],
+    fields: [
+      { recipientId: signer, type: 'signature', page: 2, x: 0.1, y: 0.8, width: 0.3, height: 0.1 },
+      { recipientId: signer, documentId: second, type: 'initials', page: 1, x: 0.1, y: 0.8, width: 0.1, height: 0.05 },
+    ],
+  });
+  expect(placed.status).toBe(200);
+  return { id, second, signer, placed };
+}
+
 describe('the documents of a draft (docs/api.md#several-documents)', () => {
   test('an envelope made by GetUploadUrl holds one document, its id the envelope\'s, described by the envelope\'s own fields as well', async () => {
     const id = await createEnvelopeWithDocument(api, owner, await corpusPdf('normal.pdf'), 'lease.pdf');
@@ -94,16 +113,7 @@ describe('the documents of a draft (docs/api.md#several-documents)', () => {
   });
 
   test('fields name their document (default the first); a document that is not the envelope\'s is refused; moving documents leaves every field on its own', async () => {
-    const id = await createEnvelopeWithDocument(api, owner, await corpusPdf('normal.pdf'), 'lease.pdf');
-    const second = await added(id, 'annex.pdf', await blankPdf(1));
-    const signer = randomUUID();
-    const placed = await put(id, {
-      signers: [{ id: signer, ...ada }],
-      fields: [
-        { recipientId: signer, type: 'signature', page: 2, x: 0.1, y: 0.8, width: 0.3, height: 0.1 },
-        { recipientId: signer, documentId: second, type: 'initials', page: 1, x: 0.1, y: 0.8, width: 0.1, height: 0.05 },
-      ],
-    });
+    const { id, second, signer, placed } = await leaseWithAnnex();
     expect(placed.status).toBe(200);
     expect(placed.body.fields.map((field: any) => [field.type, field.documentId])).toEqual([
       ['signature', id],
@@ -124,16 +134,7 @@ describe('the documents of a draft (docs/api.md#several-documents)', () => {
   });
 
   test('DELETE removes the document with its fields (named in the answer) and its upload; never the last document (409 last-document)', async () => {
-    const id = await createEnvelopeWithDocument(api, owner, await corpusPdf('normal.pdf'), 'lease.pdf');
-    const second = await added(id, 'annex.pdf', await blankPdf(1));
-    const signer = randomUUID();
-    const placed = await put(id, {
-      signers: [{ id: signer, ...ada }],
-      fields: [
-        { recipientId: signer, type: 'signature', page: 2, x: 0.1, y: 0.8, width: 0.3, height: 0.1 },
-        { recipientId: signer, documentId: second, type: 'initials', page: 1, x: 0.1, y: 0.8, width: 0.1, height: 0.05 },
-      ],
-    });
+    const { id, second, signer, placed } = await leaseWithAnnex();
     const secondUrl = placed.body.documents[1].documentUrl as string;
     expect((await fetchAnswer(secondUrl)).status).toBe(200);
 
