@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView,telemetry,publicLog,verify,smsSend] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView,telemetry,publicLog,verify,smsSend,packets] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -46,11 +46,12 @@ import { benchSweep } from './suites/sweep.js';
 import { benchWebhookBurst } from './suites/webhookBurst.js';
 import { benchSigningPage } from './suites/signingPage.js';
 import { benchEmbeddedView } from './suites/embeddedView.js';
+import { benchPackets } from './suites/packets.js';
 import { benchPublicLog } from './suites/publicLog.js';
 import { benchSmsSend } from './suites/smsSend.js';
 import { benchVerify } from './suites/verify.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView', 'telemetry', 'publicLog', 'verify', 'smsSend'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView', 'telemetry', 'publicLog', 'verify', 'smsSend', 'packets'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -95,6 +96,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         // Filling 100,000 leaves at storage level takes minutes on Azurite: --quick fills 20,000.
         publicLog: { rounds: 3, appendsPerRound: 20, smallLeaves: 1_000, largeLeaves: 20_000 },
         smsSend: { rounds: 4, sendsPerRound: 3 },
+        packets: { rounds: 2, zipDocuments: 10, zipDocumentBytes: 10_000_000 },
       }
     : {
         quick,
@@ -116,6 +118,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         embeddedView: { rounds: 8, seconds: 4, warmupSeconds: 1 },
         publicLog: { rounds: 5, appendsPerRound: 40, smallLeaves: 1_000, largeLeaves: 100_000 },
         smsSend: { rounds: 8, sendsPerRound: 5 },
+        packets: { rounds: 5, zipDocuments: 10, zipDocumentBytes: 10_000_000 },
       };
 }
 
@@ -237,6 +240,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'templates': {
       const { figures, targets } = await benchTemplates(context);
       results.templates = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'packets': {
+      const { figures, targets } = await benchPackets(context);
+      results.packets = figures;
       results.targets.push(...targets);
       return;
     }

@@ -22,6 +22,8 @@ export interface Plan {
   /** Appends timed per round and side; the two trees' sizes, in leaves (even: two per envelope). */
   publicLog: { rounds: number; appendsPerRound: number; smallLeaves: number; largeLeaves: number };
   smsSend: { rounds: number; sendsPerRound: number };
+  /** Several documents: completion rounds per output; the download's documents and their size, bytes. */
+  packets: { rounds: number; zipDocuments: number; zipDocumentBytes: number };
 }
 
 export interface BenchContext {

@@ -9,6 +9,7 @@ import type { TemplatesFigures } from '../suites/templates.js';
 import type { SmsSendFigures } from '../suites/smsSend.js';
 import type { EmbeddedViewFigures } from '../suites/embeddedView.js';
 import type { PublicLogFigures } from '../suites/publicLog.js';
+import type { PacketFigures } from '../suites/packets.js';
 import type { ListFigures } from '../suites/list.js';
 import type { OrganizationListFigures } from '../suites/organizationList.js';
 import type { OrganizationReadLevel } from '../suites/organizationRead.js';
@@ -57,6 +58,7 @@ export interface Results {
   telemetry?: TelemetryFigures;
   publicLog?: PublicLogFigures;
   smsSend?: SmsSendFigures;
+  packets?: PacketFigures;
   targets: TargetCheck[];
   /** Suites that failed, with why. */
   errors?: Record<string, string>;
@@ -276,6 +278,23 @@ export function toMarkdown(results: Results): string {
       `| public log, two leaves, at ${logAppend.smallLeaves.toLocaleString('en')} leaves (p50) | ${fmt(logAppend.smallP50Ms.median, 2)} (${spread(logAppend.smallP50Ms)}) |`,
       '',
       `With / without the hash: ${ratio(auditAppend.ratio)}; ${logAppend.largeLeaves.toLocaleString('en')} / ${logAppend.smallLeaves.toLocaleString('en')} leaves: ${ratio(logAppend.ratio)} (trees filled in ${logAppend.fillSeconds} s)`,
+    );
+  }
+
+  if (results.packets !== undefined) {
+    const figures = results.packets;
+    const row = (output: 'separate' | 'combined') =>
+      `| ${output} | ${fmt(figures.completeMs[output].median)} (${spread(figures.completeMs[output])}) | ${fmt(figures.pdfFloorMs[output].median)} | ${fmt(figures.storageFloorMs[output].median)} | ${ratio(figures.timeWithStorageRatio[output])} |`;
+    lines.push(
+      '',
+      `## Several documents: ${figures.documents.join(', ')} in one envelope (${figures.completeMs.separate.rounds} rounds)`,
+      '',
+      '| output | complete ms (spread) | PDF floors ms | storage floor ms | complete / (PDF floors + storage floor) |',
+      '| --- | --- | --- | --- | --- |',
+      row('separate'),
+      row('combined'),
+      '',
+      `ZIP of a ${fmt(figures.zipEnvelopeBytes / 1048576, 1)} MiB envelope: ${fmt(figures.zipBytes / 1048576, 1)} MiB in ${fmt(figures.zipMs)} ms, resident set +${fmt(figures.zipRssGrowthBytes / 1048576, 1)} MiB`,
     );
   }
 

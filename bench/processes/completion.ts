@@ -35,6 +35,8 @@ import { getServices } from '../../src/lib/services.js';
 import { failToParent, finishWithResult } from '../lib/child.js';
 import { createDraftEnvelope } from '../lib/draftEnvelope.js';
 import { SEAL_PHASES, timeSealPhases, type SealPhase } from '../lib/sealPhases.js';
+import { storageFloor } from '../lib/storageFloor.js';
+import { measured } from '../lib/measure.js';
 import { median } from '../lib/stats.js';
 
 interface Options {
@@ -85,26 +87,6 @@ try {
 
   const newEnvelope = (bytes: Uint8Array, documentName: string): Promise<string> => createDraftEnvelope(services, actor, bytes, documentName);
 
-  /** Times `work` and samples the resident set every 2 ms while it runs. */
-  const measured = async <T>(work: () => Promise<T>): Promise<{ ms: number; growth: number; value: T }> => {
-    gc();
-    const before = process.memoryUsage.rss();
-    let peak = before;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage.rss());
-    }, 2);
-    const started = performance.now();
-    let value: T;
-    try {
-      value = await work();
-    } finally {
-      clearInterval(sampler);
-    }
-    const ms = performance.now() - started;
-    peak = Math.max(peak, process.memoryUsage.rss());
-    return { ms, growth: peak - before, value };
-  };
-
   const timedCompletion = async (envelopeId: string) => {
     const completion = await measured(async () => await completeEnvelope({ services, envelopeId, actor, ifMatch: null }));
     // What the commit started after the response (the outbox dispatch) ends before the next timing.
@@ -120,47 +102,11 @@ try {
       return pdf.getPageCount();
     });
 
-  /**
-   * The storage floor: the storage reads and writes a completion from draft must make, in the same
-   * order and with the same parallelism, done bare with the Azure SDK clients of the service (same
-   * Azurite, same settings) on rows and blobs of their own: the envelope's point read; the upload's
-   * download; the re-read of the draft and the frozen copy's upload beside the sealed blob's
-   * properties (absent), the audit events' and actions' queries; the sealed blob's upload (the
-   * document's size); the commit (one entity-group transaction: the envelope row, its status row,
-   * the completion event) beside the seal record's upsert. No PDF work, no checks, no JSON model.
-   */
-  const { tables, containers } = services.storage;
-  const floorOwner = uuidv7();
-  const floorUpload = `${floorOwner}/upload.pdf`;
-  await containers.documents.getBlockBlobClient(floorUpload).uploadData(document);
-  const row = (rowKey: string, extra: Record<string, unknown> = {}) => ({ partitionKey: floorOwner, rowKey, status: 'draft', documentName: `${options.name}.pdf`, version: 1, ...extra });
+  // The storage floor (`lib/storageFloor.ts`): the completion's storage reads and writes, bare.
+  const floorStorage = await storageFloor(services, document, options.name);
   const timedStorageFloor = async () => {
-    const id = uuidv7();
-    await tables.envelopes.submitTransaction([['create', row(`envelope_${id}`)], ['create', row(`status_draft_${id}`)]]);
-    return await measured(async () => {
-      await tables.envelopes.getEntity(floorOwner, `envelope_${id}`);
-      const upload = await containers.documents.getBlockBlobClient(floorUpload).downloadToBuffer();
-      const list = async (prefix: string) => {
-        for await (const entity of tables.envelopes.listEntities({ queryOptions: { filter: `PartitionKey eq '${floorOwner}' and RowKey ge '${prefix}' and RowKey lt '${prefix}~'` } })) void entity;
-      };
-      await Promise.all([
-        tables.envelopes.getEntity(floorOwner, `envelope_${id}`),
-        containers.originals.getBlockBlobClient(`${id}/document.pdf`).uploadData(upload),
-        containers.sealed.getBlockBlobClient(`${id}/document.pdf`).getProperties().catch(() => undefined),
-        list(`event_${id}_`),
-        list(`action_${id}_`),
-      ]);
-      await containers.sealed.getBlockBlobClient(`${id}/document.pdf`).uploadData(upload, { conditions: { ifNoneMatch: '*' } });
-      await Promise.all([
-        tables.envelopes.submitTransaction([
-          ['update', row(`envelope_${id}`, { status: 'completed', version: 2 }), 'Replace'],
-          ['delete', { partitionKey: floorOwner, rowKey: `status_draft_${id}` }],
-          ['create', row(`status_completed_${id}`, { status: 'completed', version: 2 })],
-          ['create', { partitionKey: floorOwner, rowKey: `event_${id}_0000000002`, type: 'envelope.completed' }],
-        ]),
-        tables.seals.upsertEntity({ partitionKey: id, rowKey: 'seal', envelopeId: id }),
-      ]);
-    });
+    const work = await floorStorage.round();
+    return await measured(work);
   };
 
   // Envelopes first, so that storage writes do not fall inside the measured memory.

@@ -11,5 +11,5 @@ import { json } from '../lib/http/respond.js';
 export async function completeOwnEnvelope(request: HttpRequest, context: InvocationContext, caller: Actor): Promise<HttpResponseInit> {
   const result = await completeEnvelope(envelopeChange(request, context, caller));
   const message = result.sealedNow ? 'Envelope completed: the document is flattened and sealed.' : 'Envelope was already completed.';
-  return json(200, { message, signedUrl: result.signedUrl, hash: result.hash }, { noStore: true, headers: { ETag: envelopeETag(result.record) } });
+  return json(200, { message, signedUrl: result.signedUrl, hash: result.hash, documents: result.documents }, { noStore: true, headers: { ETag: envelopeETag(result.record) } });
 }

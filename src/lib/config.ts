@@ -107,6 +107,8 @@ const environmentSchema = z.object({
   SEAL_LEVEL: optionalText.pipe(z.enum(SEAL_LEVELS, { error: `must be one of ${SEAL_LEVELS.join(', ')}` }).optional()),
   UPLOAD_URL_TTL_SECONDS: integer(900, 1, 86_400),
   MAX_DOCUMENT_BYTES: integer(26_214_400, 1024, 2_147_483_647),
+  MAX_DOCUMENTS_PER_ENVELOPE: integer(10, 1, 100),
+  MAX_ENVELOPE_BYTES: integer(104_857_600, 1024, 2_147_483_647),
   ALLOWED_ORIGINS: optionalText.transform((value) =>
     (value ?? '*')
       .split(',')
@@ -232,6 +234,10 @@ export interface Config {
   uploadUrlTtlSeconds: number;
   /** Largest document accepted, bytes. */
   maxDocumentBytes: number;
+  /** Most documents one envelope or template holds (docs/api.md#several-documents). */
+  maxDocumentsPerEnvelope: number;
+  /** Largest sum of an envelope's (or template's) documents, bytes (docs/api.md#several-documents). */
+  maxEnvelopeBytes: number;
   /** CORS origins for the API and the Blob service; `['*']` allows any. */
   allowedOrigins: string[];
   /** Port of the local host (not used in Azure). */
@@ -369,6 +375,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { loca
     requireEmailVerification: values.REQUIRE_EMAIL_VERIFICATION,
     uploadUrlTtlSeconds: values.UPLOAD_URL_TTL_SECONDS,
     maxDocumentBytes: values.MAX_DOCUMENT_BYTES,
+    maxDocumentsPerEnvelope: values.MAX_DOCUMENTS_PER_ENVELOPE,
+    maxEnvelopeBytes: values.MAX_ENVELOPE_BYTES,
     allowedOrigins: values.ALLOWED_ORIGINS,
     port: values.PORT,
     publicBaseUrl: publicBaseUrl(values.PUBLIC_BASE_URL, values.WEBSITE_SITE_NAME, values.PORT),

@@ -7,7 +7,9 @@
  * Points: `idempotency.claimed` (an idempotency key claimed, the request's work not started) and
  * `idempotency.answered` (the work done and answered, the answer not yet kept), `http/idempotency.ts`;
  * `log.beforeAppend` (an envelope's completion committed, its leaves not yet appended to the public
- * log), `envelopes/complete.ts`.
+ * log), `envelopes/complete.ts`;
+ * `completion.partlySealed` (an envelope of several documents: a document after the first sealed and
+ * stored, the envelope not yet completed), `envelopes/complete.ts`.
  */
 
 /** Ends the process at once with SIGKILL when the test environment names `name` (see the module comment). */

@@ -13,6 +13,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import functions, { type HttpRequestInit, type HttpRequestParams, type HttpRequestUser, type HttpResponseInit, type LogHandler } from '@azure/functions';
 import { MAX_JSON_BODY_BYTES } from '../lib/http/body.js';
 import { AppError } from '../lib/errors.js';
@@ -45,11 +47,15 @@ interface RouteTable {
   anyFirstSegment: CompiledRoute[];
 }
 
-/** A response as it goes on the wire: lower-case header names, as `HttpResponse` gives them. */
+/**
+ * A response as it goes on the wire: lower-case header names, as `HttpResponse` gives them. A Node
+ * stream body (the download of a completed envelope, docs/api.md#download-a-completed-envelope) is
+ * streamed as it is read, chunked, never held whole.
+ */
 interface OutgoingResponse {
   status: number;
   headers: Record<string, string>;
-  body: string | Uint8Array | null;
+  body: string | Uint8Array | Readable | null;
 }
 
 const ROUTE_PREFIX = '/api/';
@@ -303,7 +309,7 @@ function plainResponse(init: HttpResponseInit): OutgoingResponse | undefined {
   if (!Number.isInteger(status) || status < 200 || status > 599) return undefined;
   if (init.jsonBody !== undefined || (init.cookies !== undefined && init.cookies.length > 0)) return undefined;
   const source = init.body;
-  if (source !== undefined && source !== null && typeof source !== 'string' && !(source instanceof Uint8Array)) return undefined;
+  if (source !== undefined && source !== null && typeof source !== 'string' && !(source instanceof Uint8Array) && !(source instanceof Readable)) return undefined;
   const given = init.headers;
   if (given !== undefined && (given === null || typeof given !== 'object' || Object.getPrototypeOf(given) !== Object.prototype)) return undefined;
   const headers: Record<string, string> = {};
@@ -326,6 +332,20 @@ function send(outgoing: http.ServerResponse, response: OutgoingResponse, incomin
     if (!options.allowedOrigins.includes('*')) headers.Vary = 'Origin';
   }
   const body = response.body ?? '';
+  if (body instanceof Readable) {
+    outgoing.writeHead(response.status, headers);
+    if (incoming.method === 'HEAD') {
+      body.destroy();
+      outgoing.end();
+      return;
+    }
+    // A stream that fails mid-way ends the connection without its last chunk: the client sees a truncated answer, never a complete-looking one.
+    pipeline(body, outgoing).catch((error: unknown) => {
+      console.error('Local host: a streamed answer failed:', error instanceof Error ? error.message : String(error));
+      outgoing.destroy();
+    });
+    return;
+  }
   headers['Content-Length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   outgoing.writeHead(response.status, headers);
   // A string body goes out in one write with the head.

@@ -396,9 +396,9 @@ describe('POST /api/envelopes/{id}/fields/detect: the form fields of an AcroForm
     const [width, height] = [595.28, 841.89];
     const at = (x: number, y: number, w: number, h: number) => ({ x: expect.closeTo(x / width, 3), y: expect.closeTo(1 - (y + h) / height, 3), width: expect.closeTo(w / width, 3), height: expect.closeTo(h / height, 3) });
     expect(fields).toEqual([
-      { id: expect.any(String), recipientId: signerIds[1], type: 'text', page: 1, ...at(160, 750, 220, 24), required: false, label: 'applicant.name', source: 'formField', formFieldName: 'applicant.name' },
-      { id: expect.any(String), recipientId: signerIds[1], type: 'checkbox', page: 1, ...at(160, 696, 18, 18), required: false, label: 'member', source: 'formField', formFieldName: 'member' },
-      { id: expect.any(String), recipientId: signerIds[1], type: 'signature', page: 1, ...at(160, 600, 200, 50), required: true, label: 'applicant.signature', source: 'formField', formFieldName: 'applicant.signature' },
+      { id: expect.any(String), recipientId: signerIds[1], documentId: id, type: 'text', page: 1, ...at(160, 750, 220, 24), required: false, label: 'applicant.name', source: 'formField', formFieldName: 'applicant.name' },
+      { id: expect.any(String), recipientId: signerIds[1], documentId: id, type: 'checkbox', page: 1, ...at(160, 696, 18, 18), required: false, label: 'member', source: 'formField', formFieldName: 'member' },
+      { id: expect.any(String), recipientId: signerIds[1], documentId: id, type: 'signature', page: 1, ...at(160, 600, 200, 50), required: true, label: 'applicant.signature', source: 'formField', formFieldName: 'applicant.signature' },
     ]);
 
     const sealed = await sendSignAndSeal(id, { [ada.email]: { 'applicant.name': 'Ada Form', member: true, 'applicant.signature': { typed: 'Ada Lovelace' } } });
@@ -482,7 +482,8 @@ describe('POST /api/envelopes/{id}/fields/detect: a form LibreOffice Writer expo
       const [x1, y1, x2, y2] = form.fields[name]!.rect as [number, number, number, number];
       return { x: expect.closeTo((x1 - left) / (right - left), 3), y: expect.closeTo((top - y2) / (top - bottom), 3), width: expect.closeTo((x2 - x1) / (right - left), 3), height: expect.closeTo((y2 - y1) / (top - bottom), 3) };
     };
-    const fromForm = { recipientId: signerIds[1], page: 1, required: false, source: 'formField' };
+    // The envelope's one document is the envelope's id (docs/api.md#several-documents).
+    const fromForm = { recipientId: signerIds[1], documentId: id, page: 1, required: false, source: 'formField' };
     expect(answer.body.fields).toEqual([
       { id: expect.any(String), ...fromForm, type: 'text', ...at('FullName'), label: 'FullName', formFieldName: 'FullName' },
       { id: expect.any(String), ...fromForm, type: 'checkbox', ...at('Agree'), label: 'Agree', formFieldName: 'Agree' },
@@ -545,7 +546,7 @@ describe('POST /api/envelopes/{id}/fields/detect: refusals change nothing', () =
     const placed = await api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { fields: [{ recipientId: signerIds[0], type: 'text', page: 1, x: 0.1, y: 0.1, width: 0.2, height: 0.05 }] } });
     const before = await api.request('GET', `/envelopes/${id}`, { token: owner.token });
     const answer = await detect(id);
-    const { documentUrl: _url, ...unchanged } = before.body;
+    const { documentUrl: _url, documents, ...unchanged } = before.body;
     expectProblem(answer, 422);
     expect(answer.body.type).toBe('urn:problem:text-tag-invalid');
     expect(answer.body.detail).toContain(tag);
@@ -553,7 +554,8 @@ describe('POST /api/envelopes/{id}/fields/detect: refusals change nothing', () =
     expect(answer.body.detail).toMatch(message);
     expect(answer.body.errors).toEqual([{ path: 'pages.2', message: expect.stringContaining(tag) }]);
     const after = await api.request('GET', `/envelopes/${id}`, { token: owner.token });
-    expect(after.body).toEqual({ ...unchanged, documentUrl: expect.any(String) });
+    // The read URLs are signed anew on every answer; nothing else may differ.
+    expect(after.body).toEqual({ ...unchanged, documentUrl: expect.any(String), documents: documents.map((document: Record<string, unknown>) => ({ ...document, documentUrl: expect.any(String) })) });
     expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
     expect(after.body.fields).toEqual(placed.body.fields);
   });

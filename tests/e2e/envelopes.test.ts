@@ -93,6 +93,8 @@ describe('GET /api/envelopes/{id} (docs/api.md#the-envelope)', () => {
       documentUrl: expect.any(String),
       documentSha256: null,
       pageCount: null,
+      // One document, described by the fields above; its id is the envelope's (docs/api.md#several-documents).
+      documents: [{ id, name: 'Lease 2026.pdf', order: 1, pageCount: null, sha256: null, uploadSha256: null, documentUrl: response.body.documentUrl }],
       signers: [],
       fields: [],
       signingOrder: 'parallel',
@@ -109,6 +111,7 @@ describe('GET /api/envelopes/{id} (docs/api.md#the-envelope)', () => {
       voidedReason: null,
       templateId: null,
       allowReassign: false,
+      output: 'separate',
     });
     expect(id).toMatch(UUID_V7);
     expect(response.body.updatedAt).toBe(response.body.createdAt);
@@ -380,11 +383,14 @@ test('PUT and PATCH give the same envelope for the same requests (docs/api.md#li
     await update(id, { signers: [ada, charles] }, { method });
     const result = await update(id, { signers: [charles, { email: 'x@example.com', name: 'X' }], status: 'sent' }, { method });
     expect(result.status).toBe(200);
-    const { id: _id, createdAt: _createdAt, updatedAt: _updatedAt, sentAt, expiresAt, documentUrl: _documentUrl, signers, ...rest } = result.body;
+    const { id: _id, createdAt: _createdAt, updatedAt: _updatedAt, sentAt, expiresAt, documentUrl: _documentUrl, signers, documents, ...rest } = result.body;
     // Times differ between the two envelopes; the default expiry is the send time + ENVELOPE_TTL_DAYS (30).
     expect(Date.parse(expiresAt) - Date.parse(sentAt)).toBe(30 * 86_400_000);
+    // The one document's id is the envelope's own (docs/api.md#several-documents); its URL is signed anew.
+    expect(documents.map((document: { id: string }) => document.id)).toEqual([result.body.id]);
     return {
       ...rest,
+      documents: documents.map(({ id: _documentId, documentUrl: _url, ...document }: Record<string, unknown>) => document),
       signers: signers.map(({ id: _signerId, recipientId: _recipientId, lastEmail, ...signer }: Record<string, any>) => ({ ...signer, lastEmail: lastEmail && { ...lastEmail, at: 'at' } })),
     };
   };
@@ -492,12 +498,18 @@ describe('lifecycle (docs/api.md#lifecycle)', () => {
     await expectUnchanged(id, before);
   });
 
-  test('draft → completed by POST .../complete: 200 {message, signedUrl, hash}, the document frozen', async () => {
+  test('draft → completed by POST .../complete: 200 {message, signedUrl, hash, documents}, the document frozen', async () => {
     const id = await draft();
     await update(id, { signers: [ada] });
     const response = await complete(id);
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ message: expect.any(String), signedUrl: expect.any(String), hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(response.body).toEqual({
+      message: expect.any(String),
+      signedUrl: expect.any(String),
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      // One document: its entry is the envelope's sealed PDF (docs/api.md#several-documents).
+      documents: [{ id, name: expect.any(String), signedUrl: expect.any(String), hash: response.body.hash }],
+    });
     const sealed = Buffer.from(await (await fetch(response.body.signedUrl)).arrayBuffer());
     expect(createHash('sha256').update(sealed).digest('hex')).toBe(response.body.hash);
     const after = await get(id);

@@ -71,7 +71,12 @@ describe.each([
 
     const completed = await api.request('POST', `/envelopes/${id}/complete`, { token: user.token });
     expect(completed.status).toBe(200);
-    expect(completed.body).toEqual({ message: expect.any(String), signedUrl: expect.any(String), hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(completed.body).toEqual({
+      message: expect.any(String),
+      signedUrl: expect.any(String),
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      documents: [{ id, name: expect.any(String), signedUrl: expect.any(String), hash: completed.body.hash }],
+    });
 
     const sealed = Buffer.from(await (await fetch(completed.body.signedUrl)).arrayBuffer());
     expect(createHash('sha256').update(sealed).digest('hex')).toBe(completed.body.hash);

@@ -29,6 +29,7 @@ const rules: Record<string, Role[]> = {
   GetEnvelope: EVERY,
   ListEnvelopes: EVERY,
   GetAuditTrail: EVERY,
+  DownloadEnvelope: EVERY,
   GetTemplate: EVERY,
   ListTemplates: EVERY,
   ListApiKeys: EVERY,
@@ -40,6 +41,9 @@ const rules: Record<string, Role[]> = {
   CompleteEnvelope: CHANGING,
   DeleteEnvelope: CHANGING,
   DetectEnvelopeFields: CHANGING,
+  AddEnvelopeDocument: CHANGING,
+  UpdateEnvelopeDocument: CHANGING,
+  DeleteEnvelopeDocument: CHANGING,
   ResendInvitation: CHANGING,
   CreateRecipientView: CHANGING,
   CreateTemplate: CHANGING,
@@ -108,6 +112,7 @@ function pathOf(route: RegisteredRoute, caller: TestUser): string {
   return `/${route.route}`
     .replace('{id}', route.route.startsWith('templates') ? ids.template! : route.route.startsWith('webhooks') ? ids.webhook! : route.route.startsWith('apikeys') ? ids.apiKey! : route.route.startsWith('organization/invitations') ? ids.invitation! : ids.envelope!)
     .replace('{recipientId}', randomUUID())
+    .replace('{documentId}', ids.envelope!)
     .replace('{deliveryId}', randomUUID())
     .replace('{userId}', caller.userId);
 }

@@ -90,8 +90,8 @@ describe('fields (docs/api.md#fields)', () => {
     const answer = await put(id, { fields: [field(ids.signer!), field(ids.signer!, { type: 'text', page: 2, x: 0, y: 0, width: 1, height: 1, required: false, label: 'Everything' })] });
     expect(answer.status).toBe(200);
     expect(answer.body.fields).toEqual([
-      { id: expect.any(String), recipientId: ids.signer, type: 'signature', page: 1, x: 0.1, y: 0.7, width: 0.3, height: 0.1, required: true, label: null },
-      { id: expect.any(String), recipientId: ids.signer, type: 'text', page: 2, x: 0, y: 0, width: 1, height: 1, required: false, label: 'Everything' },
+      { id: expect.any(String), recipientId: ids.signer, documentId: id, type: 'signature', page: 1, x: 0.1, y: 0.7, width: 0.3, height: 0.1, required: true, label: null },
+      { id: expect.any(String), recipientId: ids.signer, documentId: id, type: 'text', page: 2, x: 0, y: 0, width: 1, height: 1, required: false, label: 'Everything' },
     ]);
     const kept = answer.body.fields[0].id;
     const again = await put(id, { fields: [{ ...field(ids.signer!, { type: 'checkbox' }), id: kept }, field(ids.signer!, { id: 'local' })] });

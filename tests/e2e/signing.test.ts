@@ -116,6 +116,8 @@ describe('GET /api/signing (docs/api.md#the-recipients-api)', () => {
       recipient: { id: recipientIds[0], name: ada.name, email: ada.email, role: 'signer', routingOrder: 1, status: 'opened', actedAt: null, delivery: ['email'], locale: 'en' },
       fields: envelope.fields,
       documentUrl: expect.stringContaining(`/originals/${id}/contract.pdf?`),
+      // Every document in order, read from its frozen copy (docs/api.md#several-documents).
+      documents: [{ ...envelope.documents[0], documentUrl: expect.stringContaining(`/originals/${id}/contract.pdf?`) }],
       signedUrl: null,
       canAct: true,
       waitingFor: [],
@@ -153,11 +155,12 @@ describe('GET /api/signing (docs/api.md#the-recipients-api)', () => {
 
     const graceView = (await view(await token(id, grace.email))).body;
     expect(graceView.fields.map((field: { id: string }) => field.id)).toEqual([graces!.id]);
-    const place = (field: { id: string }) => {
+    const placeOnPage = (field: { id: string }) => {
       const { page, x, y, width, height } = fields.find((candidate) => candidate.id === field.id) as unknown as Record<string, number>;
       return { page, x, y, width, height };
     };
     const by = { id: recipientIds[0], name: ada.name };
+    const place = (field: { id: string }) => ({ documentId: id, ...placeOnPage(field) });
     expect(graceView.filled).toEqual([
       { fieldId: signature!.id, type: 'signature', label: 'Ada signs here', recipient: by, value: { strokes }, ...place(signature!) },
       { fieldId: phone!.id, type: 'text', label: 'Phone', recipient: by, value: '+44 20 7946 0000', ...place(phone!) },

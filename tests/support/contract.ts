@@ -133,10 +133,14 @@ async function readText(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The envelope of a response without its SAS URLs, which are signed anew on every response. */
+/** The envelope of a response without its SAS URLs (its own and each document's), which are signed anew on every response. */
 export function withoutUrls(envelope: Record<string, unknown>): Record<string, unknown> {
-  const { documentUrl: _documentUrl, signedUrl, ...rest } = envelope;
-  return { ...rest, signedUrl: signedUrl === null ? null : 'present' };
+  const { documentUrl: _documentUrl, signedUrl, documents, ...rest } = envelope;
+  return {
+    ...rest,
+    signedUrl: signedUrl === null ? null : 'present',
+    ...(Array.isArray(documents) ? { documents: documents.map(({ documentUrl, ...document }: Record<string, unknown>) => ({ ...document, documentUrl: documentUrl === null ? null : 'present' })) } : {}),
+  };
 }
 
 /** The `rel="next"` target of a `Link` header, or `null`. */

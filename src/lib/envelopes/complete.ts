@@ -11,10 +11,11 @@
  * `certificate.ts`'s.
  */
 import { assertVerifiedSender } from '../auth/emailVerification.js';
+import { crashPoint } from '../crashPoint.js';
 import type { Services } from '../services.js';
 import type { DueKind } from '../storage/dueIndex.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
-import { sealDocument, type FieldDrawing } from '../pdf/index.js';
+import { sealDocument, type CertificateDocument, type FieldDrawing, type SealOptions } from '../pdf/index.js';
 import { allActed, pendingRecipients } from './routing.js';
 import { completionCertificate } from './certificate.js';
 import { Change, commitChange } from './change.js';
@@ -31,11 +32,15 @@ import {
   ownerActor,
   SYSTEM_ACTOR,
   type Actor,
+  type EnvelopeDocument,
   type EnvelopeRecord,
   type EventActor,
+  type Field,
   type RecipientAction,
 } from './model.js';
-import { claimSealedBlob, readSealedMetadata, refreshSealClaim, SealContendedError, sealedFromState, type SealedBlob, type SealKey } from './sealClaim.js';
+import { claimSealedBlob, readSealedMetadata, refreshSealClaim, SealContendedError, sealedFromState, storeOtherSealedBlob, type SealedBlob, type SealKey } from './sealClaim.js';
+import { documentsOf, fieldDocumentId, sealedDocuments, setDocuments } from './documents.js';
+import { freezePacket, refreshPacket, type FrozenPacket } from './freezePacket.js';
 import { mutateEnvelope, mutateMembersEnvelope, preconditionFailed } from './mutate.js';
 import { signedDocumentUrl } from './view.js';
 import { problem } from '../problems.js';
@@ -65,6 +70,11 @@ export interface CompletionResult {
   signedUrl: string | null;
   /** Lower-case hex SHA-256 of the sealed PDF. */
   hash: string;
+  /**
+   * Every document with the sealed PDF that holds it (docs/api.md#several-documents): its own with
+   * `separate` output, the one combined PDF with `combined`; `signedUrl` `null` once purged.
+   */
+  documents: { id: string; name: string; signedUrl: string | null; hash: string }[];
   /** False when the envelope was already completed and nothing was sealed. */
   sealedNow: boolean;
 }
@@ -129,13 +139,20 @@ async function completeStored({ services, stored, actor, owner, now, log }: { se
   const change = new Change(record, now);
   if (owner !== null) change.recordOwner(owner);
   let checking: Promise<CleanedDocument> | undefined;
+  let packet: FrozenPacket | undefined;
   if (record.status === 'draft') {
     assertHasSigner(record.signers);
     if (record.fields.length > 0) {
       throw problem('envelopeHasFields');
     }
-    // A draft made from a template has its frozen document already (docs/api.md#templates): the seal reads it.
-    if (record.documentSha256 === null) checking = checkUpload({ services, record });
+    if (documentsOf(record).length > 1) {
+      // Several documents (docs/api.md#several-documents): each frozen first, then sealed from its frozen copy.
+      packet = await freezePacket(services, record, async () => (await services.envelopes.read(record.ownerId, record.id))?.record.status === 'draft');
+      setDocuments(change.record, packet.documents);
+    } else if (record.documentSha256 === null) {
+      // A draft made from a template has its frozen document already (docs/api.md#templates): the seal reads it.
+      checking = checkUpload({ services, record });
+    }
   } else {
     const pending = pendingRecipients(record);
     if (pending.length > 0) {
@@ -158,7 +175,8 @@ async function completeStored({ services, stored, actor, owner, now, log }: { se
   if (sealing.status === 'rejected') throw sealing.reason;
   const sealed = sealing.value;
   if (freezing.value !== undefined) await refreshFrozenCopy(services, record, freezing.value);
-  await refreshSealClaim(services, record, sealed);
+  if (packet !== undefined) await refreshPacket(services, packet);
+  await refreshSealClaim(services, change.record, sealed);
   const [next] = await Promise.all([commitChange(services, stored, change, log === undefined ? {} : { log }), recordSeal(services, change.record, sealed)]);
   logCompletion(services, change, sealed);
   return next;
@@ -177,7 +195,7 @@ export function logCompletion(services: Services, change: Change, sealed: Pick<S
   const envelopeId = change.record.id;
   const due = change.due.find((entry) => entry.kind === LOG_DUE_KIND);
   afterResponse.start(`Public log append of envelope ${envelopeId}`, async () => {
-    await services.publicLog.append({ envelopeId, leaves: logLeaves([sealed.hash], sealed.auditHead) });
+    await services.publicLog.append({ envelopeId, leaves: logLeaves(change.record.sealedHashes ?? [sealed.hash], sealed.auditHead) });
     if (due !== undefined) await services.dueIndex.remove(due);
     await makeHeadIfDue(services);
   });
@@ -188,8 +206,12 @@ export function logCompletion(services: Services, change: Change, sealed: Pick<S
  * envelope. Should that commit fail, the row names bytes that never left storage (the sealed URL is
  * given only once completed), so nobody can hold them to verify.
  */
-export async function recordSeal(services: Services, record: Pick<EnvelopeRecord, 'id' | 'documentName'>, sealed: Pick<SealedBlob, 'hash' | 'completedAt'>): Promise<void> {
-  await services.seals.put({ sha256: sealed.hash, envelopeId: record.id, completedAt: sealed.completedAt, documentName: record.documentName });
+export async function recordSeal(services: Services, record: EnvelopeRecord, sealed: Pick<SealedBlob, 'hash' | 'completedAt'>): Promise<void> {
+  // Every sealed PDF (docs/api.md#several-documents): each named by the first document it holds.
+  const byHash = new Map<string, string>();
+  for (const { hash, document } of sealedDocuments(record)) if (!byHash.has(hash)) byHash.set(hash, document.name);
+  if (!byHash.has(sealed.hash)) byHash.set(sealed.hash, record.documentName);
+  await Promise.all([...byHash].map(async ([sha256, documentName]) => await services.seals.put({ sha256, envelopeId: record.id, completedAt: sealed.completedAt, documentName })));
 }
 
 /**
@@ -200,8 +222,17 @@ export async function recordSeal(services: Services, record: Pick<EnvelopeRecord
 export async function answerCompleted(services: Services, record: EnvelopeRecord, sealedNow: boolean): Promise<CompletionResult> {
   const hash = record.hash!;
   if (!sealedNow) await recordSeal(services, record, { hash, completedAt: record.completedAt! });
-  const signedUrl = record.purgedAt === null ? await signedDocumentUrl(services.storage.sas, record) : null;
-  return { record, hash, signedUrl, sealedNow };
+  const purged = record.purgedAt !== null;
+  const signedUrl = purged ? null : await signedDocumentUrl(services.storage.sas, record);
+  const documents = await Promise.all(
+    sealedDocuments(record).map(async ({ document, hash: documentHash, blobName }) => ({
+      id: document.id,
+      name: document.name,
+      signedUrl: purged ? null : await signedDocumentUrl(services.storage.sas, { blobName }),
+      hash: documentHash,
+    })),
+  );
+  return { record, hash, signedUrl, documents, sealedNow };
 }
 
 export interface SealCompletionOptions {
@@ -252,28 +283,32 @@ async function sealAndApply({ services, stored, change, actor, key, document }: 
   ]));
   record.documentSha256 = original.documentSha256;
   record.pageCount = original.pageCount;
+  // A draft of one document whose list is stored (one was added, then removed): its entry gets the frozen facts too.
+  if (record.documents?.length === 1) {
+    const [only] = record.documents;
+    setDocuments(record, [{ ...only!, sha256: original.documentSha256, pageCount: original.pageCount, ...(original.uploadSha256 === undefined ? {} : { uploadSha256: original.uploadSha256, removed: [...(original.removed ?? [])] }) }]);
+  }
   // Every event before `envelope.completed` (which names the sealed hash, so it cannot be sealed),
   // this request's own chained as `commitChange` will chain them (docs/api.md#chained-audit-trail).
   const events = [...storedEvents.filter((event) => event.sequence <= stored.record.auditSequence), ...chainEvents(change.pendingEvents(), organizationId, headOf(stored.record, storedEvents))];
   const auditHead = events.at(-1)!.hash;
-  let sealed = sealedFromState(existing, key, original.documentSha256, auditHead);
-  if (sealed === null) {
-    const completedAt = change.at;
-    const pendingByRecipient = new Map(change.actions.map((action) => [action.recipientId, action]));
-    const actions = new Map(storedActions.map((action) => [action.recipientId, action]));
-    for (const [id, action] of pendingByRecipient) actions.set(id, action);
-    const { config } = services;
+  const pendingByRecipient = new Map(change.actions.map((action) => [action.recipientId, action]));
+  const actions = new Map(storedActions.map((action) => [action.recipientId, action]));
+  for (const [id, action] of pendingByRecipient) actions.set(id, action);
+  // Several documents (docs/api.md#several-documents): `combined` seals one PDF of them all, in order;
+  // `separate` seals the first here (its blob is the completion's claim), then each other one below.
+  const documents = documentsOf(record);
+  const first = documents[0]!;
+  const combined = documents.length > 1 && record.output === 'combined';
+  const { config } = services;
+  const sealWith = async (options: Pick<SealOptions, 'document' | 'inflateChecked' | 'fieldDrawings' | 'removeFormFields' | 'appendDocuments'>, completedAt: string): Promise<Uint8Array> => {
+    // A draft frozen in this request: its upload's hash and what was removed come from the check;
+    // otherwise from the `envelope.sent` event.
+    const certificate = completionCertificate(record, actions, events, completedAt, auditHead, original.uploadSha256 === undefined ? undefined : { uploadSha256: original.uploadSha256, removed: original.removed ?? [] });
     // Drawing, the certificate and the PAdES signature (timestamp and validation data with them), in the seal worker.
     const { sealed: bytes } = await inSpan('seal.sign', { 'seal.level': config.sealLevel }, async () => await sealDocument({
-      document: original.bytes,
-      // The frozen copy read here matched its recorded SHA-256, and those bytes passed the whole
-      // inspection, decompression check included, when they were frozen (`freeze.ts`).
-      inflateChecked: document === undefined,
-      fieldDrawings: fieldDrawings(record, actions),
-      removeFormFields: replacedFormFields(record),
-      // A draft frozen in this request: its upload's hash and what was removed come from the check;
-      // otherwise from the `envelope.sent` event.
-      certificate: completionCertificate(record, actions, events, completedAt, auditHead, original.uploadSha256 === undefined ? undefined : { uploadSha256: original.uploadSha256, removed: original.removed ?? [] }),
+      ...options,
+      certificate: documents.length > 1 ? { ...certificate, documents: certificateDocuments(documents) } : certificate,
       auditTrail: new TextEncoder().encode(JSON.stringify(events)),
       sealingP12: config.seal.p12,
       sealingPassphrase: config.seal.passphrase,
@@ -281,18 +316,67 @@ async function sealAndApply({ services, stored, change, actor, key, document }: 
       level: config.sealLevel,
       allowPrivateNetworks: config.outboundAllowPrivateNetworks,
     }));
+    return bytes;
+  };
+  let sealed = sealedFromState(existing, key, original.documentSha256, auditHead);
+  if (sealed === null) {
+    const completedAt = change.at;
+    const bytes = await sealWith(
+      {
+        document: original.bytes,
+        // The frozen copy read here matched its recorded SHA-256, and those bytes passed the whole
+        // inspection, decompression check included, when they were frozen (`freeze.ts`).
+        inflateChecked: document === undefined,
+        fieldDrawings: fieldDrawings(record, actions, combined ? combinedPage(documents) : pageWithin(first)),
+        removeFormFields: replacedFormFields(record, combined ? undefined : first),
+        ...(combined ? { appendDocuments: await Promise.all(documents.slice(1).map(async (other) => await readFrozenDocument(services, { id: record.id, blobName: other.blobName, documentSha256: other.sha256 }))) } : {}),
+      },
+      completedAt,
+    );
     sealed = await inSpan('seal.store', {}, async () => await claimSealedBlob({ services, stored, blobName: record.blobName, existing, key, bytes, originalSha256: original.documentSha256, completedAt, auditHead }));
   }
+  if (documents.length > 1 && !combined) {
+    const claim = sealed;
+    claim.others = [];
+    for (const other of documents.slice(1)) {
+      // The first document's claim is this attempt's lock on every sealed blob of the envelope: renewed as it goes.
+      await refreshSealClaim(services, record, claim);
+      const existingOther = await readSealedMetadata(services, other.blobName);
+      claim.others.push(
+        await storeOtherSealedBlob({ services, blobName: other.blobName, existing: existingOther, key, originalSha256: other.sha256!, completedAt: claim.completedAt, auditHead }, async () =>
+          await sealWith(
+            {
+              document: await readFrozenDocument(services, { id: record.id, blobName: other.blobName, documentSha256: other.sha256 }),
+              inflateChecked: true,
+              fieldDrawings: fieldDrawings(record, actions, pageWithin(other, first)),
+              removeFormFields: replacedFormFields(record, other, first),
+            },
+            claim.completedAt,
+          ),
+        ),
+      );
+      // The crash tests' point: some documents sealed and stored, the envelope not yet completed.
+      crashPoint('completion.partlySealed');
+    }
+  }
+  record.sealedHashes = [sealed.hash, ...(sealed.others ?? []).map((other) => other.hash)];
 
   record.status = 'completed';
   record.completedAt = sealed.completedAt;
   record.closedAt = sealed.completedAt;
   record.hash = sealed.hash;
   record.originalSha256 = sealed.originalSha256;
-  change.event('envelope.completed', actor, { originalSha256: sealed.originalSha256, sealedSha256: sealed.hash, auditHead: sealed.auditHead });
-  // The public append-only log (docs/api.md#public-log) takes its leaves from this completion: the
-  // sealed PDF's SHA-256, then the chain head it seals. Its due entry, written before the commit, lets
-  // the sweeper append them should this process die after the commit ({@link logCompletion}).
+  change.event('envelope.completed', actor, {
+    originalSha256: sealed.originalSha256,
+    sealedSha256: sealed.hash,
+    auditHead: sealed.auditHead,
+    // Several documents: each document's sealed PDF (with `combined`, the one PDF of all).
+    ...(documents.length > 1 ? { documents: sealedDocuments(record).map(({ document: sealedDocument, hash }) => ({ id: sealedDocument.id, sealedSha256: hash })) } : {}),
+  });
+  // The public append-only log (docs/api.md#public-log) takes its leaves from this completion: each
+  // sealed PDF's SHA-256 (`record.sealedHashes`, in order), then the chain head they seal. Its due
+  // entry, written before the commit, lets the sweeper append them should this process die after the
+  // commit ({@link logCompletion}).
   change.due.push(logDueEntry(record, change.at));
   change.webhook('envelope.completed', { hash: sealed.hash });
   change.email('completed', null);
@@ -316,16 +400,46 @@ async function sealAndApply({ services, stored, change, actor, key, document }: 
  * its field's rectangle, over the page as the signers saw it: a text tag's text is covered in the
  * frozen copy already (docs/api.md#fields-from-the-document), so nothing is painted under a value.
  */
-export function fieldDrawings(record: Pick<EnvelopeRecord, 'fields' | 'signers'>, actions: Map<string, RecipientAction>): FieldDrawing[] {
+export function fieldDrawings(record: Pick<EnvelopeRecord, 'fields' | 'signers'>, actions: Map<string, RecipientAction>, pageOf: (field: Field) => number | null = (field) => field.page): FieldDrawing[] {
   const values = new Map(givenValues(record, actions).map(({ field, value }) => [field.id, value]));
   return record.fields.flatMap((field): FieldDrawing[] => {
     const value = values.get(field.id);
-    if (value === undefined) return [];
-    return [{ page: field.page, x: field.x, y: field.y, width: field.width, height: field.height, type: field.type, value }];
+    const page = pageOf(field);
+    if (value === undefined || page === null) return [];
+    return [{ page, x: field.x, y: field.y, width: field.width, height: field.height, type: field.type, value }];
   });
 }
 
-/** The document's form fields that became envelope fields (docs/api.md#fields-from-the-document): removed at sealing, their values drawn in their place. */
-export function replacedFormFields(record: Pick<EnvelopeRecord, 'fields'>): string[] {
-  return [...new Set(record.fields.flatMap((field) => (field.source === 'formField' && field.formFieldName !== undefined ? [field.formFieldName] : [])))];
+/**
+ * The document's form fields that became envelope fields (docs/api.md#fields-from-the-document): removed at sealing, their values drawn in their place.
+ * @param document only those of this document (docs/api.md#several-documents), `first` naming the
+ *   document of fields stored without `documentId`; absent: every field's
+ */
+export function replacedFormFields(record: Pick<EnvelopeRecord, 'fields'>, document?: Pick<EnvelopeDocument, 'id'>, first: Pick<EnvelopeDocument, 'id'> | undefined = document): string[] {
+  const fields = document === undefined ? record.fields : record.fields.filter((field) => fieldDocumentId(field, first!) === document.id);
+  return [...new Set(fields.flatMap((field) => (field.source === 'formField' && field.formFieldName !== undefined ? [field.formFieldName] : [])))];
+}
+
+/** A field's page when `document` is sealed on its own: its page if it is on that document, else `null` (not drawn). */
+function pageWithin(document: Pick<EnvelopeDocument, 'id'>, first: Pick<EnvelopeDocument, 'id'> = document): (field: Field) => number | null {
+  return (field) => (fieldDocumentId(field, first) === document.id ? field.page : null);
+}
+
+/** A field's page in the one PDF of every document in order (`combined` output): the pages of the documents before its own, plus its page. */
+function combinedPage(documents: readonly EnvelopeDocument[]): (field: Field) => number | null {
+  const offsets = new Map<string, number>();
+  let before = 0;
+  for (const document of documents) {
+    offsets.set(document.id, before);
+    before += document.pageCount ?? 0;
+  }
+  return (field) => {
+    const offset = offsets.get(fieldDocumentId(field, documents[0]!));
+    return offset === undefined ? null : offset + field.page;
+  };
+}
+
+/** The documents as the certificate of completion lists them (docs/api.md#several-documents). */
+function certificateDocuments(documents: readonly EnvelopeDocument[]): CertificateDocument[] {
+  return documents.map((document) => ({ name: document.name, pageCount: document.pageCount!, documentSha256: document.sha256!, uploadSha256: document.uploadSha256, removed: document.removed ?? [] }));
 }

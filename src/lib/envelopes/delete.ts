@@ -41,7 +41,7 @@ import { mutateEnvelope } from './mutate.js';
 import { problem } from '../problems.js';
 import { envelopeOwnerFor } from './access.js';
 
-/** The containers that hold an envelope's documents, each under the envelope's `blobName` (`storage/clients.ts`). */
+/** The containers that hold an envelope's documents, each under the envelope's id (`storage/clients.ts`). */
 const ENVELOPE_DOCUMENT_CONTAINERS: readonly (keyof typeof CONTAINERS)[] = ['documents', 'originals', 'sealed'];
 
 export interface DeleteEnvelopeOptions {
@@ -176,26 +176,34 @@ async function finishDraftDeletion(services: Services, ownerId: string, envelope
 }
 
 /**
- * Deletes the envelope's blob in every container that may hold it: the upload (`documents`), the
- * frozen copy (`originals`) and the sealed PDF (`sealed`); a blob that is not there is not an error.
- * @returns the end of the sealed PDF's immutability period (ISO 8601) when storage refused to delete
- *   it (docs/api.md#sealed-pdfs-are-immutable), else `null`; the other blobs are deleted all the same
+ * Deletes the envelope's blobs in every container that may hold them: the uploads (`documents`), the
+ * frozen copies (`originals`) and the sealed PDFs (`sealed`), every blob under the envelope's id
+ * (`<envelopeId>/...`: each of its documents, docs/api.md#several-documents); a blob that is not
+ * there is not an error.
+ * @returns the latest end of a sealed PDF's immutability period (ISO 8601) when storage refused to
+ *   delete one (docs/api.md#sealed-pdfs-are-immutable), else `null`; the other blobs are deleted all the same
  */
 async function deleteDocuments(services: Services, blobName: string): Promise<string | null> {
   const { containers } = services.storage;
+  const prefix = `${blobName.slice(0, blobName.indexOf('/'))}/`;
   const refused = await Promise.all(
-    ENVELOPE_DOCUMENT_CONTAINERS.map(async (container): Promise<string | null> => {
-      const blob = containers[container].getBlockBlobClient(blobName);
-      try {
-        await blob.deleteIfExists({ deleteSnapshots: 'include' });
-        return null;
-      } catch (error) {
-        if (!isImmutableRefusal(error)) throw error;
-        return await immutableUntil(services, container, blobName);
-      }
+    ENVELOPE_DOCUMENT_CONTAINERS.map(async (container): Promise<string[]> => {
+      const client = containers[container];
+      const names = new Set([blobName]);
+      for await (const blob of client.listBlobsFlat({ prefix })) names.add(blob.name);
+      const ends = await Promise.all([...names].map(async (name): Promise<string | null> => {
+        try {
+          await client.getBlockBlobClient(name).deleteIfExists({ deleteSnapshots: 'include' });
+          return null;
+        } catch (error) {
+          if (!isImmutableRefusal(error)) throw error;
+          return await immutableUntil(services, container, name);
+        }
+      }));
+      return ends.filter((until): until is string => until !== null);
     }),
   );
-  return refused.find((until) => until !== null) ?? null;
+  return refused.flat().sort().at(-1) ?? null;
 }
 
 /**

@@ -6,7 +6,8 @@
  */
 import { AppError } from '../errors.js';
 import { retryOnConflict } from '../retryOnConflict.js';
-import { detectFields, type AssigneeLookup, type DetectedField } from './textTags.js';
+import { namingDocument } from './documents.js';
+import { detectFields, type AssigneeLookup, type DetectedField, type DetectedFields } from './textTags.js';
 
 /** Detections tried when the draft changed while its document was read: fewer than other changes', since each reads the document. */
 const DETECT_ATTEMPTS = 3;
@@ -22,12 +23,26 @@ export interface DetectionTarget<Stored, Assignee> {
   etag(record: Stored): string;
   /** The uploaded document's bytes, after the upload checks (docs/api.md#create-an-envelope-and-upload-its-document). */
   document(record: Stored): Promise<Uint8Array>;
+  /**
+   * Several documents (docs/api.md#several-documents): each, in order, read only when its turn
+   * comes; its fields are given its `documentId`. Absent, or `null` for a record of one document: {@link document}.
+   */
+  documents?(record: Stored): DetectionDocument[] | null;
   /** Who a tag's `r=` names (`undefined`: none given, and for form fields). */
   assignee(record: Stored, who: string | undefined): AssigneeLookup<Assignee>;
   /** Replaces the draft's fields with the detected ones, if its ETag is still `ifMatch`. @throws AppError 412 when it is not */
   replaceFields(fields: DetectedField<Assignee>[], ifMatch: string): Promise<Stored>;
   /** The 409 answered when the draft kept changing during every attempt. */
   contended(): AppError;
+}
+
+/** One of several documents to detect fields in. */
+export interface DetectionDocument {
+  id: string;
+  name: string;
+  order: number;
+  /** Its bytes, after the upload checks. */
+  read(): Promise<Uint8Array>;
 }
 
 /** The draft as stored afterwards (its fields are the detected ones) and how many came from tags and from the form. */
@@ -48,8 +63,9 @@ export async function detectAndReplaceFields<Stored, Assignee>(target: Detection
   return await retryOnConflict(
     async () => {
       const record = await target.read();
-      const document = await target.document(record);
-      const found = await detectFields({ document, assignee: (who) => target.assignee(record, who) });
+      const assignee = (who: string | undefined): AssigneeLookup<Assignee> => target.assignee(record, who);
+      const documents = target.documents?.(record) ?? null;
+      const found = documents === null ? await detectFields({ document: await target.document(record), assignee }) : await detectInEvery(documents, assignee);
       // The fields name the signers or roles as read: the update applies only to that very version.
       const updated = await target.replaceFields(found.fields, ifMatch ?? target.etag(record));
       return { record: updated, textTags: found.textTags, formFields: found.formFields };
@@ -63,4 +79,23 @@ export async function detectAndReplaceFields<Stored, Assignee>(target: Detection
       attempts: DETECT_ATTEMPTS,
     },
   );
+}
+
+/**
+ * The fields of every document, one document after the other, each field given its document's id;
+ * a refusal names the document it came from (`detail`, and `documentId`, `documentName` members).
+ */
+async function detectInEvery<Assignee>(documents: readonly DetectionDocument[], assignee: (who: string | undefined) => AssigneeLookup<Assignee>): Promise<DetectedFields<Assignee>> {
+  const all: DetectedFields<Assignee> = { fields: [], textTags: 0, formFields: 0 };
+  for (const document of documents) {
+    try {
+      const found = await detectFields({ document: await document.read(), assignee });
+      all.fields.push(...found.fields.map((field) => ({ ...field, documentId: document.id })));
+      all.textTags += found.textTags;
+      all.formFields += found.formFields;
+    } catch (error) {
+      throw namingDocument(error, document);
+    }
+  }
+  return all;
 }

@@ -6,6 +6,7 @@
 import type { Services } from '../services.js';
 import { detectAndReplaceFields, type DetectionResult } from './detectAndReplace.js';
 import { readDocument } from './document.js';
+import { documentsOf } from './documents.js';
 import { readOwnedEnvelope } from './get.js';
 import { assertChangeable, ifMatchSatisfied } from './lifecycle.js';
 import { envelopeETag, type Actor, type EnvelopeRecord, type Signer } from './model.js';
@@ -49,6 +50,10 @@ export async function detectEnvelopeFields({ services, envelopeId, actor, ifMatc
       },
       etag: envelopeETag,
       document: (record) => readDocument({ services, record }),
+      documents: (record) => {
+        const documents = documentsOf(record);
+        return documents.length === 1 ? null : documents.map((document) => ({ ...document, read: async () => await readDocument({ services, record: document }) }));
+      },
       assignee: (record, who) => signerAt(record.signers, who),
       replaceFields: (fields, version) =>
         updateEnvelope({ services, envelopeId, request: { fields: fields.map(toFieldInput) }, actor, ifMatch: version, ...(log === undefined ? {} : { log }) }),

@@ -17,12 +17,14 @@ import {
   newSigner,
   ownerActor,
   type Actor,
+  type EnvelopeDocument,
   type EnvelopeRecord,
   type EnvelopeStatus,
   type Field,
   type Signer,
 } from './model.js';
 import { storedRules } from './fieldRules.js';
+import { documentsOf, fieldDocumentId, firstDocument, setDocuments, withDocumentId } from './documents.js';
 import { MAX_EXPIRY_DAYS, type FieldInput, type SignerInput, type UpdateEnvelopeRequest } from './schemas.js';
 import { problem } from '../problems.js';
 
@@ -105,7 +107,8 @@ function assertUnchangedWhileSent(current: EnvelopeRecord, request: UpdateEnvelo
     request.expiresAt === undefined &&
     request.remindEveryDays === undefined &&
     request.locale === undefined &&
-    request.allowReassign === undefined
+    request.allowReassign === undefined &&
+    request.output === undefined
   ) {
     return;
   }
@@ -155,7 +158,7 @@ function applyEdits(change: Change, request: UpdateEnvelopeRequest, actor: Actor
   const beforeFields = record.fields;
   let fields: Field[];
   if (request.fields !== undefined) {
-    fields = replaceFields(beforeFields, request.fields, requestIds);
+    fields = replaceFields(beforeFields, request.fields, requestIds, documentsOf(record), errors);
     fields.forEach((field, index) => {
       const target = signerById.get(field.recipientId);
       if (target === undefined) {
@@ -208,6 +211,11 @@ function applyEdits(change: Change, request: UpdateEnvelopeRequest, actor: Actor
     record.allowReassign = request.allowReassign;
     settings.allowReassign = request.allowReassign;
   }
+  if (request.output !== undefined && request.output !== (record.output ?? 'separate')) {
+    if (request.output === 'combined') record.output = 'combined';
+    else delete record.output;
+    settings.output = request.output;
+  }
   if (errors.length > 0) throw validationFailed(errors);
   if (Object.keys(settings).length > 0) change.event('envelope.settings_changed', by, settings);
 }
@@ -233,16 +241,22 @@ export interface FrozenDocumentFacts {
  * invitations count toward the owner's daily e-mail quota).
  * @throws AppError 422 `field-outside-document` naming the fields on pages the document does not have
  */
-export function applySend(change: Change, frozen: FrozenDocumentFacts, actor: Actor, config: Pick<Config, 'jwt' | 'reminderDaySeconds' | 'envelopeTtlDays'>): void {
+export function applySend(change: Change, frozen: FrozenDocumentFacts, actor: Actor, config: Pick<Config, 'jwt' | 'reminderDaySeconds' | 'envelopeTtlDays'>, documents?: readonly EnvelopeDocument[]): void {
   const record = change.record;
-  assertFieldsFit(record.fields, frozen.pageCount);
+  // Every document frozen (docs/api.md#several-documents): the envelope's own fields follow the first.
+  const sent = documents ?? [{ ...firstDocument(record), sha256: frozen.documentSha256, uploadSha256: frozen.uploadSha256, pageCount: frozen.pageCount, removed: [...frozen.removed] }];
+  assertFieldsFitDocuments(record.fields, sent);
+  setDocuments(record, [...sent]);
   const by = ownerActor(actor);
   record.status = 'sent';
   record.documentSha256 = frozen.documentSha256;
   record.pageCount = frozen.pageCount;
   record.sentAt = change.at;
   record.expiresAt ??= new Date(change.now.getTime() + config.envelopeTtlDays * DAY_MS).toISOString();
-  change.event('envelope.sent', by, { documentSha256: frozen.documentSha256, uploadSha256: frozen.uploadSha256, pageCount: frozen.pageCount, removed: [...frozen.removed] });
+  const several = documents !== undefined && documents.length > 1
+    ? { documents: documents.map(({ id, name, sha256, uploadSha256, pageCount, removed }) => ({ id, name, documentSha256: sha256, uploadSha256, pageCount, removed: removed ?? [] })) }
+    : {};
+  change.event('envelope.sent', by, { documentSha256: frozen.documentSha256, uploadSha256: frozen.uploadSha256, pageCount: frozen.pageCount, removed: [...frozen.removed], ...several });
   change.webhook('envelope.sent', { document: { documentSha256: frozen.documentSha256, uploadSha256: frozen.uploadSha256 } });
   routeAtSend(change, { config, actor: by });
   change.chargeQuota();
@@ -349,14 +363,50 @@ export function replaceSigners(
   return { signers, requestIds, authenticationChanged };
 }
 
-/** The new field list (docs/api.md#fields): ids as for signers; `recipientId` resolved through the request's signer ids. */
-function replaceFields(current: Field[], inputs: FieldInput[], requestIds: Map<string, string>): Field[] {
+/**
+ * The new field list (docs/api.md#fields): ids as for signers; `recipientId` resolved through the
+ * request's signer ids; `documentId` one of `documents` (docs/api.md#several-documents), default the
+ * first, stored only while there are several (`documents.ts` `setDocuments`).
+ */
+function replaceFields(current: Field[], inputs: FieldInput[], requestIds: Map<string, string>, documents: readonly EnvelopeDocument[], errors: FieldError[]): Field[] {
   const existing = new Set(current.map((field) => field.id));
-  return inputs.map((input) => ({
-    id: input.id !== undefined && (existing.has(input.id) || isUuid(input.id)) ? input.id : uuidv7(),
-    recipientId: requestIds.get(input.recipientId) ?? input.recipientId,
-    ...storedFieldProperties(input),
-  }));
+  const documentIds = new Set(documents.map((document) => document.id));
+  return inputs.map((input, index) => {
+    if (input.documentId !== undefined && !documentIds.has(input.documentId)) {
+      errors.push({ path: `fields.${index}.documentId`, message: 'names no document of this envelope' });
+    }
+    const { documentId, ...properties } = input;
+    return withDocumentId(
+      {
+        id: input.id !== undefined && (existing.has(input.id) || isUuid(input.id)) ? input.id : uuidv7(),
+        recipientId: requestIds.get(input.recipientId) ?? input.recipientId,
+        ...storedFieldProperties(properties),
+      },
+      documents.length > 1 ? (documentId ?? documents[0]!.id) : undefined,
+    );
+  });
+}
+
+/**
+ * Every field must be on a page its document has (docs/api.md#several-documents): each document's
+ * frozen page count, a field without `documentId` on the first.
+ * @throws AppError 422 `field-outside-document` naming the fields (`fields.<index>.page`) and their documents
+ */
+export function assertFieldsFitDocuments(fields: readonly Pick<Field, 'page' | 'documentId'>[], documents: readonly EnvelopeDocument[]): void {
+  if (documents.length <= 1) {
+    assertFieldsFit(fields, documents[0]?.pageCount ?? 0);
+    return;
+  }
+  const first = documents[0]!;
+  const byId = new Map(documents.map((document) => [document.id, document]));
+  const outside: FieldError[] = fields.flatMap((field, index) => {
+    const document = byId.get(fieldDocumentId(field, first));
+    const pages = document?.pageCount ?? 0;
+    return field.page > pages ? [{ path: `fields.${index}.page`, message: `is ${field.page}, but the document "${document?.name ?? '?'}" has ${pages} page${pages === 1 ? '' : 's'}` }] : [];
+  });
+  if (outside.length > 0) {
+    throw problem('fieldOutsideDocument', { detail: `${outside.length} field${outside.length === 1 ? ' is' : 's are'} on a page its document does not have: ${outside.map((error) => `${error.path} ${error.message}`).join('; ')}.`, errors: outside });
+  }
 }
 
 /**

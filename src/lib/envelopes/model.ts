@@ -50,6 +50,13 @@ export interface LastSms {
   batchId?: string;
 }
 
+/**
+ * What completion seals (docs/api.md#several-documents): `separate`, each document as its own sealed
+ * PDF with the certificate appended; `combined`, one PDF of every document in order, then the certificate.
+ */
+export const OUTPUTS = ['separate', 'combined'] as const;
+export type Output = (typeof OUTPUTS)[number];
+
 export const SIGNING_ORDERS = ['parallel', 'sequential'] as const;
 export type SigningOrder = (typeof SIGNING_ORDERS)[number];
 
@@ -170,13 +177,57 @@ export interface SignerAuthentication {
   otpChannel?: 'email' | 'sms';
 }
 
+/**
+ * One document of an envelope (docs/api.md#several-documents). An envelope stored before several
+ * documents has none stored: its one document is read from the envelope's own `documentName`,
+ * `blobName`, `documentSha256` and `pageCount`, with the envelope's id as its id (`documents.ts`).
+ */
+export interface EnvelopeDocument {
+  /** The envelope's id for the document it was made with; a new UUID version 7 for each one added. */
+  id: string;
+  /** The name shown (the file name it was uploaded with, unless renamed). */
+  name: string;
+  /** 1-based position: documents are shown, signed and sealed in this order; order 1 is "the first document". */
+  order: number;
+  /**
+   * The upload in container `documents`, the frozen copy in `originals`, the sealed PDF in `sealed`:
+   * `<envelopeId>/<filename>` for the document the envelope was made with, `<envelopeId>/<documentId>/<filename>` for each one added.
+   */
+  blobName: string;
+  /** Lower-case hex SHA-256 of the frozen copy; `null` until frozen (send). */
+  sha256: string | null;
+  /** Lower-case hex SHA-256 of the upload as uploaded (before cleaning); `null` until frozen, or when not known. */
+  uploadSha256: string | null;
+  /** Pages of the frozen copy; `null` until frozen. */
+  pageCount: number | null;
+  /** The kinds of active content removed when it was frozen (docs/api.md#what-the-service-removes-from-documents-and-why); absent until then. */
+  removed?: string[];
+}
+
+/** A document as responses show it (docs/api.md#several-documents). */
+export interface EnvelopeDocumentView {
+  id: string;
+  name: string;
+  order: number;
+  pageCount: number | null;
+  sha256: string | null;
+  uploadSha256: string | null;
+  /** A read-only SAS URL of the upload (draft) or the frozen copy, valid 15 minutes; `null` once purged. */
+  documentUrl: string | null;
+}
+
 /** A place on the document that a signer fills (docs/api.md#fields). */
 export interface Field {
   id: string;
   /** The signer (role `signer`) who fills it. */
   recipientId: string;
+  /**
+   * The document it is on (docs/api.md#several-documents). Stored only while the envelope holds
+   * more than one document; absent, and always in responses filled in: the first document.
+   */
+  documentId?: string;
   type: FieldType;
-  /** 1-based page of the frozen document. */
+  /** 1-based page of its document's frozen copy. */
   page: number;
   /** Fractions 0 to 1 of the page as a viewer displays it, origin top-left. */
   x: number;
@@ -274,6 +325,20 @@ export interface EnvelopeRecord {
   auditHead?: string | null;
   /** Whether signers and approvers may hand their part to someone else (docs/api.md#reassignment); absent: `false`. */
   allowReassign?: boolean;
+  /**
+   * Every document, in `order` (docs/api.md#several-documents); absent on envelopes stored before
+   * several documents, which hold one (read through `documents.ts` `documentsOf`). The envelope's own
+   * `documentName`, `blobName`, `documentSha256` and `pageCount` always describe the first.
+   */
+  documents?: EnvelopeDocument[];
+  /** What completion seals (docs/api.md#several-documents), a setting locked at send; absent: `separate`. */
+  output?: Output;
+  /**
+   * Lower-case hex SHA-256 of every sealed PDF, one per sealed PDF (docs/api.md#several-documents):
+   * with `separate` output each document's in order, with `combined` the one PDF's. Set at completion;
+   * absent on envelopes completed before it was recorded (their one sealed PDF is `hash`).
+   */
+  sealedHashes?: string[];
 }
 
 /** A recipient as responses show it (docs/api.md#the-envelope). */
@@ -306,6 +371,8 @@ export interface EnvelopeView {
   documentUrl: string | null;
   documentSha256: string | null;
   pageCount: number | null;
+  /** Every document in order (docs/api.md#several-documents); the fields above describe the first. */
+  documents: EnvelopeDocumentView[];
   signers: SignerView[];
   fields: Field[];
   signingOrder: SigningOrder;
@@ -325,6 +392,8 @@ export interface EnvelopeView {
   templateId: string | null;
   /** docs/api.md#reassignment. */
   allowReassign: boolean;
+  /** docs/api.md#several-documents: `separate` (default) or `combined`. */
+  output: Output;
 }
 
 /** Audit event types (docs/api.md#evidence): no others. */

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { acceptableCharacterPattern, acceptableText, characters, emailAddress, requestTimestamp, text, trimmedText } from '../text.js';
-import { DELIVERIES, type Delivery, ENVELOPE_STATUSES, FIELD_SOURCES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
+import { DELIVERIES, type Delivery, ENVELOPE_STATUSES, FIELD_SOURCES, FIELD_TYPES, OUTPUTS, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
 import { authenticationInput } from './authenticationSettings.js';
 import { fieldRuleProblems, MAX_DROPDOWN_OPTION, MAX_DROPDOWN_OPTIONS, MAX_PATTERN, MAX_TEXT_LENGTH, type FieldRules } from './fieldRules.js';
 import { envelopeLocaleInput, recipientLocaleInput } from '../i18n/schema.js';
@@ -342,6 +342,9 @@ export const fieldInput = z
   .strictObject({
     id: fieldId.optional(),
     recipientId: signerId.meta({ description: 'The signer (role `signer`) who fills the field: the id of a signer of the envelope, or of one in the same request.' }),
+    documentId: characters(1, 100)
+      .optional()
+      .meta({ description: 'The document the field is on (an `id` of the envelope\'s `documents`); default the first document. `page` counts within that document.' }),
     ...fieldProperties,
     ...detectedFieldProperties,
   })
@@ -386,6 +389,10 @@ export const updateEnvelopeRequest = z.strictObject({
     .boolean({ error: 'must be true or false' })
     .optional()
     .meta({ description: 'Let signers and approvers hand their part to someone else (`POST /api/signing/reassign`). Default `false`; a setting, locked once sent.' }),
+  output: z
+    .enum(OUTPUTS, { error: `must be one of ${OUTPUTS.join(', ')}` })
+    .optional()
+    .meta({ description: 'What completion seals: `separate` (default), each document as its own sealed PDF with the certificate of completion appended; `combined`, one PDF of every document in order, then the certificate. A setting, locked once sent.' }),
   status: z
     .enum(ENVELOPE_STATUSES, { error: `must be one of ${ENVELOPE_STATUSES.join(', ')}` })
     .optional()
@@ -426,6 +433,26 @@ export const uploadRequest = z.strictObject({
   }),
 });
 export type UploadRequest = z.infer<typeof uploadRequest>;
+
+/** Highest `order` a document may be given; the envelope's count of documents is checked when applied (docs/api.md#change-or-remove-a-document). */
+export const MAX_DOCUMENT_ORDER = 100;
+
+/** `PATCH /api/envelopes/{id}/documents/{documentId}` (docs/api.md#change-or-remove-a-document); templates take the same. */
+export const updateDocumentRequest = z.strictObject({
+  name: trimmedText(MAX_FILENAME)
+    .optional()
+    .meta({
+      description: `The name shown for the document (on the signing page, the certificate and in the download): 1 to ${MAX_FILENAME} characters after trimming; no control characters, line or paragraph separators or unpaired surrogates. Its blob keeps the name it was uploaded with.`,
+      examples: ['House rules.pdf'],
+    }),
+  order: z
+    .int({ error: `must be a whole number from 1 to the number of documents` })
+    .min(1, 'must be a whole number from 1 to the number of documents')
+    .max(MAX_DOCUMENT_ORDER, 'must be a whole number from 1 to the number of documents')
+    .optional()
+    .meta({ description: 'The position to move the document to, 1 (first) to the number of documents; the others keep their relative order. The first document is the one the envelope\'s own `documentName`, `documentUrl`, `documentSha256` and `pageCount` describe.' }),
+});
+export type UpdateDocumentRequest = z.infer<typeof updateDocumentRequest>;
 
 /** Largest `limit` of a list query ([docs/api.md#list-envelopes](../../../docs/api.md#list-envelopes)). */
 export const MAX_LIST_LIMIT = 100;

@@ -48,6 +48,19 @@ export interface SealedBlob {
   storedAt: number;
   /** The audit trail head its certificate prints and its `audit.json` ends with (docs/api.md#chained-audit-trail). */
   auditHead: string;
+  /**
+   * `separate` output of several documents (docs/api.md#several-documents): the sealed PDFs of the
+   * documents after the first, each stored while this attempt held the first's claim; checked
+   * unchanged by {@link refreshSealClaim} before the envelope update records them.
+   */
+  others?: OtherSealedBlob[];
+}
+
+/** The sealed PDF of a document after the first (`separate` output), as stored. */
+export interface OtherSealedBlob {
+  blobName: string;
+  hash: string;
+  etag: string;
 }
 
 /** What identifies the state a blob is sealed from (see the module comment). */
@@ -135,16 +148,22 @@ export async function claimSealedBlob({ services, stored, blobName, existing, ke
 
 /**
  * Renews the claim on the sealed blob when it was stored over {@link SEAL_REFRESH_AFTER_MS} ago (a
- * slow request), so that no other attempt takes it for a leftover while this one records it.
+ * slow request), so that no other attempt takes it for a leftover while this one records it, and
+ * updates `sealed` (its ETag and claim time) to the renewed claim; first checks that the sealed PDFs
+ * of the other documents (`sealed.others`) are still the ones this attempt stored.
  * @throws SealContendedError when it was replaced meanwhile
  */
 export async function refreshSealClaim(services: Services, record: Pick<EnvelopeRecord, 'blobName'>, sealed: SealedBlob): Promise<void> {
+  await assertOthersUnchanged(services, sealed.others ?? []);
   if (Date.now() - sealed.storedAt < SEAL_REFRESH_AFTER_MS) return;
   const blob = services.storage.containers.sealed.getBlockBlobClient(record.blobName);
   const properties = await blob.getProperties();
   const storedAt = Date.now();
   try {
-    await blob.setMetadata({ ...properties.metadata, storedat: String(storedAt) }, { conditions: { ifMatch: sealed.etag } });
+    const response = await blob.setMetadata({ ...properties.metadata, storedat: String(storedAt) }, { conditions: { ifMatch: sealed.etag } });
+    // The claim as it is now, for a later renewal by the same attempt (several documents sealed one after the other).
+    sealed.etag = response.etag!;
+    sealed.storedAt = storedAt;
   } catch (error) {
     const status = storageStatus(error);
     if (status === 412 || status === 404) throw new SealContendedError();
@@ -158,6 +177,52 @@ export async function refreshSealClaim(services: Services, record: Pick<Envelope
     }
     throw error;
   }
+}
+
+/**
+ * Stores the sealed PDF of a document after the first (`separate` output, docs/api.md#several-documents)
+ * while this attempt holds the first document's claim ({@link claimSealedBlob}): whoever else holds
+ * a claim of this envelope's first document is fenced off or about to fail, so the blob is written
+ * conditional only on what was read before sealing (`If-None-Match: *`, or `If-Match` its ETag).
+ * A blob sealed from the same state (`existing`, a retry after a crash) is reused as it is.
+ * @throws EnvelopeChangedError when a newer state was sealed; SealContendedError when the blob changed since it was read
+ */
+export async function storeOtherSealedBlob(
+  { services, blobName, existing, key, originalSha256, completedAt, auditHead }: Omit<ClaimSealedBlobOptions, 'bytes' | 'stored'>,
+  seal: () => Promise<Uint8Array>,
+): Promise<OtherSealedBlob> {
+  const reused = sealedFromState(existing, key, originalSha256, auditHead);
+  if (reused !== null) return { blobName, hash: reused.hash, etag: reused.etag };
+  if (existing !== null && existing.baseVersion > key.baseVersion) throw new EnvelopeChangedError();
+  const bytes = await seal();
+  const hash = sha256(bytes);
+  try {
+    const response = await services.storage.containers.sealed.getBlockBlobClient(blobName).uploadData(bytes, {
+      blobHTTPHeaders: { blobContentType: 'application/pdf' },
+      metadata: { envelopeversion: sealKeyText(key), sha256: hash, originalsha256: originalSha256, completedat: completedAt, audithead: auditHead, storedat: String(Date.now()) },
+      conditions: existing === null ? { ifNoneMatch: '*' } : { ifMatch: existing.etag },
+    });
+    return { blobName, hash, etag: response.etag! };
+  } catch (error) {
+    const status = storageStatus(error);
+    if (status === 409 || status === 412) throw new SealContendedError();
+    throw error;
+  }
+}
+
+/** @throws SealContendedError when a sealed PDF of a later document was replaced since this attempt stored it */
+async function assertOthersUnchanged(services: Services, others: readonly OtherSealedBlob[]): Promise<void> {
+  await Promise.all(
+    others.map(async (other) => {
+      try {
+        const properties = await services.storage.containers.sealed.getBlockBlobClient(other.blobName).getProperties();
+        if (properties.etag !== other.etag) throw new SealContendedError();
+      } catch (error) {
+        if (storageStatus(error) === 404) throw new SealContendedError();
+        throw error;
+      }
+    }),
+  );
 }
 
 /**

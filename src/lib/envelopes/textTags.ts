@@ -49,7 +49,7 @@ export const MAX_DROPDOWN_OPTIONS = 50;
 export const MAX_DROPDOWN_OPTION_LENGTH = 100;
 
 /** A field found in the document, before it is given an id: who fills it is the caller's answer. */
-export interface DetectedField<Assignee> extends Pick<Field, 'page' | 'x' | 'y' | 'width' | 'height' | 'required' | 'label' | 'options' | 'formFieldName'> {
+export interface DetectedField<Assignee> extends Pick<Field, 'documentId' | 'page' | 'x' | 'y' | 'width' | 'height' | 'required' | 'label' | 'options' | 'formFieldName'> {
   assignee: Assignee;
   type: string;
   source: 'textTag' | 'formField';

@@ -9,6 +9,8 @@ import { assertQuotaLeft } from './dailyQuota.js';
 import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
 import { commitChange } from './change.js';
 import { freezeDocument, frozenUploadFacts, refreshFrozenCopy } from './freeze.js';
+import { freezePacket, refreshPacket } from './freezePacket.js';
+import { documentsOf } from './documents.js';
 import { mutateMembersEnvelope, preconditionFailed } from './mutate.js';
 import { applySend, applyVoid, ifMatchSatisfied, planUpdate, validationFailed } from './lifecycle.js';
 import { envelopeETag, type Actor, type EnvelopeRecord } from './model.js';
@@ -53,16 +55,19 @@ export async function updateEnvelope({ services, envelopeId, request, actor, ifM
       // refused before the document is read (commitChange charges the exact count).
       const organizationId = await envelopeOrganization(services, record);
       await assertQuotaLeft(services.storage.tables.envelopes, { channel: 'email', organizationId, count: 1, quota: services.config.limits.emailDailyQuota, now: plan.change.now });
-      if (record.documentSha256 !== null && record.pageCount !== null) {
+      const stillDraft = async (): Promise<boolean> => (await services.envelopes.read(record.ownerId, record.id))?.record.status === 'draft';
+      if (documentsOf(record).length > 1) {
+        // Several documents (docs/api.md#several-documents): each frozen, the first's facts on the envelope.
+        const packet = await freezePacket(services, record, stillDraft);
+        const first = packet.documents[0]!;
+        applySend(plan.change, { documentSha256: first.sha256!, uploadSha256: first.uploadSha256, pageCount: first.pageCount!, removed: first.removed ?? [] }, actor, services.config, packet.documents);
+        await refreshPacket(services, packet);
+      } else if (record.documentSha256 !== null && record.pageCount !== null) {
         // Made from a template (docs/api.md#templates): its document was frozen when the template was
         // activated, and copied to this envelope's own frozen copy when it was made.
         applySend(plan.change, { documentSha256: record.documentSha256, pageCount: record.pageCount, ...(await frozenUploadFacts(services, record)) }, actor, services.config);
       } else {
-        const frozen = await freezeDocument({
-          services,
-          record,
-          stillDraft: async () => (await services.envelopes.read(record.ownerId, record.id))?.record.status === 'draft',
-        });
+        const frozen = await freezeDocument({ services, record, stillDraft });
         applySend(plan.change, frozen, actor, services.config);
         await refreshFrozenCopy(services, record, frozen);
       }

@@ -4,7 +4,8 @@
 import { DEFAULT_LOCALE } from '../i18n/locales.js';
 import { CONTAINERS } from '../storage/clients.js';
 import type { SasSigner } from '../storage/sas.js';
-import { viewSigner, type EnvelopeRecord, type EnvelopeView } from './model.js';
+import { documentsOf, fieldsWithDocuments } from './documents.js';
+import { viewSigner, type EnvelopeDocument, type EnvelopeDocumentView, type EnvelopeRecord, type EnvelopeView } from './model.js';
 
 /** Lifetime of `documentUrl` and `signedUrl`, seconds (docs/api.md#the-envelope). */
 export const READ_URL_TTL_SECONDS = 15 * 60;
@@ -24,14 +25,34 @@ export async function documentUrl(sas: SasSigner, record: Pick<EnvelopeRecord, '
 }
 
 /**
+ * The documents of `record` as responses show them (docs/api.md#several-documents), each with a read
+ * URL of its upload (draft) or frozen copy valid {@link READ_URL_TTL_SECONDS}; `null` once purged.
+ */
+export async function toDocumentViews(record: EnvelopeRecord, sas: SasSigner): Promise<EnvelopeDocumentView[]> {
+  const purged = record.purgedAt !== null;
+  return await Promise.all(
+    documentsOf(record).map(async (document: EnvelopeDocument) => ({
+      id: document.id,
+      name: document.name,
+      order: document.order,
+      pageCount: document.pageCount,
+      sha256: document.sha256,
+      uploadSha256: document.uploadSha256,
+      documentUrl: purged ? null : await documentUrl(sas, { blobName: document.blobName, documentSha256: document.sha256 }),
+    })),
+  );
+}
+
+/**
  * The response shape of `record`, with read SAS URLs valid {@link READ_URL_TTL_SECONDS}; once its
  * documents were purged (docs/api.md#delete-an-envelope-or-purge-its-documents), `documentUrl` and `signedUrl` are `null`.
  */
 export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Promise<EnvelopeView> {
   const purged = record.purgedAt !== null;
-  const [document, signedUrl] = await Promise.all([
+  const [document, signedUrl, documents] = await Promise.all([
     purged ? Promise.resolve(null) : documentUrl(sas, record),
     record.status === 'completed' && !purged ? signedDocumentUrl(sas, record) : Promise.resolve(null),
+    toDocumentViews(record, sas),
   ]);
   return {
     id: record.id,
@@ -42,8 +63,9 @@ export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Pr
     documentUrl: document,
     documentSha256: record.documentSha256,
     pageCount: record.pageCount,
+    documents,
     signers: record.signers.map(viewSigner),
-    fields: record.fields,
+    fields: fieldsWithDocuments(record),
     signingOrder: record.signingOrder,
     expiresAt: record.expiresAt,
     remindEveryDays: record.remindEveryDays,
@@ -58,5 +80,6 @@ export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Pr
     voidedReason: record.voidedReason ?? null,
     templateId: record.templateId,
     allowReassign: record.allowReassign === true,
+    output: record.output ?? 'separate',
   };
 }

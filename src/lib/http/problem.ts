@@ -37,6 +37,10 @@ export interface ProblemDetails {
   attemptsLeft?: number;
   /** A purge that left the sealed PDF (409 `sealed-immutable`): when its immutability period ends (docs/api.md#sealed-pdfs-are-immutable). */
   immutableUntil?: string;
+  /** A send refused because of one of several documents (docs/api.md#several-documents): the document's id. */
+  documentId?: string;
+  /** With `documentId`: the document's name. */
+  documentName?: string;
 }
 
 /** A problem response for an {@link AppError}: status from the single code table, `Retry-After` where given. */

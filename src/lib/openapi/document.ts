@@ -37,6 +37,7 @@ import { cacheControlNoStore, documentProblems, ifMatch, internalError, jsonBody
 import { registerWebhookOperations } from './webhooks.js';
 import { registerApiKeyOperations } from './apiKeys.js';
 import { registerDetectionOperations } from './detection.js';
+import { registerDocumentOperations } from './documents.js';
 import { registerTemplateOperations } from './templates.js';
 import { registerEmbeddedOperations } from './embedded.js';
 import { describeRoles, registerOrganizationOperations } from './organizations.js';
@@ -85,6 +86,7 @@ const draftEnvelope = {
   documentUrl: `${blob}/documents/${ids.envelope}/contract.pdf?${sas}`,
   documentSha256: null,
   pageCount: null,
+  documents: [{ id: ids.envelope, name: 'contract.pdf', order: 1, pageCount: null, sha256: null, uploadSha256: null, documentUrl: `${blob}/documents/${ids.envelope}/contract.pdf?${sas}` }],
   signers: [],
   fields: [],
   signingOrder: 'parallel',
@@ -101,6 +103,7 @@ const draftEnvelope = {
   voidedReason: null,
   templateId: null,
   allowReassign: false,
+  output: 'separate',
 };
 const completedEnvelope = {
   ...draftEnvelope,
@@ -108,6 +111,7 @@ const completedEnvelope = {
   documentUrl: `${blob}/originals/${ids.envelope}/contract.pdf?${sas}`,
   documentSha256: ids.original,
   pageCount: 3,
+  documents: [{ id: ids.envelope, name: 'contract.pdf', order: 1, pageCount: 3, sha256: ids.original, uploadSha256: ids.original, documentUrl: `${blob}/originals/${ids.envelope}/contract.pdf?${sas}` }],
   signers: [
     {
       id: ids.signer, recipientId: ids.signer, email: 'bob@example.com', name: 'Bob Builder', role: 'signer', routingOrder: 1, status: 'signed',
@@ -535,7 +539,12 @@ const operations: Operation[] = [
         content: {
           [json]: {
             schema: completeResponse,
-            example: { message: 'Envelope completed: the document is flattened and sealed.', signedUrl: completedEnvelope.signedUrl, hash: ids.hash },
+            example: {
+              message: 'Envelope completed: the document is flattened and sealed.',
+              signedUrl: completedEnvelope.signedUrl,
+              hash: ids.hash,
+              documents: [{ id: ids.envelope, name: 'contract.pdf', signedUrl: completedEnvelope.signedUrl, hash: ids.hash }],
+            },
           },
         },
       },
@@ -830,6 +839,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   registerWebhookOperations(registry);
   registerApiKeyOperations(registry);
   registerDetectionOperations(registry);
+  registerDocumentOperations(registry, draftEnvelope);
   registerTemplateOperations(registry);
   registerEmbeddedOperations(registry, BEARER_AUTH);
   registerOrganizationOperations(registry);

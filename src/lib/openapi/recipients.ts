@@ -10,7 +10,7 @@ import { DELIVERIES, ENVELOPE_STATUSES, FIELD_TYPES, SIGNER_ROLES, SIGNING_ORDER
 import { completeSigningRequest, declineSigningRequest, disclosureQuery, signatureValue } from '../recipients/schemas.js';
 import type { RecipientView } from '../recipients/recipientView.js';
 import { cacheControlNoStore, internalError, jsonBodyProblems, jsonRequestBody, notJson, ownedIdParam, queryRefused, storageUnavailable, unauthorized, type Operation } from './common.js';
-import { disclosureResponse, fieldResponse, problemResponses, recipientStatus, signerResponse, type ProblemExample } from './responses.js';
+import { disclosureResponse, envelopeDocumentResponse, fieldResponse, problemResponses, recipientStatus, signerResponse, type ProblemExample } from './responses.js';
 import { actionAuthenticationAnswers, restrictedViewResponse, signerAuthenticationOperations, verifiedAuthentication } from './signerAuthentication.js';
 import { matches, type Matches } from './ties.js';
 
@@ -52,7 +52,8 @@ export const recipientViewResponse = z
       locale: z.enum(SUPPORTED_LOCALES).meta({ description: 'The language of this recipient\'s signing page and e-mails: its own `locale`, else the envelope\'s (`en` unless set). The page may offer a switch to another language for that page only.' }),
     }),
     fields: z.array(fieldResponse).meta({ description: 'This recipient\'s fields.' }),
-    documentUrl: z.url().meta({ description: 'Read-only SAS URL of the frozen document, valid 15 minutes.' }),
+    documentUrl: z.url().meta({ description: 'Read-only SAS URL of the frozen document (the first), valid 15 minutes.' }),
+    documents: z.array(envelopeDocumentResponse).min(1).meta({ description: 'Every document in order, each with a read-only SAS URL of its frozen copy (15 minutes); fields name theirs as `documentId`.' }),
     signedUrl: z.url().nullable().meta({ description: 'Read-only SAS URL of the sealed PDF once completed (valid 15 minutes), else `null`.' }),
     canAct: z.boolean().meta({ description: 'Whether completing (or, for signers and approvers, declining) would be accepted now.' }),
     waitingFor: z
@@ -63,6 +64,7 @@ export const recipientViewResponse = z
         z
           .strictObject({
             fieldId: z.uuid(),
+            documentId: z.uuid().meta({ description: 'The document it is on.' }),
             type: z.enum(FIELD_TYPES),
             page: z.int().min(1),
             x: z.number().min(0).max(1),
@@ -106,8 +108,9 @@ export const viewExample = {
     allowReassign: false,
   },
   recipient: { id: ids.signer, name: 'Bob Builder', email: 'bob@example.com', role: 'signer', routingOrder: 1, status: 'opened', actedAt: null, delivery: ['email'], locale: 'en' },
-  fields: [{ id: ids.field, recipientId: ids.signer, type: 'signature', page: 3, x: 0.1, y: 0.8, width: 0.3, height: 0.06, required: true, label: null }],
+  fields: [{ id: ids.field, recipientId: ids.signer, documentId: ids.envelope, type: 'signature', page: 3, x: 0.1, y: 0.8, width: 0.3, height: 0.06, required: true, label: null }],
   documentUrl: `https://account.blob.core.windows.net/originals/${ids.envelope}/contract.pdf?${sas}`,
+  documents: [{ id: ids.envelope, name: 'contract.pdf', order: 1, pageCount: 3, sha256: ids.sha256, uploadSha256: ids.sha256, documentUrl: `https://account.blob.core.windows.net/originals/${ids.envelope}/contract.pdf?${sas}` }],
   signedUrl: null,
   canAct: true,
   waitingFor: [],

@@ -21,6 +21,7 @@ import {
   DELIVERIES,
   RECIPIENT_STATUSES,
   SIGNER_ROLES,
+  OUTPUTS,
   SIGNING_ORDERS,
   type EnvelopeView,
   type Field,
@@ -131,8 +132,9 @@ export const fieldResponse = z
   .strictObject({
     id: z.uuid().meta({ description: 'Assigned by the service unless a new UUID was sent; send it back to keep the field\'s identity.' }),
     recipientId: z.uuid().meta({ description: 'The signer who fills it.' }),
+    documentId: z.uuid().optional().meta({ description: 'The document the field is on (an `id` of the envelope\'s `documents`); always present in an envelope\'s fields.' }),
     type: z.enum(FIELD_TYPES),
-    page: z.int().min(1).meta({ description: '1-based page.' }),
+    page: z.int().min(1).meta({ description: '1-based page of its document.' }),
     x: z.number().min(0).max(1),
     y: z.number().min(0).max(1),
     width: z.number().gt(0).max(1),
@@ -143,6 +145,19 @@ export const fieldResponse = z
     ...fieldRuleResponses,
   })
   .meta({ id: 'Field', description: 'A place on the document that a signer fills: fractions 0 to 1 of the page as displayed, origin top-left.' });
+
+/** One document of an envelope as responses show it (docs/api.md#several-documents). */
+export const envelopeDocumentResponse = z
+  .strictObject({
+    id: z.uuid().meta({ description: 'The document\'s id: the envelope\'s own id for the document it was made with, a new UUID for each one added.' }),
+    name: z.string().meta({ description: 'The name shown: the uploaded file\'s name unless renamed.' }),
+    order: z.int().min(1).meta({ description: '1-based position; documents are shown, signed and sealed in this order.' }),
+    pageCount: z.int().min(1).nullable().meta({ description: 'Pages of the frozen copy; `null` until frozen (send).' }),
+    sha256: sha256Hex.nullable().meta({ description: 'SHA-256 of the frozen copy; `null` until frozen.' }),
+    uploadSha256: sha256Hex.nullable().meta({ description: 'SHA-256 of the upload as uploaded: equal to `sha256` unless the service cleaned it; `null` until frozen (and for documents frozen before it was recorded).' }),
+    documentUrl: readUrl.nullable().meta({ description: 'Read-only SAS URL, valid 15 minutes: the upload while `draft`, the frozen copy after; `null` once purged.' }),
+  })
+  .meta({ id: 'EnvelopeDocument', description: 'One document of the envelope.' });
 
 /** The envelope in every response (docs/api.md#the-envelope table). */
 export const envelopeResponse = z
@@ -157,6 +172,10 @@ export const envelopeResponse = z
       .meta({ description: 'Read-only SAS URL of the document, valid 15 minutes from the response: the upload while `draft`, the frozen copy once sent or completed; `null` once purged.' }),
     documentSha256: sha256Hex.nullable().meta({ description: 'SHA-256 of the frozen document; `null` while `draft`.' }),
     pageCount: z.int().min(1).nullable().meta({ description: 'Pages of the frozen document; `null` while `draft`.' }),
+    documents: z
+      .array(envelopeDocumentResponse)
+      .min(1)
+      .meta({ description: 'Every document, in `order` (1 to `MAX_DOCUMENTS_PER_ENVELOPE`); `documentName`, `documentUrl`, `documentSha256` and `pageCount` above describe the first.' }),
     signers: z.array(signerResponse).meta({ description: '`[]` when none.' }),
     fields: z.array(fieldResponse).meta({ description: '`[]` when none.' }),
     signingOrder: z.enum(SIGNING_ORDERS),
@@ -175,8 +194,9 @@ export const envelopeResponse = z
     voidedReason: z.string().nullable().meta({ description: 'Why the owner voided the envelope (`voidedReason` of the update that voided it); `null` when it is not voided or no reason was given.' }),
     templateId: z.uuid().nullable().meta({ description: 'The template the envelope was made from (`POST /api/templates/{id}/envelopes`), else `null`.' }),
     allowReassign: z.boolean().meta({ description: 'Whether signers and approvers may hand their part to someone else (`POST /api/signing/reassign`); a setting, locked once sent.' }),
+    output: z.enum(OUTPUTS).meta({ description: 'What completion seals: `separate` (default), each document as its own sealed PDF with the certificate appended; `combined`, one PDF of every document in order, then the certificate. A setting, locked once sent.' }),
   })
-  .meta({ id: 'Envelope', description: 'An envelope: one document, its signers and fields, and its state.' });
+  .meta({ id: 'Envelope', description: 'An envelope: its documents, its signers and fields, and its state.' });
 
 export const envelopeListResponse = z.array(envelopeResponse).meta({ id: 'EnvelopeList', description: 'The caller\'s envelopes, or with `scope=organization` its organization\'s, newest first.' });
 
@@ -202,6 +222,17 @@ export const completeResponse = z
       .nullable()
       .meta({ description: 'Read-only SAS URL of the sealed PDF, valid 15 minutes from the response; `null` when the envelope\'s documents were purged.' }),
     hash: sha256Hex.meta({ description: 'SHA-256 of the sealed PDF: the same on every retry.' }),
+    documents: z
+      .array(
+        z.strictObject({
+          id: z.uuid().meta({ description: 'The document (an `id` of the envelope\'s `documents`).' }),
+          name: z.string(),
+          signedUrl: readUrl.nullable().meta({ description: 'Read-only SAS URL of the sealed PDF holding the document, valid 15 minutes; `null` once purged.' }),
+          hash: sha256Hex.meta({ description: 'SHA-256 of that sealed PDF.' }),
+        }),
+      )
+      .min(1)
+      .meta({ description: 'Every document in order with its sealed PDF: with `output: separate` each its own (the first\'s is `signedUrl`, `hash` above); with `combined` every entry names the one combined PDF.' }),
   })
   .meta({ id: 'CompletionResult', description: 'The sealed document.' });
 
@@ -278,6 +309,7 @@ export const auditEventResponse = z
         remindEveryDays: z.int().nullable().optional(),
         locale: localeSchema.optional(),
         allowReassign: z.boolean().optional(),
+        output: z.enum(OUTPUTS).optional(),
       }),
     ),
     event(
@@ -299,6 +331,19 @@ export const auditEventResponse = z
             description:
               'The kinds of active content found in the upload and removed from the frozen document, each once (`[]` when none): actions by type (`javascript`, `launch`, `importData`, `submitForm`, `resetForm`, `goToR`, `goToE`, `rendition`), `additionalActions` (`/AA`), `embeddedFile`, `fileAttachment`, `richMedia`, `xfa`, `3d`. URI links stay.',
           }),
+        documents: z
+          .array(
+            z.strictObject({
+              id: z.uuid(),
+              name: z.string(),
+              documentSha256: sha256Hex,
+              uploadSha256: sha256Hex.nullable(),
+              pageCount: z.int().min(1),
+              removed: z.array(z.enum(REMOVED_KINDS)).max(REMOVED_KINDS.length),
+            }),
+          )
+          .optional()
+          .meta({ description: 'An envelope of several documents: every document in order, as frozen (the fields above are the first\'s); absent for one document.' }),
       }),
     ),
     event('recipient.invited', z.strictObject({ recipientId: z.string(), email: z.email(), resend: z.boolean() })),
@@ -321,6 +366,10 @@ export const auditEventResponse = z
         auditHead: sha256Hex
           .optional()
           .meta({ description: 'The `hash` of the event before this one: the last event of the `audit.json` sealed into the PDF, which its certificate prints as the audit trail head. Absent on completions recorded before the chain.' }),
+        documents: z
+          .array(z.strictObject({ id: z.uuid(), sealedSha256: sha256Hex }))
+          .optional()
+          .meta({ description: 'An envelope of several documents: each document\'s sealed PDF (with `output: combined`, every entry names the one combined PDF); absent for one document.' }),
       }),
     ),
     event('envelope.purged', z.strictObject({})),
@@ -426,6 +475,8 @@ export const problemResponseSchema = z
       .datetime({ precision: 3 })
       .optional()
       .meta({ description: 'A purge that left the sealed PDF (409 `sealed-immutable`): when the sealed PDF\'s immutability period ends; delete the envelope again after it to remove the PDF.' }),
+    documentId: z.uuid().optional().meta({ description: 'Sending an envelope of several documents: the document that refused the send (its `detail` names it too).' }),
+    documentName: z.string().optional().meta({ description: 'With `documentId`: that document\'s name.' }),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details (`application/problem+json`).' });
 

@@ -116,6 +116,7 @@ const sentEnvelope = {
   documentUrl: `${blob}/originals/${ids.envelope}/lease.pdf?${sas}`,
   documentSha256: activeTemplate.documentSha256,
   pageCount: 2,
+  documents: [{ id: ids.envelope, name: 'lease.pdf', order: 1, pageCount: 2, sha256: activeTemplate.documentSha256, uploadSha256: activeTemplate.documentSha256, documentUrl: `${blob}/originals/${ids.envelope}/lease.pdf?${sas}` }],
   signers: [
     { id: ids.signer, recipientId: ids.signer, email: 'carol@example.com', name: 'Carol Client', role: 'signer', routingOrder: 1, status: 'sent', actedAt: null, declineReason: null, lastEmail: { type: 'invitation', status: 'queued', at: '2026-11-23T09:00:00.000Z' }, locale: null, delivery: ['email'], authentication: { method: 'none' } },
   ],
@@ -134,6 +135,7 @@ const sentEnvelope = {
   templateId: ids.template,
   locale: 'en',
   allowReassign: false,
+  output: 'separate',
 };
 
 const json = 'application/json';

@@ -23,7 +23,7 @@ import { inkOperators } from './ink.js';
 import { displayedPage } from './pageGeometry.js';
 import { TextPainter, layoutParagraph, layoutSingleLine } from './textLayout.js';
 import type { Face, Line } from './textLayout.js';
-import type { CertificateRecipient, CompletionCertificate, SignatureValue } from './types.js';
+import type { CertificateDocument, CertificateRecipient, CompletionCertificate, SignatureValue } from './types.js';
 import { nameAndAddress } from '../nameAndAddress.js';
 import { DEFAULT_LOCALE, RIGHT_TO_LEFT_LOCALES, formatTimestamp, translate } from '../i18n/index.js';
 import type { Locale, MessageValues } from '../i18n/index.js';
@@ -423,6 +423,23 @@ class CertificateWriter {
 }
 
 /**
+ * A document's hashes, what was removed from it and its pages: as uploaded and as frozen after
+ * cleaning when the upload's hash is known (docs/api.md#evidence), else the frozen hash alone.
+ */
+function documentFacts(writer: CertificateWriter, document: Omit<CertificateDocument, 'name'>): void {
+  const { flow } = writer;
+  const t = writer.t.bind(writer);
+  if (typeof document.uploadSha256 === 'string') {
+    flow.row(writer.digestField(t('label.uploadSha256'), document.uploadSha256));
+    flow.row(writer.digestField(t('label.frozenSha256'), document.documentSha256));
+    flow.row(writer.field(t('label.removed'), document.removed.length === 0 ? t('removed.none') : document.removed.join(', ')));
+  } else {
+    flow.row(writer.digestField(t('label.documentSha256'), document.documentSha256));
+  }
+  flow.row(writer.field(t('label.pages'), String(document.pageCount)));
+}
+
+/**
  * Appends the certificate-of-completion pages to `pdf`, each the displayed size of its last page
  * (before the certificate), and embeds the fonts they use (subsetted).
  * @param originalPageCount pages of the document before the certificate (at least 1)
@@ -450,18 +467,19 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
 
   writer.heading(t('heading.envelope'));
   flow.row(writer.field(t('label.envelopeId'), certificate.envelopeId));
-  flow.row(writer.field(t('label.document'), certificate.documentName));
-  flow.row(writer.field(t('label.owner'), nameAndAddress(certificate.ownerName, certificate.ownerEmail)));
-  if (typeof certificate.uploadSha256 === 'string') {
-    // The document as uploaded and as frozen after cleaning, and what the cleaning removed (docs/api.md#evidence).
-    flow.row(writer.digestField(t('label.uploadSha256'), certificate.uploadSha256));
-    flow.row(writer.digestField(t('label.frozenSha256'), certificate.documentSha256));
-    const removed = certificate.removed ?? [];
-    flow.row(writer.field(t('label.removed'), removed.length === 0 ? t('removed.none') : removed.join(', ')));
+  const documents = certificate.documents ?? [];
+  if (documents.length > 1) {
+    // Several documents (docs/api.md#several-documents): each with its own facts, numbered in order.
+    flow.row(writer.field(t('label.owner'), nameAndAddress(certificate.ownerName, certificate.ownerEmail)));
+    documents.forEach((document, index) => {
+      flow.row(writer.field(t('label.document'), `${index + 1}. ${document.name}`));
+      documentFacts(writer, document);
+    });
   } else {
-    flow.row(writer.digestField(t('label.documentSha256'), certificate.documentSha256));
+    flow.row(writer.field(t('label.document'), certificate.documentName));
+    flow.row(writer.field(t('label.owner'), nameAndAddress(certificate.ownerName, certificate.ownerEmail)));
+    documentFacts(writer, { documentSha256: certificate.documentSha256, uploadSha256: certificate.uploadSha256 ?? null, removed: certificate.removed ?? [], pageCount: certificate.pageCount });
   }
-  flow.row(writer.field(t('label.pages'), String(certificate.pageCount)));
   flow.row(writer.field(t('label.created'), time(certificate.createdAt)));
   flow.row(writer.field(t('label.sent'), certificate.sentAt === null ? t('sent.never') : time(certificate.sentAt)));
   flow.row(writer.field(t('label.completed'), time(certificate.completedAt)));

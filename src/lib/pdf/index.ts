@@ -11,7 +11,7 @@ import { problemType } from '../problems.js';
 
 export { DETECT_BOUNDS, REMOVED_KINDS } from './types.js';
 export type { CleanOptions, CleanResult, CoverTagsOptions, CoverTagsResult, DetectOptions, DetectResult, FoundFormField, FoundTextTag, Rectangle, RemovedKind } from './types.js';
-export type { CertificateRecipient, CompletionCertificate, FieldDrawing, FieldType, InspectOptions, SealOptions, SealResult, SignatureValue } from './types.js';
+export type { CertificateDocument, CertificateRecipient, CompletionCertificate, FieldDrawing, FieldType, InspectOptions, SealOptions, SealResult, SignatureValue } from './types.js';
 
 /**
  * A self-signed sealing certificate for local development (see `developmentCertificate.ts`).
@@ -147,6 +147,19 @@ export async function cleanDocument(options: CleanOptions): Promise<CleanResult>
 export async function detectDocumentFields(options: DetectOptions): Promise<DetectResult> {
   const { signal, ...job } = options;
   return (await sealWorkers.run({ detect: true, ...job }, signal)) as DetectResult;
+}
+
+/**
+ * The certificate of completion of a sealed PDF as a PDF of its own (docs/api.md#download-a-completed-envelope):
+ * its pages from `from` (0-based: the sealed documents' page count) on, copied without their
+ * annotations (the seal's widget names a signature that would not cover the new file). Same worker
+ * and bounds as {@link sealDocument}.
+ * @returns the new PDF's bytes
+ * @throws AppError `unprocessable` (422) when the sealed PDF cannot be read
+ */
+export async function certificatePdf(options: { document: Uint8Array; from: number; signal?: AbortSignal }): Promise<Uint8Array> {
+  const { signal, ...job } = options;
+  return ((await sealWorkers.run({ extractPages: true, ...job }, signal)) as SealResult).sealed;
 }
 
 /**

@@ -371,13 +371,21 @@ export async function seal(job: SealJob): Promise<SealResult> {
   if (provider !== undefined && timestampAuthority !== undefined) {
     await withCheckedFetch(policy, () => prefetchValidationData({ sealingChain, timestampAuthority, provider }));
   }
-  const { pdf, originalPageCount } = await openChecked(job.document, job.inflateChecked === true);
+  const opened = await openChecked(job.document, job.inflateChecked === true);
+  const { pdf } = opened;
+  let { originalPageCount } = opened;
 
   // Owner-password-only protection: the seal must cover the whole file, so the protection goes
   // (docs/api.md#create-an-envelope-and-upload-its-document). Outside the try below: a failure here is the service's, not the document's.
   if (pdf.isEncrypted) removeOwnerRestrictions(pdf);
   let certificatePageCount: number;
   try {
+    // Several documents sealed as one (docs/api.md#several-documents): the others' pages follow, in order.
+    for (const other of job.appendDocuments ?? []) {
+      const source = await openForSealing(other, { inflateChecked: job.inflateChecked === true });
+      await pdf.copyPagesFrom(source.pdf, [...Array(source.originalPageCount).keys()]);
+      originalPageCount += source.originalPageCount;
+    }
     removeFormFields(pdf, job.removeFormFields ?? []);
     flattenForm(pdf);
     if (job.fieldDrawings !== undefined && job.fieldDrawings.length > 0) drawFieldValues(pdf, job.fieldDrawings);

@@ -12,6 +12,7 @@ import { clean } from './clean.js';
 import { coverTags } from './coverTags.js';
 import { detect } from './detectFields.js';
 import { inspect, seal } from './seal.js';
+import { extractPages } from './extractPages.js';
 import type { WorkerResult } from './types.js';
 
 const port = parentPort;
@@ -34,6 +35,9 @@ port.on('message', (request: SealRequest) => {
       } else if ('coverTags' in job) {
         const covered = await coverTags(job);
         result = { ...covered, covered: covered.covered === null ? null : owned(covered.covered) };
+      } else if ('extractPages' in job) {
+        const extracted = await extractPages(job.document, job.from);
+        result = { sealed: owned(extracted.bytes), originalPageCount: job.from, certificatePageCount: extracted.pageCount };
       } else if ('clean' in job) {
         const cleaned = await clean(job.document);
         result = { ...cleaned, cleaned: cleaned.cleaned === null ? null : owned(cleaned.cleaned) };

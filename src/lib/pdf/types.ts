@@ -82,6 +82,24 @@ export interface CompletionCertificate {
    * trail head; absent: not printed.
    */
   auditHead?: string;
+  /**
+   * An envelope of several documents (docs/api.md#several-documents): every document in order, each
+   * printed with its name, pages, SHA-256 as uploaded and as frozen, and what was removed. Absent (or
+   * one entry): the single document of the fields above.
+   */
+  documents?: CertificateDocument[];
+}
+
+/** One document of an envelope as the certificate of completion lists it (docs/api.md#several-documents). */
+export interface CertificateDocument {
+  name: string;
+  pageCount: number;
+  /** Lower-case hex SHA-256 of the frozen copy. */
+  documentSha256: string;
+  /** Of the upload before cleaning; `null` when not known (then only `documentSha256` is printed). */
+  uploadSha256: string | null;
+  /** The kinds of active content removed when it was frozen (`[]` when none). */
+  removed: readonly string[];
 }
 
 /** Field types (docs/api.md#fields). */
@@ -93,7 +111,7 @@ export type FieldType = 'signature' | 'initials' | 'date_signed' | 'name' | 'ema
  * origin top-left. Nothing outside the rectangle changes.
  */
 export interface FieldDrawing {
-  /** 1-based page number of the original document. */
+  /** 1-based page number of the original document (of the documents together, in order, when several are sealed as one). */
   page: number;
   x: number;
   y: number;
@@ -135,6 +153,11 @@ export interface SealOptions {
    * recipient's value is drawn in its place through `fieldDrawings`. Names the form lacks are ignored.
    */
   removeFormFields?: string[];
+  /**
+   * Further documents whose pages follow `document`'s, in order, before the certificate (`combined`
+   * output, docs/api.md#several-documents); checked as `document` is. Absent: none.
+   */
+  appendDocuments?: Uint8Array[];
   /** Appended as page(s) before sealing. */
   certificate: CompletionCertificate;
   /**
@@ -176,6 +199,13 @@ export type SealJob = Omit<SealOptions, 'signal'>;
 export interface InspectJob {
   inspectOnly: true;
   document: Uint8Array;
+}
+
+/** The pages of `document` from the 0-based page `from` on, as a PDF of their own (`extractPages.ts`); answered as a {@link SealResult} whose `sealed` holds it. */
+export interface ExtractPagesJob {
+  extractPages: true;
+  document: Uint8Array;
+  from: number;
 }
 
 /**
@@ -242,7 +272,7 @@ export interface InspectOptions {
 }
 
 /** What the worker is asked to do. */
-export type WorkerJob = SealJob | InspectJob | CleanJob | DetectJob | CoverTagsJob;
+export type WorkerJob = SealJob | InspectJob | CleanJob | DetectJob | CoverTagsJob | ExtractPagesJob;
 
 /** A rectangle in fractions 0 to 1 of the page as a viewer displays it (crop box, after /Rotate), origin top-left. */
 export interface Rectangle {

@@ -4,7 +4,8 @@
  */
 import type { Locale } from '../i18n/locales.js';
 import { givenValues } from '../envelopes/fieldValues.js';
-import { documentUrl, signedDocumentUrl } from '../envelopes/view.js';
+import { documentUrl, signedDocumentUrl, toDocumentViews } from '../envelopes/view.js';
+import { fieldDocumentId, fieldsWithDocuments, firstDocument } from '../envelopes/documents.js';
 import {
   deliveryOf,
   isEmbedded,
@@ -14,6 +15,7 @@ import {
   type EnvelopeRecord,
   type EnvelopeStatus,
   type Delivery,
+  type EnvelopeDocumentView,
   type Field,
   type FIELD_TYPES,
   type RecipientAction,
@@ -58,10 +60,12 @@ export interface RecipientView {
     /** The language of its page and e-mails: its own `locale`, else the envelope's (docs/languages.md). */
     locale: Locale;
   };
-  /** This recipient's fields. */
+  /** This recipient's fields, each naming its document (`documentId`). */
   fields: Field[];
-  /** Read-only SAS URL of the frozen document, 15 minutes. */
+  /** Read-only SAS URL of the frozen document (the first), 15 minutes. */
   documentUrl: string;
+  /** Every document in order, each with a read-only SAS URL of its frozen copy (docs/api.md#several-documents). */
+  documents: EnvelopeDocumentView[];
   /** Read-only SAS URL of the sealed PDF once completed, else `null`. */
   signedUrl: string | null;
   /** Whether `complete` (and for signers and approvers `decline`) would be accepted now. */
@@ -81,6 +85,8 @@ export interface RecipientView {
 /** A field another recipient filled in, with its value (docs/api.md#fields value shapes). */
 export interface FilledField {
   fieldId: string;
+  /** The document it is on (docs/api.md#several-documents). */
+  documentId: string;
   type: (typeof FIELD_TYPES)[number];
   page: number;
   /** Fractions 0 to 1 of the displayed page, origin top-left (as {@link Field}). */
@@ -123,12 +129,14 @@ export async function toRecipientView(
   now: Date = new Date(),
   readActions: () => Promise<RecipientAction[]> = async () => [],
 ): Promise<RecipientView> {
-  const [document, signedUrl, actions] = await Promise.all([
+  const [document, documents, signedUrl, actions] = await Promise.all([
     documentUrl(sas, record),
+    toDocumentViews(record, sas),
     record.status === 'completed' ? signedDocumentUrl(sas, record) : Promise.resolve(null),
     othersFilledIn(record, recipient) ? readActions() : Promise.resolve([]),
   ]);
   const others = new Map(actions.filter((action) => action.recipientId !== recipient.id).map((action) => [action.recipientId, action]));
+  const first = firstDocument(record);
   return {
     envelope: {
       id: record.id,
@@ -154,13 +162,15 @@ export async function toRecipientView(
       ...(isEmbedded(recipient) ? { notifyOnCompletion: recipient.notifyOnCompletion === true } : {}),
       locale: recipientLocale(record, recipient),
     },
-    fields: record.fields.filter((field) => field.recipientId === recipient.id),
+    fields: fieldsWithDocuments(record).filter((field) => field.recipientId === recipient.id),
     documentUrl: document,
+    documents,
     signedUrl,
     canAct: canAct(record, recipient, now),
     waitingFor: waitingFor(record, recipient),
     filled: givenValues(record, others).filter(({ field }) => field.recipientId !== recipient.id).map(({ field, signer, value }) => ({
       fieldId: field.id,
+      documentId: fieldDocumentId(field, first),
       type: field.type,
       page: field.page,
       x: field.x,

@@ -36,7 +36,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { odata, type TableClient, type TableEntityResult, type TransactionAction } from '@azure/data-tables';
 import { forEachConcurrently } from '../concurrency.js';
 import { DEFAULT_LOCALE, isSupportedLocale } from '../i18n/locales.js';
-import type { AuditEvent, EnvelopeRecord, EnvelopeStatus, Field, RecipientAction, Signer, SigningOrder } from '../envelopes/model.js';
+import type { AuditEvent, EnvelopeDocument, EnvelopeRecord, EnvelopeStatus, Field, RecipientAction, Signer, SigningOrder } from '../envelopes/model.js';
 import { claimRowFor, pendingClaimFor } from './idempotentClaim.js';
 import { storageStatus } from './keys.js';
 import { readLongText, writeLongText } from './longText.js';
@@ -643,6 +643,8 @@ function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   };
   writeLongText(entity, 'signers', JSON.stringify(record.signers));
   if (record.fields.length > 0) writeLongText(entity, 'fields', JSON.stringify(record.fields));
+  // Several documents (docs/api.md#several-documents): absent on rows of envelopes that never had more than their first.
+  if (record.documents !== undefined) writeLongText(entity, 'documents', JSON.stringify(record.documents));
   for (const name of NULLABLE_TEXT) {
     const value = record[name];
     if (value !== null && value !== undefined) entity[name] = value;
@@ -651,12 +653,15 @@ function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   if (record.remindEveryDays !== null) entity.remindEveryDays = record.remindEveryDays;
   if (record.locale !== undefined) entity.locale = record.locale;
   if (record.allowReassign === true) entity.allowReassign = true;
+  if (record.output === 'combined') entity.output = 'combined';
+  if (record.sealedHashes !== undefined) entity.sealedHashes = JSON.stringify(record.sealedHashes);
   return entity;
 }
 
 function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
   const text = (name: string): string | null => (entity[name] as string | undefined) ?? null;
   const hasFields = entity.fields !== undefined || entity.fieldsParts !== undefined;
+  const hasDocuments = entity.documents !== undefined || entity.documentsParts !== undefined;
   return {
     id: String(entity.id),
     ownerId: String(entity.ownerId),
@@ -687,9 +692,12 @@ function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
     version: Number(entity.version),
     auditSequence: Number(entity.auditSequence),
     ...(entity.allowReassign === true ? { allowReassign: true } : {}),
+    ...(entity.output === 'combined' ? { output: 'combined' as const } : {}),
+    ...(typeof entity.sealedHashes === 'string' ? { sealedHashes: JSON.parse(entity.sealedHashes) as string[] } : {}),
     ...(entity.voidedReason === undefined ? {} : { voidedReason: text('voidedReason') }),
     // Absent on envelopes whose events were recorded before the chain (docs/api.md#chained-audit-trail).
     ...(entity.auditHead === undefined ? {} : { auditHead: text('auditHead') }),
+    ...(hasDocuments ? { documents: JSON.parse(readLongText(entity, 'documents')) as EnvelopeDocument[] } : {}),
   };
 }
 

@@ -40,13 +40,16 @@ export function logLeaves(sealedSha256s: readonly string[], auditHead: string): 
 }
 
 /**
- * The leaves of a completion from its `envelope.completed` event's details (`sealedSha256`, and
- * `auditHead`), or `null` when they name no chain head (an envelope completed before the chained trail).
+ * The leaves of a completion from its `envelope.completed` event's details (`sealedSha256`, each
+ * of `documents[].sealedSha256` when there are several, and `auditHead`), or `null` when they name no chain head (an envelope completed before the chained trail).
  */
 export function completionLeaves(details: Record<string, unknown>): Uint8Array[] | null {
-  const { sealedSha256, auditHead } = details;
+  const { sealedSha256, auditHead, documents } = details;
   if (typeof sealedSha256 !== 'string' || typeof auditHead !== 'string') return null;
-  return logLeaves([sealedSha256], auditHead);
+  // Several documents (docs/api.md#several-documents): one leaf per sealed PDF, in order; with
+  // `output: combined` every document names the one combined PDF, which is one leaf.
+  const each = Array.isArray(documents) ? documents.map((entry: unknown) => (entry as { sealedSha256?: unknown }).sealedSha256).filter((hash): hash is string => typeof hash === 'string') : [];
+  return logLeaves([...new Set([sealedSha256, ...each])], auditHead);
 }
 
 const keys = new WeakMap<Uint8Array, LogKey>();

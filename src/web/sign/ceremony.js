@@ -72,7 +72,10 @@ export async function startCeremony(view) {
   const recipient = view.recipient;
   const role = recipient.role;
   show('ceremony');
-  const fillable = view.fields.slice().sort(readingOrder);
+  // Several documents (docs/api.md#several-documents): in their order, each field on its own.
+  const documents = view.documents.length > 1 ? view.documents : null;
+  const documentOrder = new Map(view.documents.map((entry) => [entry.id, entry.order]));
+  const fillable = view.fields.slice().sort((a, b) => (documentOrder.get(a.documentId || '') || 1) - (documentOrder.get(b.documentId || '') || 1) || readingOrder(a, b));
   state.screen = relabelCeremony;
   ceremonyTexts(view, fillable);
   $('document-link').addEventListener('click', openDocument);
@@ -87,21 +90,32 @@ export async function startCeremony(view) {
   $('request-heading').focus();
   updateProgress();
 
-  state.pdf = await (state.pdfLoading || openPdf(view.documentUrl));
-  state.pdfLoading = null;
-  const layout = await layoutPages(state.pdf, $('pages'), {
-    pageLabel: (number, count) => t('pageOf', { number: number, count: count }),
+  /** @type {Map<string, HTMLElement[]>} each document's pages, by its id (one document: under ''). */
+  const pagesOf = new Map();
+  if (documents === null) {
+    state.pdf = await (state.pdfLoading || openPdf(view.documentUrl));
+    state.pdfLoading = null;
+    const layout = await layoutPages(state.pdf, $('pages'), { pageLabel: (number, count) => pageLabel(number, count, null) });
+    pagesOf.set('', layout.pages);
+  } else {
+    state.pdfLoading = null;
+    for (const [id, pages] of await layoutDocuments(documents)) pagesOf.set(id, pages);
+  }
+  state.pages = Array.from(pagesOf.values()).flat();
+  pagesOf.forEach((pages) => {
+    pages.forEach((pageElement) => {
+      pageElement.dataset.count = String(pages.length);
+      const number = document.createElement('span');
+      number.className = 'page-number';
+      number.setAttribute('aria-hidden', 'true');
+      number.textContent = pageElement.dataset.page + ' / ' + pages.length;
+      pageElement.appendChild(number);
+    });
   });
-  state.pages = layout.pages;
-  layout.pages.forEach((pageElement) => {
-    const number = document.createElement('span');
-    number.className = 'page-number';
-    number.setAttribute('aria-hidden', 'true');
-    number.textContent = pageElement.dataset.page + ' / ' + layout.pages.length;
-    pageElement.appendChild(number);
-  });
+  /** @param {{ page: number, documentId?: string }} item */
+  const pageFor = (item) => (pagesOf.get(documents === null ? '' : item.documentId || documents[0].id) || [])[item.page - 1];
   fillable.forEach((field) => {
-    const pageElement = layout.pages[field.page - 1];
+    const pageElement = pageFor(field);
     if (pageElement === undefined) return;
     const element = createFieldElement(field, recipient, pageElement);
     pageElement.appendChild(element);
@@ -109,16 +123,79 @@ export async function startCeremony(view) {
   });
   // What earlier recipients filled in, read-only, in place: what this recipient sees is what gets sealed.
   (view.filled || []).forEach((filled) => {
-    const pageElement = layout.pages[filled.page - 1];
+    const pageElement = pageFor(filled);
     if (pageElement === undefined) return;
     const element = filledElement(filled, pageElement);
     state.filled.push({ filled: filled, element: element });
     pageElement.appendChild(element);
   });
   state.entries.forEach((entry) => paintField(entry));
-  layOutForTouch(layout.pages);
+  layOutForTouch(state.pages);
   updateProgress();
   $('pages').dataset.ready = 'true';
+}
+
+/**
+ * A page's accessible name: "Page 2 of 3", preceded by its document's name when there are several.
+ * @param {number} number
+ * @param {number} count
+ * @param {string | null} documentName
+ */
+function pageLabel(number, count, documentName) {
+  const page = t('pageOf', { number: number, count: count });
+  return documentName === null ? page : documentName + ': ' + page;
+}
+
+/**
+ * Several documents (docs/api.md#several-documents): a list of their names linking to each, then each
+ * in a section of its own, headed by its name, its pages laid out as one document's are.
+ * @param {RecipientView['documents']} documents
+ * @returns {Promise<Map<string, HTMLElement[]>>} each document's pages, by its id, in order
+ */
+async function layoutDocuments(documents) {
+  const root = $('pages');
+  root.textContent = '';
+  const list = document.createElement('ol');
+  list.className = 'document-list';
+  list.id = 'document-list';
+  root.appendChild(list);
+  /** @type {Map<string, HTMLElement[]>} */
+  const pages = new Map();
+  for (const entry of documents) {
+    const item = document.createElement('li');
+    const link = document.createElement('a');
+    link.href = '#document-' + entry.id;
+    link.textContent = entry.name;
+    link.dir = 'auto';
+    // The page's fragment holds the signing token: the link moves to the document without touching it.
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      const heading = $('document-name-' + entry.id);
+      heading.scrollIntoView({ block: 'start' });
+      heading.focus({ preventScroll: true });
+    });
+    item.appendChild(link);
+    list.appendChild(item);
+    const section = document.createElement('section');
+    section.className = 'document';
+    section.id = 'document-' + entry.id;
+    section.dataset.documentId = entry.id;
+    const heading = document.createElement('h3');
+    heading.className = 'document-name';
+    heading.id = 'document-name-' + entry.id;
+    heading.textContent = entry.name;
+    heading.dir = 'auto';
+    heading.tabIndex = -1;
+    section.setAttribute('aria-labelledby', heading.id);
+    const container = document.createElement('div');
+    container.className = 'pages';
+    section.append(heading, container);
+    root.appendChild(section);
+    const layout = await layoutPages(await openPdf(entry.documentUrl), container, { pageLabel: (number, count) => pageLabel(number, count, entry.name) });
+    layout.pages.forEach((pageElement) => { pageElement.dataset.documentName = entry.name; });
+    pages.set(entry.id, layout.pages);
+  }
+  return pages;
 }
 
 /**
@@ -166,7 +243,7 @@ function relabelCeremony() {
   ceremonyTexts(view, view.fields);
   if (state.disclosureLocale !== locale()) void showDisclosure();
   else if (state.disclosureShown !== true) $('disclosure').textContent = t('disclosureFailed');
-  state.pages.forEach((pageElement) => pageElement.setAttribute('aria-label', t('pageOf', { number: Number(pageElement.dataset.page), count: state.pages.length })));
+  state.pages.forEach((pageElement) => pageElement.setAttribute('aria-label', pageLabel(Number(pageElement.dataset.page), Number(pageElement.dataset.count), pageElement.dataset.documentName || null)));
   state.entries.forEach((entry) => { labelField(entry.field, entry.element); paintField(entry); });
   state.filled.forEach((item) => labelFilled(item.filled, item.element));
   paintWholeSignature();

@@ -1,0 +1,243 @@
+/**
+ * Several documents in one envelope (docs/api.md#several-documents): the list as the envelope holds
+ * it, and the owner's operations on a draft's list: add a document (with its upload URL), rename or
+ * move one, remove one (with its fields and its blob).
+ *
+ * An envelope stored before several documents holds one, read from its own `documentName`,
+ * `blobName`, `documentSha256` and `pageCount` with the envelope's id as the document's id, so no
+ * stored envelope needs a migration. Whatever the list, those four fields of the envelope describe
+ * its first document (order 1), and {@link setDocuments} keeps them so.
+ */
+import { AppError, problemSlugOf } from '../errors.js';
+import { uuidv7 } from '../ids.js';
+import { problem } from '../problems.js';
+import type { Services } from '../services.js';
+import { CONTAINERS } from '../storage/clients.js';
+import { Change, commitChange } from './change.js';
+import { assertPdfMimetype, uploadUrlFor } from './createUpload.js';
+import { assertChangeable, ifMatchSatisfied, validationFailed } from './lifecycle.js';
+import { mutateMembersEnvelope, preconditionFailed } from './mutate.js';
+import { envelopeETag, ownerActor, type Actor, type EnvelopeDocument, type EnvelopeRecord, type Field } from './model.js';
+import type { UpdateDocumentRequest, UploadRequest } from './schemas.js';
+
+/** The documents of `record` in order, numbered 1, 2, ... (a copy: changing it changes nothing). */
+export function documentsOf(record: Pick<EnvelopeRecord, 'id' | 'documents' | 'documentName' | 'blobName' | 'documentSha256' | 'pageCount'>): EnvelopeDocument[] {
+  if (record.documents === undefined || record.documents.length === 0) {
+    return [{ id: record.id, name: record.documentName, order: 1, blobName: record.blobName, sha256: record.documentSha256, uploadSha256: null, pageCount: record.pageCount }];
+  }
+  return [...record.documents].sort((a, b) => a.order - b.order).map((document, index) => ({ ...document, order: index + 1 }));
+}
+
+/** The first document (order 1): the one the envelope's own document fields describe. */
+export function firstDocument(record: Parameters<typeof documentsOf>[0]): EnvelopeDocument {
+  return documentsOf(record)[0]!;
+}
+
+/** The id of the document `field` is on: its own `documentId`, else the first document's (docs/api.md#several-documents). */
+export function fieldDocumentId(field: Pick<Field, 'documentId'>, first: Pick<EnvelopeDocument, 'id'>): string {
+  return field.documentId ?? first.id;
+}
+
+/**
+ * `field` on the document `documentId` (`undefined`: none stored), its keys in the one order every
+ * stored field has, so that comparing fields as JSON compares what they say.
+ */
+export function withDocumentId(field: Field, documentId: string | undefined): Field {
+  const { id, recipientId, documentId: _old, ...rest } = field;
+  return documentId === undefined ? { id, recipientId, ...rest } : { id, recipientId, documentId, ...rest };
+}
+
+/** The fields as responses show them: each with its `documentId`, the first document's when it has none stored. */
+export function fieldsWithDocuments(record: EnvelopeRecord): Field[] {
+  const first = firstDocument(record);
+  return record.fields.map((field) => withDocumentId(field, fieldDocumentId(field, first)));
+}
+
+/**
+ * Makes `documents` (in the order given) the envelope's list: numbered 1, 2, ...; the envelope's own
+ * document fields set from the first; every field named by the document it was on before (a field
+ * without `documentId` was on the old first document). With one document left, fields carry no
+ * `documentId` (they are all on it), as envelopes stored before several documents hold them.
+ */
+export function setDocuments(record: EnvelopeRecord, documents: EnvelopeDocument[]): void {
+  const oldFirst = firstDocument(record);
+  const list = documents.map((document, index) => ({ ...document, order: index + 1 }));
+  const first = list[0]!;
+  record.fields = record.fields.map((field) => withDocumentId(field, list.length === 1 ? undefined : fieldDocumentId(field, oldFirst)));
+  record.documents = list;
+  record.documentName = first.name;
+  record.blobName = first.blobName;
+  record.documentSha256 = first.sha256;
+  record.pageCount = first.pageCount;
+}
+
+/** What adding a document answers (docs/api.md#add-a-document). */
+export interface DocumentTicket {
+  documentId: string;
+  /** SAS URL for `PUT` with `x-ms-blob-type: BlockBlob`: create and write this one blob, nothing else. */
+  uploadUrl: string;
+  /** `<envelopeId>/<documentId>/<filename>` in container `documents`. */
+  blobName: string;
+  /** When `uploadUrl` stops working. */
+  expiresAt: string;
+}
+
+export interface DocumentOperationOptions {
+  services: Services;
+  envelopeId: string;
+  actor: Actor;
+  /** The request's `If-Match` header, or `null`. */
+  ifMatch: string | null;
+  now?: () => Date;
+  log?: (message: string) => void;
+}
+
+/**
+ * Adds a document to the caller's draft (docs/api.md#add-a-document), last in order, and returns where
+ * to upload it (the rules of docs/api.md#create-an-envelope-and-upload-its-document).
+ * @throws AppError 404, 412, 409 (`envelope-locked` once sent, `envelope-closed`, `document-limit` past
+ *   `MAX_DOCUMENTS_PER_ENVELOPE`, `envelope-contended`), 415 (`mimetype` not `application/pdf`)
+ */
+export async function addEnvelopeDocument(options: DocumentOperationOptions & { request: UploadRequest }): Promise<{ record: EnvelopeRecord; ticket: DocumentTicket }> {
+  const { services, request, envelopeId } = options;
+  assertPdfMimetype(request.mimetype);
+  const { record, answer } = await changeDraftDocuments(options, async (change, documents) => {
+    const max = services.config.maxDocumentsPerEnvelope;
+    if (documents.length >= max) throw problem('documentLimit', { detail: `The envelope holds ${documents.length} documents, the most allowed (${max}); remove one first.` });
+    const id = uuidv7();
+    const blobName = `${envelopeId}/${id}/${request.filename}`;
+    setDocuments(change.record, [...documents, { id, name: request.filename, order: documents.length + 1, blobName, sha256: null, uploadSha256: null, pageCount: null }]);
+    change.touch();
+    const { uploadUrl, expiresAt } = await uploadUrlFor(services, CONTAINERS.documents, blobName, change.now);
+    return { documentId: id, uploadUrl, blobName, expiresAt };
+  });
+  return { record, ticket: answer };
+}
+
+/**
+ * Renames a draft's document and moves it to position `order` (1 to the number of documents), the
+ * others keeping their relative order (docs/api.md#change-or-remove-a-document). The same name and
+ * place change nothing.
+ * @throws AppError 404 (`envelope-not-found`, `document-not-found`), 412, 409 as {@link addEnvelopeDocument}; 400 (`order` past the last)
+ */
+export async function updateEnvelopeDocument(options: DocumentOperationOptions & { documentId: string; request: UpdateDocumentRequest }): Promise<EnvelopeRecord> {
+  const { documentId, request } = options;
+  const { record } = await changeDraftDocuments(options, async (change, documents) => {
+    const index = indexOfDocument(documents, documentId);
+    const document = documents[index]!;
+    const order = request.order ?? document.order;
+    if (order > documents.length) throw validationFailed([{ path: 'order', message: `must be from 1 to ${documents.length}, the number of documents` }]);
+    const next = documents.filter((other) => other.id !== documentId);
+    next.splice(order - 1, 0, { ...document, name: request.name ?? document.name });
+    if (JSON.stringify(next.map(({ id, name }) => [id, name])) === JSON.stringify(documents.map(({ id, name }) => [id, name]))) return null;
+    setDocuments(change.record, next);
+    change.touch();
+    return null;
+  });
+  return record;
+}
+
+/**
+ * Removes a draft's document (docs/api.md#change-or-remove-a-document), with every field on it
+ * (recorded as `envelope.fields_replaced` when there were any), then deletes its upload.
+ * @returns the envelope as stored afterwards and the ids of the fields removed with the document
+ * @throws AppError 404 (`envelope-not-found`, `document-not-found`), 412, 409 (`last-document`, and as {@link addEnvelopeDocument})
+ */
+export async function removeEnvelopeDocument(options: DocumentOperationOptions & { documentId: string }): Promise<{ record: EnvelopeRecord; removedFieldIds: string[]; blobName: string }> {
+  const { services, documentId, actor } = options;
+  const { record, answer } = await changeDraftDocuments(options, async (change, documents) => {
+    const document = documents[indexOfDocument(documents, documentId)]!;
+    if (documents.length === 1) throw problem('lastDocument');
+    const first = documents[0]!;
+    const removed = change.record.fields.filter((field) => fieldDocumentId(field, first) === documentId);
+    change.record.fields = change.record.fields.filter((field) => fieldDocumentId(field, first) !== documentId);
+    setDocuments(change.record, documents.filter((other) => other.id !== documentId));
+    if (removed.length > 0) change.event('envelope.fields_replaced', ownerActor(actor), { count: change.record.fields.length });
+    else change.touch();
+    return { removedFieldIds: removed.map((field) => field.id), blobName: document.blobName };
+  });
+  // After the commit: a blob no envelope names any more. A crash before it leaves the blob until the
+  // envelope's deletion, which removes everything under the envelope's id.
+  await Promise.all(
+    [services.storage.containers.documents, services.storage.containers.originals].map((container) =>
+      container.getBlockBlobClient(answer.blobName).deleteIfExists({ deleteSnapshots: 'include' }),
+    ),
+  );
+  return { record, ...answer };
+}
+
+/**
+ * Runs `decide` on the caller's draft as stored, with its documents, and commits the change it made
+ * (nothing when it made none), retrying on a concurrent change (`mutate.ts`).
+ */
+async function changeDraftDocuments<T>(
+  { services, envelopeId, actor, ifMatch, now = () => new Date(), log }: DocumentOperationOptions,
+  decide: (change: Change, documents: EnvelopeDocument[]) => Promise<T>,
+): Promise<{ record: EnvelopeRecord; answer: T }> {
+  return await mutateMembersEnvelope(
+    services,
+    actor,
+    envelopeId,
+    async (stored) => {
+      if (!ifMatchSatisfied(ifMatch, envelopeETag(stored.record))) throw preconditionFailed();
+      assertChangeable(stored.record);
+      if (stored.record.status !== 'draft') {
+        throw problem('envelopeLocked', { detail: 'The envelope is sent: its documents can no longer change (what was sent is what gets signed). Void it and start again.' });
+      }
+      const change = new Change(stored.record, now());
+      change.recordOwner(actor);
+      const answer = await decide(change, documentsOf(stored.record));
+      if (!change.changed) return { record: stored.record, answer };
+      return { record: await commitChange(services, stored, change, log === undefined ? {} : { log }), answer };
+    },
+    { ifMatch },
+  );
+}
+
+/** @throws AppError 404 `document-not-found` */
+function indexOfDocument(documents: readonly EnvelopeDocument[], documentId: string): number {
+  const index = documents.findIndex((document) => document.id === documentId);
+  if (index === -1) throw problem('documentNotFound');
+  return index;
+}
+
+/** `error` with its `detail` naming the document it is about, and `documentId`, `documentName` among its members (RFC 9457 §3.2). */
+export function namingDocument(error: unknown, document: Pick<EnvelopeDocument, 'id' | 'name' | 'order'>): unknown {
+  if (!(error instanceof AppError)) return error;
+  return new AppError(error.code, `Document ${document.order}, "${document.name}": ${error.detail}`, {
+    type: problemSlugOf(error.type),
+    ...(error.errors === undefined ? {} : { errors: error.errors }),
+    ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
+    headers: error.headers,
+    extensions: { ...error.extensions, documentId: document.id, documentName: document.name },
+    cause: error,
+  });
+}
+
+/** One sealed PDF of a completed envelope and the document it holds (docs/api.md#several-documents). */
+export interface SealedDocument {
+  document: EnvelopeDocument;
+  /** Lower-case hex SHA-256 of the sealed PDF holding the document (with `combined` output, the one PDF of all). */
+  hash: string;
+  /** Its blob in container `sealed`. */
+  blobName: string;
+}
+
+/**
+ * Every document of a completed envelope with the sealed PDF that holds it, in order: with `separate`
+ * output each its own (`sealedHashes` in order), with `combined` the one PDF of all (stored under the
+ * first document's blob name). An envelope completed before several documents has its one `hash`.
+ */
+export function sealedDocuments(record: EnvelopeRecord): SealedDocument[] {
+  const documents = documentsOf(record);
+  const hashes = record.sealedHashes ?? (record.hash === null ? [] : [record.hash]);
+  if (record.output === 'combined' || documents.length === 1) {
+    return hashes.length === 0 ? [] : documents.map((document) => ({ document, hash: hashes[0]!, blobName: record.blobName }));
+  }
+  return documents.flatMap((document, index) => (hashes[index] === undefined ? [] : [{ document, hash: hashes[index], blobName: document.blobName }]));
+}
+
+/** The SHA-256 of every sealed PDF of a completed envelope, once each, in order (the public log's leaves, docs/api.md#several-documents). */
+export function sealedHashesOf(record: EnvelopeRecord): string[] {
+  return record.sealedHashes ?? (record.hash === null ? [] : [record.hash]);
+}
