@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView,bulk] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -35,6 +35,7 @@ import { benchSealLevels } from './suites/sealLevels.js';
 import { benchHotRead } from './suites/hotRead.js';
 import { benchIdempotency } from './suites/idempotency.js';
 import { benchTemplates } from './suites/templates.js';
+import { benchBulk } from './suites/bulk.js';
 import { benchList } from './suites/list.js';
 import { benchOrganizationList } from './suites/organizationList.js';
 import { benchOrganizationRead } from './suites/organizationRead.js';
@@ -46,7 +47,7 @@ import { benchWebhookBurst } from './suites/webhookBurst.js';
 import { benchSigningPage } from './suites/signingPage.js';
 import { benchEmbeddedView } from './suites/embeddedView.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView', 'bulk'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -87,6 +88,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         signingPage: { rounds: 3 },
         templates: { rounds: 4, sendsPerRound: 3 },
         embeddedView: { rounds: 4, seconds: 1.5, warmupSeconds: 0.5 },
+        bulk: { rounds: 2, rows: 200, readConnections: 10 },
       }
     : {
         quick,
@@ -105,6 +107,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         signingPage: { rounds: 7 },
         templates: { rounds: 8, sendsPerRound: 5 },
         embeddedView: { rounds: 8, seconds: 4, warmupSeconds: 1 },
+        bulk: { rounds: 3, rows: 1000, readConnections: 10 },
       };
 }
 
@@ -226,6 +229,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'embeddedView': {
       const { figures, targets } = await benchEmbeddedView(context);
       results.embeddedView = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'bulk': {
+      const { figures, targets } = await benchBulk(context);
+      results.bulk = figures;
       results.targets.push(...targets);
       return;
     }

@@ -18,6 +18,8 @@ export interface Plan {
   signingPage: { rounds: number };
   templates: { rounds: number; sendsPerRound: number };
   embeddedView: { rounds: number; seconds: number; warmupSeconds: number };
+  /** Rounds, rows per job, and connections of the hot read during a job. */
+  bulk: { rounds: number; rows: number; readConnections: number };
 }
 
 export interface BenchContext {

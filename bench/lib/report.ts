@@ -6,6 +6,7 @@ import type { Summary } from './stats.js';
 import type { HotReadLevel } from '../suites/hotRead.js';
 import type { IdempotencyFigures } from '../suites/idempotency.js';
 import type { TemplatesFigures } from '../suites/templates.js';
+import type { BulkFigures } from '../suites/bulk.js';
 import type { EmbeddedViewFigures } from '../suites/embeddedView.js';
 import type { ListFigures } from '../suites/list.js';
 import type { OrganizationListFigures } from '../suites/organizationList.js';
@@ -48,6 +49,7 @@ export interface Results {
   idempotency?: IdempotencyFigures;
   signingPage?: SigningPageFigures;
   templates?: TemplatesFigures;
+  bulk?: BulkFigures;
   embeddedView?: EmbeddedViewFigures;
   targets: TargetCheck[];
   /** Suites that failed, with why. */
@@ -200,6 +202,23 @@ export function toMarkdown(results: Results): string {
       `| by upload (GetUploadUrl, PUT, PATCH with signer, fields and status) | ${fmt(figures.byUploadMs.median)} (${spread(figures.byUploadMs)}) |`,
       '',
       `From a template / by upload: ${ratio(figures.ratio)}`,
+    );
+  }
+
+  if (results.bulk !== undefined) {
+    const figures = results.bulk;
+    lines.push(
+      '',
+      `## Bulk send: a job of ${figures.rows} rows (${figures.jobMs.rounds} rounds)`,
+      '',
+      '| what | median ms (spread) |',
+      '| --- | --- |',
+      `| the job, from the POST until every envelope is sent | ${fmt(figures.jobMs.median)} (${spread(figures.jobMs)}) |`,
+      `| ${figures.rows} sequential \`POST /api/templates/{id}/envelopes\` | ${fmt(figures.sequentialMs.median)} (${spread(figures.sequentialMs)}) |`,
+      `| hot read p99, idle | ${fmt(figures.idleReadP99Ms.median, 2)} (${spread(figures.idleReadP99Ms)}) |`,
+      `| hot read p99, while a job runs | ${fmt(figures.busyReadP99Ms.median, 2)} (${spread(figures.busyReadP99Ms)}) |`,
+      '',
+      `Job / sequential: ${ratio(figures.ratio)}; read p99 during a job / idle: ${ratio(figures.readP99Ratio)}`,
     );
   }
 

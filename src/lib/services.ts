@@ -19,6 +19,7 @@ import { IdempotencyKeyRepository } from './storage/idempotencyKeyRepository.js'
 import { TemplateRepository } from './storage/templateRepository.js';
 import { OrganizationIndex } from './storage/organizationIndex.js';
 import { OrganizationRepository } from './storage/organizationRepository.js';
+import { BulkJobRepository } from './storage/bulkJobRepository.js';
 
 export interface Services {
   config: Config;
@@ -41,6 +42,8 @@ export interface Services {
   organizationIndex: OrganizationIndex;
   /** Which member owns each template of an organisation (docs/architecture.md#the-organizations-envelope-index). */
   templateIndex: OrganizationIndex;
+  /** Bulk jobs and their rows (docs/api.md#bulk-send). */
+  bulkJobs: BulkJobRepository;
 }
 
 let cached: Services | undefined;
@@ -91,6 +94,7 @@ export function createServices(config: Config, storage: Storage): Services {
     webhooks: new WebhookRepository(storage.tables.webhooks),
     webhookDeliveries: new WebhookDeliveryRepository(storage.tables.webhookDeliveries),
     apiKeys: new ApiKeyRepository(storage.tables.apiKeys),
+    bulkJobs: new BulkJobRepository(storage.tables.bulkJobs),
     idempotencyKeys: new IdempotencyKeyRepository(storage.tables.envelopes, dueIndex),
     templates: new TemplateRepository(storage.tables.templates),
     organizations: new OrganizationRepository(storage.tables.organizations),

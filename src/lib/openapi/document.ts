@@ -38,6 +38,7 @@ import { registerWebhookOperations } from './webhooks.js';
 import { registerApiKeyOperations } from './apiKeys.js';
 import { registerDetectionOperations } from './detection.js';
 import { registerTemplateOperations } from './templates.js';
+import { registerBulkOperations } from './bulk.js';
 import { registerEmbeddedOperations } from './embedded.js';
 import { describeRoles, registerOrganizationOperations } from './organizations.js';
 
@@ -744,6 +745,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Accounts: 'Registration with an invitation code, and login.',
   Envelopes: 'Upload, signers, fields, lifecycle and completion.',
   Templates: 'Reusable documents with roles and fields, shared within the organization or private, and the envelopes made from them.',
+  'Bulk send': 'One envelope per row from an active template, rows as JSON or CSV, made in the background: the job\'s status, rows and cancel.',
   Signing: 'The recipient\'s API, authenticated by the signing token of its e-mail link.',
   Evidence: 'Audit trail and seal verification.',
   Webhooks: 'Endpoints that receive signed events about the owner\'s envelopes (Standard Webhooks).',
@@ -772,6 +774,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   registerApiKeyOperations(registry);
   registerDetectionOperations(registry);
   registerTemplateOperations(registry);
+  registerBulkOperations(registry);
   registerEmbeddedOperations(registry, BEARER_AUTH);
   registerOrganizationOperations(registry);
   // The signer list's schema refers to `SignerInput` by name (its items may also be `null` or `{}`), so

@@ -174,6 +174,12 @@ export const envelopeResponse = z
       .meta({ description: 'When the owner purged the documents of the finished envelope (`DELETE /api/envelopes/{id}`): its upload, frozen copy and sealed PDF are deleted; its audit trail and `hash` stay. `null` unless purged.' }),
     voidedReason: z.string().nullable().meta({ description: 'Why the owner voided the envelope (`voidedReason` of the update that voided it); `null` when it is not voided or no reason was given.' }),
     templateId: z.uuid().nullable().meta({ description: 'The template the envelope was made from (`POST /api/templates/{id}/envelopes`), else `null`.' }),
+    bulkJobId: z.uuid().optional().meta({ description: 'The bulk job that made the envelope (`POST /api/templates/{id}/bulk`); present only on envelopes a bulk job made.' }),
+    metadata: z
+      .record(z.string(), z.string())
+      .nullable()
+      .optional()
+      .meta({ description: 'Its bulk row\'s `metadata` (`null` when the row had none); present only on envelopes a bulk job made.' }),
     allowReassign: z.boolean().meta({ description: 'Whether signers and approvers may hand their part to someone else (`POST /api/signing/reassign`); a setting, locked once sent.' }),
   })
   .meta({ id: 'Envelope', description: 'An envelope: one document, its signers and fields, and its state.' });
@@ -406,6 +412,9 @@ export const problemResponseSchema = z
             .record(z.string(), z.union([z.string(), z.number(), z.array(z.string())]))
             .optional()
             .meta({ description: 'The rule\'s parameters, such as `{max: 20}` for `maxLength`.' }),
+          row: z.int().min(1).optional().meta({ description: 'A bulk send (`POST /api/templates/{id}/bulk`): the bad row\'s number, from 1, data rows only (a CSV\'s header is not counted).' }),
+          field: z.string().optional().meta({ description: 'A bulk send: what in the row is wrong (`recipients.0.email`, `prefill.Amount`), or for CSV the column\'s name as its header writes it.' }),
+          column: z.string().optional().meta({ description: 'A bulk send as CSV: the column of the bad cell (or header entry), as its header writes it (`Client.email`, `field.Amount`).' }),
         }),
       )
       .optional()
@@ -430,7 +439,7 @@ matches<Matches<typeof problemResponseSchema, ProblemDetails>>(true);
  * `correlationId` or `attemptsLeft` where it has them; `type`: the problem's slug when the example's
  * own name is another (two examples of `validation-failed`).
  */
-export type ProblemExample = { type?: string; detail?: string; errors?: { path: string; message: string }[]; correlationId?: string; attemptsLeft?: number };
+export type ProblemExample = { type?: string; detail?: string; errors?: { path: string; message: string; row?: number; field?: string; column?: string }[]; correlationId?: string; attemptsLeft?: number };
 
 /**
  * The body of a problem example, as the service answers it: `type` from the catalogue's `slug`

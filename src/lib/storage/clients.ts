@@ -34,6 +34,8 @@ export const TABLES = {
   apiKeys: 'apiKeys',
   templates: 'templates',
   organizations: 'organizations',
+  // Bulk jobs and their rows (bulk/repository.ts).
+  bulkJobs: 'bulkJobs',
 } as const;
 
 /**

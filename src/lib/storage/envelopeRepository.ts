@@ -624,7 +624,7 @@ export function decodeCursor(cursor: string): string | null {
 }
 
 /** Optional scalar properties of the envelope row: absent when `null`. */
-const NULLABLE_TEXT = ['organizationId', 'ownerEmail', 'ownerName', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt', 'templateId', 'voidedReason', 'auditHead'] as const;
+const NULLABLE_TEXT = ['organizationId', 'ownerEmail', 'ownerName', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt', 'templateId', 'voidedReason', 'auditHead', 'bulkJobId'] as const;
 
 function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   const entity: EnvelopeEntity = {
@@ -651,6 +651,7 @@ function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   if (record.remindEveryDays !== null) entity.remindEveryDays = record.remindEveryDays;
   if (record.locale !== undefined) entity.locale = record.locale;
   if (record.allowReassign === true) entity.allowReassign = true;
+  if (record.metadata != null) entity.metadata = JSON.stringify(record.metadata);
   return entity;
 }
 
@@ -687,6 +688,8 @@ function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
     version: Number(entity.version),
     auditSequence: Number(entity.auditSequence),
     ...(entity.allowReassign === true ? { allowReassign: true } : {}),
+    // Bulk send (docs/api.md#bulk-send): present only on envelopes a job made.
+    ...(typeof entity.bulkJobId === 'string' ? { bulkJobId: entity.bulkJobId, metadata: typeof entity.metadata === 'string' ? (JSON.parse(entity.metadata) as Record<string, string>) : null } : {}),
     ...(entity.voidedReason === undefined ? {} : { voidedReason: text('voidedReason') }),
     // Absent on envelopes whose events were recorded before the chain (docs/api.md#chained-audit-trail).
     ...(entity.auditHead === undefined ? {} : { auditHead: text('auditHead') }),
