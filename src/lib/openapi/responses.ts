@@ -272,6 +272,7 @@ export const auditEventResponse = z
         documentName: z.string(),
         blobName: z.string(),
         templateId: z.uuid().optional().meta({ description: 'Present when the envelope was made from a template: that template\'s id.' }),
+        bulkJobId: z.uuid().optional().meta({ description: 'Present when a bulk job made the envelope (`POST /api/templates/{id}/bulk`): that job\'s id.' }),
       }),
     ),
     event('envelope.signers_replaced', z.strictObject({ added: addedOrRemoved, removed: addedOrRemoved })),
