@@ -113,6 +113,7 @@ export function readBulkFile() {
     bulk.header = (table[0] || []).map(function (name) { return name.trim(); });
     bulk.records = table.slice(1);
     bulk.complaints = checkRows(/** @type {Template} */ (state.template));
+    $('bulk-start').hidden = false;
     renderPreview();
   });
 }
@@ -165,7 +166,8 @@ function renderPreview() {
   $('bulk-preview').hidden = false;
   var head = $('bulk-head');
   head.textContent = '';
-  ['Row'].concat(bulk.header, ['What is wrong']).forEach(function (name) {
+  // What is wrong comes right after the row's number: on a phone it shows without scrolling sideways.
+  ['Row', 'What is wrong'].concat(bulk.header).forEach(function (name) {
     var th = document.createElement('th');
     th.scope = 'col';
     th.textContent = name;
@@ -202,15 +204,16 @@ function appendRow(body, label, cells, complaints) {
   th.scope = 'row';
   th.textContent = label;
   tr.appendChild(th);
+  var wrong = document.createElement('td');
+  wrong.className = 'bulk-complaint';
+  wrong.textContent = complaints.join('; ');
+  tr.appendChild(wrong);
   bulk.header.forEach(function (_, column) {
     var td = document.createElement('td');
     // textContent: a cell is text, whatever it starts with.
     td.textContent = cells[column] || '';
     tr.appendChild(td);
   });
-  var wrong = document.createElement('td');
-  wrong.textContent = complaints.join('; ');
-  tr.appendChild(wrong);
   body.appendChild(tr);
 }
 
@@ -225,6 +228,8 @@ export function startBulk() {
     bulk.text = null;
     /** @type {HTMLInputElement} */ ($('bulk-file')).value = '';
     $('bulk-preview').hidden = true;
+    // Until another file is chosen there is nothing to start.
+    $('bulk-start').hidden = true;
     showStatus('Bulk send started: ' + response.body.total + ' envelopes from “' + template.name + '”.');
     showJob(response.body);
     $('bulk-job-heading').focus();
