@@ -54,14 +54,8 @@ export function checkJsonRows(template: TemplateRecord, rows: readonly unknown[]
   const inputs: RowInput[] = [];
   rows.forEach((value, index) => {
     const row = index + 1;
-    let input: BulkRowInput;
-    try {
-      input = parseWith(bulkRowInput, value, `row ${row}`);
-    } catch (error) {
-      if (!isAppError(error, 'bad_request') || error.errors === undefined) throw error;
-      for (const { path, message } of error.errors) errors.push(rowError(row, { field: path }, message));
-      return;
-    }
+    const input = parsedRow(row, value, errors);
+    if (input === null) return;
     inputs.push({
       row,
       input,
@@ -105,14 +99,8 @@ export function checkCsvRows(template: TemplateRecord, table: CsvTable, send: bo
       return;
     }
     const input = { recipients, ...(Object.keys(prefill).length > 0 ? { prefill } : {}), ...(Object.keys(metadata).length > 0 ? { metadata } : {}) };
-    let parsed: BulkRowInput;
-    try {
-      parsed = parseWith(bulkRowInput, input, `row ${row}`);
-    } catch (error) {
-      if (!isAppError(error, 'bad_request') || error.errors === undefined) throw error;
-      for (const { path, message } of error.errors) errors.push(rowError(row, { field: path }, message));
-      return;
-    }
+    const parsed = parsedRow(row, input, errors);
+    if (parsed === null) return;
     inputs.push({
       row,
       input: parsed,
@@ -260,6 +248,17 @@ function placeOf(path: string, labelOfValue: readonly string[]): Place {
   const label = value === null ? undefined : labelOfValue[Number(value[1])];
   if (label !== undefined) return { prefill: label };
   return { other: path };
+}
+
+/** A row's shape checked by `bulkRowInput`; `null`, with each complaint added to `errors`, when refused. */
+function parsedRow(row: number, value: unknown, errors: FieldError[]): BulkRowInput | null {
+  try {
+    return parseWith(bulkRowInput, value, `row ${row}`);
+  } catch (error) {
+    if (!isAppError(error, 'bad_request') || error.errors === undefined) throw error;
+    for (const { path, message } of error.errors) errors.push(rowError(row, { field: path }, message));
+    return null;
+  }
 }
 
 function rowError(row: number, named: { field: string; column?: string }, message: string): FieldError {
