@@ -39,6 +39,7 @@ const ALL_EVENTS = [
   'recipient.viewed',
   'recipient.declined',
   'recipient.reassigned',
+  'bulk.completed',
 ];
 /** A public address (an IP literal: no DNS needed where the tests run). */
 const PUBLIC_URL = 'https://93.184.215.14/hooks/envelopes';
