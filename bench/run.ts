@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView,telemetry,publicLog,verify,smsSend,packets] [-- --out=DIR]`
+ * `npm run bench [-- --quick] [-- --only=coldStart,commands,hotRead,list,organizationRead,organizationList,loginStorm,completion,recipientCompletion,sealLevels,sweep,webhookBurst,idempotency,detection,signingPage,templates,embeddedView,telemetry,publicLog,verify,smsSend,packets,bulk] [-- --out=DIR]`
  *
  * Starts its own in-memory Azurite and the service on the local host (a child process), seeds the
  * data through the repositories, runs every benchmark against a baseline measured in the same run,
@@ -36,6 +36,7 @@ import { benchHotRead } from './suites/hotRead.js';
 import { benchTelemetry } from './suites/telemetry.js';
 import { benchIdempotency } from './suites/idempotency.js';
 import { benchTemplates } from './suites/templates.js';
+import { benchBulk } from './suites/bulk.js';
 import { benchList } from './suites/list.js';
 import { benchOrganizationList } from './suites/organizationList.js';
 import { benchOrganizationRead } from './suites/organizationRead.js';
@@ -51,7 +52,7 @@ import { benchPublicLog } from './suites/publicLog.js';
 import { benchSmsSend } from './suites/smsSend.js';
 import { benchVerify } from './suites/verify.js';
 
-const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView', 'telemetry', 'publicLog', 'verify', 'smsSend', 'packets'] as const;
+const SUITES = ['coldStart', 'commands', 'hotRead', 'list', 'organizationRead', 'organizationList', 'loginStorm', 'completion', 'recipientCompletion', 'sealLevels', 'sweep', 'webhookBurst', 'idempotency', 'detection', 'signingPage', 'templates', 'embeddedView', 'telemetry', 'publicLog', 'verify', 'smsSend', 'packets', 'bulk'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -97,6 +98,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         publicLog: { rounds: 3, appendsPerRound: 20, smallLeaves: 1_000, largeLeaves: 20_000 },
         smsSend: { rounds: 4, sendsPerRound: 3 },
         packets: { rounds: 2, zipDocuments: 10, zipDocumentBytes: 10_000_000 },
+        bulk: { rounds: 2, rows: 200, readConnections: 10 },
       }
     : {
         quick,
@@ -119,6 +121,7 @@ function planFor(quick: boolean, suites: readonly SuiteName[]): Plan {
         publicLog: { rounds: 5, appendsPerRound: 40, smallLeaves: 1_000, largeLeaves: 100_000 },
         smsSend: { rounds: 8, sendsPerRound: 5 },
         packets: { rounds: 5, zipDocuments: 10, zipDocumentBytes: 10_000_000 },
+        bulk: { rounds: 3, rows: 1000, readConnections: 10 },
       };
 }
 
@@ -270,6 +273,12 @@ async function runSuite(suite: SuiteName, context: BenchContext, results: Result
     case 'smsSend': {
       const { figures, targets } = await benchSmsSend(context);
       results.smsSend = figures;
+      results.targets.push(...targets);
+      return;
+    }
+    case 'bulk': {
+      const { figures, targets } = await benchBulk(context);
+      results.bulk = figures;
       results.targets.push(...targets);
       return;
     }

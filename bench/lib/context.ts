@@ -24,6 +24,8 @@ export interface Plan {
   smsSend: { rounds: number; sendsPerRound: number };
   /** Several documents: completion rounds per output; the download's documents and their size, bytes. */
   packets: { rounds: number; zipDocuments: number; zipDocumentBytes: number };
+  /** Rounds, rows per job, and connections of the hot read during a job. */
+  bulk: { rounds: number; rows: number; readConnections: number };
 }
 
 export interface BenchContext {

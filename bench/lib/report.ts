@@ -7,6 +7,7 @@ import type { HotReadLevel } from '../suites/hotRead.js';
 import type { IdempotencyFigures } from '../suites/idempotency.js';
 import type { TemplatesFigures } from '../suites/templates.js';
 import type { SmsSendFigures } from '../suites/smsSend.js';
+import type { BulkFigures } from '../suites/bulk.js';
 import type { EmbeddedViewFigures } from '../suites/embeddedView.js';
 import type { PublicLogFigures } from '../suites/publicLog.js';
 import type { PacketFigures } from '../suites/packets.js';
@@ -54,6 +55,7 @@ export interface Results {
   idempotency?: IdempotencyFigures;
   signingPage?: SigningPageFigures;
   templates?: TemplatesFigures;
+  bulk?: BulkFigures;
   embeddedView?: EmbeddedViewFigures;
   telemetry?: TelemetryFigures;
   publicLog?: PublicLogFigures;
@@ -225,6 +227,23 @@ export function toMarkdown(results: Results): string {
       `| by e-mail (the same send) | ${fmt(figures.byEmailMs.median)} (${spread(figures.byEmailMs)}) |`,
       '',
       `By text message / by e-mail: ${ratio(figures.ratio)}`,
+    );
+  }
+
+  if (results.bulk !== undefined) {
+    const figures = results.bulk;
+    lines.push(
+      '',
+      `## Bulk send: a job of ${figures.rows} rows (${figures.jobMs.rounds} rounds)`,
+      '',
+      '| what | median ms (spread) |',
+      '| --- | --- |',
+      `| the job, from the POST until every envelope is sent | ${fmt(figures.jobMs.median)} (${spread(figures.jobMs)}) |`,
+      `| ${figures.rows} sequential \`POST /api/templates/{id}/envelopes\` | ${fmt(figures.sequentialMs.median)} (${spread(figures.sequentialMs)}) |`,
+      `| hot read p99, idle | ${fmt(figures.idleReadP99Ms.median, 2)} (${spread(figures.idleReadP99Ms)}) |`,
+      `| hot read p99, while a job runs | ${fmt(figures.busyReadP99Ms.median, 2)} (${spread(figures.busyReadP99Ms)}) |`,
+      '',
+      `Job / sequential: ${ratio(figures.ratio)}; read p99 during a job / idle: ${ratio(figures.readP99Ratio)}`,
     );
   }
 

@@ -75,10 +75,11 @@ var tableNames = [
   'publicLogState'
   'retention'
   'smsNumbers'
+  'bulkJobs'
 ]
 
 // The queues of the queue-triggered functions (QUEUES in src/lib/storage/clients.ts): e-mail, text messages, webhook
-// events, webhook delivery attempts; and the `-poison` queue of each, where the Functions host moves
+// events, webhook delivery attempts, bulk jobs; and the `-poison` queue of each, where the Functions host moves
 // a message after 5 failed tries. They all exist from the start, so nothing has to create a queue
 // at run time; the poison alert (monitoring.bicep) watches the moves.
 var queueNames = [
@@ -90,6 +91,8 @@ var queueNames = [
   'outbox-events-poison'
   'webhook-deliveries'
   'webhook-deliveries-poison'
+  'bulk-jobs'
+  'bulk-jobs-poison'
 ]
 
 // Browsers upload with PUT and read the SAS URLs with GET (docs/api.md#create-an-envelope-and-upload-its-document).

@@ -189,6 +189,8 @@ const environmentSchema = z.object({
   MAX_CONCURRENT_PASSWORD_HASHES: integer(4, 1, 64),
   EMAIL_DAILY_QUOTA: integer(1000, 1, 1_000_000_000),
   SMS_DAILY_QUOTA: integer(100, 1, 1_000_000_000),
+  // Bulk send (docs/api.md#bulk-send): the most rows one job takes.
+  BULK_MAX_ROWS: integer(1000, 1, 100_000),
   MAIL_CATCHER_SMTP_PORT: integer(1025, 0, 65_535),
   MAIL_CATCHER_WEB_PORT: integer(1080, 0, 65_535),
   SMS_CATCHER_PORT: integer(1090, 0, 65_535),
@@ -294,6 +296,8 @@ export interface Config {
   /** Local host only: the mail catcher's SMTP and web ports (0 picks free ones). */
   mailCatcher: { smtpPort: number; webPort: number };
   /** Local host only: the port of the fake of Communication Services' SMS API (0 picks a free one; docs/api.md#sms). */
+  /** Most rows of one bulk job (`BULK_MAX_ROWS`, default 1000; docs/api.md#bulk-send). */
+  bulkMaxRows: number;
   smsCatcherPort: number;
   /**
    * The secret Event Grid sends with Communication Services' events, as `aeg-sas-key` or `?code=`
@@ -394,6 +398,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { loca
     mailCatcher: { smtpPort: values.MAIL_CATCHER_SMTP_PORT, webPort: values.MAIL_CATCHER_WEB_PORT },
     smsCatcherPort: values.SMS_CATCHER_PORT,
     acsEventSecret: values.ACS_EVENT_SECRET,
+    bulkMaxRows: values.BULK_MAX_ROWS,
     limits: {
       ownerRequestsPerMinute: values.RATE_LIMIT_PER_MINUTE,
       authRequestsPerMinute: values.AUTH_RATE_LIMIT_PER_MINUTE,

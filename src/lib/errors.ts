@@ -35,6 +35,12 @@ export interface FieldError {
   rule?: string;
   /** The rule's parameters (`{max: 20}` for `maxLength`), listed with the rule in docs/api.md#errors. */
   params?: Record<string, string | number | string[]>;
+  /** A bulk send's row (docs/api.md#bulk-send): its number, from 1, data rows only. */
+  row?: number;
+  /** A bulk send's row: what in the row is wrong (`recipients.0.email`, `prefill.Amount`; a CSV's column name). */
+  field?: string;
+  /** A bulk send's CSV: the column of the cell that is wrong, as the header names it. */
+  column?: string;
 }
 
 export interface AppErrorOptions {

@@ -22,6 +22,7 @@ import { OrganizationRepository } from './storage/organizationRepository.js';
 import { PublicLogStore } from './transparency/logStore.js';
 import { RetentionRepository } from './storage/retentionRepository.js';
 import { SmsNumberRepository } from './envelopes/smsNumbers.js';
+import { BulkJobRepository } from './storage/bulkJobRepository.js';
 
 export interface Services {
   config: Config;
@@ -50,6 +51,8 @@ export interface Services {
   retention: RetentionRepository;
   /** Phone numbers' opt-outs and accepted texts (docs/api.md#opting-out-of-text-messages). */
   smsNumbers: SmsNumberRepository;
+  /** Bulk jobs and their rows (docs/api.md#bulk-send). */
+  bulkJobs: BulkJobRepository;
 }
 
 let cached: Services | undefined;
@@ -100,6 +103,7 @@ export function createServices(config: Config, storage: Storage): Services {
     webhooks: new WebhookRepository(storage.tables.webhooks),
     webhookDeliveries: new WebhookDeliveryRepository(storage.tables.webhookDeliveries),
     apiKeys: new ApiKeyRepository(storage.tables.apiKeys),
+    bulkJobs: new BulkJobRepository(storage.tables.bulkJobs),
     idempotencyKeys: new IdempotencyKeyRepository(storage.tables.envelopes, dueIndex),
     templates: new TemplateRepository(storage.tables.templates),
     organizations: new OrganizationRepository(storage.tables.organizations),

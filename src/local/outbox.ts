@@ -59,6 +59,10 @@ async function describe(outbox: OutboxStore, message: Poisoned): Promise<string>
     const delivery = message.value as { webhookId?: string; eventId?: string; attempt?: number; kind?: string } | null;
     return `${head}  webhook ${delivery?.webhookId ?? '?'} event ${delivery?.eventId ?? '?'} ${delivery?.kind === 'redelivery' ? 'redelivery' : `attempt ${delivery?.attempt ?? '?'}`}`;
   }
+  if (message.queue === `${QUEUES.bulkJobs}-poison`) {
+    const job = message.value as { organizationId?: string; jobId?: string } | null;
+    return `${head}  bulk job ${job?.jobId ?? '?'} of organization ${job?.organizationId ?? '?'}`;
+  }
   const pointer = parsePointer(message.value);
   if (pointer === null) return `${head}  not an outbox pointer`;
   const batch = await outbox.read(pointer.ownerId, pointer.batchId);
@@ -67,7 +71,7 @@ async function describe(outbox: OutboxStore, message: Poisoned): Promise<string>
   const state = batch.states[pointer.index] ?? 'not final';
   if (entry.kind === 'email') return `${head}  e-mail ${entry.type} to ${entry.to.email}, envelope ${entry.envelopeId}, state ${state}`;
   if (entry.kind === 'sms') return `${head}  text message ${entry.type} to recipient ${entry.recipientId}, envelope ${entry.envelopeId}, state ${state}`;
-  return `${head}  webhook event ${entry.event.type}, envelope ${entry.event.data.envelopeId}, state ${state}`;
+  return `${head}  webhook event ${entry.event.type}, ${entry.event.data.envelopeId === undefined ? `bulk job ${entry.event.data.bulkJobId ?? '?'}` : `envelope ${entry.event.data.envelopeId}`}, state ${state}`;
 }
 
 function poisonQueues(queueService: QueueServiceClient): { queue: QueueClient; poison: QueueClient }[] {
@@ -107,7 +111,7 @@ async function replay(storage: Storage, outbox: OutboxStore, wanted: Set<string>
           skipped.push(item);
           continue;
         }
-        const pointer: OutboxPointer | null = queue.name === QUEUES.webhookDeliveries ? null : parsePointer(decode(item.messageText));
+        const pointer: OutboxPointer | null = queue.name === QUEUES.webhookDeliveries || queue.name === QUEUES.bulkJobs ? null : parsePointer(decode(item.messageText));
         if (pointer !== null) await outbox.reopen(pointer);
         await queue.createIfNotExists();
         await queue.sendMessage(item.messageText);

@@ -13,6 +13,7 @@
  * - malformed queries answer 400 problem details, an unknown hash 404.
  * No queue or timer functions: the file runs the sweeper itself.
  */
+import { execFile } from 'node:child_process';
 import { createHash, webcrypto } from 'node:crypto';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { calculateJwkThumbprint, importJWK, type JWK } from 'jose';
@@ -23,6 +24,7 @@ import { patience, waitUntil } from '../support/patience.js';
 import { startServiceProcess } from '../support/serviceProcess.js';
 import { corpusPdf, createEnvelopeWithDocument, expectType, ownAzuriteForFile, serviceForFile, type ApiClient, type TestUser } from '../support/service.js';
 import { leafHashOf, verifyConsistency, verifyInclusion } from '../support/rfc9162.js';
+import { tempFile } from '../support/tools.js';
 
 /** Heads at most every 2 s here (default an hour), so that the file sees several. */
 const INTERVAL_SECONDS = 2;
@@ -231,4 +233,27 @@ describe('the public log', () => {
       expectType(await api.request('GET', `/log/consistency?${query}`), 400, 'validation-failed');
     }
   });
+});
+
+describe('npm run verify --online against this log', () => {
+  test('a sealed PDF of this service, once a head covers it, passes every check including the log head and both inclusion proofs', async () => {
+    const before = await head();
+    const { id } = await complete();
+    await headCovering(before.treeSize + 2);
+    const envelope = await api.request('GET', `/envelopes/${id}`, { token: owner.token });
+    const file = await tempFile(new Uint8Array(await (await fetch(envelope.body.signedUrl as string)).arrayBuffer()), 'logged.pdf');
+    const origin = new URL(api.apiUrl).origin;
+    // Run as `npm run verify` runs it (the compiled script), against the real endpoints of GET /api/log/*.
+    const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, ['dist/src/local/verify.js', file, '--online', origin], { maxBuffer: 16 * 1024 * 1024 }, (error, out) => {
+        resolve({ code: error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1, stdout: out });
+      });
+    });
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines.filter((line) => line.startsWith('FAIL'))).toEqual([]);
+    expect(lines.some((line) => line.startsWith('PASS log head:'))).toBe(true);
+    expect(lines.some((line) => line.startsWith('PASS log inclusion:'))).toBe(true);
+    expect(lines.at(-1)).toMatch(/^\d+ passed, 0 failed$/);
+    expect(code).toBe(0);
+  }, patience(180_000));
 });

@@ -40,6 +40,7 @@ const ALL_EVENTS = [
   'recipient.viewed',
   'recipient.declined',
   'recipient.reassigned',
+  'bulk.completed',
 ];
 /** A public address (an IP literal: no DNS needed where the tests run). */
 const PUBLIC_URL = 'https://93.184.215.14/hooks/envelopes';
@@ -247,13 +248,14 @@ describe('an event, end to end', () => {
       try {
         const created = await create({ url: receiver.url, events: ['envelope.completed'] });
         expect(created.status).toBe(201);
+        const envelopeId = uuidv7();
         const event: WebhookEventBody = {
           id: randomUUID(),
           type: 'envelope.completed',
           createdAt: new Date().toISOString(),
-          data: { envelopeId: uuidv7(), status: 'completed', hash: 'a'.repeat(64) },
+          data: { envelopeId, status: 'completed', hash: 'a'.repeat(64) },
         };
-        const batch: OutboxBatch = { id: uuidv7(), ownerId: owner.userId, envelopeId: event.data.envelopeId, createdAt: event.createdAt, messages: [{ kind: 'event', event }] };
+        const batch: OutboxBatch = { id: uuidv7(), ownerId: owner.userId, envelopeId, createdAt: event.createdAt, messages: [{ kind: 'event', event }] };
         await services.storage.tables.envelopes.submitTransaction([await services.outbox.prepare(batch)]);
         await fanOutEvent(services, { ownerId: owner.userId, batchId: batch.id, index: 0 });
 

@@ -3,7 +3,7 @@
  * nothing in memory: for the rules that hold "on every instance" or "exact across instances" (a
  * deleted API key refused everywhere within a bound, the daily e-mail quota), where two local hosts
  * in one process would share every in-memory cache and counter. It runs no queue or timer functions
- * (the test process's own service does). A test can end it abruptly (`kill`), as a crashed or
+ * (the test process's own service does), unless `settings` say `TEST_SERVICE_TRIGGERS: 'true'`. A test can end it abruptly (`kill`), as a crashed or
  * scaled-in instance ends.
  */
 import { fork } from 'node:child_process';

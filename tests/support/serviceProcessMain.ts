@@ -2,13 +2,15 @@
  * A second instance of the service for tests: the local host (`startService`) in a Node process of
  * its own, against the storage named by the environment it inherits. Its memory (caches of token
  * users, API keys, signing links) is its own, as another Function App instance's would be. Tells its
- * parent the API URL; stops when told to, or when the parent goes away.
+ * parent the API URL; stops when told to, or when the parent goes away. It runs the queue and timer
+ * functions too when its environment says `TEST_SERVICE_TRIGGERS=true` (an instance that takes queued
+ * work, and may die with it).
  */
 import { startService } from '../../src/local/service.js';
 
 const service = await startService({
   port: 0,
-  triggers: false,
+  triggers: process.env.TEST_SERVICE_TRIGGERS === 'true',
   logHandler: (level, ...args) => {
     if (level === 'error' || level === 'critical') console.error(...args);
   },

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
     expect(config.turnstile).toEqual({ secretKey: undefined, verifyUrl: 'https://challenges.cloudflare.com/turnstile/v0/siteverify', required: false });
     expect(config.tsaUrl).toBeUndefined();
     expect(config.port).toBe(7071);
+    expect(config.bulkMaxRows).toBe(1000);
   });
 
   test('the outbound network policy: OUTBOUND_ALLOW_PRIVATE_NETWORKS, or its older name WEBHOOK_ALLOW_PRIVATE_NETWORKS; the new name wins when both are set', () => {

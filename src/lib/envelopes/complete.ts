@@ -46,7 +46,6 @@ import { signedDocumentUrl } from './view.js';
 import { problem } from '../problems.js';
 import { inSealSpan, inSpan } from '../telemetry/index.js';
 import { afterResponse } from '../afterResponse.js';
-import { crashPoint } from '../crashPoint.js';
 import { LOG_DUE_KIND, logDueEntry, logLeaves, makeHeadIfDue } from '../transparency/publicLog.js';
 
 /** Rounds of a completion: fewer than other changes', since each may seal the document. */

@@ -80,13 +80,15 @@ export interface NewDraftEnvelopeOptions {
   templateId?: string;
   /** The envelope's id; absent: a new UUID version 7. */
   id?: string;
+  /** The bulk job that makes it and its row's `metadata` (docs/api.md#bulk-send), recorded in `envelope.created`; absent: none. */
+  bulk?: { jobId: string; metadata: Record<string, string> | null };
 }
 
 /**
  * A new draft envelope with no signers (docs/api.md#create-an-envelope-and-upload-its-document) and its first audit event,
  * `envelope.created` (docs/api.md#evidence), the first of its chain (docs/api.md#chained-audit-trail), ready for `EnvelopeRepository.create`.
  */
-export function newDraftEnvelope({ actor, documentName, now, templateId, id = uuidv7() }: NewDraftEnvelopeOptions): { record: EnvelopeRecord; event: AuditEvent } {
+export function newDraftEnvelope({ actor, documentName, now, templateId, id = uuidv7(), bulk }: NewDraftEnvelopeOptions): { record: EnvelopeRecord; event: AuditEvent } {
   const at = now.toISOString();
   const blobName = `${id}/${documentName}`;
   const record: EnvelopeRecord = {
@@ -116,6 +118,7 @@ export function newDraftEnvelope({ actor, documentName, now, templateId, id = uu
     originalSha256: null,
     purgedAt: null,
     templateId: templateId ?? null,
+    ...(bulk === undefined ? {} : { bulkJobId: bulk.jobId, metadata: bulk.metadata }),
     version: 1,
     auditSequence: 1,
   };
@@ -129,7 +132,12 @@ export function newDraftEnvelope({ actor, documentName, now, templateId, id = uu
     ip: by.ip,
     userAgent: by.userAgent,
     apiKeyId: by.apiKeyId,
-    details: templateId === undefined ? { documentName, blobName } : { documentName, blobName, templateId },
+    details: {
+      documentName,
+      blobName,
+      ...(templateId === undefined ? {} : { templateId }),
+      ...(bulk === undefined ? {} : { bulkJobId: bulk.jobId }),
+    },
   };
   // The first link of the chained audit trail (docs/api.md#chained-audit-trail); the row keeps its head.
   const [chained] = chainEvents([event], actor.organizationId, chainStart(id));

@@ -9,7 +9,7 @@
 import { problem } from '../problems.js';
 import type { Services } from '../services.js';
 import { storageStatus } from '../storage/keys.js';
-import { documentsOf, namingDocument } from './documents.js';
+import { documentsOf, fieldDocumentId, namingDocument } from './documents.js';
 import { freezeDocument, frozenUploadFacts, refreshFrozenCopy, type FrozenDocument } from './freeze.js';
 import type { EnvelopeDocument, EnvelopeRecord } from './model.js';
 
@@ -42,7 +42,9 @@ export async function freezePacket(services: Services, record: EnvelopeRecord, s
         frozen.push({ ...document, uploadSha256: facts.uploadSha256, removed: [...facts.removed] });
         continue;
       }
-      const { bytes: _bytes, ...claim } = await freezeDocument({ services, record: document, stillDraft });
+      // Its own fields decide whether its text tags are covered (`freeze.ts` `checkUpload`).
+      const fields = record.fields.filter((field) => fieldDocumentId(field, documents[0]!) === document.id);
+      const { bytes: _bytes, ...claim } = await freezeDocument({ services, record: { blobName: document.blobName, fields }, stillDraft });
       claims.set(document.id, claim);
       frozen.push({ ...document, sha256: claim.documentSha256, uploadSha256: claim.uploadSha256, pageCount: claim.pageCount, removed: [...claim.removed] });
     } catch (error) {

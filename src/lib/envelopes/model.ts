@@ -313,6 +313,10 @@ export interface EnvelopeRecord {
   voidedReason?: string | null;
   /** The template the envelope was made from (docs/api.md#templates), else `null` (and absent from rows written before templates). */
   templateId: string | null;
+  /** The bulk job that made it (docs/api.md#bulk-send); absent otherwise. */
+  bulkJobId?: string;
+  /** Its bulk row's `metadata` (docs/api.md#bulk-send), `null` when the row had none; absent on envelopes not made by a bulk job. */
+  metadata?: Record<string, string> | null;
   /** Counts every change, from 1; the ETag is derived from it. */
   version: number;
   /** Sequence number of the last audit event (docs/api.md#evidence). */
@@ -390,6 +394,10 @@ export interface EnvelopeView {
   voidedReason: string | null;
   /** The template it was made from, else `null`. */
   templateId: string | null;
+  /** docs/api.md#bulk-send: the job that made it; present only on envelopes a bulk job made. */
+  bulkJobId?: string;
+  /** docs/api.md#bulk-send: its row's `metadata` (`null`: none); present only on envelopes a bulk job made. */
+  metadata?: Record<string, string> | null;
   /** docs/api.md#reassignment. */
   allowReassign: boolean;
   /** docs/api.md#several-documents: `separate` (default) or `combined`. */

@@ -79,6 +79,7 @@ export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Pr
     purgedAt: record.purgedAt,
     voidedReason: record.voidedReason ?? null,
     templateId: record.templateId,
+    ...(record.bulkJobId === undefined ? {} : { bulkJobId: record.bulkJobId, metadata: record.metadata ?? null }),
     allowReassign: record.allowReassign === true,
     output: record.output ?? 'separate',
   };

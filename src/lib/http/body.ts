@@ -32,6 +32,22 @@ export async function readJsonBody<Schema extends z.ZodType>(request: HttpReques
   return parseWith(schema, value);
 }
 
+/** The request's media type, lower-case, without parameters (`text/csv`). */
+export function mediaTypeOf(request: HttpRequest): string {
+  return (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/**
+ * Reads a `text/csv` body (RFC 4180, UTF-8) as text, within the size of a JSON body.
+ * @throws AppError 415 when the media type is not `text/csv`, 413 when over {@link MAX_JSON_BODY_BYTES}
+ */
+export async function readCsvBody(request: HttpRequest): Promise<string> {
+  if (mediaTypeOf(request) !== 'text/csv') throw problem('unsupportedMediaType');
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > MAX_JSON_BODY_BYTES) throw tooLarge();
+  return await readCapped(request);
+}
+
 /**
  * Validates `value` with `schema`.
  * @throws AppError 400 (`validation-failed`) listing every complaint as `{path, message}`

@@ -30,7 +30,7 @@
  *   lease ({@link IDEMPOTENCY_CLAIM_LEASE_SECONDS}) has passed, the key answers 409
  *   `idempotency-outcome-unknown`: the work may or may not have been done, so it is never run again
  *   with this key (until the key expires).
- * - Except on the creating endpoints registered `idempotency: 'resumable'` (CreateEnvelopeFromTemplate,
+ * - Except on the creating endpoints registered `idempotency: 'resumable'` (CreateEnvelopeFromTemplate, CreateBulkJob,
  *   CreateTemplate, CreateOrganizationInvitation), whose creation spans writes no single transaction
  *   can hold with the key's row: they name what they create after the claim, so once the lease of a
  *   dead request has passed, a retry takes its claim over and runs again, finding and completing (or

@@ -122,6 +122,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'recipient.viewed',
   'recipient.declined',
   'recipient.reassigned',
+  // A bulk job ended (docs/api.md#bulk-send): completed or cancelled.
+  'bulk.completed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -139,9 +141,16 @@ export interface WebhookEventBody {
   /** The member who acted (the owner, or an admin through the API); absent for a recipient or the system. */
   actor?: { userId: string; email: string };
   data: {
-    envelopeId: string;
-    /** The envelope's status right after the event. */
+    /** The envelope's id; absent on `bulk.completed`, which is about a job. */
+    envelopeId?: string;
+    /** The envelope's status right after the event; a job's (`completed` or `cancelled`) on `bulk.completed`. */
     status: string;
+    /** `bulk.completed` (docs/api.md#bulk-send): the job, its template and its final counts. */
+    bulkJobId?: string;
+    templateId?: string;
+    total?: number;
+    created?: number;
+    failed?: number;
     recipient?: { id: string; email: string; name: string; role: string; status: string };
     hash?: string;
     reason?: string;

@@ -39,6 +39,7 @@ import { registerApiKeyOperations } from './apiKeys.js';
 import { registerDetectionOperations } from './detection.js';
 import { registerDocumentOperations } from './documents.js';
 import { registerTemplateOperations } from './templates.js';
+import { registerBulkOperations } from './bulk.js';
 import { registerEmbeddedOperations } from './embedded.js';
 import { describeRoles, registerOrganizationOperations } from './organizations.js';
 import { registerPublicLogOperations } from './publicLog.js';
@@ -812,6 +813,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Accounts: 'Registration with an invitation code, and login.',
   Envelopes: 'Upload, signers, fields, lifecycle and completion.',
   Templates: 'Reusable documents with roles and fields, shared within the organization or private, and the envelopes made from them.',
+  'Bulk send': 'One envelope per row from an active template, rows as JSON or CSV, made in the background: the job\'s status, rows and cancel.',
   Signing: 'The recipient\'s API, authenticated by the signing token of its e-mail link.',
   Evidence: 'Audit trail, seal verification and the public append-only log.',
   Webhooks: 'Endpoints that receive signed events about the owner\'s envelopes (Standard Webhooks).',
@@ -841,6 +843,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   registerDetectionOperations(registry);
   registerDocumentOperations(registry, draftEnvelope);
   registerTemplateOperations(registry);
+  registerBulkOperations(registry);
   registerEmbeddedOperations(registry, BEARER_AUTH);
   registerOrganizationOperations(registry);
   registerPublicLogOperations(registry);

@@ -30,7 +30,7 @@ export const OPERATIONS_REFUSING_IDEMPOTENCY_KEYS: readonly string[] = ['CreateA
  * a retry after a crash replays their answer or finishes their one creation, so they never answer
  * `idempotency-outcome-unknown` (docs/api.md#idempotency). A test holds this list to the registered functions.
  */
-export const OPERATIONS_NEVER_OUTCOME_UNKNOWN: readonly string[] = ['CreateEnvelopeFromTemplate', 'CreateOrganizationInvitation', 'CreateTemplate', 'GetUploadUrl'];
+export const OPERATIONS_NEVER_OUTCOME_UNKNOWN: readonly string[] = ['CreateBulkJob', 'CreateEnvelopeFromTemplate', 'CreateOrganizationInvitation', 'CreateTemplate', 'GetUploadUrl'];
 
 const problemJson = 'application/problem+json';
 const hours = IDEMPOTENCY_KEY_RETENTION_SECONDS / 3600;

@@ -193,6 +193,12 @@ export const envelopeResponse = z
       .meta({ description: 'When the documents of the finished envelope were purged (`DELETE /api/envelopes/{id}`, or the sweeper once the organization\'s `retentionDays` passed): its upload, frozen copy and sealed PDF are deleted (a sealed PDF still under the storage\'s immutability period stays until it ends); its audit trail and `hash` stay. `null` unless purged.' }),
     voidedReason: z.string().nullable().meta({ description: 'Why the owner voided the envelope (`voidedReason` of the update that voided it); `null` when it is not voided or no reason was given.' }),
     templateId: z.uuid().nullable().meta({ description: 'The template the envelope was made from (`POST /api/templates/{id}/envelopes`), else `null`.' }),
+    bulkJobId: z.uuid().optional().meta({ description: 'The bulk job that made the envelope (`POST /api/templates/{id}/bulk`); present only on envelopes a bulk job made.' }),
+    metadata: z
+      .record(z.string(), z.string())
+      .nullable()
+      .optional()
+      .meta({ description: 'Its bulk row\'s `metadata` (`null` when the row had none); present only on envelopes a bulk job made.' }),
     allowReassign: z.boolean().meta({ description: 'Whether signers and approvers may hand their part to someone else (`POST /api/signing/reassign`); a setting, locked once sent.' }),
     output: z.enum(OUTPUTS).meta({ description: 'What completion seals: `separate` (default), each document as its own sealed PDF with the certificate appended; `combined`, one PDF of every document in order, then the certificate. A setting, locked once sent.' }),
   })
@@ -297,6 +303,7 @@ export const auditEventResponse = z
         documentName: z.string(),
         blobName: z.string(),
         templateId: z.uuid().optional().meta({ description: 'Present when the envelope was made from a template: that template\'s id.' }),
+        bulkJobId: z.uuid().optional().meta({ description: 'Present when a bulk job made the envelope (`POST /api/templates/{id}/bulk`): that job\'s id.' }),
       }),
     ),
     event('envelope.signers_replaced', z.strictObject({ added: addedOrRemoved, removed: addedOrRemoved })),
@@ -465,6 +472,9 @@ export const problemResponseSchema = z
             .record(z.string(), z.union([z.string(), z.number(), z.array(z.string())]))
             .optional()
             .meta({ description: 'The rule\'s parameters, such as `{max: 20}` for `maxLength`.' }),
+          row: z.int().min(1).optional().meta({ description: 'A bulk send (`POST /api/templates/{id}/bulk`): the bad row\'s number, from 1, data rows only (a CSV\'s header is not counted).' }),
+          field: z.string().optional().meta({ description: 'A bulk send: what in the row is wrong (`recipients.0.email`, `prefill.Amount`), or for CSV the column\'s name as its header writes it.' }),
+          column: z.string().optional().meta({ description: 'A bulk send as CSV: the column of the bad cell (or header entry), as its header writes it (`Client.email`, `field.Amount`).' }),
         }),
       )
       .optional()
@@ -495,7 +505,7 @@ matches<Matches<typeof problemResponseSchema, ProblemDetails>>(true);
  * `correlationId`, `attemptsLeft` or `immutableUntil` where it has them; `type`: the problem's slug when the example's
  * own name is another (two examples of `validation-failed`).
  */
-export type ProblemExample = { type?: string; detail?: string; errors?: { path: string; message: string }[]; correlationId?: string; attemptsLeft?: number; immutableUntil?: string };
+export type ProblemExample = { type?: string; detail?: string; errors?: { path: string; message: string; row?: number; field?: string; column?: string }[]; correlationId?: string; attemptsLeft?: number; immutableUntil?: string };
 
 /**
  * The body of a problem example, as the service answers it: `type` from the catalogue's `slug`

@@ -84,8 +84,15 @@ export const webhookEventSchema = z
       .optional()
       .meta({ description: 'The member who acted (the envelope\'s owner, or an admin acting through the API); absent when a recipient or the system (expiry, reminders) acted.' }),
     data: z.strictObject({
-      envelopeId: uuidV7,
-      status: envelopeStatusAfter.meta({ description: 'The envelope\'s status right after the event (`completed` when this action completed it).' }),
+      envelopeId: uuidV7.optional().meta({ description: 'The envelope; on every event but `bulk.completed` (which is about a bulk job).' }),
+      status: envelopeStatusAfter
+        .or(z.enum(['cancelled']))
+        .meta({ description: 'The envelope\'s status right after the event (`completed` when this action completed it); on `bulk.completed` the job\'s, `completed` or `cancelled`.' }),
+      bulkJobId: z.uuid().optional().meta({ description: '`bulk.completed`: the bulk job (docs/api.md#bulk-send).' }),
+      templateId: z.uuid().optional().meta({ description: '`bulk.completed`: the template the job used.' }),
+      total: z.int().min(1).optional().meta({ description: '`bulk.completed`: the job\'s rows.' }),
+      created: z.int().min(0).optional().meta({ description: '`bulk.completed`: rows whose envelope was made (and sent, unless the job said `send: false`).' }),
+      failed: z.int().min(0).optional().meta({ description: '`bulk.completed`: rows that failed; the rest of a cancelled job\'s rows stay `pending`.' }),
       recipient: z
         .strictObject({ id: z.uuid(), email: z.email(), name: z.string(), role: z.enum(['signer', 'approver', 'viewer', 'cc']), status: recipientStatus })
         .optional()
@@ -115,6 +122,8 @@ const ids = {
   event: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
   envelope: '0193a5b2-7c1e-7d3f-9a41-3f1c2b9e8d70',
   recipient: '5b0f3c52-8d1e-4b7a-9f3e-2c6d7a8b9e01',
+  bulkJob: '0193a5d2-3c4d-7e5f-8a6b-7c8d9e0f1a2b',
+  template: '0193a5d1-6a2b-7c3d-8e4f-5a6b7c8d9e0f',
 };
 const exampleWebhook = {
   id: ids.webhook,
@@ -148,6 +157,10 @@ const EVENT_DOCS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], { summary: string
   'recipient.reassigned': {
     summary: 'A signer or approver handed its part to someone else (the envelope allows it), with its reason; the new recipient is invited.',
     data: { envelopeId: ids.envelope, status: 'sent', recipient: { ...recipient, status: 'reassigned' }, reason: 'Carol signs for our company.' },
+  },
+  'bulk.completed': {
+    summary: 'A bulk job ended: every row was tried (`completed`), or it was cancelled (`cancelled`, rows not created stay `pending`).',
+    data: { bulkJobId: ids.bulkJob, templateId: ids.template, status: 'completed', total: 800, created: 798, failed: 2 },
   },
 };
 
@@ -326,7 +339,7 @@ export function registerWebhookOperations(registry: OpenAPIRegistry): void {
           'webhook-timestamp': z.string().regex(/^[0-9]+$/).meta({ description: 'Unix seconds when this attempt was signed.' }),
           'webhook-signature': z.string().regex(/^v1,[A-Za-z0-9+/]+=*$/).meta({ description: '`v1,<base64 HMAC-SHA256>`.' }),
         }),
-        body: jsonRequestBody(webhookEventSchema, { example: { id: ids.event, type, createdAt: '2026-11-22T10:16:30.500Z', organizationId: ids.organization, ...(type === 'envelope.sent' || type === 'envelope.voided' ? { actor: { userId: ids.owner, email: 'owner@example.com' } } : {}), data } }),
+        body: jsonRequestBody(webhookEventSchema, { example: { id: ids.event, type, createdAt: '2026-11-22T10:16:30.500Z', organizationId: ids.organization, ...(type === 'envelope.sent' || type === 'envelope.voided' || type === 'bulk.completed' ? { actor: { userId: ids.owner, email: 'owner@example.com' } } : {}), data } }),
       },
       responses: {
         200: { description: 'Any 2xx status: delivered. Any other answer, a redirect, a timeout (10 s) or a connection failure is retried.' },

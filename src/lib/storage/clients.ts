@@ -44,6 +44,8 @@ export const TABLES = {
   retention: 'retention',
   // Phone numbers texted: opt-outs, accepted texts' ids (envelopes/smsNumbers.ts).
   smsNumbers: 'smsNumbers',
+  // Bulk jobs and their rows (bulk/repository.ts).
+  bulkJobs: 'bulkJobs',
 } as const;
 
 /**

@@ -624,7 +624,7 @@ export function decodeCursor(cursor: string): string | null {
 }
 
 /** Optional scalar properties of the envelope row: absent when `null`. */
-const NULLABLE_TEXT = ['organizationId', 'ownerEmail', 'ownerName', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt', 'templateId', 'voidedReason', 'auditHead'] as const;
+const NULLABLE_TEXT = ['organizationId', 'ownerEmail', 'ownerName', 'expiresAt', 'documentSha256', 'sentAt', 'completedAt', 'closedAt', 'completionDueAt', 'hash', 'originalSha256', 'purgedAt', 'templateId', 'voidedReason', 'auditHead', 'bulkJobId'] as const;
 
 function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   const entity: EnvelopeEntity = {
@@ -655,6 +655,7 @@ function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   if (record.allowReassign === true) entity.allowReassign = true;
   if (record.output === 'combined') entity.output = 'combined';
   if (record.sealedHashes !== undefined) entity.sealedHashes = JSON.stringify(record.sealedHashes);
+  if (record.metadata != null) entity.metadata = JSON.stringify(record.metadata);
   return entity;
 }
 
@@ -694,6 +695,8 @@ function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
     ...(entity.allowReassign === true ? { allowReassign: true } : {}),
     ...(entity.output === 'combined' ? { output: 'combined' as const } : {}),
     ...(typeof entity.sealedHashes === 'string' ? { sealedHashes: JSON.parse(entity.sealedHashes) as string[] } : {}),
+    // Bulk send (docs/api.md#bulk-send): present only on envelopes a job made.
+    ...(typeof entity.bulkJobId === 'string' ? { bulkJobId: entity.bulkJobId, metadata: typeof entity.metadata === 'string' ? (JSON.parse(entity.metadata) as Record<string, string>) : null } : {}),
     ...(entity.voidedReason === undefined ? {} : { voidedReason: text('voidedReason') }),
     // Absent on envelopes whose events were recorded before the chain (docs/api.md#chained-audit-trail).
     ...(entity.auditHead === undefined ? {} : { auditHead: text('auditHead') }),

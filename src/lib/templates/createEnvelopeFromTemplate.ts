@@ -49,6 +49,8 @@ export interface UseTemplateOptions {
   actor: Actor;
   now?: () => Date;
   log?: (message: string) => void;
+  /** The bulk job whose row this use is, and the row's `metadata` (docs/api.md#bulk-send): the envelope carries both. */
+  bulk?: { jobId: string; metadata: Record<string, string> | null };
 }
 
 /**
@@ -61,7 +63,7 @@ export interface UseTemplateOptions {
  *   a missing, unknown or repeated role, a value for no field of the template, or anything an envelope
  *   update refuses; and whatever sending an envelope throws (403 `email-not-verified`, 429 `email-quota`, ...)
  */
-export async function useTemplate({ services, templateId, request, actor, now = () => new Date(), log }: UseTemplateOptions): Promise<EnvelopeRecord> {
+export async function useTemplate({ services, templateId, request, actor, now = () => new Date(), log, bulk }: UseTemplateOptions): Promise<EnvelopeRecord> {
   const envelopeId = resumableId('envelope');
   // Run again after a crash (see the module comment): what the dead run made, if anything.
   const left = resumingRun() ? (await services.envelopes.read(actor.userId, envelopeId))?.record : undefined;
@@ -74,7 +76,7 @@ export async function useTemplate({ services, templateId, request, actor, now = 
   const at = left === undefined ? now() : new Date(left.createdAt);
   const update = envelopeUpdateFor(template, request, at);
 
-  const { record, event } = newDraftEnvelope({ actor, documentName: template.documentName, now: at, templateId: template.id, id: envelopeId });
+  const { record, event } = newDraftEnvelope({ actor, documentName: template.documentName, now: at, templateId: template.id, id: envelopeId, ...(bulk === undefined ? {} : { bulk }) });
   record.documentSha256 = template.documentSha256;
   record.pageCount = template.pageCount;
   if (left === undefined) {
@@ -101,10 +103,12 @@ export async function useTemplate({ services, templateId, request, actor, now = 
 
 /**
  * The envelope update a use amounts to: one signer per role (in the template's role order), the
- * template's fields with new ids for those signers and the prefilled values, and its settings.
+ * template's fields with new ids for those signers and the prefilled values, and its settings. Bulk
+ * send checks each row with it before a job is made (`bulk/rows.ts`), so a row is refused exactly
+ * as its use would be.
  * @throws AppError 400 `validation-failed`, paths named as in the use request (`recipients.1.roleName`, `values.0.fieldId`)
  */
-function envelopeUpdateFor(template: TemplateRecord, request: UseTemplateRequest, now: Date): UpdateEnvelopeRequest {
+export function envelopeUpdateFor(template: TemplateRecord, request: UseTemplateRequest, now: Date): UpdateEnvelopeRequest {
   const errors: FieldError[] = [];
   const recipientOfRole = new Map<string, number>();
   request.recipients.forEach((recipient, index) => {

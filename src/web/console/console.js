@@ -6,6 +6,7 @@
 // This module starts it: it wires the page's controls to the modules of each part.
 import { endSession, envelopeInAddress, login, openEnvelopeInAddress, readJoinLink, register, setSignedIn } from './account.js';
 import { addApiKey, copyApiKey, loadApiKeys } from './apiKeys.js';
+import { wireBulk } from './bulk.js';
 import { $, action, showError, showStatus } from './consoleSession.js';
 import { download, upload } from './documents.js';
 import { complete, deleteEnvelope, fillReminderChoices, saveSettings, send, voidEnvelope } from './envelopeActions.js';
@@ -92,6 +93,7 @@ $('visibility-form').addEventListener('submit', action($('save-visibility'), sav
 $('activate-template').addEventListener('click', action($('activate-template'), activateTemplate));
 $('delete-template').addEventListener('click', action($('delete-template'), deleteTemplate));
 $('use-form').addEventListener('submit', action($('use-template'), useTemplate));
+wireBulk();
 renderEventChoices();
 $('webhook-all-events').addEventListener('change', function () { setAllEvents($('webhook-all-events').checked); });
 $('webhook-form').addEventListener('submit', action($('add-webhook'), addWebhook));

@@ -1,6 +1,7 @@
 // @ts-check
 // Templates: create one from a PDF, its roles and fields, activate it, and use it to make an envelope.
 import { $, action, api, control, formatTime, lockControls, showStatus, state, statusBadge, viewerBlocker } from './consoleSession.js';
+import { showBulkForm } from './bulk.js';
 import { putToBlobStorage } from './documents.js';
 import { confirmAction, fillLocalePicker, send } from './envelopeActions.js';
 import { loadEnvelopes, openEnvelope } from './envelopes.js';
@@ -177,6 +178,7 @@ function showTemplate(template, etag) {
     ? 'Activating checks the document as sending does and freezes it: envelopes made from the template get exactly this document. Roles and fields can still change afterwards.'
     : 'Active: its document is frozen. Roles and fields can still change.';
   $('use-form').hidden = template.status !== 'active';
+  showBulkForm(template);
   // What the caller's role may not do is disabled, saying why (docs/api.md#templates-shared-in-an-organization).
   var changing = [$('save-roles'), $('add-role'), $('template-signing-order'), $('activate-template'), $('delete-template'), $('save-visibility'), $('visibility-private'), $('visibility-organization')];
   changing.forEach(function (element) { element.disabled = false; });

@@ -4,9 +4,12 @@ import { $, action, api, formatTime, showStatus, state, statusBadge } from './co
 /** @typedef {import('./consoleSession.js').Schemas} Schemas */
 /** @typedef {import('./consoleSession.js').Webhook} Webhook */
 
+// Every event type a webhook may subscribe to (docs/api.md#webhooks), in the API's order;
+// tests/unit/notifications/consoleWebhookEvents.test.ts keeps it equal to the service's list.
 var WEBHOOK_EVENTS = [
-  'envelope.sent', 'envelope.completed', 'envelope.declined', 'envelope.voided', 'envelope.expired',
-  'recipient.opened', 'recipient.signed', 'recipient.approved', 'recipient.viewed', 'recipient.declined',
+  'envelope.sent', 'envelope.completed', 'envelope.declined', 'envelope.voided', 'envelope.expired', 'envelope.purged',
+  'recipient.opened', 'recipient.signed', 'recipient.approved', 'recipient.viewed', 'recipient.declined', 'recipient.reassigned',
+  'bulk.completed',
 ];
 
 export function renderEventChoices() {

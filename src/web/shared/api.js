@@ -16,6 +16,7 @@ import { ApiError, problemOf } from './problems.js';
 /**
  * @typedef {object} RequestOptions
  * @property {unknown} [json] the request's body, sent as JSON
+ * @property {{ text: string, contentType: string }} [raw] the request's body as text of a media type of its own (a CSV file)
  * @property {string | null} [ifMatch] the ETag the change is conditional on (`If-Match`)
  */
 
@@ -37,7 +38,7 @@ import { ApiError, problemOf } from './problems.js';
  *   with an {@link ApiError} for any answer that is not 2xx (status 0 when nothing answered)
  */
 export function apiClient(options) {
-  return async function request(method, path, { json, ifMatch } = {}) {
+  return async function request(method, path, { json, raw, ifMatch } = {}) {
     /** @type {Record<string, string>} */
     const headers = { Accept: 'application/json' };
     const token = options.token();
@@ -48,6 +49,9 @@ export function apiClient(options) {
     if (json !== undefined) {
       headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(json);
+    } else if (raw !== undefined) {
+      headers['Content-Type'] = raw.contentType;
+      init.body = raw.text;
     }
     let response;
     try {

@@ -1,0 +1,14 @@
+/**
+ * The handler of `CancelBulkJob` (POST /api/bulk/{id}/cancel).
+ * Registered in `src/functions/CancelBulkJob.ts`, which loads this module on the function's first invocation.
+ */
+import type { HttpRequest, HttpResponseInit } from '@azure/functions';
+import { cancelBulkJob } from '../lib/bulk/jobs.js';
+import { toBulkJobView } from '../lib/bulk/model.js';
+import type { Actor } from '../lib/envelopes/model.js';
+import { json } from '../lib/http/respond.js';
+import { getServices } from '../lib/services.js';
+
+export async function cancelBulkJobHandler(request: HttpRequest, _context: unknown, caller: Actor): Promise<HttpResponseInit> {
+  return json(200, toBulkJobView(await cancelBulkJob(getServices(), caller, request.params.id ?? '')), { noStore: true });
+}
