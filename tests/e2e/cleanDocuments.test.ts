@@ -17,6 +17,7 @@ import { corpusPdf, createEnvelopeWithDocument, expectProblem, serviceForFile, t
 import { auditTrail, sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
 import { ada } from '../support/people.js';
+import { withoutUrls } from '../support/contract.js';
 
 let env: TestService;
 let owner: TestUser;
@@ -25,8 +26,8 @@ serviceForFile((started) => ({ env, owner } = started));
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 const download = async (url: string): Promise<Buffer> => Buffer.from(await (await fetch(url)).arrayBuffer());
 const get = (id: string): Promise<ApiResponse<any>> => env.api.request('GET', `/envelopes/${id}`, { token: owner.token });
-/** The envelope as stored, without its freshly signed `documentUrl`. */
-const stored = async (id: string): Promise<unknown> => ({ ...(await get(id)).body, documentUrl: undefined });
+/** The envelope as stored, without its freshly signed read URLs (`documentUrl`, each of `documents[].documentUrl`). */
+const stored = async (id: string): Promise<unknown> => withoutUrls((await get(id)).body as Record<string, unknown>);
 const sign = async (id: string, email: string): Promise<ApiResponse<any>> =>
   env.api.request('POST', '/signing/complete', { token: await signingTokenFor(owner.userId, id, email), json: { consent: true } });
 
