@@ -12,6 +12,7 @@ import { createEnvelopeWithDocument, expectProblem, serviceForFile, type ApiResp
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
 import { ada, bea } from '../support/people.js';
+import { withoutUrls } from '../support/contract.js';
 
 let env: TestService;
 let owner: TestUser;
@@ -67,7 +68,7 @@ describe('field definitions (PUT)', () => {
     expect(shown[2]).not.toHaveProperty('readOnly');
     expect(shown[3]).toMatchObject({ type: 'text', minLength: 2, maxLength: 10, pattern: '[A-Z]+', value: 'ABC', readOnly: true });
     expect(shown[4]).toMatchObject({ type: 'checkbox', value: true, readOnly: true });
-    expect(Object.keys(shown[5]).sort()).toEqual(['height', 'id', 'label', 'page', 'recipientId', 'required', 'type', 'width', 'x', 'y']);
+    expect(Object.keys(shown[5]).sort()).toEqual(['documentId', 'height', 'id', 'label', 'page', 'recipientId', 'required', 'type', 'width', 'x', 'y']);
   });
 
   test.each([
@@ -109,7 +110,7 @@ describe('values at signing', () => {
     const recipientId = randomUUID();
     const put = (fields: Record<string, unknown>[]) =>
       env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: [{ id: recipientId, ...ada }], fields: fields.map((field) => ({ recipientId, ...field })) } });
-    const shown = async () => ({ ...(await get(id)).body, documentUrl: undefined });
+    const shown = async () => withoutUrls((await get(id)).body as Record<string, unknown>);
     const before = await shown();
     for (const type of ['date_signed', 'name', 'email']) {
       for (const extra of [{ value: '2001-01-01' }, { value: 'Someone Else', readOnly: true }, { value: 'x@example.com', required: false }]) {
