@@ -60,7 +60,7 @@ function program(paths: Record<string, Record<string, unknown>>): { text: string
         lines.push(`export const params${n}${place}: Usable<NonNullable<Op${n}['parameters'][${JSON.stringify(place)}]>> = true;`);
       }
       for (const media of Object.keys(operation.requestBody?.content ?? {})) {
-        lines.push(`export const body${n}: Usable<NonNullable<Op${n}['requestBody']>['content'][${JSON.stringify(media)}]> = true;`);
+        lines.push(`export const body${n}_${media.replace(/\W/g, '_')}: Usable<NonNullable<Op${n}['requestBody']>['content'][${JSON.stringify(media)}]> = true;`);
       }
       for (const [status, response] of Object.entries(operation.responses)) {
         if (!/^2/.test(status)) continue;

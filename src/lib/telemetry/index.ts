@@ -22,6 +22,7 @@
 import type { Attributes, AttributeValue, Context, Counter, Histogram, Span, SpanKind, Tracer } from '@opentelemetry/api';
 import type * as OpenTelemetryApi from '@opentelemetry/api';
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import { problemTypeUri } from '../errors.js';
 import { redact } from './redact.js';
 
 export { redact } from './redact.js';
@@ -160,7 +161,7 @@ function spanKind(api: typeof OpenTelemetryApi, role: SpanRole): SpanKind {
 export function errorType(error: unknown): string {
   if (typeof error === 'object' && error !== null) {
     const type = (error as { type?: unknown }).type;
-    if (typeof type === 'string' && type.startsWith('urn:problem:')) return type;
+    if (typeof type === 'string' && type.startsWith(problemTypeUri(''))) return type;
     const name = (error as { name?: unknown }).name;
     if (typeof name === 'string' && name !== '') return name;
   }
