@@ -32,12 +32,21 @@ const SOURCES = ['src', 'tests', 'bench', 'tsconfig.json', 'tsconfig.web.json'];
 const COPIED_FOLDERS = ['web', 'locales'];
 const SKIPPED_FOLDERS = new Set(['node_modules', 'corpus', 'fixtures']);
 
-/** The newest modification time (ms) of a file or of any file under a folder. */
+/**
+ * Files the build itself writes into `src/web/` (the pages' types, below), and their folders: a
+ * build writes them after it starts, so they (and a folder's time, when one is first created there)
+ * would make every build after a fresh clone look stale to --if-changed. Not sources.
+ */
+const GENERATED = new Set([path.join(root, 'src', 'web', 'shared', 'api-types.d.ts'), ...['console', 'sign'].map((page) => path.join(root, 'src', 'web', page, `${page}Elements.d.ts`))]);
+const GENERATED_FOLDERS = new Set([...GENERATED].map((file) => path.dirname(file)));
+
+/** The newest modification time (ms) of a source file or of any source file under a folder. */
 function newestChange(target) {
-  if (!existsSync(target)) return 0;
+  if (!existsSync(target) || GENERATED.has(target)) return 0;
   const stat = statSync(target);
   if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs; // a file removed or renamed changes its folder
+  // A file removed or renamed changes its folder; not counted where the build writes files itself.
+  let newest = GENERATED_FOLDERS.has(target) ? 0 : stat.mtimeMs;
   for (const entry of readdirSync(target, { withFileTypes: true })) {
     if (entry.isDirectory() && SKIPPED_FOLDERS.has(entry.name)) continue;
     newest = Math.max(newest, newestChange(path.join(target, entry.name)));
