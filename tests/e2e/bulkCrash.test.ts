@@ -16,7 +16,7 @@ import { emailsTo, waitForEmails } from '../support/mail.js';
 import { patience, waitUntil } from '../support/patience.js';
 import { startServiceProcess } from '../support/serviceProcess.js';
 import { auditTrail, outboxBatches } from '../support/signing.js';
-import { corpusPdf, ownAzuriteForFile, putToSas, serviceForFile, type TestService, type TestUser } from '../support/service.js';
+import { activeOneRoleTemplate, ownAzuriteForFile, serviceForFile, type TestService, type TestUser } from '../support/service.js';
 
 const azurite = ownAzuriteForFile();
 let env: TestService;
@@ -29,22 +29,9 @@ afterAll(async () => {
 const ROWS = 120;
 const CRASH_AFTER = 40;
 
-async function activeTemplate(): Promise<string> {
-  const created = await env.api.request('POST', '/templates', { token: owner.token, json: { name: 'Crash', filename: 'crash.pdf', mimetype: 'application/pdf' } });
-  expect(created.status).toBe(201);
-  const id = created.body.template.id as string;
-  expect((await putToSas(created.body.uploadUrl, await corpusPdf('normal.pdf'))).status).toBe(201);
-  const updated = await env.api.request('PATCH', `/templates/${id}`, {
-    token: owner.token,
-    json: { roles: [{ id: 'client', name: 'Client' }], fields: [{ roleId: 'client', type: 'signature', page: 1, x: 0.1, y: 0.8, width: 0.3, height: 0.08 }], status: 'active' },
-  });
-  expect(updated.status).toBe(200);
-  return id;
-}
-
 describe('a bulk job whose process is killed mid-job', () => {
   test('resumes on another instance: no row twice, none lost, the counts right, one e-mail each', async () => {
-    const templateId = await activeTemplate();
+    const templateId = await activeOneRoleTemplate(env.api, owner);
     const run = Date.now().toString(36);
     const people = Array.from({ length: ROWS }, (_, index) => ({ email: `crash${index}-${run}@example.com`, name: `Crash ${index}` }));
     const answer = await env.api.request('POST', `/templates/${templateId}/bulk`, { token: owner.token, json: { rows: people.map((person) => ({ recipients: [{ roleName: 'Client', ...person }] })) } });

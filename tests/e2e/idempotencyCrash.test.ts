@@ -18,7 +18,7 @@ import { emailsTo, waitForEmails } from '../support/mail.js';
 import { patience, waitUntil } from '../support/patience.js';
 import { startServiceProcess } from '../support/serviceProcess.js';
 import { auditTrail, outboxBatches } from '../support/signing.js';
-import { corpusPdf, expectType, ownAzuriteForFile, putToSas, serviceForFile, type ApiClient, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
+import { activeOneRoleTemplate, expectType, ownAzuriteForFile, serviceForFile, type ApiClient, type ApiResponse, type TestService, type TestUser } from '../support/service.js';
 
 const azurite = ownAzuriteForFile();
 let env: TestService;
@@ -27,20 +27,6 @@ serviceForFile((started) => ({ env, owner } = started));
 afterAll(async () => {
   await azurite.stop();
 });
-
-/** An active template with one role (`client`) and a signature field for it. */
-async function activeTemplate(): Promise<string> {
-  const created = await env.api.request('POST', '/templates', { token: owner.token, json: { name: 'Crash', filename: 'crash.pdf', mimetype: 'application/pdf' } });
-  expect(created.status).toBe(201);
-  const id = created.body.template.id as string;
-  expect((await putToSas(created.body.uploadUrl, await corpusPdf('normal.pdf'))).status).toBe(201);
-  const updated = await env.api.request('PATCH', `/templates/${id}`, {
-    token: owner.token,
-    json: { roles: [{ id: 'client', name: 'Client' }], fields: [{ roleId: 'client', type: 'signature', page: 1, x: 0.1, y: 0.8, width: 0.3, height: 0.08 }], status: 'active' },
-  });
-  expect(updated.status).toBe(200);
-  return id;
-}
 
 function useTemplate(api: ApiClient, templateId: string, key: string, email: string): Promise<ApiResponse<any>> {
   return api.request('POST', `/templates/${templateId}/envelopes`, { token: owner.token, headers: { 'Idempotency-Key': key }, json: { recipients: [{ roleName: 'Client', email, name: 'Cara Crash' }] } });
@@ -66,7 +52,7 @@ describe('a creating POST whose process is killed', () => {
     ['idempotency.claimed', 'after the key is claimed, before the envelope exists'],
     ['idempotency.answered', 'after the envelope is made and sent, before its answer is kept'],
   ])('at %s (%s): retries get one envelope, one answer, one e-mail', async (point) => {
-    const templateId = await activeTemplate();
+    const templateId = await activeOneRoleTemplate(env.api, owner);
     const email = `crash-${randomUUID()}@example.com`;
     const key = randomUUID();
     const doomed = await startServiceProcess({ SERVICE_CRASH_AT: point });

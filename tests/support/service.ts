@@ -221,6 +221,23 @@ export async function createEnvelopeWithDocument(api: ApiClient, user: TestUser,
   return ticket.body.envelopeId;
 }
 
+/**
+ * An active template of `user` with one role (`client`, named Client) and a signature field for it,
+ * made over the API from the corpus's `normal.pdf` (docs/api.md#templates). Returns its id.
+ */
+export async function activeOneRoleTemplate(api: ApiClient, user: TestUser): Promise<string> {
+  const created = await api.request('POST', '/templates', { token: user.token, json: { name: 'Crash', filename: 'crash.pdf', mimetype: 'application/pdf' } });
+  expect(created.status).toBe(201);
+  const id = created.body.template.id as string;
+  expect((await putToSas(created.body.uploadUrl, await corpusPdf('normal.pdf'))).status).toBe(201);
+  const updated = await api.request('PATCH', `/templates/${id}`, {
+    token: user.token,
+    json: { roles: [{ id: 'client', name: 'Client' }], fields: [{ roleId: 'client', type: 'signature', page: 1, x: 0.1, y: 0.8, width: 0.3, height: 0.08 }], status: 'active' },
+  });
+  expect(updated.status).toBe(200);
+  return id;
+}
+
 /** Problem details as docs/api.md#conventions requires (RFC 9457). */
 export function expectProblem(response: ApiResponse, status: number): void {
   const body = response.body as { type?: unknown; title?: unknown; status?: unknown; detail?: unknown };
