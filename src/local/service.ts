@@ -35,6 +35,12 @@ export interface StartServiceOptions {
   logHandler?: LogHandler;
   /** Run the queue and timer functions; default true. */
   triggers?: boolean;
+  /**
+   * With `triggers`, run only the functions of these queues (names as in `host.json`'s bindings,
+   * e.g. `bulk-jobs`); default every queue. Tests use it for an instance that must die holding
+   * one kind of work only.
+   */
+  queues?: readonly string[];
   /** Overrides of `host.json`'s queue settings (tests shorten the visibility timeout). */
   queueSettings?: Partial<QueueRunnerSettings>;
 }
@@ -61,7 +67,7 @@ const consoleLog: LogHandler = (level, ...args) => {
  * it becomes this host's address (with the port actually bound) until {@link RunningService.close}.
  * @throws ConfigError for a missing or invalid setting; storage errors when storage does not answer
  */
-export async function startService({ port, hostname = '127.0.0.1', logHandler = consoleLog, triggers = true, queueSettings = {} }: StartServiceOptions): Promise<RunningService> {
+export async function startService({ port, hostname = '127.0.0.1', logHandler = consoleLog, triggers = true, queues, queueSettings = {} }: StartServiceOptions): Promise<RunningService> {
   // The local host: settings for tests only (RETENTION_DAY_SECONDS) are accepted here, never in Azure.
   markLocalHost();
   const routes = await loadFunctions();
@@ -100,7 +106,8 @@ export async function startService({ port, hostname = '127.0.0.1', logHandler = 
     if (triggers) {
       getEmailTransport();
       const settings = { ...(await readQueueRunnerSettings(HOST_JSON)), ...queueSettings };
-      queueRunner = new QueueTriggerRunner(services.storage.queueService, registeredQueueFunctions, { settings, logHandler });
+      const functions = queues === undefined ? registeredQueueFunctions : registeredQueueFunctions.filter((registered) => queues.includes(registered.queueName));
+      queueRunner = new QueueTriggerRunner(services.storage.queueService, functions, { settings, logHandler });
       timerRunner = new TimerTriggerRunner(registeredTimerFunctions, { logHandler });
       timerRunner.start();
       queueRunner.start();
