@@ -23,7 +23,7 @@ export interface StorageCall {
   collection: string | null;
 }
 
-const TABLE_ENTITY = /\(\s*PartitionKey=/;
+const TABLE_ENTITY = /^\(\s*PartitionKey=/;
 
 /**
  * Names a storage call from its HTTP method, its URL and the path of the account's endpoint (`/` in
@@ -54,11 +54,13 @@ function decoded(text: string): string {
 }
 
 function tableCall(verb: string, segment: string, table: string | undefined): StorageCall {
-  const resource = decoded(segment);
-  const name = resource.replace(/\(.*$/s, '');
+  // Only the table's name and the start of the parentheses are decoded: the keys after them (an
+  // owner's address, ids) are neither needed nor worth decoding on every call.
+  const open = segment.indexOf('(');
+  const name = decoded(open < 0 ? segment : segment.slice(0, open));
   if (name === '$batch') return { operation: 'submitTransaction', collection: table ?? null };
   if (name === 'Tables') return { operation: verb === 'GET' ? 'listTables' : verb === 'DELETE' ? 'deleteTable' : 'createTable', collection: null };
-  const entity = TABLE_ENTITY.test(resource);
+  const entity = open >= 0 && TABLE_ENTITY.test(decoded(segment.slice(open, open + 40)));
   const collection = table ?? (name === '' ? null : name);
   if (!entity) {
     if (verb === 'GET') return { operation: 'listEntities', collection };

@@ -292,7 +292,7 @@ function safeJson(value: unknown): string {
   }
 }
 
-/** The parent of an invocation's span: the host's trace context when it gives one, else the caller's `traceparent`. */
+/** The parent of an invocation's span: the host's trace context when it gives one, else the caller's `traceparent` (W3C Trace Context), else none. */
 function parentOf(api: typeof OpenTelemetryApi, context: InvocationContext, headers?: HttpRequest['headers']): Context {
   const fromHost = context.traceContext?.traceParent;
   if (typeof fromHost === 'string' && fromHost !== '') {
@@ -300,7 +300,8 @@ function parentOf(api: typeof OpenTelemetryApi, context: InvocationContext, head
     if (typeof context.traceContext?.traceState === 'string' && context.traceContext.traceState !== '') carrier.tracestate = context.traceContext.traceState;
     return api.propagation.extract(api.ROOT_CONTEXT, carrier);
   }
-  if (headers === undefined) return api.ROOT_CONTEXT;
+  // Without a `traceparent` there is no trace to continue: the propagators are not run.
+  if (headers === undefined || !headers.has('traceparent')) return api.ROOT_CONTEXT;
   return api.propagation.extract(api.ROOT_CONTEXT, headers, {
     keys: (carrier) => [...carrier.keys()],
     get: (carrier, key) => carrier.get(key) ?? undefined,
