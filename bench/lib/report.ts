@@ -280,6 +280,12 @@ export function toMarkdown(results: Results): string {
       row('exporting over OTLP/HTTP to a loopback collector', figures.exporting),
       '',
       `Exporting / off: ${ratio(figures.throughputRatio)}; exports received while measured: ${figures.exports.traces} of traces, ${figures.exports.metrics} of metrics, ${figures.exports.logs} of logs (${fmt(figures.exports.bytes / 1024, 0)} KiB)`,
+      ...(figures.serverCpuMsPerRequest === undefined
+        ? []
+        : [
+            '',
+            `Service CPU per request (from /proc, exports included): off ${fmt(figures.serverCpuMsPerRequest.off.median, 3)} ms, exporting ${fmt(figures.serverCpuMsPerRequest.exporting.median, 3)} ms; exporting / off ${ratio(figures.serverCpuMsPerRequest.ratio)}`,
+          ]),
     );
   }
 
@@ -409,9 +415,12 @@ export function toMarkdown(results: Results): string {
         `Packages loaded at import: ${cold.packagesLoaded.join(', ')}.`,
       ...Object.entries(cold.heavyImportChains ?? {}).flatMap(([name, chain]) => ['', `Import chain of ${name}: ${chain.map((step) => `\`${step}\``).join(' → ')}`]),
       ...(cold.functionModules === undefined ? [] : ['', `Function modules imported (${cold.functionModules.length}): ${cold.functionModules.join(', ')}.`]),
-      ...(cold.telemetryOffVsCommitted === undefined
+      ...(cold.telemetryOff === undefined
         ? []
-        : ['', `Telemetry off, against the committed results: ${fmt(cold.sinceProcessStartRatio.median, 3)} of the SDKs now, ${fmt(cold.telemetryOffVsCommitted.committedRatio, 3)} then: **${fmt(cold.telemetryOffVsCommitted.ratio, 2)}**.`]),
+        : [
+            '',
+            `Telemetry off: every function module as built ${fmt(cold.telemetryOff.withTelemetry.median, 0)} ms (${spread(cold.telemetryOff.withTelemetry)}), with the telemetry's front replaced by a stand-in ${fmt(cold.telemetryOff.withoutTelemetry.median, 0)} ms (${spread(cold.telemetryOff.withoutTelemetry)}), from process start under the same module hooks: ${ratio(cold.telemetryOff.ratio)}.`,
+          ]),
     );
   }
 

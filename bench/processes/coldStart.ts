@@ -3,8 +3,14 @@
  * does with `main: dist/src/functions/*.js`) or only the three Azure SDKs every function needs
  * (`@azure/functions`, `@azure/data-tables`, `@azure/storage-blob`), and reports how long that took.
  *
- * Argv: `functions` or `baseline`. This file imports nothing statically, so that the clock starts
- * before anything measured is loaded.
+ * For the telemetry-off row, two more modes import every function module after registering the same
+ * module hooks (`telemetryHooks.ts`): `functions-hooked` with the service as built, and
+ * `functions-no-telemetry` with the telemetry's front replaced by `noTelemetry.ts` (the service as it
+ * would be without telemetry). Each reports whether the front it got was the stand-in, checked after
+ * the clock stops.
+ *
+ * Argv: `functions`, `baseline`, `functions-hooked` or `functions-no-telemetry`. This file imports
+ * nothing statically, so that the clock starts before anything measured is loaded.
  */
 const importStarted = performance.now();
 const mode = process.argv[2];
@@ -24,18 +30,29 @@ async function importBaseline(): Promise<void> {
   await import('@azure/storage-blob');
 }
 
+/** Registers `telemetryHooks.ts`, replacing the telemetry's front with the stand-in when `replace`. */
+async function registerTelemetryHooks(replace: boolean): Promise<void> {
+  const { register } = await import('node:module');
+  register('./telemetryHooks.js', { parentURL: import.meta.url, data: { replace } });
+}
+
 try {
   // Outside the Functions host, app.http only warns that it registers nothing: keep that off stderr.
   const warn = console.warn;
   console.warn = () => undefined;
   if (mode === 'functions') await importFunctions();
   else if (mode === 'baseline') await importBaseline();
-  else throw new Error(`unknown mode ${mode}`);
+  else if (mode === 'functions-hooked' || mode === 'functions-no-telemetry') {
+    await registerTelemetryHooks(mode === 'functions-no-telemetry');
+    await importFunctions();
+  } else throw new Error(`unknown mode ${mode}`);
   console.warn = warn;
   const importMs = performance.now() - importStarted;
   // performance.now() counts from the process's time origin, i.e. includes Node's own start-up.
   const sinceProcessStartMs = performance.now();
-  process.send?.({ type: 'result', result: { mode, importMs, sinceProcessStartMs } }, () => process.exit(0));
+  // Which telemetry front the function modules got (the stand-in exports EXPORTS_MATCH), once timed.
+  const standIn = mode.startsWith('functions-') ? 'EXPORTS_MATCH' in (await import('../../src/lib/telemetry/index.js')) : undefined;
+  process.send?.({ type: 'result', result: { mode, importMs, sinceProcessStartMs, standIn } }, () => process.exit(0));
 } catch (error) {
   process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
   process.send?.({ type: 'error', error: String(error) }, () => process.exit(1));

@@ -5,12 +5,17 @@
  * this process that reads each export and answers 200), so that every request makes its server span
  * and its storage call's span, exported in batches, and its metrics. Each round measures the two back
  * to back, the order alternating; the ratio is taken round by round. The sink's count of exports
- * shows that telemetry was on.
+ * shows that telemetry was on. Beside it, each service process's CPU time per request (from /proc,
+ * the batches' exports included), which a machine shared with other work moves less than throughput.
+ *
+ * `BENCH_SERVICE_NODE_ARGS` (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) applies to this suite's
+ * service process too, so that the two can be profiled side by side.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startChild } from '../lib/child.js';
 import { check, type BenchContext, type SuiteResult } from '../lib/context.js';
+import { cpuTimeMs } from '../lib/cpu.js';
 import { runLoad, type LoadResult } from '../lib/load.js';
 import { progress } from '../lib/progress.js';
 import { pairedRatio, summarize, type Summary } from '../lib/stats.js';
@@ -32,6 +37,8 @@ export interface TelemetryFigures {
   throughputRatio: Summary;
   /** Exports the sink received while the loads ran: traces, metrics, logs. */
   exports: { traces: number; metrics: number; logs: number; bytes: number };
+  /** CPU time of each service process per successful request, ms (Linux only), and exporting / off round by round. */
+  serverCpuMsPerRequest?: { off: Summary; exporting: Summary; ratio: Summary };
 }
 
 /** A loopback OTLP/HTTP receiver that reads every export, counts it and answers 200 (an empty protobuf answer). */
@@ -64,7 +71,15 @@ export async function benchTelemetry(context: BenchContext): Promise<SuiteResult
   const sink = await startSink();
   const traced = await startChild<{ apiUrl: string }>('serviceHost', {
     env: { ...context.env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'envelope-signing-service-bench' },
+    execArgv: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter((arg) => arg !== '') ?? [],
   });
+  /** A load on one side, with the CPU time its service process spent meanwhile per successful request. */
+  const measured = async (pid: number | undefined, run: () => Promise<LoadResult>): Promise<LoadResult & { cpuMsPerRequest?: number }> => {
+    const before = cpuTimeMs(pid);
+    const result = await run();
+    const after = cpuTimeMs(pid);
+    return before === undefined || after === undefined || result.ok === 0 ? result : { ...result, cpuMsPerRequest: (after - before) / result.ok };
+  };
   try {
     const path = `/envelopes/${seed.hotEnvelopeId}`;
     const headers = { Authorization: `Bearer ${seed.smallOwner.token}` };
@@ -78,18 +93,18 @@ export async function benchTelemetry(context: BenchContext): Promise<SuiteResult
     await load(context.apiUrl, connections, plan.hotRead.warmupSeconds);
     await load(traced.ready.apiUrl, connections, plan.hotRead.warmupSeconds);
     const before = { ...sink.counts };
-    const off: LoadResult[] = [];
-    const exporting: LoadResult[] = [];
+    const off: (LoadResult & { cpuMsPerRequest?: number })[] = [];
+    const exporting: (LoadResult & { cpuMsPerRequest?: number })[] = [];
     for (let round = 0; round < plan.hotRead.rounds; round++) {
-      const sides: [LoadResult[], string][] = [
-        [off, context.apiUrl],
-        [exporting, traced.ready.apiUrl],
+      const sides: [LoadResult[], string, number | undefined][] = [
+        [off, context.apiUrl, context.pids.service],
+        [exporting, traced.ready.apiUrl, traced.child.pid],
       ];
       for (let index = 0; index < sides.length; index++) {
-        const [results, apiUrl] = sides[(index + round) % sides.length]!;
-        results.push(await load(apiUrl, connections, plan.hotRead.seconds));
+        const [results, apiUrl, pid] = sides[(index + round) % sides.length]!;
+        results.push(await measured(pid, () => load(apiUrl, connections, plan.hotRead.seconds)));
       }
-      progress(`telemetry, round ${round + 1}/${plan.hotRead.rounds}: off ${Math.round(off.at(-1)!.throughput)} req/s, exporting ${Math.round(exporting.at(-1)!.throughput)} req/s (${sink.counts.traces} trace exports so far)`);
+      progress(`telemetry, round ${round + 1}/${plan.hotRead.rounds}: off ${Math.round(off.at(-1)!.throughput)} req/s, exporting ${Math.round(exporting.at(-1)!.throughput)} req/s (${sink.counts.traces} trace exports so far); CPU per request off ${off.at(-1)!.cpuMsPerRequest?.toFixed(3) ?? '?'} ms, exporting ${exporting.at(-1)!.cpuMsPerRequest?.toFixed(3) ?? '?'} ms`);
     }
     const describe = (results: LoadResult[]): Side => ({
       throughput: summarize(results.map((result) => result.throughput)),
@@ -107,6 +122,15 @@ export async function benchTelemetry(context: BenchContext): Promise<SuiteResult
       ),
       exports: { traces: sink.counts.traces - before.traces, metrics: sink.counts.metrics - before.metrics, logs: sink.counts.logs - before.logs, bytes: sink.counts.bytes - before.bytes },
     };
+    const offCpu = off.map((result) => result.cpuMsPerRequest);
+    const exportingCpu = exporting.map((result) => result.cpuMsPerRequest);
+    if ([...offCpu, ...exportingCpu].every((value) => value !== undefined)) {
+      figures.serverCpuMsPerRequest = {
+        off: summarize(offCpu as number[]),
+        exporting: summarize(exportingCpu as number[]),
+        ratio: pairedRatio(exportingCpu as number[], offCpu as number[]),
+      };
+    }
     if (figures.exports.traces === 0) throw new Error('the service with telemetry exported no trace while it was measured');
     return {
       figures,

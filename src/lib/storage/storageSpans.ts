@@ -11,7 +11,8 @@
  */
 import type { TableServiceClientOptions } from '@azure/data-tables';
 import type { RequestPolicy, RequestPolicyFactory, WebResource } from '@azure/storage-blob';
-import { inClientSpan } from '../telemetry/index.js';
+import type { Attributes } from '@opentelemetry/api';
+import { inClientSpan, inTrace, staticAttributes } from '../telemetry/index.js';
 
 /** The storage service a client speaks to. */
 export type StorageService = 'table' | 'blob' | 'queue';
@@ -22,7 +23,7 @@ export interface StorageCall {
   collection: string | null;
 }
 
-const TABLE_ENTITY = /\(\s*PartitionKey=/;
+const TABLE_ENTITY = /^\(\s*PartitionKey=/;
 
 /**
  * Names a storage call from its HTTP method, its URL and the path of the account's endpoint (`/` in
@@ -53,11 +54,13 @@ function decoded(text: string): string {
 }
 
 function tableCall(verb: string, segment: string, table: string | undefined): StorageCall {
-  const resource = decoded(segment);
-  const name = resource.replace(/\(.*$/s, '');
+  // Only the table's name and the start of the parentheses are decoded: the keys after them (an
+  // owner's address, ids) are neither needed nor worth decoding on every call.
+  const open = segment.indexOf('(');
+  const name = decoded(open < 0 ? segment : segment.slice(0, open));
   if (name === '$batch') return { operation: 'submitTransaction', collection: table ?? null };
   if (name === 'Tables') return { operation: verb === 'GET' ? 'listTables' : verb === 'DELETE' ? 'deleteTable' : 'createTable', collection: null };
-  const entity = TABLE_ENTITY.test(resource);
+  const entity = open >= 0 && TABLE_ENTITY.test(decoded(segment.slice(open, open + 40)));
   const collection = table ?? (name === '' ? null : name);
   if (!entity) {
     if (verb === 'GET') return { operation: 'listEntities', collection };
@@ -104,16 +107,35 @@ function queueCall(verb: string, segments: string[], comp: string | null, peek: 
   return { operation: verb === 'PUT' ? 'updateMessage' : verb === 'DELETE' ? 'deleteMessage' : verb.toLowerCase(), collection: queue };
 }
 
-/** Runs one call in its span (see the module comment). */
-async function inStorageSpan<T extends { status: number }>(service: StorageService, method: string, url: string, basePath: string, table: string | undefined, send: () => Promise<T>): Promise<T> {
-  const call = storageCall(service, method, new URL(url), basePath, table);
-  const attributes = {
-    'db.system.name': `azure.storage.${service}`,
-    'db.operation.name': call.operation,
-    ...(call.collection === null ? {} : { 'db.collection.name': call.collection }),
+/** A storage call's span name and attributes, by service, operation and collection: made (and redacted) once each. */
+const callSpans = new Map<string, { name: string; attributes: Readonly<Attributes> }>();
+/** Kinds of call kept at most in {@link callSpans} (operations × tables, containers and queues: a few hundred). */
+const CALL_SPANS_KEPT = 2000;
+
+function callSpanOf(service: StorageService, call: StorageCall): { name: string; attributes: Readonly<Attributes> } {
+  const key = `${service} ${call.operation} ${call.collection ?? ''}`;
+  const known = callSpans.get(key);
+  if (known !== undefined) return known;
+  const made = {
+    name: call.collection === null ? call.operation : `${call.operation} ${call.collection}`,
+    attributes: staticAttributes({
+      'db.system.name': `azure.storage.${service}`,
+      'db.operation.name': call.operation,
+      ...(call.collection === null ? {} : { 'db.collection.name': call.collection }),
+    }),
   };
-  return await inClientSpan(call.collection === null ? call.operation : `${call.operation} ${call.collection}`, attributes, send, (answer) => answer.status);
+  if (callSpans.size < CALL_SPANS_KEPT) callSpans.set(key, made);
+  return made;
 }
+
+/** Runs one call in its span (see the module comment); outside a trace, sends it and names nothing. */
+function inStorageSpan<T extends { status: number }>(service: StorageService, method: string, url: string, basePath: string, table: string | undefined, send: () => Promise<T>): Promise<T> {
+  if (!inTrace()) return send();
+  const { name, attributes } = callSpanOf(service, storageCall(service, method, new URL(url), basePath, table));
+  return inClientSpan(name, attributes, send, statusOf);
+}
+
+const statusOf = (answer: { status: number }): number => answer.status;
 
 /**
  * Options of a `TableClient` or `TableServiceClient` with the span policy added (see the module comment).
@@ -126,7 +148,7 @@ export function withTableSpans<O extends TableServiceClientOptions>(options: O, 
     position: 'perCall',
     policy: {
       name: 'telemetrySpans',
-      sendRequest: async (request, next) => await inStorageSpan('table', request.method, request.url, basePath, table, async () => await next(request)),
+      sendRequest: (request, next) => inStorageSpan('table', request.method, request.url, basePath, table, () => next(request)),
     },
   };
   return { ...options, additionalPolicies: [...(options.additionalPolicies ?? []), spans] };
@@ -144,7 +166,7 @@ export function storageSpanFactory(service: 'blob' | 'queue', endpoint: string):
   const basePath = new URL(endpoint).pathname;
   return {
     create: (next: RequestPolicy): RequestPolicy => ({
-      sendRequest: async (request: WebResource) => await inStorageSpan(service, request.method, request.url, basePath, undefined, async () => await next.sendRequest(request)),
+      sendRequest: (request: WebResource) => inStorageSpan(service, request.method, request.url, basePath, undefined, () => next.sendRequest(request)),
     }),
   };
 }

@@ -143,11 +143,26 @@ function notesOf(span: Span): SpanNotes {
   return { set: (name, value) => void span.setAttribute(name, typeof value === 'string' ? redact(value) : value) };
 }
 
-/** Attributes with every string value redacted (see {@link redact}). */
+/** Attribute objects already redacted by {@link staticAttributes}: a span given one uses it as it is. */
+const sanitized = new WeakSet<Attributes>();
+
+/** Attributes with every string value redacted (see {@link redact}), or `attributes` itself when {@link staticAttributes} made it. */
 function redactedAttributes(attributes: Attributes): Attributes {
+  if (sanitized.has(attributes)) return attributes;
   const out: Attributes = {};
   for (const [name, value] of Object.entries(attributes)) out[name] = typeof value === 'string' ? redact(value) : value;
   return out;
+}
+
+/**
+ * Attributes a caller gives many spans (a storage call's operation and table, a route): redacted once
+ * here (see {@link redact}) and frozen, so that each span that is given the returned object uses it as
+ * it is rather than redacting and copying it again.
+ */
+export function staticAttributes(attributes: Attributes): Readonly<Attributes> {
+  const frozen = Object.freeze(redactedAttributes(attributes));
+  sanitized.add(frozen);
+  return frozen;
 }
 
 /** The kind of a span: `internal` for the service's own steps, `client` for calls out, `server` and `consumer` for invocations. */
@@ -196,19 +211,41 @@ export async function inSpan<T>(name: string, attributes: Attributes, work: (not
 }
 
 /**
- * A span of a storage call, for the pipeline policies of `storage/storageSpans.ts`: like {@link inSpan}, a
- * client span; `status` gives the answer's HTTP status, recorded as `http.response.status_code`. Only
- * within a request's or invocation's trace: calls outside any (the local host polling its queues,
- * creating tables at start) make no span of their own.
+ * Whether a call made now would be in a trace: telemetry runs and a request's or invocation's span is
+ * active. The storage policies ask first, so that calls outside any trace (the local host polling its
+ * queues, creating tables at start) cost nothing but this.
+ */
+export function inTrace(): boolean {
+  const current = runtime;
+  return current !== undefined && current.api.trace.getActiveSpan() !== undefined;
+}
+
+/**
+ * A span of a storage call, for the pipeline policies of `storage/storageSpans.ts`: a client span, a
+ * child of the active span, that ends when `work` does; `status` gives the answer's HTTP status,
+ * recorded as `http.response.status_code`; an error `work` throws marks the span failed and is
+ * rethrown. Only within a request's or invocation's trace (see {@link inTrace}): a call outside any
+ * makes no span of its own. The span is never made the active one: nothing runs inside a storage
+ * call that could be its child, and the hot read makes one or two such calls per request.
+ * @param attributes best made once by {@link staticAttributes} (they are redacted otherwise)
  */
 export async function inClientSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>, status: (answer: T) => number): Promise<T> {
   const current = runtime;
-  if (current === undefined || current.api.trace.getActiveSpan() === undefined) return await work();
-  return await inSpan(name, attributes, async (notes) => {
+  if (current === undefined) return await work();
+  const { api } = current;
+  const parent = api.context.active();
+  if (api.trace.getSpan(parent) === undefined) return await work();
+  const span = current.tracer.startSpan(name, { kind: api.SpanKind.CLIENT, attributes: redactedAttributes(attributes) }, parent);
+  try {
     const answer = await work();
-    notes.set('http.response.status_code', status(answer));
+    span.setAttribute('http.response.status_code', status(answer));
     return answer;
-  }, 'client');
+  } catch (error) {
+    markFailed(api, span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
 }
 
 let invocationLine = false;
@@ -221,22 +258,24 @@ export function writingInvocationLine(): boolean {
   return invocationLine;
 }
 
+/** The invocation's log methods and the severity each stands for. */
+const LOG_METHODS: readonly (readonly ['log' | 'trace' | 'debug' | 'info' | 'warn' | 'error', LogLevel])[] = [
+  ['log', 'information'],
+  ['trace', 'trace'],
+  ['debug', 'debug'],
+  ['info', 'information'],
+  ['warn', 'warning'],
+  ['error', 'error'],
+];
+
 /** Mirrors the invocation's log lines into log records (see {@link TelemetryRuntime.log}), each line once, redacted. */
 function mirrorLogs(current: TelemetryRuntime, context: InvocationContext): void {
-  const levels: [keyof InvocationContext & ('log' | 'trace' | 'debug' | 'info' | 'warn' | 'error'), LogLevel][] = [
-    ['log', 'information'],
-    ['trace', 'trace'],
-    ['debug', 'debug'],
-    ['info', 'information'],
-    ['warn', 'warning'],
-    ['error', 'error'],
-  ];
-  for (const [method, level] of levels) {
-    const original = context[method].bind(context);
+  for (const [method, level] of LOG_METHODS) {
+    const original = context[method];
     context[method] = (...args: unknown[]) => {
       invocationLine = true;
       try {
-        original(...args);
+        original.apply(context, args);
       } finally {
         invocationLine = false;
       }
@@ -253,7 +292,7 @@ function safeJson(value: unknown): string {
   }
 }
 
-/** The parent of an invocation's span: the host's trace context when it gives one, else the caller's `traceparent`. */
+/** The parent of an invocation's span: the host's trace context when it gives one, else the caller's `traceparent` (W3C Trace Context), else none. */
 function parentOf(api: typeof OpenTelemetryApi, context: InvocationContext, headers?: HttpRequest['headers']): Context {
   const fromHost = context.traceContext?.traceParent;
   if (typeof fromHost === 'string' && fromHost !== '') {
@@ -261,11 +300,29 @@ function parentOf(api: typeof OpenTelemetryApi, context: InvocationContext, head
     if (typeof context.traceContext?.traceState === 'string' && context.traceContext.traceState !== '') carrier.tracestate = context.traceContext.traceState;
     return api.propagation.extract(api.ROOT_CONTEXT, carrier);
   }
-  if (headers === undefined) return api.ROOT_CONTEXT;
+  // Without a `traceparent` there is no trace to continue: the propagators are not run.
+  if (headers === undefined || !headers.has('traceparent')) return api.ROOT_CONTEXT;
   return api.propagation.extract(api.ROOT_CONTEXT, headers, {
     keys: (carrier) => [...carrier.keys()],
     get: (carrier, key) => carrier.get(key) ?? undefined,
   });
+}
+
+/** A request span's name and attributes, by method and route: the same for every request of a route, so made once. */
+const requestSpans = new Map<string, { name: string; attributes: Readonly<Attributes> }>();
+/** Routes × methods kept at most in {@link requestSpans} (the service registers fewer than 200). */
+const REQUEST_SPANS_KEPT = 1000;
+
+function requestSpanOf(requestMethod: string, route: string): { name: string; attributes: Readonly<Attributes> } {
+  const key = `${requestMethod} ${route}`;
+  const known = requestSpans.get(key);
+  if (known !== undefined) return known;
+  const template = `/api/${route}`;
+  const method = requestMethod.toUpperCase();
+  // Composed from the registration's route, never the request's path: nothing to redact (as before).
+  const made = { name: `${method} ${template}`, attributes: Object.freeze({ 'http.request.method': method, 'http.route': template }) };
+  if (requestSpans.size < REQUEST_SPANS_KEPT) requestSpans.set(key, made);
+  return made;
 }
 
 /**
@@ -283,10 +340,8 @@ export async function inRequestSpan(route: string, request: HttpRequest, context
   if (current === undefined) return await answer();
   const { api } = current;
   mirrorLogs(current, context);
-  const template = `/api/${route}`;
-  const method = request.method.toUpperCase();
-  const attributes: Attributes = { 'http.request.method': method, 'http.route': template };
-  return await current.tracer.startActiveSpan(`${method} ${template}`, { kind: api.SpanKind.SERVER, attributes }, parentOf(api, context, request.headers), async (span) => {
+  const { name, attributes } = requestSpanOf(request.method, route);
+  return await current.tracer.startActiveSpan(name, { kind: api.SpanKind.SERVER, attributes }, parentOf(api, context, request.headers), async (span) => {
     try {
       const response = await answer();
       const status = response.status ?? 200;
