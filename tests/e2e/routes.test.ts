@@ -34,6 +34,7 @@ const expected = [
   { name: 'DeleteOrganizationInvitation', route: 'organization/invitations/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'DeleteTemplate', route: 'templates/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'DeleteWebhook', route: 'webhooks/{id}', methods: ['DELETE'], access: 'bearer' },
+  { name: 'DescribePublicLink', route: 'public/{publicId}', methods: ['GET'], access: 'public' },
   { name: 'DetectEnvelopeFields', route: 'envelopes/{id}/fields/detect', methods: ['POST'], access: 'bearer' },
   { name: 'DetectTemplateFields', route: 'templates/{id}/fields/detect', methods: ['POST'], access: 'bearer' },
   { name: 'DownloadEnvelope', route: 'envelopes/{id}/download', methods: ['GET'], access: 'bearer' },
@@ -64,6 +65,7 @@ const expected = [
   { name: 'ListWebhooks', route: 'webhooks', methods: ['GET'], access: 'bearer' },
   { name: 'Login', route: 'Login', methods: ['POST'], access: 'public' },
   { name: 'OpenApiDocument', route: 'openapi.json', methods: ['GET'], access: 'public' },
+  { name: 'PublicLinkPage', route: 'sign/t/{publicId}', methods: ['GET'], access: 'public' },
   { name: 'ReassignSigning', route: 'signing/reassign', methods: ['POST'], access: 'signing' },
   { name: 'RedeliverWebhook', route: 'webhooks/{id}/deliveries/{deliveryId}/redeliver', methods: ['POST'], access: 'bearer' },
   { name: 'Register', route: 'Register', methods: ['POST'], access: 'public' },
@@ -73,6 +75,7 @@ const expected = [
   { name: 'SendSigningCode', route: 'signing/otp', methods: ['POST'], access: 'signing' },
   { name: 'SigningPage', route: 'sign', methods: ['GET'], access: 'public' },
   { name: 'SigningPageAsset', route: 'sign/{file}', methods: ['GET'], access: 'public' },
+  { name: 'StartPublicLink', route: 'public/{publicId}/start', methods: ['POST'], access: 'public' },
   { name: 'TransferOrganization', route: 'organization/transfer', methods: ['POST'], access: 'bearer' },
   { name: 'UpdateEnvelope', route: 'envelopes/{id}', methods: ['PUT', 'PATCH'], access: 'bearer' },
   { name: 'UpdateEnvelopeDocument', route: 'envelopes/{id}/documents/{documentId}', methods: ['PATCH'], access: 'bearer' },
@@ -84,6 +87,7 @@ const expected = [
   { name: 'VerifyEmailPageAsset', route: 'verify-email/{file}', methods: ['GET'], access: 'public' },
   { name: 'VerifySeal', route: 'verify/{sha256}', methods: ['GET'], access: 'public' },
   { name: 'VerifySealPage', route: 'verify', methods: ['GET'], access: 'public' },
+  { name: 'VerifyPublicLink', route: 'public/{publicId}/verify', methods: ['POST'], access: 'public' },
   { name: 'VerifySealPageAsset', route: 'verify/assets/{file}', methods: ['GET'], access: 'public' },
 ];
 
