@@ -85,9 +85,9 @@ const expected = [
   { name: 'VerifyEmail', route: 'VerifyEmail', methods: ['POST'], access: 'public' },
   { name: 'VerifyEmailPage', route: 'verify-email', methods: ['GET'], access: 'public' },
   { name: 'VerifyEmailPageAsset', route: 'verify-email/{file}', methods: ['GET'], access: 'public' },
+  { name: 'VerifyPublicLink', route: 'public/{publicId}/verify', methods: ['POST'], access: 'public' },
   { name: 'VerifySeal', route: 'verify/{sha256}', methods: ['GET'], access: 'public' },
   { name: 'VerifySealPage', route: 'verify', methods: ['GET'], access: 'public' },
-  { name: 'VerifyPublicLink', route: 'public/{publicId}/verify', methods: ['POST'], access: 'public' },
   { name: 'VerifySealPageAsset', route: 'verify/assets/{file}', methods: ['GET'], access: 'public' },
 ];
 

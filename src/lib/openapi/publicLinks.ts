@@ -56,6 +56,11 @@ const notFound = problem(404, 'No enabled link has this id: never one, disabled 
 const gone = problem(410, 'The link expired (`link-expired`), or made its `maxUses` envelopes (`link-exhausted`).', ['link-expired', 'link-exhausted']);
 const badBody = problem(400, 'The body is not JSON (`malformed-json`) or is refused (`validation-failed`).', ['validation-failed', 'malformed-json']);
 
+/** A problem answer of the page, which is the page itself (`text/html`) to a browser. */
+function withPage(response: ReturnType<typeof problem>): ReturnType<typeof problem> {
+  return { ...response, content: { 'text/html': { schema: { type: 'string' } }, ...response.content } };
+}
+
 const operations: Operation[] = [
   {
     operationId: 'PublicLinkPage',
@@ -69,8 +74,8 @@ const operations: Operation[] = [
     request: { params },
     responses: {
       200: { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
-      404: { description: 'No enabled link has this id: the page, saying so.', content: { 'text/html': { schema: { type: 'string' } } } },
-      410: { description: 'The link expired or is used up: the page, saying so.', content: { 'text/html': { schema: { type: 'string' } } } },
+      404: withPage(problem(404, 'No enabled link has this id: the page (`text/html`), which says so; a problem (`public-link-not-found`) to a client that asks for JSON only.', ['public-link-not-found'])),
+      410: withPage(problem(410, 'The link expired or is used up: the page, which says so (to a client that asks for JSON only, the problem).', ['link-expired', 'link-exhausted'])),
       500: internalError,
     },
   },
