@@ -6,7 +6,7 @@
  * `POST /api/public/{publicId}/start`, then the e-mailed code, posted to `.../verify`, whose answer's
  * `signingUrl` the page opens. A link that does not work says why.
  */
-import { isSupported, LOCALE_NAMES, localiseDocument, preferredLocale, t, useLocale } from './i18n.js';
+import { addLanguageOptions, isSupported, localiseDocument, preferredLocale, t, useLocale } from './i18n.js';
 
 /** @param {string} id */
 const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -182,13 +182,7 @@ async function sendCode() {
 /** The language switch: every supported language, each by its own name. */
 function fillLanguageSwitch() {
   const select = /** @type {HTMLSelectElement} */ ($('language'));
-  Object.keys(LOCALE_NAMES).forEach((tag) => {
-    const option = document.createElement('option');
-    option.value = tag;
-    option.lang = tag;
-    option.textContent = LOCALE_NAMES[tag];
-    select.appendChild(option);
-  });
+  addLanguageOptions(select);
   select.addEventListener('change', async () => {
     state.languageChosen = true;
     select.value = await useLocale(select.value);
