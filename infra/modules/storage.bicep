@@ -76,6 +76,7 @@ var tableNames = [
   'retention'
   'smsNumbers'
   'bulkJobs'
+  'publicLinks'
 ]
 
 // The queues of the queue-triggered functions (QUEUES in src/lib/storage/clients.ts): e-mail, text messages, webhook

@@ -90,6 +90,7 @@ const environmentSchema = z.object({
   TURNSTILE_SECRET_KEY: optionalText,
   TURNSTILE_VERIFY_URL: optionalText.pipe(httpUrl.optional()).transform((value) => value ?? DEFAULT_TURNSTILE_VERIFY_URL),
   TURNSTILE_REQUIRED: booleanFlag,
+  TURNSTILE_SITE_KEY: optionalText,
   SEAL_P12_BASE64: optionalText.pipe(
     z.string({ error: 'is required (base64 of a PKCS#12 file)' }).regex(/^[A-Za-z0-9+/=\s]+$/, 'must be base64'),
   ),
@@ -211,7 +212,8 @@ export interface Config {
     ttlSeconds: number;
   };
   bcryptCost: number;
-  turnstile: { secretKey: string | undefined; verifyUrl: string; required: boolean };
+  /** `siteKey`: the public key the public link page's widget shows (docs/api.md#public-links), unset: no widget. */
+  turnstile: { secretKey: string | undefined; verifyUrl: string; required: boolean; siteKey: string | undefined };
   seal: { p12: Uint8Array; passphrase: string };
   /**
    * Whether an owner must verify its e-mail address (the link Register e-mails) before it may send or
@@ -371,6 +373,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { loca
       secretKey: values.TURNSTILE_SECRET_KEY,
       verifyUrl: values.TURNSTILE_VERIFY_URL,
       required: values.TURNSTILE_REQUIRED,
+      siteKey: values.TURNSTILE_SITE_KEY,
     },
     seal,
     log: { signingKey: logSigningKey(values.LOG_SIGNING_KEY, values.WEBSITE_SITE_NAME), headIntervalSeconds: values.LOG_STH_INTERVAL_SECONDS },

@@ -12,6 +12,8 @@ export const errorStatus = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  /** Gone for good: a public link used up or past its expiry (docs/api.md#public-links). */
+  gone: 410,
   precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -23,6 +23,7 @@ import { PublicLogStore } from './transparency/logStore.js';
 import { RetentionRepository } from './storage/retentionRepository.js';
 import { SmsNumberRepository } from './envelopes/smsNumbers.js';
 import { BulkJobRepository } from './storage/bulkJobRepository.js';
+import { PublicLinkRepository } from './storage/publicLinkRepository.js';
 
 export interface Services {
   config: Config;
@@ -53,6 +54,8 @@ export interface Services {
   smsNumbers: SmsNumberRepository;
   /** Bulk jobs and their rows (docs/api.md#bulk-send). */
   bulkJobs: BulkJobRepository;
+  /** Public links: the template behind each, uses, codes (docs/api.md#public-links). */
+  publicLinks: PublicLinkRepository;
 }
 
 let cached: Services | undefined;
@@ -104,6 +107,7 @@ export function createServices(config: Config, storage: Storage): Services {
     webhookDeliveries: new WebhookDeliveryRepository(storage.tables.webhookDeliveries),
     apiKeys: new ApiKeyRepository(storage.tables.apiKeys),
     bulkJobs: new BulkJobRepository(storage.tables.bulkJobs),
+    publicLinks: new PublicLinkRepository(storage.tables.publicLinks),
     idempotencyKeys: new IdempotencyKeyRepository(storage.tables.envelopes, dueIndex),
     templates: new TemplateRepository(storage.tables.templates),
     organizations: new OrganizationRepository(storage.tables.organizations),

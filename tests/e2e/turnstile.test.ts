@@ -1,15 +1,16 @@
 /**
  * Captcha (Cloudflare Turnstile, docs/api.md#captcha-cloudflare-turnstile) over real HTTP against a loopback siteverify that speaks
  * Cloudflare's protocol: invalid tokens refused (Login 401, Register 403), a missing token refused when
- * required, and siteverify down, slow or talking nonsense answered 503, never a pass.
+ * required, and siteverify down, slow or talking nonsense answered 503, never a pass; a public link's
+ * start (docs/api.md#public-links) refused without a valid token, before its per-address limit.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
-import { ApiClient, expectProblem, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { activeOneRoleTemplate, ApiClient, expectProblem, expectType, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { closedPort, reloadSettings, startFakeSiteverify, type FakeSiteverify } from '../support/contract.js';
 
 const SECRET = '0x4AAAAAAA-test-secret-key';
-const SETTINGS = ['TURNSTILE_SECRET_KEY', 'TURNSTILE_VERIFY_URL', 'TURNSTILE_REQUIRED'] as const;
+const SETTINGS = ['TURNSTILE_SECRET_KEY', 'TURNSTILE_VERIFY_URL', 'TURNSTILE_REQUIRED', 'TURNSTILE_SITE_KEY'] as const;
 
 let env: TestService;
 let api: ApiClient;
@@ -148,5 +149,31 @@ describe('with TURNSTILE_SECRET_KEY (docs/api.md#captcha-cloudflare-turnstile)',
     expect(elapsed).toBeGreaterThanOrEqual(4_900);
     expect(elapsed).toBeLessThan(8_000);
     expect(siteverify.requests).toHaveLength(1);
+  });
+});
+
+describe('a public link\'s start with TURNSTILE_SECRET_KEY (docs/api.md#public-links)', () => {
+  test('a missing or bad token is 403 captcha-failed whatever TURNSTILE_REQUIRED says, checked before the per-address limit; the page gets the site key', async () => {
+    const templateId = await activeOneRoleTemplate(api, user);
+    const enabled = await api.request('PATCH', `/templates/${templateId}`, { token: user.token, json: { publicLink: { enabled: true, roleName: 'Client' } } });
+    expect(enabled.status).toBe(200);
+    const publicId = String(enabled.body.publicLink.url).split('/').pop()!;
+    useTurnstile(siteverify.url, false);
+    process.env.TURNSTILE_SITE_KEY = '0x4AAAAAAA-test-site-key';
+    reloadSettings();
+    const start = (turnstileToken?: string) =>
+      api.request('POST', `/public/${publicId}/start`, { json: { name: 'Pat Public', email: `pat-${randomUUID()}@example.com`, ...(turnstileToken === undefined ? {} : { turnstileToken }) } });
+
+    expect((await api.request('GET', `/public/${publicId}`)).body.turnstileSiteKey).toBe('0x4AAAAAAA-test-site-key');
+    const page = await fetch(`${env.service.apiUrl}/sign/t/${publicId}`);
+    expect(page.headers.get('content-security-policy')).toContain('script-src \'self\' https://challenges.cloudflare.com');
+    expect(page.headers.get('content-security-policy')).toContain('frame-src https://challenges.cloudflare.com');
+
+    expectType(await start(), 403, 'captcha-failed');
+    expectType(await start('XXXX.DUMMY.TOKEN.FAIL'), 403, 'captcha-failed');
+    for (let index = 0; index < 10; index++) expect((await start(siteverify.passToken)).status).toBe(202);
+    expectType(await start(siteverify.passToken), 429, 'rate-limited');
+    // Past the limit, a bad token is still answered as a bad token.
+    expectType(await start('XXXX.DUMMY.TOKEN.FAIL'), 403, 'captcha-failed');
   });
 });

@@ -82,13 +82,15 @@ export interface NewDraftEnvelopeOptions {
   id?: string;
   /** The bulk job that makes it and its row's `metadata` (docs/api.md#bulk-send), recorded in `envelope.created`; absent: none. */
   bulk?: { jobId: string; metadata: Record<string, string> | null };
+  /** `publicLink`: made through a template's public link (docs/api.md#public-links), recorded on it and in `envelope.created`; absent: none. */
+  source?: 'publicLink';
 }
 
 /**
  * A new draft envelope with no signers (docs/api.md#create-an-envelope-and-upload-its-document) and its first audit event,
  * `envelope.created` (docs/api.md#evidence), the first of its chain (docs/api.md#chained-audit-trail), ready for `EnvelopeRepository.create`.
  */
-export function newDraftEnvelope({ actor, documentName, now, templateId, id = uuidv7(), bulk }: NewDraftEnvelopeOptions): { record: EnvelopeRecord; event: AuditEvent } {
+export function newDraftEnvelope({ actor, documentName, now, templateId, id = uuidv7(), bulk, source }: NewDraftEnvelopeOptions): { record: EnvelopeRecord; event: AuditEvent } {
   const at = now.toISOString();
   const blobName = `${id}/${documentName}`;
   const record: EnvelopeRecord = {
@@ -119,6 +121,7 @@ export function newDraftEnvelope({ actor, documentName, now, templateId, id = uu
     purgedAt: null,
     templateId: templateId ?? null,
     ...(bulk === undefined ? {} : { bulkJobId: bulk.jobId, metadata: bulk.metadata }),
+    ...(source === undefined ? {} : { source }),
     version: 1,
     auditSequence: 1,
   };
@@ -137,6 +140,7 @@ export function newDraftEnvelope({ actor, documentName, now, templateId, id = uu
       blobName,
       ...(templateId === undefined ? {} : { templateId }),
       ...(bulk === undefined ? {} : { bulkJobId: bulk.jobId }),
+      ...(source === undefined ? {} : { source }),
     },
   };
   // The first link of the chained audit trail (docs/api.md#chained-audit-trail); the row keeps its head.

@@ -317,6 +317,8 @@ export interface EnvelopeRecord {
   bulkJobId?: string;
   /** Its bulk row's `metadata` (docs/api.md#bulk-send), `null` when the row had none; absent on envelopes not made by a bulk job. */
   metadata?: Record<string, string> | null;
+  /** `publicLink`: made through a template's public link (docs/api.md#public-links); absent otherwise. */
+  source?: 'publicLink';
   /** Counts every change, from 1; the ETag is derived from it. */
   version: number;
   /** Sequence number of the last audit event (docs/api.md#evidence). */
@@ -398,6 +400,8 @@ export interface EnvelopeView {
   bulkJobId?: string;
   /** docs/api.md#bulk-send: its row's `metadata` (`null`: none); present only on envelopes a bulk job made. */
   metadata?: Record<string, string> | null;
+  /** docs/api.md#public-links: `publicLink` on envelopes a public link made; absent otherwise. */
+  source?: 'publicLink';
   /** docs/api.md#reassignment. */
   allowReassign: boolean;
   /** docs/api.md#several-documents: `separate` (default) or `combined`. */

@@ -80,6 +80,7 @@ export async function toEnvelopeView(record: EnvelopeRecord, sas: SasSigner): Pr
     voidedReason: record.voidedReason ?? null,
     templateId: record.templateId,
     ...(record.bulkJobId === undefined ? {} : { bulkJobId: record.bulkJobId, metadata: record.metadata ?? null }),
+    ...(record.source === undefined ? {} : { source: record.source }),
     allowReassign: record.allowReassign === true,
     output: record.output ?? 'separate',
   };

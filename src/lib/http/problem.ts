@@ -15,6 +15,7 @@ export const problemTitles: Record<number, string> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   409: 'Conflict',
+  410: 'Gone',
   412: 'Precondition Failed',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',

@@ -1,7 +1,9 @@
 /**
  * Request limits (docs/api.md#rate-limits-and-quotas): at most `RATE_LIMIT_PER_MINUTE` requests per owner on the owner
  * endpoints (every `access: 'bearer'` function of `register.ts`), and at most
- * `AUTH_RATE_LIMIT_PER_MINUTE` requests per client address on Register and Login. Counted per
+ * `AUTH_RATE_LIMIT_PER_MINUTE` requests per client address on Register and Login, and at most
+ * {@link PUBLIC_LINK_STARTS_PER_HOUR} starts of public links per client address and hour
+ * (docs/api.md#public-links). Counted per
  * instance, in memory, in fixed windows of 60 s that open at a key's first request
  * (`rate-limiter-flexible`'s `RateLimiterMemory`); a scaled-out service therefore allows up to that
  * many per instance.
@@ -37,12 +39,20 @@ export interface RateLimitDecision {
   headers: { 'RateLimit-Policy': string; RateLimit: string };
 }
 
-/** One limit: `limit` requests per key and {@link RATE_LIMIT_WINDOW_SECONDS}, in this instance's memory. */
+/** Starts of public links (`POST /api/public/{publicId}/start`) per client address and hour (docs/api.md#public-links). */
+export const PUBLIC_LINK_STARTS_PER_HOUR = 10;
+/** The window of {@link PUBLIC_LINK_STARTS_PER_HOUR}, seconds. */
+const HOUR_SECONDS = 3600;
+
+/** One limit: `limit` requests per key and window (default {@link RATE_LIMIT_WINDOW_SECONDS}), in this instance's memory. */
 export class RequestLimit {
   readonly #limiter: InstanceType<typeof RateLimiterMemory>;
 
-  constructor(readonly limit: number) {
-    this.#limiter = new RateLimiterMemory({ points: limit, duration: RATE_LIMIT_WINDOW_SECONDS });
+  constructor(
+    readonly limit: number,
+    readonly windowSeconds: number = RATE_LIMIT_WINDOW_SECONDS,
+  ) {
+    this.#limiter = new RateLimiterMemory({ points: limit, duration: windowSeconds });
   }
 
   /** Counts one request of `key` (a refused one too: a client that keeps trying does not shorten its wait). */
@@ -62,7 +72,7 @@ export class RequestLimit {
       allowed,
       secondsToReset,
       headers: {
-        'RateLimit-Policy': `${POLICY};q=${this.limit};w=${RATE_LIMIT_WINDOW_SECONDS}`,
+        'RateLimit-Policy': `${POLICY};q=${this.limit};w=${this.windowSeconds}`,
         RateLimit: `${POLICY};r=${Math.max(0, result.remainingPoints)};t=${secondsToReset}`,
       },
     };
@@ -72,6 +82,7 @@ export class RequestLimit {
 interface RequestLimits {
   owner: RequestLimit;
   clientAddress: RequestLimit;
+  publicLinkStarts: RequestLimit;
 }
 
 const limitsOfConfig = new WeakMap<Config, RequestLimits>();
@@ -80,7 +91,11 @@ const limitsOfConfig = new WeakMap<Config, RequestLimits>();
 function requestLimits(config: Config): RequestLimits {
   let limits = limitsOfConfig.get(config);
   if (limits === undefined) {
-    limits = { owner: new RequestLimit(config.limits.ownerRequestsPerMinute), clientAddress: new RequestLimit(config.limits.authRequestsPerMinute) };
+    limits = {
+      owner: new RequestLimit(config.limits.ownerRequestsPerMinute),
+      clientAddress: new RequestLimit(config.limits.authRequestsPerMinute),
+      publicLinkStarts: new RequestLimit(PUBLIC_LINK_STARTS_PER_HOUR, HOUR_SECONDS),
+    };
     limitsOfConfig.set(config, limits);
   }
   return limits;
@@ -100,7 +115,7 @@ export async function withinRequestLimit(
   const decision = await limit.take(key);
   if (!decision.allowed) {
     return problemResponse(
-      problem('rateLimited', { detail: `More than ${limit.limit} requests in ${RATE_LIMIT_WINDOW_SECONDS} seconds; retry after the time in Retry-After.`, retryAfterSeconds: Math.max(1, decision.secondsToReset), headers: decision.headers }),
+      problem('rateLimited', { detail: `More than ${limit.limit} requests in ${limit.windowSeconds} seconds; retry after the time in Retry-After.`, retryAfterSeconds: Math.max(1, decision.secondsToReset), headers: decision.headers }),
     );
   }
   let response: HttpResponseInit;
@@ -122,6 +137,24 @@ export async function withinClientAddressRequestLimit(request: HttpRequest, cont
   const config = getConfig();
   const address = clientIp(request, config.limits.trustProxy) ?? 'unknown';
   return await withinRequestLimit(requestLimits(config).clientAddress, `ip:${address}`, context, answer);
+}
+
+/**
+ * Counts one start of a public link for a client address ({@link PUBLIC_LINK_STARTS_PER_HOUR} per hour,
+ * `TRUST_PROXY` as for Register and Login, docs/api.md#public-links). The start calls it after the
+ * captcha, so that a request without a solved captcha costs none of the address's starts.
+ * @returns the RateLimit headers the answer carries
+ * @throws AppError 429 `rate-limited` with `Retry-After` and the same headers
+ */
+export async function takePublicLinkStart(request: HttpRequest): Promise<Record<string, string>> {
+  const config = getConfig();
+  const address = clientIp(request, config.limits.trustProxy) ?? 'unknown';
+  const limit = requestLimits(config).publicLinkStarts;
+  const decision = await limit.take(`ip:${address}`);
+  if (!decision.allowed) {
+    throw problem('rateLimited', { detail: `More than ${limit.limit} starts of public links from this address in an hour; retry after the time in Retry-After.`, retryAfterSeconds: Math.max(1, decision.secondsToReset), headers: decision.headers });
+  }
+  return decision.headers;
 }
 
 /** `response` with `headers` added (a plain header object, or a `Headers`-like init copied into one). */

@@ -40,6 +40,7 @@ import { registerDetectionOperations } from './detection.js';
 import { registerDocumentOperations } from './documents.js';
 import { registerTemplateOperations } from './templates.js';
 import { registerBulkOperations } from './bulk.js';
+import { registerPublicLinkOperations } from './publicLinks.js';
 import { registerEmbeddedOperations } from './embedded.js';
 import { describeRoles, registerOrganizationOperations } from './organizations.js';
 import { registerPublicLogOperations } from './publicLog.js';
@@ -814,6 +815,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Envelopes: 'Upload, signers, fields, lifecycle and completion.',
   Templates: 'Reusable documents with roles and fields, shared within the organization or private, and the envelopes made from them.',
   'Bulk send': 'One envelope per row from an active template, rows as JSON or CSV, made in the background: the job\'s status, rows and cancel.',
+  'Public links': 'A template\'s link anyone can open: a name and an e-mail address, a code by e-mail, then an envelope of their own to sign.',
   Signing: 'The recipient\'s API, authenticated by the signing token of its e-mail link.',
   Evidence: 'Audit trail, seal verification and the public append-only log.',
   Webhooks: 'Endpoints that receive signed events about the owner\'s envelopes (Standard Webhooks).',
@@ -844,6 +846,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   registerDocumentOperations(registry, draftEnvelope);
   registerTemplateOperations(registry);
   registerBulkOperations(registry);
+  registerPublicLinkOperations(registry);
   registerEmbeddedOperations(registry, BEARER_AUTH);
   registerOrganizationOperations(registry);
   registerPublicLogOperations(registry);

@@ -194,6 +194,7 @@ export const envelopeResponse = z
     voidedReason: z.string().nullable().meta({ description: 'Why the owner voided the envelope (`voidedReason` of the update that voided it); `null` when it is not voided or no reason was given.' }),
     templateId: z.uuid().nullable().meta({ description: 'The template the envelope was made from (`POST /api/templates/{id}/envelopes`), else `null`.' }),
     bulkJobId: z.uuid().optional().meta({ description: 'The bulk job that made the envelope (`POST /api/templates/{id}/bulk`); present only on envelopes a bulk job made.' }),
+    source: z.literal('publicLink').optional().meta({ description: '`publicLink`: made by someone who opened the template\'s public link (docs/api.md, Public links); absent otherwise.' }),
     metadata: z
       .record(z.string(), z.string())
       .nullable()
@@ -304,6 +305,7 @@ export const auditEventResponse = z
         blobName: z.string(),
         templateId: z.uuid().optional().meta({ description: 'Present when the envelope was made from a template: that template\'s id.' }),
         bulkJobId: z.uuid().optional().meta({ description: 'Present when a bulk job made the envelope (`POST /api/templates/{id}/bulk`): that job\'s id.' }),
+        source: z.literal('publicLink').optional().meta({ description: '`publicLink`: made through the template\'s public link.' }),
       }),
     ),
     event('envelope.signers_replaced', z.strictObject({ added: addedOrRemoved, removed: addedOrRemoved })),

@@ -31,6 +31,17 @@ export const templateFieldResponse = z
   .strictObject({ ...fieldShape, roleId: z.uuid().meta({ description: 'The role whose recipient fills it.' }) })
   .meta({ id: 'TemplateField', description: 'A field of a template: an envelope field with `roleId` in place of `recipientId`.' });
 
+export const publicLinkResponse = z
+  .strictObject({
+    enabled: z.boolean(),
+    url: z.url().nullable().meta({ description: '`<PUBLIC_BASE_URL>/api/sign/t/<publicId>` (`publicId` 22 random base64url characters, new each time the link is enabled); `null` while disabled.' }),
+    roleName: z.string().min(1).max(100).meta({ description: 'The open role: whoever opens the link takes it.' }),
+    maxUses: z.int().min(1).nullable().meta({ description: 'Envelopes the link makes in all; `null`: no limit.' }),
+    expiresAt: timestamp.nullable().meta({ description: 'When the link stops working; `null`: never.' }),
+    recipients: z.array(z.strictObject({ roleName: z.string(), email: z.email(), name: z.string() })).meta({ description: 'The fixed recipient of each other role.' }),
+  })
+  .meta({ id: 'PublicLink', description: 'The template\'s public link (docs/api.md, Public links).' });
+
 export const templateResponse = z
   .strictObject({
     id: z.uuid({ version: 'v7' }),
@@ -49,6 +60,7 @@ export const templateResponse = z
     remindEveryDays: z.int().min(1).max(30).nullable(),
     expiresInDays: z.int().min(1).max(365).nullable(),
     locale: z.enum(SUPPORTED_LOCALES).meta({ description: 'The language of envelopes made from it (`en` unless set).' }),
+    publicLink: publicLinkResponse.nullable().meta({ description: 'Its public link; `null` when it never had one.' }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
@@ -194,7 +206,7 @@ const update = (method: 'put' | 'patch'): Operation => ({
   tags: ['Templates'],
   summary: method === 'put' ? 'Change a template, or activate it' : 'Change a template, or activate it (same as PUT)',
   description:
-    'Its creator, an admin or the owner (another sender: 403 `forbidden-role`); the template stays its creator\'s. `visibility` shares it with every sender of the organization (`organization`) or not (`private`). What is present is applied; `roles` and `fields` each replace the whole list (ids kept when sent back; fields of a removed role go with it). `{"status": "active"}` checks the uploaded document exactly as sending an envelope does (size, PDF header, parses, no password, no hidden layers; active content removed) and freezes it: from then on the document never changes, and a later PUT to the upload URL changes nothing. An active template can still change its name, roles, fields and settings; every field must fit its document\'s pages (422 otherwise). An active template cannot go back to `draft`.',
+    'Its creator, an admin or the owner (another sender: 403 `forbidden-role`); the template stays its creator\'s. `visibility` shares it with every sender of the organization (`organization`) or not (`private`). What is present is applied; `roles` and `fields` each replace the whole list (ids kept when sent back; fields of a removed role go with it). `{"status": "active"}` checks the uploaded document exactly as sending an envelope does (size, PDF header, parses, no password, no hidden layers; active content removed) and freezes it: from then on the document never changes, and a later PUT to the upload URL changes nothing. An active template can still change its name, roles, fields and settings; every field must fit its document\'s pages (422 otherwise). An active template cannot go back to `draft`. `publicLink` turns the template\'s public link on or off and limits it (an active template only, 409 `template-not-active`; exactly one open role, `roleName`, and a fixed recipient for every other role, else 400 naming the field); the answer\'s `publicLink.url` is the link, and disabling it makes that URL answer 404 at once.',
   security: bearer,
   request: {
     params: templateIdParam,
@@ -211,6 +223,10 @@ const update = (method: 'put' | 'patch'): Operation => ({
           },
         },
         activate: { summary: 'Activate', value: { status: 'active' } },
+        publicLink: {
+          summary: 'Enable a public link',
+          value: { publicLink: { enabled: true, roleName: 'Client', maxUses: 500, expiresAt: '2026-12-31T23:59:59.000Z', recipients: [{ roleName: 'Landlord', email: 'lara@example.com', name: 'Lara Landlord' }] } },
+        },
       },
     }),
   },
@@ -222,8 +238,8 @@ const update = (method: 'put' | 'patch'): Operation => ({
     404: notFound,
     409: problem(
       409,
-      'Activating: the document is not uploaded yet (`document-not-uploaded`), or another request is freezing other bytes (`envelope-contended`); an active template sent back to `draft` (`invalid-transition`); concurrent requests kept it busy (`template-contended`).',
-      ['document-not-uploaded', 'envelope-contended', 'invalid-transition', 'template-contended'],
+      'Activating: the document is not uploaded yet (`document-not-uploaded`), or another request is freezing other bytes (`envelope-contended`); an active template sent back to `draft` (`invalid-transition`); a public link on a draft (`template-not-active`); concurrent requests kept it busy (`template-contended`).',
+      ['document-not-uploaded', 'envelope-contended', 'invalid-transition', 'template-not-active', 'template-contended'],
     ),
     412: problem(412, '`If-Match` names another version of the template (`etag-mismatch`).', ['etag-mismatch']),
     413: problem(413, 'The JSON body is larger than 1 MiB, or (activating) the document is larger than `MAX_DOCUMENT_BYTES` (`document-too-large`).', ['payload-too-large', 'document-too-large']),

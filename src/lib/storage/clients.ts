@@ -46,6 +46,8 @@ export const TABLES = {
   smsNumbers: 'smsNumbers',
   // Bulk jobs and their rows (bulk/repository.ts).
   bulkJobs: 'bulkJobs',
+  // Public links: the template behind each, its uses, codes, per-address counts (publicLinkRepository.ts).
+  publicLinks: 'publicLinks',
 } as const;
 
 /**

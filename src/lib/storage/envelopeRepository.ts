@@ -656,6 +656,7 @@ function toEntity(record: EnvelopeRecord, rowKey: string): EnvelopeEntity {
   if (record.output === 'combined') entity.output = 'combined';
   if (record.sealedHashes !== undefined) entity.sealedHashes = JSON.stringify(record.sealedHashes);
   if (record.metadata != null) entity.metadata = JSON.stringify(record.metadata);
+  if (record.source !== undefined) entity.source = record.source;
   return entity;
 }
 
@@ -697,6 +698,8 @@ function fromEntity(entity: TableEntityResult<EnvelopeEntity>): EnvelopeRecord {
     ...(typeof entity.sealedHashes === 'string' ? { sealedHashes: JSON.parse(entity.sealedHashes) as string[] } : {}),
     // Bulk send (docs/api.md#bulk-send): present only on envelopes a job made.
     ...(typeof entity.bulkJobId === 'string' ? { bulkJobId: entity.bulkJobId, metadata: typeof entity.metadata === 'string' ? (JSON.parse(entity.metadata) as Record<string, string>) : null } : {}),
+    // Public links (docs/api.md#public-links): present only on envelopes a link made.
+    ...(entity.source === 'publicLink' ? { source: 'publicLink' as const } : {}),
     ...(entity.voidedReason === undefined ? {} : { voidedReason: text('voidedReason') }),
     // Absent on envelopes whose events were recorded before the chain (docs/api.md#chained-audit-trail).
     ...(entity.auditHead === undefined ? {} : { auditHead: text('auditHead') }),

@@ -7,7 +7,7 @@
  * of the index names are one range query. Updates are conditional on the row's ETag.
  */
 import { odata, type TableClient, type TableEntityResult } from '@azure/data-tables';
-import type { TemplateField, TemplateRecord, TemplateRole, TemplateStatus, TemplateVisibility } from '../templates/model.js';
+import type { PublicLinkSettings, TemplateField, TemplateRecord, TemplateRole, TemplateStatus, TemplateVisibility } from '../templates/model.js';
 import type { SigningOrder } from '../envelopes/model.js';
 import { DEFAULT_LOCALE, type Locale } from '../i18n/locales.js';
 import { invertId } from './envelopeRepository.js';
@@ -153,6 +153,7 @@ function toEntity(record: TemplateRecord): TemplateEntity {
   if (record.pageCount !== null) entity.pageCount = record.pageCount;
   if (record.remindEveryDays !== null) entity.remindEveryDays = record.remindEveryDays;
   if (record.expiresInDays !== null) entity.expiresInDays = record.expiresInDays;
+  if (record.publicLink !== null) entity.publicLink = JSON.stringify(record.publicLink);
   return entity;
 }
 
@@ -178,6 +179,8 @@ function fromEntity(entity: TableEntityResult<TemplateEntity>): TemplateRecord {
     locale: (entity.locale as Locale | undefined) ?? DEFAULT_LOCALE,
     createdAt: String(entity.createdAt),
     updatedAt: String(entity.updatedAt),
+    // Absent on templates that never had a public link (docs/api.md#public-links).
+    publicLink: typeof entity.publicLink === 'string' ? (JSON.parse(entity.publicLink) as PublicLinkSettings) : null,
     version: Number(entity.version),
   };
 }

@@ -51,6 +51,11 @@ export interface UseTemplateOptions {
   log?: (message: string) => void;
   /** The bulk job whose row this use is, and the row's `metadata` (docs/api.md#bulk-send): the envelope carries both. */
   bulk?: { jobId: string; metadata: Record<string, string> | null };
+  /**
+   * The use is a public link's (docs/api.md#public-links): the envelope carries `source: "publicLink"`,
+   * and the open role's recipient is in the first routing order, before the fixed recipients.
+   */
+  publicLink?: { openRoleId: string };
 }
 
 /**
@@ -63,7 +68,7 @@ export interface UseTemplateOptions {
  *   a missing, unknown or repeated role, a value for no field of the template, or anything an envelope
  *   update refuses; and whatever sending an envelope throws (403 `email-not-verified`, 429 `email-quota`, ...)
  */
-export async function useTemplate({ services, templateId, request, actor, now = () => new Date(), log, bulk }: UseTemplateOptions): Promise<EnvelopeRecord> {
+export async function useTemplate({ services, templateId, request, actor, now = () => new Date(), log, bulk, publicLink }: UseTemplateOptions): Promise<EnvelopeRecord> {
   const envelopeId = resumableId('envelope');
   // Run again after a crash (see the module comment): what the dead run made, if anything.
   const left = resumingRun() ? (await services.envelopes.read(actor.userId, envelopeId))?.record : undefined;
@@ -74,9 +79,17 @@ export async function useTemplate({ services, templateId, request, actor, now = 
     throw problem('templateNotActive');
   }
   const at = left === undefined ? now() : new Date(left.createdAt);
-  const update = envelopeUpdateFor(template, request, at);
+  const update = envelopeUpdateFor(publicLink === undefined ? template : openRoleFirst(template, publicLink.openRoleId), request, at);
 
-  const { record, event } = newDraftEnvelope({ actor, documentName: template.documentName, now: at, templateId: template.id, id: envelopeId, ...(bulk === undefined ? {} : { bulk }) });
+  const { record, event } = newDraftEnvelope({
+    actor,
+    documentName: template.documentName,
+    now: at,
+    templateId: template.id,
+    id: envelopeId,
+    ...(bulk === undefined ? {} : { bulk }),
+    ...(publicLink === undefined ? {} : { source: 'publicLink' as const }),
+  });
   record.documentSha256 = template.documentSha256;
   record.pageCount = template.pageCount;
   if (left === undefined) {
@@ -173,6 +186,15 @@ export function envelopeUpdateFor(template: TemplateRecord, request: UseTemplate
       }),
     );
   }
+}
+
+/**
+ * The template with the open role of a public link in its first routing order (docs/api.md#public-links):
+ * whoever opens the link signs at once, and the fixed recipients' orders come after it.
+ */
+function openRoleFirst(template: TemplateRecord, openRoleId: string): TemplateRecord {
+  const first = Math.min(...template.roles.map((role) => role.routingOrder));
+  return { ...template, roles: template.roles.map((role) => (role.id === openRoleId ? { ...role, routingOrder: first } : role)) };
 }
 
 /** The role a recipient names by `roleId` or `roleName` (case-insensitive); records a complaint and returns `undefined` otherwise. */

@@ -61,29 +61,68 @@ export interface TemplateRecord {
   locale: Locale;
   createdAt: string;
   updatedAt: string;
+  /** Its public link (docs/api.md#public-links), `null` when it never had one. */
+  publicLink: PublicLinkSettings | null;
   /** Counts every change, from 1; the ETag is derived from it. */
   version: number;
+}
+
+/** A fixed recipient of a public link: the person who takes one of the roles besides the open one. */
+export interface PublicLinkRecipient {
+  roleName: string;
+  email: string;
+  name: string;
+}
+
+/**
+ * A template's public link as stored (docs/api.md#public-links): whoever opens
+ * `<PUBLIC_BASE_URL>/api/sign/t/<publicId>` takes the role `roleName`; every other role goes to its
+ * fixed recipient. The uses are counted on the link's own row (`storage/publicLinkRepository.ts`).
+ */
+export interface PublicLinkSettings {
+  enabled: boolean;
+  /** 22 random base64url characters (16 bytes); a new one each time the link is enabled, `null` while disabled. */
+  publicId: string | null;
+  /** The open role's name, as the template spells it. */
+  roleName: string;
+  /** Envelopes the link may make in all; `null`: no limit. */
+  maxUses: number | null;
+  /** After this instant (ISO 8601) the link answers 410 `link-expired`; `null`: never. */
+  expiresAt: string | null;
+  recipients: PublicLinkRecipient[];
+}
+
+/** The public link in a template's responses: its settings and its URL (`null` while disabled). */
+export interface PublicLinkView {
+  enabled: boolean;
+  url: string | null;
+  roleName: string;
+  maxUses: number | null;
+  expiresAt: string | null;
+  recipients: PublicLinkRecipient[];
 }
 
 /**
  * The template in every response (docs/api.md#templates): the record without what only the service
  * needs (its blob name and version), with a URL to read its document.
  */
-export interface TemplateView extends Omit<TemplateRecord, 'blobName' | 'version'> {
+export interface TemplateView extends Omit<TemplateRecord, 'blobName' | 'version' | 'publicLink'> {
+  /** docs/api.md#public-links; `null` when the template never had a public link. */
+  publicLink: PublicLinkView | null;
   /** Read-only SAS URL of the document (the upload while `draft`, the frozen copy once active), valid 15 minutes. */
   documentUrl: string;
 }
 
 /** What {@link newTemplateContent} gives a new template. */
-export type NewTemplateContent = Pick<TemplateRecord, 'visibility' | 'documentSha256' | 'pageCount' | 'roles' | 'fields' | 'signingOrder' | 'remindEveryDays' | 'expiresInDays' | 'locale'>;
+export type NewTemplateContent = Pick<TemplateRecord, 'visibility' | 'documentSha256' | 'pageCount' | 'roles' | 'fields' | 'signingOrder' | 'remindEveryDays' | 'expiresInDays' | 'locale' | 'publicLink'>;
 
 /**
  * What a new `draft` template holds besides its name and document (docs/api.md#templates): `private`,
  * no hash or page count until it is activated, no roles or fields, `parallel` order, no reminders,
- * the service's expiry, English. A fresh object each call, so that no two records share a list.
+ * the service's expiry, English, no public link. A fresh object each call, so that no two records share a list.
  */
 export function newTemplateContent(): NewTemplateContent {
-  return { visibility: 'private', documentSha256: null, pageCount: null, roles: [], fields: [], signingOrder: 'parallel', remindEveryDays: null, expiresInDays: null, locale: DEFAULT_LOCALE };
+  return { visibility: 'private', documentSha256: null, pageCount: null, roles: [], fields: [], signingOrder: 'parallel', remindEveryDays: null, expiresInDays: null, locale: DEFAULT_LOCALE, publicLink: null };
 }
 
 /** The strong ETag of a template version (RFC 9110 §8.8.3). */

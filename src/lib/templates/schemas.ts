@@ -87,6 +87,38 @@ function uniqueIds(entries: { id?: string | undefined }[], context: z.Refinement
 
 const settings = updateEnvelopeRequest.shape;
 
+/** Most envelopes one public link may be limited to (`maxUses`, docs/api.md#public-links). */
+export const MAX_PUBLIC_LINK_USES = 1_000_000;
+
+export const publicLinkRecipientInput = z
+  .strictObject({
+    roleName: characters(1, MAX_ROLE_NAME).meta({ description: 'A role of the template other than the open one (case-insensitive).' }),
+    email: signerInput.shape.email,
+    name: signerInput.shape.name,
+  })
+  .meta({ id: 'PublicLinkRecipientInput', description: 'The fixed recipient of a role besides the open one: every envelope the link makes sends that role to this person.' });
+
+export const publicLinkInput = z
+  .strictObject({
+    enabled: z.boolean({ error: 'must be true or false' }).meta({ description: '`true`: the link works (a new URL when it was off); `false`: its URL answers 404 at once.' }),
+    roleName: characters(1, MAX_ROLE_NAME).meta({ description: 'The open role (case-insensitive): whoever opens the link takes it. Exactly one role is open; every other role needs a fixed recipient.' }),
+    maxUses: z
+      .int({ error: `must be a whole number from 1 to ${MAX_PUBLIC_LINK_USES}, or null` })
+      .min(1, `must be a whole number from 1 to ${MAX_PUBLIC_LINK_USES}, or null`)
+      .max(MAX_PUBLIC_LINK_USES, `must be a whole number from 1 to ${MAX_PUBLIC_LINK_USES}, or null`)
+      .nullable()
+      .optional()
+      .meta({ description: 'Envelopes the link makes in all, then 410 `link-exhausted`; absent or `null`: no limit.' }),
+    expiresAt: requestTimestamp.nullable().optional().meta({ description: 'From this instant the link answers 410 `link-expired`; absent or `null`: never.' }),
+    recipients: z
+      .array(publicLinkRecipientInput, { error: 'must be an array' })
+      .max(MAX_ROLES, `must hold at most ${MAX_ROLES} recipients`)
+      .optional()
+      .meta({ description: 'One fixed recipient per role besides the open one.' }),
+  })
+  .meta({ id: 'PublicLinkInput', description: 'The template\'s public link (docs: Public links). The template must be active (409 `template-not-active`).' });
+export type PublicLinkInput = z.infer<typeof publicLinkInput>;
+
 export const updateTemplateRequest = z
   .strictObject({
     name: trimmedText(MAX_TEMPLATE_NAME).optional().meta({ description: `1 to ${MAX_TEMPLATE_NAME} characters after trimming.` }),
@@ -125,6 +157,7 @@ export const updateTemplateRequest = z
       .enum(SUPPORTED_LOCALES, { error: `must be one of the supported locales: ${SUPPORTED_LOCALES.join(', ')}` })
       .optional()
       .meta({ description: 'The language of envelopes made from the template (their `locale`): one of the supported locales.' }),
+    publicLink: publicLinkInput.optional(),
     status: z
       .enum(TEMPLATE_STATUSES, { error: `must be one of ${TEMPLATE_STATUSES.join(', ')}` })
       .optional()

@@ -5,14 +5,15 @@
  * after which the document never changes; every field must fit its pages, then and at any later change.
  * Read-modify-write conditional on the row's ETag, retried, so no concurrent update is lost.
  */
+import { randomBytes } from 'node:crypto';
 import type { FieldError } from '../errors.js';
 import type { Actor } from '../envelopes/model.js';
 import { freezeDocument, refreshFrozenCopy } from '../envelopes/freeze.js';
 import { assertFieldsFit, ifMatchSatisfied, storedFieldProperties, validationFailed } from '../envelopes/lifecycle.js';
 import { isUuid, uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
-import { templateETag, type TemplateField, type TemplateRecord, type TemplateRole } from './model.js';
-import type { RoleInput, TemplateFieldInput, UpdateTemplateRequest } from './schemas.js';
+import { templateETag, type PublicLinkSettings, type TemplateField, type TemplateRecord, type TemplateRole } from './model.js';
+import type { PublicLinkInput, RoleInput, TemplateFieldInput, UpdateTemplateRequest } from './schemas.js';
 import { mutateTemplate } from './mutate.js';
 import { problem } from '../problems.js';
 
@@ -30,7 +31,7 @@ export interface UpdateTemplateOptions {
  * Applies `request` to a template the caller may change (`access.ts`) and returns it as stored
  * afterwards; it stays its creator's.
  * @throws AppError 404 `template-not-found`; 403 `forbidden-role`; 412 `etag-mismatch`; 400 `validation-failed` (a field
- *   naming no role of role `signer`); 409 `invalid-transition` (an active template back to draft),
+ *   naming no role of role `signer`; a public link whose roles do not fit); 409 `template-not-active` (a public link on a draft); 409 `invalid-transition` (an active template back to draft),
  *   `template-contended`; activating: what sending an envelope throws for its document (409
  *   `document-not-uploaded`, 413, 415, 422), 422 `field-outside-document`
  */
@@ -44,6 +45,7 @@ export async function updateTemplate({ services, templateId, request, actor, ifM
     if (request.status === 'draft' && stored.record.status === 'active') {
       throw problem('invalidTransition');
     }
+    next.publicLink = await nextPublicLink(services, stored.record, next, request.publicLink, activates, actor);
     if (!activates && JSON.stringify(next) === JSON.stringify(stored.record)) return stored.record;
     if (activates) {
       const record = stored.record;
@@ -64,8 +66,73 @@ export async function updateTemplate({ services, templateId, request, actor, ifM
     next.updatedAt = now().toISOString();
     next.version = stored.record.version + 1;
     await services.templates.replace(stored, next);
+    const before = stored.record.publicLink?.publicId ?? null;
+    // Disabled, or enabled again under another id: the old URL is dead for good (the template already says so).
+    if (before !== null && before !== next.publicLink?.publicId) await services.publicLinks.deleteLink(before);
     return next;
   }, { ifMatch });
+}
+
+/**
+ * The template's public link after an update (docs/api.md#public-links): the request's settings
+ * checked against the template's roles as they will be, or the current ones checked again when the
+ * roles change. Enabling a link that was off gives it a new `publicId` (22 random base64url
+ * characters) and writes its row in `publicLinks` before the template names it, so that the template
+ * never names a link without a row; a row whose template write loses is named by nothing and never
+ * answers.
+ * @throws AppError 409 `template-not-active` (a public link on a draft); 400 `validation-failed`
+ *   naming `publicLink.roleName` or `publicLink.recipients...`
+ */
+async function nextPublicLink(services: Services, current: TemplateRecord, next: TemplateRecord, input: PublicLinkInput | undefined, activates: boolean, actor: Actor): Promise<PublicLinkSettings | null> {
+  if (input === undefined) {
+    if (current.publicLink?.enabled === true && JSON.stringify(current.roles) !== JSON.stringify(next.roles)) {
+      checkPublicLink(next.roles, current.publicLink, 'publicLink');
+    }
+    return current.publicLink;
+  }
+  if (current.status !== 'active' && !activates) {
+    throw problem('templateNotActive', { detail: 'A public link is for an active template: activate it (status "active") first, or in the same request.' });
+  }
+  const settings: PublicLinkSettings = {
+    enabled: input.enabled,
+    publicId: null,
+    roleName: input.roleName.trim(),
+    maxUses: input.maxUses ?? null,
+    expiresAt: input.expiresAt ?? null,
+    recipients: (input.recipients ?? []).map((recipient) => ({ roleName: recipient.roleName.trim(), email: recipient.email, name: recipient.name })),
+  };
+  checkPublicLink(next.roles, settings, 'publicLink');
+  if (!settings.enabled) return settings;
+  const kept = current.publicLink?.enabled === true ? current.publicLink.publicId : null;
+  if (kept !== null) return { ...settings, publicId: kept };
+  const publicId = randomBytes(16).toString('base64url');
+  await services.publicLinks.create({ publicId, ownerId: current.ownerId, templateId: current.id, organizationId: actor.organizationId });
+  return { ...settings, publicId };
+}
+
+/**
+ * Checks a public link against the template's roles (docs/api.md#public-links): `roleName` names one
+ * role, not of role `cc`; `recipients` give every other role exactly one fixed recipient, and no more.
+ * @throws AppError 400 `validation-failed`, paths under `path`
+ */
+function checkPublicLink(roles: readonly TemplateRole[], link: Pick<PublicLinkSettings, 'roleName' | 'recipients'>, path: string): void {
+  const errors: FieldError[] = [];
+  const byName = (name: string): TemplateRole | undefined => roles.find((role) => role.name.toLowerCase() === name.toLowerCase());
+  const open = byName(link.roleName);
+  if (open === undefined) errors.push({ path: `${path}.roleName`, message: `is "${link.roleName}", which names no role of this template` });
+  else if (open.role === 'cc') errors.push({ path: `${path}.roleName`, message: `names role "${open.name}", of role cc: the person who opens the link must have something to sign` });
+  const given = new Map<string, number>();
+  link.recipients.forEach((recipient, index) => {
+    const role = byName(recipient.roleName);
+    if (role === undefined) errors.push({ path: `${path}.recipients.${index}.roleName`, message: `is "${recipient.roleName}", which names no role of this template` });
+    else if (role === open) errors.push({ path: `${path}.recipients.${index}.roleName`, message: `names the open role "${role.name}", which whoever opens the link takes` });
+    else if (given.has(role.id)) errors.push({ path: `${path}.recipients.${index}.roleName`, message: `repeats role "${role.name}" of recipient ${given.get(role.id)}: each role takes exactly one recipient` });
+    else given.set(role.id, index);
+  });
+  for (const role of roles) {
+    if (role !== open && !given.has(role.id)) errors.push({ path: `${path}.recipients`, message: `has no fixed recipient for role "${role.name}": every role but the open one needs one` });
+  }
+  if (errors.length > 0) throw validationFailed(errors);
 }
 
 /**

@@ -5,7 +5,7 @@ import { AppError } from '../errors.js';
 import { READ_URL_TTL_SECONDS } from '../envelopes/view.js';
 import type { Services } from '../services.js';
 import { CONTAINERS } from '../storage/clients.js';
-import type { TemplateRecord, TemplateView } from './model.js';
+import type { PublicLinkSettings, PublicLinkView, TemplateRecord, TemplateView } from './model.js';
 import { problem } from '../problems.js';
 
 export function templateNotFound(): AppError {
@@ -19,7 +19,7 @@ export function templateNotFound(): AppError {
  * at creation, or, for a template made before addresses were recorded with templates, its creator's
  * address among the organisation's members (one read of them, only then).
  */
-export async function toTemplateViews(services: Pick<Services, 'storage' | 'organizations'>, organizationId: string, records: readonly TemplateRecord[]): Promise<TemplateView[]> {
+export async function toTemplateViews(services: Pick<Services, 'storage' | 'organizations' | 'config'>, organizationId: string, records: readonly TemplateRecord[]): Promise<TemplateView[]> {
   let members: Map<string, string> | undefined;
   if (records.some((record) => record.ownerEmail === null)) {
     members = new Map((await services.organizations.members(organizationId)).map((member) => [member.userId, member.email]));
@@ -28,11 +28,11 @@ export async function toTemplateViews(services: Pick<Services, 'storage' | 'orga
 }
 
 /** One template's response shape ({@link toTemplateViews}). */
-export async function templateView(services: Pick<Services, 'storage' | 'organizations'>, organizationId: string, record: TemplateRecord): Promise<TemplateView> {
+export async function templateView(services: Pick<Services, 'storage' | 'organizations' | 'config'>, organizationId: string, record: TemplateRecord): Promise<TemplateView> {
   return (await toTemplateViews(services, organizationId, [record]))[0]!;
 }
 
-async function toTemplateView(record: TemplateRecord, services: Pick<Services, 'storage'>, ownerEmail: string | null): Promise<TemplateView> {
+async function toTemplateView(record: TemplateRecord, services: Pick<Services, 'storage' | 'config'>, ownerEmail: string | null): Promise<TemplateView> {
   const container = record.documentSha256 === null ? CONTAINERS.templates : CONTAINERS.originals;
   const documentUrl = await services.storage.sas.blobUrl(container, record.blobName, { access: 'read', expiresInSeconds: READ_URL_TTL_SECONDS });
   return {
@@ -52,7 +52,26 @@ async function toTemplateView(record: TemplateRecord, services: Pick<Services, '
     remindEveryDays: record.remindEveryDays,
     expiresInDays: record.expiresInDays,
     locale: record.locale,
+    publicLink: publicLinkView(record.publicLink, services.config.publicBaseUrl),
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
+  };
+}
+
+/** The URL of a public link (docs/api.md#public-links): `<PUBLIC_BASE_URL>/api/sign/t/<publicId>`. */
+export function publicLinkUrl(publicBaseUrl: string, publicId: string): string {
+  return `${publicBaseUrl}/api/sign/t/${publicId}`;
+}
+
+/** A template's public link as responses show it (docs/api.md#public-links): no `publicId` of its own, the URL instead. */
+function publicLinkView(link: PublicLinkSettings | null, publicBaseUrl: string): PublicLinkView | null {
+  if (link === null) return null;
+  return {
+    enabled: link.enabled,
+    url: link.enabled && link.publicId !== null ? publicLinkUrl(publicBaseUrl, link.publicId) : null,
+    roleName: link.roleName,
+    maxUses: link.maxUses,
+    expiresAt: link.expiresAt,
+    recipients: link.recipients,
   };
 }

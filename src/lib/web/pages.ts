@@ -174,6 +174,8 @@ export const VERIFY_PAGE: StaticFile = { file: path.join(WEB_DIR, 'verify/index.
 export const DOCS_PAGE: StaticFile = { file: path.join(WEB_DIR, 'docs/index.html'), contentType: HTML };
 export const CONSOLE_PAGE: StaticFile = { file: path.join(WEB_DIR, 'console/index.html'), contentType: HTML };
 export const SIGN_PAGE: StaticFile = { file: path.join(WEB_DIR, 'sign/index.html'), contentType: HTML };
+/** The page of a public link (`GET /api/sign/t/{publicId}`, docs/api.md#public-links): in the signing page's styles, its modules beside the signing page's. */
+export const PUBLIC_LINK_PAGE: StaticFile = { file: path.join(WEB_DIR, 'sign/public.html'), contentType: HTML };
 
 const baseDirectives = [
   "default-src 'none'",
@@ -201,6 +203,19 @@ export function contentSecurityPolicy(blobOrigin?: string, frameAncestors: reado
     `frame-ancestors ${frameAncestors.length === 0 ? "'none'" : frameAncestors.join(' ')}`,
     `connect-src 'self'${blobOrigin === undefined ? '' : ` ${blobOrigin}`}`,
   ].join('; ');
+}
+
+/** Cloudflare Turnstile's origin: its script, and the frame of its widget. */
+const TURNSTILE_ORIGIN = 'https://challenges.cloudflare.com';
+
+/**
+ * The policy of the public link page while the service shows a Turnstile widget (`TURNSTILE_SITE_KEY`,
+ * docs/api.md#public-links): {@link contentSecurityPolicy}, with Turnstile's script and frame allowed.
+ */
+export function publicLinkPagePolicy(): string {
+  return contentSecurityPolicy()
+    .replace("script-src 'self'", `script-src 'self' ${TURNSTILE_ORIGIN}`)
+    .concat(`; frame-src ${TURNSTILE_ORIGIN}`);
 }
 
 const cache = new Map<StaticFile, { body: Buffer; etag: string }>();

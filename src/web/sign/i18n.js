@@ -43,6 +43,21 @@ export const LOCALE_NAMES = {
   vi: 'Tiếng Việt',
 };
 
+/**
+ * Fills a language switch with every supported locale, each by its own name (the signing page's and
+ * the public link page's).
+ * @param {HTMLElement} select
+ */
+export function addLanguageOptions(select) {
+  Object.keys(LOCALE_NAMES).forEach((tag) => {
+    const option = document.createElement('option');
+    option.value = tag;
+    option.lang = tag;
+    option.textContent = LOCALE_NAMES[tag];
+    select.appendChild(option);
+  });
+}
+
 /** Locales written right to left. */
 const RIGHT_TO_LEFT = ['ar', 'he'];
 

@@ -1,6 +1,6 @@
 // @ts-check
 // The page's language: the recipient's, the envelope's or the reader's, and the switch between them.
-import { isSupported, locale, LOCALE_NAMES, localiseDocument, preferredLocale, useLocale } from './i18n.js';
+import { addLanguageOptions, isSupported, locale, localiseDocument, preferredLocale, useLocale } from './i18n.js';
 import { paintWholeSignature } from './signatures.js';
 import { $, state } from './signingSession.js';
 /** @typedef {import('./signingSession.js').RecipientView} RecipientView */
@@ -41,13 +41,7 @@ export async function switchLanguage(tag) {
 /** The language switch: every supported language, each by its own name. */
 export function fillLanguageSwitch() {
   const select = $('language');
-  Object.keys(LOCALE_NAMES).forEach((tag) => {
-    const option = document.createElement('option');
-    option.value = tag;
-    option.lang = tag;
-    option.textContent = LOCALE_NAMES[tag];
-    select.appendChild(option);
-  });
+  addLanguageOptions(select);
   select.value = locale();
   select.addEventListener('change', () => {
     state.languageChosen = true;
