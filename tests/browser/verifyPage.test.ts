@@ -3,7 +3,10 @@
  * 390 × 844 touch screen and a desktop window: a genuine sealed PDF from the service and the same file
  * with one byte changed, chosen or dropped, get exactly the verdicts and reasons `npm run verify`
  * prints for them; the page fetches nothing from another site, breaks no Content-Security-Policy and
- * axe-core finds no WCAG 2.2 A or AA violation. Screenshots go to `test-output/screenshots/verify-page-*.png`.
+ * axe-core finds no WCAG 2.2 A or AA violation. The page speaks the signing page's languages: German
+ * from `?lang=de`, Arabic (right to left) from its switch, Japanese from the browser's preferences,
+ * each with the CLI's checks and reasons under its own verdicts, nothing wider than a phone.
+ * Screenshots go to `test-output/screenshots/verify-page-*.png`.
  */
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -51,13 +54,16 @@ afterAll(async () => {
   await session?.close();
 });
 
-async function openPage(mobile: boolean): Promise<{ page: Page; watch: ReturnType<typeof watchPage> }> {
-  const context = await browser.newContext(mobile ? { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 } : { viewport: { width: 1280, height: 900 } });
+async function openPage(mobile: boolean, options: { query?: string; locale?: string } = {}): Promise<{ page: Page; watch: ReturnType<typeof watchPage> }> {
+  const context = await browser.newContext({
+    ...(mobile ? { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 } : { viewport: { width: 1280, height: 900 } }),
+    ...(options.locale === undefined ? {} : { locale: options.locale }),
+  });
   contexts.push(context);
   const page = await context.newPage();
   page.setDefaultTimeout(STEP_TIMEOUT_MS);
   const watch = watchPage(page, [new URL(env.service.apiUrl).origin]);
-  await page.goto(`${env.service.apiUrl}/verify`);
+  await page.goto(`${env.service.apiUrl}/verify${options.query ?? ''}`);
   await page.locator('h1').waitFor();
   return { page, watch };
 }
@@ -117,6 +123,60 @@ describe('the verify page', () => {
     await screenshot(page, `verify-page-${label}-tampered`);
 
     expect(watch.foreignRequests).toEqual([]);
+    expect(watch.errors).toEqual([]);
+  });
+
+  /** The CLI's lines with `PASS`/`FAIL` in the page's words for them. */
+  const inWords = (lines: string[], passed: string, failed: string): string[] => lines.map((line) => line.replace(/^PASS /, `${passed} `).replace(/^FAIL /, `${failed} `));
+
+  /** How far the page is wider than its window, px (0: nothing to scroll sideways). */
+  const overflow = (page: Page): Promise<number> => page.locator('html').evaluate((html) => html.scrollWidth - html.clientWidth);
+
+  /** The page's `lang` and `dir`. */
+  const language = async (page: Page): Promise<[string | null, string | null]> => [await page.locator('html').getAttribute('lang'), await page.locator('html').getAttribute('dir')];
+
+  test('on a phone, in German from ?lang=de, then in Arabic from the switch: the page\'s words translated, the checks as the CLI prints them', async () => {
+    const expected = await cliLines(genuine);
+    expect(expected.code).toBe(0);
+    const { page, watch } = await openPage(true, { query: '?lang=de' });
+    await page.locator('h1', { hasText: 'Ein versiegeltes PDF prüfen' }).waitFor();
+    expect(await language(page)).toEqual(['de', 'ltr']);
+    expect(await page.title()).toBe('Ein versiegeltes PDF prüfen · Envelope Signing Service');
+    expect(await page.locator('#language').inputValue()).toBe('de');
+    expect(await page.locator('.drop-title').textContent()).toBe('Versiegeltes PDF hierher ziehen');
+    await page.setInputFiles('#verify-file', { name: 'sealed.pdf', mimeType: 'application/pdf', buffer: genuine });
+    const german = await pageReport(page);
+    expect(german.lines).toEqual(inWords(expected.lines.slice(0, -1), 'OK', 'FEHLER'));
+    expect(german.heading).toBe(`Alle ${german.lines.length} Prüfungen bestanden`);
+    expect(await page.locator('#report-by-hand code').allTextContents()).toEqual(['npm run verify -- sealed.pdf', 'docs/evidence.md']);
+    expect(await page.locator('#verify-status').textContent()).toBe('sealed.pdf: Alle Prüfungen bestanden.');
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
+    await expectNoViolations(page, 'the verify page in German on a phone, a genuine file');
+    await screenshot(page, 'verify-page-phone-de');
+
+    await page.locator('#language').selectOption('ar');
+    await page.locator('h1', { hasText: 'التحقق من ملف PDF مختوم' }).waitFor();
+    expect(await language(page)).toEqual(['ar', 'rtl']);
+    const arabic = await pageReport(page);
+    expect(arabic.lines).toEqual(inWords(expected.lines.slice(0, -1), 'ناجح', 'فاشل'));
+    expect(arabic.heading).toBe(`نجحت جميع عمليات التحقق: ${arabic.lines.length}`);
+    // The status line too speaks the new language (the file's name isolated in the right-to-left text).
+    expect(await page.locator('#verify-status').textContent()).toBe('\u2068sealed.pdf\u2069: نجحت جميع عمليات التحقق.');
+    // The verifier's words stay English, left to right, inside the right-to-left page.
+    expect(await page.locator('.reason').first().evaluate((element) => [element.getAttribute('lang'), (globalThis as unknown as { getComputedStyle(element: unknown): { direction: string } }).getComputedStyle(element).direction])).toEqual(['en', 'ltr']);
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
+    await expectNoViolations(page, 'the verify page in Arabic on a phone, a genuine file');
+    await screenshot(page, 'verify-page-phone-ar');
+
+    expect(watch.foreignRequests).toEqual([]);
+    expect(watch.errors).toEqual([]);
+  });
+
+  test('a browser preferring Japanese gets the page in Japanese', async () => {
+    const { page, watch } = await openPage(false, { locale: 'ja-JP' });
+    await page.locator('h1', { hasText: '封印された PDF を検証' }).waitFor();
+    expect((await language(page))[0]).toBe('ja');
+    expect(await page.locator('#language').inputValue()).toBe('ja');
     expect(watch.errors).toEqual([]);
   });
 });

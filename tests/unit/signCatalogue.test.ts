@@ -4,7 +4,9 @@
  * same arguments (names and kinds: plain, select, plural, number) and rich-text tags as English; every
  * plural gives `other` and each category the locale's plural rules (CLDR, through `Intl.PluralRules`)
  * give a whole number from 0 to 1000 (the page's plurals count fields); the language switch's own names (`LOCALE_NAMES` of the page) are the catalogues'
- * `languageName`.
+ * `languageName`. The verify page (`src/web/evidence`, docs/evidence.md#the-verify-page) speaks with
+ * the same catalogues: every message it names is in them, and each locale's is its own translation,
+ * never English's text.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -76,5 +78,26 @@ describe('the sign catalogues', () => {
     const names = Object.fromEntries([...block.matchAll(/^\s*'?([A-Za-z-]+)'?: '([^']+)',$/gm)].map((match) => [match[1], match[2]]));
     expect(Object.keys(names)).toEqual([...SUPPORTED_LOCALES]);
     for (const locale of SUPPORTED_LOCALES) expect({ locale, name: names[locale] }).toEqual({ locale, name: (await catalogue(locale)).languageName });
+  });
+
+  test('every message the verify page names is in the catalogue, translated in every other locale', async () => {
+    const html = await readFile(path.join(ROOT, 'web', 'evidence', 'index.html'), 'utf8');
+    const script = await readFile(path.join(ROOT, 'web', 'evidence', 'evidence.js'), 'utf8');
+    const named = new Set([
+      ...[...html.matchAll(/data-i18n(?:-aria-label)?="([^"]+)"/g)].map((match) => match[1]!),
+      ...[...script.matchAll(/\bt\('([A-Za-z]+)'/g)].map((match) => match[1]!),
+      // Keys the script chooses between or passes on (`fillRich`): every string that names one.
+      ...[...script.matchAll(/'(verify[A-Z][A-Za-z]*)'/g)].map((match) => match[1]!),
+    ]);
+    const english = await catalogue('en');
+    // The page's own messages, found in both its files, and the signing page's it shares.
+    expect([...named].filter((key) => key.startsWith('verify')).sort()).toEqual(Object.keys(english).filter((key) => key.startsWith('verify')).sort());
+    expect([...named].filter((key) => !key.startsWith('verify')).sort()).toEqual(['language', 'pageTitle', 'siteTitle', 'skipLink']);
+    for (const key of named) expect({ key, missing: english[key] === undefined }).toEqual({ key, missing: false });
+    for (const locale of SUPPORTED_LOCALES.filter((tag) => tag !== 'en')) {
+      const own = await catalogue(locale);
+      const copied = [...named].filter((key) => key.startsWith('verify') && own[key] === english[key]);
+      expect({ locale, copied }).toEqual({ locale, copied: [] });
+    }
   });
 });

@@ -233,7 +233,7 @@ const assetResponses = (contentTypes: string[]): Record<number, ResponseConfig> 
   404: problem(404, 'Not a file of the page (`asset-not-found`).', ['asset-not-found']),
 });
 
-/** The signing page's files: {@link assetResponses}, and its message catalogues as JSON (message key → ICU MessageFormat text). */
+/** The signing page's files (and the verify page's, which serves its languages too): {@link assetResponses}, and the message catalogues as JSON (message key → ICU MessageFormat text). */
 function signPageAssetResponses(): Record<number, ResponseConfig> {
   const responses = assetResponses(['text/css', 'text/javascript', 'font/ttf']);
   const ok = responses[200]!;
@@ -788,11 +788,11 @@ const operations: Operation[] = [
     method: 'get',
     path: '/verify/assets/{file}',
     tags: ['Pages'],
-    summary: 'A script or style sheet of the verify page, PDF.js, or a module of the verifier it runs',
-    description: '`verification.js` is the verifier of `npm run verify`; the `m_*.js` modules are what it imports (pkijs, asn1js, canonicalize and their dependencies), served as they are with their imports pointing at each other.',
+    summary: 'A script, style sheet, font or message catalogue of the verify page, or a module of the verifier it runs',
+    description: '`verification.js` is the verifier of `npm run verify`; the `m_*.js` modules are what it imports (pkijs, asn1js, canonicalize and their dependencies), served as they are with their imports pointing at each other. `i18n.js`, `intl-messageformat.js`, `messages-<locale>.json`, `messages-en.js`, `fonts.css` and the fonts are the signing page\'s languages, which the verify page speaks too.',
     security: [],
     request: { params: z.object({ file: z.enum(Object.keys(verifySealPageAssets()) as [string, ...string[]]) }) },
-    responses: { ...assetResponses(['text/css', 'text/javascript']), ...common },
+    responses: { ...signPageAssetResponses(), ...common },
   },
 ];
 
