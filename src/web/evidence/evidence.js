@@ -12,7 +12,7 @@
  * `?lang=`, else the closest to the browser's, and a switch. The checks' names and reasons stay as
  * the verifier writes them, in English, as `npm run verify` prints them (docs/api.md#the-verifier).
  */
-import { fillRich, isSupported, locale, LOCALE_NAMES, localiseDocument, preferredLocale, t, useLocale } from './i18n.js';
+import { addLanguageOptions, fillRich, isSupported, locale, localiseDocument, preferredLocale, t, useLocale } from './i18n.js';
 
 /** @param {string} id */
 const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -137,13 +137,7 @@ async function switchLanguage(tag) {
 /** The language switch: every supported language, each by its own name. */
 function fillLanguageSwitch() {
   const select = /** @type {HTMLSelectElement} */ ($('language'));
-  Object.keys(LOCALE_NAMES).forEach((tag) => {
-    const option = document.createElement('option');
-    option.value = tag;
-    option.lang = tag;
-    option.textContent = LOCALE_NAMES[tag];
-    select.appendChild(option);
-  });
+  addLanguageOptions(select);
   select.addEventListener('change', () => void switchLanguage(select.value));
 }
 

@@ -44,8 +44,8 @@ export const LOCALE_NAMES = {
 };
 
 /**
- * Fills a language switch with every supported locale, each by its own name (the signing page's and
- * the public link page's).
+ * Fills a language switch with every supported locale, each by its own name (the signing page's, the
+ * public link page's and the verify page's).
  * @param {HTMLElement} select
  */
 export function addLanguageOptions(select) {
