@@ -1,5 +1,5 @@
 /**
- * GET /api/verify/assets/{file}: the verify page's script and styles, the signing page's languages
+ * GET /api/verify/assets/{file}: the verify page's script and styles, PDF.js, the signing page's languages
  * it speaks (`i18n.js`, catalogues, fonts), and the verifier's modules (`VerifySealPage`;
  * src/lib/web/pages.ts). Two segments, so it never meets
  * `GET /api/verify/{sha256}` (`VerifySeal`).

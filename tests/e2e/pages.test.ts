@@ -93,7 +93,8 @@ describe('pages', () => {
     ['/verify/assets/evidence.js', 'text/javascript; charset=utf-8', 'src/web/evidence/evidence.js'],
     ['/verify/assets/evidence.css', 'text/css; charset=utf-8', 'src/web/evidence/evidence.css'],
     ['/verify/assets/colours.css', 'text/css; charset=utf-8', 'src/web/shared/colours.css'],
-    // The verify page reads PDFs with the verifier's own reader (docs/evidence.md#what-the-verifier-reads), and speaks the signing page's languages.
+    ['/verify/assets/pdf.min.mjs', 'text/javascript; charset=utf-8', path.join(pdfjsDir, 'build/pdf.min.mjs')],
+    // The verify page speaks the signing page's languages.
     ['/verify/assets/i18n.js', 'text/javascript; charset=utf-8', 'src/web/sign/i18n.js'],
     ['/verify/assets/intl-messageformat.js', 'text/javascript; charset=utf-8', 'node_modules/intl-messageformat/intl-messageformat.iife.js'],
     ['/verify/assets/messages-ar.json', 'application/json; charset=utf-8', 'src/locales/ar/sign.json'],
@@ -185,8 +186,6 @@ describe('pages', () => {
     '/sign/pdf.worker.mjs.map',
     '/sign/NotoSans-Regular.ttf',
     '/sign/..%2Fconsole%2Fconsole.js',
-    '/verify/assets/pdf.min.mjs',
-    '/verify/assets/pdf.worker.min.mjs',
   ])('GET /api%s is 404: only allow-listed files are served', async (route) => {
     const response = await env.api.request('GET', route);
     expectProblem(response, 404);

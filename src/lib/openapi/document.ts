@@ -788,7 +788,7 @@ const operations: Operation[] = [
     method: 'get',
     path: '/verify/assets/{file}',
     tags: ['Pages'],
-    summary: 'A script, style sheet, font or message catalogue of the verify page, or a module of the verifier it runs',
+    summary: 'A script, style sheet, font or message catalogue of the verify page, PDF.js, or a module of the verifier it runs',
     description: '`verification.js` is the verifier of `npm run verify`; the `m_*.js` modules are what it imports (pkijs, asn1js, canonicalize and their dependencies), served as they are with their imports pointing at each other. `i18n.js`, `intl-messageformat.js`, `messages-<locale>.json`, `messages-en.js`, `fonts.css` and the fonts are the signing page\'s languages, which the verify page speaks too.',
     security: [],
     request: { params: z.object({ file: z.enum(Object.keys(verifySealPageAssets()) as [string, ...string[]]) }) },

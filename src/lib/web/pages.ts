@@ -151,7 +151,7 @@ const LIB_DIR = path.resolve(WEB_DIR, '../lib');
 let verifySealAssets: Record<string, StaticFile> | undefined;
 
 /**
- * Files below `GET /api/verify/assets/{file}`: the verify page's script and styles, the signing
+ * Files below `GET /api/verify/assets/{file}`: the verify page's script and styles, PDF.js, the signing
  * page's languages (its `i18n.js`, the ICU formatter, its catalogues and fonts, which hold the verify
  * page's messages too), and the verifier itself (docs/evidence.md#the-verify-page):
  * `verification.js` is the compiled `src/lib/verification/verify.js`, served with the modules it
@@ -163,6 +163,7 @@ export function verifySealPageAssets(): Record<string, StaticFile> {
     'colours.css': SHARED_COLOURS,
     'evidence.css': { file: path.join(WEB_DIR, 'evidence/evidence.css'), contentType: CSS },
     'evidence.js': { file: path.join(WEB_DIR, 'evidence/evidence.js'), contentType: JAVASCRIPT },
+    ...PDFJS_ASSETS,
     'i18n.js': { file: path.join(WEB_DIR, 'sign/i18n.js'), contentType: JAVASCRIPT },
     'intl-messageformat.js': SIGN_ASSETS['intl-messageformat.js']!,
     ...SIGN_CATALOGUE_ASSETS,

@@ -20,15 +20,21 @@ const BASE = new URL('./assets/', new URL('/api/verify/', window.location.origin
 
 /**
  * @typedef {{ name: string, passed: boolean, reason: string }} Check
- * @typedef {{ verifySealedPdf: (bytes: Uint8Array, options: { online?: string }) => Promise<Check[]>, reportLines: (checks: Check[]) => string[] }} Verifier
+ * @typedef {{ verifySealedPdf: (bytes: Uint8Array, options: { pdfjs: unknown, online?: string }) => Promise<Check[]>, reportLines: (checks: Check[]) => string[] }} Verifier
  */
 
-/** @type {Promise<Verifier> | null} */
+/** @type {Promise<[Verifier, unknown]> | null} */
 let loading = null;
 
-/** The verifier, loaded on first use. */
+/** The verifier and PDF.js (its worker from this origin), loaded on first use. */
 function load() {
-  loading ??= import(new URL('verification.js', BASE).href);
+  loading ??= Promise.all([
+    import(new URL('verification.js', BASE).href),
+    import(new URL('pdf.min.mjs', BASE).href).then(function (pdfjs) {
+      pdfjs.GlobalWorkerOptions.workerSrc = new URL('pdf.worker.min.mjs', BASE).href;
+      return pdfjs;
+    }),
+  ]);
   return loading;
 }
 
@@ -104,9 +110,9 @@ async function verify(file) {
   $('report').hidden = true;
   try {
     const bytes = new Uint8Array(await file.arrayBuffer());
-    const verifier = await load();
+    const [verifier, pdfjs] = await load();
     const online = /** @type {HTMLInputElement} */ ($('verify-online')).checked ? { online: window.location.origin } : {};
-    const checks = await verifier.verifySealedPdf(bytes, online);
+    const checks = await verifier.verifySealedPdf(bytes, { pdfjs, ...online });
     show(file, await sha256(bytes), checks);
   } catch (error) {
     announce('verifyError', { message: error instanceof Error ? error.message : String(error) });
