@@ -201,8 +201,11 @@ describe('documents of a template', () => {
       const copy = await fetch(document.documentUrl);
       expect(sha256(new Uint8Array(await copy.arrayBuffer()))).toBe(document.sha256);
     }
-    // It stays whole when the template goes, and sends.
+    // It stays whole when the template goes (with every document's frozen copy), and sends.
+    const templateCopies = (await call('GET', `/templates/${id}`)).body.documents.map((document: any) => document.documentUrl as string);
+    expect(templateCopies).toHaveLength(2);
     expect((await call('DELETE', `/templates/${id}`)).status).toBe(204);
+    for (const url of templateCopies) expect((await fetchAnswer(url)).status).toBe(404);
     const sent = await call('PATCH', `/envelopes/${envelope.id}`, { status: 'sent' });
     expect(sent.status).toBe(200);
     expect(sent.body.documents.map((document: any) => [document.id, document.sha256])).toEqual([
