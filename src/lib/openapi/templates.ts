@@ -416,6 +416,16 @@ const operations: Operation[] = [
   },
 ];
 
+/** A draft template whose added document was moved first. */
+const twoDocumentTemplate = {
+  ...draftTemplate,
+  documentName: 'House rules.pdf',
+  documentUrl: `${blob}/templates/${ids.template}/${ids.document}/house-rules.pdf?${sas}`,
+  documents: [
+    { id: ids.document, name: 'House rules.pdf', order: 1, pageCount: null, sha256: null, uploadSha256: null, documentUrl: `${blob}/templates/${ids.template}/${ids.document}/house-rules.pdf?${sas}` },
+    { ...draftTemplate.documents[0]!, order: 2 },
+  ],
+};
 const documentParams = templateIdParam.extend({
   documentId: z.string().meta({ description: 'The document\'s id (an `id` of the template\'s `documents`).', examples: [ids.document] }),
 });
@@ -441,7 +451,12 @@ const documentOperations: Operation[] = [
       201: {
         description: 'The document is added; upload it to `uploadUrl`.',
         headers: { 'Cache-Control': cacheControlNoStore('the body carries a signed URL'), ETag: etag, Location: { description: 'The template.', required: true, schema: { type: 'string' } } },
-        content: { [json]: { schema: documentTicketResponse } },
+        content: {
+          [json]: {
+            schema: documentTicketResponse,
+            example: { documentId: ids.document, uploadUrl: `${blob}/templates/${ids.template}/${ids.document}/house-rules.pdf?sv=2025-01-05&sp=cw&sig=REDACTED`, blobName: `${ids.template}/${ids.document}/house-rules.pdf`, expiresAt: '2026-11-22T10:30:30.000Z' },
+          },
+        },
       },
       400: problem(400, 'The body is not JSON (`malformed-json`) or the schema refuses it (`validation-failed`).', ['validation-failed', 'malformed-json']),
       401: unauthorized,
@@ -465,7 +480,7 @@ const documentOperations: Operation[] = [
     security: bearer,
     request: { params: documentParams, headers: ifMatch, body: jsonRequestBody(updateDocumentRequest, { example: { name: 'House rules.pdf', order: 1 } }) },
     responses: {
-      200: { description: 'The template as it is now.', headers: { 'Cache-Control': noStore, ETag: etag }, content: { [json]: { schema: templateResponse } } },
+      200: { description: 'The template as it is now.', headers: { 'Cache-Control': noStore, ETag: etag }, content: { [json]: { schema: templateResponse, example: twoDocumentTemplate } } },
       400: problem(400, 'The body is not JSON (`malformed-json`) or the schema refuses it, or `order` is past the last document (`validation-failed`).', ['validation-failed', 'malformed-json']),
       401: unauthorized,
       403: notYours,
@@ -488,7 +503,7 @@ const documentOperations: Operation[] = [
     security: bearer,
     request: { params: documentParams, headers: ifMatch },
     responses: {
-      200: { description: 'The document is removed.', headers: { 'Cache-Control': noStore, ETag: etag }, content: { [json]: { schema: templateDocumentRemovedResponse } } },
+      200: { description: 'The document is removed.', headers: { 'Cache-Control': noStore, ETag: etag }, content: { [json]: { schema: templateDocumentRemovedResponse, example: { removedFieldIds: [], template: draftTemplate } } } },
       401: unauthorized,
       403: notYours,
       404: documentNotFound,
