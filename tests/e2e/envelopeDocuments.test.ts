@@ -101,6 +101,12 @@ describe('the documents of a draft (docs/api.md#several-documents)', () => {
     const again = await patchDocument(id, houseRules, { order: 1 });
     expect(again.status).toBe(200);
     expect(again.headers.get('etag')).toBe(moved.headers.get('etag'));
+    // Each change of the list is in the audit trail, by the owner; the one that changed nothing is not.
+    const events = (await auditTrail(api, owner, id)).filter((event) => event.type.startsWith('envelope.document_'));
+    expect(events.map(({ type, actorId, details }) => ({ type, actorId, details }))).toEqual([
+      { type: 'envelope.document_added', actorId: owner.userId, details: { documentId: houseRules, name: 'house-rules.pdf', order: 2 } },
+      { type: 'envelope.document_changed', actorId: owner.userId, details: { documentId: houseRules, name: 'House rules.pdf', order: 1 } },
+    ]);
 
     expectType(await patchDocument(id, houseRules, { order: 3 }), 400, 'validation-failed');
     expectType(await patchDocument(id, houseRules, { order: 0 }), 400, 'validation-failed');
@@ -145,6 +151,7 @@ describe('the documents of a draft (docs/api.md#several-documents)', () => {
     expect(removed.body.envelope.fields.map((field: any) => field.id)).toEqual([placed.body.fields[0].id]);
     expect((await fetchAnswer(secondUrl)).status).toBe(404);
     expect((await auditTrail(api, owner, id)).at(-1)).toMatchObject({ type: 'envelope.fields_replaced', details: { count: 1 } });
+    expect((await auditTrail(api, owner, id)).at(-2)).toMatchObject({ type: 'envelope.document_removed', actorId: owner.userId, details: { documentId: second, name: 'annex.pdf' } });
 
     expectType(await deleteDocument(id, second), 404, 'document-not-found');
     expectType(await deleteDocument(id, id), 409, 'last-document');

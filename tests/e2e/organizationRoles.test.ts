@@ -50,6 +50,9 @@ const rules: Record<string, Role[]> = {
   UpdateTemplate: CHANGING,
   DeleteTemplate: CHANGING,
   DetectTemplateFields: CHANGING,
+  AddTemplateDocument: CHANGING,
+  UpdateTemplateDocument: CHANGING,
+  DeleteTemplateDocument: CHANGING,
   CreateEnvelopeFromTemplate: CHANGING,
   CreateBulkJob: CHANGING,
   CancelBulkJob: CHANGING,
@@ -117,7 +120,8 @@ function pathOf(route: RegisteredRoute, caller: TestUser): string {
   return `/${route.route}`
     .replace('{id}', route.route.startsWith('templates') ? ids.template! : route.route.startsWith('webhooks') ? ids.webhook! : route.route.startsWith('apikeys') ? ids.apiKey! : route.route.startsWith('organization/invitations') ? ids.invitation! : ids.envelope!)
     .replace('{recipientId}', randomUUID())
-    .replace('{documentId}', ids.envelope!)
+    // The document a template or an envelope was made with bears its id.
+    .replace('{documentId}', route.route.startsWith('templates') ? ids.template! : ids.envelope!)
     .replace('{deliveryId}', randomUUID())
     .replace('{userId}', caller.userId);
 }

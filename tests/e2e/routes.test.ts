@@ -12,6 +12,7 @@ import { expectProblem, serviceForFile, type TestService } from '../support/serv
 const expected = [
   { name: 'AcsEvents', route: 'events/acs', methods: ['POST'], access: 'public' },
   { name: 'AddEnvelopeDocument', route: 'envelopes/{id}/documents', methods: ['POST'], access: 'bearer' },
+  { name: 'AddTemplateDocument', route: 'templates/{id}/documents', methods: ['POST'], access: 'bearer' },
   { name: 'ApiDocs', route: 'docs', methods: ['GET'], access: 'public' },
   { name: 'ApiDocsAsset', route: 'docs/{file}', methods: ['GET'], access: 'public' },
   { name: 'AuthenticateSigning', route: 'signing/authenticate', methods: ['POST'], access: 'signing' },
@@ -33,6 +34,7 @@ const expected = [
   { name: 'DeleteEnvelopeDocument', route: 'envelopes/{id}/documents/{documentId}', methods: ['DELETE'], access: 'bearer' },
   { name: 'DeleteOrganizationInvitation', route: 'organization/invitations/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'DeleteTemplate', route: 'templates/{id}', methods: ['DELETE'], access: 'bearer' },
+  { name: 'DeleteTemplateDocument', route: 'templates/{id}/documents/{documentId}', methods: ['DELETE'], access: 'bearer' },
   { name: 'DeleteWebhook', route: 'webhooks/{id}', methods: ['DELETE'], access: 'bearer' },
   { name: 'DescribePublicLink', route: 'public/{publicId}', methods: ['GET'], access: 'public' },
   { name: 'DetectEnvelopeFields', route: 'envelopes/{id}/fields/detect', methods: ['POST'], access: 'bearer' },
@@ -82,6 +84,7 @@ const expected = [
   { name: 'UpdateMember', route: 'organization/members/{userId}', methods: ['PATCH'], access: 'bearer' },
   { name: 'UpdateOrganization', route: 'organization', methods: ['PATCH'], access: 'bearer' },
   { name: 'UpdateTemplate', route: 'templates/{id}', methods: ['PUT', 'PATCH'], access: 'bearer' },
+  { name: 'UpdateTemplateDocument', route: 'templates/{id}/documents/{documentId}', methods: ['PATCH'], access: 'bearer' },
   { name: 'VerifyEmail', route: 'VerifyEmail', methods: ['POST'], access: 'public' },
   { name: 'VerifyEmailPage', route: 'verify-email', methods: ['GET'], access: 'public' },
   { name: 'VerifyEmailPageAsset', route: 'verify-email/{file}', methods: ['GET'], access: 'public' },

@@ -209,7 +209,8 @@ function checkRows(template: TemplateRecord, inputs: readonly RowInput[], errors
       send,
     };
     try {
-      const update = envelopeUpdateFor(template, request, now);
+      // No envelope exists yet: the template's id stands for its id (which document a field is on is not checked here).
+      const update = envelopeUpdateFor(template, request, now, template.id);
       const signers = update.signers ?? [];
       const acting = signers.filter((signer) => mustAct(signer));
       const first = Math.min(...acting.map((signer) => signer.routingOrder ?? 1));

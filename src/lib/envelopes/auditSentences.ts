@@ -61,6 +61,12 @@ function describeEvent(event: EventLike, context: SentenceContext, lastActionBy:
     }
     case 'envelope.fields_replaced':
       return t('event.fieldsReplaced', { actor, count: typeof details.count === 'number' ? details.count : 0 });
+    case 'envelope.document_added':
+      return t('event.documentAdded', { actor, document: text(details.name) });
+    case 'envelope.document_changed':
+      return t('event.documentChanged', { actor, document: text(details.name), order: typeof details.order === 'number' ? details.order : 1 });
+    case 'envelope.document_removed':
+      return t('event.documentRemoved', { actor, document: text(details.name) });
     case 'envelope.settings_changed': {
       const changes = Object.entries(details).map(([name, value]) => setting(name, value, t, locale));
       return changes.length > 0 ? t('event.settingsChangedDetails', { actor, changes: changes.join(', ') }) : t('event.settingsChanged', { actor });

@@ -1,17 +1,19 @@
 /**
- * Freezing every document of an envelope at send (docs/api.md#several-documents): each is checked,
+ * Freezing every document of an envelope at send, or of a template at its activation
+ * (docs/api.md#several-documents, docs/api.md#documents-of-a-template): each is checked,
  * cleaned and frozen as one document is (`freeze.ts`), one after the other (at most one document's
  * bytes in memory at a time), after their sizes together were checked against `MAX_ENVELOPE_BYTES`.
  * A document that fails refuses the whole send, named in the answer: nothing is sent. Frozen copies
  * written before the failure name no envelope and are replaced or reused by the next attempt
  * (`freeze.ts`'s crash rules hold for each).
  */
+import type { ContainerClient } from '@azure/storage-blob';
 import { problem } from '../problems.js';
 import type { Services } from '../services.js';
 import { storageStatus } from '../storage/keys.js';
-import { documentsOf, fieldDocumentId, namingDocument } from './documents.js';
+import { documentsOf, fieldDocumentId, namingDocument, type DocumentHolder } from './documents.js';
 import { freezeDocument, frozenUploadFacts, refreshFrozenCopy, type FrozenDocument } from './freeze.js';
-import type { EnvelopeDocument, EnvelopeRecord } from './model.js';
+import type { EnvelopeDocument, Field } from './model.js';
 
 /** Every document of an envelope, frozen: each with its hashes, page count and what was removed. */
 export interface FrozenPacket {
@@ -24,15 +26,22 @@ export interface FrozenPacket {
 /**
  * Checks the sizes of a draft's uploads together, then freezes each document that is not frozen yet
  * (a document from a template is frozen from the start: its facts are read from its frozen copy).
- * @param stillDraft whether the envelope is still the draft read (`freeze.ts`)
+ * @param record an envelope, or a template (its fields name roles: only their documents and sources count here)
+ * @param stillDraft whether the record is still the draft read (`freeze.ts`)
+ * @param uploads the container of uploads: `documents` (default) for envelopes, `templates` for templates
  * @throws AppError 413 `envelope-too-large` (the uploads together over `MAX_ENVELOPE_BYTES`); what
  *   `freezeDocument` throws (409, 413, 415, 422), its `detail` naming the document and `documentId`
  *   and `documentName` among its members when the envelope has several
  */
-export async function freezePacket(services: Services, record: EnvelopeRecord, stillDraft: () => Promise<boolean>): Promise<FrozenPacket> {
+export async function freezePacket(
+  services: Services,
+  record: DocumentHolder<Pick<Field, 'id' | 'documentId' | 'source'>>,
+  stillDraft: () => Promise<boolean>,
+  uploads: ContainerClient = services.storage.containers.documents,
+): Promise<FrozenPacket> {
   const documents = documentsOf(record);
   const several = documents.length > 1;
-  if (several) await assertPacketSize(services, documents);
+  if (several) await assertPacketSize(services, documents, uploads);
   const claims = new Map<string, Omit<FrozenDocument, 'bytes'>>();
   const frozen: EnvelopeDocument[] = [];
   for (const document of documents) {
@@ -44,7 +53,7 @@ export async function freezePacket(services: Services, record: EnvelopeRecord, s
       }
       // Its own fields decide whether its text tags are covered (`freeze.ts` `checkUpload`).
       const fields = record.fields.filter((field) => fieldDocumentId(field, documents[0]!) === document.id);
-      const { bytes: _bytes, ...claim } = await freezeDocument({ services, record: { blobName: document.blobName, fields }, stillDraft });
+      const { bytes: _bytes, ...claim } = await freezeDocument({ services, record: { blobName: document.blobName, fields }, uploads, stillDraft });
       claims.set(document.id, claim);
       frozen.push({ ...document, sha256: claim.documentSha256, uploadSha256: claim.uploadSha256, pageCount: claim.pageCount, removed: [...claim.removed] });
     } catch (error) {
@@ -69,11 +78,11 @@ export async function refreshPacket(services: Services, packet: FrozenPacket): P
  * @throws AppError 409 `document-not-uploaded` naming a document not uploaded yet; 413
  *   `envelope-too-large` when the documents together are over `MAX_ENVELOPE_BYTES`
  */
-async function assertPacketSize(services: Services, documents: readonly EnvelopeDocument[]): Promise<void> {
+async function assertPacketSize(services: Services, documents: readonly EnvelopeDocument[], uploads: ContainerClient): Promise<void> {
   const { containers } = services.storage;
   const sizes = await Promise.all(
     documents.map(async (document) => {
-      const container = document.sha256 === null ? containers.documents : containers.originals;
+      const container = document.sha256 === null ? uploads : containers.originals;
       try {
         return (await container.getBlockBlobClient(document.blobName).getProperties()).contentLength ?? 0;
       } catch (error) {

@@ -24,7 +24,7 @@ import {
   type Signer,
 } from './model.js';
 import { storedRules } from './fieldRules.js';
-import { documentsOf, fieldDocumentId, firstDocument, setDocuments, withDocumentId } from './documents.js';
+import { documentsOf, fieldDocumentId, firstDocument, setDocuments, storedDocumentId, withDocumentId } from './documents.js';
 import { MAX_EXPIRY_DAYS, type FieldInput, type SignerInput, type UpdateEnvelopeRequest } from './schemas.js';
 import { problem } from '../problems.js';
 
@@ -370,11 +370,7 @@ export function replaceSigners(
  */
 function replaceFields(current: Field[], inputs: FieldInput[], requestIds: Map<string, string>, documents: readonly EnvelopeDocument[], errors: FieldError[]): Field[] {
   const existing = new Set(current.map((field) => field.id));
-  const documentIds = new Set(documents.map((document) => document.id));
   return inputs.map((input, index) => {
-    if (input.documentId !== undefined && !documentIds.has(input.documentId)) {
-      errors.push({ path: `fields.${index}.documentId`, message: 'names no document of this envelope' });
-    }
     const { documentId, ...properties } = input;
     return withDocumentId(
       {
@@ -382,7 +378,7 @@ function replaceFields(current: Field[], inputs: FieldInput[], requestIds: Map<s
         recipientId: requestIds.get(input.recipientId) ?? input.recipientId,
         ...storedFieldProperties(properties),
       },
-      documents.length > 1 ? (documentId ?? documents[0]!.id) : undefined,
+      storedDocumentId(documentId, documents, `fields.${index}.documentId`, errors, 'envelope'),
     );
   });
 }

@@ -18,18 +18,21 @@ export async function signedDocumentUrl(sas: SasSigner, record: Pick<EnvelopeRec
 /**
  * A read-only SAS URL of the document, valid {@link READ_URL_TTL_SECONDS}: the frozen copy once the
  * envelope has left `draft` (docs/api.md#create-an-envelope-and-upload-its-document), the upload before.
+ * @param uploads the container of uploads: `documents` (default), `templates` for a template's
  */
-export async function documentUrl(sas: SasSigner, record: Pick<EnvelopeRecord, 'blobName' | 'documentSha256'>): Promise<string> {
-  const container = record.documentSha256 === null ? CONTAINERS.documents : CONTAINERS.originals;
+export async function documentUrl(sas: SasSigner, record: Pick<EnvelopeRecord, 'blobName' | 'documentSha256'>, uploads: 'documents' | 'templates' = CONTAINERS.documents): Promise<string> {
+  const container = record.documentSha256 === null ? uploads : CONTAINERS.originals;
   return await sas.blobUrl(container, record.blobName, { access: 'read', expiresInSeconds: READ_URL_TTL_SECONDS });
 }
 
 /**
- * The documents of `record` as responses show them (docs/api.md#several-documents), each with a read
- * URL of its upload (draft) or frozen copy valid {@link READ_URL_TTL_SECONDS}; `null` once purged.
+ * The documents of `record`, an envelope or a template, as responses show them
+ * (docs/api.md#several-documents, docs/api.md#documents-of-a-template), each with a read URL of its
+ * upload (draft) or frozen copy valid {@link READ_URL_TTL_SECONDS}; `null` once purged.
+ * @param uploads the container of uploads: `documents` (default), `templates` for a template's
  */
-export async function toDocumentViews(record: EnvelopeRecord, sas: SasSigner): Promise<EnvelopeDocumentView[]> {
-  const purged = record.purgedAt !== null;
+export async function toDocumentViews(record: Parameters<typeof documentsOf>[0] & { purgedAt?: string | null }, sas: SasSigner, uploads: 'documents' | 'templates' = CONTAINERS.documents): Promise<EnvelopeDocumentView[]> {
+  const purged = record.purgedAt !== undefined && record.purgedAt !== null;
   return await Promise.all(
     documentsOf(record).map(async (document: EnvelopeDocument) => ({
       id: document.id,
@@ -38,7 +41,7 @@ export async function toDocumentViews(record: EnvelopeRecord, sas: SasSigner): P
       pageCount: document.pageCount,
       sha256: document.sha256,
       uploadSha256: document.uploadSha256,
-      documentUrl: purged ? null : await documentUrl(sas, { blobName: document.blobName, documentSha256: document.sha256 }),
+      documentUrl: purged ? null : await documentUrl(sas, { blobName: document.blobName, documentSha256: document.sha256 }, uploads),
     })),
   );
 }

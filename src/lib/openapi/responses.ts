@@ -310,6 +310,9 @@ export const auditEventResponse = z
     ),
     event('envelope.signers_replaced', z.strictObject({ added: addedOrRemoved, removed: addedOrRemoved })),
     event('envelope.fields_replaced', z.strictObject({ count: z.int().min(0) })),
+    event('envelope.document_added', z.strictObject({ documentId: z.uuid(), name: z.string(), order: z.int().min(1) }).meta({ description: 'A document added to the draft: its id, name and place.' })),
+    event('envelope.document_changed', z.strictObject({ documentId: z.uuid(), name: z.string(), order: z.int().min(1) }).meta({ description: 'A draft\'s document renamed or moved: its id, and its name and place now.' })),
+    event('envelope.document_removed', z.strictObject({ documentId: z.uuid(), name: z.string() }).meta({ description: 'A document removed from the draft: its id and name.' })),
     event(
       'envelope.settings_changed',
       z.strictObject({

@@ -5,14 +5,15 @@
  */
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { SIGNING_ORDERS } from '../envelopes/model.js';
+import { OUTPUTS, SIGNING_ORDERS } from '../envelopes/model.js';
 import { SUPPORTED_LOCALES } from '../i18n/locales.js';
-import { MAX_FIELDS } from '../envelopes/schemas.js';
 import type { TemplateField, TemplateRole, TemplateView } from '../templates/model.js';
 import { newTemplateContent, TEMPLATE_STATUSES, TEMPLATE_VISIBILITIES } from '../templates/model.js';
+import { MAX_FIELDS, updateDocumentRequest, uploadRequest } from '../envelopes/schemas.js';
+import { documentTicketResponse } from './documents.js';
 import { createTemplateRequest, listTemplatesQuery, MAX_ROLES, updateTemplateRequest, useTemplateRequest } from '../templates/schemas.js';
 import { cacheControlNoStore, deleteOperation, documentProblems, ifMatch, internalError, jsonBodyTooLarge, jsonRequestBody, listQueryRefused, notJson, ownedIdParam, ownerProblems, storageUnavailable, unauthorized, type Operation } from './common.js';
-import { envelopeResponse, fieldResponse, problemResponses, signerRole, timestamp, type ProblemExample } from './responses.js';
+import { envelopeDocumentResponse, envelopeResponse, fieldResponse, problemResponses, signerRole, timestamp, type ProblemExample } from './responses.js';
 import { matches, type Matches } from './ties.js';
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/).meta({ description: 'Lower-case hex SHA-256.' });
@@ -28,7 +29,11 @@ export const templateRoleResponse = z
 
 const { recipientId: _recipientId, ...fieldShape } = fieldResponse.shape;
 export const templateFieldResponse = z
-  .strictObject({ ...fieldShape, roleId: z.uuid().meta({ description: 'The role whose recipient fills it.' }) })
+  .strictObject({
+    ...fieldShape,
+    roleId: z.uuid().meta({ description: 'The role whose recipient fills it.' }),
+    documentId: z.uuid().optional().meta({ description: 'The document the field is on (an `id` of the template\'s `documents`); always present in a template\'s fields.' }),
+  })
   .meta({ id: 'TemplateField', description: 'A field of a template: an envelope field with `roleId` in place of `recipientId`.' });
 
 export const publicLinkResponse = z
@@ -50,10 +55,14 @@ export const templateResponse = z
     name: z.string().min(1).max(200),
     status: z.enum(TEMPLATE_STATUSES).meta({ description: '`draft` until activated; `active` once its document is checked and frozen (envelopes can then be made from it).' }),
     visibility: z.enum(TEMPLATE_VISIBILITIES).meta({ description: '`private` (the default, and every template made before visibility existed): its creator, admins and the owner use it, viewers read it; `organization`: every sender of the organization lists and uses it too. Only its creator, admins and the owner change it.' }),
-    documentName: z.string(),
-    documentUrl: z.url().meta({ description: 'Read-only SAS URL of the document, valid 15 minutes from the response: the upload while `draft`, the frozen copy once active.' }),
-    documentSha256: sha256Hex.nullable().meta({ description: 'SHA-256 of the frozen document; `null` while `draft`.' }),
-    pageCount: z.int().min(1).nullable().meta({ description: 'Pages of the frozen document; `null` while `draft`.' }),
+    documentName: z.string().meta({ description: 'The first document\'s name.' }),
+    documentUrl: z.url().meta({ description: 'Read-only SAS URL of the first document, valid 15 minutes from the response: the upload while `draft`, the frozen copy once active.' }),
+    documentSha256: sha256Hex.nullable().meta({ description: 'SHA-256 of the first document\'s frozen copy; `null` while `draft`.' }),
+    pageCount: z.int().min(1).nullable().meta({ description: 'Pages of the first document\'s frozen copy; `null` while `draft`.' }),
+    documents: z
+      .array(envelopeDocumentResponse)
+      .min(1)
+      .meta({ description: 'Every document, in `order` (1 to `MAX_DOCUMENTS_PER_ENVELOPE`), as an envelope shows them (the first\'s `id` is the template\'s); `pageCount` and hashes once active.' }),
     roles: z.array(templateRoleResponse).max(MAX_ROLES),
     fields: z.array(templateFieldResponse).max(MAX_FIELDS),
     signingOrder: z.enum(SIGNING_ORDERS),
@@ -61,6 +70,7 @@ export const templateResponse = z
     expiresInDays: z.int().min(1).max(365).nullable(),
     locale: z.enum(SUPPORTED_LOCALES).meta({ description: 'The language of envelopes made from it (`en` unless set).' }),
     publicLink: publicLinkResponse.nullable().meta({ description: 'Its public link; `null` when it never had one.' }),
+    output: z.enum(OUTPUTS).meta({ description: 'The `output` of envelopes made from it: `separate` (default) or `combined`.' }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
@@ -76,6 +86,14 @@ export const createdTemplateResponse = z
   })
   .meta({ id: 'CreatedTemplate', description: 'The new draft template and where to upload its document.' });
 
+/** 200 of `DELETE /templates/{id}/documents/{documentId}`. */
+export const templateDocumentRemovedResponse = z
+  .strictObject({
+    removedFieldIds: z.array(z.uuid()).meta({ description: 'The fields that were on the document and went with it; `[]` when none.' }),
+    template: templateResponse,
+  })
+  .meta({ id: 'TemplateDocumentRemoved', description: 'The fields removed with the document, and the template as it is now.' });
+
 export const templateListResponse = z.array(templateResponse).meta({ id: 'TemplateList', description: 'The templates of the caller\'s organization it may read, newest first.' });
 
 const ids = {
@@ -86,6 +104,7 @@ const ids = {
   envelope: '0193a5d1-7b3c-7d4e-9f5a-6b7c8d9e0f1a',
   signer: '0193a5d1-7b3c-7d4e-9f5a-6b7c8d9e0f2b',
   owner: '0193a5d1-1111-7222-8333-444455556666',
+  document: '0193a5d1-6a2b-7c3d-8e4f-5a6b7c8d9e31',
 };
 const blob = 'https://account.blob.core.windows.net';
 const sas = 'sv=2025-01-05&se=2026-11-22T10%3A30%3A30Z&sr=b&sp=r&sig=REDACTED';
@@ -97,6 +116,7 @@ const draftTemplate = {
   status: 'draft',
   documentName: 'lease.pdf',
   documentUrl: `${blob}/templates/${ids.template}/lease.pdf?${sas}`,
+  documents: [{ id: ids.template, name: 'lease.pdf', order: 1, pageCount: null, sha256: null, uploadSha256: null, documentUrl: `${blob}/templates/${ids.template}/lease.pdf?${sas}` }],
   ...newTemplateContent(),
   createdAt: '2026-11-22T10:15:30.123Z',
   updatedAt: '2026-11-22T10:15:30.123Z',
@@ -112,8 +132,19 @@ const activeTemplate = {
   documentUrl: `${blob}/originals/${ids.template}/lease.pdf?${sas}`,
   documentSha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
   pageCount: 2,
+  documents: [
+    {
+      id: ids.template,
+      name: 'lease.pdf',
+      order: 1,
+      pageCount: 2,
+      sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+      uploadSha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+      documentUrl: `${blob}/originals/${ids.template}/lease.pdf?${sas}`,
+    },
+  ],
   roles,
-  fields,
+  fields: fields.map((field) => ({ ...field, documentId: ids.template })),
   signingOrder: 'sequential',
   expiresInDays: 14,
   visibility: 'organization',
@@ -179,6 +210,10 @@ const problems = {
   },
   'template-not-active': {},
   'invalid-transition': {},
+  'template-frozen': { type: 'invalid-transition', detail: 'The template is active: its documents are frozen and no longer change. Create a new template.' },
+  'document-not-found': { detail: 'This template has no document with this id.' },
+  'document-limit': { detail: 'The template holds 10 documents, the most allowed (10); remove one first.' },
+  'last-document': { detail: 'A template keeps at least one document: this is its last. Add another before removing it.' },
   'template-contended': {},
   'envelope-contended': { detail: 'The document is being sent by another request at the same time; retry.' },
   'no-signer': {},
@@ -397,9 +432,108 @@ const operations: Operation[] = [
   },
 ];
 
+/** A draft template whose added document was moved first. */
+const twoDocumentTemplate = {
+  ...draftTemplate,
+  documentName: 'House rules.pdf',
+  documentUrl: `${blob}/templates/${ids.template}/${ids.document}/house-rules.pdf?${sas}`,
+  documents: [
+    { id: ids.document, name: 'House rules.pdf', order: 1, pageCount: null, sha256: null, uploadSha256: null, documentUrl: `${blob}/templates/${ids.template}/${ids.document}/house-rules.pdf?${sas}` },
+    { ...draftTemplate.documents[0]!, order: 2 },
+  ],
+};
+const documentParams = templateIdParam.extend({
+  documentId: z.string().meta({ description: 'The document\'s id (an `id` of the template\'s `documents`).', examples: [ids.document] }),
+});
+const documentNotFound = problem(404, 'No template with this id, or another organization\'s (`template-not-found`); or the template has no document with this id (`document-not-found`).', ['template-not-found', 'document-not-found']);
+const staleTemplate = problem(412, '`If-Match` names another version of the template (`etag-mismatch`).', ['etag-mismatch']);
+/** The 409s of every document operation, and those `extra` names. */
+const documentConflict = (extra: { text: string; keys: (keyof typeof problems)[] }): ReturnType<typeof problem> =>
+  problem(409, `The template is active: its documents are frozen (\`invalid-transition\`)${extra.text}, or concurrent requests kept it busy (\`template-contended\`).`, ['template-frozen', ...extra.keys, 'template-contended']);
+
+/** `POST`, `PATCH` and `DELETE` of a template's documents (docs/api.md#documents-of-a-template): the envelope's, on a draft template. */
+const documentOperations: Operation[] = [
+  {
+    operationId: 'AddTemplateDocument',
+    method: 'post',
+    path: '/templates/{id}/documents',
+    tags: ['Templates'],
+    summary: 'Add a document to a draft template',
+    description:
+      'As for an envelope (`POST /envelopes/{id}/documents`): the document is last in order, its upload the blob `<templateId>/<documentId>/<filename>` of the container `templates`; at most `MAX_DOCUMENTS_PER_ENVELOPE` (409 `document-limit` past it). Activation checks, cleans and freezes every document; an envelope made from the template gets them all, in order, with every field on its document.',
+    security: bearer,
+    request: { params: templateIdParam, headers: ifMatch, body: jsonRequestBody(uploadRequest, { example: { filename: 'house-rules.pdf', mimetype: 'application/pdf' } }) },
+    responses: {
+      201: {
+        description: 'The document is added; upload it to `uploadUrl`.',
+        headers: { 'Cache-Control': cacheControlNoStore('the body carries a signed URL'), ETag: etag, Location: { description: 'The template.', required: true, schema: { type: 'string' } } },
+        content: {
+          [json]: {
+            schema: documentTicketResponse,
+            example: { documentId: ids.document, uploadUrl: `${blob}/templates/${ids.template}/${ids.document}/house-rules.pdf?sv=2025-01-05&sp=cw&sig=REDACTED`, blobName: `${ids.template}/${ids.document}/house-rules.pdf`, expiresAt: '2026-11-22T10:30:30.000Z' },
+          },
+        },
+      },
+      400: problem(400, 'The body is not JSON (`malformed-json`) or the schema refuses it (`validation-failed`).', ['validation-failed', 'malformed-json']),
+      401: unauthorized,
+      403: notYours,
+      404: notFound,
+      409: documentConflict({ text: ', or it already holds the most documents (`document-limit`)', keys: ['document-limit'] }),
+      412: staleTemplate,
+      413: jsonBodyTooLarge,
+      415: problem(415, '`mimetype` is not `application/pdf` (`unsupported-document-type`), or the body is not JSON (`unsupported-media-type`).', ['unsupported-document-type', 'unsupported-media-type']),
+      503: storageUnavailable,
+      500: internalError,
+    },
+  },
+  {
+    operationId: 'UpdateTemplateDocument',
+    method: 'patch',
+    path: '/templates/{id}/documents/{documentId}',
+    tags: ['Templates'],
+    summary: 'Rename a draft template\'s document or move it in the order',
+    description: 'As for an envelope (`PATCH /envelopes/{id}/documents/{documentId}`): `name` renames, `order` moves (the others keep their relative order); fields stay on their document. The same name and place change nothing (same `ETag`).',
+    security: bearer,
+    request: { params: documentParams, headers: ifMatch, body: jsonRequestBody(updateDocumentRequest, { example: { name: 'House rules.pdf', order: 1 } }) },
+    responses: {
+      200: { description: 'The template as it is now.', headers: { 'Cache-Control': noStore, ETag: etag }, content: { [json]: { schema: templateResponse, example: twoDocumentTemplate } } },
+      400: problem(400, 'The body is not JSON (`malformed-json`) or the schema refuses it, or `order` is past the last document (`validation-failed`).', ['validation-failed', 'malformed-json']),
+      401: unauthorized,
+      403: notYours,
+      404: documentNotFound,
+      409: documentConflict({ text: '', keys: [] }),
+      412: staleTemplate,
+      413: jsonBodyTooLarge,
+      415: notJson,
+      503: storageUnavailable,
+      500: internalError,
+    },
+  },
+  {
+    operationId: 'DeleteTemplateDocument',
+    method: 'delete',
+    path: '/templates/{id}/documents/{documentId}',
+    tags: ['Templates'],
+    summary: 'Remove a document from a draft template',
+    description: 'Removes the document with every field on it (`removedFieldIds` names them) and deletes its upload. A template keeps at least one document (409 `last-document`). No body.',
+    security: bearer,
+    request: { params: documentParams, headers: ifMatch },
+    responses: {
+      200: { description: 'The document is removed.', headers: { 'Cache-Control': noStore, ETag: etag }, content: { [json]: { schema: templateDocumentRemovedResponse, example: { removedFieldIds: [], template: draftTemplate } } } },
+      401: unauthorized,
+      403: notYours,
+      404: documentNotFound,
+      409: documentConflict({ text: ', or the document is its last (`last-document`)', keys: ['last-document'] }),
+      412: staleTemplate,
+      503: storageUnavailable,
+      500: internalError,
+    },
+  },
+];
+
 /** Registers the template endpoints under `paths`. */
 export function registerTemplateOperations(registry: OpenAPIRegistry): void {
-  for (const operation of operations) registry.registerPath(operation);
+  for (const operation of [...operations, ...documentOperations]) registry.registerPath(operation);
 }
 
 // Compile-time ties between the schemas above and the types the service answers with.

@@ -8,7 +8,7 @@
  */
 import { odata, type TableClient, type TableEntityResult } from '@azure/data-tables';
 import type { PublicLinkSettings, TemplateField, TemplateRecord, TemplateRole, TemplateStatus, TemplateVisibility } from '../templates/model.js';
-import type { SigningOrder } from '../envelopes/model.js';
+import type { EnvelopeDocument, Output, SigningOrder } from '../envelopes/model.js';
 import { DEFAULT_LOCALE, type Locale } from '../i18n/locales.js';
 import { invertId } from './envelopeRepository.js';
 import { storageStatus } from './keys.js';
@@ -148,6 +148,9 @@ function toEntity(record: TemplateRecord): TemplateEntity {
   };
   writeLongText(entity, 'roles', JSON.stringify(record.roles));
   writeLongText(entity, 'fields', JSON.stringify(record.fields));
+  // Several documents (docs/api.md#documents-of-a-template): absent on rows of templates that never had more than their first.
+  if (record.documents !== undefined) writeLongText(entity, 'documents', JSON.stringify(record.documents));
+  if (record.output !== 'separate') entity.output = record.output;
   if (record.ownerEmail !== null) entity.ownerEmail = record.ownerEmail;
   if (record.documentSha256 !== null) entity.documentSha256 = record.documentSha256;
   if (record.pageCount !== null) entity.pageCount = record.pageCount;
@@ -173,6 +176,8 @@ function fromEntity(entity: TableEntityResult<TemplateEntity>): TemplateRecord {
     pageCount: optionalNumber('pageCount'),
     roles: JSON.parse(readLongText(entity, 'roles')) as TemplateRole[],
     fields: JSON.parse(readLongText(entity, 'fields')) as TemplateField[],
+    ...(entity.documents !== undefined || entity.documentsParts !== undefined ? { documents: JSON.parse(readLongText(entity, 'documents')) as EnvelopeDocument[] } : {}),
+    output: (entity.output as Output | undefined) ?? 'separate',
     signingOrder: entity.signingOrder as SigningOrder,
     remindEveryDays: optionalNumber('remindEveryDays'),
     expiresInDays: optionalNumber('expiresInDays'),

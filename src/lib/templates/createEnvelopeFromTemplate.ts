@@ -6,10 +6,12 @@
  *    the envelope update it amounts to (signers, fields with new ids, prefilled values, settings),
  *    checked by the envelope's own request schema (`updateEnvelopeRequest`), so that a recipient and a
  *    field accept exactly what a signer and a field of an envelope accept.
- * 2. The template's frozen document is copied, verified against its SHA-256, to the envelope's own
- *    frozen location (`originals`, `<envelopeId>/<filename>`) by the code that freezes uploads
- *    (`storeFrozenCopy`): the envelope never depends on the template again, so deleting the template
- *    leaves it whole.
+ * 2. Every frozen document of the template (docs/api.md#documents-of-a-template) is copied, verified
+ *    against its SHA-256, to the envelope's own frozen location (`originals`, the template's blob name
+ *    with the envelope's id in place of the template's) by the code that freezes uploads
+ *    (`storeFrozenCopy`), in the same order, under the same names; a document keeps its id, but the
+ *    one bearing the template's id bears the envelope's, and every field keeps its document. The
+ *    envelope never depends on the template again, so deleting the template leaves it whole.
  * 3. The draft is created (`envelope.created` with `templateId`), then updated, and sent when `send`
  *    is `true`, by `updateEnvelope`, the path of `PUT /api/envelopes/{id}`. Should that refuse (the
  *    owner's e-mail quota, an unverified sender, `expiresAt`), the draft is deleted again, so a refused
@@ -20,14 +22,15 @@
  * envelope already made and past its last step (sent, or with its recipients when `send` is false) is
  * answered as it is; one made but not yet updated or sent is updated and sent (its `envelope.created`
  * is not written again, and the send, one transaction with its outbox batch, e-mails the recipients
- * once); none at all is made as by a first run. Copying the document again writes the same bytes.
+ * once); none at all is made as by a first run. Copying the documents again writes the same bytes.
  */
 import { isAppError, type FieldError } from '../errors.js';
 import { newDraftEnvelope } from '../envelopes/createUpload.js';
 import { deleteEnvelope } from '../envelopes/delete.js';
+import { documentsOf, setDocuments } from '../envelopes/documents.js';
 import { frozenUploadFacts, readFrozenDocument, storeFrozenCopy } from '../envelopes/freeze.js';
 import { validationFailed } from '../envelopes/lifecycle.js';
-import type { Actor, EnvelopeRecord } from '../envelopes/model.js';
+import type { Actor, EnvelopeDocument, EnvelopeRecord } from '../envelopes/model.js';
 import { updateEnvelopeRequest, type UpdateEnvelopeRequest } from '../envelopes/schemas.js';
 import { updateEnvelope } from '../envelopes/update.js';
 import { parseWith } from '../http/body.js';
@@ -79,7 +82,7 @@ export async function useTemplate({ services, templateId, request, actor, now = 
     throw problem('templateNotActive');
   }
   const at = left === undefined ? now() : new Date(left.createdAt);
-  const update = envelopeUpdateFor(publicLink === undefined ? template : openRoleFirst(template, publicLink.openRoleId), request, at);
+  const update = envelopeUpdateFor(publicLink === undefined ? template : openRoleFirst(template, publicLink.openRoleId), request, at, envelopeId);
 
   const { record, event } = newDraftEnvelope({
     actor,
@@ -90,10 +93,16 @@ export async function useTemplate({ services, templateId, request, actor, now = 
     ...(bulk === undefined ? {} : { bulk }),
     ...(publicLink === undefined ? {} : { source: 'publicLink' as const }),
   });
-  record.documentSha256 = template.documentSha256;
-  record.pageCount = template.pageCount;
+  const copies = envelopeDocumentsFor(template, envelopeId);
+  if (template.documents === undefined) {
+    record.documentSha256 = template.documentSha256;
+    record.pageCount = template.pageCount;
+  } else {
+    setDocuments(record, copies.map(({ copy }) => copy));
+    event.details = { ...event.details, documentName: record.documentName, blobName: record.blobName };
+  }
   if (left === undefined) {
-    await copyFrozenDocument(services, template, record);
+    await copyFrozenDocuments(services, template, copies);
     await services.organizationIndex.add(actor.organizationId, record.id, record.ownerId);
     await services.envelopes.create(record, event);
   }
@@ -119,9 +128,10 @@ export async function useTemplate({ services, templateId, request, actor, now = 
  * template's fields with new ids for those signers and the prefilled values, and its settings. Bulk
  * send checks each row with it before a job is made (`bulk/rows.ts`), so a row is refused exactly
  * as its use would be.
+ * @param envelopeId the envelope's id: a field on the template's document bearing the template's id is on the envelope's bearing this one (docs/api.md#documents-of-a-template)
  * @throws AppError 400 `validation-failed`, paths named as in the use request (`recipients.1.roleName`, `values.0.fieldId`)
  */
-export function envelopeUpdateFor(template: TemplateRecord, request: UseTemplateRequest, now: Date): UpdateEnvelopeRequest {
+export function envelopeUpdateFor(template: TemplateRecord, request: UseTemplateRequest, now: Date, envelopeId: string): UpdateEnvelopeRequest {
   const errors: FieldError[] = [];
   const recipientOfRole = new Map<string, number>();
   request.recipients.forEach((recipient, index) => {
@@ -153,9 +163,10 @@ export function envelopeUpdateFor(template: TemplateRecord, request: UseTemplate
     const { roleId: _roleId, roleName: _roleName, ...person } = request.recipients[recipientOfRole.get(role.id)!]!;
     return { ...person, id: signerIdOfRole.get(role.id), role: role.role, routingOrder: role.routingOrder };
   });
-  const fields = template.fields.map(({ id: templateFieldId, roleId, ...properties }) => {
+  const fields = template.fields.map(({ id: templateFieldId, roleId, documentId, ...properties }) => {
     const prefilled = valueOfField.get(templateFieldId);
-    return { ...properties, id: uuidv7(), recipientId: signerIdOfRole.get(roleId), ...(prefilled === undefined ? {} : { value: prefilled.value }) };
+    const onDocument = documentId === undefined ? {} : { documentId: documentId === template.id ? envelopeId : documentId };
+    return { ...properties, ...onDocument, id: uuidv7(), recipientId: signerIdOfRole.get(roleId), ...(prefilled === undefined ? {} : { value: prefilled.value }) };
   });
   const expiresAt =
     request.expiresAt !== undefined ? request.expiresAt : template.expiresInDays === null ? undefined : new Date(now.getTime() + template.expiresInDays * DAY_MS).toISOString();
@@ -166,6 +177,7 @@ export function envelopeUpdateFor(template: TemplateRecord, request: UseTemplate
     remindEveryDays: template.remindEveryDays,
     // The envelope's language is the template's (docs/languages.md), where envelopes have one.
     ...('locale' in updateEnvelopeRequest.shape ? { locale: template.locale } : {}),
+    output: template.output,
     ...(expiresAt === undefined ? {} : { expiresAt }),
   };
   try {
@@ -221,25 +233,45 @@ function roleOf(roles: TemplateRole[], recipient: TemplateRecipientInput, path: 
   return byId ?? byName;
 }
 
+/** A document of the template (its frozen copy's blob and facts) and the envelope's copy of it. */
+interface DocumentCopy {
+  original: EnvelopeDocument;
+  copy: EnvelopeDocument;
+}
+
 /**
- * Copies the template's frozen document, verified against its SHA-256, to the envelope's own frozen
- * copy (`originals`, the envelope's `blobName`).
+ * The envelope's documents, one per document of the active template, in order: the same id (the
+ * envelope's in place of the template's), name, hash and page count; the blob name with the
+ * envelope's id in place of the template's (`<envelopeId>/<filename>`, `<envelopeId>/<documentId>/<filename>`).
+ */
+function envelopeDocumentsFor(template: TemplateRecord, envelopeId: string): DocumentCopy[] {
+  return documentsOf(template).map((original) => ({
+    original,
+    copy: { ...original, id: original.id === template.id ? envelopeId : original.id, blobName: `${envelopeId}${original.blobName.slice(template.id.length)}` },
+  }));
+}
+
+/**
+ * Copies each of the template's frozen documents, verified against its SHA-256, to the envelope's own
+ * frozen copy (`originals`, the copy's `blobName`), one after the other.
  * @throws AppError 404 `template-not-found` when the template was deleted meanwhile
  */
-async function copyFrozenDocument(services: Services, template: TemplateRecord, envelope: EnvelopeRecord): Promise<void> {
-  let bytes: Uint8Array;
-  let upload: Awaited<ReturnType<typeof frozenUploadFacts>>;
-  try {
-    // The template's upload and what its freezing removed go with the copy, for the envelope's evidence.
-    [bytes, upload] = await Promise.all([readFrozenDocument(services, template), frozenUploadFacts(services, template)]);
-  } catch (error) {
-    if (storageStatus(error) === 404) throw templateNotFound();
-    throw error;
+async function copyFrozenDocuments(services: Services, template: TemplateRecord, copies: readonly DocumentCopy[]): Promise<void> {
+  for (const { original, copy } of copies) {
+    let bytes: Uint8Array;
+    let upload: Awaited<ReturnType<typeof frozenUploadFacts>>;
+    try {
+      // The template's upload and what its freezing removed go with the copy, for the envelope's evidence.
+      [bytes, upload] = await Promise.all([readFrozenDocument(services, { id: template.id, blobName: original.blobName, documentSha256: original.sha256 }), frozenUploadFacts(services, original)]);
+    } catch (error) {
+      if (storageStatus(error) === 404) throw templateNotFound();
+      throw error;
+    }
+    await storeFrozenCopy({
+      services,
+      record: { blobName: copy.blobName, fields: [] },
+      checked: { bytes, documentSha256: original.sha256!, uploadSha256: upload.uploadSha256, pageCount: original.pageCount!, removed: upload.removed },
+      stillDraft: async () => true,
+    });
   }
-  await storeFrozenCopy({
-    services,
-    record: envelope,
-    checked: { bytes, documentSha256: template.documentSha256!, uploadSha256: upload.uploadSha256, pageCount: template.pageCount!, removed: upload.removed },
-    stillDraft: async () => true,
-  });
 }

@@ -1,8 +1,9 @@
 /**
- * `DELETE /api/templates/{id}` (docs/api.md#templates): a draft or active template is deleted with its
- * upload (`templates`) and frozen copy (`originals`). Envelopes already made from it are untouched:
+ * `DELETE /api/templates/{id}` (docs/api.md#templates): a draft or active template is deleted with the
+ * upload (`templates`) and frozen copy (`originals`) of every document (docs/api.md#documents-of-a-template). Envelopes already made from it are untouched:
  * each got its own copy of the frozen document when it was made (`createEnvelopeFromTemplate.ts`), and keeps its `templateId`.
  */
+import { deleteDocumentBlobs, documentsOf } from '../envelopes/documents.js';
 import type { Actor } from '../envelopes/model.js';
 import type { Services } from '../services.js';
 import { mutateTemplate } from './mutate.js';
@@ -17,12 +18,7 @@ import { mutateTemplate } from './mutate.js';
  */
 export async function deleteTemplate({ services, templateId, actor }: { services: Services; templateId: string; actor: Actor }): Promise<void> {
   await mutateTemplate(services, { actor, templateId }, async (stored) => {
-    const { containers } = services.storage;
-    await Promise.all(
-      [containers.templates, containers.originals].map(async (container) => {
-        await container.getBlockBlobClient(stored.record.blobName).deleteIfExists({ deleteSnapshots: 'include' });
-      }),
-    );
+    await Promise.all(documentsOf(stored.record).map((document) => deleteDocumentBlobs(services, 'templates', document.blobName)));
     await services.templates.delete(stored);
   });
   await services.templateIndex.remove(actor.organizationId, templateId);

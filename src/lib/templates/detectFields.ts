@@ -1,6 +1,7 @@
 /**
  * Detect Fields of a template (docs/api.md#fields-from-the-document): `POST /api/templates/{id}/fields/detect` replaces a
- * draft template's fields with those its uploaded document places itself, with the envelope's
+ * draft template's fields with those its uploaded documents place themselves (every document, one
+ * after the other, as for an envelope: docs/api.md#documents-of-a-template), with the envelope's
  * detection (`envelopes/textTags.ts`: text tags and form fields). A tag's `r=` names a role by its
  * name (without regard to case), which must have the role `signer`; without `r`, and for form fields,
  * the first role whose role is `signer`. The fields keep `source`/`formFieldName`, which envelopes
@@ -8,6 +9,7 @@
  */
 import { AppError } from '../errors.js';
 import { readDocument } from '../envelopes/document.js';
+import { documentsOf } from '../envelopes/documents.js';
 import { ifMatchSatisfied } from '../envelopes/lifecycle.js';
 import type { Actor } from '../envelopes/model.js';
 import { detectAndReplaceFields, type DetectionResult } from '../envelopes/detectAndReplace.js';
@@ -50,6 +52,11 @@ export async function detectTemplateFields({ services, templateId, actor, ifMatc
       },
       etag: templateETag,
       document: (record) => readDocument({ services, record, uploads: services.storage.containers.templates }),
+      documents: (record) => {
+        const documents = documentsOf(record);
+        const uploads = services.storage.containers.templates;
+        return documents.length === 1 ? null : documents.map((document) => ({ ...document, read: async () => await readDocument({ services, record: document, uploads }) }));
+      },
       assignee: (record, who) => roleNamed(record.roles, who),
       replaceFields: (fields, version) => updateTemplate({ services, templateId, request: { fields: fields.map(toFieldInput) }, actor, ifMatch: version }),
       contended: () => problem('templateContended'),

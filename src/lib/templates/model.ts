@@ -2,7 +2,7 @@
  * Templates (docs/api.md#templates): a document with roles instead of people and fields placed by role,
  * from which envelopes are made. As stored (`storage/templateRepository.ts`) and as responses show it.
  */
-import type { Field, SignerRole, SigningOrder } from '../envelopes/model.js';
+import type { EnvelopeDocument, EnvelopeDocumentView, Field, Output, SignerRole, SigningOrder } from '../envelopes/model.js';
 import { DEFAULT_LOCALE, type Locale } from '../i18n/locales.js';
 
 export const TEMPLATE_STATUSES = ['draft', 'active'] as const;
@@ -44,13 +44,21 @@ export interface TemplateRecord {
   status: TemplateStatus;
   /** `private` for a template made before visibility existed. */
   visibility: TemplateVisibility;
+  /** The first document's name (docs/api.md#documents-of-a-template). */
   documentName: string;
-  /** `<templateId>/<documentName>`: the upload in container `templates`, the frozen copy in `originals`. */
+  /** The first document's blob: `<templateId>/<documentName>` (`<templateId>/<documentId>/<filename>` for one added), the upload in container `templates`, the frozen copy in `originals`. */
   blobName: string;
-  /** Lower-case hex SHA-256 of the frozen document; `null` while `draft`. */
+  /** Lower-case hex SHA-256 of the first document's frozen copy; `null` while `draft`. */
   documentSha256: string | null;
-  /** Pages of the frozen document; `null` while `draft`. */
+  /** Pages of the first document's frozen copy; `null` while `draft`. */
   pageCount: number | null;
+  /**
+   * Every document, in order (docs/api.md#documents-of-a-template), as an envelope holds them
+   * (`envelopes/documents.ts`); absent on a template that never had more than its first.
+   */
+  documents?: EnvelopeDocument[];
+  /** What envelopes made from it seal (docs/api.md#several-documents): `separate` (default) or `combined`. */
+  output: Output;
   roles: TemplateRole[];
   fields: TemplateField[];
   signingOrder: SigningOrder;
@@ -106,23 +114,25 @@ export interface PublicLinkView {
  * The template in every response (docs/api.md#templates): the record without what only the service
  * needs (its blob name and version), with a URL to read its document.
  */
-export interface TemplateView extends Omit<TemplateRecord, 'blobName' | 'version' | 'publicLink'> {
+export interface TemplateView extends Omit<TemplateRecord, 'blobName' | 'version' | 'publicLink' | 'documents'> {
   /** docs/api.md#public-links; `null` when the template never had a public link. */
   publicLink: PublicLinkView | null;
-  /** Read-only SAS URL of the document (the upload while `draft`, the frozen copy once active), valid 15 minutes. */
+  /** Read-only SAS URL of the first document (the upload while `draft`, the frozen copy once active), valid 15 minutes. */
   documentUrl: string;
+  /** Every document in order, as an envelope shows them (docs/api.md#documents-of-a-template). */
+  documents: EnvelopeDocumentView[];
 }
 
 /** What {@link newTemplateContent} gives a new template. */
-export type NewTemplateContent = Pick<TemplateRecord, 'visibility' | 'documentSha256' | 'pageCount' | 'roles' | 'fields' | 'signingOrder' | 'remindEveryDays' | 'expiresInDays' | 'locale' | 'publicLink'>;
+export type NewTemplateContent = Pick<TemplateRecord, 'visibility' | 'documentSha256' | 'pageCount' | 'roles' | 'fields' | 'signingOrder' | 'remindEveryDays' | 'expiresInDays' | 'locale' | 'publicLink' | 'output'>;
 
 /**
  * What a new `draft` template holds besides its name and document (docs/api.md#templates): `private`,
  * no hash or page count until it is activated, no roles or fields, `parallel` order, no reminders,
- * the service's expiry, English, no public link. A fresh object each call, so that no two records share a list.
+ * the service's expiry, English, no public link, `separate` output. A fresh object each call, so that no two records share a list.
  */
 export function newTemplateContent(): NewTemplateContent {
-  return { visibility: 'private', documentSha256: null, pageCount: null, roles: [], fields: [], signingOrder: 'parallel', remindEveryDays: null, expiresInDays: null, locale: DEFAULT_LOCALE, publicLink: null };
+  return { visibility: 'private', documentSha256: null, pageCount: null, roles: [], fields: [], signingOrder: 'parallel', remindEveryDays: null, expiresInDays: null, locale: DEFAULT_LOCALE, publicLink: null, output: 'separate' };
 }
 
 /** The strong ETag of a template version (RFC 9110 §8.8.3). */

@@ -9,6 +9,7 @@ import { SIGNER_ROLES, SIGNING_ORDERS } from '../envelopes/model.js';
 import {
   detectedFieldProperties,
   fieldId,
+  fieldInput,
   fieldProperties,
   listEnvelopesQuery,
   MAX_EXPIRY_DAYS,
@@ -67,6 +68,7 @@ export const templateFieldInput = z
   .strictObject({
     id: fieldId.optional(),
     roleId: roleId.meta({ description: 'The role (of role `signer`) whose recipient fills the field: the id of a role of the template, or of one in the same request.' }),
+    documentId: fieldInput.shape.documentId.meta({ description: 'The document the field is on (an `id` of the template\'s `documents`); default the first document. `page` counts within that document.' }),
     ...fieldProperties,
     ...detectedFieldProperties,
   })
@@ -158,10 +160,11 @@ export const updateTemplateRequest = z
       .optional()
       .meta({ description: 'The language of envelopes made from the template (their `locale`): one of the supported locales.' }),
     publicLink: publicLinkInput.optional(),
+    output: settings.output.meta({ description: 'What completion seals for envelopes made from the template (their `output`): `separate` (default) or `combined`.' }),
     status: z
       .enum(TEMPLATE_STATUSES, { error: `must be one of ${TEMPLATE_STATUSES.join(', ')}` })
       .optional()
-      .meta({ description: '`active` checks and freezes the document (as sending an envelope does); an active template cannot go back to `draft`.' }),
+      .meta({ description: '`active` checks and freezes every document (as sending an envelope does); an active template cannot go back to `draft`.' }),
   })
   .meta({ id: 'UpdateTemplateRequest', description: 'What is present is applied; `roles` and `fields` each replace the whole list.' });
 export type UpdateTemplateRequest = z.infer<typeof updateTemplateRequest>;

@@ -1,15 +1,18 @@
 /**
  * `PUT`/`PATCH /api/templates/{id}` (docs/api.md#templates): name, roles, fields by role, settings and
- * activation. `{status: "active"}` checks and freezes the document with the code that sends an
- * envelope (`envelopes/freeze.ts`: the same checks, the same cleaning, the frozen copy in `originals`),
- * after which the document never changes; every field must fit its pages, then and at any later change.
+ * activation. `{status: "active"}` checks and freezes every document with the code that sends an
+ * envelope (`envelopes/freezePacket.ts`: the same checks, the same cleaning, the frozen copies in
+ * `originals`), after which the documents never change; every field must fit its document's pages,
+ * then and at any later change.
  * Read-modify-write conditional on the row's ETag, retried, so no concurrent update is lost.
  */
 import { randomBytes } from 'node:crypto';
 import type { FieldError } from '../errors.js';
 import type { Actor } from '../envelopes/model.js';
-import { freezeDocument, refreshFrozenCopy } from '../envelopes/freeze.js';
-import { assertFieldsFit, ifMatchSatisfied, storedFieldProperties, validationFailed } from '../envelopes/lifecycle.js';
+import { documentsOf, setDocuments, storedDocumentId, withDocumentId } from '../envelopes/documents.js';
+import { freezePacket, refreshPacket } from '../envelopes/freezePacket.js';
+import { assertFieldsFitDocuments, ifMatchSatisfied, storedFieldProperties, validationFailed } from '../envelopes/lifecycle.js';
+import type { EnvelopeDocument } from '../envelopes/model.js';
 import { isUuid, uuidv7 } from '../ids.js';
 import type { Services } from '../services.js';
 import { templateETag, type PublicLinkSettings, type TemplateField, type TemplateRecord, type TemplateRole } from './model.js';
@@ -49,19 +52,24 @@ export async function updateTemplate({ services, templateId, request, actor, ifM
     if (!activates && JSON.stringify(next) === JSON.stringify(stored.record)) return stored.record;
     if (activates) {
       const record = stored.record;
-      const frozen = await freezeDocument({
+      const packet = await freezePacket(
         services,
-        record,
-        uploads: services.storage.containers.templates,
-        stillDraft: async () => (await services.templates.read(record.ownerId, record.id))?.record.status === 'draft',
-      });
-      assertFieldsFit(next.fields, frozen.pageCount);
+        next,
+        async () => (await services.templates.read(record.ownerId, record.id))?.record.status === 'draft',
+        services.storage.containers.templates,
+      );
+      assertFieldsFitDocuments(next.fields, packet.documents);
       next.status = 'active';
-      next.documentSha256 = frozen.documentSha256;
-      next.pageCount = frozen.pageCount;
-      await refreshFrozenCopy(services, record, frozen);
-    } else if (next.pageCount !== null) {
-      assertFieldsFit(next.fields, next.pageCount);
+      // A template of one document keeps no list, as before several documents.
+      if (next.documents === undefined) {
+        next.documentSha256 = packet.documents[0]!.sha256;
+        next.pageCount = packet.documents[0]!.pageCount;
+      } else {
+        setDocuments(next, packet.documents);
+      }
+      await refreshPacket(services, packet);
+    } else if (next.status === 'active') {
+      assertFieldsFitDocuments(next.fields, documentsOf(next));
     }
     next.updatedAt = now().toISOString();
     next.version = stored.record.version + 1;
@@ -153,7 +161,7 @@ function applyEdits(current: TemplateRecord, request: UpdateTemplateRequest): Te
   }
   const roleById = new Map(next.roles.map((role, index) => [role.id, { role, index }]));
   if (request.fields !== undefined) {
-    next.fields = replaceFields(current.fields, request.fields, requestIds);
+    next.fields = replaceFields(current.fields, request.fields, requestIds, documentsOf(current), errors);
     next.fields.forEach((field, index) => {
       const target = roleById.get(field.roleId);
       if (target === undefined) errors.push({ path: `fields.${index}.roleId`, message: 'names no role of this template' });
@@ -175,6 +183,7 @@ function applyEdits(current: TemplateRecord, request: UpdateTemplateRequest): Te
   if (request.remindEveryDays !== undefined) next.remindEveryDays = request.remindEveryDays;
   if (request.expiresInDays !== undefined) next.expiresInDays = request.expiresInDays;
   if (request.locale !== undefined) next.locale = request.locale;
+  if (request.output !== undefined) next.output = request.output;
   if (errors.length > 0) throw validationFailed(errors);
   return next;
 }
@@ -191,12 +200,21 @@ function replaceRoles(current: TemplateRole[], inputs: RoleInput[]): { roles: Te
   return { roles, requestIds };
 }
 
-/** The new field list: ids as for envelope fields; `roleId` resolved through the request's role ids; the rest stored as envelope fields store it. */
-function replaceFields(current: TemplateField[], inputs: TemplateFieldInput[], requestIds: Map<string, string>): TemplateField[] {
+/**
+ * The new field list: ids as for envelope fields; `roleId` resolved through the request's role ids;
+ * `documentId` as for envelope fields (`envelopes/documents.ts` `storedDocumentId`); the rest stored
+ * as envelope fields store it.
+ */
+function replaceFields(current: TemplateField[], inputs: TemplateFieldInput[], requestIds: Map<string, string>, documents: readonly EnvelopeDocument[], errors: FieldError[]): TemplateField[] {
   const existing = new Set(current.map((field) => field.id));
-  return inputs.map(({ id: requested, roleId, ...properties }) => ({
-    id: requested !== undefined && (existing.has(requested) || isUuid(requested)) ? requested : uuidv7(),
-    roleId: requestIds.get(roleId) ?? roleId,
-    ...storedFieldProperties(properties),
-  }));
+  return inputs.map(({ id: requested, roleId, documentId, ...properties }, index) =>
+    withDocumentId(
+      {
+        id: requested !== undefined && (existing.has(requested) || isUuid(requested)) ? requested : uuidv7(),
+        roleId: requestIds.get(roleId) ?? roleId,
+        ...storedFieldProperties(properties),
+      },
+      storedDocumentId(documentId, documents, `fields.${index}.documentId`, errors, 'template'),
+    ),
+  );
 }

@@ -2,9 +2,9 @@
  * Showing a template (docs/api.md#templates).
  */
 import { AppError } from '../errors.js';
-import { READ_URL_TTL_SECONDS } from '../envelopes/view.js';
+import { fieldsWithDocuments } from '../envelopes/documents.js';
+import { documentUrl, toDocumentViews } from '../envelopes/view.js';
 import type { Services } from '../services.js';
-import { CONTAINERS } from '../storage/clients.js';
 import type { PublicLinkSettings, PublicLinkView, TemplateRecord, TemplateView } from './model.js';
 import { problem } from '../problems.js';
 
@@ -14,8 +14,8 @@ export function templateNotFound(): AppError {
 
 /**
  * The response shapes of `records`, templates of the organisation `organizationId`, in their order:
- * `documentUrl` a read-only SAS valid {@link READ_URL_TTL_SECONDS}, of the upload (container
- * `templates`) while `draft`, of the frozen copy (`originals`) once active; `ownerEmail` as recorded
+ * `documentUrl` and each of `documents` a read-only SAS valid 15 minutes (`envelopes/view.ts`), of
+ * the upload (container `templates`) while `draft`, of the frozen copy (`originals`) once active; `ownerEmail` as recorded
  * at creation, or, for a template made before addresses were recorded with templates, its creator's
  * address among the organisation's members (one read of them, only then).
  */
@@ -33,8 +33,8 @@ export async function templateView(services: Pick<Services, 'storage' | 'organiz
 }
 
 async function toTemplateView(record: TemplateRecord, services: Pick<Services, 'storage' | 'config'>, ownerEmail: string | null): Promise<TemplateView> {
-  const container = record.documentSha256 === null ? CONTAINERS.templates : CONTAINERS.originals;
-  const documentUrl = await services.storage.sas.blobUrl(container, record.blobName, { access: 'read', expiresInSeconds: READ_URL_TTL_SECONDS });
+  const { sas } = services.storage;
+  const [firstUrl, documents] = await Promise.all([documentUrl(sas, record, 'templates'), toDocumentViews(record, sas, 'templates')]);
   return {
     id: record.id,
     ownerId: record.ownerId,
@@ -43,16 +43,18 @@ async function toTemplateView(record: TemplateRecord, services: Pick<Services, '
     status: record.status,
     visibility: record.visibility,
     documentName: record.documentName,
-    documentUrl,
+    documentUrl: firstUrl,
     documentSha256: record.documentSha256,
     pageCount: record.pageCount,
+    documents,
     roles: record.roles,
-    fields: record.fields,
+    fields: fieldsWithDocuments(record),
     signingOrder: record.signingOrder,
     remindEveryDays: record.remindEveryDays,
     expiresInDays: record.expiresInDays,
     locale: record.locale,
     publicLink: publicLinkView(record.publicLink, services.config.publicBaseUrl),
+    output: record.output,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };

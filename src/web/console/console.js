@@ -8,11 +8,11 @@ import { endSession, envelopeInAddress, login, openEnvelopeInAddress, readJoinLi
 import { addApiKey, copyApiKey, loadApiKeys } from './apiKeys.js';
 import { wireBulk } from './bulk.js';
 import { $, action, showError, showStatus } from './consoleSession.js';
-import { download, upload } from './documents.js';
+import { addDocument, download, saveOutput, upload } from './documents.js';
 import { complete, deleteEnvelope, fillReminderChoices, saveSettings, send, voidEnvelope } from './envelopeActions.js';
 import { loadEnvelopes, wireEnvelopeSearch } from './envelopes.js';
 import { addFieldByKeyboard, deleteField, detectFields, editSelected, saveFields, selectedField, wireRuleEditor } from './fieldEditing.js';
-import { fields, updateSwatch } from './fieldEditor.js';
+import { fields, switchDocument, updateSwatch } from './fieldEditor.js';
 import { invite, loadOrganization, saveOrganizationName, transfer } from './organization.js';
 import { addSignerRow, renumberSigners, saveSigners } from './signers.js';
 import { activateTemplate, addRoleRow, createTemplate, deleteTemplate, loadTemplates, renumberRoles, saveRoles, saveVisibility, useTemplate } from './templates.js';
@@ -51,8 +51,13 @@ $('void').addEventListener('click', action($('void'), voidEnvelope));
 $('delete').addEventListener('click', action($('delete'), deleteEnvelope));
 $('settings-form').addEventListener('submit', action($('save-settings'), saveSettings));
 $('download').addEventListener('click', action($('download'), download));
+$('add-document').addEventListener('click', action($('add-document'), addDocument));
+$('document-output').addEventListener('change', function () {
+  saveOutput().catch(function (/** @type {Error} */ error) { showError(error, $('document-output')); });
+});
 $('field-recipient').addEventListener('change', updateSwatch);
 $('add-field').addEventListener('click', addFieldByKeyboard);
+$('field-document').addEventListener('change', switchDocument);
 $('save-fields').addEventListener('click', action($('save-fields'), saveFields));
 $('detect-fields').addEventListener('click', action($('detect-fields'), detectFields));
 $('delete-field').addEventListener('click', function () { if (fields.selected) deleteField(fields.selected); });

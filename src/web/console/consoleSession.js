@@ -25,6 +25,7 @@ import { fields } from './fieldEditor.js';
  * @property {string} status
  * @property {string} documentName
  * @property {string | null} documentUrl
+ * @property {Schemas['EnvelopeDocument'][]} documents every document in order; fields name theirs by `documentId`
  * @property {{ id: string, name: string, email: string, role: string }[]} signers
  * @property {(Omit<Field, 'id'> & { id?: string })[]} fields
  */
@@ -35,6 +36,7 @@ import { fields } from './fieldEditor.js';
  * @property {string} key
  * @property {string} [id]
  * @property {string} recipientId
+ * @property {string} [documentId] the document it is on (docs/api.md#several-documents)
  * @property {Field['type']} type
  * @property {number} page
  * @property {number} x

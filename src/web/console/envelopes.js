@@ -1,7 +1,8 @@
 // @ts-check
 // The envelope list, and one envelope on show with the controls its status allows.
 import { $, action, api, formatTime, lockControls, state, statusBadge, viewerBlocker } from './consoleSession.js';
-import { detectEnvelopeFields, showSettings, speaksLocales } from './envelopeActions.js';
+import { placeDocumentsCard, showDocuments } from './documents.js';
+import { detectEnvelopeFields, showSettings, speaksLocales, update } from './envelopeActions.js';
 import { fields, setFieldControls, showFields } from './fieldEditor.js';
 import { renderRecipients } from './recipientStatus.js';
 import { renderSigners } from './signers.js';
@@ -179,6 +180,15 @@ export function showEnvelope(envelope, etag) {
   }
   renderRecipients(envelope);
   showFields(envelope, previous, changed, null, envelope.status === 'draft' ? detectEnvelopeFields : null);
+  placeDocumentsCard($('envelope'), $('fields-card'));
+  showDocuments({
+    path: 'envelopes/' + encodeURIComponent(envelope.id),
+    documents: envelope.documents,
+    output: envelope.output,
+    blocker: fields.readOnly !== null ? fields.readOnly : envelope.status !== 'draft' ? 'Sent: the documents are what gets signed, and no longer change.' : null,
+    reopen: function () { return openEnvelope(envelope.id); },
+    saveOutput: function (output) { return update({ output: output }); },
+  });
   setLifecycleControls(envelope);
   $('sealed').hidden = envelope.status !== 'completed';
   $('sealed-hash').textContent = envelope.hash || '';

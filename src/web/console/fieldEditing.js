@@ -282,6 +282,7 @@ export function fieldsPayload() {
       required: field.required,
     };
     if (field.id) payload.id = field.id;
+    if (field.documentId) payload.documentId = field.documentId;
     if (field.label.trim() !== '') payload.label = field.label.trim();
     addRules(payload, field);
     return payload;

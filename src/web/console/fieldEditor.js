@@ -34,7 +34,7 @@ export var KEY_STEP = 0.01;
  *   list: EditorField[], dirty: boolean, selected: string | null, edited: string | null, counter: number, subject: Subject | null,
  *   saveTo: ((payload: FieldInput[]) => Promise<Subject>) | null,
  *   detectWith: (() => Promise<{ fields: Subject['fields'], textTags: number, formFields: number }>) | null,
- *   envelopeId: string | null, pdf: import('./pdfPages.js').PdfDocument | null,
+ *   envelopeId: string | null, documentId: string | null, pdf: import('./pdfPages.js').PdfDocument | null,
  *   layout: { pages: HTMLDivElement[], close: () => void } | null, loading: Promise<unknown> | null,
  *   readOnly: string | null,
  * }}
@@ -61,8 +61,10 @@ export var fields = {
    * `null`: not offered.
    */
   detectWith: null,
-  /** The document on show: for which envelope or template, PDF.js's document, and the page layout. */
+  /** The document on show: for which envelope or template and which of its documents (`<subjectId>/<documentId>`), PDF.js's document, and the page layout. */
   envelopeId: null,
+  /** The id of the subject's document on show (docs/api.md#several-documents): fields are placed on it. */
+  documentId: null,
   pdf: null,
   layout: null,
   loading: null,
@@ -81,7 +83,7 @@ export function editable() {
 export function fromApi(field) {
   fields.counter += 1;
   return {
-    key: 'f' + fields.counter, id: field.id, recipientId: field.recipientId, type: field.type, page: field.page,
+    key: 'f' + fields.counter, id: field.id, recipientId: field.recipientId, documentId: field.documentId, type: field.type, page: field.page,
     x: field.x, y: field.y, width: field.width, height: field.height, required: field.required !== false, label: field.label || '',
     rules: rulesFromApi(field),
   };
@@ -108,6 +110,8 @@ export function showFields(envelope, previous, changed, saveTo, detectWith) {
     fields.selected = null;
     setDirty(false);
   }
+  var shown = shownDocument(envelope);
+  renderDocumentChoice(envelope, shown);
   renderFieldTools(envelope);
   if (envelope.documentUrl === null) {
     // Its documents were deleted (purged): nothing to show the fields on.
@@ -117,17 +121,71 @@ export function showFields(envelope, previous, changed, saveTo, detectWith) {
     $('fields-note').textContent = 'The documents of this envelope were deleted, so its pages can no longer be shown.';
     return;
   }
-  if (fields.envelopeId !== envelope.id) loadDocument(envelope);
+  if (fields.envelopeId !== envelope.id + '/' + shown.id) loadDocument(envelope, shown, sameEnvelope);
   else renderPlacedFields();
 }
 
-export function closeDocument() {
+/**
+ * The subject's document to show: the one on show before, while the subject still has it, else its first.
+ * @param {Subject} envelope
+ * @returns {{ id: string, name: string, documentUrl: string | null }}
+ */
+function shownDocument(envelope) {
+  var documents = envelope.documents || [];
+  var kept = documents.find(function (item) { return item.id === fields.documentId; });
+  var chosen = kept || documents[0];
+  return chosen ? { id: chosen.id, name: chosen.name, documentUrl: chosen.documentUrl } : { id: envelope.id, name: envelope.documentName, documentUrl: envelope.documentUrl };
+}
+
+/**
+ * The "Document" choice of the fields card: shown when the subject has several documents; choosing
+ * one shows its pages, with the fields placed on it (docs/api.md#several-documents).
+ * @param {Subject} envelope
+ * @param {{ id: string }} shown
+ */
+function renderDocumentChoice(envelope, shown) {
+  var documents = envelope.documents || [];
+  var select = /** @type {HTMLSelectElement} */ ($('field-document'));
+  select.textContent = '';
+  documents.forEach(function (item) {
+    var option = document.createElement('option');
+    option.value = item.id;
+    option.textContent = item.order + '. ' + item.name;
+    select.appendChild(option);
+  });
+  select.value = shown.id;
+  $('field-document-choice').hidden = documents.length < 2;
+}
+
+/** Shows the document chosen in the fields card's "Document" choice, keeping the fields as edited. */
+export function switchDocument() {
+  var envelope = fields.subject;
+  if (envelope === null) return;
+  fields.documentId = /** @type {HTMLSelectElement} */ ($('field-document')).value;
+  var shown = shownDocument(envelope);
+  if (fields.envelopeId !== envelope.id + '/' + shown.id) loadDocument(envelope, shown, true);
+}
+
+/**
+ * Whether `field` is on the document on show (a field without `documentId` is on the first).
+ * @param {EditorField} field
+ */
+function onShownDocument(field) {
+  var documents = fields.subject !== null && fields.subject.documents ? fields.subject.documents : [];
+  var first = documents.length > 0 ? documents[0].id : null;
+  return (field.documentId || first) === fields.documentId || documents.length < 2;
+}
+
+/**
+ * @param {boolean} [keepList] keep the fields as edited (another document of the same subject comes next)
+ */
+export function closeDocument(keepList) {
   if (fields.layout !== null) fields.layout.close();
   if (fields.pdf !== null) fields.pdf.destroy();
   fields.layout = null;
   fields.pdf = null;
   fields.envelopeId = null;
-  fields.list = [];
+  if (keepList !== true) fields.list = [];
   fields.selected = null;
   fields.edited = null;
   $('field-pages').textContent = '';
@@ -139,20 +197,24 @@ function pdfPages() {
 
 /**
  * @param {Subject} envelope
+ * @param {{ id: string, name: string, documentUrl: string | null }} shown the document of `envelope` to show
+ * @param {boolean} keepList keep the fields as edited (another document of the same subject)
  */
-function loadDocument(envelope) {
-  closeDocument();
-  fields.list = envelope.fields.map(fromApi);
-  fields.envelopeId = envelope.id;
+function loadDocument(envelope, shown, keepList) {
+  var kept = fields.list;
+  closeDocument(keepList);
+  fields.list = keepList ? kept : envelope.fields.map(fromApi);
+  fields.envelopeId = envelope.id + '/' + shown.id;
+  fields.documentId = shown.id;
   var note = $('fields-note');
   note.hidden = false;
   note.textContent = 'Loading the document’s pages…';
   var loading = pdfPages().then(function (module) {
-    return module.openPdf(envelope.documentUrl).then(function (pdf) {
+    return module.openPdf(/** @type {string} */ (shown.documentUrl)).then(function (pdf) {
       if (fields.loading !== loading) { pdf.destroy(); return; }
       fields.pdf = pdf;
       return module.layoutPages(pdf, $('field-pages'), {
-        pageLabel: function (number, count) { return 'Page ' + number + ' of ' + count + ' of ' + envelope.documentName; },
+        pageLabel: function (number, count) { return 'Page ' + number + ' of ' + count + ' of ' + shown.name; },
       }).then(function (layout) {
         if (fields.loading !== loading) { layout.close(); return; }
         fields.layout = layout;
@@ -322,7 +384,7 @@ export function newField(number, at) {
   var height = points[1] / size.height;
   fields.counter += 1;
   return fit({
-    key: 'f' + fields.counter, recipientId: $('field-recipient').value, type: type, page: number,
+    key: 'f' + fields.counter, recipientId: $('field-recipient').value, documentId: fields.documentId || undefined, type: type, page: number,
     x: at.x - width / 2, y: at.y - height / 2, width: width, height: height, required: true, label: '',
   });
 }
@@ -437,6 +499,7 @@ export function renderPlacedFields() {
   var active = /** @type {HTMLElement | null} */ (document.activeElement);
   var focusedKey = active && active.dataset ? active.dataset.key : null;
   fields.list.forEach(function (field) {
+    if (!onShownDocument(field)) return;
     var element = pageElement(field.page);
     if (element === null) return;
     var color = recipientColor(field.recipientId);

@@ -2,7 +2,7 @@
 // Templates: create one from a PDF, its roles and fields, activate it, and use it to make an envelope.
 import { $, action, api, control, formatTime, lockControls, showStatus, state, statusBadge, viewerBlocker } from './consoleSession.js';
 import { showBulkForm } from './bulk.js';
-import { putToBlobStorage } from './documents.js';
+import { placeDocumentsCard, putToBlobStorage, showDocuments } from './documents.js';
 import { confirmAction, fillLocalePicker, send } from './envelopeActions.js';
 import { loadEnvelopes, openEnvelope } from './envelopes.js';
 import { detectAndReopen, fieldsPayload } from './fieldEditing.js';
@@ -124,6 +124,7 @@ function templateSubject(template) {
     status: 'draft',
     documentName: template.documentName,
     documentUrl: template.documentUrl,
+    documents: template.documents,
     signers: template.roles.map(function (role) { return { id: role.id, name: role.name, email: '', role: role.role }; }),
     fields: template.fields.map(function (field) { return Object.assign({}, field, { recipientId: field.roleId }); }),
   };
@@ -173,6 +174,15 @@ function showTemplate(template, etag) {
     /** @type {HTMLInputElement} */ ($('visibility-' + template.visibility)).checked = true;
   }
   showFields(templateSubject(template), null, changed, saveTemplateFields, template.status === 'draft' ? detectTemplateFields : null);
+  placeDocumentsCard($('template'), $('fields-card'));
+  showDocuments({
+    path: 'templates/' + encodeURIComponent(template.id),
+    documents: template.documents,
+    output: template.output,
+    blocker: blocker !== null ? blocker : template.status !== 'draft' ? 'Active: its documents are frozen, and envelopes made from it get exactly these.' : null,
+    reopen: function () { return openTemplate(template.id); },
+    saveOutput: function (output) { return updateTemplate({ output: output }); },
+  });
   $('activate-template').hidden = template.status !== 'draft';
   $('activate-hint').textContent = template.status === 'draft'
     ? 'Activating checks the document as sending does and freezes it: envelopes made from the template get exactly this document. Roles and fields can still change afterwards.'
