@@ -46,6 +46,7 @@ import { createHash } from 'node:crypto';
 import { PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from '@libpdf/core';
 import type { PdfObject } from '@libpdf/core';
 import { tooComplex } from './inflateBudget.js';
+import { namesInBytes } from './namesInBytes.js';
 import { keepOpened, openForSealing, removeOwnerRestrictions } from './seal.js';
 import { REMOVED_KINDS } from './types.js';
 import type { CleanResult, RemovedKind } from './types.js';
@@ -72,6 +73,24 @@ const REMOVED_ANNOTATIONS: Record<string, RemovedKind> = {
   RichMedia: 'richMedia',
   '3D': '3d',
 };
+
+/**
+ * The names that make {@link Sweep.inspect} find or record something (the annotation flags `/F` are
+ * looked at by `namesInBytes.ts` itself): a document whose bytes hold none of them, and no object
+ * stream, is not swept.
+ */
+const WATCHED_NAMES: ReadonlySet<string> = new Set([
+  ...Object.keys(REMOVED_ACTIONS),
+  'SetOCGState',
+  ...Object.keys(REMOVED_ANNOTATIONS),
+  'OCMD',
+  'EmbeddedFile',
+  'AA',
+  'EF',
+  'JavaScript',
+  'EmbeddedFiles',
+  'XFA',
+]);
 
 /** Script text that reaches optional content through the JavaScript API (`getOCGs()`, `OCG` objects, `ocgs`). */
 const LAYER_SCRIPT = /ocg/i;
@@ -104,12 +123,20 @@ export async function clean(document: Uint8Array): Promise<CleanResult> {
   const { pdf, originalPageCount: pageCount } = opened;
   const budget = { left: OBJECT_LIMIT };
   const signed = pdf.getForm()?.getSignatureFields().some((field) => field.isSigned()) ?? false;
-  const swept = removeActiveContent(pdf, budget);
+  // No name a sweep reacts to anywhere in the bytes, and no object stream: no sweep can find anything.
+  const names = namesInBytes(document, WATCHED_NAMES);
+  const swept = names.watched || names.objectStreams ? removeActiveContent(pdf, budget) : nothingFound();
   assertNothingHidden(pdf, swept);
+  const ends = signed ? [] : revisionEnds(document);
+  if (ends.length > REVISION_LIMIT) throw tooComplex(new Error(`The document has ${ends.length} revisions.`));
   // A document written whole loses its earlier revisions and whatever no cross-reference section
   // lists: what they hold counts as removed. A signed document keeps them, under its signatures.
+  // The objects only the bytes hold are read from those bytes, stream data blanked: with no watched
+  // name in the bytes they hold none. Earlier revisions may use object streams of their own.
   const found = new Set(swept.found);
-  if (!signed) for (const kind of await kindsOutsideLastRevision(document, budget)) found.add(kind);
+  if (!signed && (names.watched || names.objectStreams)) {
+    for (const kind of await kindsOutsideLastRevision(document, ends, budget, names.watched)) found.add(kind);
+  }
   const removed = REMOVED_KINDS.filter((kind) => found.has(kind));
   if (removed.length === 0) {
     keepOpened(document, opened);
@@ -152,6 +179,11 @@ export interface RemovedContent {
   layerSwitches: PdfDict[];
   /** The annotations anywhere in the document that print but do not show on screen. */
   printOnly: PdfDict[];
+}
+
+/** What a sweep of a document that holds nothing it looks for finds. */
+function nothingFound(): RemovedContent {
+  return { found: new Set(), scripts: [], memberships: [], layerSwitches: [], printOnly: [] };
 }
 
 /** What the sweeps may still visit, shared by the sweeps of one document. */
@@ -198,13 +230,14 @@ function sweepDocument(pdf: PDF, budget: Budget, remove: boolean): RemovedConten
  * every object the file's bytes hold whether a cross-reference section lists it or not, as a reader
  * that repairs a file finds them (each `n g obj`, and the objects of each object stream). Each is
  * swept whole; nothing is removed from them: the cleaned document, written whole, keeps none of them.
+ * @param ends where each earlier revision ends ({@link revisionEnds})
+ * @param scan whether to read the objects only the bytes hold too (needless when the bytes hold no
+ *   name a sweep reacts to: those objects are read from the bytes, stream data blanked)
  */
-async function kindsOutsideLastRevision(document: Uint8Array, budget: Budget): Promise<Set<RemovedKind>> {
+async function kindsOutsideLastRevision(document: Uint8Array, ends: number[], budget: Budget, scan: boolean): Promise<Set<RemovedKind>> {
   const found = new Set<RemovedKind>();
-  const ends = revisionEnds(document);
-  if (ends.length > REVISION_LIMIT) throw tooComplex(new Error(`The document has ${ends.length} revisions.`));
   const copies = ends.map((end) => document.subarray(0, end));
-  copies.push(scannable(document));
+  if (scan) copies.push(scannable(document));
   for (const copy of copies) {
     let revision: PDF;
     try {
@@ -246,10 +279,10 @@ function scannable(document: Uint8Array): Uint8Array {
 
 /** Where each revision but the last ends: just after each `%%EOF` that another `startxref` follows. */
 function revisionEnds(document: Uint8Array): number[] {
-  const text = Buffer.from(document.buffer, document.byteOffset, document.byteLength).toString('latin1');
-  const last = text.lastIndexOf('startxref');
+  const bytes = Buffer.from(document.buffer, document.byteOffset, document.byteLength);
+  const last = bytes.lastIndexOf('startxref');
   const ends: number[] = [];
-  for (let at = text.indexOf('%%EOF'); at !== -1 && at < last; at = text.indexOf('%%EOF', at + 5)) ends.push(at + 5);
+  for (let at = bytes.indexOf('%%EOF'); at !== -1 && at < last; at = bytes.indexOf('%%EOF', at + 5)) ends.push(at + 5);
   return ends;
 }
 
