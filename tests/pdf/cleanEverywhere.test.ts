@@ -190,6 +190,68 @@ describe('active content is removed wherever it sits in the file', () => {
   });
 });
 
+/**
+ * `original` (a file whose last cross-reference section is a stream, as qpdf writes object streams)
+ * with one update, a classic cross-reference section, that rewrites its catalog without its open
+ * action and frees the object the open action named: that object is left only in the earlier
+ * revision's object stream.
+ */
+async function withOpenActionDropped(original: Buffer): Promise<Buffer> {
+  const file = await write(original);
+  const trailer = (await run('qpdf', ['--show-object=trailer', file])).stdout;
+  const root = Number(/\/Root (\d+) 0 R/.exec(trailer)?.[1]);
+  const catalog = (await run('qpdf', [`--show-object=${root}`, file])).stdout.trim();
+  const action = Number(/\/OpenAction (\d+) 0 R/.exec(catalog)?.[1]);
+  const size = Number(/\/Size (\d+)/.exec(trailer)?.[1]);
+  const previous = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(original.toString('latin1'))?.[1]);
+  expect([root, action, size, previous].every(Number.isInteger)).toBe(true);
+  const object = Buffer.from(`\n${root} 0 obj\n${catalog.replace(/\/OpenAction \d+ 0 R/, '')}\nendobj\n`, 'latin1');
+  const xref = original.length + object.length;
+  const rows = [[root, `${String(original.length + 1).padStart(10, '0')} 00000 n \n`], [action, '0000000000 00001 f \n']] as const;
+  const sections = [...rows].sort(([a], [b]) => a - b).map(([number, row]) => `${number} 1\n${row}`).join('');
+  const id = /\/ID\s*\[[^\]]*\]/.exec(trailer)?.[0] ?? '';
+  return Buffer.concat([
+    original,
+    object,
+    Buffer.from(`xref\n0 1\n0000000000 65535 f \n${sections}trailer\n<< /Size ${size} /Root ${root} 0 R ${id} /Prev ${previous} >>\nstartxref\n${xref}\n%%EOF\n`, 'latin1'),
+  ]);
+}
+
+/**
+ * The clean first reads the names the upload's bytes hold, and sweeps only what they may hide: what
+ * it spares must never be where active content sits.
+ */
+describe('the look at the bytes that spares the sweeps', () => {
+  test('a script behind an escaped name in an object that no cross-reference section lists, in a file without object streams, is removed', async () => {
+    const stray = Buffer.from(`99 0 obj\n<< /S /Java#53cr#69pt /JS (app.alert\\("escaped stray"\\)) >>\nendobj\n`, 'latin1');
+    const updated = withIncrementalUpdate(Buffer.concat([base(), stray]), { 1: { body: '<< /Type /Catalog /Pages 2 0 R /PageMode /UseNone >>' } });
+    const { cleaned, removed } = await cleanDocument({ document: updated });
+    expect(removed).toEqual(['javascript']);
+    await expectActiveContent(cleaned!, false);
+  });
+
+  test('a script only in an earlier revision\'s object stream (the last revision frees it) is removed', async () => {
+    const original = await inObjectStreams(base('/OpenAction 10 0 R', '', { 10: { body: js('app.alert\\("packed"\\)') } }));
+    // Compressed: the script's name is in no byte of the file as written.
+    expect(original.toString('latin1')).not.toContain('JavaScript');
+    const updated = await withOpenActionDropped(original);
+    // A reader opens it, and its last revision runs nothing (qpdf only warns that the freed object was compressed).
+    expect(await pdftotext(await write(updated))).toContain('Visible page text');
+    expect(JSON.stringify((await pdfJsActiveContent(await write(updated))).documentActions)).not.toContain('app.alert');
+    const { cleaned, removed } = await cleanDocument({ document: updated });
+    expect(removed).toEqual(['javascript']);
+    expect(cleaned).not.toBeNull();
+    expect(Buffer.from(cleaned!).toString('latin1')).not.toContain('ObjStm');
+    await expectActiveContent(cleaned!, false);
+  });
+
+  test('a file with object streams and nothing active is left byte for byte', async () => {
+    const document = await inObjectStreams(base('/OpenAction [3 0 R /Fit]'));
+    expect(document.toString('latin1')).toContain('/ObjStm');
+    expect(await cleanDocument({ document })).toEqual({ cleaned: null, pageCount: 1, removed: [] });
+  });
+});
+
 /** Cleans `document` and returns the refusal it gets. */
 async function refusal(document: Buffer): Promise<{ type: string | undefined; detail: string }> {
   try {
@@ -232,6 +294,16 @@ describe('content shown on paper but not on screen is refused', () => {
     ],
     ['a layer switched off at open', pdfWithLayer({ catalog: '/OpenAction << /S /SetOCGState /State [/OFF 10 0 R] >>' }), /"Hidden terms"/],
     ['a layer toggled by an additional action of the page', pdfWithLayer({ page: '/AA << /O 20 0 R >>', objects: { 20: { body: '<< /S /SetOCGState /State [/ON 10 0 R /Toggle 10 0 R] >>' } } }), /"Hidden terms"/],
+    [
+      'annotation flags after a comment',
+      pdfWithLayer({ page: '/Annots [20 0 R]', objects: { 20: { body: '<< /Type /Annot /Subtype /Text /Rect [72 500 272 530] /F %flags\n36 /Contents (Printed only) >>' } } }),
+      /Text "Printed only" on page 1/,
+    ],
+    [
+      'annotation flags stored in another object',
+      pdfWithLayer({ page: '/Annots [20 0 R]', objects: { 20: { body: '<< /Type /Annot /Subtype /Text /Rect [72 500 272 530] /F 21 0 R /Contents (Printed only) >>' }, 21: { body: '36' } } }),
+      /Text "Printed only" on page 1/,
+    ],
     [
       'a layer switched off at the end of a /Next chain of a link',
       pdfWithLayer({
