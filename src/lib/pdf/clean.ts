@@ -19,7 +19,10 @@
  * nothing refers to, objects in object streams), and, for a document written whole, every earlier
  * revision of the file, opened as the file it was, and the objects that only the file's bytes hold
  * (found as a reader that repairs a file finds them). Each dictionary is judged by what it is, not by
- * where it was found. A removed action or annotation is emptied in place, and dropped from the entry
+ * where it was found. What a sweep reacts to is always a name, so the file's bytes are first read for
+ * those names (`namesInBytes.ts`): with none of them and no object stream (whose objects the bytes
+ * hold only compressed), no sweep could find anything and none runs; with none of them, the objects
+ * only the bytes hold, read from those bytes, are not swept. A removed action or annotation is emptied in place, and dropped from the entry
  * or array that held it, so that a reference left elsewhere (the structure tree's `/OBJR`, for one)
  * keeps nothing alive. The cleaned document is written whole, so nothing removed survives in an older
  * revision or unreferenced; it is then swept again as it reads back, and anything left is a fault of
