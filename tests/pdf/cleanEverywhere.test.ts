@@ -7,11 +7,15 @@
  * (the signing page's engine), `qpdf --json` and `qpdf --list-attachments`.
  * Content that prints but does not show on screen, and layers switched off by an action, are refused.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { cleanDocument } from '../../src/lib/pdf/index.js';
 import { isAppError } from '../../src/lib/errors.js';
 import { pdfFromObjects, pdfWithLayer, withIncrementalUpdate, type CraftedObject } from './craftedPdfs.js';
 import { pdfJsActiveContent, pdftotext, qpdfCheck, qpdfContents, run, scratchDir } from './pdfTools.js';
+import { CORPUS_DIR } from '../support/corpus.js';
 
 /** Names that mark active content, as keys or values in any object qpdf lists. */
 const ACTIVE_NAMES = ['/JavaScript', '/JS', '/AA', '/Launch', '/EF', '/EmbeddedFile', '/EmbeddedFiles', '/FileAttachment'];
@@ -249,6 +253,86 @@ describe('the look at the bytes that spares the sweeps', () => {
     const document = await inObjectStreams(base('/OpenAction [3 0 R /Fit]'));
     expect(document.toString('latin1')).toContain('/ObjStm');
     expect(await cleanDocument({ document })).toEqual({ cleaned: null, pageCount: 1, removed: [] });
+  });
+});
+
+/** How {@link packedByHand} writes its object stream's data. */
+type Packing = 'flate' | 'hex then flate' | 'flate, /Length wrong';
+
+/**
+ * The document {@link base} makes, written by hand with its dictionaries in one object stream
+ * (object 6, written as `packing` says) and a cross-reference stream (ISO 32000-1 §7.5.7, §7.5.8):
+ * the page's content stays a plain stream.
+ */
+function packedByHand(packing: Packing, catalog: string, objects: Record<number, string>): Buffer {
+  const packed: [number, string][] = [
+    [1, `<< /Type /Catalog /Pages 2 0 R ${catalog} >>`],
+    [2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>'],
+    [3, page().body],
+    [5, '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'],
+    ...Object.entries(objects).map(([number, body]): [number, string] => [Number(number), body]),
+  ];
+  let header = '';
+  let bodies = '';
+  for (const [number, body] of packed) {
+    header += `${number} ${bodies.length} `;
+    bodies += `${body}\n`;
+  }
+  const compressed = deflateSync(Buffer.from(header + bodies, 'latin1'));
+  const data = packing === 'hex then flate' ? Buffer.from(`${compressed.toString('hex')}>`, 'latin1') : compressed;
+  const filter = packing === 'hex then flate' ? '[/ASCIIHexDecode /FlateDecode]' : '/FlateDecode';
+  const length = packing === 'flate, /Length wrong' ? data.length + 7 : data.length;
+  const content = 'BT /F1 18 Tf 72 700 Td (Visible page text) Tj ET\n';
+  const parts: Buffer[] = [Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
+  const offsets = new Map<number, number>();
+  const add = (number: number, dictionary: string, stream: Buffer): void => {
+    offsets.set(number, parts.reduce((sum, part) => sum + part.length, 0));
+    parts.push(Buffer.from(`${number} 0 obj\n${dictionary}\nstream\n`, 'latin1'), stream, Buffer.from('\nendstream\nendobj\n', 'latin1'));
+  };
+  add(4, `<< /Length ${content.length} >>`, Buffer.from(content, 'latin1'));
+  add(6, `<< /Type /ObjStm /N ${packed.length} /First ${header.length} /Filter ${filter} /Length ${length} >>`, data);
+  const size = Math.max(7, ...packed.map(([number]) => number)) + 1;
+  const rows = Buffer.alloc(size * 7);
+  for (let number = 0; number < size; number++) {
+    const index = packed.findIndex(([packedNumber]) => packedNumber === number);
+    const row = number === 7 ? [1, parts.reduce((sum, part) => sum + part.length, 0), 0] : offsets.has(number) ? [1, offsets.get(number)!, 0] : index >= 0 ? [2, 6, index] : [0, 0, 0];
+    rows.writeUInt8(row[0]!, number * 7);
+    rows.writeUInt32BE(row[1]!, number * 7 + 1);
+    rows.writeUInt16BE(row[2]!, number * 7 + 5);
+  }
+  const xref = parts.reduce((sum, part) => sum + part.length, 0);
+  add(7, `<< /Type /XRef /Size ${size} /W [1 4 2] /Root 1 0 R /Length ${rows.length} >>`, rows);
+  parts.push(Buffer.from(`startxref\n${xref}\n%%EOF\n`, 'latin1'));
+  return Buffer.concat(parts);
+}
+
+/**
+ * Object streams are decoded and read for the names the sweeps react to: a file whose object
+ * streams hold none of them is not swept; one whose object stream cannot be decoded for sure is.
+ */
+describe('the look into object streams', () => {
+  test.each<Packing>(['flate', 'hex then flate', 'flate, /Length wrong'])('a script in an object stream written %s is removed', async (packing) => {
+    const document = packedByHand(packing, '/OpenAction 10 0 R', { 10: js('app.alert\\("packed by hand"\\)') });
+    // Compressed: the script's name is in no byte of the file as written; qpdf reads it.
+    expect(document.toString('latin1')).not.toContain('JavaScript');
+    await expectActiveContent(document, true);
+    expect(JSON.stringify((await pdfJsActiveContent(await write(document))).documentActions)).toContain('app.alert');
+    const { cleaned, removed } = await cleanDocument({ document });
+    expect(removed).toEqual(['javascript']);
+    expect(cleaned).not.toBeNull();
+    await expectActiveContent(cleaned!, false);
+  });
+
+  test.each<Packing>(['flate', 'hex then flate', 'flate, /Length wrong'])('a file with an object stream written %s and nothing active is left byte for byte', async (packing) => {
+    const document = packedByHand(packing, '/OpenAction [3 0 R /Fit]', {});
+    expect(await pdftotext(await write(document))).toContain('Visible page text');
+    expect(await cleanDocument({ document })).toEqual({ cleaned: null, pageCount: 1, removed: [] });
+  });
+
+  test('the linearized corpus file, nearly all of its objects in object streams, is returned as uploaded', async () => {
+    const document = await readFile(path.join(CORPUS_DIR, 'linearized_with_object_streams.pdf'));
+    expect(document.toString('latin1')).toContain('/ObjStm');
+    expect(await cleanDocument({ document })).toEqual({ cleaned: null, pageCount: 206, removed: [] });
   });
 });
 

@@ -20,9 +20,11 @@
  * revision of the file, opened as the file it was, and the objects that only the file's bytes hold
  * (found as a reader that repairs a file finds them). Each dictionary is judged by what it is, not by
  * where it was found. What a sweep reacts to is always a name, so the file's bytes are first read for
- * those names (`namesInBytes.ts`): with none of them and no object stream (whose objects the bytes
- * hold only compressed), no sweep could find anything and none runs; with none of them, the objects
- * only the bytes hold, read from those bytes, are not swept. A removed action or annotation is emptied in place, and dropped from the entry
+ * those names (`namesInBytes.ts`), and the object streams (whose objects the bytes hold only
+ * compressed) are decoded and read for them too: with none of them in either, no sweep could find
+ * anything and none runs; with an object stream that could not be decoded for sure, the sweeps run;
+ * with none of them in the bytes, the objects only the bytes hold, read from those bytes, are not
+ * swept. A removed action or annotation is emptied in place, and dropped from the entry
  * or array that held it, so that a reference left elsewhere (the structure tree's `/OBJR`, for one)
  * keeps nothing alive. The cleaned document is written whole, so nothing removed survives in an older
  * revision or unreferenced; it is then swept again as it reads back, and anything left is a fault of
@@ -49,7 +51,7 @@ import { createHash } from 'node:crypto';
 import { PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from '@libpdf/core';
 import type { PdfObject } from '@libpdf/core';
 import { tooComplex } from './inflateBudget.js';
-import { namesInBytes } from './namesInBytes.js';
+import { namesInBytes, namesInObjectStreams } from './namesInBytes.js';
 import { keepOpened, openForSealing, removeOwnerRestrictions } from './seal.js';
 import { REMOVED_KINDS } from './types.js';
 import type { CleanResult, RemovedKind } from './types.js';
@@ -82,7 +84,7 @@ const REMOVED_ANNOTATIONS: Record<string, RemovedKind> = {
  * looked at by `namesInBytes.ts` itself): a document whose bytes hold none of them, and no object
  * stream, is not swept.
  */
-const WATCHED_NAMES: ReadonlySet<string> = new Set([
+export const WATCHED_NAMES: ReadonlySet<string> = new Set([
   ...Object.keys(REMOVED_ACTIONS),
   'SetOCGState',
   ...Object.keys(REMOVED_ANNOTATIONS),
@@ -107,6 +109,12 @@ const SCRIPT_TEXT_LIMIT = 4 * 1024 * 1024;
  */
 const OBJECT_LIMIT = 2_000_000;
 
+/**
+ * Most bytes the object streams of a document are decoded to, in all, per byte of the document, for
+ * the look at their names; past it they are swept object by object.
+ */
+const OBJECT_STREAM_DATA_FACTOR = 8;
+
 /** Most earlier revisions of an unsigned document that are swept before it is refused as too complex. */
 const REVISION_LIMIT = 64;
 
@@ -126,9 +134,11 @@ export async function clean(document: Uint8Array): Promise<CleanResult> {
   const { pdf, originalPageCount: pageCount } = opened;
   const budget = { left: OBJECT_LIMIT };
   const signed = pdf.getForm()?.getSignatureFields().some((field) => field.isSigned()) ?? false;
-  // No name a sweep reacts to anywhere in the bytes, and no object stream: no sweep can find anything.
+  // No name a sweep reacts to anywhere in the bytes, nor in any object stream once decoded: no
+  // sweep can find anything.
   const names = namesInBytes(document, WATCHED_NAMES);
-  const swept = names.watched || names.objectStreams ? removeActiveContent(pdf, budget) : nothingFound();
+  const packed = names.objectStreams && namesInObjectStreams(document, WATCHED_NAMES, OBJECT_STREAM_DATA_FACTOR * document.length) !== 'none';
+  const swept = names.watched || packed ? removeActiveContent(pdf, budget) : nothingFound();
   assertNothingHidden(pdf, swept);
   const ends = signed ? [] : revisionEnds(document);
   if (ends.length > REVISION_LIMIT) throw tooComplex(new Error(`The document has ${ends.length} revisions.`));
@@ -137,7 +147,7 @@ export async function clean(document: Uint8Array): Promise<CleanResult> {
   // The objects only the bytes hold are read from those bytes, stream data blanked: with no watched
   // name in the bytes they hold none. Earlier revisions may use object streams of their own.
   const found = new Set(swept.found);
-  if (!signed && (names.watched || names.objectStreams)) {
+  if (!signed && (names.watched || packed)) {
     for (const kind of await kindsOutsideLastRevision(document, ends, budget, names.watched)) found.add(kind);
   }
   const removed = REMOVED_KINDS.filter((kind) => found.has(kind));

@@ -5,7 +5,12 @@
  * without showing however they are stored.
  */
 import { describe, expect, test } from '@jest/globals';
-import { namesInBytes } from '../../../src/lib/pdf/namesInBytes.js';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { namesInBytes, namesInObjectStreams } from '../../../src/lib/pdf/namesInBytes.js';
+import { WATCHED_NAMES } from '../../../src/lib/pdf/clean.js';
+import { VENDORED_CORPUS_DIR } from '../../support/corpus.js';
 
 const WATCHED = new Set(['JavaScript', 'AA', 'EF']);
 const look = (text: string): { watched: boolean; objectStreams: boolean } => namesInBytes(new Uint8Array(Buffer.from(text, 'latin1')), WATCHED);
@@ -64,5 +69,66 @@ describe('annotation flags (/F) that may print without showing', () => {
     ['another name', '/F1 36'],
   ])('%s: not seen', (_, text) => {
     expect(look(`<< ${text} >>`).watched).toBe(false);
+  });
+});
+
+/** An object stream's object as a file's bytes hold it: `dictionary` (with `%data` for the data's length) and its data. */
+const objectStream = (dictionary: string, data: Buffer, after = '\nendstream\nendobj\n'): Buffer =>
+  Buffer.concat([Buffer.from(`%PDF-1.7\n6 0 obj\n${dictionary.replace('%data', String(data.length))}\nstream\n`, 'latin1'), data, Buffer.from(after, 'latin1')]);
+const flate = (text: string): Buffer => deflateSync(Buffer.from(text, 'latin1'));
+const HOLDS_SCRIPT = flate('10 0 << /S /JavaScript /JS (x) >>');
+const HOLDS_NOTHING = flate('10 0 << /S /URI /URI (https://example.com) >>');
+const inStreams = (bytes: Buffer, cap = 8 * bytes.length): string => namesInObjectStreams(new Uint8Array(bytes), WATCHED, cap);
+
+describe('names in object streams, decoded', () => {
+  test.each([
+    ['written plainly', '<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length %data >>', HOLDS_SCRIPT],
+    ['the filter in an array', '<< /Type /ObjStm /N 1 /First 5 /Filter [ /FlateDecode ] /Length %data >>', HOLDS_SCRIPT],
+    ['names escaped', '<</#54ype/Obj#53tm/N 1/First 5/#46ilter/Flate#44ecode/Length %data>>', HOLDS_SCRIPT],
+    ['a /Length that lies', '<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length 3 >>', HOLDS_SCRIPT],
+    ['an indirect /Length', '<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length 7 0 R >>', HOLDS_SCRIPT],
+    ['another object stream inside', '<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length %data >>', flate('10 0 << /Type /ObjStm >>')],
+    ['print-only flags inside', '<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length %data >>', flate('10 0 << /Type /Annot /F 36 >>')],
+  ])('a watched name in an object stream (%s): seen', (_, dictionary, data) => {
+    expect(inStreams(objectStream(dictionary, data))).toBe('watched');
+  });
+
+  test('an object stream holding no watched name: none', () => {
+    const bytes = objectStream('<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length %data >>', HOLDS_NOTHING);
+    expect(namesInBytes(new Uint8Array(bytes), WATCHED)).toEqual({ watched: false, objectStreams: true });
+    expect(inStreams(bytes)).toBe('none');
+    expect(inStreams(Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog >>\nendobj\n', 'latin1'))).toBe('none');
+  });
+
+  test.each([
+    ['through a filter chain', '<< /Type /ObjStm /N 1 /First 5 /Filter [/ASCIIHexDecode /FlateDecode] /Length %data >>', Buffer.from(`${HOLDS_NOTHING.toString('hex')}>`, 'latin1')],
+    ['through another filter', '<< /Type /ObjStm /N 1 /First 5 /Filter /LZWDecode /Length %data >>', HOLDS_NOTHING],
+    ['with an abbreviated filter name', '<< /Type /ObjStm /N 1 /First 5 /Filter /Fl /Length %data >>', HOLDS_NOTHING],
+    ['with an indirect filter', '<< /Type /ObjStm /N 1 /First 5 /Filter 8 0 R /Length %data >>', HOLDS_NOTHING],
+    ['with no filter', '<< /Type /ObjStm /N 1 /First 5 /Length %data >>', Buffer.from('10 0 << >>', 'latin1')],
+    ['with a predictor', '<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 4 >> /Length %data >>', HOLDS_NOTHING],
+    ['with two filters named', '<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Filter /ASCIIHexDecode /Length %data >>', HOLDS_NOTHING],
+    ['with a string in its dictionary', '<< /Type /ObjStm /X (obj) /N 1 /First 5 /Filter /FlateDecode /Length %data >>', HOLDS_NOTHING],
+    ['with a comment in its dictionary', '<< /Type /ObjStm /N 1 /First 5 %x\n/Filter /FlateDecode /Length %data >>', HOLDS_NOTHING],
+    ['cut short', '<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length %data >>', HOLDS_NOTHING.subarray(0, HOLDS_NOTHING.length - 6)],
+    ['with a wrong checksum', '<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length %data >>', Buffer.concat([HOLDS_NOTHING.subarray(0, -1), Buffer.from([HOLDS_NOTHING.at(-1)! ^ 1])])],
+    ['not compressed data', '<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length %data >>', Buffer.from('10 0 << >>', 'latin1')],
+  ])('an object stream (%s): unreadable, so swept', (_, dictionary, data) => {
+    expect(inStreams(objectStream(dictionary, data))).toBe('unreadable');
+  });
+
+  test('an object stream without endstream, or in an encrypted file, or decoding past the cap: unreadable', () => {
+    const dictionary = '<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length %data >>';
+    expect(inStreams(objectStream(dictionary, HOLDS_NOTHING, '\n'))).toBe('unreadable');
+    expect(inStreams(objectStream(dictionary, HOLDS_NOTHING, '\nendstream\nendobj\ntrailer << /Encrypt 9 0 R >>\n'))).toBe('unreadable');
+    const large = objectStream(dictionary, flate(`10 0 << /Pad (${'x'.repeat(100_000)}) >>`));
+    expect(inStreams(large, 200_000)).toBe('none');
+    expect(inStreams(large, 50_000)).toBe('unreadable');
+  });
+
+  test('the linearized corpus file, nearly all of its objects in object streams: no watched name in its bytes nor its object streams', async () => {
+    const bytes = new Uint8Array(await readFile(path.join(VENDORED_CORPUS_DIR, 'linearized_with_object_streams.pdf')));
+    expect(namesInBytes(bytes, WATCHED_NAMES)).toEqual({ watched: false, objectStreams: true });
+    expect(namesInObjectStreams(bytes, WATCHED_NAMES, 8 * bytes.length)).toBe('none');
   });
 });
