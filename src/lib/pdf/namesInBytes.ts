@@ -277,9 +277,15 @@ function keywordBefore(buffer: Buffer, at: number, keyword: string): number | un
 
 /** The position of the first keyword (a token of letters standing alone, not a name, not `R`) after `at`, within reach. */
 function keywordAfter(buffer: Buffer, at: number): number | undefined {
-  const text = buffer.toString('latin1', at, Math.min(buffer.length, at + DICTIONARY_REACH)).replace(NAME, (name) => ' '.repeat(name.length));
-  for (const match of text.matchAll(/[A-Za-z]+/g)) {
-    if (match[0] !== 'R' && isBoundary(buffer, at + match.index - 1) && isBoundary(buffer, at + match.index + match[0].length)) return at + match.index;
+  // A dictionary is short: the first kilobytes are read first, the whole reach only when needed.
+  for (const reach of [4096, DICTIONARY_REACH]) {
+    const end = Math.min(buffer.length, at + reach);
+    const text = buffer.toString('latin1', at, end).replace(NAME, (name) => ' '.repeat(name.length));
+    for (const match of text.matchAll(/[A-Za-z]+/g)) {
+      // A token cut by the end of what was read is read again with the whole reach.
+      if (at + match.index + match[0].length === end && end < buffer.length) break;
+      if (match[0] !== 'R' && isBoundary(buffer, at + match.index - 1) && isBoundary(buffer, at + match.index + match[0].length)) return at + match.index;
+    }
   }
   return undefined;
 }
