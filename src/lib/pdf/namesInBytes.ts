@@ -5,7 +5,8 @@
  * stream (ISO 32000-1 §7.5.7), and what a sweep reacts to is always a name (ISO 32000-1 §7.3.5): an
  * action type, an annotation subtype, a key, a type. So when no byte of the file starts such a name,
  * and the file holds no object stream, no sweep can find anything, wherever it looks (the objects
- * the cross-reference sections list, those they do not, earlier revisions).
+ * the cross-reference sections list, those they do not, earlier revisions); nor when its object
+ * streams, decoded ({@link namesInObjectStreams}), hold none of those names either.
  *
  * The look errs one way only: every `/` of the file starts a name here, inside strings and stream
  * data too, read as the library reads a name (its end at whitespace or a delimiter, `#xx` escapes
