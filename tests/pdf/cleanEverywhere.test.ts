@@ -7,11 +7,15 @@
  * (the signing page's engine), `qpdf --json` and `qpdf --list-attachments`.
  * Content that prints but does not show on screen, and layers switched off by an action, are refused.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { cleanDocument } from '../../src/lib/pdf/index.js';
 import { isAppError } from '../../src/lib/errors.js';
 import { pdfFromObjects, pdfWithLayer, withIncrementalUpdate, type CraftedObject } from './craftedPdfs.js';
 import { pdfJsActiveContent, pdftotext, qpdfCheck, qpdfContents, run, scratchDir } from './pdfTools.js';
+import { CORPUS_DIR } from '../support/corpus.js';
 
 /** Names that mark active content, as keys or values in any object qpdf lists. */
 const ACTIVE_NAMES = ['/JavaScript', '/JS', '/AA', '/Launch', '/EF', '/EmbeddedFile', '/EmbeddedFiles', '/FileAttachment'];
@@ -190,6 +194,148 @@ describe('active content is removed wherever it sits in the file', () => {
   });
 });
 
+/**
+ * `original` (a file whose last cross-reference section is a stream, as qpdf writes object streams)
+ * with one update, a classic cross-reference section, that rewrites its catalog without its open
+ * action and frees the object the open action named: that object is left only in the earlier
+ * revision's object stream.
+ */
+async function withOpenActionDropped(original: Buffer): Promise<Buffer> {
+  const file = await write(original);
+  const trailer = (await run('qpdf', ['--show-object=trailer', file])).stdout;
+  const root = Number(/\/Root (\d+) 0 R/.exec(trailer)?.[1]);
+  const catalog = (await run('qpdf', [`--show-object=${root}`, file])).stdout.trim();
+  const action = Number(/\/OpenAction (\d+) 0 R/.exec(catalog)?.[1]);
+  const size = Number(/\/Size (\d+)/.exec(trailer)?.[1]);
+  const previous = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(original.toString('latin1'))?.[1]);
+  expect([root, action, size, previous].every(Number.isInteger)).toBe(true);
+  const object = Buffer.from(`\n${root} 0 obj\n${catalog.replace(/\/OpenAction \d+ 0 R/, '')}\nendobj\n`, 'latin1');
+  const xref = original.length + object.length;
+  const rows = [[root, `${String(original.length + 1).padStart(10, '0')} 00000 n \n`], [action, '0000000000 00001 f \n']] as const;
+  const sections = [...rows].sort(([a], [b]) => a - b).map(([number, row]) => `${number} 1\n${row}`).join('');
+  const id = /\/ID\s*\[[^\]]*\]/.exec(trailer)?.[0] ?? '';
+  return Buffer.concat([
+    original,
+    object,
+    Buffer.from(`xref\n0 1\n0000000000 65535 f \n${sections}trailer\n<< /Size ${size} /Root ${root} 0 R ${id} /Prev ${previous} >>\nstartxref\n${xref}\n%%EOF\n`, 'latin1'),
+  ]);
+}
+
+/**
+ * The clean first reads the names the upload's bytes hold, and sweeps only what they may hide: what
+ * it spares must never be where active content sits.
+ */
+describe('the look at the bytes that spares the sweeps', () => {
+  test('a script behind an escaped name in an object that no cross-reference section lists, in a file without object streams, is removed', async () => {
+    const stray = Buffer.from(`99 0 obj\n<< /S /Java#53cr#69pt /JS (app.alert\\("escaped stray"\\)) >>\nendobj\n`, 'latin1');
+    const updated = withIncrementalUpdate(Buffer.concat([base(), stray]), { 1: { body: '<< /Type /Catalog /Pages 2 0 R /PageMode /UseNone >>' } });
+    const { cleaned, removed } = await cleanDocument({ document: updated });
+    expect(removed).toEqual(['javascript']);
+    await expectActiveContent(cleaned!, false);
+  });
+
+  test('a script only in an earlier revision\'s object stream (the last revision frees it) is removed', async () => {
+    const original = await inObjectStreams(base('/OpenAction 10 0 R', '', { 10: { body: js('app.alert\\("packed"\\)') } }));
+    // Compressed: the script's name is in no byte of the file as written.
+    expect(original.toString('latin1')).not.toContain('JavaScript');
+    const updated = await withOpenActionDropped(original);
+    // A reader opens it, and its last revision runs nothing (qpdf only warns that the freed object was compressed).
+    expect(await pdftotext(await write(updated))).toContain('Visible page text');
+    expect(JSON.stringify((await pdfJsActiveContent(await write(updated))).documentActions)).not.toContain('app.alert');
+    const { cleaned, removed } = await cleanDocument({ document: updated });
+    expect(removed).toEqual(['javascript']);
+    expect(cleaned).not.toBeNull();
+    expect(Buffer.from(cleaned!).toString('latin1')).not.toContain('ObjStm');
+    await expectActiveContent(cleaned!, false);
+  });
+
+  test('a file with object streams and nothing active is left byte for byte', async () => {
+    const document = await inObjectStreams(base('/OpenAction [3 0 R /Fit]'));
+    expect(document.toString('latin1')).toContain('/ObjStm');
+    expect(await cleanDocument({ document })).toEqual({ cleaned: null, pageCount: 1, removed: [] });
+  });
+});
+
+/** How {@link packedByHand} writes its object stream's data. */
+type Packing = 'flate' | 'hex then flate' | 'flate, /Length wrong';
+
+/**
+ * The document {@link base} makes, written by hand with its dictionaries in one object stream
+ * (object 6, written as `packing` says) and a cross-reference stream (ISO 32000-1 §7.5.7, §7.5.8):
+ * the page's content stays a plain stream.
+ */
+function packedByHand(packing: Packing, catalog: string, objects: Record<number, string>): Buffer {
+  const packed: [number, string][] = [
+    [1, `<< /Type /Catalog /Pages 2 0 R ${catalog} >>`],
+    [2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>'],
+    [3, page().body],
+    [5, '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'],
+    ...Object.entries(objects).map(([number, body]): [number, string] => [Number(number), body]),
+  ];
+  let header = '';
+  let bodies = '';
+  for (const [number, body] of packed) {
+    header += `${number} ${bodies.length} `;
+    bodies += `${body}\n`;
+  }
+  const compressed = deflateSync(Buffer.from(header + bodies, 'latin1'));
+  const data = packing === 'hex then flate' ? Buffer.from(`${compressed.toString('hex')}>`, 'latin1') : compressed;
+  const filter = packing === 'hex then flate' ? '[/ASCIIHexDecode /FlateDecode]' : '/FlateDecode';
+  const length = packing === 'flate, /Length wrong' ? data.length + 7 : data.length;
+  const content = 'BT /F1 18 Tf 72 700 Td (Visible page text) Tj ET\n';
+  const parts: Buffer[] = [Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
+  const offsets = new Map<number, number>();
+  const add = (number: number, dictionary: string, stream: Buffer): void => {
+    offsets.set(number, parts.reduce((sum, part) => sum + part.length, 0));
+    parts.push(Buffer.from(`${number} 0 obj\n${dictionary}\nstream\n`, 'latin1'), stream, Buffer.from('\nendstream\nendobj\n', 'latin1'));
+  };
+  add(4, `<< /Length ${content.length} >>`, Buffer.from(content, 'latin1'));
+  add(6, `<< /Type /ObjStm /N ${packed.length} /First ${header.length} /Filter ${filter} /Length ${length} >>`, data);
+  const size = Math.max(7, ...packed.map(([number]) => number)) + 1;
+  const rows = Buffer.alloc(size * 7);
+  for (let number = 0; number < size; number++) {
+    const index = packed.findIndex(([packedNumber]) => packedNumber === number);
+    const row = number === 7 ? [1, parts.reduce((sum, part) => sum + part.length, 0), 0] : offsets.has(number) ? [1, offsets.get(number)!, 0] : index >= 0 ? [2, 6, index] : [0, 0, 0];
+    rows.writeUInt8(row[0]!, number * 7);
+    rows.writeUInt32BE(row[1]!, number * 7 + 1);
+    rows.writeUInt16BE(row[2]!, number * 7 + 5);
+  }
+  const xref = parts.reduce((sum, part) => sum + part.length, 0);
+  add(7, `<< /Type /XRef /Size ${size} /W [1 4 2] /Root 1 0 R /Length ${rows.length} >>`, rows);
+  parts.push(Buffer.from(`startxref\n${xref}\n%%EOF\n`, 'latin1'));
+  return Buffer.concat(parts);
+}
+
+/**
+ * Object streams are decoded and read for the names the sweeps react to: a file whose object
+ * streams hold none of them is not swept; one whose object stream cannot be decoded for sure is.
+ */
+describe('the look into object streams', () => {
+  test.each<Packing>(['flate', 'hex then flate', 'flate, /Length wrong'])('a script in an object stream written %s is removed', async (packing) => {
+    const document = packedByHand(packing, '/OpenAction 10 0 R', { 10: js('app.alert\\("packed by hand"\\)') });
+    // Compressed: the script's name is in no byte of the file as written; qpdf reads it.
+    expect(document.toString('latin1')).not.toContain('JavaScript');
+    await expectActiveContent(document, true);
+    expect(JSON.stringify((await pdfJsActiveContent(await write(document))).documentActions)).toContain('app.alert');
+    const { cleaned, removed } = await cleanDocument({ document });
+    expect(removed).toEqual(['javascript']);
+    expect(cleaned).not.toBeNull();
+    await expectActiveContent(cleaned!, false);
+  });
+
+  test.each<Packing>(['flate', 'hex then flate', 'flate, /Length wrong'])('a file with an object stream written %s and nothing active is left byte for byte', async (packing) => {
+    const document = packedByHand(packing, '/OpenAction [3 0 R /Fit]', {});
+    expect(await pdftotext(await write(document))).toContain('Visible page text');
+    expect(await cleanDocument({ document })).toEqual({ cleaned: null, pageCount: 1, removed: [] });
+  });
+
+  test('the linearized corpus file, nearly all of its objects in object streams, is returned as uploaded', async () => {
+    const document = await readFile(path.join(CORPUS_DIR, 'linearized_with_object_streams.pdf'));
+    expect(document.toString('latin1')).toContain('/ObjStm');
+    expect(await cleanDocument({ document })).toEqual({ cleaned: null, pageCount: 206, removed: [] });
+  });
+});
+
 /** Cleans `document` and returns the refusal it gets. */
 async function refusal(document: Buffer): Promise<{ type: string | undefined; detail: string }> {
   try {
@@ -232,6 +378,16 @@ describe('content shown on paper but not on screen is refused', () => {
     ],
     ['a layer switched off at open', pdfWithLayer({ catalog: '/OpenAction << /S /SetOCGState /State [/OFF 10 0 R] >>' }), /"Hidden terms"/],
     ['a layer toggled by an additional action of the page', pdfWithLayer({ page: '/AA << /O 20 0 R >>', objects: { 20: { body: '<< /S /SetOCGState /State [/ON 10 0 R /Toggle 10 0 R] >>' } } }), /"Hidden terms"/],
+    [
+      'annotation flags after a comment',
+      pdfWithLayer({ page: '/Annots [20 0 R]', objects: { 20: { body: '<< /Type /Annot /Subtype /Text /Rect [72 500 272 530] /F %flags\n36 /Contents (Printed only) >>' } } }),
+      /Text "Printed only" on page 1/,
+    ],
+    [
+      'annotation flags stored in another object',
+      pdfWithLayer({ page: '/Annots [20 0 R]', objects: { 20: { body: '<< /Type /Annot /Subtype /Text /Rect [72 500 272 530] /F 21 0 R /Contents (Printed only) >>' }, 21: { body: '36' } } }),
+      /Text "Printed only" on page 1/,
+    ],
     [
       'a layer switched off at the end of a /Next chain of a link',
       pdfWithLayer({

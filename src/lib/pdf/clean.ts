@@ -19,7 +19,12 @@
  * nothing refers to, objects in object streams), and, for a document written whole, every earlier
  * revision of the file, opened as the file it was, and the objects that only the file's bytes hold
  * (found as a reader that repairs a file finds them). Each dictionary is judged by what it is, not by
- * where it was found. A removed action or annotation is emptied in place, and dropped from the entry
+ * where it was found. What a sweep reacts to is always a name, so the file's bytes are first read for
+ * those names (`namesInBytes.ts`), and the object streams (whose objects the bytes hold only
+ * compressed) are decoded and read for them too: with none of them in either, no sweep could find
+ * anything and none runs; with an object stream that could not be decoded for sure, the sweeps run;
+ * with none of them in the bytes, the objects only the bytes hold, read from those bytes, are not
+ * swept. A removed action or annotation is emptied in place, and dropped from the entry
  * or array that held it, so that a reference left elsewhere (the structure tree's `/OBJR`, for one)
  * keeps nothing alive. The cleaned document is written whole, so nothing removed survives in an older
  * revision or unreferenced; it is then swept again as it reads back, and anything left is a fault of
@@ -46,6 +51,7 @@ import { createHash } from 'node:crypto';
 import { PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString } from '@libpdf/core';
 import type { PdfObject } from '@libpdf/core';
 import { tooComplex } from './inflateBudget.js';
+import { namesInBytes, namesInObjectStreams } from './namesInBytes.js';
 import { keepOpened, openForSealing, removeOwnerRestrictions } from './seal.js';
 import { REMOVED_KINDS } from './types.js';
 import type { CleanResult, RemovedKind } from './types.js';
@@ -73,6 +79,24 @@ const REMOVED_ANNOTATIONS: Record<string, RemovedKind> = {
   '3D': '3d',
 };
 
+/**
+ * The names that make {@link Sweep.inspect} find or record something (the annotation flags `/F` are
+ * looked at by `namesInBytes.ts` itself): a document whose bytes hold none of them, and no object
+ * stream, is not swept.
+ */
+export const WATCHED_NAMES: ReadonlySet<string> = new Set([
+  ...Object.keys(REMOVED_ACTIONS),
+  'SetOCGState',
+  ...Object.keys(REMOVED_ANNOTATIONS),
+  'OCMD',
+  'EmbeddedFile',
+  'AA',
+  'EF',
+  'JavaScript',
+  'EmbeddedFiles',
+  'XFA',
+]);
+
 /** Script text that reaches optional content through the JavaScript API (`getOCGs()`, `OCG` objects, `ocgs`). */
 const LAYER_SCRIPT = /ocg/i;
 
@@ -84,6 +108,12 @@ const SCRIPT_TEXT_LIMIT = 4 * 1024 * 1024;
  * is refused as too complex (a sweep that stopped short could miss what it looks for).
  */
 const OBJECT_LIMIT = 2_000_000;
+
+/**
+ * Most bytes the object streams of a document are decoded to, in all, per byte of the document, for
+ * the look at their names; past it they are swept object by object.
+ */
+const OBJECT_STREAM_DATA_FACTOR = 8;
 
 /** Most earlier revisions of an unsigned document that are swept before it is refused as too complex. */
 const REVISION_LIMIT = 64;
@@ -104,12 +134,22 @@ export async function clean(document: Uint8Array): Promise<CleanResult> {
   const { pdf, originalPageCount: pageCount } = opened;
   const budget = { left: OBJECT_LIMIT };
   const signed = pdf.getForm()?.getSignatureFields().some((field) => field.isSigned()) ?? false;
-  const swept = removeActiveContent(pdf, budget);
+  // No name a sweep reacts to anywhere in the bytes, nor in any object stream once decoded: no
+  // sweep can find anything.
+  const names = namesInBytes(document, WATCHED_NAMES);
+  const packed = names.objectStreams && namesInObjectStreams(document, WATCHED_NAMES, OBJECT_STREAM_DATA_FACTOR * document.length) !== 'none';
+  const swept = names.watched || packed ? removeActiveContent(pdf, budget) : nothingFound();
   assertNothingHidden(pdf, swept);
+  const ends = signed ? [] : revisionEnds(document);
+  if (ends.length > REVISION_LIMIT) throw tooComplex(new Error(`The document has ${ends.length} revisions.`));
   // A document written whole loses its earlier revisions and whatever no cross-reference section
   // lists: what they hold counts as removed. A signed document keeps them, under its signatures.
+  // The objects only the bytes hold are read from those bytes, stream data blanked: with no watched
+  // name in the bytes they hold none. Earlier revisions may use object streams of their own.
   const found = new Set(swept.found);
-  if (!signed) for (const kind of await kindsOutsideLastRevision(document, budget)) found.add(kind);
+  if (!signed && (names.watched || packed)) {
+    for (const kind of await kindsOutsideLastRevision(document, ends, budget, names.watched)) found.add(kind);
+  }
   const removed = REMOVED_KINDS.filter((kind) => found.has(kind));
   if (removed.length === 0) {
     keepOpened(document, opened);
@@ -152,6 +192,11 @@ export interface RemovedContent {
   layerSwitches: PdfDict[];
   /** The annotations anywhere in the document that print but do not show on screen. */
   printOnly: PdfDict[];
+}
+
+/** What a sweep of a document that holds nothing it looks for finds. */
+function nothingFound(): RemovedContent {
+  return { found: new Set(), scripts: [], memberships: [], layerSwitches: [], printOnly: [] };
 }
 
 /** What the sweeps may still visit, shared by the sweeps of one document. */
@@ -198,13 +243,14 @@ function sweepDocument(pdf: PDF, budget: Budget, remove: boolean): RemovedConten
  * every object the file's bytes hold whether a cross-reference section lists it or not, as a reader
  * that repairs a file finds them (each `n g obj`, and the objects of each object stream). Each is
  * swept whole; nothing is removed from them: the cleaned document, written whole, keeps none of them.
+ * @param ends where each earlier revision ends ({@link revisionEnds})
+ * @param scan whether to read the objects only the bytes hold too (needless when the bytes hold no
+ *   name a sweep reacts to: those objects are read from the bytes, stream data blanked)
  */
-async function kindsOutsideLastRevision(document: Uint8Array, budget: Budget): Promise<Set<RemovedKind>> {
+async function kindsOutsideLastRevision(document: Uint8Array, ends: number[], budget: Budget, scan: boolean): Promise<Set<RemovedKind>> {
   const found = new Set<RemovedKind>();
-  const ends = revisionEnds(document);
-  if (ends.length > REVISION_LIMIT) throw tooComplex(new Error(`The document has ${ends.length} revisions.`));
   const copies = ends.map((end) => document.subarray(0, end));
-  copies.push(scannable(document));
+  if (scan) copies.push(scannable(document));
   for (const copy of copies) {
     let revision: PDF;
     try {
@@ -246,10 +292,10 @@ function scannable(document: Uint8Array): Uint8Array {
 
 /** Where each revision but the last ends: just after each `%%EOF` that another `startxref` follows. */
 function revisionEnds(document: Uint8Array): number[] {
-  const text = Buffer.from(document.buffer, document.byteOffset, document.byteLength).toString('latin1');
-  const last = text.lastIndexOf('startxref');
+  const bytes = Buffer.from(document.buffer, document.byteOffset, document.byteLength);
+  const last = bytes.lastIndexOf('startxref');
   const ends: number[] = [];
-  for (let at = text.indexOf('%%EOF'); at !== -1 && at < last; at = text.indexOf('%%EOF', at + 5)) ends.push(at + 5);
+  for (let at = bytes.indexOf('%%EOF'); at !== -1 && at < last; at = bytes.indexOf('%%EOF', at + 5)) ends.push(at + 5);
   return ends;
 }
 
