@@ -30,6 +30,7 @@ const rules: Record<string, Role[]> = {
   ListEnvelopes: EVERY,
   GetAuditTrail: EVERY,
   DownloadEnvelope: EVERY,
+  GetEnvelopeAttachment: EVERY,
   GetTemplate: EVERY,
   ListTemplates: EVERY,
   ListApiKeys: EVERY,
@@ -118,6 +119,7 @@ function pathOf(route: RegisteredRoute, caller: TestUser): string {
     .replace('{id}', route.route.startsWith('templates') ? ids.template! : route.route.startsWith('webhooks') ? ids.webhook! : route.route.startsWith('apikeys') ? ids.apiKey! : route.route.startsWith('organization/invitations') ? ids.invitation! : ids.envelope!)
     .replace('{recipientId}', randomUUID())
     .replace('{documentId}', ids.envelope!)
+    .replace('{attachmentId}', randomUUID())
     .replace('{deliveryId}', randomUUID())
     .replace('{userId}', caller.userId);
 }

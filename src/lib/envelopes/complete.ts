@@ -28,6 +28,7 @@ import { readOwnedEnvelope } from './get.js';
 import { assertHasSigner, ifMatchSatisfied } from './lifecycle.js';
 import {
   envelopeETag,
+  isAttachmentValue,
   isFinal,
   ownerActor,
   SYSTEM_ACTOR,
@@ -43,6 +44,7 @@ import { documentsOf, fieldDocumentId, sealedDocuments, setDocuments } from './d
 import { freezePacket, refreshPacket, type FrozenPacket } from './freezePacket.js';
 import { mutateEnvelope, mutateMembersEnvelope, preconditionFailed } from './mutate.js';
 import { signedDocumentUrl } from './view.js';
+import { attachmentsToSeal } from './attachments.js';
 import { problem } from '../problems.js';
 import { inSealSpan, inSpan } from '../telemetry/index.js';
 import { afterResponse } from '../afterResponse.js';
@@ -300,6 +302,8 @@ async function sealAndApply({ services, stored, change, actor, key, document }: 
   const first = documents[0]!;
   const combined = documents.length > 1 && record.output === 'combined';
   const { config } = services;
+  // The signers' files, embedded in every sealed PDF (docs/api.md#files-from-signers).
+  const attachments = await attachmentsToSeal(services, record, actions);
   const sealWith = async (options: Pick<SealOptions, 'document' | 'inflateChecked' | 'fieldDrawings' | 'removeFormFields' | 'appendDocuments'>, completedAt: string): Promise<Uint8Array> => {
     // A draft frozen in this request: its upload's hash and what was removed come from the check;
     // otherwise from the `envelope.sent` event.
@@ -309,6 +313,7 @@ async function sealAndApply({ services, stored, change, actor, key, document }: 
       ...options,
       certificate: documents.length > 1 ? { ...certificate, documents: certificateDocuments(documents) } : certificate,
       auditTrail: new TextEncoder().encode(JSON.stringify(events)),
+      ...(attachments.length === 0 ? {} : { attachments }),
       sealingP12: config.seal.p12,
       sealingPassphrase: config.seal.passphrase,
       ...(config.tsaUrl === undefined ? {} : { timestampAuthorityUrl: config.tsaUrl }),
@@ -404,7 +409,8 @@ export function fieldDrawings(record: Pick<EnvelopeRecord, 'fields' | 'signers'>
   return record.fields.flatMap((field): FieldDrawing[] => {
     const value = values.get(field.id);
     const page = pageOf(field);
-    if (value === undefined || page === null) return [];
+    // A signer's file is embedded, not drawn (docs/api.md#files-from-signers).
+    if (value === undefined || page === null || isAttachmentValue(value)) return [];
     return [{ page, x: field.x, y: field.y, width: field.width, height: field.height, type: field.type, value }];
   });
 }

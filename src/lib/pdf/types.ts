@@ -88,6 +88,28 @@ export interface CompletionCertificate {
    * one entry): the single document of the fields above.
    */
   documents?: CertificateDocument[];
+  /**
+   * The signers' files (docs/api.md#files-from-signers), in the order of their fields, each printed
+   * with its field, name, type, size in bytes (grouped for the locale), SHA-256, who uploaded it and
+   * when. Absent or empty: the section is not printed.
+   */
+  attachments?: CertificateAttachment[];
+}
+
+/** A signer's file as the certificate of completion lists it (docs/api.md#files-from-signers). */
+export interface CertificateAttachment {
+  /** The field: its label, else its type and id. */
+  field: string;
+  name: string;
+  contentType: string;
+  /** Bytes as stored. */
+  size: number;
+  /** Lower-case hex SHA-256 of the bytes as stored. */
+  sha256: string;
+  /** Who uploaded it: `Name <address>`. */
+  uploadedBy: string;
+  /** ISO 8601 UTC with milliseconds. */
+  uploadedAt: string;
 }
 
 /** One document of an envelope as the certificate of completion lists it (docs/api.md#several-documents). */
@@ -103,7 +125,7 @@ export interface CertificateDocument {
 }
 
 /** Field types (docs/api.md#fields). */
-export type FieldType = 'signature' | 'initials' | 'date_signed' | 'name' | 'email' | 'text' | 'checkbox' | 'number' | 'date' | 'dropdown';
+export type FieldType = 'signature' | 'initials' | 'date_signed' | 'name' | 'email' | 'text' | 'checkbox' | 'number' | 'date' | 'dropdown' | 'attachment' | 'image';
 
 /**
  * A recipient's field value to draw into the page content (docs/api.md#what-completion-does step 2). The rectangle is in
@@ -166,6 +188,12 @@ export interface SealOptions {
    * `application/json`) and listed among its embedded files. Absent: none.
    */
   auditTrail?: Uint8Array;
+  /**
+   * The signers' files (docs/api.md#files-from-signers), each embedded under the seal as an associated
+   * file of the document (`/AFRelationship /Supplement`, its MIME type and MD5 checksum), under its
+   * name, which must differ from the others' and from `audit.json`. Absent: none.
+   */
+  attachments?: SealAttachment[];
   /** PKCS#12 file with the sealing key and certificate (`SEAL_P12_BASE64`, decoded). */
   sealingP12: Uint8Array;
   sealingPassphrase: string;
@@ -180,6 +208,16 @@ export interface SealOptions {
   allowPrivateNetworks?: boolean;
   /** Aborts the seal: the promise rejects with `signal.reason`. */
   signal?: AbortSignal;
+}
+
+/** A signer's file as the seal embeds it (docs/api.md#files-from-signers). */
+export interface SealAttachment {
+  name: string;
+  bytes: Uint8Array;
+  /** `application/pdf`, `image/jpeg` or `image/png`. */
+  mimeType: string;
+  /** Its field, uploader, time and SHA-256, in words: the file specification's `/Desc`. */
+  description: string;
 }
 
 /** Output of `sealDocument`. */
