@@ -241,7 +241,7 @@ function qpdfObject(objects: Record<string, { value?: unknown; stream?: { dict: 
 }
 
 describe('completion', () => {
-  test('every file is embedded in the sealed PDF under the seal as an associated file (/AF, /Supplement, its MIME type), the very bytes; the ZIP holds them under attachments/', async () => {
+  test('every file is embedded in the sealed PDF under the seal as an associated file (/AF, /Supplement, its MIME type), the very bytes; the image is drawn in its field; the certificate lists each; the ZIP holds them under attachments/', async () => {
     const { id, fields, tokenA, tokenB } = await packet();
     const pdf = await corpusPdf('normal.pdf');
     const photo = png(60, 20);
@@ -285,6 +285,17 @@ describe('completion', () => {
     }
     expect(passport.body.size).toBeGreaterThan(999);
     expect(squeezed).toContain(`AdaSigner<${(await env.api.request('GET', `/envelopes/${id}`, { token: owner.token })).body.signers[0].email}>`);
+    // The image is drawn in its field (x 0.1, y 0.2, 0.3 × 0.2 of the page): 3:1, as wide as the field, centred
+    // top to bottom; its grey (64) at the field's centre, not just inside the field's top edge.
+    const rendered = path.join(out, 'page');
+    expect((await tool('pdftoppm', ['-f', '1', '-l', '1', '-r', '36', '-gray', '-singlefile', file, rendered])).code).toBe(0);
+    const pgm = await readFile(`${rendered}.pgm`);
+    const [, width, height] = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(pgm.toString('latin1', 0, 40))!.map(Number) as [number, number, number];
+    const pixels = pgm.subarray(pgm.length - width * height);
+    const grey = (x: number, y: number) => pixels[Math.floor(y * height) * width + Math.floor(x * width)]!;
+    expect(Math.abs(grey(0.25, 0.3) - 64)).toBeLessThan(12);
+    expect(Math.abs(grey(0.12, 0.3) - 64)).toBeLessThan(12);
+    expect(Math.abs(grey(0.25, 0.205) - 64)).toBeGreaterThan(20);
     const signatures = (await tool('pdfsig', ['-nocert', file])).stdout;
     expect(signatures).toContain('Signature is Valid.');
     expect(signatures).toContain('Total document signed');

@@ -235,13 +235,14 @@ export function distinctNames(used: readonly UsedAttachment[]): string[] {
 
 /**
  * The signers' files as the seal embeds them (docs/api.md#files-from-signers): each read from
- * storage and checked against the SHA-256 recorded at its upload.
+ * storage and checked against the SHA-256 recorded at its upload; with the bytes of each image
+ * field's, by attachment id, to draw in its field.
  * @throws Error when one is missing or changed (a fault of storage: the completion is retried)
  */
-export async function attachmentsToSeal(services: Services, record: Pick<EnvelopeRecord, 'id' | 'fields' | 'signers'>, actions: Map<string, RecipientAction>): Promise<SealAttachment[]> {
+export async function attachmentsToSeal(services: Services, record: Pick<EnvelopeRecord, 'id' | 'fields' | 'signers'>, actions: Map<string, RecipientAction>): Promise<{ files: SealAttachment[]; images: Map<string, Uint8Array> }> {
   const used = usedAttachments(record, actions);
   const names = distinctNames(used);
-  return await Promise.all(used.map(async ({ field, signer, value }, index): Promise<SealAttachment> => {
+  const files = await Promise.all(used.map(async ({ field, signer, value }, index): Promise<SealAttachment> => {
     const bytes = await downloadBlob(services.storage.containers.originals.getBlockBlobClient(attachmentBlobName(record.id, value.attachmentId)));
     if (createHash('sha256').update(bytes).digest('hex') !== value.sha256) throw new Error(`The attachment ${value.attachmentId} of envelope ${record.id} is not the file uploaded.`);
     return {
@@ -251,6 +252,8 @@ export async function attachmentsToSeal(services: Services, record: Pick<Envelop
       description: `${field.type === 'image' ? 'Image' : 'Attachment'} of field ${field.label ?? field.id}, uploaded by ${signer.name} <${signer.email}> at ${value.uploadedAt}; SHA-256 ${value.sha256}`,
     };
   }));
+  const images = new Map(used.flatMap(({ field, value }, index) => (field.type === 'image' ? [[value.attachmentId, files[index]!.bytes] as const] : [])));
+  return { files, images };
 }
 
 /** A signer's file in the download's archive (docs/api.md#download-a-completed-envelope). */

@@ -143,10 +143,12 @@ export interface FieldDrawing {
   /**
    * `signature`/`initials`: a {@link SignatureValue}; `text`, `date_signed` (`YYYY-MM-DD`), `name`,
    * `email`, `number` (`"12.50"`), `date` (`YYYY-MM-DD`), `dropdown` (the chosen option): the text;
-   * `checkbox`: `true` draws a tick, `false` nothing; `null`: no value (only the background is painted,
-   * when `background` asks for one).
+   * `checkbox`: `true` draws a tick, `false` nothing; `image`: `{image}`, a JPEG's or PNG's bytes,
+   * drawn as large as the rectangle allows, its aspect ratio kept, centred
+   * (docs/api.md#files-from-signers); `null`: no value (only the background is painted, when
+   * `background` asks for one).
    */
-  value: SignatureValue | string | boolean | null;
+  value: SignatureValue | string | boolean | { image: Uint8Array } | null;
   /**
    * `white`: the rectangle is first painted opaque white (the field was made from a text tag,
    * docs/api.md#fields-from-the-document, so the tag's text never shows), also when `value` is `null`. Absent: nothing is
