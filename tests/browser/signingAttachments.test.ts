@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { contractPdf, expectNoViolations, launchChromium, screenshot } from '../support/browser.js';
+import { contractPdf, expectNoViolations, launchChromium, openSigningPage, screenshot } from '../support/browser.js';
 import { png } from '../support/images.js';
 import { corpusPdf, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
@@ -42,19 +42,7 @@ afterAll(async () => {
 });
 
 /** The signing page for `token`, on a phone or a desk, once its pages and fields are laid out. */
-async function open(token: string, mobile: boolean): Promise<Page> {
-  const context = await browser.newContext({
-    locale: 'en-US',
-    viewport: mobile ? { width: 390, height: 844 } : { width: 1280, height: 900 },
-    ...(mobile ? { hasTouch: true, isMobile: true, deviceScaleFactor: 2 } : {}),
-  });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
-  await page.goto(`${env.service.apiUrl}/sign#${token}`);
-  await page.locator('#pages[data-ready="true"]').waitFor({ state: 'attached' });
-  return page;
-}
+const open = (token: string, mobile: boolean): Promise<Page> => openSigningPage(browser, contexts, env.service.apiUrl, token, mobile, STEP_TIMEOUT_MS);
 
 /** A tap, after the short pause a person makes between two (a tap at once would be taken for a double tap). */
 async function tap(page: Page, selector: string): Promise<void> {
@@ -85,6 +73,8 @@ describe('attachment and image fields on the signing page', () => {
     await expect(passport.getAttribute('accept')).resolves.toBe('application/pdf');
     await expect(photoInput.getAttribute('accept')).resolves.toBe('image/jpeg,image/png');
     await expect(page.locator('#progress').textContent()).resolves.toBe('0 of 3 required fields done');
+    // An empty file field shows its name, as other fields do.
+    await expect(page.locator('.field-file-preview').allTextContents()).resolves.toEqual(['Passport', 'Photo']);
 
     // "Next field" reaches the attachment field first (reading order).
     await tap(page, '#next-field');
@@ -95,6 +85,7 @@ describe('attachment and image fields on the signing page', () => {
     const status = (label: string) => page.locator(`.file-panel[aria-label="${label}"] .file-status`);
     await status('Passport').filter({ hasText: 'This field takes only PDF files: choose another file.' }).waitFor();
     await expect(status('Passport').getAttribute('class')).resolves.toContain('file-error');
+    await expect(passport.getAttribute('aria-invalid')).resolves.toBe('true');
     await expect(page.locator('#progress').textContent()).resolves.toBe('0 of 3 required fields done');
     await screenshot(page, 'sign-files-01-refused', { fullPage: false });
     await expectNoViolations(page, 'file field, refused');
@@ -103,6 +94,7 @@ describe('attachment and image fields on the signing page', () => {
     const pdf = await corpusPdf('normal.pdf');
     await passport.setInputFiles({ name: 'passport scan é.pdf', mimeType: 'application/pdf', buffer: pdf });
     await status('Passport').filter({ hasText: /^Uploaded: passport scan é\.pdf, [0-9]{1,3}(,[0-9]{3})* bytes$/ }).waitFor();
+    expect(await passport.getAttribute('aria-invalid')).toBeNull();
     await expect(page.locator('#progress').textContent()).resolves.toBe('1 of 3 required fields done');
     await expect(page.locator('.file-panel[aria-label="Passport"] button').allTextContents()).resolves.toEqual(['Replace', 'Remove']);
     // Remove empties the field; the same file again fills it.

@@ -348,10 +348,11 @@ export function showDocumentError(error) {
 }
 
 /**
+ * Places `element` over the field's rectangle (percentages of its page).
  * @param {HTMLElement} element
  * @param {Pick<ViewField, 'x' | 'y' | 'width' | 'height'>} field
  */
-function placeBox(element, field) {
+export function placeBox(element, field) {
   element.style.left = field.x * 100 + '%';
   element.style.top = field.y * 100 + '%';
   element.style.width = field.width * 100 + '%';

@@ -3,7 +3,7 @@
 // progress, the file chosen (name and size, a thumbnail for a photo) with Replace and Remove, the
 // service's refusals in the recipient's language, and files earlier recipients gave.
 import { formatList, locale, t } from './i18n.js';
-import { paintField, updateProgress } from './ceremony.js';
+import { paintField, placeBox, updateProgress } from './ceremony.js';
 import { problemOf } from './problems.js';
 import { API, state } from './signingSession.js';
 /** @typedef {import('./signingSession.js').ViewField} ViewField */
@@ -69,35 +69,27 @@ export function fileFieldElement(field, pageElement) {
   element.accept = acceptedTypes(field).join(',');
   files.set(field.id, { busy: false, progress: 0, name: null, size: 0, preview: null, error: null });
 
-  const preview = document.createElement('div');
-  preview.className = 'field-file-preview';
+  const preview = made('div', 'field-file-preview');
   preview.setAttribute('aria-hidden', 'true');
-  preview.style.left = field.x * 100 + '%';
-  preview.style.top = field.y * 100 + '%';
-  preview.style.width = field.width * 100 + '%';
-  preview.style.height = field.height * 100 + '%';
+  placeBox(preview, field);
 
-  const panel = document.createElement('div');
-  panel.className = 'file-panel';
+  const panel = made('div', 'file-panel');
   panel.setAttribute('role', 'group');
-  const heading = document.createElement('strong');
-  heading.className = 'file-field-name';
+  const heading = made('strong', 'file-field-name');
   heading.dir = 'auto';
-  const status = document.createElement('p');
-  status.className = 'file-status';
+  const status = made('p', 'file-status');
   status.setAttribute('aria-live', 'polite');
-  const replace = document.createElement('button');
+  const replace = /** @type {HTMLButtonElement} */ (made('button', 'secondary'));
   replace.type = 'button';
-  replace.className = 'secondary';
   replace.addEventListener('click', () => element.click());
-  const remove = document.createElement('button');
+  const remove = /** @type {HTMLButtonElement} */ (made('button', 'secondary'));
   remove.type = 'button';
-  remove.className = 'secondary';
   remove.addEventListener('click', () => {
     const entry = /** @type {Entry} */ (state.entries.get(field.id));
     forget(field.id);
     entry.value = null;
     element.value = '';
+    element.removeAttribute('aria-invalid');
     paintField(entry);
     updateProgress();
     element.focus();
@@ -125,6 +117,18 @@ export function fileFieldElement(field, pageElement) {
 }
 
 /**
+ * A new element of `tag` with the class `className`.
+ * @param {string} tag
+ * @param {string} className
+ * @returns {HTMLElement}
+ */
+function made(tag, className) {
+  const element = document.createElement(tag);
+  element.className = className;
+  return element;
+}
+
+/**
  * Drops what the page holds of a field's file (its preview's object URL freed).
  * @param {string} fieldId
  */
@@ -143,6 +147,7 @@ function forget(fieldId) {
 async function choose(entry, file) {
   const id = entry.field.id;
   const held = /** @type {FileState} */ (files.get(id));
+  let refused = false;
   files.set(id, { ...held, busy: true, progress: 0, error: null });
   entry.element.setAttribute('aria-busy', 'true');
   /** @type {HTMLInputElement} */ (entry.element).disabled = true;
@@ -165,6 +170,9 @@ async function choose(entry, file) {
     entry.element.removeAttribute('aria-invalid');
   } catch (error) {
     files.set(id, { .../** @type {FileState} */ (files.get(id)), busy: false, error: refusalKey(/** @type {{ status: number, slug: string }} */ (error)) });
+    // The field is marked, and the panel under the page that says why is brought into sight.
+    entry.element.setAttribute('aria-invalid', 'true');
+    refused = true;
   } finally {
     entry.element.removeAttribute('aria-busy');
     /** @type {HTMLInputElement} */ (entry.element).disabled = false;
@@ -172,6 +180,8 @@ async function choose(entry, file) {
   }
   paintField(entry);
   updateProgress();
+  const part = parts.get(id);
+  if (refused && part) part.panel.scrollIntoView({ block: 'nearest' });
 }
 
 /**
@@ -250,15 +260,22 @@ export function paintFile(entry) {
   else part.status.textContent = '';
   part.panel.hidden = part.status.textContent === '' && entry.value === null;
   part.preview.textContent = '';
-  if (held.preview !== null) {
+  part.preview.classList.toggle('field-file-empty', held.name === null && !held.busy);
+  if (held.busy) {
+    // The progress in place too, where the recipient is looking.
+    const text = document.createElement('span');
+    text.textContent = new Intl.NumberFormat(locale(), { style: 'percent' }).format(held.progress);
+    part.preview.appendChild(text);
+  } else if (held.preview !== null) {
     const image = document.createElement('img');
     image.src = held.preview;
     image.alt = '';
     part.preview.appendChild(image);
-  } else if (held.name !== null) {
+  } else {
+    // The file's name, else (nothing given yet) the field's, as other fields show theirs.
     const text = document.createElement('span');
     text.dir = 'auto';
-    text.textContent = held.name;
+    text.textContent = held.name !== null ? held.name : name;
     part.preview.appendChild(text);
   }
 }
