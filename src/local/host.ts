@@ -142,11 +142,13 @@ async function handle(incoming: http.IncomingMessage, table: RouteTable, options
   }
 
   const declared = Number(incoming.headers['content-length'] ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > MAX_JSON_BODY_BYTES) return tooLarge();
+  // A function that takes a file says how large (docs/api.md#files-from-signers); the others take JSON.
+  const maxBodyBytes = found.candidate.route.maxBodyBytes ?? MAX_JSON_BODY_BYTES;
+  if (Number.isFinite(declared) && declared > maxBodyBytes) return tooLarge(maxBodyBytes);
   // RFC 9112 §6.3: a request with neither Content-Length nor Transfer-Encoding has no body.
   const bodyless = declared === 0 || (incoming.headers['content-length'] === undefined && incoming.headers['transfer-encoding'] === undefined);
-  const body = bodyless ? null : await readBody(incoming);
-  if (body === undefined) return tooLarge();
+  const body = bodyless ? null : await readBody(incoming, maxBodyBytes);
+  if (body === undefined) return tooLarge(maxBodyBytes);
 
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(incoming.headers)) {
@@ -244,13 +246,13 @@ class LocalHttpRequest implements HttpRequest {
   }
 }
 
-/** The request body, or `undefined` when it grows past the JSON limit (no API request carries more). */
-async function readBody(incoming: http.IncomingMessage): Promise<Uint8Array | undefined> {
+/** The request body, or `undefined` when it grows past `limit` bytes (the route's, else the JSON limit). */
+async function readBody(incoming: http.IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of incoming as AsyncIterable<Buffer>) {
     total += chunk.byteLength;
-    if (total > MAX_JSON_BODY_BYTES) return undefined;
+    if (total > limit) return undefined;
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
@@ -268,8 +270,8 @@ function problem(error: AppError, headers: Record<string, string> = {}): Promise
   return toOutgoing(problemResponse(error, headers));
 }
 
-function tooLarge(): Promise<OutgoingResponse> {
-  return problem(problemError('payloadTooLarge', { detail: `The request body is larger than ${MAX_JSON_BODY_BYTES} bytes.` }), { Connection: 'close' });
+function tooLarge(limit: number): Promise<OutgoingResponse> {
+  return problem(problemError('payloadTooLarge', { detail: `The request body is larger than ${limit} bytes.` }), { Connection: 'close' });
 }
 
 function preflight(methods: string[]): Promise<OutgoingResponse> {

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { contractPdf, expectNoViolations, launchChromium, screenshot } from '../support/browser.js';
+import { contractPdf, expectNoViolations, launchChromium, openSigningPage, screenshot } from '../support/browser.js';
 import { startTestService, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
@@ -54,19 +54,7 @@ async function envelopeFor(email: string): Promise<{ id: string; token: string; 
   return { id, token: await signingTokenFor(owner.userId, id, email), ids: envelope.fields.map((entry: { id: string }) => entry.id) };
 }
 
-async function open(mobile: boolean, token: string): Promise<Page> {
-  const context = await browser.newContext({
-    locale: 'en-US',
-    viewport: mobile ? { width: 390, height: 844 } : { width: 1280, height: 900 },
-    ...(mobile ? { hasTouch: true, isMobile: true, deviceScaleFactor: 2 } : {}),
-  });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
-  await page.goto(`${env.service.apiUrl}/sign#${token}`);
-  await page.locator('#pages[data-ready="true"]').waitFor({ state: 'attached' });
-  return page;
-}
+const open = (mobile: boolean, token: string): Promise<Page> => openSigningPage(browser, contexts, env.service.apiUrl, token, mobile, STEP_TIMEOUT_MS);
 
 const byLabel = (page: Page, label: string) => page.locator(`.pdf-page .field[aria-label="${label}"]`);
 

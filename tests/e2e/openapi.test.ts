@@ -34,10 +34,10 @@ import { ApiClient, serviceForFile, type ApiResponse, type TestService, type Tes
 /**
  * Routes every role may call that refuse some role some requests, with 403 `forbidden-role`
  * (docs/api.md#list-envelopes: `scope=organization`; docs/api.md#what-members-share: another
- * member's envelope, its audit trail and its download, to a sender; docs/api.md#templates-shared-in-an-organization:
+ * member's envelope, its audit trail, its download and its attachments, to a sender; docs/api.md#templates-shared-in-an-organization:
  * another sender's private template).
  */
-const REFUSED_BY_REQUEST: ReadonlySet<string> = new Set(['ListEnvelopes', 'GetEnvelope', 'GetAuditTrail', 'DownloadEnvelope', 'GetTemplate']);
+const REFUSED_BY_REQUEST: ReadonlySet<string> = new Set(['ListEnvelopes', 'GetEnvelope', 'GetAuditTrail', 'DownloadEnvelope', 'GetEnvelopeAttachment', 'GetTemplate']);
 
 type JsonObject = Record<string, any>;
 

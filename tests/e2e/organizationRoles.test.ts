@@ -30,6 +30,7 @@ const rules: Record<string, Role[]> = {
   ListEnvelopes: EVERY,
   GetAuditTrail: EVERY,
   DownloadEnvelope: EVERY,
+  GetEnvelopeAttachment: EVERY,
   GetTemplate: EVERY,
   ListTemplates: EVERY,
   ListApiKeys: EVERY,
@@ -122,6 +123,7 @@ function pathOf(route: RegisteredRoute, caller: TestUser): string {
     .replace('{recipientId}', randomUUID())
     // The document a template or an envelope was made with bears its id.
     .replace('{documentId}', route.route.startsWith('templates') ? ids.template! : ids.envelope!)
+    .replace('{attachmentId}', randomUUID())
     .replace('{deliveryId}', randomUUID())
     .replace('{userId}', caller.userId);
 }

@@ -34,6 +34,7 @@ const rules: Record<string, Rule> = {
   GetSigningDisclosure: { signingAuthentication: 'after' },
   CompleteSigning: { signingAuthentication: 'after', body: () => ({ consent: true, values: [] }) },
   DeclineSigning: { signingAuthentication: 'after', body: () => ({ reason: 'Not for me.' }) },
+  UploadSigningAttachment: { signingAuthentication: 'after' },
   ReassignSigning: { signingAuthentication: 'after', body: () => ({ email: `carol-${randomUUID()}@example.com`, name: 'Carol Jones', reason: 'Carol signs for us.' }) },
 };
 

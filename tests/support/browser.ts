@@ -7,7 +7,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { waitUntil } from './patience.js';
 
 /** Where the screenshots of the browser tests go. */
@@ -208,4 +208,23 @@ export async function waitInPage(page: Page, expression: string, timeoutMs = 60_
 export async function ceremonyReady(page: Page, timeoutMs = 30_000): Promise<void> {
   await page.locator('#pages[data-ready="true"]').waitFor({ state: 'attached' });
   await waitInPage(page, `document.querySelectorAll('.pdf-page').length > 0 && [...document.querySelectorAll('.pdf-page')].every((page) => page.classList.contains('pdf-page-drawn'))`, timeoutMs);
+}
+
+/**
+ * Opens the signing page for `token` in a fresh context (closed by the caller through `contexts`):
+ * on a 390 × 844 touch screen (`mobile`) or a 1280 × 900 desk, in American English, each step
+ * allowed `stepTimeoutMs`; resolves once its pages and fields are laid out (`#pages[data-ready]`).
+ */
+export async function openSigningPage(browser: Browser, contexts: BrowserContext[], apiUrl: string, token: string, mobile: boolean, stepTimeoutMs: number): Promise<Page> {
+  const context = await browser.newContext({
+    locale: 'en-US',
+    viewport: mobile ? { width: 390, height: 844 } : { width: 1280, height: 900 },
+    ...(mobile ? { hasTouch: true, isMobile: true, deviceScaleFactor: 2 } : {}),
+  });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(stepTimeoutMs);
+  await page.goto(`${apiUrl}/sign#${token}`);
+  await page.locator('#pages[data-ready="true"]').waitFor({ state: 'attached' });
+  return page;
 }

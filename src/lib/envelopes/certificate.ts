@@ -9,6 +9,8 @@ import { describeAuditTrail, languageName } from './auditSentences.js';
 import { DEFAULT_LOCALE, isSupportedLocale, translate, type Locale } from '../i18n/index.js';
 import { AUDIT_EVENT_TYPES, deliversBy, isEmbedded, mustAct, recipientLocale, type AuditEvent, type EnvelopeRecord, type RecipientAction, type Signer } from './model.js';
 import { maskPhone } from '../phone.js';
+import { nameAndAddress } from '../nameAndAddress.js';
+import { usedAttachments } from './attachments.js';
 
 /**
  * The certificate of `record` completed at `completedAt` (ISO 8601 UTC), from its recipients' actions
@@ -25,6 +27,15 @@ export function completionCertificate(
   frozenNow?: { uploadSha256: string | null; removed: readonly string[] },
 ): CompletionCertificate {
   const upload = frozenNow ?? sentUpload(events);
+  const attachments = usedAttachments(record, actions).map(({ field, signer, value }) => ({
+    field: field.label ?? `${field.type} ${field.id}`,
+    name: value.name,
+    contentType: value.contentType,
+    size: value.size,
+    sha256: value.sha256,
+    uploadedBy: nameAndAddress(signer.name, signer.email),
+    uploadedAt: value.uploadedAt,
+  }));
   return {
     locale: record.locale ?? DEFAULT_LOCALE,
     envelopeId: record.id,
@@ -42,6 +53,8 @@ export function completionCertificate(
     disclosures: agreedDisclosures(record, events),
     events: certificateEvents(record, events),
     auditHead,
+    // The signers' files (docs/api.md#files-from-signers), when there are any.
+    ...(attachments.length === 0 ? {} : { attachments }),
   };
 }
 

@@ -28,6 +28,7 @@ import { readOwnedEnvelope } from './get.js';
 import { assertHasSigner, ifMatchSatisfied } from './lifecycle.js';
 import {
   envelopeETag,
+  isAttachmentValue,
   isFinal,
   ownerActor,
   SYSTEM_ACTOR,
@@ -43,6 +44,7 @@ import { documentsOf, fieldDocumentId, sealedDocuments, setDocuments } from './d
 import { freezePacket, refreshPacket, type FrozenPacket } from './freezePacket.js';
 import { mutateEnvelope, mutateMembersEnvelope, preconditionFailed } from './mutate.js';
 import { signedDocumentUrl } from './view.js';
+import { attachmentsToSeal } from './attachments.js';
 import { problem } from '../problems.js';
 import { inSealSpan, inSpan } from '../telemetry/index.js';
 import { afterResponse } from '../afterResponse.js';
@@ -300,6 +302,8 @@ async function sealAndApply({ services, stored, change, actor, key, document }: 
   const first = documents[0]!;
   const combined = documents.length > 1 && record.output === 'combined';
   const { config } = services;
+  // The signers' files, embedded in every sealed PDF (docs/api.md#files-from-signers).
+  const { files: attachments, images } = await attachmentsToSeal(services, record, actions);
   const sealWith = async (options: Pick<SealOptions, 'document' | 'inflateChecked' | 'fieldDrawings' | 'removeFormFields' | 'appendDocuments'>, completedAt: string): Promise<Uint8Array> => {
     // A draft frozen in this request: its upload's hash and what was removed come from the check;
     // otherwise from the `envelope.sent` event.
@@ -309,6 +313,7 @@ async function sealAndApply({ services, stored, change, actor, key, document }: 
       ...options,
       certificate: documents.length > 1 ? { ...certificate, documents: certificateDocuments(documents) } : certificate,
       auditTrail: new TextEncoder().encode(JSON.stringify(events)),
+      ...(attachments.length === 0 ? {} : { attachments }),
       sealingP12: config.seal.p12,
       sealingPassphrase: config.seal.passphrase,
       ...(config.tsaUrl === undefined ? {} : { timestampAuthorityUrl: config.tsaUrl }),
@@ -326,7 +331,7 @@ async function sealAndApply({ services, stored, change, actor, key, document }: 
         // The frozen copy read here matched its recorded SHA-256, and those bytes passed the whole
         // inspection, decompression check included, when they were frozen (`freeze.ts`).
         inflateChecked: document === undefined,
-        fieldDrawings: fieldDrawings(record, actions, combined ? combinedPage(documents) : pageWithin(first)),
+        fieldDrawings: fieldDrawings(record, actions, combined ? combinedPage(documents) : pageWithin(first), images),
         removeFormFields: replacedFormFields(record, combined ? undefined : first),
         ...(combined ? { appendDocuments: await Promise.all(documents.slice(1).map(async (other) => await readFrozenDocument(services, { id: record.id, blobName: other.blobName, documentSha256: other.sha256 }))) } : {}),
       },
@@ -347,7 +352,7 @@ async function sealAndApply({ services, stored, change, actor, key, document }: 
             {
               document: await readFrozenDocument(services, { id: record.id, blobName: other.blobName, documentSha256: other.sha256 }),
               inflateChecked: true,
-              fieldDrawings: fieldDrawings(record, actions, pageWithin(other, first)),
+              fieldDrawings: fieldDrawings(record, actions, pageWithin(other, first), images),
               removeFormFields: replacedFormFields(record, other, first),
             },
             claim.completedAt,
@@ -395,16 +400,27 @@ async function sealAndApply({ services, stored, change, actor, key, document }: 
 }
 
 /**
- * The recipients' field values to draw (docs/api.md#what-completion-does step 2): every {@link givenValues given value} in
+ * The recipients' field values to draw (docs/api.md#what-completion-does step 2), `images` the bytes of
+ * the signers' images by attachment id: every {@link givenValues given value} in
  * its field's rectangle, over the page as the signers saw it: a text tag's text is covered in the
  * frozen copy already (docs/api.md#fields-from-the-document), so nothing is painted under a value.
  */
-export function fieldDrawings(record: Pick<EnvelopeRecord, 'fields' | 'signers'>, actions: Map<string, RecipientAction>, pageOf: (field: Field) => number | null = (field) => field.page): FieldDrawing[] {
+export function fieldDrawings(
+  record: Pick<EnvelopeRecord, 'fields' | 'signers'>,
+  actions: Map<string, RecipientAction>,
+  pageOf: (field: Field) => number | null = (field) => field.page,
+  images: ReadonlyMap<string, Uint8Array> = new Map(),
+): FieldDrawing[] {
   const values = new Map(givenValues(record, actions).map(({ field, value }) => [field.id, value]));
   return record.fields.flatMap((field): FieldDrawing[] => {
     const value = values.get(field.id);
     const page = pageOf(field);
     if (value === undefined || page === null) return [];
+    if (isAttachmentValue(value)) {
+      // A signer's file is embedded; an image field's is drawn too (docs/api.md#files-from-signers).
+      const image = field.type === 'image' ? images.get(value.attachmentId) : undefined;
+      return image === undefined ? [] : [{ page, x: field.x, y: field.y, width: field.width, height: field.height, type: field.type, value: { image } }];
+    }
     return [{ page, x: field.x, y: field.y, width: field.width, height: field.height, type: field.type, value }];
   });
 }

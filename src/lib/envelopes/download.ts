@@ -1,8 +1,8 @@
 /**
  * The download of a completed envelope (docs/api.md#download-a-completed-envelope): one ZIP of every
  * sealed PDF, the certificate of completion as a PDF of its own (`certificate.pdf`), the chained
- * audit trail (`audit.json`, docs/api.md#chained-audit-trail) and the signers' attachments (none
- * yet). The archive is written as it is read (`archiver`): each sealed PDF is read from storage only
+ * audit trail (`audit.json`, docs/api.md#chained-audit-trail) and the signers' files
+ * (docs/api.md#files-from-signers), under `attachments/`. The archive is written as it is read (`archiver`): each sealed PDF is read from storage only
  * when its turn in the archive comes, so the service never holds the whole archive, nor more than
  * one sealed PDF, in memory.
  */
@@ -16,15 +16,8 @@ import { envelopeOwnerFor } from './access.js';
 import { chainedEvents } from './auditChain.js';
 import { documentsOf, sealedDocuments } from './documents.js';
 import { readOwnedEnvelope } from './get.js';
+import { archivedAttachments } from './attachments.js';
 import type { Actor, EnvelopeRecord } from './model.js';
-
-/** A file of the archive other than the sealed PDFs: a signer's attachment (docs/api.md#several-documents); none are kept yet. */
-export interface ArchiveAttachment {
-  /** The entry's name, under `attachments/`. */
-  name: string;
-  /** Opens its content when the archive reaches it. */
-  open: () => Promise<Readable>;
-}
 
 export interface EnvelopeArchive {
   record: EnvelopeRecord;
@@ -40,7 +33,7 @@ export interface EnvelopeArchive {
  * @throws AppError 404 (missing, another organisation's), 403 `forbidden-role`, 409
  *   `envelope-not-completed` (not completed), `documents-purged` (purged), 422 when the sealed PDF cannot be read
  */
-export async function envelopeArchive({ services, actor, envelopeId, attachments = [] }: { services: Services; actor: Actor; envelopeId: string; attachments?: ArchiveAttachment[] }): Promise<EnvelopeArchive> {
+export async function envelopeArchive({ services, actor, envelopeId }: { services: Services; actor: Actor; envelopeId: string }): Promise<EnvelopeArchive> {
   const { record } = await readOwnedEnvelope(services.envelopes, await envelopeOwnerFor(services, actor, envelopeId, 'read'), envelopeId);
   if (record.status !== 'completed') throw problem('envelopeNotCompleted', { detail: `The envelope is ${record.status}, not completed: there is nothing sealed to download yet.` });
   if (record.purgedAt !== null) throw problem('documentsPurged');
@@ -48,7 +41,7 @@ export async function envelopeArchive({ services, actor, envelopeId, attachments
   const blobs = [...new Map(sealed.map((entry) => [entry.blobName, entry])).values()];
   const combined = blobs.length === 1 && sealed.length > 1;
   const container = services.storage.containers.sealed;
-  const [certificate, events] = await Promise.all([certificateOf(services, record, blobs), chainedEvents(services, record)]);
+  const [certificate, events, attachments] = await Promise.all([certificateOf(services, record, blobs), chainedEvents(services, record), archivedAttachments(services, record)]);
 
   const archive = new ZipArchive({ zlib: { level: 6 } });
   blobs.forEach(({ document, blobName }, index) => {

@@ -25,6 +25,16 @@ export const NUMBER_PATTERN = '^-?[0-9]+(\\.[0-9]+)?$';
 /** The shape of a `date` value: `YYYY-MM-DD` (ISO 8601 calendar date). */
 export const DATE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$';
 
+/** The media types an `attachment` field may take (docs/api.md#files-from-signers); `image` fields take the last two. */
+export const ATTACHMENT_TYPES = ['application/pdf', 'image/jpeg', 'image/png'] as const;
+export type AttachmentType = (typeof ATTACHMENT_TYPES)[number];
+/** The media types of an `image` field (docs/api.md#files-from-signers). */
+export const IMAGE_TYPES: readonly AttachmentType[] = ['image/jpeg', 'image/png'];
+/** The largest upload of an `attachment` or `image` field, bytes (10 MiB), and its `maxBytes` default (docs/api.md#files-from-signers). */
+export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+/** Types whose value is a file the recipient uploads (docs/api.md#files-from-signers): never prefilled. */
+export const FILE_TYPES: ReadonlySet<string> = new Set(['attachment', 'image']);
+
 const NUMBER = new RegExp(NUMBER_PATTERN);
 const DATE = new RegExp(DATE_PATTERN);
 
@@ -45,6 +55,8 @@ export interface FieldRules {
   pattern?: string | null | undefined;
   value?: string | boolean | null | undefined;
   readOnly?: boolean | undefined;
+  accept?: readonly string[] | null | undefined;
+  maxBytes?: number | null | undefined;
 }
 
 /**
@@ -96,6 +108,11 @@ export function valueRefusalOf(field: FieldRules, value: unknown): ValueRefusal 
     case 'checkbox':
       if (typeof value !== 'boolean') return refuse('must be true or false', 'type', { type: 'boolean' });
       return required && !value ? refuse('must be true: the check box is required', 'required') : null;
+    case 'attachment':
+    case 'image':
+      // docs/api.md#files-from-signers: `{attachmentId}` of an upload to this field; whose it is is checked against storage.
+      if (value === '') return required ? refuse('must not be empty: the field is required', 'required') : null;
+      return isAttachmentReference(value) ? null : refuse('must be {attachmentId} of a file uploaded with POST /api/signing/attachments', 'type', { type: 'attachment' });
     case 'text':
     case 'number':
     case 'date':
@@ -127,6 +144,11 @@ export function valueRefusalOf(field: FieldRules, value: unknown): ValueRefusal 
       return null;
     }
   }
+}
+
+/** Whether `value` is `{attachmentId}` with a non-empty string id (docs/api.md#files-from-signers). */
+function isAttachmentReference(value: unknown): value is { attachmentId: string } {
+  return typeof value === 'object' && value !== null && typeof (value as { attachmentId?: unknown }).attachmentId === 'string' && (value as { attachmentId: string }).attachmentId !== '';
 }
 
 /** The message of {@link valueRefusalOf}, or `null` when `value` fits `field`. */
@@ -166,6 +188,15 @@ export function fieldRuleProblems(field: FieldRules): [keyof FieldRules, string]
   only('minLength', ['text']);
   only('maxLength', ['text']);
   only('pattern', ['text']);
+  only('accept', ['attachment']);
+  only('maxBytes', ['attachment', 'image']);
+  if (field.accept != null) {
+    const seen = new Set<string>();
+    field.accept.forEach((type) => {
+      if (seen.has(type)) problems.push(['accept', `repeats the media type ${type}`]);
+      seen.add(type);
+    });
+  }
   if (field.type === 'dropdown' && (field.options == null || field.options.length === 0)) problems.push(['options', 'is required for a dropdown: 1 to 50 choices']);
   if (field.options != null) {
     const seen = new Set<string>();
@@ -181,6 +212,7 @@ export function fieldRuleProblems(field: FieldRules): [keyof FieldRules, string]
 
   const prefilled = field.value != null && field.value !== '';
   if (prefilled && SIGNATURE_TYPES.has(field.type)) problems.push(['value', `cannot be prefilled on a ${field.type} field: only the recipient signs`]);
+  else if (prefilled && FILE_TYPES.has(field.type)) problems.push(['value', `cannot be prefilled on an ${field.type} field: only the recipient uploads its file`]);
   else if (prefilled && SERVICE_FILLED_TYPES.has(field.type)) {
     // What the service fills in is evidence of the signing (docs/api.md#fields): never the owner's.
     problems.push(['value', `cannot be prefilled on a ${field.type} field: the service fills in ${serviceFilledWhat(field.type)}`]);
@@ -197,14 +229,23 @@ export function serviceFilledWhat(type: string): string {
   return type === 'date_signed' ? 'the date of the signing' : `the recipient's ${type === 'name' ? 'name' : 'e-mail address'}`;
 }
 
+/**
+ * The media types a file field takes (docs/api.md#files-from-signers): an `image` field's JPEG and
+ * PNG, an `attachment` field's `accept` (default all of {@link ATTACHMENT_TYPES}).
+ */
+export function acceptedTypes(field: Pick<Field, 'type' | 'accept'>): readonly string[] {
+  if (field.type === 'image') return IMAGE_TYPES;
+  return field.accept ?? ATTACHMENT_TYPES;
+}
+
 /** Whether the owner gave the field a value (a default, or read-only); an empty string is none. */
 export function hasPrefilledValue(field: Pick<Field, 'value'>): boolean {
   return field.value !== undefined && field.value !== '';
 }
 
 /** The rule properties of a stored field, copied from an input with only those that are set. */
-export function storedRules(input: FieldRules): Pick<Field, 'options' | 'min' | 'max' | 'minLength' | 'maxLength' | 'pattern' | 'value' | 'readOnly'> {
-  const rules: Pick<Field, 'options' | 'min' | 'max' | 'minLength' | 'maxLength' | 'pattern' | 'value' | 'readOnly'> = {};
+export function storedRules(input: FieldRules): Pick<Field, 'options' | 'min' | 'max' | 'minLength' | 'maxLength' | 'pattern' | 'value' | 'readOnly' | 'accept' | 'maxBytes'> {
+  const rules: Pick<Field, 'options' | 'min' | 'max' | 'minLength' | 'maxLength' | 'pattern' | 'value' | 'readOnly' | 'accept' | 'maxBytes'> = {};
   if (input.options != null) rules.options = [...input.options];
   if (input.min != null) rules.min = input.min;
   if (input.max != null) rules.max = input.max;
@@ -213,5 +254,7 @@ export function storedRules(input: FieldRules): Pick<Field, 'options' | 'min' | 
   if (input.pattern != null) rules.pattern = input.pattern;
   if (input.value != null) rules.value = input.value;
   if (input.readOnly === true) rules.readOnly = true;
+  if (input.accept != null) rules.accept = [...input.accept];
+  if (input.maxBytes != null) rules.maxBytes = input.maxBytes;
   return rules;
 }

@@ -60,7 +60,7 @@ export type Output = (typeof OUTPUTS)[number];
 export const SIGNING_ORDERS = ['parallel', 'sequential'] as const;
 export type SigningOrder = (typeof SIGNING_ORDERS)[number];
 
-export const FIELD_TYPES = ['signature', 'initials', 'date_signed', 'name', 'email', 'text', 'checkbox', 'number', 'date', 'dropdown'] as const satisfies readonly FieldType[];
+export const FIELD_TYPES = ['signature', 'initials', 'date_signed', 'name', 'email', 'text', 'checkbox', 'number', 'date', 'dropdown', 'attachment', 'image'] as const satisfies readonly FieldType[];
 
 /** The newest e-mail to a recipient (docs/api.md#recipients `lastEmail`). */
 export interface LastEmail {
@@ -255,6 +255,10 @@ export interface Field {
   maxLength?: number;
   /** `text`: an RE2 regular expression the whole non-empty value must match (at most 200 characters). */
   pattern?: string;
+  /** `attachment`: the media types the recipient may upload, a subset of `ATTACHMENT_TYPES` (absent: all of them; docs/api.md#files-from-signers). */
+  accept?: string[];
+  /** `attachment`, `image`: the largest upload, bytes, at most 10 MiB (absent: 10 MiB; docs/api.md#files-from-signers). */
+  maxBytes?: number;
   /** The owner's prefilled value (not on signature, initials, date_signed, name or email): a default, or with `readOnly` fixed. */
   value?: string | boolean;
   /** `true`: the recipient sees `value` and cannot change it. Absent otherwise. */
@@ -522,10 +526,39 @@ export interface RecipientAction {
   signature: SignatureValue | null;
 }
 
-/** A value of one field as a signer sent it (docs/api.md#fields). */
+/**
+ * A value of one field as a signer sent it (docs/api.md#fields); an `attachment` or `image` field's
+ * is recorded with what the upload's checks found (docs/api.md#files-from-signers).
+ */
 export interface FieldValue {
   fieldId: string;
-  value: SignatureValue | string | boolean;
+  value: SignatureValue | string | boolean | AttachmentValue;
+}
+
+/**
+ * The value of an `attachment` or `image` field as recorded (docs/api.md#files-from-signers): the
+ * upload's id and what its checks found. The signer sends `{attachmentId}` only.
+ */
+export interface AttachmentValue {
+  attachmentId: string;
+  /** The file's name: from the upload's `Content-Disposition`, else `attachment-<n>.<ext>`. */
+  name: string;
+  /** `application/pdf`, `image/jpeg` or `image/png`. */
+  contentType: string;
+  /** Bytes as stored (a PDF after cleaning). */
+  size: number;
+  /** Lower-case hex SHA-256 of the bytes as stored. */
+  sha256: string;
+  /** ISO 8601 UTC with milliseconds: when it was uploaded. */
+  uploadedAt: string;
+  /** Image fields: pixel width and height, read from the image's header. */
+  width?: number;
+  height?: number;
+}
+
+/** Whether a recorded value is an attachment's ({@link AttachmentValue}). */
+export function isAttachmentValue(value: unknown): value is AttachmentValue {
+  return typeof value === 'object' && value !== null && typeof (value as { attachmentId?: unknown }).attachmentId === 'string';
 }
 
 /** The strong ETag of an envelope version (RFC 9110 §8.8.3). */

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { acceptableCharacterPattern, acceptableText, characters, emailAddress, requestTimestamp, text, trimmedText } from '../text.js';
 import { DELIVERIES, type Delivery, ENVELOPE_STATUSES, FIELD_SOURCES, FIELD_TYPES, OUTPUTS, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
 import { authenticationInput } from './authenticationSettings.js';
-import { fieldRuleProblems, MAX_DROPDOWN_OPTION, MAX_DROPDOWN_OPTIONS, MAX_PATTERN, MAX_TEXT_LENGTH, type FieldRules } from './fieldRules.js';
+import { ATTACHMENT_TYPES, fieldRuleProblems, MAX_ATTACHMENT_BYTES, MAX_DROPDOWN_OPTION, MAX_DROPDOWN_OPTIONS, MAX_PATTERN, MAX_TEXT_LENGTH, type FieldRules } from './fieldRules.js';
 import { envelopeLocaleInput, recipientLocaleInput } from '../i18n/schema.js';
 import { MAX_PHONE_INPUT, parsePhone } from '../phone.js';
 
@@ -319,6 +319,20 @@ function fieldRuleProperties() {
       .boolean({ error: 'must be true or false' })
       .optional()
       .meta({ description: '`true`: the recipient sees `value` and cannot change it (a value sent for it is refused). Needs a `value`.' }),
+      accept: z
+      .array(z.enum(ATTACHMENT_TYPES, { error: `must be one of ${ATTACHMENT_TYPES.join(', ')}` }), { error: 'must be an array of media types' })
+      .min(1, `must hold 1 to ${ATTACHMENT_TYPES.length} media types`)
+      .max(ATTACHMENT_TYPES.length, `must hold 1 to ${ATTACHMENT_TYPES.length} media types`)
+      .nullable()
+      .optional()
+      .meta({ description: `\`attachment\` only: the media types the recipient may upload, distinct, among ${ATTACHMENT_TYPES.join(', ')}; absent: all three.` }),
+    maxBytes: z
+      .int({ error: `must be a whole number from 1 to ${MAX_ATTACHMENT_BYTES}` })
+      .min(1, `must be a whole number from 1 to ${MAX_ATTACHMENT_BYTES}`)
+      .max(MAX_ATTACHMENT_BYTES, `must be a whole number from 1 to ${MAX_ATTACHMENT_BYTES}`)
+      .nullable()
+      .optional()
+      .meta({ description: `\`attachment\` and \`image\` only: the largest upload, bytes, 1 to ${MAX_ATTACHMENT_BYTES} (10 MiB); absent: ${MAX_ATTACHMENT_BYTES}. A larger upload is 413.` }),
   };
 }
 

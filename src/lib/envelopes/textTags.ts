@@ -35,8 +35,9 @@ import { problem } from '../problems.js';
 /**
  * The types a tag may name: those of docs/api.md#fields and docs/api.md#field-types-and-their-values. `number`, `date` and `dropdown`
  * are listed here as well as wherever the field model lists its types, so tags name them either way.
+ * A signer's file (`attachment`, `image`, docs/api.md#files-from-signers) is placed by hand, never by a tag.
  */
-export const TAG_FIELD_TYPES: readonly string[] = [...new Set<string>([...FIELD_TYPES, 'number', 'date', 'dropdown'])];
+export const TAG_FIELD_TYPES: readonly string[] = [...new Set<string>([...FIELD_TYPES, 'number', 'date', 'dropdown'])].filter((type) => type !== 'attachment' && type !== 'image');
 
 /** The keys a tag may carry after its type. */
 export const TAG_KEYS = ['r', 'required', 'label', 'options', 'w', 'h', 'x', 'y'] as const;

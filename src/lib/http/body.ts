@@ -66,16 +66,28 @@ export function parseWith<Schema extends z.ZodType>(schema: Schema, value: unkno
   throw problem('validationFailed', { detail: `The ${what} is invalid: ${first.path} ${first.message}.`, errors });
 }
 
-async function readCapped(request: HttpRequest): Promise<string> {
-  if (request.body === null) return '';
+/**
+ * Reads a body that is a file, as its bytes (docs/api.md#files-from-signers): refused by its declared
+ * `Content-Length` before it is read, else as soon as it grows past `maxBytes`.
+ * @param tooLarge the refusal of a body over `maxBytes` (a 413)
+ * @throws what `tooLarge` makes
+ */
+export async function readFileBody(request: HttpRequest, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+  if (request.body === null) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
     total += chunk.byteLength;
-    if (total > MAX_JSON_BODY_BYTES) throw tooLarge();
+    if (total > maxBytes) throw tooLarge();
     chunks.push(chunk);
   }
-  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
+}
+
+async function readCapped(request: HttpRequest): Promise<string> {
+  return new TextDecoder('utf-8', { fatal: false }).decode(await readFileBody(request, MAX_JSON_BODY_BYTES, tooLarge));
 }
 
 function tooLarge(): AppError {

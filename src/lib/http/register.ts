@@ -66,6 +66,12 @@ interface CommonOptions {
    * (`idempotency.ts`, docs/api.md#idempotency).
    */
   idempotency?: 'claim-in-transaction' | 'resumable';
+  /**
+   * The largest request body the function takes, bytes; absent: a JSON body's limit
+   * (`body.ts`'s `MAX_JSON_BODY_BYTES`). Only a function whose body is a file raises it
+   * (docs/api.md#files-from-signers). A larger body is 413 before the function runs.
+   */
+  maxBodyBytes?: number;
 }
 
 export type PublicHandler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
@@ -136,6 +142,8 @@ export interface RegisteredRoute {
   signingAuthentication?: SigningAuthentication;
   /** `bearer` and `jwt` functions: the roles admitted (see {@link RoleOptions}). */
   roles?: readonly Role[];
+  /** As registered (see {@link CommonOptions.maxBodyBytes}). */
+  maxBodyBytes?: number;
   /** The handler as registered with the host: loading, guard and error mapping included. */
   handler: (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
 }
@@ -220,6 +228,7 @@ export function httpFunction(name: string, options: HttpFunctionOptions): void {
     ...(refusesIdempotencyKeys ? { idempotency: false as const } : options.idempotency === undefined ? {} : { idempotency: options.idempotency }),
     ...(options.access === 'signing' ? { signingAuthentication: options.signingAuthentication ?? 'after' } : {}),
     ...(options.access === 'bearer' || options.access === 'jwt' ? { roles: options.roles } : {}),
+    ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
     handler,
   });
   if (registerWithFunctionsHost) {

@@ -38,6 +38,7 @@ import { registerWebhookOperations } from './webhooks.js';
 import { registerApiKeyOperations } from './apiKeys.js';
 import { registerDetectionOperations } from './detection.js';
 import { registerDocumentOperations } from './documents.js';
+import { registerAttachmentOperations } from './attachments.js';
 import { registerTemplateOperations } from './templates.js';
 import { registerBulkOperations } from './bulk.js';
 import { registerPublicLinkOperations } from './publicLinks.js';
@@ -844,6 +845,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   registerApiKeyOperations(registry);
   registerDetectionOperations(registry);
   registerDocumentOperations(registry, draftEnvelope);
+  registerAttachmentOperations(registry);
   registerTemplateOperations(registry);
   registerBulkOperations(registry);
   registerPublicLinkOperations(registry);

@@ -13,12 +13,24 @@ import { cacheControlNoStore, internalError, jsonBodyProblems, jsonRequestBody, 
 import { disclosureResponse, envelopeDocumentResponse, fieldResponse, problemResponses, recipientStatus, signerResponse, type ProblemExample } from './responses.js';
 import { actionAuthenticationAnswers, restrictedViewResponse, signerAuthenticationOperations, verifiedAuthentication } from './signerAuthentication.js';
 import { matches, type Matches } from './ties.js';
+import { ATTACHMENT_TYPES, MAX_ATTACHMENT_BYTES } from '../envelopes/fieldRules.js';
+import { MAX_ATTACHMENT_NAME } from '../envelopes/attachments.js';
 
 /** Name of the signing-token security scheme. */
 export const SIGNING_AUTH = 'signingToken';
 
 const timestamp = z.iso.datetime({ precision: 3 });
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** An earlier signer's file as later recipients see it (docs/api.md#files-from-signers): no URL, no content. */
+const sharedAttachment = z
+  .strictObject({
+    attachmentId: z.uuid(),
+    name: z.string().min(1).max(MAX_ATTACHMENT_NAME),
+    contentType: z.string().meta({ description: `One of ${ATTACHMENT_TYPES.join(', ')}.` }),
+    size: z.int().min(0).max(MAX_ATTACHMENT_BYTES).meta({ description: 'Bytes as stored.' }),
+  })
+  .meta({ id: 'SharedAttachment', description: 'A file an earlier signer uploaded: its name, type and size, not its content.' });
 
 /** 200 of the recipient's endpoints (docs/api.md#the-recipients-api). */
 export const recipientViewResponse = z
@@ -73,8 +85,8 @@ export const recipientViewResponse = z
             height: z.number().gt(0).max(1),
             label: z.string().max(100).nullable(),
             recipient: z.strictObject({ id: z.uuid(), name: z.string() }).meta({ description: 'Who filled it in.' }),
-            value: z.union([signatureValue, z.string(), z.boolean()]).meta({
-              description: '`signature`/`initials`: `{typed}` or `{strokes}` as given; `text`, `number`, `date`, `dropdown` the string; a read-only value the owner set, or a default standing in for a value not sent; `date_signed` the signing date (`YYYY-MM-DD`, UTC), `name` and `email` the signer\'s, as the service fills them in; `checkbox` `true` (an unticked box is listed with `false`).',
+            value: z.union([signatureValue, z.string(), z.boolean(), sharedAttachment]).meta({
+              description: '`signature`/`initials`: `{typed}` or `{strokes}` as given; `text`, `number`, `date`, `dropdown` the string; a read-only value the owner set, or a default standing in for a value not sent; `date_signed` the signing date (`YYYY-MM-DD`, UTC), `name` and `email` the signer\'s, as the service fills them in; `checkbox` `true` (an unticked box is listed with `false`); `attachment`, `image` `{attachmentId, name, contentType, size}`, never the file itself.',
             }),
           })
           .meta({ id: 'FilledField', description: 'A field another recipient filled in, with its value, exactly as the seal will draw it.' }),

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { LoginResult } from '../auth/accounts.js';
 import type { UploadTicket } from '../envelopes/createUpload.js';
 import { detectedFieldProperties } from '../envelopes/schemas.js';
-import { MAX_DROPDOWN_OPTION, MAX_DROPDOWN_OPTIONS, MAX_PATTERN, MAX_TEXT_LENGTH } from '../envelopes/fieldRules.js';
+import { ATTACHMENT_TYPES, MAX_ATTACHMENT_BYTES, MAX_DROPDOWN_OPTION, MAX_DROPDOWN_OPTIONS, MAX_PATTERN, MAX_TEXT_LENGTH } from '../envelopes/fieldRules.js';
 import {
   ENVELOPE_STATUSES,
   FIELD_TYPES,
@@ -38,7 +38,7 @@ export const timestamp = z.iso.datetime({ precision: 3 }).meta({ description: 'I
 /** UUID version 7 (RFC 9562 §5.7): envelope and user identifiers (docs/api.md#conventions). */
 export const uuidV7 = z.uuid({ version: 'v7' }).meta({ description: 'UUID version 7 (time-ordered).' });
 /** Lower-case hex SHA-256. */
-const sha256Hex = z
+export const sha256Hex = z
   .string()
   .regex(/^[0-9a-f]{64}$/)
   .meta({ description: 'Lower-case hex SHA-256.', examples: ['9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'] });
@@ -125,6 +125,8 @@ const fieldRuleResponses = {
   pattern: z.string().min(1).max(MAX_PATTERN).optional().meta({ description: '`text`: an RE2 regular expression a non-empty value must match whole.' }),
   value: z.union([z.string(), z.boolean()]).optional().meta({ description: 'The owner\'s prefilled value: a default the recipient may change, or with `readOnly` fixed.' }),
   readOnly: z.literal(true).optional().meta({ description: 'Present (`true`) when the recipient cannot change `value`.' }),
+  accept: z.array(z.enum(ATTACHMENT_TYPES)).min(1).max(ATTACHMENT_TYPES.length).optional().meta({ description: '`attachment`: the media types the recipient may upload; absent: all three.' }),
+  maxBytes: z.int().min(1).max(MAX_ATTACHMENT_BYTES).optional().meta({ description: '`attachment`, `image`: the largest upload, bytes; absent: 10 MiB.' }),
 };
 
 /** A field as responses show it . */

@@ -484,6 +484,19 @@ export function appendCertificatePages(pdf: PDF, certificate: CompletionCertific
   flow.row(writer.field(t('label.sent'), certificate.sentAt === null ? t('sent.never') : time(certificate.sentAt)));
   flow.row(writer.field(t('label.completed'), time(certificate.completedAt)));
 
+  const attachments = certificate.attachments ?? [];
+  if (attachments.length > 0) {
+    // The signers' files (docs/api.md#files-from-signers), embedded in this PDF: what each is, and whose.
+    writer.heading(t('heading.attachments', { count: attachments.length }));
+    attachments.forEach((file, index) => {
+      flow.row(writer.field(t('label.attachment'), `${index + 1}. ${file.name}`));
+      flow.row(writer.field(t('label.field'), file.field));
+      flow.row(writer.fieldPair([t('label.type'), file.contentType], [t('label.size'), t('size.bytes', { bytes: file.size })]));
+      flow.row(writer.digestField('SHA-256', file.sha256));
+      flow.row(writer.field(t('label.uploaded'), `${file.uploadedBy}, ${time(file.uploadedAt)}`));
+    });
+  }
+
   writer.heading(t('heading.recipients', { count: certificate.recipients.length }));
   if (certificate.recipients.length === 0) flow.row(writer.full(t('recipients.none'), styles.value));
   certificate.recipients.forEach((recipient, index) => flow.block(writer.recipientBlock(recipient, index)));

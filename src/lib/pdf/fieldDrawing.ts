@@ -13,6 +13,7 @@
  *   largest size at which all of it fits the rectangle (below the minimum if need be). The whole value
  *   is always drawn, and always extractable; only the clip guards the rectangle's edges.
  * - `checkbox`: `true` draws a tick, `false` nothing.
+ * - `image`: the signer's JPEG or PNG, as large as the rectangle allows, its aspect ratio kept, centred.
  * - A field made from a text tag (`background: 'white'`) first paints its rectangle opaque white,
  *   value or not, so that the tag's text never shows (docs/api.md#fields-from-the-document).
  *
@@ -99,7 +100,7 @@ export function drawFieldValues(pdf: PDF, drawings: readonly FieldDrawing[]): vo
       width: width * displayed.width,
       height: height * displayed.height,
     };
-    const content = [...(drawing.background === 'white' ? whiteOperators(rect) : []), ...valueOperators(painter, page, drawing, rect)];
+    const content = [...(drawing.background === 'white' ? whiteOperators(rect) : []), ...(isImage(drawing.value) ? imageOperators(pdf, page, drawing.value.image, rect) : valueOperators(painter, page, drawing, rect))];
     if (content.length === 0) continue;
     target.operators.push(
       ops.pushGraphicsState(),
@@ -133,6 +134,25 @@ function valueOperators(painter: TextPainter, page: PDFPage, drawing: FieldDrawi
       return text.trim() === '' ? [] : textOperators(painter, page, text, 'regular', rect, MIN_FONT_SIZE);
     }
   }
+}
+
+/** Whether a drawing's value is an image's bytes (`image` fields, docs/api.md#files-from-signers). */
+function isImage(value: FieldDrawing['value']): value is { image: Uint8Array } {
+  return typeof value === 'object' && value !== null && 'image' in value;
+}
+
+/**
+ * The operators that draw a JPEG or PNG in `rect` (displayed coordinates): as large as fits, its
+ * aspect ratio kept, centred (docs/api.md#files-from-signers). The image is embedded once per drawing
+ * and named in the page's resources.
+ */
+function imageOperators(pdf: PDF, page: PDFPage, bytes: Uint8Array, rect: Rect): Operator[] {
+  const image = pdf.embedImage(bytes);
+  const scale = Math.min(rect.width / image.width, rect.height / image.height);
+  const width = image.width * scale;
+  const height = image.height * scale;
+  const name = page.registerImage(image);
+  return [ops.pushGraphicsState(), ops.concatMatrix(width, 0, 0, height, rect.x + (rect.width - width) / 2, rect.y + (rect.height - height) / 2), ops.paintXObject(name), ops.popGraphicsState()];
 }
 
 function asSignature(value: FieldDrawing['value']): SignatureValue | null {

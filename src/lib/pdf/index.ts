@@ -11,7 +11,7 @@ import { problemType } from '../problems.js';
 
 export { DETECT_BOUNDS, REMOVED_KINDS } from './types.js';
 export type { CleanOptions, CleanResult, CoverTagsOptions, CoverTagsResult, DetectOptions, DetectResult, FoundFormField, FoundTextTag, Rectangle, RemovedKind } from './types.js';
-export type { CertificateDocument, CertificateRecipient, CompletionCertificate, FieldDrawing, FieldType, InspectOptions, SealOptions, SealResult, SignatureValue } from './types.js';
+export type { CertificateAttachment, CertificateDocument, CertificateRecipient, CompletionCertificate, FieldDrawing, FieldType, InspectOptions, SealAttachment, SealOptions, SealResult, SignatureValue } from './types.js';
 
 /**
  * A self-signed sealing certificate for local development (see `developmentCertificate.ts`).

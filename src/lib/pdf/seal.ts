@@ -22,7 +22,7 @@ import { HttpTimestampAuthority, P12Signer, PDF, PdfArray, PdfDict, PdfRef, Perm
 import type { DigestAlgorithm, PdfObject, TimestampAuthority } from '@libpdf/core';
 import { AppError, isAppError } from '../errors.js';
 import { generateValueAppearances } from './appearances.js';
-import { attachAuditTrail } from './associatedFiles.js';
+import { attachAssociatedFile, attachAuditTrail } from './associatedFiles.js';
 import { appendCertificatePages } from './certificatePage.js';
 import { drawFieldValues, drawWidgetTexts } from './fieldDrawing.js';
 import { checkInflateBudget, tooComplex } from './inflateBudget.js';
@@ -392,6 +392,8 @@ export async function seal(job: SealJob): Promise<SealResult> {
     certificatePageCount = appendCertificatePages(pdf, job.certificate, originalPageCount);
     // Under the seal: the signature below covers the embedded audit trail (docs/api.md#chained-audit-trail).
     if (job.auditTrail !== undefined) attachAuditTrail(pdf, job.auditTrail, new Date(job.certificate.completedAt));
+    // The signers' files, under the seal too (docs/api.md#files-from-signers).
+    for (const file of job.attachments ?? []) attachAssociatedFile(pdf, { ...file, at: new Date(job.certificate.completedAt) });
     // Fonts the library itself embedded (none today: the certificate's are `fontEmbedding.ts`'s) are
     // subsetted, as a save with `subsetFonts` would; the signature's own save then leaves them be.
     pdf.fonts.finalize(true);

@@ -88,6 +88,28 @@ export interface CompletionCertificate {
    * one entry): the single document of the fields above.
    */
   documents?: CertificateDocument[];
+  /**
+   * The signers' files (docs/api.md#files-from-signers), in the order of their fields, each printed
+   * with its field, name, type, size in bytes (grouped for the locale), SHA-256, who uploaded it and
+   * when. Absent or empty: the section is not printed.
+   */
+  attachments?: CertificateAttachment[];
+}
+
+/** A signer's file as the certificate of completion lists it (docs/api.md#files-from-signers). */
+export interface CertificateAttachment {
+  /** The field: its label, else its type and id. */
+  field: string;
+  name: string;
+  contentType: string;
+  /** Bytes as stored. */
+  size: number;
+  /** Lower-case hex SHA-256 of the bytes as stored. */
+  sha256: string;
+  /** Who uploaded it: `Name <address>`. */
+  uploadedBy: string;
+  /** ISO 8601 UTC with milliseconds. */
+  uploadedAt: string;
 }
 
 /** One document of an envelope as the certificate of completion lists it (docs/api.md#several-documents). */
@@ -103,7 +125,7 @@ export interface CertificateDocument {
 }
 
 /** Field types (docs/api.md#fields). */
-export type FieldType = 'signature' | 'initials' | 'date_signed' | 'name' | 'email' | 'text' | 'checkbox' | 'number' | 'date' | 'dropdown';
+export type FieldType = 'signature' | 'initials' | 'date_signed' | 'name' | 'email' | 'text' | 'checkbox' | 'number' | 'date' | 'dropdown' | 'attachment' | 'image';
 
 /**
  * A recipient's field value to draw into the page content (docs/api.md#what-completion-does step 2). The rectangle is in
@@ -121,10 +143,12 @@ export interface FieldDrawing {
   /**
    * `signature`/`initials`: a {@link SignatureValue}; `text`, `date_signed` (`YYYY-MM-DD`), `name`,
    * `email`, `number` (`"12.50"`), `date` (`YYYY-MM-DD`), `dropdown` (the chosen option): the text;
-   * `checkbox`: `true` draws a tick, `false` nothing; `null`: no value (only the background is painted,
-   * when `background` asks for one).
+   * `checkbox`: `true` draws a tick, `false` nothing; `image`: `{image}`, a JPEG's or PNG's bytes,
+   * drawn as large as the rectangle allows, its aspect ratio kept, centred
+   * (docs/api.md#files-from-signers); `null`: no value (only the background is painted, when
+   * `background` asks for one).
    */
-  value: SignatureValue | string | boolean | null;
+  value: SignatureValue | string | boolean | { image: Uint8Array } | null;
   /**
    * `white`: the rectangle is first painted opaque white (the field was made from a text tag,
    * docs/api.md#fields-from-the-document, so the tag's text never shows), also when `value` is `null`. Absent: nothing is
@@ -166,6 +190,12 @@ export interface SealOptions {
    * `application/json`) and listed among its embedded files. Absent: none.
    */
   auditTrail?: Uint8Array;
+  /**
+   * The signers' files (docs/api.md#files-from-signers), each embedded under the seal as an associated
+   * file of the document (`/AFRelationship /Supplement`, its MIME type and MD5 checksum), under its
+   * name, which must differ from the others' and from `audit.json`. Absent: none.
+   */
+  attachments?: SealAttachment[];
   /** PKCS#12 file with the sealing key and certificate (`SEAL_P12_BASE64`, decoded). */
   sealingP12: Uint8Array;
   sealingPassphrase: string;
@@ -180,6 +210,16 @@ export interface SealOptions {
   allowPrivateNetworks?: boolean;
   /** Aborts the seal: the promise rejects with `signal.reason`. */
   signal?: AbortSignal;
+}
+
+/** A signer's file as the seal embeds it (docs/api.md#files-from-signers). */
+export interface SealAttachment {
+  name: string;
+  bytes: Uint8Array;
+  /** `application/pdf`, `image/jpeg` or `image/png`. */
+  mimeType: string;
+  /** Its field, uploader, time and SHA-256, in words: the file specification's `/Desc`. */
+  description: string;
 }
 
 /** Output of `sealDocument`. */

@@ -25,6 +25,7 @@ import { disclosureFor } from './consent.js';
 import { allActed, inviteNextGroup, isTurn, pendingRecipients } from '../envelopes/routing.js';
 import type { CompleteSigningRequest, DeclineSigningRequest } from './schemas.js';
 import { hasExpired } from './recipientView.js';
+import { withAttachments } from './attachments.js';
 import { problem } from '../problems.js';
 
 export type RecipientActionKind = 'complete' | 'decline';
@@ -118,7 +119,10 @@ export async function completeSigning({ services, caller, request, now = new Dat
     // Again on the row as written: a concurrent wrong code may have locked the link meanwhile.
     assertAuthenticated(recipient, now, services.config.signingAuthTtlSeconds);
     assertCanAct(record, recipient, 'complete', now);
-    const { values, signature } = checkValues(record, recipient, request);
+    const checked = checkValues(record, recipient, request);
+    const { signature } = checked;
+    // docs/api.md#files-from-signers: each `{attachmentId}` is the signer's own upload to its field, recorded with its facts.
+    const values = await withAttachments(services, record, recipient, checked.values);
 
     const change = new Change(record, now);
     const actor = change.signer(recipient.id);
@@ -239,7 +243,7 @@ export function checkValues(record: EnvelopeRecord, recipient: Signer, request: 
         break;
       case 'signature':
       case 'initials':
-        if (typeof value !== 'object') errors.push({ path: `${path}.value`, message: `must be a ${field.type}: {typed: "..."} or {strokes: [...]}`, fieldId: field.id, rule: 'type', params: { type: field.type } });
+        if (typeof value !== 'object' || 'attachmentId' in value) errors.push({ path: `${path}.value`, message: `must be a ${field.type}: {typed: "..."} or {strokes: [...]}`, fieldId: field.id, rule: 'type', params: { type: field.type } });
         break;
       default: {
         const refusal = valueRefusalOf(field, value);

@@ -12,6 +12,7 @@ import {
   recipientLocale,
   hasActed,
   mustAct,
+  isAttachmentValue,
   type EnvelopeRecord,
   type EnvelopeStatus,
   type Delivery,
@@ -97,8 +98,19 @@ export interface FilledField {
   label: string | null;
   /** Who filled it in. */
   recipient: { id: string; name: string };
-  /** As the recipient gave it (a signature's points as pairs), or as the service fills it in. */
-  value: SignatureInput | string | boolean;
+  /**
+   * As the recipient gave it (a signature's points as pairs), or as the service fills it in; an
+   * `attachment` or `image` field's file by its name, type and size only (docs/api.md#files-from-signers).
+   */
+  value: SignatureInput | string | boolean | SharedAttachment;
+}
+
+/** An earlier signer's file as later recipients see it (docs/api.md#files-from-signers): no URL, no content. */
+export interface SharedAttachment {
+  attachmentId: string;
+  name: string;
+  contentType: string;
+  size: number;
 }
 
 /** Whether a `sent` envelope's `expiresAt` has passed (the sweeper marks it `expired` on its next run). */
@@ -179,7 +191,7 @@ export async function toRecipientView(
       height: field.height,
       label: field.label,
       recipient: { id: signer.id, name: signer.name },
-      value,
+      value: isAttachmentValue(value) ? { attachmentId: value.attachmentId, name: value.name, contentType: value.contentType, size: value.size } : value,
     })),
     ...(recipient.authentication === undefined ? {} : { authentication: { method: recipient.authentication.method, verified: true as const, attemptsLeft: recipient.authentication.attemptsLeft } }),
   };

@@ -55,17 +55,25 @@ export const drawnSignature = z
 export const signatureValue = z.union([typedSignature, drawnSignature]).meta({ id: 'SignatureValue', description: 'A signature, typed or drawn.' });
 export type SignatureInput = z.infer<typeof signatureValue>;
 
+/** The value of an `attachment` or `image` field: a file uploaded to it (docs/api.md#files-from-signers). */
+export const attachmentReference = z
+  .strictObject({
+    attachmentId: z.string({ error: 'is required' }).min(1, 'is required').max(100, 'must be at most 100 characters').meta({ description: 'The `attachmentId` that `POST /api/signing/attachments` answered for this field.' }),
+  })
+  .meta({ id: 'AttachmentReference', description: 'A file the recipient uploaded to this field.' });
+
 export const fieldValueInput = z
   .strictObject({
     fieldId: z.string({ error: 'is required' }).min(1, 'is required').max(100, 'must be at most 100 characters').meta({ description: 'A field of this recipient.' }),
     value: z
       .union([
         signatureValue,
+        attachmentReference,
         text(0, MAX_TEXT_VALUE),
         z.boolean(),
-      ], { error: 'must be a signature ({typed} or {strokes}), a string or a boolean' })
+      ], { error: 'must be a signature ({typed} or {strokes}), {attachmentId}, a string or a boolean' })
       .meta({
-        description: `\`signature\`/\`initials\`: {typed} or {strokes}; \`text\`: a string of at most ${MAX_TEXT_VALUE} characters without control characters, line or paragraph separators or unpaired surrogates (non-empty when required); \`checkbox\`: true or false (true when required); \`number\`: a string such as \`"12.50"\` (a JSON number is refused) within the field's \`min\` and \`max\`; \`date\`: \`YYYY-MM-DD\`; \`dropdown\`: one of the field's \`options\`; \`text\` also obeys the field's \`minLength\`, \`maxLength\` and \`pattern\`. An empty string leaves an optional field empty. \`date_signed\`, \`name\`, \`email\` and read-only fields take no value.`,
+        description: `\`signature\`/\`initials\`: {typed} or {strokes}; \`text\`: a string of at most ${MAX_TEXT_VALUE} characters without control characters, line or paragraph separators or unpaired surrogates (non-empty when required); \`checkbox\`: true or false (true when required); \`number\`: a string such as \`"12.50"\` (a JSON number is refused) within the field's \`min\` and \`max\`; \`date\`: \`YYYY-MM-DD\`; \`dropdown\`: one of the field's \`options\`; \`attachment\`, \`image\`: \`{attachmentId}\` of the recipient's upload to that field; \`text\` also obeys the field's \`minLength\`, \`maxLength\` and \`pattern\`. An empty string leaves an optional field empty. \`date_signed\`, \`name\`, \`email\` and read-only fields take no value.`,
       }),
   })
   .meta({ id: 'FieldValue', description: 'The value of one field.' });

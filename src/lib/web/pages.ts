@@ -186,7 +186,8 @@ const baseDirectives = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  // blob: the signing page shows a photo a signer picks from its own object URL, before and while it uploads.
+  "img-src 'self' data: blob:",
   "font-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",

@@ -9,6 +9,7 @@ import { offerReassignment } from './reassign.js';
 import { sender, show } from './screens.js';
 import { paintWholeSignature, signatureArt, toggleSignatureField } from './signatures.js';
 import { $, signingApi, state } from './signingSession.js';
+import { FILE_TYPES, fileFieldElement, fileHint, filledFileText, paintFile } from './fileFields.js';
 import { readOnlyFieldElement, VALUE_TYPES, valueFieldElement, valueHints } from './valueFields.js';
 /** @typedef {import('./signingSession.js').RecipientView} RecipientView */
 /** @typedef {import('./signingSession.js').Schemas} Schemas */
@@ -270,6 +271,14 @@ function filledElement(filled, pageElement) {
   } else if (filled.type === 'checkbox') {
     element.classList.add('field-filled-check');
     element.dataset.checked = String(filled.value === true);
+  } else if (FILE_TYPES.indexOf(filled.type) >= 0) {
+    // A file another recipient gave: its name (its type and size in the accessible name), never the
+    // file; at the size of a label (a div: not fitted to the box as values are).
+    const text = document.createElement('div');
+    text.className = 'field-filled-file';
+    text.dir = 'auto';
+    text.textContent = String(/** @type {{ name?: string }} */ (filled.value).name || '');
+    element.appendChild(text);
   } else {
     const text = document.createElement('span');
     text.dir = 'auto';
@@ -293,6 +302,9 @@ function labelFilled(filled, element) {
     element.setAttribute('aria-label', 'typed' in value ? t('filledSignature', { ...words, typed: value.typed }) : t('filledSignatureDrawn', words));
   } else if (filled.type === 'checkbox') {
     element.setAttribute('aria-label', t('filledCheck', { ...words, ticked: String(filled.value === true) }));
+  } else if (FILE_TYPES.indexOf(filled.type) >= 0) {
+    element.title = filledFileText(filled, words.name);
+    element.setAttribute('aria-label', element.title);
   } else {
     element.title = t('filledText', words);
     element.setAttribute('aria-label', t('filledTextValue', { ...words, value: String(filled.value) }));
@@ -336,10 +348,11 @@ export function showDocumentError(error) {
 }
 
 /**
+ * Places `element` over the field's rectangle (percentages of its page).
  * @param {HTMLElement} element
  * @param {Pick<ViewField, 'x' | 'y' | 'width' | 'height'>} field
  */
-function placeBox(element, field) {
+export function placeBox(element, field) {
   element.style.left = field.x * 100 + '%';
   element.style.top = field.y * 100 + '%';
   element.style.width = field.width * 100 + '%';
@@ -367,6 +380,8 @@ function createFieldElement(field, recipient, pageElement) {
     element.className = 'field field-button';
     element.setAttribute('aria-pressed', 'false');
     element.addEventListener('click', () => toggleSignatureField(field.id));
+  } else if (FILE_TYPES.indexOf(field.type) >= 0) {
+    element = fileFieldElement(field, pageElement);
   } else if (field.type === 'checkbox') {
     element = document.createElement('input');
     element.type = 'checkbox';
@@ -418,7 +433,7 @@ function labelField(field, element) {
   else if (field.type === 'text') /** @type {HTMLInputElement} */ (element).placeholder = name;
   else if (field.type === 'number') /** @type {HTMLInputElement} */ (element).placeholder = t('numberPlaceholder', { name: name });
   else if (field.type === 'dropdown') /** @type {HTMLSelectElement} */ (element).options[0].textContent = name;
-  else if (VALUE_TYPES.indexOf(field.type) < 0 && field.type !== 'checkbox') element.title = t('autoFieldTitle', { name: name });
+  else if (VALUE_TYPES.indexOf(field.type) < 0 && FILE_TYPES.indexOf(field.type) < 0 && field.type !== 'checkbox') element.title = t('autoFieldTitle', { name: name });
 }
 
 /**
@@ -429,6 +444,7 @@ export function isFilled(entry) {
   if (type === 'signature' || type === 'initials') return entry.value !== null;
   if (VALUE_TYPES.indexOf(type) >= 0) return typeof entry.value === 'string' && entry.value.trim() !== '';
   if (type === 'checkbox') return entry.value === true;
+  if (FILE_TYPES.indexOf(type) >= 0) return entry.value !== null;
   return true;
 }
 
@@ -438,7 +454,7 @@ export function isFilled(entry) {
  */
 export function needsInput(entry) {
   if (entry.field.readOnly === true) return false;
-  return ['signature', 'initials', 'checkbox'].concat(VALUE_TYPES).indexOf(entry.field.type) >= 0;
+  return ['signature', 'initials', 'checkbox'].concat(VALUE_TYPES, FILE_TYPES).indexOf(entry.field.type) >= 0;
 }
 
 /**
@@ -464,6 +480,9 @@ export function paintField(entry) {
     description.textContent = [t(required ? 'stateRequired' : 'stateOptional'), t(filled ? 'stateSigned' : 'stateNotSigned'), pageText].join(' ');
   } else if (field.readOnly === true) {
     description.textContent = [t('stateReadOnly'), pageText].join(' ');
+  } else if (FILE_TYPES.indexOf(field.type) >= 0) {
+    paintFile(entry);
+    description.textContent = [t(required ? 'stateRequired' : 'stateOptional'), fileHint(field), pageText].join(' ');
   } else if (needsInput(entry)) {
     description.textContent = [t(required ? 'stateRequired' : 'stateOptional')].concat(valueHints(field), [pageText]).join(' ');
   } else {

@@ -142,6 +142,8 @@ function refusalReason(field, item) {
       return t('refusalOption');
     case 'pattern':
       return t('hintPattern');
+    case 'attachment':
+      return t('refusalAttachment');
     default:
       return item.message;
   }

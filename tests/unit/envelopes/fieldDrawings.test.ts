@@ -45,6 +45,15 @@ describe('fieldDrawings', () => {
     ]);
   });
 
+  test('an image field draws its image\'s bytes, given them; an attachment field, or an image without bytes, draws nothing (docs/api.md#files-from-signers)', () => {
+    const file = (attachmentId: string) => ({ attachmentId, name: `${attachmentId}.png`, contentType: 'image/png', size: 3, sha256: '0'.repeat(64), uploadedAt: '2026-11-22T10:00:00.000Z' });
+    const files = [field('g1', 'image'), field('g2', 'attachment'), field('g3', 'image')];
+    const signed: RecipientAction = { ...action, values: [{ fieldId: 'g1', value: file('one') }, { fieldId: 'g2', value: file('two') }, { fieldId: 'g3', value: file('three') }] };
+    const bytes = new Uint8Array([1, 2, 3]);
+    const images = new Map([['one', bytes], ['two', bytes]]);
+    expect(fieldDrawings({ fields: files, signers: [ada] }, new Map([['a', signed]]), (candidate) => candidate.page, images)).toEqual([{ page: 2, x: 0.1, y: 0.2, width: 0.3, height: 0.05, type: 'image', value: { image: bytes } }]);
+  });
+
   test('a declined recipient\'s fields draw nothing', () => {
     expect(fieldDrawings({ fields, signers: [ada, bea] }, new Map([['a', { ...action, status: 'declined' as const }]]))).toEqual([]);
   });
