@@ -202,6 +202,16 @@ export function emailLookup(description: string, example: string) {
     .meta({ pattern: trimmedTextPattern(MAX_EMAIL_LENGTH, BIDI_CONTROL_CLASS), description, examples: [example] });
 }
 
+/**
+ * A whole number from `min` to `max` in a request, refused with one message for every way it can be
+ * wrong ("must be a whole number from 1 to 30", ending ", or null" when `orNull`, for a value the
+ * caller makes `.nullable()`).
+ */
+export function wholeNumber(min: number, max: number, { orNull = false }: { orNull?: boolean } = {}): z.ZodInt {
+  const message = `must be a whole number from ${min} to ${max}${orNull ? ', or null' : ''}`;
+  return z.int({ error: message }).min(min, message).max(max, message);
+}
+
 /** A timestamp in a request: ISO 8601 with a time zone, stored as UTC with milliseconds. */
 export const requestTimestamp = z.iso
   .datetime({ offset: true, error: 'must be an ISO 8601 date and time with a time zone (2026-12-31T23:59:59.000Z)' })

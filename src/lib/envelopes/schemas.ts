@@ -3,7 +3,7 @@
  * are refused, so a client can never set `ownerId`, `hash`, `createdAt`, ... (mass assignment).
  */
 import { z } from 'zod';
-import { acceptableCharacterPattern, acceptableText, characters, emailAddress, requestTimestamp, text, trimmedText } from '../text.js';
+import { acceptableCharacterPattern, acceptableText, characters, emailAddress, requestTimestamp, text, trimmedText, wholeNumber } from '../text.js';
 import { DELIVERIES, type Delivery, ENVELOPE_STATUSES, FIELD_SOURCES, FIELD_TYPES, OUTPUTS, SIGNER_ROLES, SIGNING_ORDERS } from './model.js';
 import { authenticationInput } from './authenticationSettings.js';
 import { ATTACHMENT_TYPES, fieldRuleProblems, MAX_ATTACHMENT_BYTES, MAX_DROPDOWN_OPTION, MAX_DROPDOWN_OPTIONS, MAX_PATTERN, MAX_TEXT_LENGTH, type FieldRules } from './fieldRules.js';
@@ -126,10 +126,7 @@ export const signerInput = z
       examples: ['Bob Builder'],
     }),
     role: z.enum(SIGNER_ROLES, { error: `must be one of ${SIGNER_ROLES.join(', ')}` }).default('signer'),
-    routingOrder: z
-      .int({ error: `must be a whole number from 1 to ${MAX_ROUTING_ORDER}` })
-      .min(1, `must be a whole number from 1 to ${MAX_ROUTING_ORDER}`)
-      .max(MAX_ROUTING_ORDER, `must be a whole number from 1 to ${MAX_ROUTING_ORDER}`)
+    routingOrder: wholeNumber(1, MAX_ROUTING_ORDER)
       .default(1)
       .meta({ description: 'With `signingOrder: sequential`, recipients act by ascending routing order, those with the same number together.' }),
     authentication: authenticationInput.optional(),
@@ -226,10 +223,7 @@ const EDGE_TOLERANCE = 1e-9;
  */
 export const fieldProperties = {
   type: z.enum(FIELD_TYPES, { error: `must be one of ${FIELD_TYPES.join(', ')}` }),
-  page: z
-    .int({ error: `must be a whole number from 1 to ${MAX_FIELD_PAGE}` })
-    .min(1, `must be a whole number from 1 to ${MAX_FIELD_PAGE}`)
-    .max(MAX_FIELD_PAGE, `must be a whole number from 1 to ${MAX_FIELD_PAGE}`)
+  page: wholeNumber(1, MAX_FIELD_PAGE)
     .meta({ description: '1-based page of the document; at send it must exist (else 422 `field-outside-document`).' }),
   x: fraction('Left edge'),
   y: fraction('Top edge'),
@@ -274,10 +268,7 @@ export const detectedFieldProperties = {
  */
 function fieldRuleProperties() {
   const length = (name: string) =>
-    z
-      .int({ error: `must be a whole number from 0 to ${MAX_TEXT_LENGTH}` })
-      .min(0, `must be a whole number from 0 to ${MAX_TEXT_LENGTH}`)
-      .max(MAX_TEXT_LENGTH, `must be a whole number from 0 to ${MAX_TEXT_LENGTH}`)
+    wholeNumber(0, MAX_TEXT_LENGTH)
       .nullable()
       .optional()
       .meta({ description: `\`text\` only: the ${name} number of characters of a non-empty value (0 to ${MAX_TEXT_LENGTH}).` });
@@ -326,10 +317,7 @@ function fieldRuleProperties() {
       .nullable()
       .optional()
       .meta({ description: `\`attachment\` only: the media types the recipient may upload, distinct, among ${ATTACHMENT_TYPES.join(', ')}; absent: all three.` }),
-    maxBytes: z
-      .int({ error: `must be a whole number from 1 to ${MAX_ATTACHMENT_BYTES}` })
-      .min(1, `must be a whole number from 1 to ${MAX_ATTACHMENT_BYTES}`)
-      .max(MAX_ATTACHMENT_BYTES, `must be a whole number from 1 to ${MAX_ATTACHMENT_BYTES}`)
+    maxBytes: wholeNumber(1, MAX_ATTACHMENT_BYTES)
       .nullable()
       .optional()
       .meta({ description: `\`attachment\` and \`image\` only: the largest upload, bytes, 1 to ${MAX_ATTACHMENT_BYTES} (10 MiB); absent: ${MAX_ATTACHMENT_BYTES}. A larger upload is 413.` }),
@@ -391,10 +379,7 @@ export const updateEnvelopeRequest = z.strictObject({
     .nullable()
     .optional()
     .meta({ description: `When the sent envelope expires: in the future and at most ${MAX_EXPIRY_DAYS} days ahead (and still in the future at send); \`null\` clears it. Unset at send: send time + ENVELOPE_TTL_DAYS.` }),
-  remindEveryDays: z
-    .int({ error: `must be a whole number from ${MIN_REMIND_EVERY_DAYS} to ${MAX_REMIND_EVERY_DAYS}, or null` })
-    .min(MIN_REMIND_EVERY_DAYS, `must be a whole number from ${MIN_REMIND_EVERY_DAYS} to ${MAX_REMIND_EVERY_DAYS}, or null`)
-    .max(MAX_REMIND_EVERY_DAYS, `must be a whole number from ${MIN_REMIND_EVERY_DAYS} to ${MAX_REMIND_EVERY_DAYS}, or null`)
+  remindEveryDays: wholeNumber(MIN_REMIND_EVERY_DAYS, MAX_REMIND_EVERY_DAYS, { orNull: true })
     .nullable()
     .optional()
     .meta({ description: 'Remind recipients who have not acted every this many days after their invitation (at most 5 times); `null`: never.' }),
@@ -494,10 +479,7 @@ export const listEnvelopesQuery = z.strictObject({
     // read as the number they write; anything else stays text, which the integer check refuses.
     .preprocess(
       (value) => (typeof value === 'string' && /^[0-9]{1,4}$/.test(value) ? Number(value) : value),
-      z
-        .int({ error: `must be a whole number from 1 to ${MAX_LIST_LIMIT}` })
-        .min(1, `must be a whole number from 1 to ${MAX_LIST_LIMIT}`)
-        .max(MAX_LIST_LIMIT, `must be a whole number from 1 to ${MAX_LIST_LIMIT}`),
+      wholeNumber(1, MAX_LIST_LIMIT),
     )
     .optional()
     .meta({

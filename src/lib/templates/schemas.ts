@@ -22,7 +22,7 @@ import {
   updateEnvelopeRequest,
   uploadRequest,
 } from '../envelopes/schemas.js';
-import { characters, requestTimestamp, trimmedText } from '../text.js';
+import { characters, requestTimestamp, trimmedText, wholeNumber } from '../text.js';
 import { SUPPORTED_LOCALES } from '../i18n/locales.js';
 import { TEMPLATE_STATUSES, TEMPLATE_VISIBILITIES } from './model.js';
 
@@ -55,10 +55,7 @@ export const roleInput = z
     id: roleId.optional(),
     name: trimmedText(MAX_ROLE_NAME).meta({ description: `1 to ${MAX_ROLE_NAME} characters after trimming, unique in the template (case-insensitive).`, examples: ['Client'] }),
     role: z.enum(SIGNER_ROLES, { error: `must be one of ${SIGNER_ROLES.join(', ')}` }).default('signer'),
-    routingOrder: z
-      .int({ error: `must be a whole number from 1 to ${MAX_ROUTING_ORDER}` })
-      .min(1, `must be a whole number from 1 to ${MAX_ROUTING_ORDER}`)
-      .max(MAX_ROUTING_ORDER, `must be a whole number from 1 to ${MAX_ROUTING_ORDER}`)
+    routingOrder: wholeNumber(1, MAX_ROUTING_ORDER)
       .default(1),
   })
   .meta({ id: 'TemplateRoleInput', description: 'A role: at use, one recipient takes it. `id` names an existing role (its fields stay with it).' });
@@ -104,10 +101,7 @@ export const publicLinkInput = z
   .strictObject({
     enabled: z.boolean({ error: 'must be true or false' }).meta({ description: '`true`: the link works (a new URL when it was off); `false`: its URL answers 404 at once.' }),
     roleName: characters(1, MAX_ROLE_NAME).meta({ description: 'The open role (case-insensitive): whoever opens the link takes it. Exactly one role is open; every other role needs a fixed recipient.' }),
-    maxUses: z
-      .int({ error: `must be a whole number from 1 to ${MAX_PUBLIC_LINK_USES}, or null` })
-      .min(1, `must be a whole number from 1 to ${MAX_PUBLIC_LINK_USES}, or null`)
-      .max(MAX_PUBLIC_LINK_USES, `must be a whole number from 1 to ${MAX_PUBLIC_LINK_USES}, or null`)
+    maxUses: wholeNumber(1, MAX_PUBLIC_LINK_USES, { orNull: true })
       .nullable()
       .optional()
       .meta({ description: 'Envelopes the link makes in all, then 410 `link-exhausted`; absent or `null`: no limit.' }),
@@ -148,10 +142,7 @@ export const updateTemplateRequest = z
     signingOrder: z.enum(SIGNING_ORDERS, { error: `must be one of ${SIGNING_ORDERS.join(', ')}` }).optional(),
     visibility: visibility.optional(),
     remindEveryDays: settings.remindEveryDays,
-    expiresInDays: z
-      .int({ error: `must be a whole number from 1 to ${MAX_EXPIRES_IN_DAYS}, or null` })
-      .min(1, `must be a whole number from 1 to ${MAX_EXPIRES_IN_DAYS}, or null`)
-      .max(MAX_EXPIRES_IN_DAYS, `must be a whole number from 1 to ${MAX_EXPIRES_IN_DAYS}, or null`)
+    expiresInDays: wholeNumber(1, MAX_EXPIRES_IN_DAYS, { orNull: true })
       .nullable()
       .optional()
       .meta({ description: 'An envelope made from the template expires this many days after it is sent (unless the use names `expiresAt`); `null`: `ENVELOPE_TTL_DAYS`.' }),
