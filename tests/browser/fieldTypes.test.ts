@@ -7,10 +7,10 @@
  * changed, and are not sent. The sealed PDF carries every value (pdftotext). axe-core finds no
  * WCAG 2.2 A or AA violation. Screenshots: `test-output/screenshots/sign-types-*.png`.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { contractPdf, expectNoViolations, launchChromium, openSigningPage, screenshot } from '../support/browser.js';
-import { startTestService, type TestService, type TestUser } from '../support/service.js';
+import { describe, expect, test } from '@jest/globals';
+import type { Locator, Page } from 'playwright-core';
+import { expectNoViolations, screenshot, signingPageFile, type SigningPageFile } from '../support/browser.js';
+import type { TestService, TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
 import { patience } from '../support/patience.js';
@@ -18,22 +18,10 @@ import { patience } from '../support/patience.js';
 const STEP_TIMEOUT_MS = patience(30_000);
 
 let env: TestService;
-let browser: Browser;
 let owner: TestUser;
 let contract: Buffer;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  env = await startTestService();
-  browser = await launchChromium();
-  owner = await env.newUser({ name: 'Evelyn Boyd' });
-  contract = await contractPdf(browser, ['Ada Lovelace', 'Grace Hopper', 'Katherine Johnson']);
-});
-afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await browser?.close();
-  await env.close();
-});
+let openPage: SigningPageFile['open'];
+signingPageFile((started) => ({ env, owner, contract, open: openPage } = started));
 
 const field = (type: string, y: number, extra: Record<string, unknown> = {}) => ({ recipient: 0, type, page: 1, x: 0.55, y, width: 0.35, height: 0.03, ...extra });
 
@@ -54,7 +42,7 @@ async function envelopeFor(email: string): Promise<{ id: string; token: string; 
   return { id, token: await signingTokenFor(owner.userId, id, email), ids: envelope.fields.map((entry: { id: string }) => entry.id) };
 }
 
-const open = (mobile: boolean, token: string): Promise<Page> => openSigningPage(browser, contexts, env.service.apiUrl, token, mobile, STEP_TIMEOUT_MS);
+const open = (mobile: boolean, token: string): Promise<Page> => openPage(token, mobile, STEP_TIMEOUT_MS);
 
 const byLabel = (page: Page, label: string) => page.locator(`.pdf-page .field[aria-label="${label}"]`);
 

@@ -12,11 +12,11 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { contractPdf, expectNoViolations, launchChromium, openSigningPage, screenshot } from '../support/browser.js';
+import { describe, expect, test } from '@jest/globals';
+import type { Page } from 'playwright-core';
+import { expectNoViolations, screenshot, signingPageFile, type SigningPageFile } from '../support/browser.js';
 import { png } from '../support/images.js';
-import { corpusPdf, startTestService, type TestService, type TestUser } from '../support/service.js';
+import { corpusPdf, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope, signingTokenFor } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
 import { patience } from '../support/patience.js';
@@ -24,25 +24,13 @@ import { patience } from '../support/patience.js';
 const STEP_TIMEOUT_MS = patience(30_000);
 
 let env: TestService;
-let browser: Browser;
 let owner: TestUser;
 let contract: Buffer;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  env = await startTestService();
-  browser = await launchChromium();
-  owner = await env.newUser({ name: 'Evelyn Boyd' });
-  contract = await contractPdf(browser, ['Ada Lovelace', 'Grace Hopper', 'Katherine Johnson']);
-});
-afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
-  await browser?.close();
-  await env.close();
-});
+let openPage: SigningPageFile['open'];
+signingPageFile((started) => ({ env, owner, contract, open: openPage } = started));
 
 /** The signing page for `token`, on a phone or a desk, once its pages and fields are laid out. */
-const open = (token: string, mobile: boolean): Promise<Page> => openSigningPage(browser, contexts, env.service.apiUrl, token, mobile, STEP_TIMEOUT_MS);
+const open = (token: string, mobile: boolean): Promise<Page> => openPage(token, mobile, STEP_TIMEOUT_MS);
 
 /** A tap, after the short pause a person makes between two (a tap at once would be taken for a double tap). */
 async function tap(page: Page, selector: string): Promise<void> {

@@ -7,7 +7,10 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { afterAll, beforeAll } from '@jest/globals';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { launchChromium } from './chromium.js';
+import { startTestService, type TestService, type TestUser } from './service.js';
 import { waitUntil } from './patience.js';
 
 /** Where the screenshots of the browser tests go. */
@@ -227,4 +230,47 @@ export async function openSigningPage(browser: Browser, contexts: BrowserContext
   await page.goto(`${apiUrl}/sign#${token}`);
   await page.locator('#pages[data-ready="true"]').waitFor({ state: 'attached' });
   return page;
+}
+
+/** What {@link signingPageFile} started for a test file. */
+export interface SigningPageFile {
+  env: TestService;
+  browser: Browser;
+  /** An owner named Evelyn Boyd. */
+  owner: TestUser;
+  /** A contract PDF with a line for each of Ada Lovelace, Grace Hopper and Katherine Johnson ({@link contractPdf}). */
+  contract: Buffer;
+  /**
+   * The signing page for `token` in a fresh context on a 390 × 844 touch screen (`mobile`) or a desk,
+   * each step allowed `stepTimeoutMs` ({@link openSigningPage}); the context closes with the file.
+   */
+  open(token: string, mobile: boolean, stepTimeoutMs: number): Promise<Page>;
+}
+
+/**
+ * A test file of the signing page: starts a service, Chromium, an owner and the contract before its
+ * tests, hands them to `ready`, and closes every context it opened, Chromium and the service after them.
+ */
+export function signingPageFile(ready: (started: SigningPageFile) => unknown): void {
+  let env: TestService | undefined;
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  beforeAll(async () => {
+    const started = (env = await startTestService());
+    const launched = (browser = await launchChromium());
+    const owner = await started.newUser({ name: 'Evelyn Boyd' });
+    const contract = await contractPdf(launched, ['Ada Lovelace', 'Grace Hopper', 'Katherine Johnson']);
+    await ready({
+      env: started,
+      browser: launched,
+      owner,
+      contract,
+      open: (token, mobile, stepTimeoutMs) => openSigningPage(launched, contexts, started.service.apiUrl, token, mobile, stepTimeoutMs),
+    });
+  });
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    await env?.close();
+  });
 }
