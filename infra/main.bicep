@@ -55,6 +55,9 @@ param operatorPrincipalType string = ''
 @description('Cloudflare Turnstile on Register and Login: off (tokens are ignored), optional (a token that is sent is verified) or required. Put the secret turnstile-secret-key in Key Vault before turning it on. Empty means off.')
 param turnstileMode string = ''
 
+@description('Cloudflare Turnstile site key (public, not a secret) of the widget whose secret is turnstile-secret-key: the public link page shows the widget with it. Empty shows none; used only when turnstileMode is not off.')
+param turnstileSiteKey string = ''
+
 @description('URL of an RFC 3161 timestamp authority; seals then carry a signature timestamp and, by default, long-term validation data (PAdES B-LTA). Empty seals without one (B-B).')
 param tsaUrl string = ''
 
@@ -385,6 +388,7 @@ module functionApp 'modules/functionapp.bicep' = {
     jwtTtlSeconds: jwtTtlSeconds
     bcryptCost: bcryptCost
     turnstileMode: turnstile
+    turnstileSiteKey: turnstileSiteKey
     tsaUrl: tsaUrl
     sealLevel: sealLevel
     uploadUrlTtlSeconds: uploadUrlTtlSeconds

@@ -80,6 +80,9 @@ param bcryptCost int
 @description('Cloudflare Turnstile: off (tokens ignored), optional (a token that is sent is verified) or required.')
 param turnstileMode string
 
+@description('Cloudflare Turnstile site key (TURNSTILE_SITE_KEY, public): the widget on the public link page; empty shows none.')
+param turnstileSiteKey string
+
 @description('RFC 3161 timestamp authority (TSA_URL); empty seals without a timestamp.')
 param tsaUrl string
 
@@ -225,6 +228,8 @@ var turnstileOnSettings = {
   TURNSTILE_REQUIRED: turnstileMode == 'required' ? 'true' : 'false'
 }
 var turnstileSettings = turnstileMode == 'off' ? {} : turnstileOnSettings
+// The site key is public (the public link page hands it to the browser): a plain setting, only beside the secret.
+var turnstileSiteKeySettings = turnstileMode == 'off' || empty(turnstileSiteKey) ? {} : { TURNSTILE_SITE_KEY: turnstileSiteKey }
 
 var timestampSettings = union(empty(tsaUrl) ? {} : { TSA_URL: tsaUrl }, empty(sealLevel) ? {} : { SEAL_LEVEL: sealLevel })
 
@@ -238,7 +243,7 @@ var smsOnSettings = {
 }
 var smsSettings = empty(smsFrom) ? {} : smsOnSettings
 
-var appSettings = union(baseSettings, turnstileSettings, timestampSettings, smsSettings)
+var appSettings = union(baseSettings, turnstileSettings, turnstileSiteKeySettings, timestampSettings, smsSettings)
 
 // Always-ready instances for the HTTP trigger group; none by default, so an idle app costs nothing.
 var httpAlwaysReady = {

@@ -37,7 +37,7 @@ import { ApiClient, serviceForFile, type ApiResponse, type TestService, type Tes
  * member's envelope, its audit trail, its download and its attachments, to a sender; docs/api.md#templates-shared-in-an-organization:
  * another sender's private template).
  */
-const REFUSED_BY_REQUEST: ReadonlySet<string> = new Set(['ListEnvelopes', 'GetEnvelope', 'GetAuditTrail', 'DownloadEnvelope', 'GetEnvelopeAttachment', 'GetTemplate']);
+const REFUSED_BY_REQUEST: ReadonlySet<string> = new Set(['ListEnvelopes', 'GetEnvelope', 'GetAuditTrail', 'DownloadEnvelope', 'GetEnvelopeAttachment', 'ListEnvelopeAttachments', 'GetTemplate']);
 
 type JsonObject = Record<string, any>;
 

@@ -31,6 +31,7 @@ const rules: Record<string, Role[]> = {
   GetAuditTrail: EVERY,
   DownloadEnvelope: EVERY,
   GetEnvelopeAttachment: EVERY,
+  ListEnvelopeAttachments: EVERY,
   GetTemplate: EVERY,
   ListTemplates: EVERY,
   ListApiKeys: EVERY,

@@ -106,6 +106,7 @@ describe('enabling a public link (docs/api.md#public-links)', () => {
     expect(read.body.publicLink).toEqual({
       enabled: true,
       url: `${env.service.publicBaseUrl}/api/sign/t/${publicId}`,
+      uses: 0,
       roleName: 'Client',
       maxUses: 5,
       expiresAt: null,
@@ -191,7 +192,7 @@ describe('links that do not answer (docs/api.md#public-links)', () => {
 
     const disabled = await patch(id, { enabled: false, roleName: 'Client' });
     expect(disabled.status).toBe(200);
-    expect(disabled.body.publicLink).toMatchObject({ enabled: false, url: null });
+    expect(disabled.body.publicLink).toMatchObject({ enabled: false, url: null, uses: null });
     expectType(await start(publicId, address('dee')), 404, 'public-link-not-found');
     expectType(await verify(publicId, pending, code), 404, 'public-link-not-found');
     expectType(await env.api.request('GET', `/public/${publicId}`), 404, 'public-link-not-found');
@@ -260,7 +261,8 @@ describe('limits (docs/api.md#public-links)', () => {
   });
 
   test('maxUses is never passed by parallel verifications; then 410 link-exhausted', async () => {
-    const publicId = await enable(await template(), { maxUses: 2 });
+    const id = await template();
+    const publicId = await enable(id, { maxUses: 2 });
     const people = Array.from({ length: 6 }, () => address('race'));
     for (const person of people) expect((await start(publicId, person)).status).toBe(202);
     const codes = await Promise.all(people.map(async (person) => await codeFor(person)));
@@ -268,6 +270,8 @@ describe('limits (docs/api.md#public-links)', () => {
     expect(answers.filter((answer) => answer.status === 201)).toHaveLength(2);
     for (const answer of answers.filter((candidate) => candidate.status !== 201)) expectType(answer, 410, 'link-exhausted');
     expectType(await start(publicId, address('late')), 410, 'link-exhausted');
+    // The template shows the uses the counter holds: exactly the envelopes made.
+    expect((await env.api.request('GET', `/templates/${id}`, { token: owner.token })).body.publicLink).toMatchObject({ uses: 2, maxUses: 2 });
   });
 
   test('a code takes 5 wrong tries, counting down attemptsLeft; then even the right one fails', async () => {

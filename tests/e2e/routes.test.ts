@@ -59,6 +59,7 @@ const expected = [
   { name: 'ListApiKeys', route: 'apikeys', methods: ['GET'], access: 'jwt' },
   { name: 'ListBulkJobRows', route: 'bulk/{id}/rows', methods: ['GET'], access: 'bearer' },
   { name: 'ListBulkJobs', route: 'bulk', methods: ['GET'], access: 'bearer' },
+  { name: 'ListEnvelopeAttachments', route: 'envelopes/{id}/attachments', methods: ['GET'], access: 'bearer' },
   { name: 'ListEnvelopes', route: 'envelopes', methods: ['GET'], access: 'bearer' },
   { name: 'ListMembers', route: 'organization/members', methods: ['GET'], access: 'bearer' },
   { name: 'ListOrganizationInvitations', route: 'organization/invitations', methods: ['GET'], access: 'bearer' },

@@ -110,6 +110,8 @@ describe('POST /api/signing/attachments', () => {
     expect(second.body).toEqual({ attachmentId: expect.any(String), name: 'attachment-2.png', contentType: 'image/png', size: photo.length, sha256: sha256(photo) });
     const third = await upload(tokenA, fields.attachment, photo, 'image/png', 'attachment; filename="C:\\\\scans\\\\id.png"');
     expect(third.body.name).toBe('id.png');
+    // The owner's list holds only files a signer's recorded values name: none before Finish.
+    expect((await env.api.request('GET', `/envelopes/${id}/attachments`, { token: owner.token })).body).toEqual({ attachments: [] });
 
     const signed = await env.api.request('POST', '/signing/complete', {
       token: tokenA,
@@ -125,6 +127,13 @@ describe('POST /api/signing/attachments', () => {
       [fields.image]: { attachmentId: second.body.attachmentId, name: 'attachment-2.png', contentType: 'image/png', size: photo.length },
     });
     expect(JSON.stringify(later.filled)).not.toContain('http');
+
+    const listed = await env.api.request('GET', `/envelopes/${id}/attachments`, { token: owner.token });
+    expect(listed.status).toBe(200);
+    const entry = (uploaded: any, fieldId: string, fieldType: string, fieldLabel: string) => ({ ...uploaded, fieldId, fieldType, fieldLabel, documentId: expect.any(String), recipientId: expect.any(String), recipientName: expect.any(String), uploadedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    // In the envelope's field order; the replaced third upload is not among them.
+    expect(listed.body.attachments).toEqual([entry(first.body, fields.attachment, 'attachment', 'Passport'), entry(second.body, fields.image, 'image', 'Photo')]);
+    expect(JSON.stringify(listed.body)).not.toContain(third.body.attachmentId);
 
     for (const uploaded of [first.body, second.body]) {
       const read = await env.api.request('GET', `/envelopes/${id}/attachments/${uploaded.attachmentId}`, { token: owner.token });
@@ -276,7 +285,7 @@ describe('completion', () => {
   });
 });
 
-describe('GET /api/envelopes/{id}/attachments/{attachmentId}', () => {
+describe('GET /api/envelopes/{id}/attachments and /attachments/{attachmentId}', () => {
   test('an unknown attachment is 404 attachment-not-found; another organisation\'s envelope 404 envelope-not-found', async () => {
     const { id, fields, tokenA } = await packet();
     const photo = await upload(tokenA, fields.image, png(2, 2), 'image/png');
@@ -284,6 +293,7 @@ describe('GET /api/envelopes/{id}/attachments/{attachmentId}', () => {
     expectType(await env.api.request('GET', `/envelopes/${id}/attachments/not-a-uuid`, { token: owner.token }), 404, 'attachment-not-found');
     const stranger = await env.newUser();
     expectType(await env.api.request('GET', `/envelopes/${id}/attachments/${photo.body.attachmentId}`, { token: stranger.token }), 404, 'envelope-not-found');
+    expectType(await env.api.request('GET', `/envelopes/${id}/attachments`, { token: stranger.token }), 404, 'envelope-not-found');
   });
 
   test('deleting the voided envelope purges every upload with it, used or not; the read is then 409 documents-purged', async () => {
@@ -295,5 +305,6 @@ describe('GET /api/envelopes/{id}/attachments/{attachmentId}', () => {
     expect((await env.api.request('DELETE', `/envelopes/${id}`, { token: owner.token })).status).toBe(204);
     expect(await originalsOf(id)).toEqual([]);
     expectType(await env.api.request('GET', `/envelopes/${id}/attachments/${photo.body.attachmentId}`, { token: owner.token }), 409, 'documents-purged');
+    expectType(await env.api.request('GET', `/envelopes/${id}/attachments`, { token: owner.token }), 409, 'documents-purged');
   });
 });

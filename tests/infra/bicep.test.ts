@@ -1260,6 +1260,14 @@ describe('infra/ Bicep templates (offline checks; the full compile runs in ci.ym
     expect(settings).toEqual(expect.arrayContaining([...REQUIRED_APP_SETTINGS, 'TURNSTILE_SECRET_KEY']));
   });
 
+  test('TURNSTILE_SITE_KEY (public) comes from main.bicep\'s turnstileSiteKey as a plain setting, set only with Turnstile on', () => {
+    const app = [...infra.values()].find((candidate) => appSettingsOf(candidate).found)!;
+    const settings = new Map(appSettingsOf(app).settings.map((setting) => [setting.name, setting]));
+    expect(readsParameter(settings.get('TURNSTILE_SITE_KEY')?.value, app, (param) => param.name === 'turnstileSiteKey' && !param.decorators.includes('secure'))).toBe(true);
+    expect(settings.get('TURNSTILE_SITE_KEY')?.conditional).toBe(true);
+    expect(readsParameter(getPath(main.modules.find((candidate) => candidate.symbol === 'functionApp')?.body, ['params', 'turnstileSiteKey']), main, (param) => param.name === 'turnstileSiteKey')).toBe(true);
+  });
+
   test("the app's identity gets Blob Data Owner or Contributor, Table and Queue Data Contributor, Key Vault Secrets User, Monitoring Metrics Publisher and Communication and Email Service Owner", () => {
     const assigned = allResources(infra)
       .filter(({ resource }) => resource.typeName === 'Microsoft.Authorization/roleAssignments' && !resource.existing)

@@ -14,6 +14,7 @@ import type { Readable } from 'node:stream';
 import type { BlobGetPropertiesResponse } from '@azure/storage-blob';
 import type { SealAttachment } from '../pdf/index.js';
 import { downloadBlob } from '../storage/download.js';
+import { fieldDocumentId, firstDocument } from './documents.js';
 import { givenValues } from './fieldValues.js';
 import { problem } from '../problems.js';
 import type { Services } from '../services.js';
@@ -205,6 +206,58 @@ export async function attachmentUrl({ services, actor, envelopeId, attachmentId 
   const stored = await readAttachment(services, record.id, attachmentId);
   if (stored === null) throw problem('attachmentNotFound');
   return { url: await services.storage.sas.blobUrl(CONTAINERS.originals, attachmentBlobName(record.id, attachmentId), { access: 'read', expiresInSeconds: READ_URL_TTL_SECONDS }) };
+}
+
+/** A file a signer gave, as `GET /api/envelopes/{id}/attachments` lists it (docs/api.md#files-from-signers). */
+export interface ListedAttachment {
+  attachmentId: string;
+  /** The `attachment` or `image` field it is the value of, and the document that field is on. */
+  fieldId: string;
+  fieldType: 'attachment' | 'image';
+  fieldLabel: string | null;
+  documentId: string;
+  /** The signer who uploaded it. */
+  recipientId: string;
+  recipientName: string;
+  name: string;
+  contentType: string;
+  /** Bytes as stored (a PDF after cleaning). */
+  size: number;
+  /** Lower-case hex SHA-256 of the bytes as stored. */
+  sha256: string;
+  /** ISO 8601 UTC: when it was uploaded. */
+  uploadedAt: string;
+}
+
+/**
+ * `GET /api/envelopes/{id}/attachments` (docs/api.md#files-from-signers): the files the signers who
+ * signed named in their values, in the order of the envelope's fields; an upload no value names (a
+ * signer who has not finished, or a file replaced before Finish) is not listed. Read with
+ * {@link attachmentUrl}.
+ * @throws AppError 404 `envelope-not-found` (missing or another organisation's), 403 `forbidden-role`,
+ *   409 `documents-purged`
+ */
+export async function listAttachments({ services, actor, envelopeId }: { services: Services; actor: Actor; envelopeId: string }): Promise<{ attachments: ListedAttachment[] }> {
+  const { record } = await readOwnedEnvelope(services.envelopes, await envelopeOwnerFor(services, actor, envelopeId, 'read'), envelopeId);
+  if (record.purgedAt !== null) throw problem('documentsPurged');
+  const actions = new Map((await services.envelopes.actions(record.ownerId, record.id)).map((action) => [action.recipientId, action]));
+  const first = firstDocument(record);
+  return {
+    attachments: usedAttachments(record, actions).map(({ field, signer, value }) => ({
+      attachmentId: value.attachmentId,
+      fieldId: field.id,
+      fieldType: field.type === 'image' ? 'image' : 'attachment',
+      fieldLabel: field.label ?? null,
+      documentId: fieldDocumentId(field, first),
+      recipientId: signer.id,
+      recipientName: signer.name,
+      name: value.name,
+      contentType: value.contentType,
+      size: value.size,
+      sha256: value.sha256,
+      uploadedAt: value.uploadedAt,
+    })),
+  };
 }
 
 /** One attachment a signer's value names, with its field and its signer. */

@@ -1,7 +1,7 @@
 /**
  * Files from signers in the OpenAPI document (docs/api.md#files-from-signers):
  * {@link registerAttachmentOperations} adds `POST /signing/attachments` (the recipient's upload) and
- * `GET /envelopes/{id}/attachments/{attachmentId}` (the owner's read).
+ * `GET /envelopes/{id}/attachments` and `GET /envelopes/{id}/attachments/{attachmentId}` (the owner's list and read).
  */
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
@@ -47,6 +47,24 @@ const problems = {
 } satisfies Record<string, ProblemExample>;
 const problem = problemResponses(problems);
 
+/** One entry of `GET /envelopes/{id}/attachments`. */
+const listedAttachment = z
+  .strictObject({
+    attachmentId: z.uuid().meta({ description: 'Read the file with `GET /api/envelopes/{id}/attachments/{attachmentId}`.' }),
+    fieldId: z.uuid().meta({ description: 'The `attachment` or `image` field the file is the value of.' }),
+    fieldType: z.enum(['attachment', 'image']),
+    fieldLabel: z.string().nullable().meta({ description: 'The field\'s label, `null` without one.' }),
+    documentId: z.uuid().meta({ description: 'The document the field is on.' }),
+    recipientId: z.uuid().meta({ description: 'The signer who uploaded it.' }),
+    recipientName: z.string(),
+    name: z.string().min(1).max(MAX_ATTACHMENT_NAME),
+    contentType: z.enum(ATTACHMENT_TYPES),
+    size: z.int().min(0).max(MAX_ATTACHMENT_BYTES).meta({ description: 'Bytes as stored (a PDF after cleaning).' }),
+    sha256: sha256Hex.meta({ description: 'SHA-256 of the bytes as stored.' }),
+    uploadedAt: z.iso.datetime().meta({ description: 'When it was uploaded (ISO 8601, UTC).' }),
+  })
+  .meta({ id: 'ListedAttachment', description: 'A file a signer gave, as its value of an `attachment` or `image` field.' });
+
 const operations: Operation[] = [
   {
     operationId: 'UploadSigningAttachment',
@@ -80,6 +98,32 @@ const operations: Operation[] = [
       415: problem(415, 'The `Content-Type` is not one the field accepts, or the bytes are not of that type (`attachment-type`).', ['attachment-type']),
       422: problem(422, `An image whose header cannot be read (\`attachment-damaged\`) or of more than ${MAX_IMAGE_PIXELS / 1_000_000} megapixels (\`image-too-many-pixels\`); a PDF that cannot be read (\`document-damaged\`, \`document-encrypted\` and the other refusals of documents).`, ['attachment-damaged', 'image-too-many-pixels', 'document-damaged', 'document-encrypted']),
       423: actionAuthenticationAnswers[423],
+      500: internalError,
+      503: storageUnavailable,
+    },
+  },
+  {
+    operationId: 'ListEnvelopeAttachments',
+    method: 'get',
+    path: '/envelopes/{id}/attachments',
+    tags: ['Envelopes'],
+    summary: 'List the files signers gave',
+    description: 'The files the signers who signed named as the values of their `attachment` and `image` fields, in the order of the envelope\'s fields, for every role of the organization that reads the envelope. An upload no value names (a signer who has not finished, a file replaced before Finish) is not listed.',
+    security: [{ bearerAuth: [] }],
+    request: {
+      params: z.object({
+        id: z.string().meta({ description: 'The envelope id. Another organization\'s envelope is answered 404, exactly as a missing one.', examples: [ids.envelope] }),
+      }),
+    },
+    responses: {
+      200: {
+        description: 'The files, possibly none.',
+        content: { 'application/json': { schema: z.strictObject({ attachments: z.array(listedAttachment) }).meta({ id: 'AttachmentList' }), example: { attachments: [{ attachmentId: ids.attachment, fieldId: ids.field, fieldType: 'attachment', fieldLabel: 'Passport', documentId: '0193a5d1-4e2f-7a3b-9c4d-5e6f7a8b9c0e', recipientId: '0193a5d1-4e2f-7a3b-9c4d-5e6f7a8b9c0f', recipientName: 'Alice Jones', name: 'passport.pdf', contentType: 'application/pdf', size: 184_230, sha256: '3f8a1c5e7b9d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a', uploadedAt: '2026-11-22T10:15:30.123Z' }] } } },
+      },
+      401: unauthorized,
+      403: problem(403, 'A sender asking for another member\'s envelope (`forbidden-role`).', ['forbidden-role']),
+      404: problem(404, 'No envelope with this id, or another organization\'s (`envelope-not-found`).', ['envelope-not-found']),
+      409: problem(409, 'The envelope\'s documents and attachments were purged (`documents-purged`).', ['documents-purged']),
       500: internalError,
       503: storageUnavailable,
     },

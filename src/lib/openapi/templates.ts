@@ -40,6 +40,7 @@ export const publicLinkResponse = z
   .strictObject({
     enabled: z.boolean(),
     url: z.url().nullable().meta({ description: '`<PUBLIC_BASE_URL>/api/sign/t/<publicId>` (`publicId` 22 random base64url characters, new each time the link is enabled); `null` while disabled.' }),
+    uses: z.int().min(0).nullable().meta({ description: 'Envelopes made through the current URL (what `maxUses` counts); `null` while disabled.' }),
     roleName: z.string().min(1).max(100).meta({ description: 'The open role: whoever opens the link takes it.' }),
     maxUses: z.int().min(1).nullable().meta({ description: 'Envelopes the link makes in all; `null`: no limit.' }),
     expiresAt: timestamp.nullable().meta({ description: 'When the link stops working; `null`: never.' }),

@@ -104,6 +104,8 @@ export interface PublicLinkSettings {
 export interface PublicLinkView {
   enabled: boolean;
   url: string | null;
+  /** Envelopes made through the current URL (counted against `maxUses`); `null` while disabled. */
+  uses: number | null;
   roleName: string;
   maxUses: number | null;
   expiresAt: string | null;

@@ -19,7 +19,7 @@ export function templateNotFound(): AppError {
  * at creation, or, for a template made before addresses were recorded with templates, its creator's
  * address among the organisation's members (one read of them, only then).
  */
-export async function toTemplateViews(services: Pick<Services, 'storage' | 'organizations' | 'config'>, organizationId: string, records: readonly TemplateRecord[]): Promise<TemplateView[]> {
+export async function toTemplateViews(services: Pick<Services, 'storage' | 'organizations' | 'config' | 'publicLinks'>, organizationId: string, records: readonly TemplateRecord[]): Promise<TemplateView[]> {
   let members: Map<string, string> | undefined;
   if (records.some((record) => record.ownerEmail === null)) {
     members = new Map((await services.organizations.members(organizationId)).map((member) => [member.userId, member.email]));
@@ -28,13 +28,13 @@ export async function toTemplateViews(services: Pick<Services, 'storage' | 'orga
 }
 
 /** One template's response shape ({@link toTemplateViews}). */
-export async function templateView(services: Pick<Services, 'storage' | 'organizations' | 'config'>, organizationId: string, record: TemplateRecord): Promise<TemplateView> {
+export async function templateView(services: Pick<Services, 'storage' | 'organizations' | 'config' | 'publicLinks'>, organizationId: string, record: TemplateRecord): Promise<TemplateView> {
   return (await toTemplateViews(services, organizationId, [record]))[0]!;
 }
 
-async function toTemplateView(record: TemplateRecord, services: Pick<Services, 'storage' | 'config'>, ownerEmail: string | null): Promise<TemplateView> {
+async function toTemplateView(record: TemplateRecord, services: Pick<Services, 'storage' | 'config' | 'publicLinks'>, ownerEmail: string | null): Promise<TemplateView> {
   const { sas } = services.storage;
-  const [firstUrl, documents] = await Promise.all([documentUrl(sas, record, 'templates'), toDocumentViews(record, sas, 'templates')]);
+  const [firstUrl, documents, uses] = await Promise.all([documentUrl(sas, record, 'templates'), toDocumentViews(record, sas, 'templates'), publicLinkUses(services, record.publicLink)]);
   return {
     id: record.id,
     ownerId: record.ownerId,
@@ -53,7 +53,7 @@ async function toTemplateView(record: TemplateRecord, services: Pick<Services, '
     remindEveryDays: record.remindEveryDays,
     expiresInDays: record.expiresInDays,
     locale: record.locale,
-    publicLink: publicLinkView(record.publicLink, services.config.publicBaseUrl),
+    publicLink: publicLinkView(record.publicLink, services.config.publicBaseUrl, uses),
     output: record.output,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
@@ -65,12 +65,22 @@ export function publicLinkUrl(publicBaseUrl: string, publicId: string): string {
   return `${publicBaseUrl}/api/sign/t/${publicId}`;
 }
 
+/**
+ * How many envelopes the link's current URL has made (docs/api.md#public-links): the counter on its
+ * row in table `publicLinks`, one point read; `null` while the link is disabled (or never existed).
+ */
+async function publicLinkUses(services: Pick<Services, 'publicLinks'>, link: PublicLinkSettings | null): Promise<number | null> {
+  if (link === null || !link.enabled || link.publicId === null) return null;
+  return (await services.publicLinks.read(link.publicId))?.uses ?? 0;
+}
+
 /** A template's public link as responses show it (docs/api.md#public-links): no `publicId` of its own, the URL instead. */
-function publicLinkView(link: PublicLinkSettings | null, publicBaseUrl: string): PublicLinkView | null {
+function publicLinkView(link: PublicLinkSettings | null, publicBaseUrl: string, uses: number | null): PublicLinkView | null {
   if (link === null) return null;
   return {
     enabled: link.enabled,
     url: link.enabled && link.publicId !== null ? publicLinkUrl(publicBaseUrl, link.publicId) : null,
+    uses,
     roleName: link.roleName,
     maxUses: link.maxUses,
     expiresAt: link.expiresAt,

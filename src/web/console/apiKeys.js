@@ -1,6 +1,6 @@
 // @ts-check
 // API keys: create one (its secret shown once, with a copy button), list them, delete one.
-import { $, action, api, formatTime, showStatus, state } from './consoleSession.js';
+import { $, action, api, copyText, formatTime, showStatus, state } from './consoleSession.js';
 /** @typedef {import('./consoleSession.js').Schemas} Schemas */
 /** @typedef {import('./consoleSession.js').ApiKey} ApiKey */
 
@@ -97,24 +97,9 @@ export function hideApiKeySecret() {
   $('apikey-secret').hidden = true;
 }
 
-/** Copies the new key: the Clipboard API where the page may use it, else selects it for Ctrl+C. */
+/** Copies the new key. */
 export function copyApiKey() {
-  var value = $('apikey-secret-value');
-  var selectIt = function () {
-    var range = document.createRange();
-    range.selectNodeContents(value);
-    var selection = window.getSelection();
-    selection.removeAllRanges();
-    selection.addRange(range);
-    $('apikey-copied').textContent = 'The key is selected: press Ctrl+C (⌘C) to copy it.';
-  };
-  if (!navigator.clipboard || !navigator.clipboard.writeText) {
-    selectIt();
-    return;
-  }
-  navigator.clipboard.writeText(value.textContent).then(function () {
-    $('apikey-copied').textContent = 'Copied to the clipboard.';
-  }, selectIt);
+  copyText($('apikey-secret-value'), $('apikey-copied'), 'key');
 }
 
 /**

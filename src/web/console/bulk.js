@@ -71,7 +71,8 @@ function templateColumns(template) {
     required.push(role.name + '.email', role.name + '.name');
     optional.push(role.name + '.locale', role.name + '.phone');
   });
-  var filled = ['signature', 'initials', 'date_signed', 'name', 'email'];
+  // Fields no column can fill: the signer signs, the service fills in, or the signer uploads a file.
+  var filled = ['signature', 'initials', 'date_signed', 'name', 'email', 'attachment', 'image'];
   template.fields.forEach(function (field) {
     if (field.label && filled.indexOf(field.type) < 0 && optional.indexOf('field.' + field.label) < 0) optional.push('field.' + field.label);
   });

@@ -14,6 +14,7 @@ import { loadEnvelopes, wireEnvelopeSearch } from './envelopes.js';
 import { addFieldByKeyboard, deleteField, detectFields, editSelected, saveFields, selectedField, wireRuleEditor } from './fieldEditing.js';
 import { fields, switchDocument, updateSwatch } from './fieldEditor.js';
 import { invite, loadOrganization, saveOrganizationName, transfer } from './organization.js';
+import { changeOpenRole, copyPublicLink, disablePublicLink, savePublicLink } from './publicLink.js';
 import { addSignerRow, renumberSigners, saveSigners } from './signers.js';
 import { activateTemplate, addRoleRow, createTemplate, deleteTemplate, loadTemplates, renumberRoles, saveRoles, saveVisibility, useTemplate } from './templates.js';
 import { addWebhook, loadWebhooks, renderEventChoices, setAllEvents } from './webhooks.js';
@@ -51,6 +52,10 @@ $('void').addEventListener('click', action($('void'), voidEnvelope));
 $('delete').addEventListener('click', action($('delete'), deleteEnvelope));
 $('settings-form').addEventListener('submit', action($('save-settings'), saveSettings));
 $('download').addEventListener('click', action($('download'), download));
+$('public-link-form').addEventListener('submit', action($('save-public-link'), savePublicLink));
+$('disable-public-link').addEventListener('click', action($('disable-public-link'), disablePublicLink));
+$('copy-public-link').addEventListener('click', copyPublicLink);
+$('public-link-role').addEventListener('change', changeOpenRole);
 $('add-document').addEventListener('click', action($('add-document'), addDocument));
 $('document-output').addEventListener('change', function () {
   saveOutput().catch(function (/** @type {Error} */ error) { showError(error, $('document-output')); });

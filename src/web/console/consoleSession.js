@@ -29,7 +29,12 @@ import { fields } from './fieldEditor.js';
  * @property {{ id: string, name: string, email: string, role: string }[]} signers
  * @property {(Omit<Field, 'id'> & { id?: string })[]} fields
  */
-/** A field's rules as the editor holds them: strings as typed (options one per line). @typedef {{ options: string, min: string, max: string, minLength: string, maxLength: string, pattern: string, value: string, valueCheck: string, readOnly: boolean }} EditorRules */
+/**
+ * A field's rules as the editor holds them: strings as typed (options one per line; `maxBytes` in MiB);
+ * `accept` the media types ticked; `maxBytesExact` the bytes the service holds and `maxBytesShown` the MiB
+ * shown for them, so that an untouched limit is sent back exactly.
+ * @typedef {{ options: string, min: string, max: string, minLength: string, maxLength: string, pattern: string, value: string, valueCheck: string, readOnly: boolean, accept: string[], maxBytes: string, maxBytesExact: number | null, maxBytesShown: string }} EditorRules
+ */
 /**
  * A field as the editor holds it: `key` is the page's own (a new field has no `id` yet).
  * @typedef {object} EditorField
@@ -332,6 +337,31 @@ export function statusBadge(status) {
  */
 export function formatTime(iso) {
   return iso.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
+}
+
+/**
+ * Copies the text of `source`: with the Clipboard API where the page may use it, else by selecting it
+ * for Ctrl+C; `hint` says which happened.
+ * @param {HTMLElement} source
+ * @param {HTMLElement} hint
+ * @param {string} what what is copied, in words (`key`, `link`)
+ */
+export function copyText(source, hint, what) {
+  var selectIt = function () {
+    var range = document.createRange();
+    range.selectNodeContents(source);
+    var selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    hint.textContent = 'The ' + what + ' is selected: press Ctrl+C (⌘C) to copy it.';
+  };
+  if (!navigator.clipboard || !navigator.clipboard.writeText) {
+    selectIt();
+    return;
+  }
+  navigator.clipboard.writeText(source.textContent).then(function () {
+    hint.textContent = 'Copied to the clipboard.';
+  }, selectIt);
 }
 
 /**

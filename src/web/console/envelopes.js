@@ -1,6 +1,7 @@
 // @ts-check
 // The envelope list, and one envelope on show with the controls its status allows.
-import { $, action, api, formatTime, lockControls, state, statusBadge, viewerBlocker } from './consoleSession.js';
+import { $, action, api, formatTime, lockControls, showError, state, statusBadge, viewerBlocker } from './consoleSession.js';
+import { showAttachments } from './attachments.js';
 import { placeDocumentsCard, showDocuments } from './documents.js';
 import { detectEnvelopeFields, showSettings, speaksLocales, update } from './envelopeActions.js';
 import { fields, setFieldControls, showFields } from './fieldEditor.js';
@@ -179,6 +180,7 @@ export function showEnvelope(envelope, etag) {
     showSettings(envelope);
   }
   renderRecipients(envelope);
+  if (changed) showAttachments(envelope).catch(function (/** @type {Error} */ error) { showError(error, $('attachments-card')); });
   showFields(envelope, previous, changed, null, envelope.status === 'draft' ? detectEnvelopeFields : null);
   placeDocumentsCard($('envelope'), $('fields-card'));
   showDocuments({

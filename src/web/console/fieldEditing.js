@@ -180,8 +180,13 @@ var RULES_BY_TYPE = {
   date: ['value', 'readOnly'],
   dropdown: ['options', 'value', 'readOnly'],
   checkbox: ['valueCheck', 'readOnly'],
+  attachment: ['accept', 'maxBytes'],
+  image: ['maxBytes'],
   // name, email and date_signed take none: the service fills them in, and refuses a prefilled value.
 };
+/** The media types an `attachment` field may take (docs/api.md#files-from-signers); none ticked off: all three. */
+var ATTACHMENT_TYPES = ['application/pdf', 'image/jpeg', 'image/png'];
+var MIB = 1024 * 1024;
 /** Rule key -> the editor's input id. */
 var RULE_INPUTS = {
   options: 'edit-options', min: 'edit-min', max: 'edit-max', minLength: 'edit-min-length', maxLength: 'edit-max-length',
@@ -195,11 +200,14 @@ var RULE_INPUTS = {
  */
 export function rulesFromApi(field) {
   var text = function (/** @type {unknown} */ value) { return value === undefined || value === null ? '' : String(value); };
+  var maxBytesShown = typeof field.maxBytes === 'number' ? String(Math.round((field.maxBytes / MIB) * 100) / 100) : '';
   return {
     options: Array.isArray(field.options) ? field.options.join('\n') : '', min: text(field.min), max: text(field.max),
     minLength: text(field.minLength), maxLength: text(field.maxLength), pattern: text(field.pattern),
     value: typeof field.value === 'string' ? field.value : '', valueCheck: typeof field.value === 'boolean' ? String(field.value) : '',
     readOnly: field.readOnly === true,
+    accept: Array.isArray(field.accept) ? field.accept.slice() : ATTACHMENT_TYPES.slice(),
+    maxBytes: maxBytesShown, maxBytesExact: typeof field.maxBytes === 'number' ? field.maxBytes : null, maxBytesShown: maxBytesShown,
   };
 }
 
@@ -224,6 +232,13 @@ function addRules(payload, field) {
   if (has('value') && rules.value !== '') payload.value = rules.value;
   if (has('valueCheck') && rules.valueCheck !== '') payload.value = rules.valueCheck === 'true';
   if (has('readOnly') && rules.readOnly) payload.readOnly = true;
+  // All three types ticked is the default: sent as nothing. None ticked is sent, and refused with its reason.
+  if (has('accept') && rules.accept.length < ATTACHMENT_TYPES.length) payload.accept = rules.accept.slice();
+  if (has('maxBytes')) {
+    var mib = rules.maxBytes.trim();
+    if (mib !== '' && mib === rules.maxBytesShown && rules.maxBytesExact !== null) payload.maxBytes = rules.maxBytesExact;
+    else if (mib !== '') payload.maxBytes = Number.isFinite(Number(mib)) ? Math.round(Number(mib) * MIB) : mib;
+  }
 }
 
 /**
@@ -244,6 +259,13 @@ function renderRuleEditor(field, sameField) {
     if (!sameField || document.activeElement !== input) input.value = field.rules[key];
   });
   $('edit-read-only').checked = field.rules.readOnly;
+  var accept = field.rules.accept;
+  document.querySelectorAll('#edit-rules [data-accept]').forEach(function (element) {
+    var box = /** @type {HTMLInputElement} */ (element);
+    box.checked = accept.indexOf(box.dataset.accept || '') >= 0;
+  });
+  var maxBytes = /** @type {HTMLInputElement} */ ($('edit-max-bytes'));
+  if (!sameField || document.activeElement !== maxBytes) maxBytes.value = field.rules.maxBytes;
 }
 
 /** Wires the rule inputs to the selected field. */
@@ -256,6 +278,21 @@ export function wireRuleEditor() {
   });
   $('edit-read-only').addEventListener('change', function () {
     editSelected(function (field) { field.rules.readOnly = $('edit-read-only').checked; });
+  });
+  document.querySelectorAll('#edit-rules [data-accept]').forEach(function (element) {
+    var box = /** @type {HTMLInputElement} */ (element);
+    box.addEventListener('change', function () {
+      editSelected(function (field) {
+        field.rules.accept = ATTACHMENT_TYPES.filter(function (type) {
+          var other = /** @type {HTMLInputElement} */ (document.querySelector('#edit-rules [data-accept="' + type + '"]'));
+          return other.checked;
+        });
+      });
+    });
+  });
+  var maxBytes = /** @type {HTMLInputElement} */ ($('edit-max-bytes'));
+  maxBytes.addEventListener('input', function () {
+    editSelected(function (field) { field.rules.maxBytes = maxBytes.value; });
   });
 }
 

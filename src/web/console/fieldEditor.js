@@ -12,17 +12,17 @@ import { recipientColor, signerById } from './recipientStatus.js';
 
 // ---- Fields ------------------------------------------------------------------------------
 
-export var FIELD_TYPES = ['signature', 'initials', 'date_signed', 'name', 'email', 'text', 'checkbox', 'number', 'date', 'dropdown'];
+export var FIELD_TYPES = ['signature', 'initials', 'date_signed', 'name', 'email', 'text', 'checkbox', 'number', 'date', 'dropdown', 'attachment', 'image'];
 /** @type {Record<string, string>} */
 export var TYPE_NAMES = {
   signature: 'Signature', initials: 'Initials', date_signed: 'Date signed', name: 'Name', email: 'E-mail', text: 'Text', checkbox: 'Check box',
-  number: 'Number', date: 'Date', dropdown: 'Dropdown',
+  number: 'Number', date: 'Date', dropdown: 'Dropdown', attachment: 'File upload', image: 'Photo',
 };
 /** A new field's size in points, by type (about what each needs on a printed page). */
 /** @type {Record<string, number[]>} */
 var DEFAULT_SIZE = {
   signature: [170, 45], initials: [60, 34], date_signed: [100, 22], name: [160, 22], email: [190, 22], text: [160, 22], checkbox: [16, 16],
-  number: [100, 22], date: [100, 22], dropdown: [140, 22],
+  number: [100, 22], date: [100, 22], dropdown: [140, 22], attachment: [160, 30], image: [150, 110],
 };
 /** Smallest field a drag makes, and the step of the keyboard, as fractions of the page. */
 export var MIN_FRACTION = 0.01;

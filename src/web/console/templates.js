@@ -2,6 +2,7 @@
 // Templates: create one from a PDF, its roles and fields, activate it, and use it to make an envelope.
 import { $, action, api, control, formatTime, lockControls, showStatus, state, statusBadge, viewerBlocker } from './consoleSession.js';
 import { showBulkForm } from './bulk.js';
+import { showPublicLink } from './publicLink.js';
 import { placeDocumentsCard, putToBlobStorage, showDocuments } from './documents.js';
 import { confirmAction, fillLocalePicker, send } from './envelopeActions.js';
 import { loadEnvelopes, openEnvelope } from './envelopes.js';
@@ -189,6 +190,7 @@ function showTemplate(template, etag) {
     : 'Active: its document is frozen. Roles and fields can still change.';
   $('use-form').hidden = template.status !== 'active';
   showBulkForm(template);
+  showPublicLink(template, blocker, updateTemplate);
   // What the caller's role may not do is disabled, saying why (docs/api.md#templates-shared-in-an-organization).
   var changing = [$('save-roles'), $('add-role'), $('template-signing-order'), $('activate-template'), $('delete-template'), $('save-visibility'), $('visibility-private'), $('visibility-organization')];
   changing.forEach(function (element) { element.disabled = false; });
