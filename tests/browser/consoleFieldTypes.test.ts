@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { contractPdf, expectNoViolations, launchChromium, screenshot } from '../support/browser.js';
-import { patience } from '../support/patience.js';
+import { patience, waitUntil } from '../support/patience.js';
 import { createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
 
 const STEP_TIMEOUT_MS = patience(20_000);
@@ -145,10 +145,10 @@ describe('GET /api/console: the new field types', () => {
     expect((await env.api.request('PATCH', `/envelopes/${id}`, { token: owner.token, json: { fields } })).status).toBe(200);
     await page.getByRole('button', { name: /^Open claim\.pdf/ }).click();
     // Opened again: the heading takes the focus once the envelope as the API now has it is on show.
-    await page.waitForFunction("document.activeElement !== null && document.activeElement.id === 'envelope-heading'");
+    await waitUntil(async () => (await page.evaluate("document.activeElement !== null && document.activeElement.id === 'envelope-heading'")) === true, 20_000, 'the envelope opened again');
     await page.locator('#field-pages[data-ready="true"]').waitFor({ state: 'attached' });
     await page.getByRole('button', { name: 'Photo · Ada Lovelace' }).click();
-    await page.waitForFunction("document.getElementById('edit-max-bytes').value === '1.43'");
+    await waitUntil(async () => (await page.locator('#edit-max-bytes').inputValue()) === '1.43', 20_000, 'the photo field\'s largest size shown in MiB');
     await page.getByRole('button', { name: 'Save fields' }).click();
     await page.locator('#status').filter({ hasText: 'Fields saved: 2.' }).waitFor();
     const again = (await env.api.request('GET', `/envelopes/${id}`, { token: owner.token })).body.fields;
