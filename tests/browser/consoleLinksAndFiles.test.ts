@@ -42,12 +42,13 @@ function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-async function logIn(): Promise<void> {
-  await page.goto(`${env.service.apiUrl}/console`);
-  await page.locator('#login-email').fill(owner.email);
-  await page.locator('#login-password').fill(owner.password);
-  await page.locator('#login-password').press('Enter');
-  await page.locator('#templates').waitFor();
+/** Opens the console on `on` (the desktop page by default) and logs the owner in. */
+async function logIn(on: Page = page): Promise<void> {
+  await on.goto(`${env.service.apiUrl}/console`);
+  await on.locator('#login-email').fill(owner.email);
+  await on.locator('#login-password').fill(owner.password);
+  await on.locator('#login-password').press('Enter');
+  await on.locator('#templates').waitFor();
 }
 
 /**
@@ -76,11 +77,7 @@ async function phonePage(): Promise<Page> {
   session.contexts.push(context);
   const phone = await context.newPage();
   phone.setDefaultTimeout(STEP_TIMEOUT_MS);
-  await phone.goto(`${env.service.apiUrl}/console`);
-  await phone.locator('#login-email').fill(owner.email);
-  await phone.locator('#login-password').fill(owner.password);
-  await phone.locator('#login-password').press('Enter');
-  await phone.locator('#templates').waitFor();
+  await logIn(phone);
   return phone;
 }
 

@@ -1,7 +1,7 @@
 // @ts-check
 // The signers' files of the envelope on show (docs/api.md#files-from-signers): each with its field,
 // who gave it and its SHA-256; a download is checked against that SHA-256 before it is saved.
-import { $, action, api, formatTime, showStatus, state } from './consoleSession.js';
+import { $, action, api, formatTime, saveBytes, sha256Hex, showStatus, state } from './consoleSession.js';
 /** @typedef {import('./consoleSession.js').Envelope} Envelope */
 /** @typedef {import('./consoleSession.js').Schemas['ListedAttachment']} ListedAttachment */
 
@@ -91,29 +91,14 @@ function downloadAttachment(envelopeId, attachment) {
     })
     .then(function (bytes) {
       if (!window.crypto || !window.crypto.subtle) {
-        save(bytes, attachment);
+        saveBytes(bytes, attachment.contentType, attachment.name);
         showStatus('Downloaded ' + attachment.name + '. This page is not a secure context, so it cannot compute the SHA-256: compare with sha256sum.');
         return;
       }
-      return window.crypto.subtle.digest('SHA-256', bytes).then(function (digest) {
-        var hex = Array.prototype.map.call(new Uint8Array(digest), function (/** @type {number} */ byte) { return byte.toString(16).padStart(2, '0'); }).join('');
+      return sha256Hex(bytes).then(function (hex) {
         if (hex !== attachment.sha256) throw new Error('The file read from storage is not the one the signer gave (its SHA-256 differs), so it was not saved.');
-        save(bytes, attachment);
+        saveBytes(bytes, attachment.contentType, attachment.name);
         showStatus('Downloaded ' + attachment.name + '; its SHA-256 matches the one recorded at its upload.');
       });
     });
-}
-
-/**
- * @param {ArrayBuffer} bytes
- * @param {ListedAttachment} attachment
- */
-function save(bytes, attachment) {
-  var link = document.createElement('a');
-  link.href = URL.createObjectURL(new Blob([bytes], { type: attachment.contentType }));
-  link.download = attachment.name;
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  setTimeout(function () { URL.revokeObjectURL(link.href); }, 60000);
 }

@@ -340,6 +340,34 @@ export function formatTime(iso) {
 }
 
 /**
+ * Lower-case hex SHA-256 of `bytes` (Web Crypto: a secure context only, so the caller checks
+ * `window.crypto.subtle` first).
+ * @param {ArrayBuffer} bytes
+ * @returns {Promise<string>}
+ */
+export function sha256Hex(bytes) {
+  return window.crypto.subtle.digest('SHA-256', bytes).then(function (digest) {
+    return Array.prototype.map.call(new Uint8Array(digest), function (/** @type {number} */ byte) { return byte.toString(16).padStart(2, '0'); }).join('');
+  });
+}
+
+/**
+ * Hands `bytes` to the browser as a download named `name`.
+ * @param {ArrayBuffer} bytes
+ * @param {string} type its media type
+ * @param {string} name
+ */
+export function saveBytes(bytes, type, name) {
+  var link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob([bytes], { type: type }));
+  link.download = name;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(function () { URL.revokeObjectURL(link.href); }, 60000);
+}
+
+/**
  * Copies the text of `source`: with the Clipboard API where the page may use it, else by selecting it
  * for Ctrl+C; `hint` says which happened.
  * @param {HTMLElement} source

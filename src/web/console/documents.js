@@ -2,7 +2,7 @@
 // The documents: the first one's upload to Blob storage through the SAS URL the API hands out, the
 // documents card (add, rename, move, remove, output) of an envelope or a template, and the download
 // of the sealed PDF.
-import { $, action, api, showError, showStatus, state } from './consoleSession.js';
+import { $, action, api, saveBytes, sha256Hex, showError, showStatus, state } from './consoleSession.js';
 import { confirmAction } from './envelopeActions.js';
 import { loadEnvelopes, openEnvelope, showEnvelope } from './envelopes.js';
 import { percent } from './fieldEditor.js';
@@ -88,22 +88,13 @@ export function download() {
       return response.arrayBuffer();
     })
     .then(function (bytes) {
-      var saved = function () {
-        var link = document.createElement('a');
-        link.href = URL.createObjectURL(new Blob([bytes], { type: 'application/pdf' }));
-        link.download = sealedFileName(state.envelope.documentName);
-        document.body.appendChild(link);
-        link.click();
-        link.remove();
-        setTimeout(function () { URL.revokeObjectURL(link.href); }, 60000);
-      };
+      var saved = function () { saveBytes(bytes, 'application/pdf', sealedFileName(state.envelope.documentName)); };
       if (!window.crypto || !window.crypto.subtle) {
         saved();
         showStatus('Downloaded. This page is not a secure context, so it cannot compute the SHA-256: compare with sha256sum.');
         return;
       }
-      return window.crypto.subtle.digest('SHA-256', bytes).then(function (digest) {
-        var hex = Array.prototype.map.call(new Uint8Array(digest), function (byte) { return byte.toString(16).padStart(2, '0'); }).join('');
+      return sha256Hex(bytes).then(function (hex) {
         var matches = hex === state.envelope.hash;
         $('download-hash').textContent = hex;
         $('download-verdict').textContent = matches ? 'matches the API.' : 'does NOT match the API.';
