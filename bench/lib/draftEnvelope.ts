@@ -33,6 +33,8 @@ export async function createDraftEnvelope(services: Services, actor: Actor, byte
     if (packet.output === 'combined') record.output = 'combined';
     uploads.push(...others.map((other) => ({ blobName: other.blobName, bytes: other.bytes })));
   }
+  // Indexed in its organisation first, as the API's create does (`createUpload.ts`): completion looks it up there.
+  await services.organizationIndex.add(actor.organizationId, record.id, record.ownerId);
   await services.envelopes.create(record, draft.event);
   for (const upload of uploads) {
     await services.storage.containers.documents.getBlockBlobClient(upload.blobName).uploadData(upload.bytes, { blobHTTPHeaders: { blobContentType: 'application/pdf' } });

@@ -23,6 +23,7 @@ import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { afterResponse } from '../../src/lib/afterResponse.js';
 import { Change, commitChange } from '../../src/lib/envelopes/change.js';
+import { queuedToday, readQuotaRowsAhead } from '../../src/lib/envelopes/dailyQuota.js';
 import { newDraftEnvelope } from '../../src/lib/envelopes/createUpload.js';
 import { SYSTEM_ACTOR } from '../../src/lib/envelopes/model.js';
 import { uuidv7 } from '../../src/lib/ids.js';
@@ -357,6 +358,37 @@ describe('a committed change', () => {
     expect((await services.outbox.read(ownerId, change.batchId))!.dispatchedAt).not.toBeNull();
     const email = await waitForEmail(next.ownerEmail!, { timeoutMs: patience(20_000) });
     expect(email.subject).toContain('Lease.pdf');
+  });
+
+  test('counts its e-mails against the quota row as it is at the commit, even when the row it was handed (read ahead) changed since', async () => {
+    const ownerId = randomUUID();
+    const actor = { userId: ownerId, email: `owner-${randomUUID()}@example.com`, emailVerified: true, ip: null, userAgent: null, apiKeyId: null, organizationId: ownerId, role: 'owner' as const };
+    const drafts = [];
+    for (const name of ['First.pdf', 'Second.pdf']) {
+      const draft = newDraftEnvelope({ actor, documentName: name, now: new Date() });
+      await services.envelopes.create(draft.record, draft.event);
+      drafts.push((await services.envelopes.read(ownerId, draft.record.id))!);
+    }
+    const envelopesTable = services.storage.tables.envelopes;
+    // Read ahead while nothing is counted yet (as completion reads it while it seals)…
+    const ahead = await readQuotaRowsAhead(envelopesTable, ownerId, ['email']);
+    expect(ahead).toEqual({ email: null });
+    // …then another change of the organisation counts two e-mails first.
+    const other = new Change(drafts[1]!.record, new Date());
+    other.event('envelope.settings_changed', SYSTEM_ACTOR, {});
+    other.email('expired', null);
+    other.email('voided', null);
+    await commitChange(services, drafts[1]!, other);
+    expect(await queuedToday(envelopesTable, 'email', ownerId)).toBe(2);
+
+    const change = new Change(drafts[0]!.record, new Date());
+    change.event('envelope.settings_changed', SYSTEM_ACTOR, {});
+    change.email('expired', null);
+    await commitChange(services, drafts[0]!, change, { quotaRowsAhead: Promise.resolve(ahead) });
+    // Its reservation lost to the row as changed, and it counted again: three, none lost.
+    expect(await queuedToday(envelopesTable, 'email', ownerId)).toBe(3);
+    expect((await services.outbox.read(ownerId, change.batchId))!.messages).toEqual([expect.objectContaining({ kind: 'email', type: 'expired' })]);
+    expect(await afterResponse.idle(10_000)).toBe(true);
   });
 });
 

@@ -4,6 +4,7 @@
  * recipients' action rows, new signing links and due-index entries. {@link commitChange} writes it in
  * one entity-group transaction, conditional on the envelope's ETag, then does what follows a commit.
  */
+import type { TableClient } from '@azure/data-tables';
 import type { Services } from '../services.js';
 import { afterResponse } from '../afterResponse.js';
 import { LostRaceError, retryOnConflict } from '../retryOnConflict.js';
@@ -13,7 +14,7 @@ import type { EmailMessage, OutboxBatch, OutboxMessage, SmsMessage, SmsMessageTy
 import { newLinkSalt, signingLinkKey, signingToken, tokenSha256 } from './signingLinks.js';
 import type { DueEntry } from '../storage/dueIndex.js';
 import { EnvelopeChangedError, recipientActionRow, type StoredEnvelope } from '../storage/envelopeRepository.js';
-import { admitMessages, refundQuota, reserveQuota, type PastQuota, type QuotaCharge } from './dailyQuota.js';
+import { admitMessages, refundQuota, reserveQuota, type PastQuota, type QuotaCharge, type QuotaRowsRead } from './dailyQuota.js';
 import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
 import { auditChainHead } from './auditChain.js';
 import { countEnvelopeEvents } from '../telemetry/index.js';
@@ -278,6 +279,11 @@ export class Change {
 export interface CommitOptions {
   /** Where faults after the commit are reported (they change nothing the caller answers). */
   log?: (message: string) => void;
+  /**
+   * The organisation's quota rows, read while the change was being made (`dailyQuota.ts`
+   * `readQuotaRowsAhead`): the first count takes them instead of reading them again.
+   */
+  quotaRowsAhead?: Promise<QuotaRowsRead>;
 }
 
 /**
@@ -287,10 +293,11 @@ export interface CommitOptions {
  * envelope row keeps the new head: the same condition that keeps two changes from both committing
  * keeps two appends from naming the same previous event. Every e-mail and text message of the batch is
  * counted toward the daily quota of its channel for the envelope's organisation before it is queued
- * (`dailyQuota.ts` `admitMessages`), reserved in the organisation's quota rows just before the
- * transaction (conditional on each row's ETag; when one changed meanwhile, the messages are counted
- * again with the rows read anew, on the loop of `../retryOnConflict.ts`) and given back when the
- * transaction fails. Messages past a quota are not queued and their recipients' `lastEmail` or `lastSms`
+ * (`dailyQuota.ts` `admitMessages`; for a change that drops what passes a quota, while its due entries
+ * are written), reserved in the organisation's quota rows just before the transaction, beside the
+ * outbox batch's due entry (conditional on each row's ETag; when one changed meanwhile, the messages are
+ * counted again with the rows read anew, on the loop of `../retryOnConflict.ts`) and given back when
+ * the transaction fails. Messages past a quota are not queued and their recipients' `lastEmail` or `lastSms`
  * becomes `failed` with `reason: "quota"` (`docs/api.md#lastemail`, `docs/api.md#lastsms`), unless the
  * change refuses instead ({@link Change.chargeQuota}).
  * After the commit, without waiting for them ({@link afterResponse}): the new signing links' rows
@@ -307,8 +314,8 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
   const organizationId = await envelopeOrganization(services, base.record);
   const finished = chainedChange(withOrganization(change.finish(), organizationId), await auditChainHead(services, base.record));
   const envelopesTable = services.storage.tables.envelopes;
-  const admit = async (): Promise<QuotaAdmission> => {
-    const quota = { organizationId: finished.next.organizationId!, now: change.now, pastQuota: change.pastQuota };
+  const admit = async (readAhead?: QuotaRowsRead): Promise<QuotaAdmission> => {
+    const quota = { organizationId: finished.next.organizationId!, now: change.now, pastQuota: change.pastQuota, ...(readAhead === undefined ? {} : { readAhead }) };
     const emails = await admitMessages(envelopesTable, { ...quota, channel: 'email', messages: finished.batch?.messages ?? [], quota: services.config.limits.emailDailyQuota });
     const texts = await admitMessages(envelopesTable, { ...quota, channel: 'sms', messages: emails.messages, quota: services.config.limits.smsDailyQuota });
     return { messages: texts.messages, droppedEmails: emails.dropped, droppedTexts: texts.dropped, charges: [emails.charge, texts.charge].filter((charge) => charge !== null) };
@@ -316,37 +323,44 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
   const refund = async (charges: readonly QuotaCharge[]) => {
     for (const charge of charges) await refundQuota(envelopesTable, charge, log);
   };
-  // Before anything is written: a change refused for a quota leaves nothing behind.
-  let admission = await admit();
+  // The due entries (the outbox batch's own apart) and the organisation's index of finished envelopes
+  // must exist before the commit, so that a process dying right after it leaves the sweeper something
+  // to find; they do not depend on each other.
+  const writeDue = async () => {
+    await Promise.all([...finished.due.map(async (entry) => await services.dueIndex.put(entry)), recordFinished(services, base.record, finished.next)]);
+  };
+  // Before anything is written: a change refused for a quota leaves nothing behind. A change that drops
+  // what passes a quota is never refused by it: when its count reads the quota rows, its due entries
+  // are written meanwhile (else with the outbox batch's, below).
+  let dueWritten = change.pastQuota === 'drop' && options.quotaRowsAhead === undefined;
+  const firstCount = async () => await admit(await options.quotaRowsAhead);
+  let admission = dueWritten ? (await Promise.all([firstCount(), writeDue()]))[0] : await firstCount();
   const { next, batch } = await retryOnConflict(
     async (round) => {
       // The messages are counted again against the quota rows as they are now.
       if (round > 0) admission = await admit();
       const written = withAdmission(finished, admission);
-      // The due entries (the outbox batch's own among them) must exist before the commit, so that a
-      // process dying right after it leaves the sweeper something to find; they do not depend on each other.
-      const [prepared] = await Promise.all([
-        written.batch === null ? null : services.outbox.prepare(written.batch),
-        ...(round === 0 ? finished.due.map(async (entry) => await services.dueIndex.put(entry)) : []),
-        round === 0 ? recordFinished(services, base.record, finished.next) : undefined,
+      // The outbox batch's due entry, the rest of the due entries (once) and the reservation in the
+      // quota rows (outside the envelope's partition; given back when the commit fails, a row changed
+      // meanwhile means counting again), all at once.
+      const [preparing, reserving] = await Promise.allSettled([
+        Promise.all([written.batch === null ? null : services.outbox.prepare(written.batch), dueWritten ? undefined : writeDue()]),
+        reserveCharges(envelopesTable, admission.charges, log),
       ]);
+      if (preparing.status === 'fulfilled') dueWritten = true;
+      if (reserving.status === 'rejected') throw reserving.reason;
+      if (preparing.status === 'rejected') {
+        await refund(admission.charges);
+        throw preparing.reason;
+      }
+      const [prepared] = preparing.value;
       const extra = prepared === null ? [] : [prepared];
       for (const action of finished.actions) extra.push(recipientActionRow(written.next, action));
-      // The quota rows are the organisation's, outside the envelope's partition: reserved before the
-      // commit, given back when the commit fails; a row changed meanwhile means counting again.
-      const reserved: QuotaCharge[] = [];
-      for (const charge of admission.charges) {
-        if (!(await reserveQuota(envelopesTable, charge))) {
-          await refund(reserved);
-          throw new LostRaceError(`The organization's ${charge.channel} quota row`);
-        }
-        reserved.push(charge);
-      }
       try {
         await services.envelopes.replace(base, written.next, finished.events, extra);
         return written;
       } catch (error) {
-        await refund(reserved);
+        await refund(admission.charges);
         throw error;
       }
     },
@@ -383,6 +397,24 @@ export async function commitChange(services: Services, base: StoredEnvelope, cha
     ]);
   });
   return next;
+}
+
+/**
+ * Reserves each of a change's charges in its quota row at once (`dailyQuota.ts` `reserveQuota`).
+ * @throws LostRaceError when a row changed since it was read (the others are given back: count again);
+ *   the storage's error when a write failed (the others given back)
+ */
+async function reserveCharges(envelopesTable: TableClient, charges: readonly QuotaCharge[], log: (message: string) => void): Promise<void> {
+  const results = await Promise.allSettled(charges.map(async (charge) => await reserveQuota(envelopesTable, charge)));
+  if (results.every((result) => result.status === 'fulfilled' && result.value)) return;
+  for (const [index, charge] of charges.entries()) {
+    const result = results[index]!;
+    if (result.status === 'fulfilled' && result.value) await refundQuota(envelopesTable, charge, log);
+  }
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  const lost = charges[results.findIndex((result) => result.status === 'fulfilled' && !result.value)]!;
+  throw new LostRaceError(`The organization's ${lost.channel} quota row`);
 }
 
 /**

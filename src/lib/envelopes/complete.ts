@@ -19,6 +19,7 @@ import { sealDocument, type CertificateDocument, type FieldDrawing, type SealOpt
 import { allActed, pendingRecipients } from './routing.js';
 import { completionCertificate } from './certificate.js';
 import { Change, commitChange } from './change.js';
+import { readQuotaRowsAhead } from './dailyQuota.js';
 import { chainedEvents, headOf } from './auditChain.js';
 import { chainEvents } from './auditHash.js';
 import { envelopeOrganization } from '../organizations/envelopeOrganization.js';
@@ -161,6 +162,9 @@ async function completeStored({ services, stored, actor, owner, now, log }: { se
       throw problem('recipientsPending', { detail: `Not every recipient has acted yet; waiting for ${pending.length}: ${names.join('; ')}.` });
     }
   }
+  // The organisation's e-mail quota row is read while the document is sealed: the commit counts the
+  // completion's e-mails against it (docs/api.md#rate-limits-and-quotas).
+  const quotaRowsAhead = record.organizationId == null ? undefined : readQuotaRowsAhead(services.storage.tables.envelopes, record.organizationId, ['email']);
   // A draft's upload is frozen while it is sealed: the seal works on the checked bytes in memory,
   // and both the frozen copy and the sealed blob are stored before the commit that records them.
   const storing = checking?.then(
@@ -178,7 +182,7 @@ async function completeStored({ services, stored, actor, owner, now, log }: { se
   if (freezing.value !== undefined) await refreshFrozenCopy(services, record, freezing.value);
   if (packet !== undefined) await refreshPacket(services, packet);
   await refreshSealClaim(services, change.record, sealed);
-  const [next] = await Promise.all([commitChange(services, stored, change, log === undefined ? {} : { log }), recordSeal(services, change.record, sealed)]);
+  const [next] = await Promise.all([commitChange(services, stored, change, { ...(log === undefined ? {} : { log }), ...(quotaRowsAhead === undefined ? {} : { quotaRowsAhead }) }), recordSeal(services, change.record, sealed)]);
   logCompletion(services, change, sealed);
   return next;
 }

@@ -94,6 +94,25 @@ export interface AdmitMessagesOptions<C extends QuotaChannel> {
   quota: number;
   now: Date;
   pastQuota: PastQuota;
+  /**
+   * The organisation's quota rows read ahead ({@link readQuotaRowsAhead}): the channel's row is taken
+   * from them when they hold it. A row changed since is caught by {@link reserveQuota}'s condition (the
+   * change then counts again, reading it).
+   */
+  readAhead?: QuotaRowsRead;
+}
+
+/** Quota rows read ahead of a count, by channel: `null` a row that does not exist; a channel left out is read when counted. */
+export type QuotaRowsRead = Partial<Record<QuotaChannel, QuotaEntity | null>>;
+
+/**
+ * Reads the organisation's quota rows of `channels` ahead of a change that will count messages on them
+ * (while it does other work: completion reads the e-mail row while it seals). Never rejects: a read
+ * that fails leaves its channel out, and the count reads that row itself.
+ */
+export async function readQuotaRowsAhead(envelopes: TableClient, organizationId: string, channels: readonly QuotaChannel[]): Promise<QuotaRowsRead> {
+  const rows = await Promise.all(channels.map(async (channel) => [channel, await readQuota(envelopes, channel, organizationId).catch(() => undefined)] as const));
+  return Object.fromEntries(rows.filter(([, row]) => row !== undefined));
 }
 
 export interface Admission<C extends QuotaChannel> {
@@ -121,11 +140,12 @@ export interface QuotaCharge {
  * @throws AppError 429 `email-quota` or `sms-quota` (with `refuse` only), `Retry-After` = seconds until
  *   the next UTC midnight, when the messages would pass `quota`
  */
-export async function admitMessages<C extends QuotaChannel>(envelopes: TableClient, { channel, organizationId, messages, quota, now, pastQuota }: AdmitMessagesOptions<C>): Promise<Admission<C>> {
+export async function admitMessages<C extends QuotaChannel>(envelopes: TableClient, { channel, organizationId, messages, quota, now, pastQuota, readAhead }: AdmitMessagesOptions<C>): Promise<Admission<C>> {
   const ofChannel = (message: OutboxMessage): message is ChannelMessage<C> => message.kind === channel;
   const count = messages.filter(ofChannel).length;
   if (count === 0) return { messages: [...messages], dropped: [], charge: null };
-  const row = await readQuota(envelopes, channel, organizationId);
+  const ahead = readAhead?.[channel];
+  const row = ahead !== undefined ? ahead : await readQuota(envelopes, channel, organizationId);
   const used = usedOn(row, now);
   const left = Math.max(0, quota - used);
   if (pastQuota === 'refuse' && count > left) throw quotaExceeded(channel, count, quota, used, now);

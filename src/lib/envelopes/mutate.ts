@@ -81,8 +81,13 @@ export async function mutateEnvelope<T>(services: Services, key: EnvelopeKey, mu
  *   403 `forbidden-role` for another member's envelope the actor's role may not change
  */
 export async function mutateMembersEnvelope<T>(services: Services, actor: Actor, envelopeId: string, mutate: (stored: StoredEnvelope) => Promise<T>, options: MutateEnvelopeOptions<T> = {}): Promise<T> {
-  const ownerId = await envelopeOwnerFor(services, actor, envelopeId, 'change');
-  return await mutateEnvelope(services, { ownerId, envelopeId }, mutate, options);
+  // The actor's own envelope (the usual case) is read while the index is asked whose it is.
+  const [ownerId, own] = await Promise.all([
+    envelopeOwnerFor(services, actor, envelopeId, 'change'),
+    options.first === undefined && isUuid(envelopeId) ? services.envelopes.read(actor.userId, envelopeId) : null,
+  ]);
+  const first = ownerId === actor.userId && own !== null ? own : options.first;
+  return await mutateEnvelope(services, { ownerId, envelopeId }, mutate, { ...options, ...(first === undefined ? {} : { first }) });
 }
 
 /** 412 `etag-mismatch`: the envelope changed since the ETag the request sent in `If-Match` (RFC 9110 §13.1.1). */

@@ -51,8 +51,7 @@ const hexValue = (byte: number): number => (byte <= 57 ? byte - 48 : byte <= 70 
 export function namesInBytes(bytes: Uint8Array, watched: ReadonlySet<string>): NamesInBytes {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const result: NamesInBytes = { watched: false, objectStreams: false };
-  const lengths = new Set([...watched, 'F', 'ObjStm'].map((name) => name.length));
-  eachName(buffer, lengths, (name, end) => {
+  eachName(buffer, candidatesWith(watched), (name, end) => {
     if (name === 'ObjStm') result.objectStreams = true;
     else if (watched.has(name) || (name === 'F' && mayFlagPrintOnly(buffer, end))) result.watched = true;
     return result.watched && result.objectStreams;
@@ -60,22 +59,58 @@ export function namesInBytes(bytes: Uint8Array, watched: ReadonlySet<string>): N
   return result;
 }
 
+/** The names {@link eachName} is to find, as it compares them with a name's bytes. */
+interface Candidates {
+  lengths: ReadonlySet<number>;
+  /** {@link nameHash} of each. */
+  hashes: ReadonlySet<number>;
+}
+
+const candidatesOf = new WeakMap<ReadonlySet<string>, Candidates>();
+
+/** The candidates of {@link namesInBytes}: the watched names, `F` and `ObjStm` (made once per set of watched names). */
+function candidatesWith(watched: ReadonlySet<string>): Candidates {
+  let candidates = candidatesOf.get(watched);
+  if (candidates === undefined) {
+    candidates = candidatesFor([...watched, 'F', 'ObjStm']);
+    candidatesOf.set(watched, candidates);
+  }
+  return candidates;
+}
+
+function candidatesFor(names: readonly string[]): Candidates {
+  return { lengths: new Set(names.map((name) => name.length)), hashes: new Set(names.map(nameHash)) };
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a (32 bits) of an ASCII name's characters: the same as of its bytes written without `#` escapes. */
+function nameHash(name: string): number {
+  let hash = FNV_OFFSET;
+  for (let at = 0; at < name.length; at++) hash = Math.imul(hash ^ name.charCodeAt(at), FNV_PRIME);
+  return hash >>> 0;
+}
+
 /**
- * Calls `visit` with every name of `buffer` (decoded, where it ends, where its `/` is) that may decode to a name
- * of one of `lengths`, until `visit` returns `true`: a name without `#` of another length is passed
- * over undecoded, as is one too long to decode to a watched name.
+ * Calls `visit` with every name of `buffer` (decoded, where it ends, where its `/` is) that may
+ * decode to one of `candidates`, until `visit` returns `true`. A name with a `#` is decoded unless too
+ * long to decode to a watched name; one without is passed over, never made a string, when its
+ * length or the hash of its bytes is none of the candidates' (equal names have equal hashes).
  */
-function eachName(buffer: Buffer, lengths: ReadonlySet<number>, visit: (name: string, end: number, slash: number) => boolean): void {
+function eachName(buffer: Buffer, candidates: Candidates, visit: (name: string, end: number, slash: number) => boolean): void {
   const size = buffer.length;
+  const { lengths, hashes } = candidates;
   for (let slash = buffer.indexOf(0x2f); slash !== -1; slash = buffer.indexOf(0x2f, slash + 1)) {
     let end = slash + 1;
     let escaped = false;
-    while (end < size && REGULAR[buffer[end]!] === 1) {
-      if (buffer[end] === 0x23) escaped = true;
-      end++;
+    let hash = FNV_OFFSET;
+    for (let byte = buffer[end]; end < size && REGULAR[byte!] === 1; byte = buffer[++end]) {
+      if (byte === 0x23) escaped = true;
+      hash = Math.imul(hash ^ byte!, FNV_PRIME);
     }
     const length = end - slash - 1;
-    if (length > LONGEST_ENCODED || (!escaped && !lengths.has(length))) continue;
+    if (length > LONGEST_ENCODED || (!escaped && (!lengths.has(length) || !hashes.has(hash >>> 0)))) continue;
     if (visit(decodeName(buffer, slash + 1, end, escaped), end, slash)) return;
   }
 }
@@ -137,6 +172,9 @@ function skipSpace(buffer: Buffer, at: number): number {
   return position;
 }
 
+/** The names {@link namesInObjectStreams} looks for in the file's bytes. */
+const OBJECT_STREAM_CANDIDATES = candidatesFor(['ObjStm', 'Encrypt']);
+
 /** What {@link namesInObjectStreams} found. */
 export type NamesInObjectStreams = 'none' | 'watched' | 'unreadable';
 
@@ -171,7 +209,7 @@ export function namesInObjectStreams(bytes: Uint8Array, watched: ReadonlySet<str
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const anchors: number[] = [];
   let encrypted = false;
-  eachName(buffer, new Set(['ObjStm'.length, 'Encrypt'.length]), (name, _, slash) => {
+  eachName(buffer, OBJECT_STREAM_CANDIDATES, (name, _, slash) => {
     if (name === 'ObjStm') anchors.push(slash);
     else if (name === 'Encrypt') encrypted = true;
     return false;
@@ -278,8 +316,8 @@ function keywordBefore(buffer: Buffer, at: number, keyword: string): number | un
 
 /** The position of the first keyword (a token of letters standing alone, not a name, not `R`) after `at`, within reach. */
 function keywordAfter(buffer: Buffer, at: number): number | undefined {
-  // A dictionary is short: the first kilobytes are read first, the whole reach only when needed.
-  for (const reach of [4096, DICTIONARY_REACH]) {
+  // A dictionary is short: its first bytes are read first, the whole reach only when needed.
+  for (const reach of [512, 4096, DICTIONARY_REACH]) {
     const end = Math.min(buffer.length, at + reach);
     const text = buffer.toString('latin1', at, end).replace(NAME, (name) => ' '.repeat(name.length));
     for (const match of text.matchAll(/[A-Za-z]+/g)) {

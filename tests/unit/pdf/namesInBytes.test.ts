@@ -89,6 +89,9 @@ describe('names in object streams, decoded', () => {
     ['an indirect /Length', '<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length 7 0 R >>', HOLDS_SCRIPT],
     ['another object stream inside', '<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length %data >>', flate('10 0 << /Type /ObjStm >>')],
     ['print-only flags inside', '<< /Type /ObjStm /N 1 /First 5 /Filter /FlateDecode /Length %data >>', flate('10 0 << /Type /Annot /F 36 >>')],
+    // Its `stream` keyword is looked for in the first 512 bytes, then 4 KiB, then 64 KiB.
+    ['a long dictionary (stream past 512 bytes)', `<< /Type /ObjStm /Pad [${'1 '.repeat(400)}] /N 1 /First 5 /Filter /FlateDecode /Length %data >>`, HOLDS_SCRIPT],
+    ['a longer dictionary (stream past 4 KiB)', `<< /Type /ObjStm /Pad [${'12 0 R '.repeat(1000)}] /N 1 /First 5 /Filter /FlateDecode /Length %data >>`, HOLDS_SCRIPT],
   ])('a watched name in an object stream (%s): seen', (_, dictionary, data) => {
     expect(inStreams(objectStream(dictionary, data))).toBe('watched');
   });
