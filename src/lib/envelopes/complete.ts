@@ -11,6 +11,7 @@
  * `certificate.ts`'s.
  */
 import { assertVerifiedSender } from '../auth/emailVerification.js';
+import { mapConcurrently } from '../concurrency.js';
 import { crashPoint } from '../crashPoint.js';
 import type { Services } from '../services.js';
 import type { DueKind } from '../storage/dueIndex.js';
@@ -40,7 +41,7 @@ import {
   type Field,
   type RecipientAction,
 } from './model.js';
-import { claimSealedBlob, readSealedMetadata, refreshSealClaim, SealContendedError, sealedFromState, storeOtherSealedBlob, type SealedBlob, type SealKey } from './sealClaim.js';
+import { claimSealedBlob, readSealedMetadata, refreshSealClaim, renewSealClaim, SealContendedError, sealedFromState, storeOtherSealedBlob, type SealedBlob, type SealKey } from './sealClaim.js';
 import { documentsOf, fieldDocumentId, sealedDocuments, setDocuments } from './documents.js';
 import { freezePacket, refreshPacket, type FrozenPacket } from './freezePacket.js';
 import { mutateEnvelope, mutateMembersEnvelope, preconditionFailed } from './mutate.js';
@@ -53,6 +54,8 @@ import { LOG_DUE_KIND, logDueEntry, logLeaves, makeHeadIfDue } from '../transpar
 
 /** Rounds of a completion: fewer than other changes', since each may seal the document. */
 const MAX_COMPLETE_ATTEMPTS = 8;
+/** Documents after the first sealed at a time (`separate`): at most two documents' bytes in hand, one in the seal worker. */
+const OTHER_SEALS_CONCURRENCY = 2;
 /** Due-index kind of completions to retry (docs/api.md#the-sweeper): id = envelope id. */
 export const COMPLETION_DUE_KIND: DueKind = 'completion';
 
@@ -345,27 +348,37 @@ async function sealAndApply({ services, stored, change, actor, key, document }: 
   }
   if (documents.length > 1 && !combined) {
     const claim = sealed;
-    claim.others = [];
-    for (const other of documents.slice(1)) {
-      // The first document's claim is this attempt's lock on every sealed blob of the envelope: renewed as it goes.
-      await refreshSealClaim(services, record, claim);
-      const existingOther = await readSealedMetadata(services, other.blobName);
-      claim.others.push(
-        await storeOtherSealedBlob({ services, blobName: other.blobName, existing: existingOther, key, originalSha256: other.sha256!, completedAt: claim.completedAt, auditHead }, async () =>
-          await sealWith(
-            {
-              document: await readFrozenDocument(services, { id: record.id, blobName: other.blobName, documentSha256: other.sha256 }),
-              inflateChecked: true,
-              fieldDrawings: fieldDrawings(record, actions, pageWithin(other, first), images),
-              removeFormFields: replacedFormFields(record, other, first),
-            },
-            claim.completedAt,
-          ),
+    // The first document's claim is this attempt's lock on every sealed blob of the envelope: renewed
+    // as it goes (one renewal at a time), the other blobs checked once all are stored (`refreshSealClaim`).
+    let renewing: Promise<void> | undefined;
+    const renew = async () => {
+      renewing ??= renewSealClaim(services, record, claim).finally(() => {
+        renewing = undefined;
+      });
+      await renewing;
+    };
+    // Two at a time, in order: the worker seals one while the other is read or stored.
+    claim.others = await mapConcurrently(documents.slice(1), OTHER_SEALS_CONCURRENCY, async (other) => {
+      await renew();
+      const [existingOther, frozen] = await Promise.all([
+        readSealedMetadata(services, other.blobName),
+        readFrozenDocument(services, { id: record.id, blobName: other.blobName, documentSha256: other.sha256 }),
+      ]);
+      const stored = await storeOtherSealedBlob({ services, blobName: other.blobName, existing: existingOther, key, originalSha256: other.sha256!, completedAt: claim.completedAt, auditHead }, async () =>
+        await sealWith(
+          {
+            document: frozen,
+            inflateChecked: true,
+            fieldDrawings: fieldDrawings(record, actions, pageWithin(other, first), images),
+            removeFormFields: replacedFormFields(record, other, first),
+          },
+          claim.completedAt,
         ),
       );
       // The crash tests' point: some documents sealed and stored, the envelope not yet completed.
       crashPoint('completion.partlySealed');
-    }
+      return stored;
+    });
   }
   record.sealedHashes = [sealed.hash, ...(sealed.others ?? []).map((other) => other.hash)];
 

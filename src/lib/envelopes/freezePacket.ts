@@ -1,19 +1,24 @@
 /**
  * Freezing every document of an envelope at send, or of a template at its activation
  * (docs/api.md#several-documents, docs/api.md#documents-of-a-template): each is checked,
- * cleaned and frozen as one document is (`freeze.ts`), one after the other (at most one document's
- * bytes in memory at a time), after their sizes together were checked against `MAX_ENVELOPE_BYTES`.
+ * cleaned and frozen as one document is (`freeze.ts`), two at a time in order (the seal worker
+ * cleans one while the other is read or stored: at most two documents' bytes in memory at a time),
+ * after their sizes together were checked against `MAX_ENVELOPE_BYTES`.
  * A document that fails refuses the whole send, named in the answer: nothing is sent. Frozen copies
  * written before the failure name no envelope and are replaced or reused by the next attempt
  * (`freeze.ts`'s crash rules hold for each).
  */
 import type { ContainerClient } from '@azure/storage-blob';
+import { mapConcurrently } from '../concurrency.js';
 import { problem } from '../problems.js';
 import type { Services } from '../services.js';
 import { storageStatus } from '../storage/keys.js';
 import { documentsOf, fieldDocumentId, namingDocument, type DocumentHolder } from './documents.js';
 import { freezeDocument, frozenUploadFacts, refreshFrozenCopy, type FrozenDocument } from './freeze.js';
 import type { EnvelopeDocument, Field } from './model.js';
+
+/** Documents frozen at a time: one cleaned in the seal worker while the other is read or stored. */
+const FREEZE_CONCURRENCY = 2;
 
 /** Every document of an envelope, frozen: each with its hashes, page count and what was removed. */
 export interface FrozenPacket {
@@ -43,23 +48,22 @@ export async function freezePacket(
   const several = documents.length > 1;
   if (several) await assertPacketSize(services, documents, uploads);
   const claims = new Map<string, Omit<FrozenDocument, 'bytes'>>();
-  const frozen: EnvelopeDocument[] = [];
-  for (const document of documents) {
+  // After a document fails, none is started; the failure named is the first document's that failed.
+  const frozen = await mapConcurrently(documents, FREEZE_CONCURRENCY, async (document): Promise<EnvelopeDocument> => {
     try {
       if (document.sha256 !== null && document.pageCount !== null) {
         const facts = await frozenUploadFacts(services, document);
-        frozen.push({ ...document, uploadSha256: facts.uploadSha256, removed: [...facts.removed] });
-        continue;
+        return { ...document, uploadSha256: facts.uploadSha256, removed: [...facts.removed] };
       }
       // Its own fields decide whether its text tags are covered (`freeze.ts` `checkUpload`).
       const fields = record.fields.filter((field) => fieldDocumentId(field, documents[0]!) === document.id);
       const { bytes: _bytes, ...claim } = await freezeDocument({ services, record: { blobName: document.blobName, fields }, uploads, stillDraft });
       claims.set(document.id, claim);
-      frozen.push({ ...document, sha256: claim.documentSha256, uploadSha256: claim.uploadSha256, pageCount: claim.pageCount, removed: [...claim.removed] });
+      return { ...document, sha256: claim.documentSha256, uploadSha256: claim.uploadSha256, pageCount: claim.pageCount, removed: [...claim.removed] };
     } catch (error) {
       throw several ? namingDocument(error, document) : error;
     }
-  }
+  });
   return { documents: frozen, claims };
 }
 

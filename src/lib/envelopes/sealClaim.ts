@@ -155,6 +155,15 @@ export async function claimSealedBlob({ services, stored, blobName, existing, ke
  */
 export async function refreshSealClaim(services: Services, record: Pick<EnvelopeRecord, 'blobName'>, sealed: SealedBlob): Promise<void> {
   await assertOthersUnchanged(services, sealed.others ?? []);
+  await renewSealClaim(services, record, sealed);
+}
+
+/**
+ * The renewal of {@link refreshSealClaim} alone, without looking at the other documents' sealed PDFs:
+ * while they are being sealed (their check comes before the envelope update). Calls must not overlap.
+ * @throws SealContendedError when the claim was replaced meanwhile
+ */
+export async function renewSealClaim(services: Services, record: Pick<EnvelopeRecord, 'blobName'>, sealed: SealedBlob): Promise<void> {
   if (Date.now() - sealed.storedAt < SEAL_REFRESH_AFTER_MS) return;
   const blob = services.storage.containers.sealed.getBlockBlobClient(record.blobName);
   const properties = await blob.getProperties();
