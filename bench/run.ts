@@ -21,6 +21,7 @@ import { createDevelopmentSealingCertificate } from '../src/lib/pdf/index.js';
 import { getServices } from '../src/lib/services.js';
 import { ensureStorage } from '../src/lib/storage/setup.js';
 import { startAzurite, type RunningAzurite } from '../src/local/azurite.js';
+import { startMailSink, type MailSink } from './lib/mailSink.js';
 import { startChild, type RunningChild } from './lib/child.js';
 import { childPid } from './lib/cpu.js';
 import type { BenchContext, Plan } from './lib/context.js';
@@ -308,11 +309,14 @@ async function main(): Promise<void> {
   let azurite: RunningAzurite | undefined;
   let service: RunningChild<{ apiUrl: string }> | undefined;
   let baseline: RunningChild<{ url: string }> | undefined;
+  let mail: MailSink | undefined;
   try {
     progress(`${quick ? 'quick' : 'full'} run of ${suites.join(', ')}: starting Azurite (in memory)`);
     // BENCH_AZURITE_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, profiles this Azurite.
     azurite = await startAzurite({ nodeArgs: process.env.BENCH_AZURITE_NODE_ARGS?.split(' ').filter((arg) => arg !== '') ?? [] });
     const certificate = await createDevelopmentSealingCertificate({ commonName: 'Envelope Signing Service (benchmark)' });
+    // E-mail goes to a catcher on loopback, sent once each, as through a real relay (`lib/mailSink.ts`).
+    mail = await startMailSink();
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       STORAGE_CONNECTION_STRING: azurite.connectionString,
@@ -321,6 +325,7 @@ async function main(): Promise<void> {
       SEAL_P12_BASE64: certificate.p12Base64,
       SEAL_P12_PASSPHRASE: certificate.passphrase,
       ALLOWED_ORIGINS: '*',
+      SMTP_URL: mail.url,
       // The webhook burst delivers to a receiver on loopback (http://127.0.0.1:<port>/hook).
       OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
       // The load generator reads as one owner thousands of times a second: far above any owner limit
@@ -382,6 +387,7 @@ async function main(): Promise<void> {
     await baseline?.stop().catch(() => undefined);
     await service?.stop().catch(() => undefined);
     await azurite?.stop().catch(() => undefined);
+    await mail?.close().catch(() => undefined);
     await rm(tmpDir, { recursive: true, force: true });
   }
   results.meta.durationSeconds = Math.round(elapsedSeconds());
