@@ -108,7 +108,10 @@ export async function checkUpload({ services, record, uploads }: Pick<FreezeOpti
   const hasTagFields = record.fields.some((field) => field.source === 'textTag');
   const { covered } = hasTagFields ? await coverTextTags({ document: clean, types: TAG_FIELD_TYPES }) : { covered: null };
   const bytes = covered ?? clean;
-  return { bytes, documentSha256: createHash('sha256').update(bytes).digest('hex'), uploadSha256: createHash('sha256').update(upload).digest('hex'), pageCount, removed };
+  const uploadSha256 = createHash('sha256').update(upload).digest('hex');
+  // Nothing removed and no tag covered: the frozen copy is the upload, hashed once.
+  const documentSha256 = bytes === upload ? uploadSha256 : createHash('sha256').update(bytes).digest('hex');
+  return { bytes, documentSha256, uploadSha256, pageCount, removed };
 }
 
 /**
