@@ -9,6 +9,8 @@ import { isUuid } from '../ids.js';
 import type { Role } from '../organizations/roles.js';
 import { problem } from '../problems.js';
 import type { Services } from '../services.js';
+import type { StoredEnvelope } from '../storage/envelopeRepository.js';
+import { envelopeNotFound } from './get.js';
 import type { Actor } from './model.js';
 
 /** What a request does with an envelope: `read` it (GET) or `change` it (anything else). */
@@ -45,6 +47,30 @@ export async function envelopeOwnerFor(services: Services, actor: Actor, envelop
   // A row may name an envelope never written or since deleted: that one is unknown (404), not refused.
   if ((await services.envelopes.read(current, envelopeId)) === null) return actor.userId;
   throw problem('forbiddenRole', { detail: envelopeRefusal(actor.role, access) });
+}
+
+/**
+ * The envelope `envelopeId` as `actor` reaches it for `access`, read in the partition
+ * {@link envelopeOwnerFor} names; the actor's own partition (the usual case) is read while the index
+ * is asked whose it is.
+ * @returns that partition, and the envelope there (`null`: none, or an id that is not a UUID)
+ * @throws as {@link envelopeOwnerFor}
+ */
+export async function findMembersEnvelope(services: Services, actor: Actor, envelopeId: string, access: EnvelopeAccess): Promise<{ ownerId: string; stored: StoredEnvelope | null }> {
+  const [ownerId, own] = await Promise.all([envelopeOwnerFor(services, actor, envelopeId, access), isUuid(envelopeId) ? services.envelopes.read(actor.userId, envelopeId) : null]);
+  if (ownerId === actor.userId) return { ownerId, stored: own };
+  return { ownerId, stored: await services.envelopes.read(ownerId, envelopeId) };
+}
+
+/**
+ * {@link findMembersEnvelope}, answering 404 when there is none.
+ * @throws AppError 404 `envelope-not-found` (missing, malformed, another organisation's),
+ *   403 `forbidden-role` (docs/api.md#what-members-share)
+ */
+export async function readMembersEnvelope(services: Services, actor: Actor, envelopeId: string, access: EnvelopeAccess): Promise<StoredEnvelope> {
+  const { stored } = await findMembersEnvelope(services, actor, envelopeId, access);
+  if (stored === null) throw envelopeNotFound();
+  return stored;
 }
 
 /** The detail of the 403 `forbidden-role` for another member's envelope, naming the roles that reach it (docs/api.md#what-members-share). */

@@ -20,9 +20,8 @@ import { problem } from '../problems.js';
 import type { Services } from '../services.js';
 import { isUuid } from '../ids.js';
 import { CONTAINERS } from '../storage/clients.js';
-import { envelopeOwnerFor } from './access.js';
+import { readMembersEnvelope } from './access.js';
 import type { AttachmentType } from './fieldRules.js';
-import { readOwnedEnvelope } from './get.js';
 import { isAttachmentValue, type Actor, type AttachmentValue, type EnvelopeRecord, type Field, type RecipientAction, type Signer } from './model.js';
 import { READ_URL_TTL_SECONDS } from './view.js';
 
@@ -201,7 +200,7 @@ export async function countAttachments(services: Services, envelopeId: string): 
  *   403 `forbidden-role`, 409 `documents-purged`
  */
 export async function attachmentUrl({ services, actor, envelopeId, attachmentId }: { services: Services; actor: Actor; envelopeId: string; attachmentId: string }): Promise<{ url: string }> {
-  const { record } = await readOwnedEnvelope(services.envelopes, await envelopeOwnerFor(services, actor, envelopeId, 'read'), envelopeId);
+  const { record } = await readMembersEnvelope(services, actor, envelopeId, 'read');
   if (record.purgedAt !== null) throw problem('documentsPurged');
   const stored = await readAttachment(services, record.id, attachmentId);
   if (stored === null) throw problem('attachmentNotFound');
@@ -238,7 +237,7 @@ export interface ListedAttachment {
  *   409 `documents-purged`
  */
 export async function listAttachments({ services, actor, envelopeId }: { services: Services; actor: Actor; envelopeId: string }): Promise<{ attachments: ListedAttachment[] }> {
-  const { record } = await readOwnedEnvelope(services.envelopes, await envelopeOwnerFor(services, actor, envelopeId, 'read'), envelopeId);
+  const { record } = await readMembersEnvelope(services, actor, envelopeId, 'read');
   if (record.purgedAt !== null) throw problem('documentsPurged');
   const actions = new Map((await services.envelopes.actions(record.ownerId, record.id)).map((action) => [action.recipientId, action]));
   const first = firstDocument(record);

@@ -7,7 +7,6 @@ import type { Services } from '../services.js';
 import { detectAndReplaceFields, type DetectionResult } from './detectAndReplace.js';
 import { readDocument } from './document.js';
 import { documentsOf } from './documents.js';
-import { readOwnedEnvelope } from './get.js';
 import { assertChangeable, ifMatchSatisfied } from './lifecycle.js';
 import { envelopeETag, type Actor, type EnvelopeRecord, type Signer } from './model.js';
 import type { FieldInput } from './schemas.js';
@@ -15,7 +14,7 @@ import type { AssigneeLookup, DetectedField } from './textTags.js';
 import { contended, preconditionFailed } from './mutate.js';
 import { updateEnvelope } from './update.js';
 import { problem } from '../problems.js';
-import { envelopeOwnerFor } from './access.js';
+import { readMembersEnvelope } from './access.js';
 
 export interface DetectEnvelopeFieldsOptions {
   services: Services;
@@ -40,7 +39,7 @@ export async function detectEnvelopeFields({ services, envelopeId, actor, ifMatc
   return detectAndReplaceFields<EnvelopeRecord, Signer>(
     {
       read: async () => {
-        const record = (await readOwnedEnvelope(services.envelopes, await envelopeOwnerFor(services, actor, envelopeId, 'change'), envelopeId)).record;
+        const record = (await readMembersEnvelope(services, actor, envelopeId, 'change')).record;
         if (!ifMatchSatisfied(ifMatch, envelopeETag(record))) throw preconditionFailed();
         assertChangeable(record);
         if (record.status !== 'draft') {

@@ -12,10 +12,9 @@ import { certificatePdf } from '../pdf/index.js';
 import { problem } from '../problems.js';
 import type { Services } from '../services.js';
 import { downloadBlob } from '../storage/download.js';
-import { envelopeOwnerFor } from './access.js';
+import { readMembersEnvelope } from './access.js';
 import { chainedEvents } from './auditChain.js';
 import { documentsOf, sealedDocuments } from './documents.js';
-import { readOwnedEnvelope } from './get.js';
 import { archivedAttachments } from './attachments.js';
 import type { Actor, EnvelopeRecord } from './model.js';
 
@@ -34,7 +33,7 @@ export interface EnvelopeArchive {
  *   `envelope-not-completed` (not completed), `documents-purged` (purged), 422 when the sealed PDF cannot be read
  */
 export async function envelopeArchive({ services, actor, envelopeId }: { services: Services; actor: Actor; envelopeId: string }): Promise<EnvelopeArchive> {
-  const { record } = await readOwnedEnvelope(services.envelopes, await envelopeOwnerFor(services, actor, envelopeId, 'read'), envelopeId);
+  const { record } = await readMembersEnvelope(services, actor, envelopeId, 'read');
   if (record.status !== 'completed') throw problem('envelopeNotCompleted', { detail: `The envelope is ${record.status}, not completed: there is nothing sealed to download yet.` });
   if (record.purgedAt !== null) throw problem('documentsPurged');
   const sealed = sealedDocuments(record);

@@ -12,7 +12,7 @@ import { problem } from '../problems.js';
 import { retryOnConflict, type RetryOnConflictOptions } from '../retryOnConflict.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
-import { envelopeOwnerFor } from './access.js';
+import { envelopeOwnerFor, findMembersEnvelope } from './access.js';
 import { envelopeNotFound } from './get.js';
 import type { Actor } from './model.js';
 
@@ -81,13 +81,10 @@ export async function mutateEnvelope<T>(services: Services, key: EnvelopeKey, mu
  *   403 `forbidden-role` for another member's envelope the actor's role may not change
  */
 export async function mutateMembersEnvelope<T>(services: Services, actor: Actor, envelopeId: string, mutate: (stored: StoredEnvelope) => Promise<T>, options: MutateEnvelopeOptions<T> = {}): Promise<T> {
-  // The actor's own envelope (the usual case) is read while the index is asked whose it is.
-  const [ownerId, own] = await Promise.all([
-    envelopeOwnerFor(services, actor, envelopeId, 'change'),
-    options.first === undefined && isUuid(envelopeId) ? services.envelopes.read(actor.userId, envelopeId) : null,
-  ]);
-  const first = ownerId === actor.userId && own !== null ? own : options.first;
-  return await mutateEnvelope(services, { ownerId, envelopeId }, mutate, { ...options, ...(first === undefined ? {} : { first }) });
+  if (options.first !== undefined) return await mutateEnvelope(services, { ownerId: await envelopeOwnerFor(services, actor, envelopeId, 'change'), envelopeId }, mutate, options);
+  // The first round works on the envelope as found; a missing one is read again there (and answered `missing`).
+  const { ownerId, stored } = await findMembersEnvelope(services, actor, envelopeId, 'change');
+  return await mutateEnvelope(services, { ownerId, envelopeId }, mutate, { ...options, ...(stored === null ? {} : { first: stored }) });
 }
 
 /** 412 `etag-mismatch`: the envelope changed since the ETag the request sent in `If-Match` (RFC 9110 §13.1.1). */
