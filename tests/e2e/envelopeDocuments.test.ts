@@ -239,6 +239,18 @@ describe('sending several documents (docs/api.md#several-documents)', () => {
     expect((await auditTrail(api, owner, id)).map((event) => event.type)).not.toContain('envelope.sent');
   });
 
+  test('when several documents would refuse the send, the first of them in order is the one named', async () => {
+    const id = await createEnvelopeWithDocument(api, owner, await corpusPdf('normal.pdf'), 'lease.pdf');
+    // Documents are checked two at a time: the second and third are in hand together, and either may fail first.
+    const second = await added(id, 'picture.pdf', Buffer.from('GIF89a not a pdf at all'));
+    await added(id, 'scan.pdf', Buffer.from('PNG also not a pdf'));
+    await put(id, { signers: [ada] });
+    const refused = await put(id, { status: 'sent' });
+    expectType(refused, 415, 'document-not-pdf');
+    expect(refused.body).toMatchObject({ documentId: second, documentName: 'picture.pdf', detail: expect.stringContaining('Document 2, "picture.pdf"') });
+    expect((await get(id)).body.status).toBe('draft');
+  });
+
   test('detection finds the form fields of every document, each field on its own document', async () => {
     const id = await createEnvelopeWithDocument(api, owner, await blankPdf(1), 'cover.pdf');
     const form = await added(id, 'form.pdf', await corpusPdf('sample_form.pdf'));
