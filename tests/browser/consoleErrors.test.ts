@@ -44,13 +44,16 @@ afterAll(async () => {
 const ada = { email: 'ada@example.com', name: 'Ada Lovelace', role: 'signer' };
 const grace = { email: 'grace@example.com', name: 'Grace Hopper', role: 'signer' };
 
-/** A draft with a document and `signer`, made over the API, then opened in the console. */
+/** A draft with a document and `signer`, made over the API, then opened in the console, its pages laid out. */
 async function openDraft(filename: string, signer = ada): Promise<string> {
   const id = await createEnvelopeWithDocument(env.api, owner, await corpusPdf('normal.pdf'), filename);
   expect((await env.api.request('PUT', `/envelopes/${id}`, { token: owner.token, json: { signers: [signer] } })).status).toBe(200);
   await refreshEnvelopeList(page);
   await page.locator('#envelope-rows tr').filter({ hasText: filename }).getByRole('button').click();
   await page.locator('#envelope-heading').filter({ hasText: `Envelope: ${filename}` }).waitFor();
+  // Its pages laid out: each page is added below the last as it is read, which moves what is below
+  // the fields card (the lifecycle buttons and an error next to them) further down meanwhile.
+  await page.locator('#field-pages[data-ready="true"]').waitFor({ state: 'attached' });
   return id;
 }
 

@@ -191,6 +191,8 @@ async function startHost(): Promise<Host> {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       PORT: '0',
+      // The text-message catcher on a free port: another service on this machine may hold its default.
+      SMS_CATCHER_PORT: '0',
       STORAGE_CONNECTION_STRING: connectionString,
       SMTP_URL: `smtp://127.0.0.1:${mail.port}`,
       SWEEP_SCHEDULE: '*/2 * * * * *',
