@@ -105,10 +105,18 @@ export interface QueueRunnerOptions {
   logHandler?: LogHandler;
 }
 
+/**
+ * Milliseconds {@link QueueTriggerRunner.close} waits for a receive on the way before abandoning it: a
+ * receive answers at once from a reachable storage, and retries for up to half a minute an unreachable one.
+ */
+export const CLOSE_RECEIVE_GRACE_MS = 5_000;
+
 /** Polls one queue per registered function until {@link QueueTriggerRunner.close}. */
 export class QueueTriggerRunner {
   private readonly settings: QueueRunnerSettings;
   private readonly abort = new AbortController();
+  /** Aborts a receive on the way, {@link CLOSE_RECEIVE_GRACE_MS} after close. */
+  private readonly receiveAbort = new AbortController();
   private loops: Promise<void>[] = [];
 
   constructor(
@@ -124,10 +132,19 @@ export class QueueTriggerRunner {
     this.loops = this.functions.map((fn) => this.poll(fn));
   }
 
-  /** Stops polling and waits for the functions that are running to finish. */
+  /**
+   * Stops polling and waits for the functions that are running to finish, and for a receive on the way
+   * for up to {@link CLOSE_RECEIVE_GRACE_MS} (the messages it brings are handled before close returns,
+   * not left hidden for their lease; a receive still retrying an unreachable storage then is abandoned).
+   */
   async close(): Promise<void> {
     this.abort.abort();
-    await Promise.all(this.loops);
+    const giveUp = setTimeout(() => this.receiveAbort.abort(), CLOSE_RECEIVE_GRACE_MS);
+    try {
+      await Promise.all(this.loops);
+    } finally {
+      clearTimeout(giveUp);
+    }
   }
 
   private log(level: 'information' | 'warning' | 'error', message: string): void {
@@ -152,10 +169,12 @@ export class QueueTriggerRunner {
       }
       let messages: DequeuedMessageItem[];
       try {
+        // Not aborted by close at once: the storage service may have hidden the messages already, and
+        // a receive abandoned on the way leaves them hidden for the whole lease, handled by nobody.
         const received = await queue.receiveMessages({
           numberOfMessages: this.settings.batchSize,
           visibilityTimeout: this.settings.leaseSeconds,
-          abortSignal: signal,
+          abortSignal: this.receiveAbort.signal,
         });
         messages = received.receivedMessageItems;
         lastFault = '';

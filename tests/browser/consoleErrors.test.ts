@@ -57,11 +57,16 @@ async function openDraft(filename: string, signer = ada): Promise<string> {
   return id;
 }
 
-/** Whether the element lies wholly inside the viewport. */
-async function inViewport(selector: string): Promise<boolean> {
+/**
+ * `'inside'` when the element lies wholly inside the viewport; else where it is, the viewport and the
+ * page's scroll position, so that a failure says how far off it was.
+ */
+async function placement(selector: string): Promise<string> {
   const box = await page.locator(selector).boundingBox();
   const viewport = page.viewportSize()!;
-  return box !== null && box.y >= 0 && box.x >= 0 && box.y + box.height <= viewport.height && box.x + box.width <= viewport.width;
+  if (box !== null && box.y >= 0 && box.x >= 0 && box.y + box.height <= viewport.height && box.x + box.width <= viewport.width) return 'inside';
+  const scrollY = await page.evaluate('window.scrollY');
+  return `${selector} at ${JSON.stringify(box)}, viewport ${viewport.width}x${viewport.height}, scrollY ${String(scrollY)}`;
 }
 
 describe('the console\'s errors and the reasons of disabled buttons', () => {
@@ -81,7 +86,7 @@ describe('the console\'s errors and the reasons of disabled buttons', () => {
     await complete.click();
     const error = page.locator('#error');
     await error.filter({ hasText: 'changed meanwhile' }).waitFor({ state: 'visible' });
-    await expect(inViewport('#error')).resolves.toBe(true);
+    await expect(placement('#error')).resolves.toBe('inside');
     await expect(page.evaluate('document.activeElement && document.activeElement.id')).resolves.toBe('error');
     await expect(error.getAttribute('role')).resolves.toBe('alert');
     await screenshot(page, 'console-errors-00-far-down', { fullPage: false });

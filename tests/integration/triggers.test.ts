@@ -5,6 +5,7 @@
  * schedules with seconds. Each test uses queues of its own.
  */
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
 import { afterEach, describe, expect, test } from '@jest/globals';
 import type { InvocationContext, Timer } from '@azure/functions';
 import { QueueServiceClient } from '@azure/storage-queue';
@@ -183,6 +184,79 @@ describe('queue functions', () => {
     await queue.sendMessage(Buffer.from('2').toString('base64'));
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(started).toBe(1);
+  });
+});
+
+/**
+ * A TCP relay to the suite's queue service that holds the first answer it gets back until `release`:
+ * `answered` resolves once the storage has answered (and so has done what the request asked).
+ */
+async function holdFirstAnswer(): Promise<{ queueService: QueueServiceClient; answered: Promise<void>; release: () => void; close: () => Promise<void> }> {
+  const target = new URL(queueService.url);
+  let held: (() => void)[] | null = [];
+  let answeredNow: () => void = () => undefined;
+  const answered = new Promise<void>((resolve) => (answeredNow = resolve));
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.pipe(upstream);
+    upstream.on('data', (chunk: Buffer) => {
+      if (held === null) {
+        client.write(chunk);
+        return;
+      }
+      held.push(() => client.write(chunk));
+      answeredNow();
+    });
+    upstream.on('end', () => (held === null ? client.end() : held.push(() => client.end())));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  const endpoint = `http://127.0.0.1:${port}${target.pathname.replace(/\/$/, '')}`;
+  const connectionString = process.env.STORAGE_CONNECTION_STRING!.replace(/QueueEndpoint=[^;]+/, `QueueEndpoint=${endpoint}`);
+  return {
+    queueService: QueueServiceClient.fromConnectionString(connectionString),
+    answered,
+    release: () => {
+      const waiting = held ?? [];
+      held = null;
+      for (const send of waiting) send();
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('closing while a receive is on the way', () => {
+  test('the messages it brings are handled before close returns, not left hidden for their lease', async () => {
+    const { name, queue } = await newQueue();
+    await queue.sendMessage(Buffer.from('"on the way"').toString('base64'));
+    const relay = await holdFirstAnswer();
+    try {
+      const invocations: Invocation[] = [];
+      const runner = new QueueTriggerRunner(relay.queueService, [{ name: 'OnTheWay', queueName: name, handler: recorder(0, invocations) }], {
+        settings: { ...FAST, leaseSeconds: 600 },
+        logHandler: quiet,
+      });
+      runner.start();
+      // The storage has answered the first receive (the message is hidden for the lease); the answer
+      // has not reached the runner when it is closed.
+      await relay.answered;
+      const closing = runner.close();
+      relay.release();
+      await closing;
+      expect(invocations.map((invocation) => invocation.entry)).toEqual(['on the way']);
+      expect(await messagesIn(queue)).toBe(0);
+    } finally {
+      await relay.close();
+    }
   });
 });
 
