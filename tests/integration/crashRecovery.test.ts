@@ -25,7 +25,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -488,10 +488,14 @@ test('kills, a storage outage and a mail server outage lose nothing, seal nothin
         return `${name}: ${(await queue.exists()) ? (await queue.getProperties()).approximateMessagesCount : 'none'}`;
       }),
     );
+    // The service's output goes to a file; what is missing comes last, where the end of a long log shows it.
+    const outputFile = path.resolve('test-output/crash-recovery-service.log');
+    await mkdir(path.dirname(outputFile), { recursive: true });
+    await writeFile(outputFile, hostOutput.join('\n'));
     throw new Error(
-      `${String(error)}\nstill missing: ${(await missing()).join('; ')}\nunsettled outbox rows: ${unsettled.join('\n')}\nqueues: ${queues.join(', ')}\n` +
+      `${String(error)}\nservice output: ${outputFile}\nqueues: ${queues.join(', ')}\n` +
         `kills at ${kills.map((at) => new Date(at).toISOString()).join(', ')}; storage down ${outages.map((down) => `${new Date(down.from).toISOString()} to ${new Date(down.to).toISOString()}`).join(', ')}\n` +
-        `service output:\n${hostOutput.filter((line) => !line.startsWith('Storage is unreachable')).slice(-80).join('\n')}`,
+        `unsettled outbox rows: ${unsettled.join('\n')}\nstill missing at ${new Date().toISOString()}: ${(await missing()).join('; ')}`,
     );
   });
 
