@@ -12,7 +12,7 @@ import { problem } from '../problems.js';
 import { retryOnConflict, type RetryOnConflictOptions } from '../retryOnConflict.js';
 import type { Services } from '../services.js';
 import { EnvelopeChangedError, type StoredEnvelope } from '../storage/envelopeRepository.js';
-import { envelopeOwnerFor, findMembersEnvelope } from './access.js';
+import { findMembersEnvelope } from './access.js';
 import { envelopeNotFound } from './get.js';
 import type { Actor } from './model.js';
 
@@ -80,8 +80,7 @@ export async function mutateEnvelope<T>(services: Services, key: EnvelopeKey, mu
  * @throws as {@link mutateEnvelope}: 404 `envelope-not-found` also for another organisation's id;
  *   403 `forbidden-role` for another member's envelope the actor's role may not change
  */
-export async function mutateMembersEnvelope<T>(services: Services, actor: Actor, envelopeId: string, mutate: (stored: StoredEnvelope) => Promise<T>, options: MutateEnvelopeOptions<T> = {}): Promise<T> {
-  if (options.first !== undefined) return await mutateEnvelope(services, { ownerId: await envelopeOwnerFor(services, actor, envelopeId, 'change'), envelopeId }, mutate, options);
+export async function mutateMembersEnvelope<T>(services: Services, actor: Actor, envelopeId: string, mutate: (stored: StoredEnvelope) => Promise<T>, options: Omit<MutateEnvelopeOptions<T>, 'first'> = {}): Promise<T> {
   // The first round works on the envelope as found; a missing one is read again there (and answered `missing`).
   const { ownerId, stored } = await findMembersEnvelope(services, actor, envelopeId, 'change');
   return await mutateEnvelope(services, { ownerId, envelopeId }, mutate, { ...options, ...(stored === null ? {} : { first: stored }) });
