@@ -256,17 +256,18 @@ describe('POST /api/Login (docs/api.md#login)', () => {
     // (three wrong passwords for each of four other accounts: below the throttle).
     const others = await Promise.all(Array.from({ length: 4 }, () => newAccount()));
     for (const other of others) for (let run = 0; run < 3; run++) await timed(other.email);
-    // Warm up, then compare medians of a few runs (4 failures: below the throttle).
+    // Warm up, then compare the fastest of a few interleaved runs (4 failures: below the throttle). The
+    // fastest, not the median: a run the loaded machine slowed says nothing of what the service does,
+    // and a single slow comparison then made the wrong password's median twice the unknown one's.
     await timed(uniqueEmail('warm'));
     const unknown: number[] = [];
     const wrong: number[] = [];
-    for (let run = 0; run < 3; run++) {
+    for (let run = 0; run < 4; run++) {
       unknown.push(await timed(uniqueEmail('ghost')));
       wrong.push(await timed(account.email));
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[1]!;
     // BCRYPT_COST=10: a comparison takes tens of milliseconds; skipping it would make the unknown case far faster.
-    expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.5);
+    expect(Math.min(...unknown)).toBeGreaterThan(Math.min(...wrong) * 0.5);
   });
 
   test('an address with characters that Table Storage keys forbid gets 401, not a fault', async () => {
