@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { activeOneRoleTemplate, ApiClient, expectProblem, expectType, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { closedPort, reloadSettings, startFakeSiteverify, type FakeSiteverify } from '../support/contract.js';
+import { patience } from '../support/patience.js';
 
 const SECRET = '0x4AAAAAAA-test-secret-key';
 const SETTINGS = ['TURNSTILE_SECRET_KEY', 'TURNSTILE_VERIFY_URL', 'TURNSTILE_REQUIRED', 'TURNSTILE_SITE_KEY'] as const;
@@ -147,7 +148,8 @@ describe('with TURNSTILE_SECRET_KEY (docs/api.md#captcha-cloudflare-turnstile)',
     expectProblem(response, 503);
     expect(response.text).not.toContain(SECRET);
     expect(elapsed).toBeGreaterThanOrEqual(4_900);
-    expect(elapsed).toBeLessThan(8_000);
+    // The 5 s bound plus room for a loaded machine's answer (TEST_TIME_SCALE stretches the room only).
+    expect(elapsed).toBeLessThan(5_000 + patience(3_000));
     expect(siteverify.requests).toHaveLength(1);
   });
 });
