@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { getServices } from '../../src/lib/services.js';
-import { launchChromium, screenshot, SCREENSHOT_DIR, watchPage, type PageWatch } from '../support/browser.js';
+import { launchChromium, screenshot, SCREENSHOT_DIR, waitInPage, watchPage, type PageWatch } from '../support/browser.js';
 import { patience } from '../support/patience.js';
 import { CORPUS_DIR, startTestService, type TestService } from '../support/service.js';
 
@@ -132,7 +132,7 @@ describe('GET /api/console in Chromium', () => {
     await expectText('#error', 'This envelope was changed meanwhile (in another tab, or by a recipient). The page now shows it as it is: check it and try again.');
     expect(await page.locator('#error').textContent()).not.toMatch(/ETag|If-Match/);
     await page.getByRole('button', { name: /^Open fill_form\.pdf/ }).click();
-    await page.waitForFunction(`document.getElementById('signing-order').value === 'sequential'`);
+    await waitInPage(page, `document.getElementById('signing-order').value === 'sequential'`);
 
     // The owner seals the draft as it is (a sent envelope completes once its recipients have acted).
     await page.getByRole('button', { name: 'Complete' }).click();

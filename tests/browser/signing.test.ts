@@ -39,7 +39,7 @@ import { waitForEmails, waitForSigningLink } from '../support/mail.js';
 import { createEnvelopeWithDocument, startTestService, type TestService, type TestUser } from '../support/service.js';
 import { sentEnvelope } from '../support/signing.js';
 import { tempFile, tool } from '../support/tools.js';
-import { patience } from '../support/patience.js';
+import { patience, waitUntil } from '../support/patience.js';
 
 /** How long one step may take in the browser, ms (the last signature seals a PDF). */
 const STEP_TIMEOUT_MS = patience(30_000);
@@ -116,18 +116,19 @@ async function tap(page: Page, selector: string): Promise<void> {
 async function tapToCloseDialog(page: Page, selector: string, dialog: string, error: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     await tap(page, selector);
-    const outcome = await page
-      .waitForFunction(
-        `(() => {
+    // Polled with `page.evaluate`: the string `page.waitForFunction` evaluates is refused by the page's
+    // Content-Security-Policy (an EvalError the page reports) whenever the first look is not the answer.
+    const outcome = await waitUntil(
+      async () =>
+        (await page.evaluate(`(() => {
           const error = document.querySelector(${JSON.stringify(error)});
           if (error && !error.hidden) return 'error: ' + error.textContent;
           return document.querySelector(${JSON.stringify(dialog)})?.hasAttribute('open') ? false : 'closed';
-        })()`,
-        undefined,
-        { timeout: patience(10_000) },
-      )
-      .then(async (handle) => (await handle.jsonValue()) as string)
-      .catch(() => 'still open');
+        })()`)) as string | false,
+      10_000,
+      `${dialog} to close`,
+      { everyMs: 100 },
+    ).catch(() => 'still open');
     if (outcome === 'closed') return;
     if (outcome !== 'still open' || attempt === 3) throw new Error(`tapping ${selector} left ${dialog} open (${outcome})`);
   }

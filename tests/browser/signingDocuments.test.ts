@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { PDF, StandardFonts } from '@libpdf/core';
-import { ceremonyReady, expectNoViolations, screenshot } from '../support/browser.js';
+import { ceremonyReady, expectNoViolations, screenshot, waitInPage } from '../support/browser.js';
 import { startBrowserSession, type BrowserSession } from '../support/browserSession.js';
 import { patience } from '../support/patience.js';
 import { corpusPdf, createEnvelopeWithDocument, putToSas, type TestService, type TestUser } from '../support/service.js';
@@ -88,7 +88,7 @@ describe('the signing page of several documents', () => {
 
       // Following the second link brings the house rules into view.
       await page.locator('#document-list a').nth(1).click();
-      await page.waitForFunction(`(() => { const r = document.getElementById('document-${annexId}').getBoundingClientRect(); return r.top >= -1 && r.top < window.innerHeight; })()`);
+      await waitInPage(page, `(() => { const r = document.getElementById('document-${annexId}').getBoundingClientRect(); return r.top >= -1 && r.top < window.innerHeight; })()`);
       await screenshot(page, `sign-documents-${device.name}-second`, { fullPage: false });
       await expectNoViolations(page, `several documents (${device.name})`);
 
